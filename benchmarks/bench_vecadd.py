@@ -1,0 +1,521 @@
+#!/usr/bin/env python3
+"""Vector add benchmark: c = a + b, float32 and float64, side by side.
+
+Backends (each timed on data already resident where it computes):
+  spirjit      spirjit.call_kernel on DeviceArrays (default device, PoCL CPU)
+  OpenCL C     the same kernel in OpenCL C via pyopencl on the PoCL device
+  numba        @njit(parallel=True) with prange into a preallocated output
+  NumPy        np.add(a, b, out=c)
+
+Every result is checked against NumPy before timing.  A backend that cannot
+be imported or set up is shown as "unavailable: <reason>" instead of
+stopping the script.  Ratios are relative to the OpenCL C row.
+
+    python benchmarks/bench_vecadd.py [--n N] [--reps R] [--warmup W]
+
+Exit status: 0, or 1 if a backend produced a wrong result (or, with
+--strict, if spirjit is unavailable or slower than --max-ratio x OpenCL C).
+
+New benchmarks: write a make_inputs / reference pair and a list of
+Backend(label, setup) entries, wrap them in a Benchmark and add it to
+BENCHMARKS; timeit_median and print_table are shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import platform
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+try:
+    import numpy as np
+except ImportError:  # the reference for every check: required
+    sys.exit("bench_vecadd.py needs numpy (pip install numpy)")
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REFERENCE = "OpenCL C"          # the row ratios are taken against
+POCL_PLATFORM = "Portable Computing Language"
+
+
+# --------------------------------------------------------------------------
+# shared helpers
+
+
+def timeit_median(fn: Callable[[], object], reps: int = 20, warmup: int = 3):
+    """Run fn warmup times untimed, then reps times; return (median, min) in s."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), min(times)
+
+
+class Span(str):
+    """A table cell that takes the place of all cells after the first."""
+
+
+def print_table(headers, rows, out=sys.stdout):
+    """rows: lists of len(headers) strings, or [first_cell, Span(text)]."""
+    widths = [len(h) for h in headers]
+    for row in rows:
+        if len(row) == 2 and isinstance(row[1], Span):
+            widths[0] = max(widths[0], len(row[0]))
+            continue
+        for i, cell in enumerate(row):
+            widths[i] = max(widths[i], len(cell))
+
+    def fmt(cells):
+        parts = [cells[0].ljust(widths[0])]
+        parts += [c.rjust(w) for c, w in zip(cells[1:], widths[1:])]
+        return " | ".join(parts).rstrip()
+
+    print(fmt(headers), file=out)
+    print("-+-".join("-" * w for w in widths), file=out)
+    for row in rows:
+        if len(row) == 2 and isinstance(row[1], Span):
+            print(row[0].ljust(widths[0]) + " | " + row[1], file=out)
+        else:
+            print(fmt(row), file=out)
+
+
+def reason(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return type(exc).__name__ + (": " + text[0] if text else "")
+
+
+class Unavailable(Exception):
+    """A backend cannot run here; the message says why."""
+
+
+class WrongResult(Exception):
+    """A backend ran but its result differs from NumPy's."""
+
+
+def check_equal(got, want, label):
+    got = np.asarray(got)
+    if got.shape != want.shape or got.dtype != want.dtype:
+        raise WrongResult(f"{label}: got {got.dtype}{got.shape}, "
+                          f"want {want.dtype}{want.shape}")
+    if not np.array_equal(got, want):
+        bad = np.flatnonzero(got != want)
+        i = int(bad[0])
+        raise WrongResult(f"{label}: {bad.size} elements differ, first at "
+                          f"[{i}]: {got[i]!r} != {want[i]!r}")
+
+
+@dataclass
+class Case:
+    """One backend set up for one input: run() is what gets timed."""
+    run: Callable[[], object]
+    result: Callable[[], np.ndarray]
+    close: Callable[[], None] = lambda: None
+    notes: dict = field(default_factory=dict)   # printed after the table
+
+
+@dataclass
+class Backend:
+    label: str
+    setup: Callable[[dict, np.dtype], Case]     # (inputs, dtype) -> Case
+
+
+@dataclass
+class Benchmark:
+    name: str
+    make_inputs: Callable[[int, np.dtype, np.random.Generator], dict]
+    reference: Callable[[dict], np.ndarray]
+    backends: list
+    dtypes: tuple = (np.float32, np.float64)
+
+
+# --------------------------------------------------------------------------
+# optional imports (never fatal)
+
+def _import_spirjit():
+    try:
+        import spirjit  # noqa: F401
+    except ImportError as first:
+        # Not installed: try the in-tree package (python/spirjit).
+        path = os.path.join(REPO_ROOT, "python")
+        if os.path.isdir(os.path.join(path, "spirjit")) and path not in sys.path:
+            sys.path.insert(0, path)
+            try:
+                import spirjit  # noqa: F401,F811
+            except Exception as exc:
+                sys.path.remove(path)
+                raise Unavailable(reason(exc)) from exc
+        else:
+            raise Unavailable(reason(first)) from first
+    except Exception as exc:
+        raise Unavailable(reason(exc)) from exc
+    import spirjit
+    if getattr(spirjit, "__file__", None) is None:
+        where = ", ".join(getattr(spirjit, "__path__", [])) or "?"
+        raise Unavailable(f"spirjit is an empty namespace package ({where}): "
+                          "not built or not installed")
+    try:
+        from spirjit import kernel_api as kapi
+    except Exception as exc:
+        raise Unavailable(reason(exc)) from exc
+    for name in ("kernel", "asarray", "asnumpy", "call_kernel"):
+        if not hasattr(spirjit, name):
+            raise Unavailable(f"spirjit has no attribute {name!r}")
+    return spirjit, kapi
+
+
+def _import_pyopencl():
+    try:
+        import pyopencl as cl
+    except Exception as exc:
+        raise Unavailable(reason(exc)) from exc
+    return cl
+
+
+_POCL = None
+
+
+def pocl_context():
+    """(cl, context, queue, device) for the PoCL device, created once."""
+    global _POCL
+    if _POCL is None:
+        cl = _import_pyopencl()
+        try:
+            plats = [p for p in cl.get_platforms() if POCL_PLATFORM in p.name]
+        except Exception as exc:
+            raise Unavailable(reason(exc)) from exc
+        if not plats:
+            raise Unavailable(f"no OpenCL platform named '{POCL_PLATFORM}'")
+        dev = plats[0].get_devices()[0]
+        ctx = cl.Context([dev])
+        _POCL = (cl, ctx, cl.CommandQueue(ctx), dev)
+    return _POCL
+
+
+# --------------------------------------------------------------------------
+# vector add
+
+def vecadd_inputs(n, dtype, rng):
+    a = rng.random(n, dtype=np.float64).astype(dtype)
+    b = rng.random(n, dtype=np.float64).astype(dtype)
+    return {"a": a, "b": b}
+
+
+def vecadd_reference(inputs):
+    return inputs["a"] + inputs["b"]
+
+
+def make_spirjit_vecadd(spirjit, kapi):
+    # A new kernel object per call (one per dtype), so that each dtype's
+    # .stats describe its own first compiled specialisation.
+    @spirjit.kernel
+    def vecadd(item: kapi.Item, a, b, c):
+        i = item.get_id(0)
+        c[i] = a[i] + b[i]
+
+    return vecadd
+
+
+def setup_vecadd_spirjit(inputs, dtype):
+    spirjit, kapi = _import_spirjit()
+    a, b = inputs["a"], inputs["b"]
+    n = a.size
+    try:
+        kern = make_spirjit_vecadd(spirjit, kapi)
+        da, db = spirjit.asarray(a), spirjit.asarray(b)
+        dc = spirjit.asarray(np.zeros_like(a))
+        rng = kapi.Range(n)
+    except Exception as exc:
+        raise Unavailable(reason(exc)) from exc
+
+    def run():
+        spirjit.call_kernel(kern, rng, da, db, dc)
+
+    t0 = time.perf_counter()
+    try:
+        run()
+    except Exception as exc:
+        raise Unavailable("first call: " + reason(exc)) from exc
+    first = time.perf_counter() - t0
+    stats = dict(getattr(kern, "stats", None) or {})
+    notes = {"first call (incl. compile + build)": first}
+    for key, label in (("compile_seconds",
+                        "our compile time (bytecode -> validated SPIR-V)"),
+                       ("device_build_seconds", "PoCL program build time")):
+        notes[label] = stats.get(key, "missing from vecadd.stats")
+    notes["compiles"] = str(stats.get("compiles", "missing from vecadd.stats"))
+    return Case(run=run, result=lambda: spirjit.asnumpy(dc), notes=notes)
+
+
+OPENCL_C_SRC = """
+{pragma}
+__kernel void vecadd(__global const {T} *a, __global const {T} *b,
+                     __global {T} *c)
+{{
+    size_t i = get_global_id(0);
+    c[i] = a[i] + b[i];
+}}
+"""
+
+
+def setup_vecadd_opencl_c(inputs, dtype):
+    cl, ctx, queue, dev = pocl_context()
+    a, b = inputs["a"], inputs["b"]
+    n = a.size
+    if dtype == np.float64:
+        if "cl_khr_fp64" not in dev.extensions:
+            raise Unavailable("device has no cl_khr_fp64")
+        src = OPENCL_C_SRC.format(
+            pragma="#pragma OPENCL EXTENSION cl_khr_fp64 : enable", T="double")
+    else:
+        src = OPENCL_C_SRC.format(pragma="", T="float")
+    t0 = time.perf_counter()
+    prg = cl.Program(ctx, src).build()
+    build = time.perf_counter() - t0
+    knl = prg.vecadd
+    mf = cl.mem_flags
+    da = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=a)
+    db = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=b)
+    dc = cl.Buffer(ctx, mf.WRITE_ONLY, a.nbytes)
+    queue.finish()
+
+    def run():
+        knl(queue, (n,), None, da, db, dc)
+        queue.finish()
+
+    def result():
+        out = np.empty_like(a)
+        cl.enqueue_copy(queue, out, dc)
+        queue.finish()
+        return out
+
+    def close():
+        for buf in (da, db, dc):
+            buf.release()
+
+    return Case(run=run, result=result, close=close,
+                notes={"PoCL build of OpenCL C source": build})
+
+
+_NUMBA_VECADD = None
+
+
+def setup_vecadd_numba(inputs, dtype):
+    global _NUMBA_VECADD
+    if _NUMBA_VECADD is None:
+        try:
+            from numba import njit, prange
+        except Exception as exc:
+            raise Unavailable(reason(exc)) from exc
+
+        @njit(parallel=True)
+        def vecadd_numba(a, b, c):
+            for i in prange(a.shape[0]):
+                c[i] = a[i] + b[i]
+
+        _NUMBA_VECADD = vecadd_numba
+    f = _NUMBA_VECADD
+    a, b = inputs["a"], inputs["b"]
+    c = np.empty_like(a)
+    t0 = time.perf_counter()
+    f(a, b, c)
+    first = time.perf_counter() - t0
+    return Case(run=lambda: f(a, b, c), result=lambda: c,
+                notes={"first call (incl. numba compile)": first})
+
+
+def setup_vecadd_numpy(inputs, dtype):
+    a, b = inputs["a"], inputs["b"]
+    c = np.empty_like(a)
+    return Case(run=lambda: np.add(a, b, out=c), result=lambda: c)
+
+
+VECADD = Benchmark(
+    name="vecadd c = a + b",
+    make_inputs=vecadd_inputs,
+    reference=vecadd_reference,
+    backends=[
+        Backend("spirjit", setup_vecadd_spirjit),
+        Backend(REFERENCE, setup_vecadd_opencl_c),
+        Backend("numba parallel", setup_vecadd_numba),
+        Backend("NumPy", setup_vecadd_numpy),
+    ],
+)
+
+BENCHMARKS = [VECADD]
+
+
+# --------------------------------------------------------------------------
+# driver
+
+@dataclass
+class Cell:
+    median: float | None = None
+    best: float | None = None
+    error: str | None = None      # "unavailable: ..." or "WRONG: ..."
+    notes: dict = field(default_factory=dict)
+
+
+def run_benchmark(bench: Benchmark, n, reps, warmup, seed=0):
+    """Return {label: {dtype_name: Cell}}."""
+    results = {be.label: {} for be in bench.backends}
+    for dtype in bench.dtypes:
+        dname = np.dtype(dtype).name
+        inputs = bench.make_inputs(n, np.dtype(dtype), np.random.default_rng(seed))
+        want = bench.reference(inputs)
+        for be in bench.backends:
+            cell = results[be.label][dname] = Cell()
+            case = None
+            try:
+                case = be.setup(inputs, np.dtype(dtype))
+                cell.notes = case.notes
+                case.run()
+                check_equal(case.result(), want, f"{be.label} {dname}")
+                cell.median, cell.best = timeit_median(case.run, reps, warmup)
+                # still right after the timed runs?
+                check_equal(case.result(), want, f"{be.label} {dname}")
+            except Unavailable as exc:
+                cell.error = f"unavailable: {exc}"
+            except WrongResult as exc:
+                cell.error = f"WRONG: {exc}"
+            except Exception as exc:  # a crash inside a backend: report it
+                cell.error = f"error: {reason(exc)}"
+            finally:
+                if case is not None:
+                    try:
+                        case.close()
+                    except Exception:
+                        pass
+                del case
+                gc.collect()
+        del inputs, want
+        gc.collect()
+    return results
+
+
+def fmt_seconds(v):
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return f"{v * 1e3:.2f} ms"
+    return str(v)
+
+
+def report(bench: Benchmark, results, n, reps, warmup, max_ratio):
+    dnames = [np.dtype(d).name for d in bench.dtypes]
+    headers = ["backend"]
+    for d in dnames:
+        headers += [f"{d} median ms", f"{d} min ms", f"{d} / {REFERENCE}"]
+    ref = results.get(REFERENCE, {})
+    rows = []
+    for label, cells in results.items():
+        errors = {c.error for c in cells.values() if c.error}
+        if errors and all(c.error for c in cells.values()) and len(errors) == 1:
+            rows.append([label, Span(errors.pop())])
+            continue
+        row = [label]
+        for d in dnames:
+            c = cells[d]
+            if c.error:
+                row += ["n/a", "n/a", "n/a"]
+                continue
+            r = ref.get(d)
+            ratio = (f"{c.median / r.median:.2f}x"
+                     if r is not None and r.median else "n/a")
+            row += [f"{c.median * 1e3:.2f}", f"{c.best * 1e3:.2f}", ratio]
+        rows.append(row)
+    print(f"\n== {bench.name}: n = {n}, median of {reps} runs after "
+          f"{warmup} warm-up runs (wall time, perf_counter)")
+    print_table(headers, rows)
+
+    # errors for single dtypes, then per-backend notes
+    for label, cells in results.items():
+        for d in dnames:
+            c = cells[d]
+            if c.error and not all(x.error == c.error for x in cells.values()):
+                print(f"  {label} {d}: {c.error}")
+    for label, cells in results.items():
+        keys = []
+        for d in dnames:
+            for k in cells[d].notes:
+                if k not in keys:
+                    keys.append(k)
+        for k in keys:
+            vals = ", ".join(f"{d} {fmt_seconds(cells[d].notes[k])}"
+                             for d in dnames if k in cells[d].notes)
+            print(f"  {label}: {k}: {vals}")
+
+    # the spirjit acceptance line
+    sj = results.get("spirjit", {})
+    ratios, why = [], None
+    for d in dnames:
+        c, r = sj.get(d), ref.get(d)
+        if c is None or c.error:
+            why = c.error if c is not None else "not run"
+            break
+        if r is None or r.error or not r.median:
+            why = f"{REFERENCE} {d} " + (r.error if r is not None else "not run")
+            break
+        ratios.append((d, c.median / r.median))
+    if why is None:
+        ok = all(x <= max_ratio for _, x in ratios)
+        detail = ", ".join(f"{d} {x:.2f}" for d, x in ratios)
+        print(f"spirjit / OpenCL C ratio <= {max_ratio:g}: "
+              f"{'yes' if ok else 'no'} ({detail})")
+    else:
+        ok = False
+        print(f"spirjit / OpenCL C ratio <= {max_ratio:g}: no ({why})")
+    wrong = any(c.error and c.error.startswith("WRONG")
+                for cells in results.values() for c in cells.values())
+    return ok, wrong
+
+
+def versions_line():
+    parts = [f"python {platform.python_version()}", f"numpy {np.__version__}"]
+    for mod in ("spirjit", "pyopencl", "numba"):
+        m = sys.modules.get(mod)
+        if m is not None and getattr(m, "__file__", None):
+            parts.append(f"{mod} {getattr(m, '__version__', getattr(m, 'VERSION_TEXT', '?'))}")
+    return ", ".join(parts)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--n", type=int, default=2 ** 24, help="elements (default 2**24)")
+    p.add_argument("--reps", type=int, default=20, help="timed repetitions")
+    p.add_argument("--warmup", type=int, default=3, help="untimed runs first")
+    p.add_argument("--max-ratio", type=float, default=1.15,
+                   help="spirjit / OpenCL C threshold for the check line")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 unless the spirjit check line says yes")
+    args = p.parse_args(argv)
+
+    print(f"host: {platform.node()}, {os.cpu_count()} logical CPUs, "
+          f"{platform.machine()}")
+    try:
+        _, _, _, dev = pocl_context()
+        print(f"OpenCL C device: {dev.name} ({dev.platform.name}, "
+              f"{dev.max_compute_units} compute units)")
+    except Unavailable as exc:
+        print(f"OpenCL C device: unavailable: {exc}")
+
+    all_ok, any_wrong = True, False
+    for bench in BENCHMARKS:
+        results = run_benchmark(bench, args.n, args.reps, args.warmup)
+        ok, wrong = report(bench, results, args.n, args.reps, args.warmup,
+                           args.max_ratio)
+        all_ok &= ok
+        any_wrong |= wrong
+    print(versions_line())
+    if any_wrong or (args.strict and not all_ok):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,23 @@
+#include "compiler/KernelABI.h"
+
+namespace spirjit {
+
+std::vector<KernelParameter>
+kernelParameters(const std::vector<const Type *> &arguments) {
+  std::vector<KernelParameter> params;
+  for (int i = 0; i < static_cast<int>(arguments.size()); ++i) {
+    const Type *t = arguments[i];
+    if (t->kind != TypeKind::Array) {
+      params.push_back({KernelParameter::Kind::Scalar, i});
+      continue;
+    }
+    params.push_back({KernelParameter::Kind::ArrayData, i});
+    for (int d = 0; d < t->ndim; ++d)
+      params.push_back({KernelParameter::Kind::ArrayShape, i, d});
+    for (int d = 0; d < t->ndim; ++d)
+      params.push_back({KernelParameter::Kind::ArrayStride, i, d});
+  }
+  return params;
+}
+
+} // namespace spirjit

@@ -1,0 +1,29 @@
+// The kernel ABI: how each Python argument becomes kernel parameters.
+// docs/abi.md explains it; the lowering to LLVM IR and the launcher both
+// read this one function, so they cannot disagree.
+#pragma once
+
+#include "compiler/Types.h"
+
+#include <vector>
+
+namespace spirjit {
+
+struct KernelParameter {
+  enum class Kind {
+    ArrayData,   // pointer to element [0, ..., 0] in global memory
+    ArrayShape,  // int64 extent of dimension `dim`
+    ArrayStride, // int64 stride of dimension `dim`, in elements
+    Scalar,      // the value itself; bool travels as one byte
+  };
+  Kind kind;
+  int argument; // index into the Python arguments (the item is not one)
+  int dim = 0;
+};
+
+/// Parameters of a kernel whose Python arguments (after the item) have
+/// these types, in order.
+std::vector<KernelParameter>
+kernelParameters(const std::vector<const Type *> &arguments);
+
+} // namespace spirjit

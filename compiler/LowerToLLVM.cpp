@@ -1,0 +1,960 @@
+#include "compiler/LowerToLLVM.h"
+
+#include "compiler/KernelABI.h"
+#include "frontend/Diagnostics.h"
+
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <map>
+
+namespace spirjit {
+namespace {
+
+using ir::BinaryOperator;
+using ir::CompareOperator;
+using ir::Instruction;
+using ir::Opcode;
+
+/// The LLVM form of a pyir value.
+struct Lowered {
+  llvm::Value *scalar = nullptr; // numbers (bool as i1); iterator: cursor
+  llvm::Value *data = nullptr;   // arrays: pointer to element [0, ...]
+  std::vector<llvm::Value *> shape, strides; // arrays, int64, in elements
+  std::vector<Lowered> elements; // tuples; range: start, stop, step;
+                                 // iterator: stop, step
+};
+
+class Lowering {
+public:
+  Lowering(const TypedFunction &typed, const Target &target,
+           llvm::LLVMContext &context, const LoweringOptions &options)
+      : typed_(typed), target_(target), context_(context), options_(options),
+        builder_(context), allocaBuilder_(context) {}
+
+  std::unique_ptr<llvm::Module> run();
+
+private:
+  const std::string &filename() const { return typed_.description->filename; }
+  [[noreturn]] void unsupported(const Instruction &inst,
+                                const std::string &what) {
+    throw UserError(UserErrorKind::UnsupportedFeature, filename(), inst.line,
+                    what);
+  }
+
+  llvm::Type *scalarType(const Type *t);
+  llvm::Type *memoryType(const Type *t); // bool is a byte in memory
+  llvm::Value *convert(llvm::Value *v, const Type *from, const Type *to);
+  llvm::Value *truth(llvm::Value *v, const Type *t);
+  llvm::Value *constant(const ConstValue &c, const Type *t);
+  llvm::Value *scalarOf(const Instruction *inst, const Type *to) {
+    return convert(values_.at(inst).scalar, inst->type, to);
+  }
+
+  void lowerEntry(llvm::Function *function);
+  void lowerInstruction(const Instruction &inst);
+  Lowered createPhi(const Type *t);
+  void addIncoming(Lowered &phi, const Lowered &value, const Type *phiType,
+                   const Type *valueType, llvm::BasicBlock *from);
+  llvm::Value *lowerBinary(const Instruction &inst);
+  llvm::Value *integerBinary(BinaryOperator op, llvm::Value *a, llvm::Value *b,
+                             const Type *t);
+  llvm::Value *floatBinary(BinaryOperator op, llvm::Value *a, llvm::Value *b,
+                           const Type *t);
+  llvm::Value *lowerCompare(const Instruction &inst);
+  Lowered lowerCall(const Instruction &inst);
+  Lowered lowerGetAttr(const Instruction &inst);
+  /// Element pointer of a[index...] or, with fewer indices, a view.
+  Lowered index(const Instruction &inst, const Lowered &array,
+                const Type *arrayType, const Instruction *indexInst);
+  llvm::Value *integerPower(llvm::Value *base, llvm::Value *exponent,
+                            const Type *t);
+
+  const TypedFunction &typed_;
+  const Target &target_;
+  llvm::LLVMContext &context_;
+  LoweringOptions options_;
+  llvm::IRBuilder<> builder_;
+  llvm::IRBuilder<> allocaBuilder_;
+  llvm::Module *module_ = nullptr;
+  llvm::Function *function_ = nullptr;
+  std::map<const Instruction *, Lowered> values_;
+  std::map<const ir::Block *, llvm::BasicBlock *> startBlocks_, endBlocks_;
+  std::vector<Lowered> arguments_;
+};
+
+llvm::Type *Lowering::scalarType(const Type *t) {
+  t = types::materialize(t);
+  switch (t->kind) {
+  case TypeKind::Bool:
+    return builder_.getInt1Ty();
+  case TypeKind::Int:
+    return builder_.getIntNTy(t->bits);
+  case TypeKind::Float:
+    return t->bits == 32 ? builder_.getFloatTy() : builder_.getDoubleTy();
+  default:
+    SPIRJIT_INTERNAL_CHECK(false, "no scalar LLVM type for " + t->str());
+  }
+  return nullptr;
+}
+
+llvm::Type *Lowering::memoryType(const Type *t) {
+  return t->kind == TypeKind::Bool ? builder_.getInt8Ty() : scalarType(t);
+}
+
+llvm::Value *Lowering::convert(llvm::Value *v, const Type *from,
+                               const Type *to) {
+  from = types::materialize(from);
+  to = types::materialize(to);
+  if (from == to)
+    return v;
+  if (to->kind == TypeKind::Bool)
+    return truth(v, from);
+  llvm::Type *target = scalarType(to);
+  if (from->kind == TypeKind::Bool)
+    return to->kind == TypeKind::Float ? builder_.CreateUIToFP(v, target)
+                                       : builder_.CreateZExt(v, target);
+  if (from->kind == TypeKind::Int) {
+    if (to->kind == TypeKind::Int)
+      return from->isSigned ? builder_.CreateSExtOrTrunc(v, target)
+                            : builder_.CreateZExtOrTrunc(v, target);
+    return from->isSigned ? builder_.CreateSIToFP(v, target)
+                          : builder_.CreateUIToFP(v, target);
+  }
+  if (from->kind == TypeKind::Float) {
+    if (to->kind == TypeKind::Float)
+      return to->bits > from->bits ? builder_.CreateFPExt(v, target)
+                                   : builder_.CreateFPTrunc(v, target);
+    return to->isSigned ? builder_.CreateFPToSI(v, target)
+                        : builder_.CreateFPToUI(v, target);
+  }
+  SPIRJIT_INTERNAL_CHECK(false, "no conversion from " + from->str() + " to " +
+                                    to->str());
+  return nullptr;
+}
+
+llvm::Value *Lowering::truth(llvm::Value *v, const Type *t) {
+  t = types::materialize(t);
+  if (t->kind == TypeKind::Bool)
+    return v;
+  if (t->kind == TypeKind::Float)
+    return builder_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
+  return builder_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+}
+
+llvm::Value *Lowering::constant(const ConstValue &c, const Type *t) {
+  t = types::materialize(t);
+  llvm::Type *type = scalarType(t);
+  double asDouble = c.kind == ConstValue::Kind::Float ? c.floatValue
+                    : c.kind == ConstValue::Kind::Bool
+                        ? static_cast<double>(c.boolValue)
+                        : static_cast<double>(c.intValue);
+  int64_t asInt = c.kind == ConstValue::Kind::Int    ? c.intValue
+                  : c.kind == ConstValue::Kind::Bool ? c.boolValue
+                                                     : static_cast<int64_t>(
+                                                           c.floatValue);
+  if (t->kind == TypeKind::Float)
+    return llvm::ConstantFP::get(type, asDouble);
+  if (t->kind == TypeKind::Bool)
+    return builder_.getInt1(c.kind == ConstValue::Kind::Float
+                                ? c.floatValue != 0
+                                : asInt != 0);
+  if (t->kind == TypeKind::Int)
+    return llvm::ConstantInt::get(type, static_cast<uint64_t>(asInt),
+                                  t->isSigned);
+  SPIRJIT_INTERNAL_CHECK(false, "constant of type " + t->str());
+  return nullptr;
+}
+
+Lowered Lowering::createPhi(const Type *t) {
+  Lowered phi;
+  switch (t->kind) {
+  case TypeKind::Array:
+    phi.data = builder_.CreatePHI(
+        llvm::PointerType::get(memoryType(t->element),
+                               target_.globalAddressSpace()),
+        2);
+    for (int d = 0; d < t->ndim; ++d)
+      phi.shape.push_back(builder_.CreatePHI(builder_.getInt64Ty(), 2));
+    for (int d = 0; d < t->ndim; ++d)
+      phi.strides.push_back(builder_.CreatePHI(builder_.getInt64Ty(), 2));
+    return phi;
+  case TypeKind::Tuple:
+    for (const Type *e : t->elements)
+      phi.elements.push_back(createPhi(e));
+    return phi;
+  case TypeKind::Range:
+    for (int i = 0; i < 3; ++i)
+      phi.elements.push_back({builder_.CreatePHI(builder_.getInt64Ty(), 2)});
+    return phi;
+  case TypeKind::RangeIterator:
+  case TypeKind::Module:
+  case TypeKind::Function:
+  case TypeKind::Method:
+  case TypeKind::DTypeClass:
+  case TypeKind::Item:
+  case TypeKind::None:
+    return phi; // compile-time only, or one cursor that is never merged
+  default:
+    phi.scalar = builder_.CreatePHI(scalarType(t), 2);
+    return phi;
+  }
+}
+
+void Lowering::addIncoming(Lowered &phi, const Lowered &value,
+                           const Type *phiType, const Type *valueType,
+                           llvm::BasicBlock *from) {
+  if (phi.scalar) {
+    llvm::IRBuilder<>::InsertPointGuard guard(builder_);
+    builder_.SetInsertPoint(from->getTerminator());
+    llvm::Value *v = value.scalar
+                         ? convert(value.scalar, valueType, phiType)
+                         : llvm::UndefValue::get(phi.scalar->getType());
+    llvm::cast<llvm::PHINode>(phi.scalar)->addIncoming(v, from);
+    return;
+  }
+  auto add = [&](llvm::Value *p, llvm::Value *v) {
+    auto *node = llvm::cast<llvm::PHINode>(p);
+    node->addIncoming(v ? v : llvm::UndefValue::get(node->getType()), from);
+  };
+  if (phi.data) {
+    add(phi.data, value.data);
+    for (size_t d = 0; d < phi.shape.size(); ++d) {
+      add(phi.shape[d], d < value.shape.size() ? value.shape[d] : nullptr);
+      add(phi.strides[d],
+          d < value.strides.size() ? value.strides[d] : nullptr);
+    }
+  }
+  for (size_t i = 0; i < phi.elements.size(); ++i) {
+    const Type *pt = phiType->kind == TypeKind::Tuple ? phiType->elements[i]
+                                                      : types::int64();
+    const Type *vt = valueType && valueType->kind == TypeKind::Tuple
+                         ? valueType->elements[i]
+                         : types::int64();
+    Lowered empty;
+    addIncoming(phi.elements[i],
+                i < value.elements.size() ? value.elements[i] : empty, pt, vt,
+                from);
+  }
+}
+
+void Lowering::lowerEntry(llvm::Function *function) {
+  // Rebuild each Python argument from its kernel parameters.
+  const auto &types = typed_.argumentTypes;
+  std::vector<const Type *> pythonArgs(types.begin() + 1, types.end());
+  auto params = kernelParameters(pythonArgs);
+  arguments_.assign(types.size(), Lowered{});
+  auto arg = function->arg_begin();
+  for (const KernelParameter &p : params) {
+    Lowered &value = arguments_[p.argument + 1];
+    llvm::Value *v = &*arg++;
+    const Type *t = pythonArgs[p.argument];
+    switch (p.kind) {
+    case KernelParameter::Kind::ArrayData:
+      v->setName(typed_.function->parameterNames[p.argument + 1]);
+      value.data = v;
+      break;
+    case KernelParameter::Kind::ArrayShape:
+      value.shape.push_back(v);
+      break;
+    case KernelParameter::Kind::ArrayStride:
+      value.strides.push_back(v);
+      break;
+    case KernelParameter::Kind::Scalar:
+      v->setName(typed_.function->parameterNames[p.argument + 1]);
+      value.scalar = t->kind == TypeKind::Bool
+                         ? builder_.CreateICmpNE(v, builder_.getInt8(0))
+                         : v;
+      break;
+    }
+  }
+  // Contiguous layouts: strides follow from the shape, so LLVM sees the
+  // unit stride and the device compiler can vectorise.
+  for (size_t i = 1; i < types.size(); ++i) {
+    const Type *t = types[i];
+    if (t->kind != TypeKind::Array || t->layout == 'A')
+      continue;
+    Lowered &value = arguments_[i];
+    int n = t->ndim;
+    std::vector<llvm::Value *> strides(n);
+    llvm::Value *running = builder_.getInt64(1);
+    if (t->layout == 'C')
+      for (int d = n - 1; d >= 0; --d) {
+        strides[d] = running;
+        running = builder_.CreateMul(running, value.shape[d]);
+      }
+    else
+      for (int d = 0; d < n; ++d) {
+        strides[d] = running;
+        running = builder_.CreateMul(running, value.shape[d]);
+      }
+    value.strides = strides;
+  }
+}
+
+llvm::Value *Lowering::integerPower(llvm::Value *base, llvm::Value *exponent,
+                                    const Type *t) {
+  // Exponentiation by squaring in a helper function per integer width;
+  // a negative exponent gives 0 (NumPy raises, a kernel cannot).
+  llvm::Type *type = base->getType();
+  std::string name = "spirjit.ipow." + t->str();
+  llvm::Function *helper = module_->getFunction(name);
+  if (!helper) {
+    auto *fnType = llvm::FunctionType::get(type, {type, type}, false);
+    helper = llvm::Function::Create(fnType, llvm::Function::InternalLinkage,
+                                    name, module_);
+    helper->setCallingConv(target_.functionCallingConvention());
+    llvm::IRBuilder<> b(context_);
+    auto *entry = llvm::BasicBlock::Create(context_, "entry", helper);
+    auto *loop = llvm::BasicBlock::Create(context_, "loop", helper);
+    auto *done = llvm::BasicBlock::Create(context_, "done", helper);
+    llvm::Value *x = helper->getArg(0), *n = helper->getArg(1);
+    b.SetInsertPoint(entry);
+    llvm::Value *zero = llvm::ConstantInt::get(type, 0);
+    llvm::Value *one = llvm::ConstantInt::get(type, 1);
+    llvm::Value *negative =
+        t->isSigned ? b.CreateICmpSLT(n, zero) : b.getFalse();
+    b.CreateCondBr(b.CreateOr(negative, b.CreateICmpEQ(n, zero)), done, loop);
+    b.SetInsertPoint(loop);
+    auto *result = b.CreatePHI(type, 2);
+    auto *power = b.CreatePHI(type, 2);
+    auto *exp = b.CreatePHI(type, 2);
+    llvm::Value *odd = b.CreateICmpNE(b.CreateAnd(exp, one), zero);
+    llvm::Value *nextResult =
+        b.CreateSelect(odd, b.CreateMul(result, power), result);
+    llvm::Value *nextExp = b.CreateLShr(exp, one);
+    llvm::Value *nextPower = b.CreateMul(power, power);
+    result->addIncoming(one, entry);
+    power->addIncoming(x, entry);
+    exp->addIncoming(n, entry);
+    result->addIncoming(nextResult, loop);
+    power->addIncoming(nextPower, loop);
+    exp->addIncoming(nextExp, loop);
+    b.CreateCondBr(b.CreateICmpEQ(nextExp, zero), done, loop);
+    b.SetInsertPoint(done);
+    auto *out = b.CreatePHI(type, 2);
+    out->addIncoming(b.CreateSelect(negative, zero, one), entry);
+    out->addIncoming(nextResult, loop);
+    b.CreateRet(out);
+  }
+  llvm::CallInst *call = builder_.CreateCall(helper, {base, exponent});
+  call->setCallingConv(target_.functionCallingConvention());
+  return call;
+}
+
+llvm::Value *Lowering::integerBinary(BinaryOperator op, llvm::Value *a,
+                                     llvm::Value *b, const Type *t) {
+  llvm::Type *type = a->getType();
+  bool isSigned = t->isSigned;
+  llvm::Value *zero = llvm::ConstantInt::get(type, 0);
+  llvm::Value *one = llvm::ConstantInt::get(type, 1);
+  switch (op) {
+  case BinaryOperator::Add:
+    return builder_.CreateAdd(a, b);
+  case BinaryOperator::Sub:
+    return builder_.CreateSub(a, b);
+  case BinaryOperator::Mul:
+    return builder_.CreateMul(a, b);
+  case BinaryOperator::BitAnd:
+    return builder_.CreateAnd(a, b);
+  case BinaryOperator::BitOr:
+    return builder_.CreateOr(a, b);
+  case BinaryOperator::BitXor:
+    return builder_.CreateXor(a, b);
+  case BinaryOperator::LShift:
+  case BinaryOperator::RShift: {
+    // Shifting by the width or more gives 0 (or -1 for a negative value
+    // shifted right), never LLVM's poison.
+    unsigned bits = type->getIntegerBitWidth();
+    llvm::Value *tooFar =
+        isSigned ? builder_.CreateOr(
+                       builder_.CreateICmpSLT(b, zero),
+                       builder_.CreateICmpSGE(b, llvm::ConstantInt::get(type, bits)))
+                 : builder_.CreateICmpUGE(b, llvm::ConstantInt::get(type, bits));
+    llvm::Value *safe = builder_.CreateSelect(tooFar, zero, b);
+    if (op == BinaryOperator::LShift)
+      return builder_.CreateSelect(tooFar, zero, builder_.CreateShl(a, safe));
+    llvm::Value *shifted = isSigned ? builder_.CreateAShr(a, safe)
+                                    : builder_.CreateLShr(a, safe);
+    llvm::Value *saturated =
+        isSigned ? builder_.CreateAShr(
+                       a, llvm::ConstantInt::get(type, bits - 1))
+                 : zero;
+    return builder_.CreateSelect(tooFar, saturated, shifted);
+  }
+  case BinaryOperator::FloorDiv:
+  case BinaryOperator::Mod: {
+    // Python semantics: the quotient rounds toward negative infinity and
+    // the remainder has the divisor's sign. x // 0 and x % 0 give 0, and
+    // INT_MIN // -1 wraps: nothing traps.
+    llvm::Value *isZero = builder_.CreateICmpEQ(b, zero);
+    if (!isSigned) {
+      llvm::Value *safe = builder_.CreateSelect(isZero, one, b);
+      llvm::Value *r = op == BinaryOperator::FloorDiv
+                           ? builder_.CreateUDiv(a, safe)
+                           : builder_.CreateURem(a, safe);
+      return builder_.CreateSelect(isZero, zero, r);
+    }
+    llvm::Value *minusOne = llvm::ConstantInt::get(type, -1, true);
+    llvm::Value *isMinusOne = builder_.CreateICmpEQ(b, minusOne);
+    llvm::Value *safe =
+        builder_.CreateSelect(builder_.CreateOr(isZero, isMinusOne), one, b);
+    llvm::Value *q = builder_.CreateSDiv(a, safe);
+    llvm::Value *r = builder_.CreateSRem(a, safe);
+    // Truncated -> floored: adjust when the remainder and divisor differ
+    // in sign.
+    llvm::Value *adjust = builder_.CreateAnd(
+        builder_.CreateICmpNE(r, zero),
+        builder_.CreateICmpSLT(builder_.CreateXor(r, safe), zero));
+    if (op == BinaryOperator::FloorDiv) {
+      llvm::Value *floored =
+          builder_.CreateSelect(adjust, builder_.CreateSub(q, one), q);
+      floored = builder_.CreateSelect(isMinusOne, builder_.CreateNeg(a),
+                                      floored);
+      return builder_.CreateSelect(isZero, zero, floored);
+    }
+    llvm::Value *floored =
+        builder_.CreateSelect(adjust, builder_.CreateAdd(r, safe), r);
+    return builder_.CreateSelect(builder_.CreateOr(isZero, isMinusOne), zero,
+                                 floored);
+  }
+  case BinaryOperator::Pow:
+    return integerPower(a, b, t);
+  default:
+    SPIRJIT_INTERNAL_CHECK(false, "integer operator not lowered");
+  }
+  return nullptr;
+}
+
+llvm::Value *Lowering::floatBinary(BinaryOperator op, llvm::Value *a,
+                                   llvm::Value *b, const Type *) {
+  switch (op) {
+  case BinaryOperator::Add:
+    return builder_.CreateFAdd(a, b);
+  case BinaryOperator::Sub:
+    return builder_.CreateFSub(a, b);
+  case BinaryOperator::Mul:
+    return builder_.CreateFMul(a, b);
+  case BinaryOperator::TrueDiv:
+    return builder_.CreateFDiv(a, b);
+  case BinaryOperator::Pow:
+    return target_.emitMathCall(builder_, "pow", {a, b});
+  case BinaryOperator::Mod:
+  case BinaryOperator::FloorDiv: {
+    // CPython's float_divmod: exact remainder from fmod, then corrected to
+    // carry the divisor's sign.
+    llvm::Type *type = a->getType();
+    llvm::Value *zero = llvm::ConstantFP::get(type, 0.0);
+    llvm::Value *mod = target_.emitMathCall(builder_, "fmod", {a, b});
+    llvm::Value *modNonZero = builder_.CreateFCmpUNE(mod, zero);
+    llvm::Value *signsDiffer = builder_.CreateXor(
+        builder_.CreateFCmpOLT(b, zero), builder_.CreateFCmpOLT(mod, zero));
+    llvm::Value *fix = builder_.CreateAnd(modNonZero, signsDiffer);
+    llvm::Value *fixedMod =
+        builder_.CreateSelect(fix, builder_.CreateFAdd(mod, b), mod);
+    if (op == BinaryOperator::Mod) {
+      llvm::Value *signedZero =
+          target_.emitMathCall(builder_, "copysign", {zero, b});
+      return builder_.CreateSelect(modNonZero, fixedMod, signedZero);
+    }
+    llvm::Value *div = builder_.CreateFDiv(builder_.CreateFSub(a, mod), b);
+    div = builder_.CreateSelect(
+        fix, builder_.CreateFSub(div, llvm::ConstantFP::get(type, 1.0)), div);
+    llvm::Value *floorDiv = target_.emitMathCall(builder_, "floor", {div});
+    llvm::Value *roundUp = builder_.CreateFCmpOGT(
+        builder_.CreateFSub(div, floorDiv), llvm::ConstantFP::get(type, 0.5));
+    floorDiv = builder_.CreateSelect(
+        roundUp, builder_.CreateFAdd(floorDiv, llvm::ConstantFP::get(type, 1.0)),
+        floorDiv);
+    llvm::Value *divZero = builder_.CreateFCmpOEQ(div, zero);
+    llvm::Value *signedZero = target_.emitMathCall(
+        builder_, "copysign", {zero, builder_.CreateFDiv(a, b)});
+    return builder_.CreateSelect(divZero, signedZero, floorDiv);
+  }
+  default:
+    SPIRJIT_INTERNAL_CHECK(false, "float operator not lowered");
+  }
+  return nullptr;
+}
+
+llvm::Value *Lowering::lowerBinary(const Instruction &inst) {
+  auto op = static_cast<BinaryOperator>(inst.index);
+  const Type *result = types::materialize(inst.type);
+  const Type *a = inst.operands[0]->type, *b = inst.operands[1]->type;
+  // The operation runs in the result type, except comparisons of bools.
+  const Type *operation = result;
+  if (result->kind == TypeKind::Bool) {
+    llvm::Value *x = scalarOf(inst.operands[0], result);
+    llvm::Value *y = scalarOf(inst.operands[1], result);
+    switch (op) {
+    case BinaryOperator::BitAnd:
+      return builder_.CreateAnd(x, y);
+    case BinaryOperator::BitOr:
+      return builder_.CreateOr(x, y);
+    default:
+      return builder_.CreateXor(x, y);
+    }
+  }
+  (void)a;
+  (void)b;
+  llvm::Value *x = scalarOf(inst.operands[0], operation);
+  llvm::Value *y = scalarOf(inst.operands[1], operation);
+  if (operation->kind == TypeKind::Float)
+    return floatBinary(op, x, y, operation);
+  return integerBinary(op, x, y, operation);
+}
+
+llvm::Value *Lowering::lowerCompare(const Instruction &inst) {
+  auto op = static_cast<CompareOperator>(inst.index);
+  const Type *a = inst.operands[0]->type, *b = inst.operands[1]->type;
+  const Type *common = types::materialize(types::promote(a, b));
+  llvm::Value *x = scalarOf(inst.operands[0], common);
+  llvm::Value *y = scalarOf(inst.operands[1], common);
+  if (common->kind == TypeKind::Float) {
+    switch (op) {
+    case CompareOperator::Lt:
+      return builder_.CreateFCmpOLT(x, y);
+    case CompareOperator::Le:
+      return builder_.CreateFCmpOLE(x, y);
+    case CompareOperator::Eq:
+      return builder_.CreateFCmpOEQ(x, y);
+    case CompareOperator::Ne:
+      return builder_.CreateFCmpUNE(x, y);
+    case CompareOperator::Gt:
+      return builder_.CreateFCmpOGT(x, y);
+    case CompareOperator::Ge:
+      return builder_.CreateFCmpOGE(x, y);
+    default:
+      break;
+    }
+  } else {
+    bool s = common->kind == TypeKind::Int && common->isSigned;
+    switch (op) {
+    case CompareOperator::Lt:
+      return s ? builder_.CreateICmpSLT(x, y) : builder_.CreateICmpULT(x, y);
+    case CompareOperator::Le:
+      return s ? builder_.CreateICmpSLE(x, y) : builder_.CreateICmpULE(x, y);
+    case CompareOperator::Eq:
+      return builder_.CreateICmpEQ(x, y);
+    case CompareOperator::Ne:
+      return builder_.CreateICmpNE(x, y);
+    case CompareOperator::Gt:
+      return s ? builder_.CreateICmpSGT(x, y) : builder_.CreateICmpUGT(x, y);
+    case CompareOperator::Ge:
+      return s ? builder_.CreateICmpSGE(x, y) : builder_.CreateICmpUGE(x, y);
+    default:
+      break;
+    }
+  }
+  SPIRJIT_INTERNAL_CHECK(false, "comparison not lowered");
+  return nullptr;
+}
+
+Lowered Lowering::index(const Instruction &inst, const Lowered &array,
+                        const Type *arrayType, const Instruction *indexInst) {
+  std::vector<llvm::Value *> indices;
+  std::vector<const Type *> indexTypes;
+  const Lowered &idx = values_.at(indexInst);
+  if (indexInst->type->kind == TypeKind::Tuple) {
+    for (size_t i = 0; i < idx.elements.size(); ++i) {
+      indices.push_back(idx.elements[i].scalar);
+      indexTypes.push_back(indexInst->type->elements[i]);
+    }
+  } else {
+    indices.push_back(idx.scalar);
+    indexTypes.push_back(indexInst->type);
+  }
+  llvm::Value *offset = builder_.getInt64(0);
+  for (size_t d = 0; d < indices.size(); ++d) {
+    llvm::Value *i = convert(indices[d], indexTypes[d], types::int64());
+    // NumPy wrap-around: a negative index counts from the end.
+    llvm::Value *wrapped = builder_.CreateSelect(
+        builder_.CreateICmpSLT(i, builder_.getInt64(0)),
+        builder_.CreateAdd(i, array.shape[d]), i);
+    offset = builder_.CreateAdd(offset,
+                                builder_.CreateMul(wrapped, array.strides[d]));
+  }
+  llvm::Type *element = memoryType(arrayType->element);
+  Lowered result;
+  result.data = builder_.CreateInBoundsGEP(element, array.data, offset);
+  result.shape.assign(array.shape.begin() + indices.size(), array.shape.end());
+  result.strides.assign(array.strides.begin() + indices.size(),
+                        array.strides.end());
+  (void)inst;
+  return result;
+}
+
+Lowered Lowering::lowerGetAttr(const Instruction &inst) {
+  const Type *object = inst.operands[0]->type;
+  const Lowered &value = values_.at(inst.operands[0]);
+  Lowered result;
+  if (object->kind == TypeKind::Array) {
+    if (inst.name == "shape") {
+      for (llvm::Value *extent : value.shape)
+        result.elements.push_back(Lowered{extent});
+    } else if (inst.name == "size") {
+      llvm::Value *size = builder_.getInt64(1);
+      for (llvm::Value *extent : value.shape)
+        size = builder_.CreateMul(size, extent);
+      result.scalar = size;
+    }
+  }
+  return result; // modules, functions, methods: compile-time only
+}
+
+Lowered Lowering::lowerCall(const Instruction &inst) {
+  const Instruction *calleeInst = inst.operands[0];
+  const Type *callee = calleeInst->type;
+  const Type *result = inst.type;
+  auto arg = [&](size_t i) { return inst.operands[i + 1]; };
+  size_t argCount = inst.operands.size() - 1;
+
+  if (callee->kind == TypeKind::Method &&
+      callee->elements[0]->kind == TypeKind::Item) {
+    int ndim = callee->elements[0]->ndim;
+    // Dimension 0 of a Range is the slowest-varying: OpenCL's last.
+    auto openclDim = [&](llvm::Value *d) {
+      llvm::Value *flipped =
+          builder_.CreateSub(builder_.getInt64(ndim - 1), d);
+      return builder_.CreateTrunc(flipped, builder_.getInt32Ty());
+    };
+    auto query = [&](WorkItemQuery q, int dim) {
+      return target_.emitWorkItemQuery(builder_, q, builder_.getInt32(dim));
+    };
+    const std::string &name = callee->name;
+    if (name == "get_id" || name == "get_range") {
+      llvm::Value *d = scalarOf(arg(0), types::int64());
+      WorkItemQuery q = name == "get_id" ? WorkItemQuery::GlobalId
+                                         : WorkItemQuery::GlobalSize;
+      return {target_.emitWorkItemQuery(builder_, q, openclDim(d))};
+    }
+    if (name == "get_linear_id") {
+      llvm::Value *linear = query(WorkItemQuery::GlobalId, 0);
+      llvm::Value *scale = builder_.getInt64(1);
+      for (int d = 1; d < ndim; ++d) {
+        scale = builder_.CreateMul(scale, query(WorkItemQuery::GlobalSize, d - 1));
+        linear = builder_.CreateAdd(
+            linear,
+            builder_.CreateMul(query(WorkItemQuery::GlobalId, d), scale));
+      }
+      return {linear};
+    }
+    // get_linear_range
+    llvm::Value *size = builder_.getInt64(1);
+    for (int d = 0; d < ndim; ++d)
+      size = builder_.CreateMul(size, query(WorkItemQuery::GlobalSize, d));
+    return {size};
+  }
+  if (callee->kind == TypeKind::DTypeClass)
+    return {scalarOf(arg(0), callee->element)};
+
+  const std::string &name = callee->name;
+  if (name == "range") {
+    Lowered range;
+    std::vector<llvm::Value *> v;
+    for (size_t i = 0; i < argCount; ++i)
+      v.push_back(scalarOf(arg(i), types::int64()));
+    llvm::Value *start = argCount >= 2 ? v[0] : builder_.getInt64(0);
+    llvm::Value *stop = argCount >= 2 ? v[1] : v[0];
+    llvm::Value *step = argCount == 3 ? v[2] : builder_.getInt64(1);
+    range.elements = {Lowered{start}, Lowered{stop}, Lowered{step}};
+    return range;
+  }
+  const Type *r = types::materialize(result);
+  if (name == "abs") {
+    llvm::Value *x = scalarOf(arg(0), r);
+    if (r->kind == TypeKind::Float)
+      return {target_.emitMathCall(builder_, "fabs", {x})};
+    if (!r->isSigned)
+      return {x};
+    return {builder_.CreateSelect(
+        builder_.CreateICmpSLT(x, llvm::ConstantInt::get(x->getType(), 0)),
+        builder_.CreateNeg(x), x)};
+  }
+  if (name == "min" || name == "max") {
+    llvm::Value *best = scalarOf(arg(0), r);
+    for (size_t i = 1; i < argCount; ++i) {
+      llvm::Value *x = scalarOf(arg(i), r);
+      llvm::Value *better;
+      if (r->kind == TypeKind::Float)
+        better = name == "min" ? builder_.CreateFCmpOLT(x, best)
+                               : builder_.CreateFCmpOGT(x, best);
+      else if (r->kind == TypeKind::Int && r->isSigned)
+        better = name == "min" ? builder_.CreateICmpSLT(x, best)
+                               : builder_.CreateICmpSGT(x, best);
+      else
+        better = name == "min" ? builder_.CreateICmpULT(x, best)
+                               : builder_.CreateICmpUGT(x, best);
+      best = builder_.CreateSelect(better, x, best);
+    }
+    return {best};
+  }
+  if (name == "int" || name == "float" || name == "bool")
+    return {scalarOf(arg(0), r)};
+  if (name == "len") {
+    const Type *t = arg(0)->type;
+    if (t->kind == TypeKind::Array)
+      return {values_.at(arg(0)).shape[0]};
+    return {builder_.getInt64(t->elements.size())};
+  }
+  std::string fn = name.substr(name.rfind('.') + 1);
+  bool isMath = name.compare(0, 5, "math.") == 0;
+  if (isMath || name.compare(0, 6, "numpy.") == 0) {
+    const Type *a = arg(0)->type;
+    bool pythonRounding =
+        isMath && (fn == "floor" || fn == "ceil" || fn == "trunc");
+    const Type *floatType =
+        a->kind == TypeKind::Float ? a : types::floating(64);
+    if (pythonRounding && a->kind != TypeKind::Float &&
+        a->kind != TypeKind::WeakFloat)
+      return {scalarOf(arg(0), types::int64())}; // floor of an int is itself
+    llvm::Value *x = scalarOf(arg(0), floatType);
+    llvm::Value *y = target_.emitMathCall(builder_, fn, {x});
+    if (pythonRounding)
+      return {convert(y, floatType, types::int64())};
+    return {y};
+  }
+  unsupported(inst, "calling '" + name + "' is not supported in kernels");
+}
+
+void Lowering::lowerInstruction(const Instruction &inst) {
+  auto c = typed_.constants.find(&inst);
+  if (c != typed_.constants.end() && inst.type && inst.type->isNumber()) {
+    values_[&inst] = {constant(c->second, inst.type)};
+    return;
+  }
+  switch (inst.opcode) {
+  case Opcode::Arg:
+    values_[&inst] = arguments_.at(inst.index);
+    return;
+  case Opcode::Const:
+    if (inst.type->isNumber())
+      values_[&inst] = {constant(inst.constant, inst.type)};
+    else
+      values_[&inst] = {};
+    return;
+  case Opcode::Global:
+  case Opcode::FreeVar:
+  case Opcode::Undef:
+    values_[&inst] = {};
+    return;
+  case Opcode::Phi:
+    return; // created when the block was entered
+  case Opcode::BinaryOp:
+    values_[&inst] = {lowerBinary(inst)};
+    return;
+  case Opcode::UnaryOp: {
+    auto op = static_cast<ir::UnaryOperator>(inst.index);
+    const Type *t = types::materialize(inst.type);
+    if (op == ir::UnaryOperator::Not) {
+      llvm::Value *v = truth(values_.at(inst.operands[0]).scalar,
+                             inst.operands[0]->type);
+      values_[&inst] = {builder_.CreateNot(v)};
+      return;
+    }
+    llvm::Value *x = scalarOf(inst.operands[0], t);
+    if (op == ir::UnaryOperator::Pos)
+      values_[&inst] = {x};
+    else if (op == ir::UnaryOperator::Neg)
+      values_[&inst] = {t->kind == TypeKind::Float ? builder_.CreateFNeg(x)
+                                                   : builder_.CreateNeg(x)};
+    else
+      values_[&inst] = {builder_.CreateNot(x)};
+    return;
+  }
+  case Opcode::Compare:
+    values_[&inst] = {lowerCompare(inst)};
+    return;
+  case Opcode::Truth:
+    values_[&inst] = {truth(values_.at(inst.operands[0]).scalar,
+                            inst.operands[0]->type)};
+    return;
+  case Opcode::GetAttr:
+    values_[&inst] = lowerGetAttr(inst);
+    return;
+  case Opcode::Call:
+    values_[&inst] = lowerCall(inst);
+    return;
+  case Opcode::GetItem: {
+    const Type *object = inst.operands[0]->type;
+    const Lowered &value = values_.at(inst.operands[0]);
+    if (object->kind == TypeKind::Tuple) {
+      int64_t i = inst.operands[1]->constant.intValue;
+      int64_t n = static_cast<int64_t>(value.elements.size());
+      values_[&inst] = value.elements.at(i < 0 ? i + n : i);
+      return;
+    }
+    Lowered element = index(inst, value, object, inst.operands[1]);
+    if (inst.type->kind == TypeKind::Array) {
+      values_[&inst] = element;
+      return;
+    }
+    llvm::Value *loaded =
+        builder_.CreateLoad(memoryType(inst.type), element.data);
+    if (inst.type->kind == TypeKind::Bool)
+      loaded = builder_.CreateICmpNE(loaded, builder_.getInt8(0));
+    values_[&inst] = {loaded};
+    return;
+  }
+  case Opcode::SetItem: {
+    const Type *object = inst.operands[0]->type;
+    Lowered element =
+        index(inst, values_.at(inst.operands[0]), object, inst.operands[1]);
+    llvm::Value *v = scalarOf(inst.operands[2], object->element);
+    if (object->element->kind == TypeKind::Bool)
+      v = builder_.CreateZExt(v, builder_.getInt8Ty());
+    builder_.CreateStore(v, element.data);
+    return;
+  }
+  case Opcode::BuildTuple: {
+    Lowered tuple;
+    for (Instruction *operand : inst.operands)
+      tuple.elements.push_back(values_.at(operand));
+    values_[&inst] = tuple;
+    return;
+  }
+  case Opcode::TupleGet:
+    values_[&inst] = values_.at(inst.operands[0]).elements.at(inst.index);
+    return;
+  case Opcode::GetIter: {
+    const Lowered &range = values_.at(inst.operands[0]);
+    Lowered iter;
+    iter.scalar = allocaBuilder_.CreateAlloca(builder_.getInt64Ty());
+    builder_.CreateStore(range.elements[0].scalar, iter.scalar);
+    iter.elements = {range.elements[1], range.elements[2]};
+    values_[&inst] = iter;
+    return;
+  }
+  case Opcode::IterValid: {
+    const Lowered &iter = values_.at(inst.operands[0]);
+    llvm::Value *cursor = builder_.CreateLoad(builder_.getInt64Ty(), iter.scalar);
+    llvm::Value *stop = iter.elements[0].scalar;
+    llvm::Value *step = iter.elements[1].scalar;
+    llvm::Value *up = builder_.CreateICmpSGT(step, builder_.getInt64(0));
+    values_[&inst] = {builder_.CreateSelect(up,
+                                            builder_.CreateICmpSLT(cursor, stop),
+                                            builder_.CreateICmpSGT(cursor, stop))};
+    return;
+  }
+  case Opcode::IterNext: {
+    const Lowered &iter = values_.at(inst.operands[0]);
+    llvm::Value *cursor = builder_.CreateLoad(builder_.getInt64Ty(), iter.scalar);
+    builder_.CreateStore(builder_.CreateAdd(cursor, iter.elements[1].scalar),
+                         iter.scalar);
+    values_[&inst] = {cursor};
+    return;
+  }
+  case Opcode::Branch:
+    builder_.CreateBr(startBlocks_.at(inst.targets[0]));
+    return;
+  case Opcode::CondBranch:
+    builder_.CreateCondBr(values_.at(inst.operands[0]).scalar,
+                          startBlocks_.at(inst.targets[0]),
+                          startBlocks_.at(inst.targets[1]));
+    return;
+  case Opcode::Return:
+    builder_.CreateRetVoid();
+    return;
+  }
+}
+
+std::unique_ptr<llvm::Module> Lowering::run() {
+  const ir::Function &pyir = *typed_.function;
+  auto module = std::make_unique<llvm::Module>(pyir.name, context_);
+  module_ = module.get();
+  target_.configureModule(*module);
+  if (options_.fastmath) {
+    llvm::FastMathFlags flags;
+    flags.setFast();
+    builder_.setFastMathFlags(flags);
+  }
+
+  std::vector<const Type *> pythonArgs(typed_.argumentTypes.begin() + 1,
+                                       typed_.argumentTypes.end());
+  std::vector<llvm::Type *> params;
+  for (const KernelParameter &p : kernelParameters(pythonArgs)) {
+    const Type *t = pythonArgs[p.argument];
+    switch (p.kind) {
+    case KernelParameter::Kind::ArrayData:
+      params.push_back(llvm::PointerType::get(memoryType(t->element),
+                                              target_.globalAddressSpace()));
+      break;
+    case KernelParameter::Kind::ArrayShape:
+    case KernelParameter::Kind::ArrayStride:
+      params.push_back(builder_.getInt64Ty());
+      break;
+    case KernelParameter::Kind::Scalar:
+      params.push_back(memoryType(t));
+      break;
+    }
+  }
+  auto *type = llvm::FunctionType::get(builder_.getVoidTy(), params, false);
+  function_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
+                                     entryPointName(pyir.name), module_);
+  target_.markKernel(*function_);
+
+  for (const auto &block : pyir.blocks) {
+    auto *bb = llvm::BasicBlock::Create(context_,
+                                        "bb" + std::to_string(block->id),
+                                        function_);
+    startBlocks_[block.get()] = bb;
+  }
+  llvm::BasicBlock *entry = startBlocks_.at(pyir.blocks[0].get());
+  allocaBuilder_.SetInsertPoint(entry);
+  builder_.SetInsertPoint(entry);
+  lowerEntry(function_);
+  // Allocas stay first in the entry block; the rest goes after them.
+  for (const auto &block : pyir.blocks) {
+    llvm::BasicBlock *bb = startBlocks_.at(block.get());
+    if (bb != entry)
+      builder_.SetInsertPoint(bb);
+    for (const auto &inst : block->instructions)
+      if (inst->opcode == Opcode::Phi && inst->type)
+        values_[inst.get()] = createPhi(inst->type);
+    for (const auto &inst : block->instructions)
+      lowerInstruction(*inst);
+    endBlocks_[block.get()] = builder_.GetInsertBlock();
+    if (bb == entry) {
+      // Later allocas go before the entry block's terminator.
+      allocaBuilder_.SetInsertPoint(entry->getTerminator());
+    }
+  }
+  for (const auto &block : pyir.blocks)
+    for (const auto &inst : block->instructions) {
+      if (inst->opcode != Opcode::Phi || !inst->type)
+        continue;
+      Lowered &phi = values_.at(inst.get());
+      for (size_t i = 0; i < inst->operands.size(); ++i) {
+        const Instruction *incoming = inst->operands[i];
+        Lowered empty;
+        auto it = values_.find(incoming);
+        addIncoming(phi, it == values_.end() ? empty : it->second, inst->type,
+                    incoming->type, endBlocks_.at(block->predecessors[i]));
+      }
+    }
+
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  SPIRJIT_INTERNAL_CHECK(!llvm::verifyModule(*module, &os),
+                         "the LLVM verifier rejected the lowered module: " +
+                             os.str());
+  return module;
+}
+
+} // namespace
+
+std::string entryPointName(const std::string &name) {
+  std::string out = "spirjit_";
+  for (char c : name)
+    out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
+
+std::unique_ptr<llvm::Module> lowerToLLVM(const TypedFunction &function,
+                                          const Target &target,
+                                          llvm::LLVMContext &context,
+                                          const LoweringOptions &options) {
+  return Lowering(function, target, context, options).run();
+}
+
+} // namespace spirjit

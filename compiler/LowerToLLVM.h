@@ -1,0 +1,35 @@
+// Lowering of typed pyir to LLVM IR.
+//
+// Contract: requires a TypedFunction (every instruction typed, verified);
+// produces an LLVM module holding one entry point that follows the kernel
+// ABI (KernelABI.h) and passes the LLVM verifier. Target-specific choices
+// (address spaces, work-item queries, built-in names) come from `Target`;
+// the lowering itself is target-independent. Python semantics are kept:
+// floor division and modulo round toward negative infinity, integer
+// division by zero gives 0, negative indices wrap around once.
+#pragma once
+
+#include "compiler/Target.h"
+#include "compiler/TypeInference.h"
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <memory>
+#include <string>
+
+namespace spirjit {
+
+struct LoweringOptions {
+  bool fastmath = false;
+};
+
+/// The symbol name of the entry point lowered from a function called `name`.
+std::string entryPointName(const std::string &name);
+
+std::unique_ptr<llvm::Module> lowerToLLVM(const TypedFunction &function,
+                                          const Target &target,
+                                          llvm::LLVMContext &context,
+                                          const LoweringOptions &options);
+
+} // namespace spirjit

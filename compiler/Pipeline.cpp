@@ -1,0 +1,158 @@
+// The whole compiler, top to bottom:
+//
+//   bytecode -> pyir -> typed -> parfor -> llir -> llir.opt -> spv
+//
+// Each step is one call into its own file; each is printable by name
+// (Stages.def), and the IR is verified after every step that changes it.
+#include "compiler/Pipeline.h"
+
+#include "compiler/LowerToLLVM.h"
+#include "compiler/Optimize.h"
+#include "compiler/SPIRV.h"
+#include "compiler/Target.h"
+#include "compiler/TypeInference.h"
+#include "frontend/BuildPyIR.h"
+#include "frontend/Bytecode.h"
+#include "frontend/ControlFlowGraph.h"
+#include "frontend/Diagnostics.h"
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <chrono>
+#include <stdexcept>
+
+namespace spirjit {
+
+const std::vector<StageInfo> &allStages() {
+  static const std::vector<StageInfo> stages = {
+#define STAGE(id, name, summary) {Stage::id, name, summary},
+#include "compiler/Stages.def"
+  };
+  return stages;
+}
+
+Stage stageByName(const std::string &name) {
+  std::string known;
+  for (const StageInfo &info : allStages()) {
+    if (name == info.name)
+      return info.stage;
+    known += std::string(known.empty() ? "" : ", ") + info.name;
+  }
+  throw std::invalid_argument("unknown stage '" + name + "'; the stages are " +
+                              known);
+}
+
+namespace {
+
+/// The kernel's item type, from the annotation of its first parameter.
+const Type *itemType(const FunctionDescription &function, int dimensions) {
+  if (function.argCount < 1)
+    throw UserError(UserErrorKind::Typing, function.filename,
+                    function.firstLine,
+                    "a kernel's first parameter must be the work item "
+                    "(kapi.Item); '" + function.name + "' has none");
+  auto it = function.annotations.find(function.varnames[0]);
+  if (it != function.annotations.end()) {
+    const std::string &name = it->second.name;
+    if (name == "spirjit.kernel_api.NdItem")
+      throw UserError(UserErrorKind::UnsupportedFeature, function.filename,
+                      function.firstLine,
+                      "NdItem kernels (NdRange launches) are not supported "
+                      "yet; annotate the first parameter with kapi.Item");
+    if (name != "spirjit.kernel_api.Item")
+      throw UserError(UserErrorKind::Typing, function.filename,
+                      function.firstLine,
+                      "the first parameter of a kernel is its work item; "
+                      "annotate it with kapi.Item, not " + name);
+  }
+  return types::item(dimensions);
+}
+
+class StagePrinter {
+public:
+  explicit StagePrinter(const CompileRequest &request) : request_(request) {}
+  /// Prints the stage only when asked: printing LLVM IR is not free.
+  template <typename MakeText> void operator()(Stage stage, MakeText text) {
+    if (request_.dump && (!request_.wantsDump || request_.wantsDump(stage)))
+      request_.dump(stage, text());
+  }
+
+private:
+  const CompileRequest &request_;
+};
+
+std::string printModule(const llvm::Module &module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return os.str();
+}
+
+} // namespace
+
+CompiledKernel compileKernel(const CompileRequest &request) {
+  auto start = std::chrono::steady_clock::now();
+  const FunctionDescription &function = *request.function;
+  StagePrinter dump(request);
+
+  // bytecode: version-specific decoding ends here.
+  std::vector<BytecodeInstruction> code = decodeBytecode(function);
+  dump(Stage::Bytecode, [&] { return printBytecode(function, code); });
+
+  // pyir: the control-flow graph, then stack and locals into SSA values.
+  ControlFlowGraph cfg = buildControlFlowGraph(std::move(code));
+  std::unique_ptr<ir::Function> pyir = buildPyIR(function, cfg);
+  dump(Stage::PyIR, [&] { return ir::print(*pyir); });
+
+  // typed: every value gets a NumPy type; user type errors surface here.
+  std::vector<const Type *> argumentTypes = {
+      itemType(function, request.itemDimensions)};
+  argumentTypes.insert(argumentTypes.end(), request.argumentTypes.begin(),
+                       request.argumentTypes.end());
+  TypedFunction typed =
+      inferTypes(function, std::move(pyir), argumentTypes, /*isKernel=*/true);
+  auto printTyped = [&] {
+    return ir::print(*typed.function, [](const ir::Instruction &inst) {
+      return inst.type ? inst.type->str() : std::string();
+    });
+  };
+  dump(Stage::Typed, printTyped);
+
+  // parfor: prange lowering applies to jit functions; a kernel is unchanged.
+  dump(Stage::Parfor, printTyped);
+
+  // llir: target-independent lowering against the SPIR target's hooks.
+  // Typed pointers: the SPIR-V translator of LLVM 15 is most reliable so.
+  llvm::LLVMContext context;
+  context.setOpaquePointers(false);
+  std::unique_ptr<Target> target = createSPIRTarget();
+  LoweringOptions lowering;
+  lowering.fastmath = request.fastmath;
+  std::unique_ptr<llvm::Module> module =
+      lowerToLLVM(typed, *target, context, lowering);
+  dump(Stage::LLIR, [&] { return printModule(*module); });
+
+  // llir.opt: LLVM's standard pipeline.
+  optimizeModule(*module, request.optLevel);
+  dump(Stage::LLIROpt, [&] { return printModule(*module); });
+
+  // spv: translate, then validate every module we produce.
+  CompiledKernel kernel;
+  kernel.spirv = emitSPIRV(*module);
+  std::string problems = validateSPIRV(kernel.spirv);
+  SPIRJIT_INTERNAL_CHECK(problems.empty(),
+                         "spirv-val rejected the module: " + problems);
+  dump(Stage::SPV, [&] { return disassembleSPIRV(kernel.spirv); });
+
+  kernel.entryPoint = entryPointName(typed.function->name);
+  kernel.argumentTypes = request.argumentTypes;
+  kernel.writtenArguments.assign(typed.writtenArguments.begin() + 1,
+                                 typed.writtenArguments.end());
+  kernel.compileSeconds = std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - start)
+                              .count();
+  return kernel;
+}
+
+} // namespace spirjit

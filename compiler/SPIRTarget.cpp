@@ -1,0 +1,134 @@
+#include "compiler/Target.h"
+
+#include "frontend/Diagnostics.h"
+
+#include <llvm/IR/MDBuilder.h>
+
+namespace spirjit {
+namespace {
+
+/// Itanium mangling of a scalar OpenCL built-in parameter type.
+char mangledScalar(llvm::Type *type) {
+  if (type->isFloatTy())
+    return 'f';
+  if (type->isDoubleTy())
+    return 'd';
+  if (type->isIntegerTy(32))
+    return 'j'; // the work-item functions take uint
+  if (type->isIntegerTy(64))
+    return 'l';
+  SPIRJIT_INTERNAL_CHECK(false, "no mangling for this built-in operand type");
+  return '?';
+}
+
+class SPIRTarget : public Target {
+public:
+  std::string name() const override { return "spir64"; }
+
+  void configureModule(llvm::Module &module) const override {
+    module.setTargetTriple("spir64-unknown-unknown");
+    module.setDataLayout("e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-"
+                         "v128:128-v192:256-v256:256-v512:512-v1024:1024");
+    llvm::LLVMContext &context = module.getContext();
+    auto version = [&](int major, int minor) {
+      llvm::Type *i32 = llvm::Type::getInt32Ty(context);
+      return llvm::MDNode::get(
+          context, {llvm::ConstantAsMetadata::get(
+                        llvm::ConstantInt::get(i32, major)),
+                    llvm::ConstantAsMetadata::get(
+                        llvm::ConstantInt::get(i32, minor))});
+    };
+    module.getOrInsertNamedMetadata("opencl.spir.version")
+        ->addOperand(version(1, 2));
+    module.getOrInsertNamedMetadata("opencl.ocl.version")
+        ->addOperand(version(1, 2));
+  }
+
+  unsigned globalAddressSpace() const override { return 1; }
+
+  void markKernel(llvm::Function &function) const override {
+    function.setCallingConv(llvm::CallingConv::SPIR_KERNEL);
+    function.addFnAttr(llvm::Attribute::NoUnwind);
+  }
+
+  llvm::CallingConv::ID functionCallingConvention() const override {
+    return llvm::CallingConv::SPIR_FUNC;
+  }
+
+  llvm::Value *emitWorkItemQuery(llvm::IRBuilder<> &builder,
+                                 WorkItemQuery query,
+                                 llvm::Value *dim) const override {
+    const char *name = nullptr;
+    switch (query) {
+    case WorkItemQuery::GlobalId:
+      name = "_Z13get_global_idj";
+      break;
+    case WorkItemQuery::GlobalSize:
+      name = "_Z15get_global_sizej";
+      break;
+    case WorkItemQuery::LocalId:
+      name = "_Z12get_local_idj";
+      break;
+    case WorkItemQuery::LocalSize:
+      name = "_Z14get_local_sizej";
+      break;
+    case WorkItemQuery::GroupId:
+      name = "_Z12get_group_idj";
+      break;
+    case WorkItemQuery::NumGroups:
+      name = "_Z14get_num_groupsj";
+      break;
+    }
+    llvm::CallInst *call =
+        callBuiltin(builder, name, builder.getInt64Ty(), {dim});
+    // Ids and sizes are non-negative and below 2^62: this lets LLVM drop
+    // negative-index wrap-around checks on ids.
+    llvm::MDBuilder md(builder.getContext());
+    call->setMetadata(llvm::LLVMContext::MD_range,
+                      md.createRange(llvm::APInt(64, query ==
+                                                         WorkItemQuery::GlobalSize ||
+                                                     query == WorkItemQuery::LocalSize ||
+                                                     query == WorkItemQuery::NumGroups
+                                                 ? 1
+                                                 : 0),
+                                     llvm::APInt(64, 1ull << 62)));
+    return call;
+  }
+
+  llvm::Value *emitMathCall(llvm::IRBuilder<> &builder,
+                            const std::string &name,
+                            llvm::ArrayRef<llvm::Value *> args) const override {
+    std::string mangled = "_Z" + std::to_string(name.size()) + name;
+    for (llvm::Value *arg : args)
+      mangled += mangledScalar(arg->getType());
+    return callBuiltin(builder, mangled, args[0]->getType(), args);
+  }
+
+private:
+  llvm::CallInst *callBuiltin(llvm::IRBuilder<> &builder,
+                              const std::string &mangled, llvm::Type *result,
+                              llvm::ArrayRef<llvm::Value *> args) const {
+    llvm::Module *module = builder.GetInsertBlock()->getModule();
+    std::vector<llvm::Type *> params;
+    for (llvm::Value *arg : args)
+      params.push_back(arg->getType());
+    auto *type = llvm::FunctionType::get(result, params, false);
+    llvm::FunctionCallee callee = module->getOrInsertFunction(mangled, type);
+    auto *function = llvm::cast<llvm::Function>(callee.getCallee());
+    function->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+    function->addFnAttr(llvm::Attribute::NoUnwind);
+    function->addFnAttr(llvm::Attribute::ReadNone);
+    function->addFnAttr(llvm::Attribute::WillReturn);
+    llvm::CallInst *call = builder.CreateCall(callee, args);
+    call->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+    return call;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Target> createSPIRTarget() {
+  return std::make_unique<SPIRTarget>();
+}
+
+} // namespace spirjit

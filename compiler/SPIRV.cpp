@@ -1,0 +1,72 @@
+#include "compiler/SPIRV.h"
+
+#include "frontend/Diagnostics.h"
+
+#include <LLVMSPIRVLib/LLVMSPIRVLib.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/raw_ostream.h>
+#include <spirv-tools/libspirv.hpp>
+
+#include <cstring>
+#include <sstream>
+
+namespace spirjit {
+
+std::vector<uint32_t> emitSPIRV(llvm::Module &module) {
+  std::ostringstream out;
+  std::string error;
+  SPIRV::TranslatorOpts options;
+  options.setDesiredBIsRepresentation(SPIRV::BIsRepresentation::OpenCL12);
+  bool ok = llvm::writeSpirv(&module, options, out, error);
+  SPIRJIT_INTERNAL_CHECK(ok, "the SPIR-V translator failed: " + error);
+  std::string bytes = out.str();
+  SPIRJIT_INTERNAL_CHECK(bytes.size() % 4 == 0, "SPIR-V size not in words");
+  std::vector<uint32_t> words(bytes.size() / 4);
+  std::memcpy(words.data(), bytes.data(), bytes.size());
+  return words;
+}
+
+std::string validateSPIRV(const std::vector<uint32_t> &words) {
+  spvtools::SpirvTools tools(SPV_ENV_OPENCL_1_2);
+  std::string messages;
+  tools.SetMessageConsumer([&](spv_message_level_t, const char *,
+                               const spv_position_t &position,
+                               const char *message) {
+    messages += "word " + std::to_string(position.index) + ": " + message +
+                "\n";
+  });
+  if (tools.Validate(words))
+    return "";
+  return messages.empty() ? "invalid SPIR-V" : messages;
+}
+
+std::string disassembleSPIRV(const std::vector<uint32_t> &words) {
+  spvtools::SpirvTools tools(SPV_ENV_OPENCL_1_2);
+  std::string text;
+  bool ok = tools.Disassemble(words, &text,
+                              SPV_BINARY_TO_TEXT_OPTION_FRIENDLY_NAMES |
+                                  SPV_BINARY_TO_TEXT_OPTION_INDENT);
+  SPIRJIT_INTERNAL_CHECK(ok, "SPIR-V disassembly failed");
+  return text;
+}
+
+std::vector<char> lowerSPIRVToSPIRBitcode(const std::vector<uint32_t> &words) {
+  llvm::LLVMContext context;
+  context.setOpaquePointers(false);
+  std::string bytes(reinterpret_cast<const char *>(words.data()),
+                    words.size() * 4);
+  std::istringstream in(bytes);
+  llvm::Module *raw = nullptr;
+  std::string error;
+  bool ok = llvm::readSpirv(context, in, raw, error);
+  std::unique_ptr<llvm::Module> module(raw);
+  SPIRJIT_INTERNAL_CHECK(ok, "reading SPIR-V back failed: " + error);
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::WriteBitcodeToFile(*module, os);
+  return std::vector<char>(buffer.begin(), buffer.end());
+}
+
+} // namespace spirjit

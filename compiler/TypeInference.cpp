@@ -1,0 +1,611 @@
+#include "compiler/TypeInference.h"
+
+#include "frontend/Diagnostics.h"
+
+#include <cmath>
+#include <set>
+
+namespace spirjit {
+namespace {
+
+using ir::Instruction;
+using ir::Opcode;
+
+const std::set<std::string> &unaryMathFunctions() {
+  // Float -> float functions lowered to OpenCL built-ins of the same name.
+  static const std::set<std::string> names = {
+      "sqrt", "exp",  "log",   "log2", "log10", "sin",  "cos",  "tan",
+      "asin", "acos", "atan",  "sinh", "cosh",  "tanh", "fabs", "exp2",
+      "expm1", "log1p", "asinh", "acosh", "atanh", "erf", "erfc", "cbrt"};
+  return names;
+}
+
+/// Python's math.floor/ceil/trunc return ints; NumPy's return floats.
+const std::set<std::string> &roundingFunctions() {
+  static const std::set<std::string> names = {"floor", "ceil", "trunc"};
+  return names;
+}
+
+std::string shortName(const std::string &qualified) {
+  size_t dot = qualified.rfind('.');
+  return dot == std::string::npos ? qualified : qualified.substr(dot + 1);
+}
+
+class Inference {
+public:
+  Inference(const FunctionDescription &desc, TypedFunction &result)
+      : desc_(desc), result_(result) {}
+
+  void run();
+
+private:
+  [[noreturn]] void typingError(const Instruction &inst,
+                                const std::string &message) {
+    throw UserError(UserErrorKind::Typing, desc_.filename, inst.line, message);
+  }
+  [[noreturn]] void unsupported(const Instruction &inst,
+                                const std::string &message) {
+    throw UserError(UserErrorKind::UnsupportedFeature, desc_.filename,
+                    inst.line, message);
+  }
+
+  const Type *typeOfValue(const Instruction &inst, const GlobalValue &value,
+                          const std::string &what);
+  const Type *constantType(const ConstValue &value);
+  const Type *infer(Instruction &inst);
+  const Type *inferBinary(Instruction &inst, const Type *a, const Type *b);
+  const Type *inferGetAttr(Instruction &inst, const Type *object);
+  const Type *inferCall(Instruction &inst);
+  const Type *inferIndex(Instruction &inst, const Type *array,
+                         const Instruction &index);
+  void requireInteger(const Instruction &inst, const Type *t,
+                      const std::string &what) {
+    if (t->kind != TypeKind::Int && t->kind != TypeKind::WeakInt &&
+        t->kind != TypeKind::Bool)
+      typingError(inst, what + " must be an integer, not " + t->str());
+  }
+
+  const FunctionDescription &desc_;
+  TypedFunction &result_;
+  const Type *returnType_ = nullptr;
+};
+
+const Type *Inference::constantType(const ConstValue &value) {
+  switch (value.kind) {
+  case ConstValue::Kind::None:
+    return types::none();
+  case ConstValue::Kind::Bool:
+    return types::boolean();
+  case ConstValue::Kind::Int:
+    return types::weakInt();
+  case ConstValue::Kind::Float:
+    return types::weakFloat();
+  case ConstValue::Kind::Complex:
+    return types::weakComplex();
+  default:
+    return nullptr;
+  }
+}
+
+const Type *Inference::typeOfValue(const Instruction &inst,
+                                   const GlobalValue &value,
+                                   const std::string &what) {
+  switch (value.kind) {
+  case GlobalValue::Kind::Number: {
+    result_.constants[&inst] = value.value;
+    if (!value.dtype.empty()) {
+      const Type *t = types::fromDTypeName(value.dtype);
+      if (!t)
+        typingError(inst, what + " has unsupported dtype " + value.dtype);
+      return t;
+    }
+    return constantType(value.value);
+  }
+  case GlobalValue::Kind::Module:
+    return types::module(value.name);
+  case GlobalValue::Kind::Builtin:
+    return types::function(value.name);
+  case GlobalValue::Kind::Object: {
+    const std::string prefix = "numpy.";
+    if (value.name.compare(0, prefix.size(), prefix) == 0)
+      if (const Type *dtype = types::fromDTypeName(value.name.substr(6)))
+        return types::dtypeClass(dtype);
+    return types::function(value.name);
+  }
+  case GlobalValue::Kind::Unknown:
+    break;
+  }
+  unsupported(inst, what + " is a Python '" + value.name +
+                        "' object, which kernels cannot use; kernels see "
+                        "numbers, modules such as math and numpy, and "
+                        "spirjit functions");
+}
+
+const Type *Inference::inferBinary(Instruction &inst, const Type *a,
+                                   const Type *b) {
+  auto op = static_cast<ir::BinaryOperator>(inst.index);
+  std::string opText = ir::binaryOperatorText(op);
+  if (!a->isNumber() || !b->isNumber())
+    typingError(inst, "unsupported operand types for " + opText + ": '" +
+                          a->str() + "' and '" + b->str() + "'");
+  if (op == ir::BinaryOperator::MatMul)
+    unsupported(inst, "the '@' operator is not supported in kernels");
+  const Type *common = types::promote(a, b);
+  SPIRJIT_INTERNAL_CHECK(common, "no promotion of two numbers");
+  switch (op) {
+  case ir::BinaryOperator::TrueDiv:
+    if (common->kind == TypeKind::WeakInt)
+      return types::weakFloat();
+    if (common->kind == TypeKind::Int || common->kind == TypeKind::Bool)
+      return types::floating(64);
+    return common;
+  case ir::BinaryOperator::LShift:
+  case ir::BinaryOperator::RShift:
+  case ir::BinaryOperator::BitAnd:
+  case ir::BinaryOperator::BitOr:
+  case ir::BinaryOperator::BitXor: {
+    bool shift = op == ir::BinaryOperator::LShift ||
+                 op == ir::BinaryOperator::RShift;
+    bool integral = common->kind == TypeKind::Int ||
+                    common->kind == TypeKind::WeakInt ||
+                    (common->kind == TypeKind::Bool && !shift);
+    if (!integral)
+      typingError(inst, "unsupported operand types for " + opText + ": '" +
+                            a->str() + "' and '" + b->str() +
+                            "' (bitwise operators need integers)");
+    if (common->kind == TypeKind::Bool && shift)
+      return types::int64();
+    return common;
+  }
+  default:
+    if (common->kind == TypeKind::Complex ||
+        common->kind == TypeKind::WeakComplex)
+      unsupported(inst, "complex arithmetic is not supported yet");
+    if (common->kind == TypeKind::Bool)
+      return types::integer(8, true); // NumPy: bool arithmetic is int8-like
+    return common;
+  }
+}
+
+const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
+  const std::string &name = inst.name;
+  switch (object->kind) {
+  case TypeKind::Module: {
+    const std::string &module = object->name;
+    if (module == "math" || module == "numpy") {
+      static const std::map<std::string, double> constants = {
+          {"pi", M_PI}, {"e", M_E}, {"tau", 2 * M_PI},
+          {"inf", INFINITY}, {"nan", NAN}};
+      auto c = constants.find(name);
+      if (c != constants.end()) {
+        result_.constants[&inst] = ConstValue::ofFloat(c->second);
+        return types::weakFloat();
+      }
+      if (module == "numpy")
+        if (const Type *dtype = types::fromDTypeName(name))
+          return types::dtypeClass(dtype);
+    }
+    return types::function(module + "." + name);
+  }
+  case TypeKind::Item:
+    if (name == "get_id" || name == "get_range" || name == "get_linear_id" ||
+        name == "get_linear_range")
+      return types::method(object, name);
+    if (name == "dimensions") {
+      result_.constants[&inst] = ConstValue::ofInt(object->ndim);
+      return types::weakInt();
+    }
+    break;
+  case TypeKind::Array:
+    if (name == "shape")
+      return types::tuple(
+          std::vector<const Type *>(object->ndim, types::weakInt()));
+    if (name == "ndim") {
+      result_.constants[&inst] = ConstValue::ofInt(object->ndim);
+      return types::weakInt();
+    }
+    if (name == "size")
+      return types::weakInt();
+    if (name == "dtype")
+      return types::dtypeClass(object->element);
+    break;
+  case TypeKind::DTypeClass:
+    if (name == "type")
+      return object;
+    break;
+  default:
+    break;
+  }
+  typingError(inst, "'" + object->str() + "' has no attribute '" + name +
+                        "' usable in kernels");
+}
+
+const Type *Inference::inferIndex(Instruction &inst, const Type *array,
+                                  const Instruction &index) {
+  const Type *it = index.type;
+  if (it->kind == TypeKind::Tuple) {
+    if (static_cast<int>(it->elements.size()) != array->ndim)
+      typingError(inst, "cannot index a " + std::to_string(array->ndim) +
+                            "-dimensional array with " +
+                            std::to_string(it->elements.size()) +
+                            " indices (slices are not supported yet)");
+    for (const Type *e : it->elements)
+      requireInteger(inst, e, "an array index");
+    return array->element;
+  }
+  requireInteger(inst, it, "an array index");
+  if (array->ndim == 1)
+    return array->element;
+  // a[i] of an N-D array is the (N-1)-D view of row i.
+  char layout = array->layout == 'C' ? 'C' : 'A';
+  return types::array(array->element, array->ndim - 1, layout);
+}
+
+const Type *Inference::inferCall(Instruction &inst) {
+  const Type *callee = inst.operands[0]->type;
+  std::vector<const Type *> args;
+  for (size_t i = 1; i < inst.operands.size(); ++i)
+    args.push_back(inst.operands[i]->type);
+  auto arity = [&](size_t lo, size_t hi, const std::string &name) {
+    if (args.size() < lo || args.size() > hi)
+      typingError(inst, name + "() takes " +
+                            (lo == hi ? std::to_string(lo)
+                                      : std::to_string(lo) + " to " +
+                                            std::to_string(hi)) +
+                            " arguments, got " + std::to_string(args.size()));
+  };
+  auto requireNumbers = [&](const std::string &name) {
+    for (const Type *t : args)
+      if (!t->isNumber())
+        typingError(inst, name + "() needs numbers, got '" + t->str() + "'");
+  };
+
+  if (callee->kind == TypeKind::Method &&
+      callee->elements[0]->kind == TypeKind::Item) {
+    const std::string &name = callee->name;
+    if (name == "get_id" || name == "get_range") {
+      arity(1, 1, name);
+      requireInteger(inst, args[0], "the dimension of " + name + "()");
+      const ConstValue *dim = nullptr;
+      auto c = result_.constants.find(inst.operands[1]);
+      if (inst.operands[1]->opcode == Opcode::Const)
+        dim = &inst.operands[1]->constant;
+      else if (c != result_.constants.end())
+        dim = &c->second;
+      int ndim = callee->elements[0]->ndim;
+      if (dim && dim->kind == ConstValue::Kind::Int &&
+          (dim->intValue < 0 || dim->intValue >= ndim))
+        typingError(inst, name + "(" + std::to_string(dim->intValue) +
+                              ") is out of range for a " +
+                              std::to_string(ndim) +
+                              "-dimensional launch");
+      return types::weakInt();
+    }
+    arity(0, 0, name);
+    return types::weakInt();
+  }
+  if (callee->kind == TypeKind::DTypeClass) {
+    arity(1, 1, callee->element->str());
+    requireNumbers(callee->element->str());
+    return callee->element;
+  }
+  if (callee->kind != TypeKind::Function)
+    typingError(inst, "'" + callee->str() + "' is not callable in a kernel");
+
+  const std::string &name = callee->name;
+  if (name == "range") {
+    arity(1, 3, "range");
+    for (const Type *t : args)
+      requireInteger(inst, t, "a range() argument");
+    return types::range();
+  }
+  if (name == "abs") {
+    arity(1, 1, name);
+    requireNumbers(name);
+    return args[0]->kind == TypeKind::Bool ? types::weakInt() : args[0];
+  }
+  if (name == "min" || name == "max") {
+    if (args.size() < 2)
+      typingError(inst, name + "() needs at least two numbers in a kernel");
+    requireNumbers(name);
+    const Type *t = args[0];
+    for (const Type *a : args)
+      t = types::promote(t, a);
+    return t;
+  }
+  if (name == "int" || name == "float" || name == "bool") {
+    arity(1, 1, name);
+    requireNumbers(name);
+    return name == "int"     ? types::weakInt()
+           : name == "float" ? types::weakFloat()
+                             : types::boolean();
+  }
+  if (name == "len") {
+    arity(1, 1, name);
+    if (args[0]->kind == TypeKind::Array || args[0]->kind == TypeKind::Tuple)
+      return types::weakInt();
+    typingError(inst, "len() needs an array or a tuple, got '" +
+                          args[0]->str() + "'");
+  }
+  std::string module = name.substr(0, name.rfind('.') == std::string::npos
+                                          ? 0
+                                          : name.rfind('.'));
+  std::string fn = shortName(name);
+  if ((module == "math" || module == "numpy") &&
+      (unaryMathFunctions().count(fn) || roundingFunctions().count(fn))) {
+    arity(1, 1, name);
+    requireNumbers(name);
+    const Type *a = args[0];
+    if (a->kind == TypeKind::Complex || a->kind == TypeKind::WeakComplex)
+      unsupported(inst, name + "() of a complex number is not supported yet");
+    if (module == "math" && roundingFunctions().count(fn))
+      return types::weakInt();
+    if (a->kind == TypeKind::Float || a->kind == TypeKind::WeakFloat)
+      return a;
+    return a->kind == TypeKind::WeakInt ? types::weakFloat()
+                                        : types::floating(64);
+  }
+  unsupported(inst, "calling '" + name + "' is not supported in kernels");
+}
+
+const Type *Inference::infer(Instruction &inst) {
+  auto operandType = [&](size_t i) { return inst.operands[i]->type; };
+  for (Instruction *operand : inst.operands)
+    if (!operand->type && inst.opcode != Opcode::Phi)
+      return nullptr; // not known yet: a later round will see it
+
+  switch (inst.opcode) {
+  case Opcode::Arg:
+    return result_.argumentTypes.at(inst.index);
+  case Opcode::Const: {
+    const Type *t = constantType(inst.constant);
+    SPIRJIT_INTERNAL_CHECK(t, "constant of no type: " + inst.constant.str());
+    return t;
+  }
+  case Opcode::Global: {
+    auto it = desc_.globals.find(inst.name);
+    SPIRJIT_INTERNAL_CHECK(it != desc_.globals.end(),
+                           "unresolved global " + inst.name);
+    return typeOfValue(inst, it->second, "global '" + inst.name + "'");
+  }
+  case Opcode::FreeVar:
+    if (inst.index < 0 ||
+        inst.index >= static_cast<int64_t>(desc_.closure.size()))
+      SPIRJIT_INTERNAL_CHECK(false, "closure index out of range");
+    return typeOfValue(inst, desc_.closure[inst.index],
+                       "closure variable '" + inst.name + "'");
+  case Opcode::Undef:
+    return nullptr;
+  case Opcode::Phi: {
+    const Type *t = nullptr;
+    for (Instruction *operand : inst.operands) {
+      const Type *o = operand->type;
+      if (!o)
+        continue;
+      if (!t) {
+        t = o;
+        continue;
+      }
+      if (t == o)
+        continue;
+      const Type *merged = types::promote(t, o);
+      if (!merged)
+        typingError(inst, "a variable holds a '" + t->str() +
+                              "' on one path and a '" + o->str() +
+                              "' on another; give it one type");
+      t = merged;
+    }
+    return t;
+  }
+  case Opcode::BinaryOp:
+    return inferBinary(inst, operandType(0), operandType(1));
+  case Opcode::UnaryOp: {
+    const Type *a = operandType(0);
+    auto op = static_cast<ir::UnaryOperator>(inst.index);
+    if (op == ir::UnaryOperator::Not) {
+      if (!a->isNumber())
+        typingError(inst, "'not' needs a number, got '" + a->str() + "'");
+      return types::boolean();
+    }
+    if (!a->isNumber())
+      typingError(inst, std::string("bad operand type for unary ") +
+                            ir::unaryOperatorText(op) + ": '" + a->str() +
+                            "'");
+    if (op == ir::UnaryOperator::Invert) {
+      if (a->kind == TypeKind::Float || a->kind == TypeKind::WeakFloat ||
+          a->kind == TypeKind::Complex || a->kind == TypeKind::WeakComplex)
+        typingError(inst, "bad operand type for unary ~: '" + a->str() + "'");
+      return a;
+    }
+    if (a->kind == TypeKind::Bool)
+      return types::integer(8, true);
+    return a;
+  }
+  case Opcode::Compare: {
+    auto op = static_cast<ir::CompareOperator>(inst.index);
+    const Type *a = operandType(0), *b = operandType(1);
+    if (op == ir::CompareOperator::Is || op == ir::CompareOperator::IsNot) {
+      if (a->kind == TypeKind::None || b->kind == TypeKind::None) {
+        bool same = a == b;
+        result_.constants[&inst] =
+            ConstValue::ofBool(op == ir::CompareOperator::Is ? same : !same);
+        return types::boolean();
+      }
+      unsupported(inst, "'is' is only supported for comparisons with None");
+    }
+    if (!a->isNumber() || !b->isNumber())
+      typingError(inst, std::string("cannot compare '") + a->str() +
+                            "' and '" + b->str() + "' with " +
+                            ir::compareOperatorText(op));
+    return types::boolean();
+  }
+  case Opcode::Truth:
+    if (!operandType(0)->isNumber())
+      typingError(inst, "cannot use a '" + operandType(0)->str() +
+                            "' as a condition");
+    return types::boolean();
+  case Opcode::GetAttr:
+    return inferGetAttr(inst, operandType(0));
+  case Opcode::Call:
+    return inferCall(inst);
+  case Opcode::GetItem: {
+    const Type *object = operandType(0);
+    if (object->kind == TypeKind::Array)
+      return inferIndex(inst, object, *inst.operands[1]);
+    if (object->kind == TypeKind::Tuple) {
+      const Instruction *index = inst.operands[1];
+      if (index->opcode != Opcode::Const ||
+          index->constant.kind != ConstValue::Kind::Int)
+        typingError(inst, "a tuple index must be a constant integer");
+      int64_t i = index->constant.intValue;
+      int64_t n = static_cast<int64_t>(object->elements.size());
+      if (i < -n || i >= n)
+        typingError(inst, "tuple index " + std::to_string(i) +
+                              " out of range for a tuple of " +
+                              std::to_string(n));
+      return object->elements[i < 0 ? i + n : i];
+    }
+    typingError(inst, "cannot index a '" + object->str() + "'");
+  }
+  case Opcode::SetItem: {
+    const Type *object = operandType(0);
+    if (object->kind != TypeKind::Array)
+      typingError(inst, "cannot assign to an item of a '" + object->str() +
+                            "'");
+    const Type *element = inferIndex(inst, object, *inst.operands[1]);
+    if (element->kind == TypeKind::Array)
+      typingError(inst, "cannot assign to a whole row of an array yet; "
+                        "index every dimension");
+    const Type *value = operandType(2);
+    if (!value->isNumber())
+      typingError(inst, "cannot store a '" + value->str() +
+                            "' into an array of " + element->str());
+    if ((value->kind == TypeKind::Complex ||
+         value->kind == TypeKind::WeakComplex) &&
+        element->kind != TypeKind::Complex)
+      typingError(inst, "cannot store a complex value into an array of " +
+                            element->str());
+    return types::none();
+  }
+  case Opcode::BuildTuple: {
+    std::vector<const Type *> elements;
+    for (Instruction *operand : inst.operands)
+      elements.push_back(operand->type);
+    return types::tuple(elements);
+  }
+  case Opcode::TupleGet: {
+    const Type *t = operandType(0);
+    if (t->kind != TypeKind::Tuple)
+      typingError(inst, "cannot unpack a '" + t->str() + "'");
+    if (inst.index >= static_cast<int64_t>(t->elements.size()))
+      typingError(inst, "not enough values to unpack (expected more than " +
+                            std::to_string(t->elements.size()) + ")");
+    return t->elements[inst.index];
+  }
+  case Opcode::GetIter:
+    if (operandType(0)->kind != TypeKind::Range)
+      unsupported(inst, "for loops in kernels iterate over range(...) only, "
+                        "not over a '" +
+                            operandType(0)->str() + "'");
+    return types::rangeIterator();
+  case Opcode::IterValid:
+    return types::boolean();
+  case Opcode::IterNext:
+    return types::weakInt();
+  case Opcode::Branch:
+    return types::none();
+  case Opcode::CondBranch:
+    return types::none();
+  case Opcode::Return: {
+    const Type *t = operandType(0);
+    if (result_.isKernel && t->kind != TypeKind::None)
+      throw UserError(UserErrorKind::KernelReturnValue, desc_.filename,
+                      inst.line,
+                      "a kernel must not return a value (it returns a '" +
+                          t->str() + "'); write results into an array");
+    if (!returnType_)
+      returnType_ = t;
+    else if (returnType_ != t) {
+      const Type *merged = types::promote(returnType_, t);
+      if (!merged)
+        typingError(inst, "the function returns a '" + returnType_->str() +
+                              "' and a '" + t->str() + "'");
+      returnType_ = merged;
+    }
+    return types::none();
+  }
+  }
+  return nullptr;
+}
+
+void Inference::run() {
+  ir::Function &function = *result_.function;
+  if (result_.argumentTypes.size() != function.parameterNames.size())
+    throw UserError(UserErrorKind::Typing, desc_.filename, desc_.firstLine,
+                    "'" + function.name + "' takes " +
+                        std::to_string(function.parameterNames.size()) +
+                        " arguments but was given " +
+                        std::to_string(result_.argumentTypes.size()));
+  // Types only widen, so iterating to a fixed point terminates.
+  for (int round = 0;; ++round) {
+    SPIRJIT_INTERNAL_CHECK(round < 100, "type inference does not converge");
+    bool changed = false;
+    for (auto &block : function.blocks)
+      for (auto &inst : block->instructions) {
+        const Type *t = infer(*inst);
+        if (t != inst->type) {
+          inst->type = t;
+          changed = true;
+        }
+      }
+    if (!changed)
+      break;
+  }
+  for (auto &block : function.blocks)
+    for (auto &inst : block->instructions)
+      for (Instruction *operand : inst->operands)
+        if (!operand->type)
+          throw UserError(UserErrorKind::Typing, desc_.filename, inst->line,
+                          "a variable is used before it is assigned on "
+                          "some path");
+  result_.returnType = returnType_ ? types::materialize(returnType_)
+                                   : types::none();
+  // Which array arguments are stored to: NumPy arguments are copied back
+  // only when the kernel may write them.
+  result_.writtenArguments.assign(result_.argumentTypes.size(), false);
+  for (auto &block : function.blocks)
+    for (auto &inst : block->instructions)
+      if (inst->opcode == Opcode::SetItem) {
+        const Instruction *base = inst->operands[0];
+        while (base->opcode == Opcode::GetItem)
+          base = base->operands[0];
+        if (base->opcode == Opcode::Arg)
+          result_.writtenArguments[base->index] = true;
+        else // through a phi or a tuple: assume every array may be written
+          for (size_t i = 0; i < result_.argumentTypes.size(); ++i)
+            result_.writtenArguments[i] =
+                result_.argumentTypes[i]->kind == TypeKind::Array;
+      }
+}
+
+} // namespace
+
+bool isKnownMathFunction(const std::string &qualifiedName) {
+  std::string fn = shortName(qualifiedName);
+  return unaryMathFunctions().count(fn) || roundingFunctions().count(fn);
+}
+
+TypedFunction inferTypes(const FunctionDescription &description,
+                         std::unique_ptr<ir::Function> function,
+                         const std::vector<const Type *> &argumentTypes,
+                         bool isKernel) {
+  TypedFunction result;
+  result.description = &description;
+  result.function = std::move(function);
+  result.isKernel = isKernel;
+  result.argumentTypes = argumentTypes;
+  Inference(description, result).run();
+  return result;
+}
+
+} // namespace spirjit

@@ -1,0 +1,398 @@
+#include "compiler/Types.h"
+
+#include <cctype>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+
+namespace spirjit {
+
+std::string Type::str() const {
+  switch (kind) {
+  case TypeKind::Bool:
+    return "bool";
+  case TypeKind::Int:
+    return std::string(isSigned ? "int" : "uint") + std::to_string(bits);
+  case TypeKind::Float:
+    return "float" + std::to_string(bits);
+  case TypeKind::Complex:
+    return "complex" + std::to_string(2 * bits);
+  case TypeKind::WeakInt:
+    return "int";
+  case TypeKind::WeakFloat:
+    return "float";
+  case TypeKind::WeakComplex:
+    return "complex";
+  case TypeKind::None:
+    return "none";
+  case TypeKind::Array: {
+    std::string s = element->str() + "[";
+    for (int d = 0; d < ndim; ++d) {
+      bool contiguous = (layout == 'C' && d == ndim - 1) ||
+                        (layout == 'F' && d == 0);
+      s += (d ? ", " : "") + std::string(contiguous ? "::1" : ":");
+    }
+    return s + "]";
+  }
+  case TypeKind::Tuple: {
+    std::string s = "Tuple(";
+    for (size_t i = 0; i < elements.size(); ++i)
+      s += (i ? ", " : "") + elements[i]->str();
+    return s + ")";
+  }
+  case TypeKind::Item:
+    return "Item(" + std::to_string(ndim) + ")";
+  case TypeKind::Range:
+    return "range";
+  case TypeKind::RangeIterator:
+    return "range_iterator";
+  case TypeKind::Module:
+    return "Module(" + name + ")";
+  case TypeKind::Function:
+    return "Function(" + name + ")";
+  case TypeKind::Method:
+    return "Method(" + elements[0]->str() + "." + name + ")";
+  case TypeKind::DTypeClass:
+    return "class(" + element->str() + ")";
+  }
+  return "?";
+}
+
+namespace types {
+namespace {
+
+/// Interning: the printed form (plus the kind) identifies a type.
+const Type *intern(Type type) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<Type>> table;
+  std::string key = std::to_string(static_cast<int>(type.kind)) + ":" +
+                    type.str() + ":" + type.layout;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto &slot = table[key];
+  if (!slot)
+    slot = std::make_unique<Type>(std::move(type));
+  return slot.get();
+}
+
+Type make(TypeKind kind) {
+  Type t;
+  t.kind = kind;
+  return t;
+}
+
+} // namespace
+
+const Type *boolean() { return intern(make(TypeKind::Bool)); }
+const Type *integer(int bits, bool isSigned) {
+  Type t = make(TypeKind::Int);
+  t.bits = bits;
+  t.isSigned = isSigned;
+  return intern(t);
+}
+const Type *int64() { return integer(64, true); }
+const Type *floating(int bits) {
+  Type t = make(TypeKind::Float);
+  t.bits = bits;
+  return intern(t);
+}
+const Type *complex(int bits) {
+  Type t = make(TypeKind::Complex);
+  t.bits = bits;
+  return intern(t);
+}
+const Type *weakInt() { return intern(make(TypeKind::WeakInt)); }
+const Type *weakFloat() { return intern(make(TypeKind::WeakFloat)); }
+const Type *weakComplex() { return intern(make(TypeKind::WeakComplex)); }
+const Type *none() { return intern(make(TypeKind::None)); }
+const Type *array(const Type *element, int ndim, char layout) {
+  Type t = make(TypeKind::Array);
+  t.element = element;
+  t.ndim = ndim;
+  t.layout = ndim == 1 && layout == 'F' ? 'C' : layout;
+  return intern(t);
+}
+const Type *tuple(std::vector<const Type *> elements) {
+  Type t = make(TypeKind::Tuple);
+  t.elements = std::move(elements);
+  return intern(t);
+}
+const Type *item(int ndim) {
+  Type t = make(TypeKind::Item);
+  t.ndim = ndim;
+  return intern(t);
+}
+const Type *range() { return intern(make(TypeKind::Range)); }
+const Type *rangeIterator() { return intern(make(TypeKind::RangeIterator)); }
+const Type *module(const std::string &name) {
+  Type t = make(TypeKind::Module);
+  t.name = name;
+  return intern(t);
+}
+const Type *function(const std::string &name) {
+  Type t = make(TypeKind::Function);
+  t.name = name;
+  return intern(t);
+}
+const Type *method(const Type *receiver, const std::string &name) {
+  Type t = make(TypeKind::Method);
+  t.elements = {receiver};
+  t.name = name;
+  return intern(t);
+}
+const Type *dtypeClass(const Type *element) {
+  Type t = make(TypeKind::DTypeClass);
+  t.element = element;
+  return intern(t);
+}
+
+const Type *fromDTypeName(const std::string &name) {
+  if (name == "bool" || name == "bool_")
+    return boolean();
+  if (name == "float32")
+    return floating(32);
+  if (name == "float64" || name == "double")
+    return floating(64);
+  if (name == "complex64")
+    return complex(32);
+  if (name == "complex128")
+    return complex(64);
+  for (int bits : {8, 16, 32, 64}) {
+    if (name == "int" + std::to_string(bits))
+      return integer(bits, true);
+    if (name == "uint" + std::to_string(bits))
+      return integer(bits, false);
+  }
+  if (name == "intp")
+    return int64();
+  return nullptr;
+}
+
+const Type *materialize(const Type *type) {
+  switch (type->kind) {
+  case TypeKind::WeakInt:
+    return int64();
+  case TypeKind::WeakFloat:
+    return floating(64);
+  case TypeKind::WeakComplex:
+    return complex(64);
+  default:
+    return type;
+  }
+}
+
+namespace {
+/// Rank of a kind in the bool < int < float < complex ladder.
+int category(const Type *t) {
+  switch (t->kind) {
+  case TypeKind::Bool:
+    return 0;
+  case TypeKind::Int:
+  case TypeKind::WeakInt:
+    return 1;
+  case TypeKind::Float:
+  case TypeKind::WeakFloat:
+    return 2;
+  case TypeKind::Complex:
+  case TypeKind::WeakComplex:
+    return 3;
+  default:
+    return -1;
+  }
+}
+
+/// Smallest float that holds every value of an integer type exactly enough
+/// for NumPy (int8/uint8 -> float16, 16 -> float32, wider -> float64); we
+/// have no float16, so float32 is the floor.
+int floatBitsFor(const Type *integer) {
+  return integer->bits <= 16 ? 32 : 64;
+}
+} // namespace
+
+const Type *promote(const Type *a, const Type *b) {
+  int ca = category(a), cb = category(b);
+  if (ca < 0 || cb < 0)
+    return nullptr;
+  if (a == b)
+    return a;
+  // Weak against weak: Python's own rules, still weak.
+  if (a->isWeak() && b->isWeak())
+    return ca >= cb ? a : b;
+  // Weak against typed: the typed one wins in its category; a weak value of
+  // a higher category lifts it to that category at the typed one's size.
+  if (a->isWeak() || b->isWeak()) {
+    const Type *weak = a->isWeak() ? a : b;
+    const Type *typed = a->isWeak() ? b : a;
+    int cw = category(weak), ct = category(typed);
+    if (cw <= ct)
+      return typed->kind == TypeKind::Bool && cw == 1 ? int64() : typed;
+    if (cw == 1) // weak int with bool
+      return int64();
+    if (cw == 2) // weak float with bool or int
+      return typed->kind == TypeKind::Int ? floating(64) : floating(64);
+    // weak complex
+    if (typed->kind == TypeKind::Float)
+      return complex(typed->bits);
+    return complex(64);
+  }
+  if (ca != cb) {
+    const Type *low = ca < cb ? a : b;
+    const Type *high = ca < cb ? b : a;
+    if (low->kind == TypeKind::Bool)
+      return high;
+    if (low->kind == TypeKind::Int) {
+      int need = floatBitsFor(low);
+      if (high->kind == TypeKind::Float)
+        return floating(std::max(need, high->bits));
+      return complex(std::max(need, high->bits));
+    }
+    // float with complex
+    return complex(std::max(low->bits, high->bits));
+  }
+  switch (a->kind) {
+  case TypeKind::Int: {
+    if (a->isSigned == b->isSigned)
+      return integer(std::max(a->bits, b->bits), a->isSigned);
+    const Type *s = a->isSigned ? a : b;
+    const Type *u = a->isSigned ? b : a;
+    if (s->bits > u->bits)
+      return s;
+    if (u->bits < 64)
+      return integer(u->bits * 2, true);
+    return floating(64);
+  }
+  case TypeKind::Float:
+    return floating(std::max(a->bits, b->bits));
+  case TypeKind::Complex:
+    return complex(std::max(a->bits, b->bits));
+  default:
+    return a;
+  }
+}
+
+namespace {
+class SignatureParser {
+public:
+  explicit SignatureParser(const std::string &text) : text_(text) {}
+
+  Signature parse() {
+    Signature sig;
+    skipSpace();
+    if (peek() != '(') {
+      sig.returnType = parseType();
+      skipSpace();
+    }
+    expect('(');
+    skipSpace();
+    if (peek() != ')') {
+      for (;;) {
+        sig.arguments.push_back(parseType());
+        skipSpace();
+        if (peek() == ',') {
+          ++pos_;
+          continue;
+        }
+        break;
+      }
+    }
+    expect(')');
+    skipSpace();
+    if (pos_ != text_.size())
+      fail("unexpected text after the closing parenthesis");
+    return sig;
+  }
+
+private:
+  [[noreturn]] void fail(const std::string &why) {
+    throw std::invalid_argument("invalid signature '" + text_ + "': " + why +
+                                " (at character " + std::to_string(pos_ + 1) +
+                                "); expected e.g. \"(float32[::1], int64)\"");
+  }
+  char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
+  void skipSpace() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_])))
+      ++pos_;
+  }
+  void expect(char c) {
+    skipSpace();
+    if (peek() != c)
+      fail(std::string("expected '") + c + "'");
+    ++pos_;
+  }
+  const Type *parseType() {
+    skipSpace();
+    size_t start = pos_;
+    while (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '_')
+      ++pos_;
+    std::string name = text_.substr(start, pos_ - start);
+    if (name.empty())
+      fail("expected a type name");
+    const Type *scalar = fromDTypeName(name);
+    if (name == "int")
+      scalar = int64();
+    if (name == "float")
+      scalar = floating(64);
+    if (name == "boolean" || name == "b1")
+      scalar = boolean();
+    if (name == "void" || name == "none")
+      scalar = none();
+    if (!scalar)
+      fail("unknown type '" + name + "'");
+    skipSpace();
+    if (peek() != '[')
+      return scalar;
+    ++pos_;
+    // Dimensions: ':' or '::1', comma-separated.
+    std::vector<bool> contiguous;
+    for (;;) {
+      skipSpace();
+      if (text_.compare(pos_, 3, "::1") == 0) {
+        contiguous.push_back(true);
+        pos_ += 3;
+      } else if (peek() == ':') {
+        contiguous.push_back(false);
+        ++pos_;
+      } else {
+        fail("expected ':' or '::1' in an array type");
+      }
+      skipSpace();
+      if (peek() == ',') {
+        ++pos_;
+        continue;
+      }
+      break;
+    }
+    expect(']');
+    int ndim = static_cast<int>(contiguous.size());
+    char layout = 'A';
+    if (contiguous.back() && ndim >= 1)
+      layout = 'C';
+    if (ndim > 1 && contiguous.front() && !contiguous.back())
+      layout = 'F';
+    for (int d = 0; d < ndim; ++d) {
+      bool expectContiguous = (layout == 'C' && d == ndim - 1) ||
+                              (layout == 'F' && d == 0);
+      if (contiguous[d] != expectContiguous)
+        fail("'::1' may only mark the last (C) or first (F) dimension");
+    }
+    return array(scalar, ndim, layout);
+  }
+
+  const std::string &text_;
+  size_t pos_ = 0;
+};
+} // namespace
+
+Signature parseSignature(const std::string &text) {
+  return SignatureParser(text).parse();
+}
+
+std::string formatArguments(const std::vector<const Type *> &arguments) {
+  std::string s = "(";
+  for (size_t i = 0; i < arguments.size(); ++i)
+    s += (i ? ", " : "") + arguments[i]->str();
+  return s + ")";
+}
+
+} // namespace types
+} // namespace spirjit

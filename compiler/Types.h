@@ -1,0 +1,103 @@
+// spirjit's type system.
+//
+// Types are interned: two equal types are the same pointer, so they compare
+// with ==. Scalars follow NumPy (bool, int8..int64, uint8..uint64, float32,
+// float64, complex64, complex128). Python literals and Python-int values
+// (range elements, ids, shapes) are "weak" (NEP 50): they take the type of
+// the typed operand they meet, and become int64 / float64 / complex128 when
+// they meet only other weak values.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace spirjit {
+
+enum class TypeKind {
+  Bool,
+  Int,      // bits, isSigned
+  Float,    // bits
+  Complex,  // bits of each part
+  WeakInt,  // a Python int
+  WeakFloat,
+  WeakComplex,
+  None,
+  Array,    // element, ndim, layout
+  Tuple,    // elements
+  Item,     // kapi.Item of ndim dimensions
+  Range,    // the value of range(...): elements are weak ints
+  RangeIterator,
+  Module,   // name
+  Function, // name: a builtin, math or NumPy function, a kapi class
+  Method,   // name, receiver in elements[0]
+  DTypeClass, // element: np.float32 and friends, callable as casts
+};
+
+struct Type {
+  TypeKind kind;
+  int bits = 0;
+  bool isSigned = false;
+  const Type *element = nullptr; // Array element, DTypeClass target
+  int ndim = 0;
+  char layout = 'A'; // Array: 'C', 'F' or 'A'
+  std::vector<const Type *> elements; // Tuple; Method receiver
+  std::string name;
+
+  bool isInteger() const { return kind == TypeKind::Int; }
+  bool isFloat() const { return kind == TypeKind::Float; }
+  bool isNumber() const {
+    return kind == TypeKind::Bool || kind == TypeKind::Int ||
+           kind == TypeKind::Float || kind == TypeKind::Complex || isWeak();
+  }
+  bool isWeak() const {
+    return kind == TypeKind::WeakInt || kind == TypeKind::WeakFloat ||
+           kind == TypeKind::WeakComplex;
+  }
+  bool isScalar() const { return isNumber(); }
+  /// NumPy's name ("float32"), or a readable one for other kinds.
+  std::string str() const;
+};
+
+namespace types {
+const Type *boolean();
+const Type *integer(int bits, bool isSigned);
+const Type *int64();
+const Type *floating(int bits);
+const Type *complex(int bits);
+const Type *weakInt();
+const Type *weakFloat();
+const Type *weakComplex();
+const Type *none();
+const Type *array(const Type *element, int ndim, char layout);
+const Type *tuple(std::vector<const Type *> elements);
+const Type *item(int ndim);
+const Type *range();
+const Type *rangeIterator();
+const Type *module(const std::string &name);
+const Type *function(const std::string &name);
+const Type *method(const Type *receiver, const std::string &name);
+const Type *dtypeClass(const Type *element);
+
+/// A NumPy dtype name ("float32", "int64", "bool", ...) or nullptr.
+const Type *fromDTypeName(const std::string &name);
+
+/// The type a weak type becomes when nothing decides otherwise.
+const Type *materialize(const Type *type);
+
+/// NumPy 2's promotion (np.result_type with NEP 50 weak scalars), or
+/// nullptr when the two types have no common type.
+const Type *promote(const Type *a, const Type *b);
+
+/// Parses a numba-style signature: "(float32[::1], int64)" gives the
+/// argument types; "float64(float64)" also gives a return type. Throws
+/// std::invalid_argument with a message saying what is wrong.
+struct Signature {
+  const Type *returnType = nullptr;
+  std::vector<const Type *> arguments;
+};
+Signature parseSignature(const std::string &text);
+/// The signature text of argument types, as parseSignature reads it.
+std::string formatArguments(const std::vector<const Type *> &arguments);
+} // namespace types
+
+} // namespace spirjit

@@ -1,0 +1,728 @@
+#include "frontend/BuildPyIR.h"
+
+#include "frontend/Diagnostics.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace spirjit {
+namespace {
+
+using ir::Block;
+using ir::Instruction;
+using ir::Opcode;
+
+/// SSA construction over named variables (Braun et al.).
+class SSABuilder {
+public:
+  SSABuilder(ir::Function &function, Instruction *undef)
+      : function_(function), undef_(undef) {}
+
+  void write(const std::string &var, Block *block, Instruction *value) {
+    defs_[var][block] = value;
+  }
+
+  Instruction *read(const std::string &var, Block *block, int line) {
+    auto &perBlock = defs_[var];
+    auto it = perBlock.find(block);
+    if (it != perBlock.end())
+      return it->second;
+    return readRecursive(var, block, line);
+  }
+
+  bool isSealed(Block *block) const { return sealed_.count(block) != 0; }
+
+  void seal(Block *block) {
+    auto pending = std::move(incomplete_[block]);
+    incomplete_.erase(block);
+    sealed_.insert(block);
+    for (auto &[var, phi] : pending)
+      addOperands(var, phi);
+  }
+
+private:
+  Instruction *readRecursive(const std::string &var, Block *block, int line) {
+    Instruction *value;
+    if (!isSealed(block)) {
+      value = function_.create(block, Opcode::Phi, {}, line);
+      incomplete_[block][var] = value;
+    } else if (block->predecessors.empty()) {
+      value = undef_;
+    } else if (block->predecessors.size() == 1) {
+      value = read(var, block->predecessors[0], line);
+    } else {
+      Instruction *phi = function_.create(block, Opcode::Phi, {}, line);
+      write(var, block, phi);
+      value = addOperands(var, phi);
+    }
+    write(var, block, value);
+    return value;
+  }
+
+  Instruction *addOperands(const std::string &var, Instruction *phi) {
+    for (Block *pred : phi->parent->predecessors)
+      phi->operands.push_back(read(var, pred, phi->line));
+    return removeIfTrivial(phi);
+  }
+
+  Instruction *removeIfTrivial(Instruction *phi) {
+    Instruction *same = nullptr;
+    for (Instruction *operand : phi->operands) {
+      if (operand == same || operand == phi)
+        continue;
+      if (same)
+        return phi; // merges at least two values: not trivial
+      same = operand;
+    }
+    if (!same)
+      same = undef_;
+    std::vector<Instruction *> phiUsers;
+    for (auto &block : function_.blocks)
+      for (auto &inst : block->instructions)
+        if (inst.get() != phi && inst->opcode == Opcode::Phi &&
+            std::count(inst->operands.begin(), inst->operands.end(), phi))
+          phiUsers.push_back(inst.get());
+    function_.replaceAllUsesWith(phi, same);
+    for (auto &[var, perBlock] : defs_)
+      for (auto &[block, value] : perBlock)
+        if (value == phi)
+          value = same;
+    for (auto &[block, pending] : incomplete_)
+      for (auto &[var, value] : pending)
+        SPIRJIT_INTERNAL_CHECK(value != phi, "removing an incomplete phi");
+    function_.erase(phi);
+    for (Instruction *user : phiUsers)
+      if (isLive(user))
+        removeIfTrivial(user);
+    return same;
+  }
+
+  bool isLive(Instruction *inst) const {
+    for (auto &block : function_.blocks)
+      for (auto &i : block->instructions)
+        if (i.get() == inst)
+          return true;
+    return false;
+  }
+
+  ir::Function &function_;
+  Instruction *undef_;
+  std::map<std::string, std::map<Block *, Instruction *>> defs_;
+  std::map<Block *, std::map<std::string, Instruction *>> incomplete_;
+  std::set<Block *> sealed_;
+};
+
+std::string slotName(size_t slot) { return "$stack" + std::to_string(slot); }
+
+/// The name a user knows for a construct the frontend rejects, by opcode.
+const char *unsupportedConstruct(PyOp op) {
+  switch (op) {
+  case PyOp::BUILD_LIST:
+  case PyOp::LIST_APPEND:
+  case PyOp::LIST_EXTEND:
+  case PyOp::LIST_TO_TUPLE:
+    return "list";
+  case PyOp::BUILD_MAP:
+  case PyOp::BUILD_CONST_KEY_MAP:
+  case PyOp::MAP_ADD:
+  case PyOp::DICT_MERGE:
+  case PyOp::DICT_UPDATE:
+    return "dict";
+  case PyOp::BUILD_SET:
+  case PyOp::SET_ADD:
+  case PyOp::SET_UPDATE:
+    return "set";
+  case PyOp::FORMAT_VALUE:
+  case PyOp::BUILD_STRING:
+    return "str";
+  case PyOp::BUILD_SLICE:
+    return "slice";
+  case PyOp::BEFORE_WITH:
+  case PyOp::WITH_EXCEPT_START:
+    return "with";
+  case PyOp::BEFORE_ASYNC_WITH:
+  case PyOp::GET_AWAITABLE:
+  case PyOp::GET_AITER:
+  case PyOp::GET_ANEXT:
+  case PyOp::END_ASYNC_FOR:
+  case PyOp::ASYNC_GEN_WRAP:
+    return "async";
+  case PyOp::PUSH_EXC_INFO:
+  case PyOp::POP_EXCEPT:
+  case PyOp::CHECK_EXC_MATCH:
+  case PyOp::CHECK_EG_MATCH:
+  case PyOp::RERAISE:
+  case PyOp::PREP_RERAISE_STAR:
+    return "try";
+  case PyOp::RAISE_VARARGS:
+    return "raise";
+  case PyOp::LOAD_ASSERTION_ERROR:
+    return "assert";
+  case PyOp::YIELD_VALUE:
+  case PyOp::RETURN_GENERATOR:
+  case PyOp::SEND:
+  case PyOp::GET_YIELD_FROM_ITER:
+    return "yield";
+  case PyOp::LOAD_BUILD_CLASS:
+    return "class";
+  case PyOp::IMPORT_NAME:
+  case PyOp::IMPORT_FROM:
+  case PyOp::IMPORT_STAR:
+    return "import";
+  case PyOp::STORE_ATTR:
+  case PyOp::DELETE_ATTR:
+    return "attribute assignment";
+  case PyOp::DELETE_FAST:
+  case PyOp::DELETE_SUBSCR:
+  case PyOp::DELETE_NAME:
+  case PyOp::DELETE_GLOBAL:
+  case PyOp::DELETE_DEREF:
+    return "del";
+  case PyOp::STORE_GLOBAL:
+    return "global";
+  case PyOp::STORE_DEREF:
+  case PyOp::LOAD_CLOSURE:
+  case PyOp::LOAD_CLASSDEREF:
+    return "nonlocal";
+  case PyOp::MAKE_FUNCTION:
+    return "nested function";
+  case PyOp::CALL_FUNCTION_EX:
+    return "*args or **kwargs";
+  case PyOp::CONTAINS_OP:
+    return "in";
+  case PyOp::MATCH_CLASS:
+  case PyOp::MATCH_KEYS:
+  case PyOp::MATCH_MAPPING:
+  case PyOp::MATCH_SEQUENCE:
+  case PyOp::GET_LEN:
+    return "match";
+  case PyOp::UNPACK_EX:
+    return "starred assignment";
+  case PyOp::STORE_NAME:
+  case PyOp::LOAD_NAME:
+  case PyOp::SETUP_ANNOTATIONS:
+  case PyOp::PRINT_EXPR:
+    return "module-level code";
+  default:
+    return nullptr;
+  }
+}
+
+class Builder {
+public:
+  Builder(const FunctionDescription &desc, const ControlFlowGraph &cfg)
+      : desc_(desc), cfg_(cfg) {}
+
+  std::unique_ptr<ir::Function> run();
+
+private:
+  [[noreturn]] void unsupported(int line, const std::string &what) {
+    throw UserError(UserErrorKind::UnsupportedFeature, desc_.filename, line,
+                    "'" + what + "' is not supported in spirjit kernels and "
+                    "device functions; rewrite it with scalars, arrays, "
+                    "tuples and loops");
+  }
+  [[noreturn]] void malformed(int line, const std::string &what) {
+    throw UserError(UserErrorKind::Compile, desc_.filename, line,
+                    "malformed bytecode: " + what);
+  }
+
+  Instruction *pop(int line) {
+    if (stack_.empty())
+      malformed(line, "value stack underflow");
+    Instruction *v = stack_.back();
+    stack_.pop_back();
+    return v;
+  }
+  Instruction *peek(size_t depth, int line) {
+    if (depth == 0 || depth > stack_.size())
+      malformed(line, "value stack underflow");
+    return stack_[stack_.size() - depth];
+  }
+  Instruction *emit(Opcode op, std::vector<Instruction *> operands, int line) {
+    return function_->create(current_, op, std::move(operands), line);
+  }
+  Instruction *emitConst(const ConstValue &value, int line);
+  const std::string &nameAt(const std::vector<std::string> &list, int index,
+                            int line) {
+    if (index < 0 || index >= static_cast<int>(list.size()))
+      malformed(line, "name index " + std::to_string(index) + " out of range");
+    return list[index];
+  }
+  void translate(const BytecodeInstruction &inst, int bytecodeBlock);
+  void endBlock(int bytecodeBlock, const std::vector<Block *> &targets,
+                std::vector<size_t> depths, Instruction *terminatorOperand,
+                int line);
+
+  const FunctionDescription &desc_;
+  const ControlFlowGraph &cfg_;
+  std::unique_ptr<ir::Function> function_;
+  std::unique_ptr<SSABuilder> ssa_;
+  std::vector<Block *> blocks_; // IR block of each bytecode block
+  std::vector<int> entryDepth_; // stack depth at entry, -1 while unknown
+  std::vector<char> filled_;
+  Block *current_ = nullptr;
+  std::vector<Instruction *> stack_;
+  Instruction *null_ = nullptr; // the NULL that CPython pushes before calls
+  bool pendingKeywords_ = false;
+  bool terminated_ = false;
+};
+
+Instruction *Builder::emitConst(const ConstValue &value, int line) {
+  switch (value.kind) {
+  case ConstValue::Kind::Str:
+    unsupported(line, "str");
+  case ConstValue::Kind::Code: {
+    const std::string &name = value.text;
+    if (name == "<listcomp>")
+      unsupported(line, "list comprehension");
+    if (name == "<dictcomp>")
+      unsupported(line, "dict comprehension");
+    if (name == "<setcomp>")
+      unsupported(line, "set comprehension");
+    if (name == "<genexpr>")
+      unsupported(line, "generator expression");
+    if (name == "<lambda>")
+      unsupported(line, "lambda");
+    unsupported(line, "nested function");
+  }
+  case ConstValue::Kind::Other:
+    unsupported(line, value.text);
+  case ConstValue::Kind::Tuple: {
+    std::vector<Instruction *> items;
+    for (const ConstValue &item : value.items)
+      items.push_back(emitConst(item, line));
+    return emit(Opcode::BuildTuple, items, line);
+  }
+  default: {
+    Instruction *c = emit(Opcode::Const, {}, line);
+    c->constant = value;
+    return c;
+  }
+  }
+}
+
+void Builder::endBlock(int bytecodeBlock, const std::vector<Block *> &targets,
+                       std::vector<size_t> depths, Instruction *operand,
+                       int line) {
+  // Stack slots are SSA variables: the block's final stack defines them for
+  // every successor; each edge says how many of them it keeps.
+  for (size_t slot = 0; slot < stack_.size(); ++slot)
+    ssa_->write(slotName(slot), current_, stack_[slot]);
+  const BytecodeBlock &block = cfg_.blocks[bytecodeBlock];
+  for (size_t i = 0; i < block.successors.size(); ++i) {
+    int succ = block.successors[i];
+    int depth = static_cast<int>(depths[i]);
+    if (entryDepth_[succ] == -1)
+      entryDepth_[succ] = depth;
+    else if (entryDepth_[succ] != depth)
+      malformed(line, "inconsistent stack depth at a join");
+  }
+  Instruction *term;
+  if (targets.size() == 2 && targets[0] != targets[1]) {
+    term = emit(Opcode::CondBranch, {operand}, line);
+    term->targets = targets;
+  } else {
+    term = emit(Opcode::Branch, {}, line);
+    term->targets = {targets[0]};
+  }
+  terminated_ = true;
+}
+
+void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
+  int line = inst.line;
+  int arg = inst.arg;
+  const BytecodeBlock &block = cfg_.blocks[bytecodeBlock];
+  auto successorBlock = [&](int i) { return blocks_[block.successors[i]]; };
+  if (const char *what = unsupportedConstruct(inst.op))
+    unsupported(line, what);
+  if (pendingKeywords_ && inst.op != PyOp::CALL && inst.op != PyOp::PRECALL)
+    malformed(line, "KW_NAMES not followed by CALL");
+
+  switch (inst.op) {
+  case PyOp::NOP:
+  case PyOp::RESUME:
+  case PyOp::CACHE:
+  case PyOp::COPY_FREE_VARS:
+  case PyOp::MAKE_CELL:
+  case PyOp::PRECALL:
+  case PyOp::EXTENDED_ARG:
+    return;
+  case PyOp::KW_NAMES:
+    pendingKeywords_ = true;
+    return;
+  case PyOp::POP_TOP:
+    pop(line);
+    return;
+  case PyOp::PUSH_NULL:
+    stack_.push_back(null_);
+    return;
+  case PyOp::COPY:
+    stack_.push_back(peek(arg, line));
+    return;
+  case PyOp::SWAP: {
+    Instruction *top = peek(1, line);
+    Instruction *other = peek(arg, line);
+    stack_[stack_.size() - 1] = other;
+    stack_[stack_.size() - arg] = top;
+    return;
+  }
+  case PyOp::LOAD_FAST:
+    stack_.push_back(
+        ssa_->read("v:" + nameAt(desc_.varnames, arg, line), current_, line));
+    return;
+  case PyOp::STORE_FAST:
+    ssa_->write("v:" + nameAt(desc_.varnames, arg, line), current_,
+                pop(line));
+    return;
+  case PyOp::LOAD_CONST:
+    if (arg >= static_cast<int>(desc_.consts.size()))
+      malformed(line, "constant index out of range");
+    stack_.push_back(emitConst(desc_.consts[arg], line));
+    return;
+  case PyOp::LOAD_GLOBAL: {
+    if (arg & 1)
+      stack_.push_back(null_);
+    const std::string &name = nameAt(desc_.names, arg >> 1, line);
+    if (!desc_.globals.count(name))
+      throw UserError(UserErrorKind::Typing, desc_.filename, line,
+                      "name '" + name + "' is not defined");
+    Instruction *g = emit(Opcode::Global, {}, line);
+    g->name = name;
+    stack_.push_back(g);
+    return;
+  }
+  case PyOp::LOAD_DEREF: {
+    // 3.11 indexes "fast locals plus": varnames, new cellvars, freevars.
+    std::vector<std::string> localsPlus = desc_.varnames;
+    for (const std::string &cell : desc_.cellvars)
+      if (std::find(localsPlus.begin(), localsPlus.end(), cell) ==
+          localsPlus.end())
+        localsPlus.push_back(cell);
+    size_t firstFree = localsPlus.size();
+    localsPlus.insert(localsPlus.end(), desc_.freevars.begin(),
+                      desc_.freevars.end());
+    const std::string &name = nameAt(localsPlus, arg, line);
+    if (static_cast<size_t>(arg) < firstFree)
+      unsupported(line, "nonlocal");
+    Instruction *v = emit(Opcode::FreeVar, {}, line);
+    v->index = arg - static_cast<int>(firstFree);
+    v->name = name;
+    stack_.push_back(v);
+    return;
+  }
+  case PyOp::LOAD_ATTR: {
+    Instruction *obj = pop(line);
+    Instruction *attr = emit(Opcode::GetAttr, {obj}, line);
+    attr->name = nameAt(desc_.names, arg, line);
+    stack_.push_back(attr);
+    return;
+  }
+  case PyOp::LOAD_METHOD: {
+    Instruction *obj = pop(line);
+    Instruction *attr = emit(Opcode::GetAttr, {obj}, line);
+    attr->name = nameAt(desc_.names, arg, line);
+    stack_.push_back(null_);
+    stack_.push_back(attr);
+    return;
+  }
+  case PyOp::CALL: {
+    if (pendingKeywords_)
+      unsupported(line, "keyword arguments");
+    std::vector<Instruction *> args(arg);
+    for (int i = arg - 1; i >= 0; --i)
+      args[i] = pop(line);
+    Instruction *callable = pop(line);
+    Instruction *method = pop(line);
+    if (method != null_) {
+      args.insert(args.begin(), callable);
+      callable = method;
+    }
+    args.insert(args.begin(), callable);
+    stack_.push_back(emit(Opcode::Call, args, line));
+    return;
+  }
+  case PyOp::BINARY_OP: {
+    if (arg < 0 || arg > 25)
+      malformed(line, "unknown binary operator " + std::to_string(arg));
+    // CPython's NB_* order, the in-place forms 13 later.
+    static const ir::BinaryOperator ops[] = {
+        ir::BinaryOperator::Add,    ir::BinaryOperator::BitAnd,
+        ir::BinaryOperator::FloorDiv, ir::BinaryOperator::LShift,
+        ir::BinaryOperator::MatMul, ir::BinaryOperator::Mul,
+        ir::BinaryOperator::Mod,    ir::BinaryOperator::BitOr,
+        ir::BinaryOperator::Pow,    ir::BinaryOperator::RShift,
+        ir::BinaryOperator::Sub,    ir::BinaryOperator::TrueDiv,
+        ir::BinaryOperator::BitXor};
+    Instruction *rhs = pop(line);
+    Instruction *lhs = pop(line);
+    Instruction *op = emit(Opcode::BinaryOp, {lhs, rhs}, line);
+    op->index = static_cast<int64_t>(ops[arg % 13]);
+    stack_.push_back(op);
+    return;
+  }
+  case PyOp::UNARY_NEGATIVE:
+  case PyOp::UNARY_POSITIVE:
+  case PyOp::UNARY_NOT:
+  case PyOp::UNARY_INVERT: {
+    ir::UnaryOperator op = inst.op == PyOp::UNARY_NEGATIVE
+                               ? ir::UnaryOperator::Neg
+                           : inst.op == PyOp::UNARY_POSITIVE
+                               ? ir::UnaryOperator::Pos
+                           : inst.op == PyOp::UNARY_NOT
+                               ? ir::UnaryOperator::Not
+                               : ir::UnaryOperator::Invert;
+    Instruction *u = emit(Opcode::UnaryOp, {pop(line)}, line);
+    u->index = static_cast<int64_t>(op);
+    stack_.push_back(u);
+    return;
+  }
+  case PyOp::COMPARE_OP:
+  case PyOp::IS_OP: {
+    if (inst.op == PyOp::COMPARE_OP && (arg < 0 || arg > 5))
+      malformed(line, "unknown comparison " + std::to_string(arg));
+    Instruction *rhs = pop(line);
+    Instruction *lhs = pop(line);
+    Instruction *c = emit(Opcode::Compare, {lhs, rhs}, line);
+    c->index = inst.op == PyOp::COMPARE_OP
+                   ? arg
+                   : static_cast<int64_t>(arg ? ir::CompareOperator::IsNot
+                                              : ir::CompareOperator::Is);
+    stack_.push_back(c);
+    return;
+  }
+  case PyOp::BINARY_SUBSCR: {
+    Instruction *index = pop(line);
+    Instruction *obj = pop(line);
+    stack_.push_back(emit(Opcode::GetItem, {obj, index}, line));
+    return;
+  }
+  case PyOp::STORE_SUBSCR: {
+    Instruction *index = pop(line);
+    Instruction *obj = pop(line);
+    Instruction *value = pop(line);
+    emit(Opcode::SetItem, {obj, index, value}, line);
+    return;
+  }
+  case PyOp::BUILD_TUPLE: {
+    std::vector<Instruction *> items(arg);
+    for (int i = arg - 1; i >= 0; --i)
+      items[i] = pop(line);
+    stack_.push_back(emit(Opcode::BuildTuple, items, line));
+    return;
+  }
+  case PyOp::UNPACK_SEQUENCE: {
+    Instruction *seq = pop(line);
+    for (int i = arg - 1; i >= 0; --i) {
+      Instruction *item = emit(Opcode::TupleGet, {seq}, line);
+      item->index = i;
+      stack_.push_back(item);
+    }
+    return;
+  }
+  case PyOp::GET_ITER:
+    stack_.push_back(emit(Opcode::GetIter, {pop(line)}, line));
+    return;
+  case PyOp::FOR_ITER: {
+    Instruction *iter = peek(1, line);
+    Instruction *valid = emit(Opcode::IterValid, {iter}, line);
+    stack_.push_back(emit(Opcode::IterNext, {iter}, line));
+    size_t depth = stack_.size();
+    // Body: the iterator and its value; exhausted: the iterator popped.
+    endBlock(bytecodeBlock, {successorBlock(0), successorBlock(1)},
+             {depth, depth - 2}, valid, line);
+    return;
+  }
+  case PyOp::POP_JUMP_FORWARD_IF_FALSE:
+  case PyOp::POP_JUMP_BACKWARD_IF_FALSE:
+  case PyOp::POP_JUMP_FORWARD_IF_TRUE:
+  case PyOp::POP_JUMP_BACKWARD_IF_TRUE:
+  case PyOp::POP_JUMP_FORWARD_IF_NONE:
+  case PyOp::POP_JUMP_BACKWARD_IF_NONE:
+  case PyOp::POP_JUMP_FORWARD_IF_NOT_NONE:
+  case PyOp::POP_JUMP_BACKWARD_IF_NOT_NONE: {
+    Instruction *value = pop(line);
+    Instruction *cond;
+    bool jumpIfTrue;
+    switch (inst.op) {
+    case PyOp::POP_JUMP_FORWARD_IF_NONE:
+    case PyOp::POP_JUMP_BACKWARD_IF_NONE:
+    case PyOp::POP_JUMP_FORWARD_IF_NOT_NONE:
+    case PyOp::POP_JUMP_BACKWARD_IF_NOT_NONE: {
+      Instruction *none = emitConst(ConstValue::none(), line);
+      cond = emit(Opcode::Compare, {value, none}, line);
+      cond->index = static_cast<int64_t>(ir::CompareOperator::Is);
+      jumpIfTrue = inst.op == PyOp::POP_JUMP_FORWARD_IF_NONE ||
+                   inst.op == PyOp::POP_JUMP_BACKWARD_IF_NONE;
+      break;
+    }
+    default:
+      cond = emit(Opcode::Truth, {value}, line);
+      jumpIfTrue = inst.op == PyOp::POP_JUMP_FORWARD_IF_TRUE ||
+                   inst.op == PyOp::POP_JUMP_BACKWARD_IF_TRUE;
+    }
+    size_t depth = stack_.size();
+    // successors: 0 = fall-through, 1 = jump target
+    std::vector<Block *> targets =
+        jumpIfTrue ? std::vector<Block *>{successorBlock(1), successorBlock(0)}
+                   : std::vector<Block *>{successorBlock(0), successorBlock(1)};
+    endBlock(bytecodeBlock, targets, {depth, depth}, cond, line);
+    return;
+  }
+  case PyOp::JUMP_IF_FALSE_OR_POP:
+  case PyOp::JUMP_IF_TRUE_OR_POP: {
+    Instruction *cond = emit(Opcode::Truth, {peek(1, line)}, line);
+    size_t depth = stack_.size();
+    bool jumpIfTrue = inst.op == PyOp::JUMP_IF_TRUE_OR_POP;
+    std::vector<Block *> targets =
+        jumpIfTrue ? std::vector<Block *>{successorBlock(1), successorBlock(0)}
+                   : std::vector<Block *>{successorBlock(0), successorBlock(1)};
+    // The jump keeps the value, the fall-through pops it.
+    endBlock(bytecodeBlock, targets, {depth - 1, depth}, cond, line);
+    return;
+  }
+  case PyOp::JUMP_FORWARD:
+  case PyOp::JUMP_BACKWARD:
+  case PyOp::JUMP_BACKWARD_NO_INTERRUPT:
+    endBlock(bytecodeBlock, {successorBlock(0)}, {stack_.size()}, nullptr,
+             line);
+    return;
+  case PyOp::RETURN_VALUE: {
+    emit(Opcode::Return, {pop(line)}, line);
+    terminated_ = true;
+    return;
+  }
+  default:
+    unsupported(line, std::string("bytecode ") + pyOpName(inst.op));
+  }
+}
+
+std::unique_ptr<ir::Function> Builder::run() {
+  function_ = std::make_unique<ir::Function>();
+  function_->name = desc_.qualifiedName.empty() ? desc_.name
+                                                : desc_.qualifiedName;
+  function_->filename = desc_.filename;
+  function_->firstLine = desc_.firstLine;
+  if (desc_.argCount > static_cast<int>(desc_.varnames.size()))
+    malformed(desc_.firstLine, "more parameters than local names");
+
+  Block *entry = function_->addBlock();
+  current_ = entry;
+  null_ = emitConst(ConstValue::none(), desc_.firstLine);
+  Instruction *undef = emit(Opcode::Undef, {}, desc_.firstLine);
+  ssa_ = std::make_unique<SSABuilder>(*function_, undef);
+  for (int i = 0; i < desc_.argCount; ++i) {
+    Instruction *a = emit(Opcode::Arg, {}, desc_.firstLine);
+    a->index = i;
+    a->name = desc_.varnames[i];
+    function_->parameterNames.push_back(a->name);
+    ssa_->write("v:" + a->name, entry, a);
+  }
+
+  for (size_t b = 0; b < cfg_.blocks.size(); ++b)
+    blocks_.push_back(function_->addBlock());
+  for (size_t b = 0; b < cfg_.blocks.size(); ++b)
+    for (int pred : cfg_.blocks[b].predecessors)
+      blocks_[b]->predecessors.push_back(blocks_[pred]);
+  blocks_[0]->predecessors.insert(blocks_[0]->predecessors.begin(), entry);
+  Instruction *jump = emit(Opcode::Branch, {}, desc_.firstLine);
+  jump->targets = {blocks_[0]};
+  ssa_->seal(entry);
+
+  entryDepth_.assign(cfg_.blocks.size(), -1);
+  entryDepth_[0] = 0;
+  filled_.assign(cfg_.blocks.size(), 0);
+  auto trySeal = [&](int b) {
+    if (ssa_->isSealed(blocks_[b]))
+      return;
+    for (int pred : cfg_.blocks[b].predecessors)
+      if (!filled_[pred])
+        return;
+    ssa_->seal(blocks_[b]);
+  };
+
+  for (int b : cfg_.reversePostOrder()) {
+    const BytecodeBlock &block = cfg_.blocks[b];
+    trySeal(b);
+    current_ = blocks_[b];
+    terminated_ = false;
+    int line = cfg_.code[block.begin].line;
+    SPIRJIT_INTERNAL_CHECK(entryDepth_[b] >= 0,
+                           "block reached before any predecessor");
+    stack_.clear();
+    for (int slot = 0; slot < entryDepth_[b]; ++slot)
+      stack_.push_back(ssa_->read(slotName(slot), current_, line));
+    for (int i = block.begin; i < block.end; ++i) {
+      if (terminated_)
+        malformed(cfg_.code[i].line, "instruction after a block terminator");
+      translate(cfg_.code[i], b);
+    }
+    if (!terminated_) // the next instruction starts a new block
+      endBlock(b, {blocks_[block.successors.at(0)]}, {stack_.size()}, nullptr,
+               cfg_.code[block.end - 1].line);
+    filled_[b] = 1;
+    for (int succ : block.successors)
+      trySeal(succ);
+  }
+
+  // Unused values that have no effect are dropped (the NULL marker, stack
+  // copies, constants of folded branches).
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::set<Instruction *> used;
+    for (auto &blk : function_->blocks)
+      for (auto &inst : blk->instructions)
+        for (Instruction *operand : inst->operands)
+          used.insert(operand);
+    for (auto &blk : function_->blocks) {
+      std::vector<Instruction *> dead;
+      for (auto &inst : blk->instructions) {
+        Opcode op = inst->opcode;
+        bool hasEffect = ir::isTerminator(op) || op == Opcode::SetItem ||
+                         op == Opcode::Call || op == Opcode::IterNext ||
+                         op == Opcode::Arg;
+        if (!hasEffect && !used.count(inst.get()))
+          dead.push_back(inst.get());
+      }
+      for (Instruction *inst : dead)
+        function_->erase(inst);
+      changed |= !dead.empty();
+    }
+  }
+
+  std::string problems = ir::verify(*function_);
+  SPIRJIT_INTERNAL_CHECK(problems.empty(),
+                         "pyir of " + function_->name + " is malformed:\n" +
+                             problems + ir::print(*function_));
+  return std::move(function_);
+}
+
+} // namespace
+
+std::unique_ptr<ir::Function> buildPyIR(const FunctionDescription &function,
+                                        const ControlFlowGraph &cfg) {
+  if (function.hasExceptionTable) {
+    // `with` shows itself by its opcode; any other exception table is a try.
+    for (const BytecodeInstruction &inst : cfg.code)
+      if (inst.op == PyOp::BEFORE_WITH)
+        throw UserError(UserErrorKind::UnsupportedFeature, function.filename,
+                        inst.line,
+                        "'with' is not supported in spirjit kernels and "
+                        "device functions; rewrite it with scalars, arrays, "
+                        "tuples and loops");
+    int line = function.firstLine;
+    for (const BytecodeInstruction &inst : cfg.code)
+      if (inst.op == PyOp::NOP && inst.line > function.firstLine) {
+        line = inst.line; // 3.11 marks the `try:` line with a NOP
+        break;
+      }
+    throw UserError(UserErrorKind::UnsupportedFeature, function.filename, line,
+                    "'try' is not supported in spirjit kernels and device "
+                    "functions; rewrite it with scalars, arrays, tuples and "
+                    "loops");
+  }
+  return Builder(function, cfg).run();
+}
+
+} // namespace spirjit

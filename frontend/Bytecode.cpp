@@ -1,0 +1,148 @@
+#include "frontend/Bytecode.h"
+
+#include "frontend/Diagnostics.h"
+
+#include <sstream>
+
+namespace spirjit {
+namespace {
+
+enum class JumpKind { None, Forward, Backward };
+
+struct OpcodeInfo {
+  bool known = false;
+  PyOp op = PyOp::NOP;
+  int cacheEntries = 0;
+  JumpKind jump = JumpKind::None;
+};
+
+struct OpcodeTable {
+  OpcodeInfo entries[256];
+};
+
+const OpcodeTable &python311Table() {
+  static const OpcodeTable table = [] {
+    OpcodeTable t;
+#define PY311(number, name, caches, kind)                                      \
+  t.entries[number] = {true, PyOp::name, caches, JumpKind::kind};
+#include "frontend/Python311.def"
+    return t;
+  }();
+  return table;
+}
+
+const OpcodeTable *tableFor(int major, int minor) {
+  if (major == 3 && minor == 11)
+    return &python311Table();
+  return nullptr;
+}
+
+} // namespace
+
+const char *pyOpName(PyOp op) {
+  static const char *const names[] = {
+#define PY_OPCODE(name) #name,
+#include "frontend/Opcodes.def"
+  };
+  return names[static_cast<int>(op)];
+}
+
+bool isSupportedPythonVersion(int major, int minor) {
+  return tableFor(major, minor) != nullptr;
+}
+
+std::vector<BytecodeInstruction>
+decodeBytecode(const FunctionDescription &function) {
+  auto malformed = [&](int offset, const std::string &why) {
+    return UserError(UserErrorKind::Compile, function.filename,
+                     function.lineAt(offset),
+                     "malformed bytecode in '" + function.name + "' at offset " +
+                         std::to_string(offset) + ": " + why);
+  };
+  const OpcodeTable *table =
+      tableFor(function.pythonMajor, function.pythonMinor);
+  if (!table)
+    throw UserError(UserErrorKind::UnsupportedFeature, function.filename,
+                    function.firstLine,
+                    "Python " + std::to_string(function.pythonMajor) + "." +
+                        std::to_string(function.pythonMinor) +
+                        " bytecode is not supported (spirjit supports 3.11)");
+  const std::vector<uint8_t> &code = function.code;
+  if (code.size() % 2 != 0)
+    throw malformed(0, "odd code length " + std::to_string(code.size()));
+
+  std::vector<BytecodeInstruction> out;
+  int size = static_cast<int>(code.size());
+  int offset = 0;
+  while (offset < size) {
+    int start = offset;
+    unsigned extended = 0;
+    int prefixes = 0;
+    for (;;) {
+      if (offset >= size)
+        throw malformed(start, "truncated EXTENDED_ARG");
+      const OpcodeInfo &info = table->entries[code[offset]];
+      if (!info.known)
+        throw malformed(offset, "unknown opcode " +
+                                    std::to_string(code[offset]));
+      unsigned arg = (extended << 8) | code[offset + 1];
+      if (info.op == PyOp::EXTENDED_ARG) {
+        if (++prefixes > 3)
+          throw malformed(offset, "too many EXTENDED_ARG prefixes");
+        extended = arg;
+        offset += 2;
+        continue;
+      }
+      BytecodeInstruction inst;
+      inst.op = info.op;
+      inst.arg = static_cast<int>(arg);
+      inst.offset = start;
+      inst.next = offset + 2 + 2 * info.cacheEntries;
+      inst.line = function.lineAt(offset);
+      if (inst.next > size)
+        throw malformed(offset, "truncated inline cache");
+      if (info.jump == JumpKind::Forward)
+        inst.target = inst.next + 2 * inst.arg;
+      else if (info.jump == JumpKind::Backward)
+        inst.target = inst.next - 2 * inst.arg;
+      if (info.jump != JumpKind::None &&
+          (inst.target < 0 || inst.target > size))
+        throw malformed(offset, "jump target " + std::to_string(inst.target) +
+                                    " out of range");
+      offset = inst.next;
+      if (inst.op != PyOp::CACHE)
+        out.push_back(inst);
+      break;
+    }
+  }
+  // Jumps must land on an instruction boundary.
+  std::vector<bool> starts(code.size() + 1, false);
+  for (const BytecodeInstruction &inst : out)
+    starts[inst.offset] = true;
+  for (const BytecodeInstruction &inst : out)
+    if (inst.target >= 0 && (inst.target >= size || !starts[inst.target]))
+      throw malformed(inst.offset, "jump into the middle of an instruction");
+  return out;
+}
+
+std::string printBytecode(const FunctionDescription &function,
+                          const std::vector<BytecodeInstruction> &code) {
+  std::ostringstream os;
+  os << "bytecode of " << function.qualifiedName << " (Python "
+     << function.pythonMajor << "." << function.pythonMinor << ", "
+     << function.filename << ":" << function.firstLine << ")\n";
+  int lastLine = -1;
+  for (const BytecodeInstruction &inst : code) {
+    if (inst.line != lastLine) {
+      os << "  line " << inst.line << "\n";
+      lastLine = inst.line;
+    }
+    os << "    " << inst.offset << "\t" << pyOpName(inst.op) << " " << inst.arg;
+    if (inst.target >= 0)
+      os << " (to " << inst.target << ")";
+    os << "\n";
+  }
+  return os.str();
+}
+
+} // namespace spirjit

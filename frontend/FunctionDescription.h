@@ -1,0 +1,110 @@
+// A plain description of a Python function: everything the compiler needs,
+// nothing that ties it to the running interpreter. The Python bindings fill
+// it from a code object; tests read it from fixture files, so the compiler
+// core never depends on the interpreter's version or its C API.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace spirjit {
+
+/// A constant from co_consts, a module-level number or a closure value.
+struct ConstValue {
+  enum class Kind { None, Bool, Int, Float, Complex, Str, Tuple, Code, Other };
+  Kind kind = Kind::None;
+  bool boolValue = false;
+  int64_t intValue = 0;
+  double floatValue = 0, imagValue = 0;
+  /// Str: the text; Code: the code object's name; Other: the Python type name.
+  std::string text;
+  std::vector<ConstValue> items; // Tuple
+
+  static ConstValue none() { return {}; }
+  static ConstValue ofBool(bool v) {
+    ConstValue c;
+    c.kind = Kind::Bool;
+    c.boolValue = v;
+    return c;
+  }
+  static ConstValue ofInt(int64_t v) {
+    ConstValue c;
+    c.kind = Kind::Int;
+    c.intValue = v;
+    return c;
+  }
+  static ConstValue ofFloat(double v) {
+    ConstValue c;
+    c.kind = Kind::Float;
+    c.floatValue = v;
+    return c;
+  }
+  static ConstValue ofComplex(double re, double im) {
+    ConstValue c;
+    c.kind = Kind::Complex;
+    c.floatValue = re;
+    c.imagValue = im;
+    return c;
+  }
+  static ConstValue ofText(Kind kind, std::string text) {
+    ConstValue c;
+    c.kind = kind;
+    c.text = std::move(text);
+    return c;
+  }
+  bool isNumber() const {
+    return kind == Kind::Bool || kind == Kind::Int || kind == Kind::Float ||
+           kind == Kind::Complex;
+  }
+  std::string str() const;
+};
+
+/// What a global name (or a closure variable) referred to when the function
+/// was compiled. Values are frozen at compile time.
+struct GlobalValue {
+  enum class Kind {
+    Number,     // a Python or NumPy scalar: `value`
+    Module,     // a module: `name` is its __name__ ("math", "numpy")
+    Builtin,    // a builtin function: `name` ("range", "abs", ...)
+    Object,     // a known library object: `name` is its qualified name
+                // ("numpy.float32", "spirjit.kernel_api.Item", "math.sqrt")
+    Unknown,    // anything else: `name` is its Python type name
+  };
+  Kind kind = Kind::Unknown;
+  std::string name;
+  ConstValue value;
+  /// For Number: the NumPy dtype name when it is a NumPy scalar ("float32"),
+  /// empty for Python scalars (which are weakly typed).
+  std::string dtype;
+};
+
+/// Source line of a range of bytecode offsets: co_lines() of CPython.
+struct LineRange {
+  int start = 0, end = 0, line = 0;
+};
+
+struct FunctionDescription {
+  int pythonMajor = 3, pythonMinor = 11;
+  std::string name, qualifiedName, filename;
+  int firstLine = 0;
+  int argCount = 0;
+  std::vector<uint8_t> code;
+  std::vector<ConstValue> consts;
+  std::vector<std::string> names, varnames, cellvars, freevars;
+  std::vector<LineRange> lines;
+  /// A non-empty exception table means try/except or with in 3.11+.
+  bool hasExceptionTable = false;
+  /// Every name in `names` that resolves to a global or builtin.
+  std::map<std::string, GlobalValue> globals;
+  /// One value per entry of `freevars`.
+  std::vector<GlobalValue> closure;
+  /// The annotation of each parameter that has one, resolved like a global.
+  std::map<std::string, GlobalValue> annotations;
+
+  /// The source line of the instruction at byte offset `offset`.
+  int lineAt(int offset) const;
+};
+
+} // namespace spirjit

@@ -1,0 +1,122 @@
+#include "python/bindings/Describe.h"
+
+namespace py = pybind11;
+
+namespace spirjit::python {
+namespace {
+
+ConstValue toConst(const py::handle &value) {
+  // The describing Python code sends ("kind", payload) pairs.
+  auto pair = value.cast<py::tuple>();
+  std::string kind = pair[0].cast<std::string>();
+  py::handle payload = pair[1];
+  if (kind == "none")
+    return ConstValue::none();
+  if (kind == "bool")
+    return ConstValue::ofBool(payload.cast<bool>());
+  if (kind == "int")
+    return ConstValue::ofInt(payload.cast<int64_t>());
+  if (kind == "float")
+    return ConstValue::ofFloat(payload.cast<double>());
+  if (kind == "complex") {
+    auto parts = payload.cast<py::tuple>();
+    return ConstValue::ofComplex(parts[0].cast<double>(),
+                                 parts[1].cast<double>());
+  }
+  if (kind == "str")
+    return ConstValue::ofText(ConstValue::Kind::Str,
+                              payload.cast<std::string>());
+  if (kind == "code")
+    return ConstValue::ofText(ConstValue::Kind::Code,
+                              payload.cast<std::string>());
+  if (kind == "tuple") {
+    ConstValue c;
+    c.kind = ConstValue::Kind::Tuple;
+    for (py::handle item : payload)
+      c.items.push_back(toConst(item));
+    return c;
+  }
+  return ConstValue::ofText(ConstValue::Kind::Other,
+                            payload.cast<std::string>());
+}
+
+GlobalValue toGlobal(const py::handle &value) {
+  auto d = value.cast<py::dict>();
+  GlobalValue g;
+  std::string kind = d["kind"].cast<std::string>();
+  g.kind = kind == "number"    ? GlobalValue::Kind::Number
+           : kind == "module"  ? GlobalValue::Kind::Module
+           : kind == "builtin" ? GlobalValue::Kind::Builtin
+           : kind == "object"  ? GlobalValue::Kind::Object
+                               : GlobalValue::Kind::Unknown;
+  g.name = d["name"].cast<std::string>();
+  if (d.contains("value"))
+    g.value = toConst(d["value"]);
+  if (d.contains("dtype"))
+    g.dtype = d["dtype"].cast<std::string>();
+  return g;
+}
+
+std::vector<std::string> strings(const py::handle &list) {
+  std::vector<std::string> out;
+  for (py::handle item : list)
+    out.push_back(item.cast<std::string>());
+  return out;
+}
+
+} // namespace
+
+FunctionDescription toFunctionDescription(const py::dict &d) {
+  FunctionDescription f;
+  f.pythonMajor = d["python_major"].cast<int>();
+  f.pythonMinor = d["python_minor"].cast<int>();
+  f.name = d["name"].cast<std::string>();
+  f.qualifiedName = d["qualname"].cast<std::string>();
+  f.filename = d["filename"].cast<std::string>();
+  f.firstLine = d["firstlineno"].cast<int>();
+  f.argCount = d["argcount"].cast<int>();
+  std::string code = d["code"].cast<py::bytes>();
+  f.code.assign(code.begin(), code.end());
+  for (py::handle c : d["consts"])
+    f.consts.push_back(toConst(c));
+  f.names = strings(d["names"]);
+  f.varnames = strings(d["varnames"]);
+  f.cellvars = strings(d["cellvars"]);
+  f.freevars = strings(d["freevars"]);
+  for (py::handle entry : d["lines"]) {
+    auto t = entry.cast<py::tuple>();
+    f.lines.push_back({t[0].cast<int>(), t[1].cast<int>(),
+                       t[2].is_none() ? 0 : t[2].cast<int>()});
+  }
+  f.hasExceptionTable = d["has_exception_table"].cast<bool>();
+  for (auto item : d["globals"].cast<py::dict>())
+    f.globals[item.first.cast<std::string>()] = toGlobal(item.second);
+  for (py::handle value : d["closure"])
+    f.closure.push_back(toGlobal(value));
+  for (auto item : d["annotations"].cast<py::dict>())
+    f.annotations[item.first.cast<std::string>()] = toGlobal(item.second);
+  return f;
+}
+
+const Type *typeOfDType(const py::dtype &dtype) {
+  if (!dtype.attr("isnative").cast<bool>())
+    return nullptr;
+  char kind = dtype.kind();
+  int bits = static_cast<int>(dtype.itemsize()) * 8;
+  switch (kind) {
+  case 'b':
+    return types::boolean();
+  case 'i':
+    return types::integer(bits, true);
+  case 'u':
+    return types::integer(bits, false);
+  case 'f':
+    return bits == 32 || bits == 64 ? types::floating(bits) : nullptr;
+  case 'c':
+    return bits == 64 || bits == 128 ? types::complex(bits / 2) : nullptr;
+  default:
+    return nullptr;
+  }
+}
+
+} // namespace spirjit::python

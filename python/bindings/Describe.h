@@ -1,0 +1,19 @@
+// From a Python description dict (spirjit/_describe.py) to the plain
+// FunctionDescription the compiler reads, and compiler types of Python
+// arguments.
+#pragma once
+
+#include "compiler/Types.h"
+#include "frontend/FunctionDescription.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+namespace spirjit::python {
+
+FunctionDescription toFunctionDescription(const pybind11::dict &description);
+
+/// The compiler type of a NumPy dtype, or nullptr when kernels cannot take it.
+const Type *typeOfDType(const pybind11::dtype &dtype);
+
+} // namespace spirjit::python

@@ -1,0 +1,418 @@
+#include "python/bindings/Dispatcher.h"
+
+#include "compiler/SPIRV.h"
+#include "frontend/Diagnostics.h"
+#include "python/bindings/Describe.h"
+#include "python/bindings/Errors.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+namespace py = pybind11;
+
+namespace spirjit::python {
+namespace {
+
+using runtime::Device;
+
+char layoutOf(const std::vector<int64_t> &shape,
+              const std::vector<int64_t> &strides, int64_t itemsize) {
+  auto contiguous = [&](bool cOrder) {
+    int64_t expected = itemsize;
+    int n = static_cast<int>(shape.size());
+    for (int k = 0; k < n; ++k) {
+      int d = cOrder ? n - 1 - k : k;
+      if (shape[d] != 1 && strides[d] != expected)
+        return false;
+      expected *= shape[d];
+    }
+    return true;
+  };
+  if (contiguous(true))
+    return 'C';
+  if (contiguous(false))
+    return 'F';
+  return 'A';
+}
+
+std::string describeArgument(size_t index) {
+  return "argument " + std::to_string(index + 1);
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
+} // namespace
+
+int64_t DeviceArray::size() const {
+  int64_t n = 1;
+  for (int64_t extent : shape_)
+    n *= extent;
+  return n;
+}
+
+DeviceArray DeviceArray::fromNumPy(const py::array &input,
+                                   const std::shared_ptr<Device> &device) {
+  if (!typeOfDType(input.dtype()))
+    throw py::type_error("arrays of dtype " +
+                         py::str(input.dtype()).cast<std::string>() +
+                         " cannot live on a device");
+  py::array array = py::array::ensure(input, py::array::c_style);
+  std::vector<int64_t> shape(array.shape(), array.shape() + array.ndim());
+  std::vector<int64_t> strides(array.strides(),
+                               array.strides() + array.ndim());
+  size_t bytes = static_cast<size_t>(array.nbytes());
+  std::shared_ptr<runtime::Buffer> buffer =
+      device->allocate(bytes, bytes ? array.data() : nullptr);
+  return DeviceArray(buffer, array.dtype(), shape, strides, 0);
+}
+
+py::array DeviceArray::toNumPy() const {
+  py::array out(dtype_, shape_);
+  if (size() > 0) {
+    SPIRJIT_INTERNAL_CHECK(layoutOf(shape_, strides_, dtype_.itemsize()) ==
+                               'C',
+                           "only contiguous device arrays so far");
+    buffer_->device()->read(*buffer_, out.mutable_data(),
+                            static_cast<size_t>(out.nbytes()),
+                            static_cast<size_t>(offset_));
+  }
+  return out;
+}
+
+const FunctionDescription &Dispatcher::description() {
+  if (!description_)
+    description_ = toFunctionDescription(describe_().cast<py::dict>());
+  return *description_;
+}
+
+Dispatcher::Entry &Dispatcher::compile(const Key &key,
+                                       const std::shared_ptr<Device> &device) {
+  const FunctionDescription &function = description();
+  CompileRequest request;
+  request.function = &function;
+  request.argumentTypes = key.types;
+  request.itemDimensions = key.dimensions;
+  request.fastmath = fastmath_;
+  request.optLevel = optLevel_;
+  if (const char *dir = std::getenv("SPIRJIT_DUMP_DIR"))
+    (void)dir; // stage dumps to a directory: see issue on dumps
+
+  auto entry = std::make_unique<Entry>();
+  {
+    // Compiling touches no Python object: other threads may run.
+    py::gil_scoped_release release;
+    entry->compiled = compileKernel(request);
+    auto start = std::chrono::steady_clock::now();
+    std::shared_ptr<runtime::Program> program =
+        device->info().supportsSpirv
+            ? device->buildFromSPIRV(entry->compiled.spirv)
+            : device->buildFromSPIRBitcode(
+                  lowerSPIRVToSPIRBitcode(entry->compiled.spirv));
+    entry->kernel = device->createKernel(program, entry->compiled.entryPoint);
+    deviceBuildSeconds_ = secondsSince(start);
+  }
+  entry->parameters = kernelParameters(key.types);
+  compileSeconds_ = entry->compiled.compileSeconds;
+  ++compiles_;
+  Entry &ref = *entry;
+  cache_[key] = std::move(entry);
+  return ref;
+}
+
+void Dispatcher::launch(const std::vector<int64_t> &extents,
+                        const py::args &args) {
+  size_t n = args.size();
+  std::vector<const Type *> argTypes(n, nullptr);
+  std::vector<py::array> arrays(n);      // NumPy arguments as given
+  std::vector<py::array> work(n);        // what the device sees
+  std::vector<const DeviceArray *> deviceArrays(n, nullptr);
+  std::vector<uint64_t> scalars(n, 0);   // scalar bytes, little-endian
+
+  std::shared_ptr<Device> device;
+  for (size_t i = 0; i < n; ++i) {
+    py::handle obj = args[i];
+    if (py::isinstance<DeviceArray>(obj)) {
+      const DeviceArray &da = obj.cast<const DeviceArray &>();
+      deviceArrays[i] = &da;
+      const std::shared_ptr<Device> &owner = da.buffer()->device();
+      if (device && device != owner)
+        throw PythonError("DeviceInferenceError",
+                          "arrays on different devices in one launch: " +
+                              device->filterString() + " (" +
+                              device->info().name + ") and " +
+                              owner->filterString() + " (" +
+                              owner->info().name +
+                              "); move them to one device with to_device()");
+      device = owner;
+      argTypes[i] = types::array(typeOfDType(da.dtype()),
+                                 static_cast<int>(da.shape().size()),
+                                 layoutOf(da.shape(), da.strides(),
+                                          da.dtype().itemsize()));
+    }
+  }
+  if (!device)
+    device = defaultDevice();
+
+  py::module_ numpy = py::module_::import("numpy");
+  for (size_t i = 0; i < n; ++i) {
+    if (deviceArrays[i])
+      continue;
+    py::handle obj = args[i];
+    if (py::isinstance<py::array>(obj)) {
+      py::array array = py::reinterpret_borrow<py::array>(obj);
+      const Type *element = typeOfDType(array.dtype());
+      if (!element)
+        throw PythonError("TypingError",
+                          describeArgument(i) + " has dtype " +
+                              py::str(array.dtype()).cast<std::string>() +
+                              ", which kernels cannot take");
+      if (array.ndim() == 0)
+        throw PythonError("TypingError",
+                          describeArgument(i) +
+                              " is a 0-dimensional array; pass a scalar");
+      arrays[i] = array;
+      bool negative = false;
+      for (py::ssize_t d = 0; d < array.ndim(); ++d) {
+        if (array.strides(d) < 0)
+          negative = true;
+        if (array.strides(d) % array.itemsize() != 0)
+          throw PythonError("TypingError",
+                            describeArgument(i) + " has strides that are "
+                            "not a multiple of its item size");
+      }
+      // Negative strides: the device sees a contiguous copy.
+      work[i] = negative ? numpy.attr("ascontiguousarray")(array)
+                                 .cast<py::array>()
+                         : array;
+      std::vector<int64_t> shape(work[i].shape(),
+                                 work[i].shape() + work[i].ndim());
+      std::vector<int64_t> strides(work[i].strides(),
+                                   work[i].strides() + work[i].ndim());
+      argTypes[i] = types::array(element, static_cast<int>(array.ndim()),
+                                 layoutOf(shape, strides, array.itemsize()));
+      continue;
+    }
+    if (py::isinstance<py::bool_>(obj)) {
+      argTypes[i] = types::boolean();
+      scalars[i] = obj.cast<bool>();
+    } else if (py::isinstance<py::int_>(obj)) {
+      argTypes[i] = types::int64();
+      try {
+        int64_t v = obj.cast<int64_t>();
+        std::memcpy(&scalars[i], &v, sizeof v);
+      } catch (const py::cast_error &) {
+        throw PythonError("TypingError", describeArgument(i) +
+                                             " does not fit in int64");
+      }
+    } else if (py::isinstance<py::float_>(obj)) {
+      argTypes[i] = types::floating(64);
+      double v = obj.cast<double>();
+      std::memcpy(&scalars[i], &v, sizeof v);
+    } else if (py::hasattr(obj, "dtype") &&
+               py::isinstance(obj, numpy.attr("generic"))) {
+      py::dtype dtype = obj.attr("dtype").cast<py::dtype>();
+      const Type *t = typeOfDType(dtype);
+      if (!t || t->kind == TypeKind::Complex)
+        throw PythonError("TypingError",
+                          describeArgument(i) + " is a NumPy " +
+                              py::str(dtype).cast<std::string>() +
+                              " scalar, which kernels cannot take yet");
+      argTypes[i] = t;
+      py::array holder = numpy.attr("asarray")(obj).cast<py::array>();
+      std::memcpy(&scalars[i], holder.data(), dtype.itemsize());
+    } else {
+      throw PythonError(
+          "TypingError",
+          describeArgument(i) + " is a '" +
+              py::str(obj.get_type().attr("__name__")).cast<std::string>() +
+              "'; kernels take NumPy arrays, DeviceArrays and numbers");
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const Type *t = argTypes[i];
+    const Type *scalar = t->kind == TypeKind::Array ? t->element : t;
+    if (scalar->kind == TypeKind::Float && scalar->bits == 64 &&
+        !device->info().hasFp64)
+      throw PythonError("TypingError",
+                        describeArgument(i) + " is float64, but " +
+                            device->info().name +
+                            " has no double precision; use float32");
+    if (scalar->kind == TypeKind::Complex)
+      throw PythonError("TypingError", describeArgument(i) +
+                                           " is complex, which kernels cannot "
+                                           "take yet");
+  }
+
+  Key key{argTypes, static_cast<int>(extents.size()), device.get()};
+  auto found = cache_.find(key);
+  Entry *entry;
+  if (found != cache_.end()) {
+    entry = found->second.get();
+    ++memoryHits_;
+  } else {
+    entry = &compile(key, device);
+  }
+
+  for (size_t i = 0; i < n; ++i)
+    if (entry->compiled.writtenArguments[i] && arrays[i] &&
+        !arrays[i].writeable())
+      throw PythonError("TypingError", describeArgument(i) +
+                                           " is a read-only array, but the "
+                                           "kernel writes to it");
+
+  // Bind the arguments by the kernel ABI.
+  std::vector<std::shared_ptr<runtime::Buffer>> buffers(n);
+  std::vector<bool> wrapped(n, false);
+  runtime::Kernel &kernel = *entry->kernel;
+  unsigned index = 0;
+  for (const KernelParameter &p : entry->parameters) {
+    size_t a = static_cast<size_t>(p.argument);
+    const Type *t = argTypes[a];
+    switch (p.kind) {
+    case KernelParameter::Kind::ArrayData: {
+      if (deviceArrays[a]) {
+        SPIRJIT_INTERNAL_CHECK(deviceArrays[a]->offset() == 0,
+                               "device array views are not bound yet");
+        kernel.setBuffer(index, *deviceArrays[a]->buffer());
+        break;
+      }
+      py::array &array = work[a];
+      size_t span = 0;
+      if (array.size() > 0) {
+        span = static_cast<size_t>(array.itemsize());
+        for (py::ssize_t d = 0; d < array.ndim(); ++d)
+          span += static_cast<size_t>((array.shape(d) - 1) * array.strides(d));
+      }
+      bool written = entry->compiled.writtenArguments[a];
+      void *data = const_cast<void *>(array.data());
+      buffers[a] = span ? device->wrapHostMemory(data, span) : nullptr;
+      wrapped[a] = buffers[a] != nullptr;
+      if (!buffers[a])
+        buffers[a] = device->allocate(span ? span : 1, span ? data : nullptr);
+      (void)written;
+      kernel.setBuffer(index, *buffers[a]);
+      break;
+    }
+    case KernelParameter::Kind::ArrayShape:
+    case KernelParameter::Kind::ArrayStride: {
+      int64_t value;
+      if (deviceArrays[a]) {
+        const DeviceArray &da = *deviceArrays[a];
+        value = p.kind == KernelParameter::Kind::ArrayShape
+                    ? da.shape()[p.dim]
+                    : da.strides()[p.dim] / da.dtype().itemsize();
+      } else {
+        py::array &array = work[a];
+        value = p.kind == KernelParameter::Kind::ArrayShape
+                    ? array.shape(p.dim)
+                    : array.strides(p.dim) / array.itemsize();
+      }
+      kernel.setArgument(index, sizeof value, &value);
+      break;
+    }
+    case KernelParameter::Kind::Scalar: {
+      size_t size = t->kind == TypeKind::Bool ? 1 : t->bits / 8;
+      kernel.setArgument(index, size, &scalars[a]);
+      break;
+    }
+    }
+    ++index;
+  }
+
+  // Dimension 0 of a Range is the slowest-varying: OpenCL's last.
+  std::vector<size_t> global(extents.rbegin(), extents.rend());
+  {
+    py::gil_scoped_release release;
+    device->launch(kernel, global);
+    device->finish();
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (!arrays[i] || !entry->compiled.writtenArguments[i] || !buffers[i])
+      continue;
+    if (wrapped[i])
+      device->synchronizeHostMemory(*buffers[i]);
+    else
+      device->read(*buffers[i], work[i].mutable_data(), buffers[i]->size());
+    if (!work[i].is(arrays[i]))
+      arrays[i][py::ellipsis()] = work[i];
+  }
+}
+
+py::dict Dispatcher::stats() const {
+  py::dict d;
+  d["compiles"] = compiles_;
+  d["memory_hits"] = memoryHits_;
+  d["disk_hits"] = 0;
+  d["compile_seconds"] = compileSeconds_;
+  d["device_build_seconds"] = deviceBuildSeconds_;
+  return d;
+}
+
+std::vector<std::shared_ptr<Device>> matchDevices(const std::string &filter) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    size_t colon = filter.find(':', start);
+    parts.push_back(filter.substr(start, colon - start));
+    if (colon == std::string::npos)
+      break;
+    start = colon + 1;
+  }
+  std::string backend, type;
+  int index = -1;
+  for (const std::string &part : parts) {
+    if (part.empty())
+      continue;
+    if (part == "opencl" || part == "level_zero" || part == "cuda")
+      backend = part;
+    else if (part == "cpu" || part == "gpu" || part == "accelerator")
+      type = part;
+    else if (part.find_first_not_of("0123456789") == std::string::npos)
+      index = std::stoi(part);
+    else
+      throw py::value_error("invalid device filter '" + filter +
+                            "': expected backend:type:index, e.g. "
+                            "'opencl:cpu:0'");
+  }
+  std::vector<std::shared_ptr<Device>> matches;
+  for (const auto &device : runtime::openclDevices()) {
+    if (!backend.empty() && device->info().backend != backend)
+      continue;
+    if (!type.empty() && device->info().deviceType != type)
+      continue;
+    matches.push_back(device);
+  }
+  if (index >= 0) {
+    if (index >= static_cast<int>(matches.size()))
+      return {};
+    return {matches[index]};
+  }
+  return matches;
+}
+
+std::shared_ptr<Device> defaultDevice() {
+  const char *filter = std::getenv("SPIRJIT_DEVICE");
+  std::vector<std::shared_ptr<Device>> matches =
+      matchDevices(filter && *filter ? filter : "");
+  if (matches.empty()) {
+    std::string known;
+    for (const auto &device : runtime::openclDevices())
+      known += "\n  " + device->filterString() + "  " + device->info().name;
+    if (filter && *filter)
+      throw PythonError("DeviceError",
+                        std::string("SPIRJIT_DEVICE='") + filter +
+                            "' matches no device; devices:" +
+                            (known.empty() ? " none" : known));
+    throw PythonError("DeviceError",
+                      "no OpenCL device found (is an OpenCL driver such as "
+                      "pocl-opencl-icd installed?)");
+  }
+  return matches[0];
+}
+
+} // namespace spirjit::python

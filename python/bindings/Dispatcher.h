@@ -1,0 +1,94 @@
+// Launching kernels from Python: argument types, the compiled-kernel cache
+// per (signature, launch rank, device), argument binding by the kernel ABI,
+// the launch itself, and writing NumPy arguments back.
+#pragma once
+
+#include "compiler/KernelABI.h"
+#include "compiler/Pipeline.h"
+#include "runtime/OpenCL.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace spirjit::python {
+
+/// An array in one device's memory.
+class DeviceArray {
+public:
+  DeviceArray(std::shared_ptr<runtime::Buffer> buffer, pybind11::dtype dtype,
+              std::vector<int64_t> shape, std::vector<int64_t> strides,
+              int64_t offset)
+      : buffer_(std::move(buffer)), dtype_(std::move(dtype)),
+        shape_(std::move(shape)), strides_(std::move(strides)),
+        offset_(offset) {}
+
+  static DeviceArray fromNumPy(const pybind11::array &array,
+                               const std::shared_ptr<runtime::Device> &device);
+  pybind11::array toNumPy() const;
+
+  const std::shared_ptr<runtime::Buffer> &buffer() const { return buffer_; }
+  const pybind11::dtype &dtype() const { return dtype_; }
+  const std::vector<int64_t> &shape() const { return shape_; }
+  const std::vector<int64_t> &strides() const { return strides_; } // bytes
+  int64_t offset() const { return offset_; }
+  int64_t size() const;
+
+private:
+  std::shared_ptr<runtime::Buffer> buffer_;
+  pybind11::dtype dtype_;
+  std::vector<int64_t> shape_, strides_;
+  int64_t offset_;
+};
+
+class Dispatcher {
+public:
+  /// `describe` returns the function's description dict; it is called once,
+  /// at the first compilation, which freezes globals and closure values.
+  Dispatcher(pybind11::object describe, bool fastmath, int optLevel)
+      : describe_(std::move(describe)), fastmath_(fastmath),
+        optLevel_(optLevel) {}
+
+  /// Launches over a Range of `extents` (dimension 0 slowest) and waits.
+  void launch(const std::vector<int64_t> &extents, const pybind11::args &args);
+  pybind11::dict stats() const;
+
+private:
+  struct Entry {
+    CompiledKernel compiled;
+    std::shared_ptr<runtime::Kernel> kernel;
+    std::vector<KernelParameter> parameters;
+  };
+  struct Key {
+    std::vector<const Type *> types;
+    int dimensions;
+    const runtime::Device *device;
+    bool operator<(const Key &o) const {
+      return std::tie(types, dimensions, device) <
+             std::tie(o.types, o.dimensions, o.device);
+    }
+  };
+
+  Entry &compile(const Key &key, const std::shared_ptr<runtime::Device> &device);
+  const FunctionDescription &description();
+
+  pybind11::object describe_;
+  std::optional<FunctionDescription> description_;
+  bool fastmath_;
+  int optLevel_;
+  std::map<Key, std::unique_ptr<Entry>> cache_;
+  int compiles_ = 0, memoryHits_ = 0;
+  double compileSeconds_ = 0, deviceBuildSeconds_ = 0;
+};
+
+/// The default device: SPIRJIT_DEVICE's filter, else the first device.
+std::shared_ptr<runtime::Device> defaultDevice();
+/// Devices matching a filter "backend:type:index" (parts may be omitted).
+std::vector<std::shared_ptr<runtime::Device>>
+matchDevices(const std::string &filter);
+
+} // namespace spirjit::python

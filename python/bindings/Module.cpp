@@ -1,0 +1,188 @@
+// The pybind11 module spirjit._spirjit: the compiler, the runtime and the
+// dispatcher as Python sees them, and the translation of C++ errors into
+// spirjit.errors exceptions.
+#include "compiler/Pipeline.h"
+#include "frontend/Diagnostics.h"
+#include "python/bindings/Describe.h"
+#include "python/bindings/Dispatcher.h"
+#include "python/bindings/Errors.h"
+#include "runtime/OpenCL.h"
+
+#include <pybind11/stl.h>
+
+#include <set>
+
+namespace py = pybind11;
+using namespace spirjit;
+using namespace spirjit::python;
+
+namespace {
+
+void raise(const char *className, const std::string &message,
+           const py::dict &attributes = py::dict()) {
+  py::object errors = py::module_::import("spirjit.errors");
+  py::object exception = errors.attr(className)(message);
+  for (auto item : attributes)
+    exception.attr(item.first) = item.second;
+  PyErr_SetObject(exception.get_type().ptr(), exception.ptr());
+}
+
+void translateErrors(std::exception_ptr pointer) {
+  try {
+    if (pointer)
+      std::rethrow_exception(pointer);
+  } catch (const UserError &e) {
+    const char *name = "CompileError";
+    switch (e.kind()) {
+    case UserErrorKind::Compile:
+      name = "CompileError";
+      break;
+    case UserErrorKind::Typing:
+      name = "TypingError";
+      break;
+    case UserErrorKind::UnsupportedFeature:
+      name = "UnsupportedFeatureError";
+      break;
+    case UserErrorKind::KernelReturnValue:
+      name = "KernelHasReturnValueError";
+      break;
+    }
+    py::dict attributes;
+    attributes["filename"] = e.filename();
+    attributes["lineno"] = e.line();
+    raise(name, e.what(), attributes);
+  } catch (const runtime::DeviceError &e) {
+    py::dict attributes;
+    attributes["backend"] = e.backend();
+    attributes["code"] = e.codeName();
+    attributes["build_log"] = e.buildLog();
+    raise(e.isOutOfMemory() ? "OutOfDeviceMemoryError" : "DeviceError",
+          e.what(), attributes);
+  } catch (const PythonError &e) {
+    raise(e.className().c_str(), e.what());
+  } catch (const InternalError &e) {
+    raise("InternalCompilerError", e.what());
+  }
+}
+
+py::dict deviceProperties(const runtime::Device &device) {
+  const runtime::DeviceInfo &info = device.info();
+  py::dict d;
+  d["filter_string"] = device.filterString();
+  d["name"] = info.name;
+  d["vendor"] = info.vendor;
+  d["platform"] = info.platform;
+  d["version"] = info.version;
+  d["backend"] = info.backend;
+  d["device_type"] = info.deviceType;
+  d["max_work_group_size"] = info.maxWorkGroupSize;
+  d["has_fp64"] = info.hasFp64;
+  d["has_atomic64"] = info.hasAtomic64;
+  d["global_mem_size"] = info.globalMemSize;
+  d["local_mem_size"] = info.localMemSize;
+  d["supports_spirv"] = info.supportsSpirv;
+  d["il_version"] = info.ilVersion;
+  d["host_unified_memory"] = info.hostUnifiedMemory;
+  return d;
+}
+
+/// Compiles for the dump tool and returns [(stage, text), ...].
+std::vector<std::pair<std::string, std::string>>
+dumpStages(const py::dict &description, const std::string &signature,
+           int dimensions, const std::vector<std::string> &stages) {
+  FunctionDescription function = toFunctionDescription(description);
+  types::Signature sig;
+  try {
+    sig = types::parseSignature(signature);
+  } catch (const std::invalid_argument &e) {
+    throw py::value_error(e.what());
+  }
+  std::set<Stage> wanted;
+  for (const std::string &name : stages) {
+    try {
+      wanted.insert(stageByName(name));
+    } catch (const std::invalid_argument &e) {
+      throw py::value_error(e.what());
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  CompileRequest request;
+  request.function = &function;
+  request.argumentTypes = sig.arguments;
+  request.itemDimensions = dimensions;
+  request.wantsDump = [&](Stage stage) { return wanted.count(stage) != 0; };
+  request.dump = [&](Stage stage, const std::string &text) {
+    for (const StageInfo &info : allStages())
+      if (info.stage == stage)
+        out.push_back({info.name, text});
+  };
+  compileKernel(request);
+  return out;
+}
+
+} // namespace
+
+PYBIND11_MODULE(_spirjit, m) {
+  m.doc() = "spirjit's compiler and runtime (C++)";
+  py::register_exception_translator(translateErrors);
+
+  py::class_<runtime::Device, std::shared_ptr<runtime::Device>>(m, "_Device")
+      .def("properties",
+           [](const runtime::Device &d) { return deviceProperties(d); })
+      .def_property_readonly("filter_string", &runtime::Device::filterString);
+
+  py::class_<DeviceArray>(m, "DeviceArray")
+      .def_property_readonly("shape",
+                             [](const DeviceArray &a) {
+                               return py::tuple(py::cast(a.shape()));
+                             })
+      .def_property_readonly("strides",
+                             [](const DeviceArray &a) {
+                               return py::tuple(py::cast(a.strides()));
+                             })
+      .def_property_readonly("dtype", &DeviceArray::dtype)
+      .def_property_readonly(
+          "ndim", [](const DeviceArray &a) { return a.shape().size(); })
+      .def_property_readonly("size", &DeviceArray::size)
+      .def_property_readonly(
+          "_device", [](const DeviceArray &a) { return a.buffer()->device(); })
+      .def("asnumpy", &DeviceArray::toNumPy)
+      .def(
+          "__array__",
+          [](const DeviceArray &a, py::object dtype, py::object copy) {
+            py::array out = a.toNumPy();
+            if (!dtype.is_none())
+              return out.attr("astype")(dtype).cast<py::array>();
+            return out;
+          },
+          py::arg("dtype") = py::none(), py::arg("copy") = py::none())
+      .def("__repr__", [](const DeviceArray &a) {
+        return "DeviceArray(shape=" +
+               py::str(py::tuple(py::cast(a.shape()))).cast<std::string>() +
+               ", dtype=" + py::str(a.dtype()).cast<std::string>() +
+               ", device=" + a.buffer()->device()->filterString() + ")";
+      });
+
+  m.def("to_device", [](const py::array &array,
+                        const std::shared_ptr<runtime::Device> &device) {
+    return DeviceArray::fromNumPy(array, device);
+  });
+  m.def("opencl_devices", [] { return runtime::openclDevices(); });
+  m.def("match_devices", &matchDevices);
+  m.def("default_device", &defaultDevice);
+
+  py::class_<Dispatcher>(m, "Dispatcher")
+      .def(py::init<py::object, bool, int>(), py::arg("describe"),
+           py::arg("fastmath") = false, py::arg("opt") = 2)
+      .def("launch", &Dispatcher::launch)
+      .def_property_readonly("stats", &Dispatcher::stats);
+
+  m.def("dump_stages", &dumpStages, py::arg("description"),
+        py::arg("signature"), py::arg("dimensions"), py::arg("stages"));
+  m.def("stage_names", [] {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const StageInfo &info : allStages())
+      out.push_back({info.name, info.summary});
+    return out;
+  });
+}

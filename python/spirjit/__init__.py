@@ -1,0 +1,144 @@
+"""spirjit: Python kernels compiled to SPIR-V and run on OpenCL devices.
+
+    @spirjit.kernel
+    def vecadd(item: kapi.Item, a, b, c):
+        i = item.get_id(0)
+        c[i] = a[i] + b[i]
+
+    spirjit.call_kernel(vecadd, kapi.Range(n), a, b, c)
+"""
+
+import functools
+
+from . import errors, kernel_api
+from ._spirjit import DeviceArray
+from ._spirjit import Dispatcher as _Dispatcher
+from . import _spirjit
+from ._describe import describe_function as _describe_function
+from .kernel_api import Range
+
+__all__ = ["kernel", "call_kernel", "Range", "DeviceArray", "asarray",
+           "asnumpy", "devices", "default_device", "Device", "errors",
+           "kernel_api"]
+__version__ = "0.1.0"
+
+
+class Device:
+    """An OpenCL device, chosen by a filter string ``backend:type:index``
+    (any part may be omitted: ``"opencl:cpu:0"``, ``"cpu"``, ``"opencl"``)."""
+
+    def __init__(self, filter_string=""):
+        if isinstance(filter_string, Device):
+            self._device = filter_string._device
+            return
+        matches = _spirjit.match_devices(filter_string)
+        if not matches:
+            known = "\n".join(f"  {d.filter_string}  {d.properties()['name']}"
+                              for d in _spirjit.opencl_devices()) or "  none"
+            raise errors.DeviceError(
+                f"no device matches '{filter_string}'; devices:\n{known}")
+        self._device = matches[0]
+
+    @classmethod
+    def _wrap(cls, device):
+        self = cls.__new__(cls)
+        self._device = device
+        return self
+
+    def __getattr__(self, name):
+        props = self._device.properties()
+        if name in props:
+            return props[name]
+        raise AttributeError(name)
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and \
+            self._device.filter_string == other._device.filter_string
+
+    def __hash__(self):
+        return hash(self._device.filter_string)
+
+    def __repr__(self):
+        return f"Device('{self.filter_string}', name='{self.name}')"
+
+
+def devices():
+    """Every device spirjit can launch on."""
+    return [Device._wrap(d) for d in _spirjit.opencl_devices()]
+
+
+def default_device():
+    """The device that launches on NumPy arguments only use
+    (``SPIRJIT_DEVICE`` picks it; otherwise the first device)."""
+    return Device._wrap(_spirjit.default_device())
+
+
+def _resolve_device(device):
+    if device is None:
+        return _spirjit.default_device()
+    return Device(device)._device
+
+
+def asarray(obj, dtype=None, device=None):
+    """Copies array-like ``obj`` into a DeviceArray on ``device``."""
+    import numpy as np
+    if isinstance(obj, DeviceArray) and dtype is None and device is None:
+        return obj
+    array = np.asarray(obj, dtype=dtype)
+    return _spirjit.to_device(array, _resolve_device(device))
+
+
+def asnumpy(x):
+    """Copies a DeviceArray back into a new NumPy array."""
+    if isinstance(x, DeviceArray):
+        return x.asnumpy()
+    import numpy as np
+    return np.asarray(x)
+
+
+class Kernel:
+    """A function compiled for devices; launch it with call_kernel."""
+
+    def __init__(self, fn, fastmath=False, opt=2):
+        functools.update_wrapper(self, fn)
+        self.py_func = fn
+        self._dispatcher = _Dispatcher(
+            functools.partial(_describe_function, fn), fastmath, opt)
+
+    @property
+    def stats(self):
+        """compiles, memory_hits, disk_hits, compile_seconds (bytecode to
+        validated SPIR-V, last compile), device_build_seconds."""
+        return self._dispatcher.stats
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(
+            f"kernel '{self.__name__}' cannot be called directly; launch it "
+            f"with spirjit.call_kernel({self.__name__}, kapi.Range(...), ...)")
+
+    def __repr__(self):
+        return f"<spirjit.kernel {self.__qualname__}>"
+
+
+def kernel(fn=None, *, signatures=None, debug=False, fastmath=False,
+           boundscheck=False, opt=2):
+    """Decorator: ``fn`` becomes a data-parallel kernel, compiled on first
+    launch for each argument-type signature and device."""
+    if fn is None:
+        return lambda f: kernel(f, signatures=signatures, debug=debug,
+                                fastmath=fastmath, boundscheck=boundscheck,
+                                opt=opt)
+    return Kernel(fn, fastmath=fastmath, opt=opt)
+
+
+def call_kernel(kernel_object, index_space, *args):
+    """Launches ``kernel_object`` over ``index_space`` and waits."""
+    if not isinstance(kernel_object, Kernel):
+        raise TypeError("call_kernel needs a @spirjit.kernel function, got "
+                        f"{type(kernel_object).__name__}")
+    if not isinstance(index_space, Range):
+        if isinstance(index_space, (tuple, list)):
+            index_space = Range(*index_space)
+        else:
+            index_space = Range(index_space)
+    kernel_object._dispatcher.launch(list(index_space), *args)

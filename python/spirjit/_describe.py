@@ -1,0 +1,106 @@
+"""Describes a Python function as plain data for the C++ compiler: bytecode,
+constants, names, the line table, and what each global, closure variable and
+annotation referred to at this moment (compile time freezes them)."""
+
+import builtins
+import sys
+import types
+
+import numpy as np
+
+_BUILTINS = {"range", "abs", "min", "max", "int", "float", "bool", "round",
+             "len", "complex", "print", "isinstance", "pow"}
+
+
+def _const(value):
+    if value is None:
+        return ("none", None)
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, int):
+        if -(2**63) <= value < 2**63:
+            return ("int", value)
+        return ("other", "int beyond 64 bits")
+    if isinstance(value, float):
+        return ("float", value)
+    if isinstance(value, complex):
+        return ("complex", (value.real, value.imag))
+    if isinstance(value, str):
+        return ("str", value)
+    if isinstance(value, bytes):
+        return ("other", "bytes")
+    if isinstance(value, tuple):
+        return ("tuple", [_const(v) for v in value])
+    if isinstance(value, types.CodeType):
+        return ("code", value.co_name)
+    return ("other", type(value).__name__)
+
+
+def describe_value(value):
+    """What a global, closure value or annotation is, as the compiler sees it."""
+    if isinstance(value, (bool, int, float, complex)) and not isinstance(
+            value, np.generic):
+        if isinstance(value, int) and not isinstance(value, bool) and not (
+                -(2**63) <= value < 2**63):
+            return {"kind": "unknown", "name": "int beyond 64 bits"}
+        return {"kind": "number", "name": type(value).__name__,
+                "value": _const(value)}
+    if isinstance(value, (np.bool_, np.number)):
+        return {"kind": "number", "name": type(value).__name__,
+                "value": _const(value.item()), "dtype": value.dtype.name}
+    if isinstance(value, types.ModuleType):
+        return {"kind": "module", "name": value.__name__}
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return {"kind": "object", "name": "numpy." + np.dtype(value).name}
+    if isinstance(value, np.ufunc):
+        return {"kind": "object", "name": "numpy." + value.__name__}
+    name = getattr(value, "__spirjit_name__", None)
+    if name is not None:
+        return {"kind": "object", "name": name}
+    module = getattr(value, "__module__", None)
+    qualname = getattr(value, "__qualname__", None)
+    if module == "builtins" and qualname in _BUILTINS:
+        return {"kind": "builtin", "name": qualname}
+    if module in ("math", "cmath") and callable(value):
+        return {"kind": "object", "name": f"{module}.{qualname}"}
+    if module == "spirjit.kernel_api" and qualname:
+        return {"kind": "object", "name": f"spirjit.kernel_api.{qualname}"}
+    if module == "numpy" and callable(value) and qualname:
+        return {"kind": "object", "name": f"numpy.{qualname}"}
+    return {"kind": "unknown", "name": type(value).__name__}
+
+
+def describe_function(fn):
+    code = fn.__code__
+    fn_globals = fn.__globals__
+    resolved = {}
+    for name in code.co_names:
+        if name in fn_globals:
+            resolved[name] = describe_value(fn_globals[name])
+        elif hasattr(builtins, name):
+            resolved[name] = describe_value(getattr(builtins, name))
+    closure = [describe_value(cell.cell_contents) for cell in
+               (fn.__closure__ or ())]
+    annotations = {name: describe_value(value) for name, value in
+                   getattr(fn, "__annotations__", {}).items()
+                   if name != "return"}
+    return {
+        "python_major": sys.version_info.major,
+        "python_minor": sys.version_info.minor,
+        "name": code.co_name,
+        "qualname": getattr(code, "co_qualname", code.co_name),
+        "filename": code.co_filename,
+        "firstlineno": code.co_firstlineno,
+        "argcount": code.co_argcount,
+        "code": code.co_code,
+        "consts": [_const(c) for c in code.co_consts],
+        "names": list(code.co_names),
+        "varnames": list(code.co_varnames),
+        "cellvars": list(code.co_cellvars),
+        "freevars": list(code.co_freevars),
+        "lines": list(code.co_lines()),
+        "has_exception_table": bool(getattr(code, "co_exceptiontable", b"")),
+        "globals": resolved,
+        "closure": closure,
+        "annotations": annotations,
+    }

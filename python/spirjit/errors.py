@@ -1,0 +1,59 @@
+"""spirjit's exceptions. Every one is a SpirjitError; the compile errors carry
+the user's ``filename`` and ``lineno`` and name them in the message."""
+
+
+class SpirjitError(Exception):
+    """Base of every spirjit exception."""
+
+
+class CompileError(SpirjitError):
+    """The compiler rejected the user's function; ``.filename``, ``.lineno``."""
+
+    def __init__(self, message, filename=None, lineno=None):
+        super().__init__(message)
+        self.filename = filename
+        self.lineno = lineno
+
+
+class TypingError(CompileError, TypeError):
+    """Operand or argument types that spirjit cannot give a meaning to."""
+
+
+class UnsupportedFeatureError(CompileError):
+    """A Python construct kernels cannot use (try, with, yield, list, ...)."""
+
+
+class KernelHasReturnValueError(CompileError):
+    """A kernel returned a value; kernels write results into arrays."""
+
+
+class DeviceInferenceError(SpirjitError, ValueError):
+    """Arrays of one launch live on different devices."""
+
+
+class InvalidRangeError(SpirjitError, ValueError):
+    """A Range or NdRange that cannot be launched."""
+
+
+class DeviceError(SpirjitError, RuntimeError):
+    """A device or driver failed; ``.code`` names the backend's error code and
+    ``.build_log`` holds the device compiler's log for build failures."""
+
+    backend = None
+    code = None
+    build_log = ""
+
+
+class OutOfDeviceMemoryError(DeviceError, MemoryError):
+    """The device ran out of memory."""
+
+
+class InternalCompilerError(SpirjitError, RuntimeError):
+    """A bug in spirjit itself, not in the user's code: please report it."""
+
+
+__all__ = [
+    "SpirjitError", "CompileError", "TypingError", "UnsupportedFeatureError",
+    "KernelHasReturnValueError", "DeviceInferenceError", "InvalidRangeError",
+    "DeviceError", "OutOfDeviceMemoryError", "InternalCompilerError",
+]

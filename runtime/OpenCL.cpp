@@ -1,0 +1,335 @@
+#include "runtime/OpenCL.h"
+
+#include <cstring>
+
+namespace spirjit::runtime {
+namespace {
+
+void check(cl_int status, const char *what) {
+  if (status != CL_SUCCESS)
+    throw DeviceError("opencl", status, openclErrorName(status), what);
+}
+
+std::string deviceString(cl_device_id device, cl_device_info param) {
+  size_t size = 0;
+  if (clGetDeviceInfo(device, param, 0, nullptr, &size) != CL_SUCCESS ||
+      size == 0)
+    return "";
+  std::string value(size, '\0');
+  clGetDeviceInfo(device, param, size, value.data(), nullptr);
+  while (!value.empty() && (value.back() == '\0' || value.back() == ' '))
+    value.pop_back();
+  return value;
+}
+
+template <typename T> T deviceValue(cl_device_id device, cl_device_info param) {
+  T value{};
+  if (clGetDeviceInfo(device, param, sizeof value, &value, nullptr) !=
+      CL_SUCCESS)
+    return T{};
+  return value;
+}
+
+std::string platformString(cl_platform_id platform, cl_platform_info param) {
+  size_t size = 0;
+  if (clGetPlatformInfo(platform, param, 0, nullptr, &size) != CL_SUCCESS)
+    return "";
+  std::string value(size, '\0');
+  clGetPlatformInfo(platform, param, size, value.data(), nullptr);
+  while (!value.empty() && value.back() == '\0')
+    value.pop_back();
+  return value;
+}
+
+DeviceInfo describe(cl_platform_id platform, cl_device_id device) {
+  DeviceInfo info;
+  info.name = deviceString(device, CL_DEVICE_NAME);
+  info.vendor = deviceString(device, CL_DEVICE_VENDOR);
+  info.version = deviceString(device, CL_DEVICE_VERSION);
+  info.platform = platformString(platform, CL_PLATFORM_NAME);
+  auto type = deviceValue<cl_device_type>(device, CL_DEVICE_TYPE);
+  info.deviceType = (type & CL_DEVICE_TYPE_GPU)           ? "gpu"
+                    : (type & CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator"
+                                                          : "cpu";
+  info.maxWorkGroupSize =
+      deviceValue<size_t>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+  std::string extensions = deviceString(device, CL_DEVICE_EXTENSIONS);
+  info.hasFp64 =
+      deviceValue<cl_device_fp_config>(device, CL_DEVICE_DOUBLE_FP_CONFIG) !=
+          0 ||
+      extensions.find("cl_khr_fp64") != std::string::npos;
+  info.hasAtomic64 =
+      extensions.find("cl_khr_int64_base_atomics") != std::string::npos;
+  info.hostUnifiedMemory =
+      deviceValue<cl_bool>(device, CL_DEVICE_HOST_UNIFIED_MEMORY) == CL_TRUE;
+  info.ilVersion = deviceString(device, CL_DEVICE_IL_VERSION);
+  info.supportsSpirv = info.ilVersion.find("SPIR-V") != std::string::npos;
+  info.globalMemSize = deviceValue<cl_ulong>(device, CL_DEVICE_GLOBAL_MEM_SIZE);
+  info.localMemSize = deviceValue<cl_ulong>(device, CL_DEVICE_LOCAL_MEM_SIZE);
+  info.memBaseAddrAlign =
+      deviceValue<cl_uint>(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8;
+  return info;
+}
+
+} // namespace
+
+Buffer::~Buffer() {
+  if (mem_)
+    clReleaseMemObject(mem_);
+}
+
+Program::~Program() {
+  if (program_)
+    clReleaseProgram(program_);
+}
+
+Kernel::~Kernel() {
+  if (kernel_)
+    clReleaseKernel(kernel_);
+}
+
+void Kernel::setArgument(unsigned index, size_t size, const void *value) {
+  check(clSetKernelArg(kernel_, index, size, value), "clSetKernelArg");
+}
+
+void Kernel::setBuffer(unsigned index, const Buffer &buffer) {
+  cl_mem mem = buffer.handle();
+  check(clSetKernelArg(kernel_, index, sizeof mem, &mem), "clSetKernelArg");
+}
+
+Device::Device(cl_platform_id platform, cl_device_id device, DeviceInfo info)
+    : platform_(platform), device_(device), info_(std::move(info)) {
+  cl_int status;
+  cl_context_properties properties[] = {
+      CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform),
+      0};
+  context_ =
+      clCreateContext(properties, 1, &device_, nullptr, nullptr, &status);
+  check(status, "clCreateContext");
+  queue_ = clCreateCommandQueueWithProperties(context_, device_, nullptr,
+                                              &status);
+  check(status, "clCreateCommandQueueWithProperties");
+}
+
+Device::~Device() {
+  if (queue_)
+    clReleaseCommandQueue(queue_);
+  if (context_)
+    clReleaseContext(context_);
+}
+
+std::string Device::filterString() const {
+  return info_.backend + ":" + info_.deviceType + ":" +
+         std::to_string(info_.backendIndex);
+}
+
+std::shared_ptr<Buffer> Device::allocate(size_t size, const void *host) {
+  cl_int status;
+  cl_mem_flags flags = CL_MEM_READ_WRITE;
+  if (host)
+    flags |= CL_MEM_COPY_HOST_PTR;
+  cl_mem mem = clCreateBuffer(context_, flags, size ? size : 1,
+                              const_cast<void *>(host), &status);
+  check(status, "clCreateBuffer");
+  return std::make_shared<Buffer>(shared_from_this(), mem, size, nullptr);
+}
+
+std::shared_ptr<Buffer> Device::wrapHostMemory(void *host, size_t size) {
+  if (!info_.hostUnifiedMemory || size == 0)
+    return nullptr;
+  cl_int status;
+  cl_mem mem = clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+                              size, host, &status);
+  check(status, "clCreateBuffer(CL_MEM_USE_HOST_PTR)");
+  return std::make_shared<Buffer>(shared_from_this(), mem, size, host);
+}
+
+void Device::read(const Buffer &buffer, void *host, size_t size,
+                  size_t offset) {
+  if (size == 0)
+    return;
+  check(clEnqueueReadBuffer(queue_, buffer.handle(), CL_TRUE, offset, size,
+                            host, 0, nullptr, nullptr),
+        "clEnqueueReadBuffer");
+}
+
+void Device::write(const Buffer &buffer, const void *host, size_t size,
+                   size_t offset) {
+  if (size == 0)
+    return;
+  check(clEnqueueWriteBuffer(queue_, buffer.handle(), CL_TRUE, offset, size,
+                             host, 0, nullptr, nullptr),
+        "clEnqueueWriteBuffer");
+}
+
+void Device::synchronizeHostMemory(const Buffer &buffer) {
+  // Mapping a USE_HOST_PTR buffer is where the OpenCL memory model makes
+  // the host copy current; on a unified-memory device it costs nothing.
+  cl_int status;
+  void *mapped = clEnqueueMapBuffer(queue_, buffer.handle(), CL_TRUE,
+                                    CL_MAP_READ, 0, buffer.size(), 0, nullptr,
+                                    nullptr, &status);
+  check(status, "clEnqueueMapBuffer");
+  check(clEnqueueUnmapMemObject(queue_, buffer.handle(), mapped, 0, nullptr,
+                                nullptr),
+        "clEnqueueUnmapMemObject");
+}
+
+std::shared_ptr<Program> Device::build(cl_program program,
+                                       const char *options) {
+  auto owner = std::make_shared<Program>(shared_from_this(), program);
+  cl_int status = clBuildProgram(program, 1, &device_, options, nullptr, nullptr);
+  if (status != CL_SUCCESS) {
+    size_t size = 0;
+    clGetProgramBuildInfo(program, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr,
+                          &size);
+    std::string log(size, '\0');
+    clGetProgramBuildInfo(program, device_, CL_PROGRAM_BUILD_LOG, size,
+                          log.data(), nullptr);
+    while (!log.empty() && log.back() == '\0')
+      log.pop_back();
+    throw DeviceError("opencl", status, openclErrorName(status),
+                      "clBuildProgram on " + info_.name, log);
+  }
+  return owner;
+}
+
+std::shared_ptr<Program>
+Device::buildFromSPIRV(const std::vector<uint32_t> &words) {
+  cl_int status;
+  cl_program program = clCreateProgramWithIL(context_, words.data(),
+                                             words.size() * 4, &status);
+  check(status, "clCreateProgramWithIL");
+  return build(program, "");
+}
+
+std::shared_ptr<Program>
+Device::buildFromSPIRBitcode(const std::vector<char> &bits) {
+  cl_int status, binaryStatus;
+  size_t size = bits.size();
+  auto data = reinterpret_cast<const unsigned char *>(bits.data());
+  cl_program program = clCreateProgramWithBinary(
+      context_, 1, &device_, &size, &data, &binaryStatus, &status);
+  check(status, "clCreateProgramWithBinary");
+  check(binaryStatus, "clCreateProgramWithBinary (binary status)");
+  // cl_khr_spir: the binary is SPIR 1.2 LLVM bitcode.
+  return build(program, "-x spir -spir-std=1.2");
+}
+
+std::shared_ptr<Kernel>
+Device::createKernel(const std::shared_ptr<Program> &program,
+                     const std::string &name) {
+  cl_int status;
+  cl_kernel kernel = clCreateKernel(program->handle(), name.c_str(), &status);
+  check(status, "clCreateKernel");
+  return std::make_shared<Kernel>(program, kernel);
+}
+
+void Device::launch(const Kernel &kernel, const std::vector<size_t> &global,
+                    const std::vector<size_t> &local) {
+  check(clEnqueueNDRangeKernel(queue_, kernel.handle(),
+                               static_cast<cl_uint>(global.size()), nullptr,
+                               global.data(),
+                               local.empty() ? nullptr : local.data(), 0,
+                               nullptr, nullptr),
+        "clEnqueueNDRangeKernel");
+}
+
+void Device::finish() { check(clFinish(queue_), "clFinish"); }
+
+const std::vector<std::shared_ptr<Device>> &openclDevices() {
+  static const std::vector<std::shared_ptr<Device>> devices = [] {
+    std::vector<std::shared_ptr<Device>> found;
+    cl_uint count = 0;
+    if (clGetPlatformIDs(0, nullptr, &count) != CL_SUCCESS || count == 0)
+      return found;
+    std::vector<cl_platform_id> platforms(count);
+    clGetPlatformIDs(count, platforms.data(), nullptr);
+    int index = 0;
+    for (cl_platform_id platform : platforms) {
+      cl_uint n = 0;
+      if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &n) !=
+              CL_SUCCESS ||
+          n == 0)
+        continue;
+      std::vector<cl_device_id> ids(n);
+      clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, n, ids.data(), nullptr);
+      for (cl_device_id id : ids) {
+        DeviceInfo info = describe(platform, id);
+        info.backendIndex = index++;
+        try {
+          found.push_back(std::make_shared<Device>(platform, id, info));
+        } catch (const DeviceError &) {
+          // A device we cannot open is not listed.
+        }
+      }
+    }
+    return found;
+  }();
+  return devices;
+}
+
+std::string openclErrorName(int code) {
+  switch (code) {
+#define NAME(c)                                                                \
+  case c:                                                                      \
+    return #c;
+    NAME(CL_SUCCESS)
+    NAME(CL_DEVICE_NOT_FOUND)
+    NAME(CL_DEVICE_NOT_AVAILABLE)
+    NAME(CL_COMPILER_NOT_AVAILABLE)
+    NAME(CL_MEM_OBJECT_ALLOCATION_FAILURE)
+    NAME(CL_OUT_OF_RESOURCES)
+    NAME(CL_OUT_OF_HOST_MEMORY)
+    NAME(CL_PROFILING_INFO_NOT_AVAILABLE)
+    NAME(CL_MEM_COPY_OVERLAP)
+    NAME(CL_IMAGE_FORMAT_MISMATCH)
+    NAME(CL_IMAGE_FORMAT_NOT_SUPPORTED)
+    NAME(CL_BUILD_PROGRAM_FAILURE)
+    NAME(CL_MAP_FAILURE)
+    NAME(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+    NAME(CL_COMPILE_PROGRAM_FAILURE)
+    NAME(CL_LINKER_NOT_AVAILABLE)
+    NAME(CL_LINK_PROGRAM_FAILURE)
+    NAME(CL_INVALID_VALUE)
+    NAME(CL_INVALID_DEVICE_TYPE)
+    NAME(CL_INVALID_PLATFORM)
+    NAME(CL_INVALID_DEVICE)
+    NAME(CL_INVALID_CONTEXT)
+    NAME(CL_INVALID_QUEUE_PROPERTIES)
+    NAME(CL_INVALID_COMMAND_QUEUE)
+    NAME(CL_INVALID_HOST_PTR)
+    NAME(CL_INVALID_MEM_OBJECT)
+    NAME(CL_INVALID_BINARY)
+    NAME(CL_INVALID_BUILD_OPTIONS)
+    NAME(CL_INVALID_PROGRAM)
+    NAME(CL_INVALID_PROGRAM_EXECUTABLE)
+    NAME(CL_INVALID_KERNEL_NAME)
+    NAME(CL_INVALID_KERNEL_DEFINITION)
+    NAME(CL_INVALID_KERNEL)
+    NAME(CL_INVALID_ARG_INDEX)
+    NAME(CL_INVALID_ARG_VALUE)
+    NAME(CL_INVALID_ARG_SIZE)
+    NAME(CL_INVALID_KERNEL_ARGS)
+    NAME(CL_INVALID_WORK_DIMENSION)
+    NAME(CL_INVALID_WORK_GROUP_SIZE)
+    NAME(CL_INVALID_WORK_ITEM_SIZE)
+    NAME(CL_INVALID_GLOBAL_OFFSET)
+    NAME(CL_INVALID_EVENT_WAIT_LIST)
+    NAME(CL_INVALID_EVENT)
+    NAME(CL_INVALID_OPERATION)
+    NAME(CL_INVALID_BUFFER_SIZE)
+    NAME(CL_INVALID_GLOBAL_WORK_SIZE)
+    NAME(CL_INVALID_PROPERTY)
+    NAME(CL_INVALID_COMPILER_OPTIONS)
+    NAME(CL_INVALID_LINKER_OPTIONS)
+    NAME(CL_INVALID_DEVICE_PARTITION_COUNT)
+#undef NAME
+  case -1001:
+    return "CL_PLATFORM_NOT_FOUND_KHR";
+  default:
+    return "CL_ERROR_" + std::to_string(code);
+  }
+}
+
+} // namespace spirjit::runtime
