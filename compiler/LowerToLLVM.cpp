@@ -255,9 +255,13 @@ void Lowering::lowerEntry(llvm::Function *function) {
       value.data = v;
       break;
     case KernelParameter::Kind::ArrayShape:
+      v->setName(typed_.function->parameterNames[p.argument + 1] + ".shape" +
+                 std::to_string(p.dim));
       value.shape.push_back(v);
       break;
     case KernelParameter::Kind::ArrayStride:
+      v->setName(typed_.function->parameterNames[p.argument + 1] +
+                 ".stride" + std::to_string(p.dim));
       value.strides.push_back(v);
       break;
     case KernelParameter::Kind::Scalar:

@@ -2,10 +2,29 @@
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 
 namespace spirjit {
+
+namespace {
+/// The SPIR-V translator of LLVM 15 cannot translate `freeze`, which the
+/// optimiser introduces around divisions. Our lowering never produces
+/// poison that reaches a freeze (divisors are made safe first), so each
+/// freeze is its operand.
+void removeFreezes(llvm::Module &module) {
+  for (llvm::Function &function : module)
+    for (llvm::BasicBlock &block : function)
+      for (auto it = block.begin(); it != block.end();) {
+        llvm::Instruction &inst = *it++;
+        if (auto *freeze = llvm::dyn_cast<llvm::FreezeInst>(&inst)) {
+          freeze->replaceAllUsesWith(freeze->getOperand(0));
+          freeze->eraseFromParent();
+        }
+      }
+}
+} // namespace
 
 void optimizeModule(llvm::Module &module, int level) {
   llvm::LoopAnalysisManager loops;
@@ -26,6 +45,7 @@ void optimizeModule(llvm::Module &module, int level) {
       level <= 0 ? builder.buildO0DefaultPipeline(optLevel)
                  : builder.buildPerModuleDefaultPipeline(optLevel);
   passes.run(module, modules);
+  removeFreezes(module);
 }
 
 } // namespace spirjit

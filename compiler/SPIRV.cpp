@@ -17,7 +17,9 @@ namespace spirjit {
 std::vector<uint32_t> emitSPIRV(llvm::Module &module) {
   std::ostringstream out;
   std::string error;
-  SPIRV::TranslatorOpts options;
+  // SPIR-V 1.0 is what OpenCL 1.2-era consumers (and the validator's
+  // OpenCL 1.2 environment) accept; the translator says so if it needs more.
+  SPIRV::TranslatorOpts options(SPIRV::VersionNumber::SPIRV_1_0);
   options.setDesiredBIsRepresentation(SPIRV::BIsRepresentation::OpenCL12);
   bool ok = llvm::writeSpirv(&module, options, out, error);
   SPIRJIT_INTERNAL_CHECK(ok, "the SPIR-V translator failed: " + error);

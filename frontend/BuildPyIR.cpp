@@ -88,10 +88,14 @@ private:
       for (auto &[block, value] : perBlock)
         if (value == phi)
           value = same;
-    for (auto &[block, pending] : incomplete_)
-      for (auto &[var, value] : pending)
-        SPIRJIT_INTERNAL_CHECK(value != phi, "removing an incomplete phi");
-    function_.erase(phi);
+    // Callers up the stack may still hold `phi`: keep it alive, detached,
+    // and let resolve() map it to its replacement.
+    replaced_[phi] = same;
+    auto &list = phi->parent->instructions;
+    auto it = std::find_if(list.begin(), list.end(),
+                           [&](auto &i) { return i.get() == phi; });
+    graveyard_.push_back(std::move(*it));
+    list.erase(it);
     for (Instruction *user : phiUsers)
       if (isLive(user))
         removeIfTrivial(user);
@@ -106,8 +110,27 @@ private:
     return false;
   }
 
+public:
+  /// The value that stands for `value` now that trivial phis are gone.
+  Instruction *resolve(Instruction *value) const {
+    for (auto it = replaced_.find(value); it != replaced_.end();
+         it = replaced_.find(value))
+      value = it->second;
+    return value;
+  }
+  /// Maps every operand still naming a removed phi to its replacement.
+  void resolveAll() {
+    for (auto &block : function_.blocks)
+      for (auto &inst : block->instructions)
+        for (Instruction *&operand : inst->operands)
+          operand = resolve(operand);
+  }
+
+private:
   ir::Function &function_;
   Instruction *undef_;
+  std::map<Instruction *, Instruction *> replaced_;
+  std::vector<std::unique_ptr<Instruction>> graveyard_;
   std::map<std::string, std::map<Block *, Instruction *>> defs_;
   std::map<Block *, std::map<std::string, Instruction *>> incomplete_;
   std::set<Block *> sealed_;
@@ -666,6 +689,7 @@ std::unique_ptr<ir::Function> Builder::run() {
       trySeal(succ);
   }
 
+  ssa_->resolveAll();
   // Unused values that have no effect are dropped (the NULL marker, stack
   // copies, constants of folded branches).
   for (bool changed = true; changed;) {

@@ -68,6 +68,8 @@ decodeBytecode(const FunctionDescription &function) {
                         std::to_string(function.pythonMinor) +
                         " bytecode is not supported (spirjit supports 3.11)");
   const std::vector<uint8_t> &code = function.code;
+  if (code.empty())
+    throw malformed(0, "no instructions");
   if (code.size() % 2 != 0)
     throw malformed(0, "odd code length " + std::to_string(code.size()));
 
@@ -125,6 +127,36 @@ decodeBytecode(const FunctionDescription &function) {
   return out;
 }
 
+namespace {
+/// What dis would show in parentheses: the name or constant an argument
+/// refers to.
+std::string argumentNote(const FunctionDescription &function,
+                         const BytecodeInstruction &inst) {
+  auto pick = [&](const std::vector<std::string> &list, int index) {
+    return index >= 0 && index < static_cast<int>(list.size())
+               ? " (" + list[index] + ")"
+               : std::string();
+  };
+  switch (inst.op) {
+  case PyOp::LOAD_FAST:
+  case PyOp::STORE_FAST:
+    return pick(function.varnames, inst.arg);
+  case PyOp::LOAD_GLOBAL:
+    return pick(function.names, inst.arg >> 1);
+  case PyOp::LOAD_ATTR:
+  case PyOp::LOAD_METHOD:
+  case PyOp::STORE_ATTR:
+    return pick(function.names, inst.arg);
+  case PyOp::LOAD_CONST:
+    return inst.arg < static_cast<int>(function.consts.size())
+               ? " (" + function.consts[inst.arg].str() + ")"
+               : std::string();
+  default:
+    return "";
+  }
+}
+} // namespace
+
 std::string printBytecode(const FunctionDescription &function,
                           const std::vector<BytecodeInstruction> &code) {
   std::ostringstream os;
@@ -140,6 +172,7 @@ std::string printBytecode(const FunctionDescription &function,
     os << "    " << inst.offset << "\t" << pyOpName(inst.op) << " " << inst.arg;
     if (inst.target >= 0)
       os << " (to " << inst.target << ")";
+    os << argumentNote(function, inst);
     os << "\n";
   }
   return os.str();

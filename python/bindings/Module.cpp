@@ -86,10 +86,11 @@ py::dict deviceProperties(const runtime::Device &device) {
   return d;
 }
 
-/// Compiles for the dump tool and returns [(stage, text), ...].
-std::vector<std::pair<std::string, std::string>>
-dumpStages(const py::dict &description, const std::string &signature,
-           int dimensions, const std::vector<std::string> &stages) {
+/// Compiles for the dump tool, calling `print(stage, text)` as each wanted
+/// stage is reached, so the stages before a failure are still shown.
+void dumpStages(const py::dict &description, const std::string &signature,
+                int dimensions, const std::vector<std::string> &stages,
+                const py::function &print) {
   FunctionDescription function = toFunctionDescription(description);
   types::Signature sig;
   try {
@@ -105,7 +106,6 @@ dumpStages(const py::dict &description, const std::string &signature,
       throw py::value_error(e.what());
     }
   }
-  std::vector<std::pair<std::string, std::string>> out;
   CompileRequest request;
   request.function = &function;
   request.argumentTypes = sig.arguments;
@@ -114,10 +114,9 @@ dumpStages(const py::dict &description, const std::string &signature,
   request.dump = [&](Stage stage, const std::string &text) {
     for (const StageInfo &info : allStages())
       if (info.stage == stage)
-        out.push_back({info.name, text});
+        print(info.name, text);
   };
   compileKernel(request);
-  return out;
 }
 
 } // namespace
@@ -178,7 +177,7 @@ PYBIND11_MODULE(_spirjit, m) {
       .def_property_readonly("stats", &Dispatcher::stats);
 
   m.def("dump_stages", &dumpStages, py::arg("description"),
-        py::arg("signature"), py::arg("dimensions"), py::arg("stages"));
+        py::arg("signature"), py::arg("dimensions"), py::arg("stages"), py::arg("print"));
   m.def("stage_names", [] {
     std::vector<std::pair<std::string, std::string>> out;
     for (const StageInfo &info : allStages())

@@ -1,0 +1,77 @@
+"""spirjit-dump-ir: prints a function at every stage of the compiler.
+
+    spirjit-dump-ir FILE.py FUNCTION --sig "(float32[::1], float32[::1])"
+                    [--stage bytecode|pyir|typed|parfor|llir|llir.opt|spv|all]
+                    [--ndim N] [--dump-dir DIR]
+"""
+
+import argparse
+import os
+import runpy
+import sys
+
+from . import _spirjit, errors
+from ._describe import describe_function
+
+
+def _stage_help():
+    return "\n".join(f"  {name:9} {summary}"
+                     for name, summary in _spirjit.stage_names())
+
+
+def main(argv=None):
+    stages = [name for name, _ in _spirjit.stage_names()]
+    parser = argparse.ArgumentParser(
+        prog="spirjit-dump-ir",
+        description="Print a Python function at each stage of spirjit's "
+                    "compiler.",
+        epilog="stages:\n" + _stage_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("file", help="the Python file")
+    parser.add_argument("function",
+                        help="a function in the file, decorated or not")
+    parser.add_argument("--sig", required=True,
+                        help='argument types after the item, numba-style: '
+                             '"(float32[::1], int64)"')
+    parser.add_argument("--stage", default="all",
+                        choices=stages + ["all"], help="the stage to print")
+    parser.add_argument("--ndim", type=int, default=1, choices=[1, 2, 3],
+                        help="rank of the launch's Range (default 1)")
+    parser.add_argument("--dump-dir",
+                        help="also write each stage to DIR/NN-stage files")
+    args = parser.parse_args(argv)
+
+    # Run the file as a module of its own, so `if __name__ == "__main__"`
+    # blocks stay quiet, then find the function in its namespace.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(args.file)))
+    namespace = runpy.run_path(args.file, run_name="__spirjit_dump_ir__")
+    if args.function not in namespace:
+        parser.error(f"{args.file} has no function '{args.function}'")
+    function = getattr(namespace[args.function], "py_func",
+                       namespace[args.function])
+    wanted = stages if args.stage == "all" else [args.stage]
+
+    def show(stage, text):
+        print(f"; ----- after {stage} (kernel: {function.__name__}) -----")
+        print(text.rstrip("\n"), flush=True)
+        if args.dump_dir:
+            os.makedirs(args.dump_dir, exist_ok=True)
+            index = stages.index(stage) + 1
+            with open(os.path.join(args.dump_dir,
+                                   f"{index:02d}-{stage}.txt"), "w") as out:
+                out.write(text)
+
+    try:
+        _spirjit.dump_stages(describe_function(function), args.sig,
+                             args.ndim, wanted, show)
+    except errors.SpirjitError as e:
+        print(f"spirjit-dump-ir: {e}", file=sys.stderr)
+        return 1
+    except ValueError as e:
+        print(f"spirjit-dump-ir: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

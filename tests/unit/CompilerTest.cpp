@@ -1,0 +1,204 @@
+// The compiler in isolation: NumPy promotion, signatures, type inference,
+// and whole-pipeline output that SPIRV-Tools accepts.
+#include "Fixtures.h"
+
+#include "compiler/Pipeline.h"
+#include "compiler/SPIRV.h"
+#include "compiler/TypeInference.h"
+#include "frontend/BuildPyIR.h"
+#include "frontend/Bytecode.h"
+#include "frontend/ControlFlowGraph.h"
+#include "frontend/Diagnostics.h"
+
+#include <gtest/gtest.h>
+
+using namespace spirjit;
+using spirjit::testing::loadFixture;
+
+namespace {
+
+const Type *t(const char *name) { return types::fromDTypeName(name); }
+
+TypedFunction typeFixture(const FunctionDescription &f,
+                          std::vector<const Type *> args, int ndim = 1) {
+  args.insert(args.begin(), types::item(ndim));
+  auto ir = buildPyIR(f, buildControlFlowGraph(decodeBytecode(f)));
+  return inferTypes(f, std::move(ir), args, true);
+}
+
+const ir::Instruction *firstOf(const TypedFunction &typed, ir::Opcode op) {
+  for (const auto &block : typed.function->blocks)
+    for (const auto &inst : block->instructions)
+      if (inst->opcode == op)
+        return inst.get();
+  return nullptr;
+}
+
+} // namespace
+
+TEST(Promotion, FollowsNumPy2) {
+  // Expected values are numpy.result_type of the two dtypes (NumPy 2.x).
+  EXPECT_EQ(types::promote(t("int32"), t("int64")), t("int64"));
+  EXPECT_EQ(types::promote(t("uint8"), t("int8")), t("int16"));
+  EXPECT_EQ(types::promote(t("uint32"), t("int32")), t("int64"));
+  EXPECT_EQ(types::promote(t("uint64"), t("int64")), t("float64"));
+  EXPECT_EQ(types::promote(t("int32"), t("float32")), t("float64"));
+  EXPECT_EQ(types::promote(t("int16"), t("float32")), t("float32"));
+  EXPECT_EQ(types::promote(t("bool"), t("uint16")), t("uint16"));
+  EXPECT_EQ(types::promote(t("float32"), t("float64")), t("float64"));
+}
+
+TEST(Promotion, PythonLiteralsAreWeak) {
+  // NEP 50: float32 * 2.0 stays float32, int8 + 1 stays int8.
+  EXPECT_EQ(types::promote(t("float32"), types::weakFloat()), t("float32"));
+  EXPECT_EQ(types::promote(t("int8"), types::weakInt()), t("int8"));
+  EXPECT_EQ(types::promote(t("int32"), types::weakFloat()), t("float64"));
+  EXPECT_EQ(types::promote(types::weakInt(), types::weakFloat()),
+            types::weakFloat());
+  EXPECT_EQ(types::materialize(types::weakInt()), t("int64"));
+}
+
+TEST(Signature, ParsesNumbaStyle) {
+  auto sig = types::parseSignature("(float32[::1], int64[:, :], "
+                                   "float64[::1, :], uint8)");
+  ASSERT_EQ(sig.arguments.size(), 4u);
+  EXPECT_EQ(sig.arguments[0], types::array(t("float32"), 1, 'C'));
+  EXPECT_EQ(sig.arguments[1], types::array(t("int64"), 2, 'A'));
+  EXPECT_EQ(sig.arguments[2], types::array(t("float64"), 2, 'F'));
+  EXPECT_EQ(sig.arguments[3], t("uint8"));
+  EXPECT_EQ(types::parseSignature("float64(float64, int64)").returnType,
+            t("float64"));
+}
+
+TEST(Signature, ErrorsSayWhatIsWrong) {
+  try {
+    types::parseSignature("(float33[::1])");
+    FAIL();
+  } catch (const std::invalid_argument &e) {
+    EXPECT_NE(std::string(e.what()).find("unknown type 'float33'"),
+              std::string::npos);
+  }
+  EXPECT_THROW(types::parseSignature("(float32[::1]"), std::invalid_argument);
+  EXPECT_THROW(types::parseSignature("(int32[::1, ::1])"),
+               std::invalid_argument);
+}
+
+TEST(TypeInference, VecaddKeepsTheElementType) {
+  const Type *f32 = types::array(t("float32"), 1, 'C');
+  FunctionDescription f = loadFixture("py311", "vecadd");
+  TypedFunction typed = typeFixture(f, {f32, f32, f32});
+  EXPECT_EQ(firstOf(typed, ir::Opcode::BinaryOp)->type, t("float32"));
+  EXPECT_EQ(typed.writtenArguments,
+            (std::vector<bool>{false, false, false, true}));
+}
+
+TEST(TypeInference, MixedArraysPromote) {
+  FunctionDescription f = loadFixture("py311", "vecadd");
+  TypedFunction typed =
+      typeFixture(f, {types::array(t("int32"), 1, 'C'),
+                      types::array(t("float32"), 1, 'C'),
+                      types::array(t("float64"), 1, 'C')});
+  EXPECT_EQ(firstOf(typed, ir::Opcode::BinaryOp)->type, t("float64"));
+}
+
+TEST(TypeInference, LiteralsStayFloat32) {
+  FunctionDescription f = loadFixture("py311", "literal_float32");
+  const Type *f32 = types::array(t("float32"), 1, 'C');
+  TypedFunction typed = typeFixture(f, {f32, f32});
+  for (const auto &block : typed.function->blocks)
+    for (const auto &inst : block->instructions)
+      if (inst->opcode == ir::Opcode::BinaryOp)
+        EXPECT_EQ(inst->type, t("float32")) << ir::print(*typed.function);
+}
+
+TEST(TypeInference, LoopAccumulatorTakesTheArrayType) {
+  FunctionDescription f = loadFixture("py311", "loop_branch");
+  TypedFunction typed =
+      typeFixture(f, {types::array(t("float32"), 1, 'C'),
+                      types::array(t("float32"), 1, 'C')});
+  // total = 0; total += a[k] (float32): the phi is float32 (NEP 50).
+  const ir::Instruction *phi = nullptr;
+  for (const auto &block : typed.function->blocks)
+    for (const auto &inst : block->instructions)
+      if (inst->opcode == ir::Opcode::Phi && inst->type == t("float32"))
+        phi = inst.get();
+  EXPECT_NE(phi, nullptr) << ir::print(*typed.function);
+}
+
+TEST(TypeInference, KernelReturningAValueIsRejected) {
+  FunctionDescription f = loadFixture("py311", "returns_value");
+  try {
+    typeFixture(f, {types::array(t("float32"), 1, 'C')});
+    FAIL();
+  } catch (const UserError &e) {
+    EXPECT_EQ(e.kind(), UserErrorKind::KernelReturnValue);
+    EXPECT_EQ(e.line(), f.firstLine + 1);
+  }
+}
+
+TEST(TypeInference, BitwiseOnFloatsIsATypingError) {
+  FunctionDescription f = loadFixture("py311", "floor_ops");
+  const Type *f32 = types::array(t("float32"), 1, 'C');
+  EXPECT_NO_THROW(typeFixture(f, {f32, f32, f32})); // float // and % exist
+  FunctionDescription g = loadFixture("py311", "tuple_unpack");
+  try {
+    typeFixture(g, {types::array(t("float32"), 1, 'C')});
+    FAIL() << "unpacking a 1-D shape into two names was accepted";
+  } catch (const UserError &e) {
+    EXPECT_EQ(e.kind(), UserErrorKind::Typing);
+  }
+}
+
+TEST(Pipeline, StageTableListsEveryStageOnceInOrder) {
+  std::vector<std::string> names;
+  for (const StageInfo &info : allStages())
+    names.push_back(info.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"bytecode", "pyir", "typed",
+                                             "parfor", "llir", "llir.opt",
+                                             "spv"}));
+  EXPECT_EQ(stageByName("llir.opt"), Stage::LLIROpt);
+  EXPECT_THROW(stageByName("nope"), std::invalid_argument);
+}
+
+TEST(Pipeline, EveryFixtureGivesValidSPIRV) {
+  struct Case {
+    const char *name;
+    std::string signature;
+    int ndim;
+  } cases[] = {
+      {"vecadd", "(float32[::1], float32[::1], float32[::1])", 1},
+      {"vecadd", "(int64[:], int32[::1], float64[::1])", 1},
+      {"loop_branch", "(float64[::1], float64[::1])", 1},
+      {"negative_step", "(int32[::1])", 1},
+      {"while_break", "(int64[::1])", 1},
+      {"boolean_ops", "(int16[::1], int8[::1])", 1},
+      {"two_d", "(float32[:, ::1], float32[::1, :])", 2},
+      {"literal_float32", "(float32[::1], float32[::1])", 1},
+      {"floor_ops", "(int32[::1], int32[::1], int32[::1])", 1},
+      {"floor_ops", "(float64[::1], float64[::1], float64[::1])", 1},
+      {"tuple_unpack", "(uint16[:, :])", 1},
+  };
+  for (const Case &c : cases) {
+    FunctionDescription f = loadFixture("py311", c.name);
+    CompileRequest request;
+    request.function = &f;
+    request.argumentTypes = types::parseSignature(c.signature).arguments;
+    request.itemDimensions = c.ndim;
+    std::vector<Stage> printed;
+    request.dump = [&](Stage s, const std::string &text) {
+      printed.push_back(s);
+      EXPECT_FALSE(text.empty());
+    };
+    CompiledKernel kernel = compileKernel(request);
+    ASSERT_FALSE(kernel.spirv.empty()) << c.name;
+    EXPECT_EQ(kernel.spirv[0], 0x07230203u) << "SPIR-V magic";
+    EXPECT_EQ(validateSPIRV(kernel.spirv), "") << c.name;
+    EXPECT_EQ(printed.size(), allStages().size()) << "every stage printable";
+    EXPECT_EQ(kernel.entryPoint, std::string("spirjit_") + c.name);
+    // The way back for PoCL: SPIR 1.2 bitcode starts with 'BC'.
+    std::vector<char> bitcode = lowerSPIRVToSPIRBitcode(kernel.spirv);
+    ASSERT_GE(bitcode.size(), 4u);
+    EXPECT_EQ(bitcode[0], 'B');
+    EXPECT_EQ(bitcode[1], 'C');
+  }
+}

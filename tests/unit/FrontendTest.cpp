@@ -1,0 +1,222 @@
+// The frontend in isolation: decoding, the control-flow graph, SSA pyir,
+// and clean errors on malformed bytecode.
+#include "Fixtures.h"
+
+#include "frontend/BuildPyIR.h"
+#include "frontend/Bytecode.h"
+#include "frontend/ControlFlowGraph.h"
+#include "frontend/Diagnostics.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+using namespace spirjit;
+using spirjit::testing::loadFixture;
+
+namespace {
+
+std::vector<PyOp> opcodes(const std::vector<BytecodeInstruction> &code) {
+  std::vector<PyOp> ops;
+  for (const auto &inst : code)
+    ops.push_back(inst.op);
+  return ops;
+}
+
+int count(const ir::Function &f, ir::Opcode op) {
+  int n = 0;
+  for (const auto &block : f.blocks)
+    for (const auto &inst : block->instructions)
+      n += inst->opcode == op;
+  return n;
+}
+
+std::unique_ptr<ir::Function> pyirOf(const FunctionDescription &f) {
+  return buildPyIR(f, buildControlFlowGraph(decodeBytecode(f)));
+}
+
+} // namespace
+
+TEST(Bytecode, DecodesVecaddSkippingCaches) {
+  FunctionDescription f = loadFixture("py311", "vecadd");
+  auto code = decodeBytecode(f);
+  std::vector<PyOp> expected = {
+      PyOp::RESUME,    PyOp::LOAD_FAST,     PyOp::LOAD_METHOD,
+      PyOp::LOAD_CONST, PyOp::PRECALL,      PyOp::CALL,
+      PyOp::STORE_FAST, PyOp::LOAD_FAST,    PyOp::LOAD_FAST,
+      PyOp::BINARY_SUBSCR, PyOp::LOAD_FAST, PyOp::LOAD_FAST,
+      PyOp::BINARY_SUBSCR, PyOp::BINARY_OP, PyOp::LOAD_FAST,
+      PyOp::LOAD_FAST, PyOp::STORE_SUBSCR,  PyOp::LOAD_CONST,
+      PyOp::RETURN_VALUE};
+  EXPECT_EQ(opcodes(code), expected);
+  // Lines come from co_lines: the get_id call is on the line after `def`.
+  EXPECT_EQ(code[2].line, f.firstLine + 1);
+  EXPECT_EQ(code.back().line, f.firstLine + 2);
+}
+
+TEST(Bytecode, ResolvesJumpTargetsToInstructionStarts) {
+  FunctionDescription f = loadFixture("py311", "loop_branch");
+  auto code = decodeBytecode(f);
+  std::vector<int> starts;
+  for (const auto &inst : code)
+    starts.push_back(inst.offset);
+  int jumps = 0;
+  for (const auto &inst : code)
+    if (inst.target >= 0) {
+      ++jumps;
+      EXPECT_NE(std::find(starts.begin(), starts.end(), inst.target),
+                starts.end())
+          << pyOpName(inst.op) << " at " << inst.offset;
+    }
+  EXPECT_GE(jumps, 3); // FOR_ITER, the if, the backward jump
+}
+
+TEST(Bytecode, FoldsExtendedArg) {
+  FunctionDescription f;
+  f.name = f.qualifiedName = "f";
+  f.filename = "x.py";
+  // EXTENDED_ARG 1; LOAD_CONST 2 -> LOAD_CONST 258
+  f.code = {144, 1, 100, 2, 83, 0};
+  auto code = decodeBytecode(f);
+  ASSERT_EQ(code.size(), 2u);
+  EXPECT_EQ(code[0].op, PyOp::LOAD_CONST);
+  EXPECT_EQ(code[0].arg, 258);
+  EXPECT_EQ(code[0].offset, 0);
+}
+
+TEST(Bytecode, MalformedInputIsAUserError) {
+  FunctionDescription f;
+  f.name = f.qualifiedName = "f";
+  f.filename = "x.py";
+  std::vector<std::vector<uint8_t>> cases = {
+      {100},              // odd length
+      {255, 0},           // unknown opcode
+      {144, 1},           // EXTENDED_ARG at the end
+      {110, 50, 83, 0},   // JUMP_FORWARD out of range
+      {25, 0},            // BINARY_SUBSCR without its cache entries
+  };
+  for (const auto &bytes : cases) {
+    f.code = bytes;
+    EXPECT_THROW(decodeBytecode(f), UserError);
+  }
+}
+
+TEST(Bytecode, RejectsUnsupportedPythonVersions) {
+  FunctionDescription f = loadFixture("py311", "vecadd");
+  f.pythonMinor = 9;
+  try {
+    decodeBytecode(f);
+    FAIL() << "3.9 bytecode was accepted";
+  } catch (const UserError &e) {
+    EXPECT_EQ(e.kind(), UserErrorKind::UnsupportedFeature);
+    EXPECT_NE(std::string(e.what()).find("3.9"), std::string::npos);
+  }
+}
+
+TEST(ControlFlowGraph, LoopHasBackEdgeAndConsistentEdges) {
+  FunctionDescription f = loadFixture("py311", "loop_branch");
+  ControlFlowGraph cfg = buildControlFlowGraph(decodeBytecode(f));
+  ASSERT_GE(cfg.blocks.size(), 4u);
+  bool backEdge = false;
+  for (size_t b = 0; b < cfg.blocks.size(); ++b)
+    for (int s : cfg.blocks[b].successors) {
+      backEdge |= s <= static_cast<int>(b);
+      const auto &preds = cfg.blocks[s].predecessors;
+      EXPECT_NE(std::find(preds.begin(), preds.end(), static_cast<int>(b)),
+                preds.end());
+    }
+  EXPECT_TRUE(backEdge);
+  EXPECT_EQ(cfg.reversePostOrder().front(), 0);
+}
+
+TEST(PyIR, StraightLineKernelHasNoPhis) {
+  auto f = pyirOf(loadFixture("py311", "vecadd"));
+  EXPECT_EQ(ir::verify(*f), "");
+  EXPECT_EQ(count(*f, ir::Opcode::Phi), 0);
+  EXPECT_EQ(count(*f, ir::Opcode::GetItem), 2);
+  EXPECT_EQ(count(*f, ir::Opcode::SetItem), 1);
+  EXPECT_EQ(count(*f, ir::Opcode::Arg), 4);
+}
+
+TEST(PyIR, LoopVariablesBecomePhis) {
+  auto f = pyirOf(loadFixture("py311", "loop_branch"));
+  EXPECT_EQ(ir::verify(*f), "");
+  // `total` merges at the loop header (3.11's if/else both jump back there).
+  EXPECT_GE(count(*f, ir::Opcode::Phi), 1);
+  EXPECT_EQ(count(*f, ir::Opcode::IterNext), 1);
+  for (const auto &block : f->blocks)
+    for (const auto &inst : block->instructions)
+      EXPECT_GT(inst->line, 0) << "every instruction carries a line";
+}
+
+TEST(PyIR, EveryFixtureBuildsAndVerifies) {
+  for (const char *name : {"negative_step", "while_break", "boolean_ops",
+                           "two_d", "literal_float32", "floor_ops",
+                           "tuple_unpack"}) {
+    auto f = pyirOf(loadFixture("py311", name));
+    EXPECT_EQ(ir::verify(*f), "") << name;
+  }
+}
+
+TEST(PyIR, UnsupportedConstructsNameTheConstructAndLine) {
+  struct Case {
+    const char *fixture, *construct;
+    int lineOffset; // from the `def` line
+  } cases[] = {{"uses_list", "'list'", 2}, {"uses_try", "'try'", 2}};
+  for (const Case &c : cases) {
+    FunctionDescription f = loadFixture("py311", c.fixture);
+    try {
+      pyirOf(f);
+      FAIL() << c.fixture << " was accepted";
+    } catch (const UserError &e) {
+      EXPECT_EQ(e.kind(), UserErrorKind::UnsupportedFeature);
+      EXPECT_EQ(e.line(), f.firstLine + c.lineOffset) << c.fixture;
+      EXPECT_NE(e.message().find(c.construct), std::string::npos)
+          << e.what();
+      EXPECT_EQ(e.filename(), "functions.py");
+    }
+  }
+}
+
+TEST(PyIR, VerifierCatchesBrokenIR) {
+  auto f = pyirOf(loadFixture("py311", "vecadd"));
+  f->blocks.back()->instructions.pop_back(); // drop the terminator
+  EXPECT_NE(ir::verify(*f).find("does not end in a terminator"),
+            std::string::npos);
+}
+
+// Random and truncated bytecode must only ever produce clean errors.
+TEST(Fuzz, RandomAndTruncatedBytecodeGivesCleanErrors) {
+  std::mt19937 random(20261122);
+  std::vector<FunctionDescription> seeds;
+  for (const char *name : {"vecadd", "loop_branch", "while_break",
+                           "boolean_ops", "two_d", "tuple_unpack"})
+    seeds.push_back(loadFixture("py311", name));
+  int accepted = 0;
+  for (int round = 0; round < 3000; ++round) {
+    FunctionDescription f = seeds[round % seeds.size()];
+    switch (round % 3) {
+    case 0: // truncate
+      f.code.resize(random() % (f.code.size() + 1));
+      break;
+    case 1: // flip bytes
+      for (int k = 0; k < 3; ++k)
+        f.code[random() % f.code.size()] = static_cast<uint8_t>(random());
+      break;
+    case 2: // random code of the same length
+      for (auto &byte : f.code)
+        byte = static_cast<uint8_t>(random());
+      break;
+    }
+    try {
+      auto ir = pyirOf(f);
+      EXPECT_EQ(ir::verify(*ir), "");
+      ++accepted;
+    } catch (const UserError &) {
+    } catch (const std::exception &e) {
+      ADD_FAILURE() << "round " << round << ": not a user error: " << e.what();
+    }
+  }
+  EXPECT_LT(accepted, 3000);
+}
