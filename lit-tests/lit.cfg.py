@@ -1,0 +1,24 @@
+# lit configuration: each test is a Python file whose RUN lines call
+# spirjit-dump-ir on functions in the file itself and check the output with
+# FileCheck.
+import os
+
+import lit.formats
+
+config.name = "spirjit"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".py"]
+config.excludes = ["lit.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+
+root = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+python = lit_config.params.get("python", os.path.join(root, ".venv", "bin",
+                                                      "python"))
+filecheck = lit_config.params.get("filecheck",
+                                  "/usr/lib/llvm-15/bin/FileCheck")
+config.environment["PYTHONPATH"] = os.path.join(root, "python")
+config.environment["SPIRJIT_PYTHON"] = python
+config.substitutions.append(
+    ("%spirjit-dump-ir", os.path.join(root, "tools", "spirjit-dump-ir")))
+config.substitutions.append(("FileCheck", filecheck))
+config.substitutions.append(("%not", "not"))

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Sets up spirjit on Debian 12 (as root) and builds it; then, by mode:
+#   example  run examples/vecadd.py on the default device
+#   test     run every test (GoogleTest, lit, pytest) through ctest
+#   bench    run the benchmarks side by side with their baselines
+#   build    stop after building
+# Everything it installs: Debian packages through apt, Python packages from
+# PyPI into ./.venv (made with the machine's python3).
+set -euo pipefail
+mode=${1:-build}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+jobs=${SPIRJIT_JOBS:-2}
+
+apt_packages=(cmake ninja-build g++ ccache pkg-config python3 python3-venv
+  llvm-15-dev libllvmspirvlib-15-dev spirv-tools llvm-15-tools
+  ocl-icd-opencl-dev pocl-opencl-icd clinfo libze-dev libgtest-dev)
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "== installing Debian packages: ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+python=${SPIRJIT_PYTHON_FOR_VENV:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "== creating .venv with $($python --version)"
+  "$python" -m venv .venv
+fi
+pip_packages=(numpy pybind11 pytest lit)
+[ "$mode" = bench ] && pip_packages+=(numba pyopencl)
+.venv/bin/python -m pip install -q "${pip_packages[@]}"
+
+# Intel's CPU OpenCL runtime takes SPIR-V as IL: with it, the tests also run
+# the direct SPIR-V path (PoCL 3.1 takes SPIR 1.2 bitcode instead). It is
+# registered through OCL_ICD_VENDORS, beside the system's own ICDs.
+vendors="$root/build/ocl-vendors"
+if [ "$mode" = test ] && [ "${SPIRJIT_SKIP_INTEL_OPENCL:-0}" != 1 ]; then
+  if .venv/bin/python -m pip install -q "intel-opencl-rt==2026.2.0" \
+       "intel-cmplr-lib-rt==2026.2.0" && [ -f .venv/lib/libintelocl.so ]; then
+    mkdir -p "$vendors"
+    cp /etc/OpenCL/vendors/*.icd "$vendors/"
+    echo "$root/.venv/lib/libintelocl.so" > "$vendors/intel.icd"
+    export OCL_ICD_VENDORS="$vendors"
+  else
+    echo "== Intel's OpenCL runtime did not install: testing on PoCL only"
+  fi
+fi
+
+echo "== configuring and building (ninja -j$jobs)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DPython3_EXECUTABLE="$root/.venv/bin/python" >/dev/null
+ninja -C build -j"$jobs"
+
+export PYTHONPATH="$root/python"
+case "$mode" in
+  build) ;;
+  example)
+    .venv/bin/python examples/vecadd.py ;;
+  test)
+    clinfo -l || true
+    cd build && ctest --output-on-failure -j"$jobs" ;;
+  bench)
+    .venv/bin/python benchmarks/bench_vecadd.py ;;
+  *)
+    echo "unknown mode '$mode': use build, example, test or bench" >&2
+    exit 2 ;;
+esac
