@@ -222,6 +222,22 @@ const char *unsupportedConstruct(PyOp op) {
     return "match";
   case PyOp::UNPACK_EX:
     return "starred assignment";
+  case PyOp::LOAD_FAST_AND_CLEAR:
+    return "comprehension";
+  case PyOp::BINARY_SLICE:
+  case PyOp::STORE_SLICE:
+    return "slice";
+  case PyOp::END_SEND:
+  case PyOp::CLEANUP_THROW:
+    return "yield";
+  case PyOp::LOAD_SUPER_ATTR:
+    return "super";
+  case PyOp::LOAD_LOCALS:
+  case PyOp::LOAD_FROM_DICT_OR_GLOBALS:
+  case PyOp::LOAD_FROM_DICT_OR_DEREF:
+    return "class";
+  case PyOp::CALL_INTRINSIC_2:
+    return "generic type parameters";
   case PyOp::STORE_NAME:
   case PyOp::LOAD_NAME:
   case PyOp::SETUP_ANNOTATIONS:
@@ -378,6 +394,19 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
   case PyOp::POP_TOP:
     pop(line);
     return;
+  case PyOp::END_FOR: // 3.12: pops the exhausted iterator and its value
+    pop(line);
+    pop(line);
+    return;
+  case PyOp::CALL_INTRINSIC_1: {
+    // 3.12 spells unary plus as intrinsic 5; the others are not numeric.
+    if (arg != 5)
+      unsupported(line, "intrinsic function " + std::to_string(arg));
+    Instruction *u = emit(Opcode::UnaryOp, {pop(line)}, line);
+    u->index = static_cast<int64_t>(ir::UnaryOperator::Pos);
+    stack_.push_back(u);
+    return;
+  }
   case PyOp::PUSH_NULL:
     stack_.push_back(null_);
     return;
@@ -613,6 +642,13 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     return;
   case PyOp::RETURN_VALUE: {
     emit(Opcode::Return, {pop(line)}, line);
+    terminated_ = true;
+    return;
+  }
+  case PyOp::RETURN_CONST: {
+    if (arg >= static_cast<int>(desc_.consts.size()))
+      malformed(line, "constant index out of range");
+    emit(Opcode::Return, {emitConst(desc_.consts[arg], line)}, line);
     terminated_ = true;
     return;
   }

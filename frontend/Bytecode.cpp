@@ -7,13 +7,15 @@
 namespace spirjit {
 namespace {
 
-enum class JumpKind { None, Forward, Backward };
+enum class JumpKind { None, Forward, Backward, ForwardSkipOne };
 
 struct OpcodeInfo {
   bool known = false;
   PyOp op = PyOp::NOP;
   int cacheEntries = 0;
   JumpKind jump = JumpKind::None;
+  int shift = 0;        // the argument is arg >> shift
+  PyOp flagOp = PyOp::NOP; // the opcode when the argument's low bit is set
 };
 
 struct OpcodeTable {
@@ -23,9 +25,22 @@ struct OpcodeTable {
 const OpcodeTable &python311Table() {
   static const OpcodeTable table = [] {
     OpcodeTable t;
-#define PY311(number, name, caches, kind)                                      \
-  t.entries[number] = {true, PyOp::name, caches, JumpKind::kind};
+#define PY311(number, name, caches, kind, shift, flag)                         \
+  t.entries[number] = {true, PyOp::name, caches, JumpKind::kind, shift,        \
+                       PyOp::flag};
 #include "frontend/Python311.def"
+    return t;
+  }();
+  return table;
+}
+
+const OpcodeTable &python312Table() {
+  static const OpcodeTable table = [] {
+    OpcodeTable t;
+#define PY312(number, name, caches, kind, shift, flag)                         \
+  t.entries[number] = {true, PyOp::name, caches, JumpKind::kind, shift,        \
+                       PyOp::flag};
+#include "frontend/Python312.def"
     return t;
   }();
   return table;
@@ -34,6 +49,8 @@ const OpcodeTable &python311Table() {
 const OpcodeTable *tableFor(int major, int minor) {
   if (major == 3 && minor == 11)
     return &python311Table();
+  if (major == 3 && minor == 12)
+    return &python312Table();
   return nullptr;
 }
 
@@ -66,7 +83,7 @@ decodeBytecode(const FunctionDescription &function) {
                     function.firstLine,
                     "Python " + std::to_string(function.pythonMajor) + "." +
                         std::to_string(function.pythonMinor) +
-                        " bytecode is not supported (spirjit supports 3.11)");
+                        " bytecode is not supported (spirjit supports 3.11 and 3.12)");
   const std::vector<uint8_t> &code = function.code;
   if (code.empty())
     throw malformed(0, "no instructions");
@@ -96,8 +113,8 @@ decodeBytecode(const FunctionDescription &function) {
         continue;
       }
       BytecodeInstruction inst;
-      inst.op = info.op;
-      inst.arg = static_cast<int>(arg);
+      inst.op = (arg & 1) && info.flagOp != info.op ? info.flagOp : info.op;
+      inst.arg = static_cast<int>(arg >> info.shift);
       inst.offset = start;
       inst.next = offset + 2 + 2 * info.cacheEntries;
       inst.line = function.lineAt(offset);
@@ -107,6 +124,8 @@ decodeBytecode(const FunctionDescription &function) {
         inst.target = inst.next + 2 * inst.arg;
       else if (info.jump == JumpKind::Backward)
         inst.target = inst.next - 2 * inst.arg;
+      else if (info.jump == JumpKind::ForwardSkipOne)
+        inst.target = inst.next + 2 * inst.arg + 2;
       if (info.jump != JumpKind::None &&
           (inst.target < 0 || inst.target > size))
         throw malformed(offset, "jump target " + std::to_string(inst.target) +

@@ -35,8 +35,8 @@ bool isConditionalJump(PyOp op) {
 }
 
 bool endsFunction(PyOp op) {
-  return op == PyOp::RETURN_VALUE || op == PyOp::RAISE_VARARGS ||
-         op == PyOp::RERAISE;
+  return op == PyOp::RETURN_VALUE || op == PyOp::RETURN_CONST ||
+         op == PyOp::RAISE_VARARGS || op == PyOp::RERAISE;
 }
 
 int ControlFlowGraph::blockAtOffset(int offset) const {

@@ -3,6 +3,7 @@ constants, names, the line table, and what each global, closure variable and
 annotation referred to at this moment (compile time freezes them)."""
 
 import builtins
+import inspect
 import sys
 import types
 
@@ -70,6 +71,16 @@ def describe_value(value):
     return {"kind": "unknown", "name": type(value).__name__}
 
 
+def _describe_annotation(value):
+    # A string that could not be evaluated (PEP 563 inside a function whose
+    # module names kapi only locally): "kapi.Item" still means the item.
+    if isinstance(value, str):
+        last = value.rsplit(".", 1)[-1]
+        if last in ("Item", "NdItem"):
+            return {"kind": "object", "name": "spirjit.kernel_api." + last}
+    return describe_value(value)
+
+
 def describe_function(fn):
     code = fn.__code__
     fn_globals = fn.__globals__
@@ -81,9 +92,12 @@ def describe_function(fn):
             resolved[name] = describe_value(getattr(builtins, name))
     closure = [describe_value(cell.cell_contents) for cell in
                (fn.__closure__ or ())]
-    annotations = {name: describe_value(value) for name, value in
-                   getattr(fn, "__annotations__", {}).items()
-                   if name != "return"}
+    try:  # `from __future__ import annotations` leaves strings to evaluate
+        raw = inspect.get_annotations(fn, eval_str=True)
+    except Exception:
+        raw = getattr(fn, "__annotations__", {})
+    annotations = {name: _describe_annotation(value)
+                   for name, value in raw.items() if name != "return"}
     return {
         "python_major": sys.version_info.major,
         "python_minor": sys.version_info.minor,
