@@ -823,6 +823,9 @@ void Lowering::lowerInstruction(const Instruction &inst) {
   case Opcode::GetIter: {
     const Lowered &range = values_.at(inst.operands[0]);
     Lowered iter;
+    // SPIR-V wants every variable first in the entry block.
+    llvm::BasicBlock &entry = function_->getEntryBlock();
+    allocaBuilder_.SetInsertPoint(&entry, entry.getFirstInsertionPt());
     iter.scalar = allocaBuilder_.CreateAlloca(builder_.getInt64Ty());
     builder_.CreateStore(range.elements[0].scalar, iter.scalar);
     iter.elements = {range.elements[1], range.elements[2]};
@@ -904,10 +907,8 @@ std::unique_ptr<llvm::Module> Lowering::run() {
     startBlocks_[block.get()] = bb;
   }
   llvm::BasicBlock *entry = startBlocks_.at(pyir.blocks[0].get());
-  allocaBuilder_.SetInsertPoint(entry);
   builder_.SetInsertPoint(entry);
   lowerEntry(function_);
-  // Allocas stay first in the entry block; the rest goes after them.
   for (const auto &block : pyir.blocks) {
     llvm::BasicBlock *bb = startBlocks_.at(block.get());
     if (bb != entry)
@@ -918,10 +919,6 @@ std::unique_ptr<llvm::Module> Lowering::run() {
     for (const auto &inst : block->instructions)
       lowerInstruction(*inst);
     endBlocks_[block.get()] = builder_.GetInsertBlock();
-    if (bb == entry) {
-      // Later allocas go before the entry block's terminator.
-      allocaBuilder_.SetInsertPoint(entry->getTerminator());
-    }
   }
   for (const auto &block : pyir.blocks)
     for (const auto &inst : block->instructions) {

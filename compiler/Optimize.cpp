@@ -5,6 +5,9 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CommandLine.h>
+
+#include <mutex>
 
 namespace spirjit {
 
@@ -26,7 +29,19 @@ void removeFreezes(llvm::Module &module) {
 }
 } // namespace
 
+/// Closed forms of loop sums (n*(n-1)/2) are computed by LLVM in i65,
+/// which SPIR-V cannot express: the translator would end the process. We
+/// keep exit values as loops compute them.
+void configureLLVMOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char *argv[] = {"spirjit", "-replexitval=never"};
+    llvm::cl::ParseCommandLineOptions(2, argv, "spirjit\n");
+  });
+}
+
 void optimizeModule(llvm::Module &module, int level) {
+  configureLLVMOnce();
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
   llvm::CGSCCAnalysisManager cgscc;

@@ -4,6 +4,7 @@
 
 #include <LLVMSPIRVLib/LLVMSPIRVLib.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/raw_ostream.h>
@@ -14,7 +15,31 @@
 
 namespace spirjit {
 
+namespace {
+/// SPIR-V has integers of 8, 16, 32 and 64 bits (and bool); an LLVM module
+/// with another width would make the translator end the whole process, so
+/// it is caught here as a spirjit bug instead.
+void checkIntegerWidths(const llvm::Module &module) {
+  for (const llvm::Function &function : module)
+    for (const llvm::BasicBlock &block : function)
+      for (const llvm::Instruction &inst : block) {
+        llvm::Type *type = inst.getType();
+        if (auto *vector = llvm::dyn_cast<llvm::VectorType>(type))
+          type = vector->getElementType();
+        if (auto *integer = llvm::dyn_cast<llvm::IntegerType>(type)) {
+          unsigned bits = integer->getBitWidth();
+          SPIRJIT_INTERNAL_CHECK(bits == 1 || bits == 8 || bits == 16 ||
+                                     bits == 32 || bits == 64,
+                                 "an i" + std::to_string(bits) +
+                                     " value in " + function.getName().str() +
+                                     " cannot be expressed in SPIR-V");
+        }
+      }
+}
+} // namespace
+
 std::vector<uint32_t> emitSPIRV(llvm::Module &module) {
+  checkIntegerWidths(module);
   std::ostringstream out;
   std::string error;
   // SPIR-V 1.0 is what OpenCL 1.2-era consumers (and the validator's

@@ -1,6 +1,7 @@
 #include "runtime/OpenCL.h"
 
 #include <cstring>
+#include <map>
 
 namespace spirjit::runtime {
 namespace {
@@ -245,7 +246,8 @@ const std::vector<std::shared_ptr<Device>> &openclDevices() {
       return found;
     std::vector<cl_platform_id> platforms(count);
     clGetPlatformIDs(count, platforms.data(), nullptr);
-    int index = 0;
+    // A filter's index counts among devices of the same backend and type.
+    std::map<std::string, int> indexOfType;
     for (cl_platform_id platform : platforms) {
       cl_uint n = 0;
       if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &n) !=
@@ -256,7 +258,7 @@ const std::vector<std::shared_ptr<Device>> &openclDevices() {
       clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, n, ids.data(), nullptr);
       for (cl_device_id id : ids) {
         DeviceInfo info = describe(platform, id);
-        info.backendIndex = index++;
+        info.backendIndex = indexOfType[info.deviceType]++;
         try {
           found.push_back(std::make_shared<Device>(platform, id, info));
         } catch (const DeviceError &) {

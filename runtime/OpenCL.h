@@ -20,7 +20,7 @@ struct DeviceInfo {
   std::string name, vendor, platform, version;
   std::string backend = "opencl";
   std::string deviceType; // "cpu", "gpu", "accelerator"
-  int backendIndex = 0;   // index among this backend's devices
+  int backendIndex = 0;   // index among this backend's devices of this type
   size_t maxWorkGroupSize = 0;
   bool hasFp64 = false, hasAtomic64 = false;
   bool hostUnifiedMemory = false;
