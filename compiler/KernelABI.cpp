@@ -7,6 +7,8 @@ kernelParameters(const std::vector<const Type *> &arguments) {
   std::vector<KernelParameter> params;
   for (int i = 0; i < static_cast<int>(arguments.size()); ++i) {
     const Type *t = arguments[i];
+    if (t->kind == TypeKind::Item)
+      continue; // work-item queries need no parameter
     if (t->kind != TypeKind::Array) {
       params.push_back({KernelParameter::Kind::Scalar, i});
       continue;

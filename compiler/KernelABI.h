@@ -17,12 +17,12 @@ struct KernelParameter {
     Scalar,      // the value itself; bool travels as one byte
   };
   Kind kind;
-  int argument; // index into the Python arguments (the item is not one)
+  int argument; // index into the argument types given
   int dim = 0;
 };
 
-/// Parameters of a kernel whose Python arguments (after the item) have
-/// these types, in order.
+/// Parameters of a kernel (or device function) whose arguments have these
+/// types, in order. An item argument has no parameter.
 std::vector<KernelParameter>
 kernelParameters(const std::vector<const Type *> &arguments);
 

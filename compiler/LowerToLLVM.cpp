@@ -7,6 +7,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <map>
+#include <set>
 
 namespace spirjit {
 namespace {
@@ -27,12 +28,18 @@ struct Lowered {
 
 class Lowering {
 public:
-  Lowering(const TypedFunction &typed, const Target &target,
-           llvm::LLVMContext &context, const LoweringOptions &options)
-      : typed_(typed), target_(target), context_(context), options_(options),
-        builder_(context), allocaBuilder_(context) {}
+  using FunctionMap = std::map<const TypedFunction *, llvm::Function *>;
 
-  std::unique_ptr<llvm::Module> run();
+  Lowering(const TypedFunction &typed, const Target &target,
+           llvm::LLVMContext &context, const LoweringOptions &options,
+           llvm::Module *module, FunctionMap &functions)
+      : typed_(typed), target_(target), context_(context), options_(options),
+        builder_(context), allocaBuilder_(context), module_(module),
+        functions_(functions) {}
+
+  /// Creates the LLVM function (the kernel ABI for parameters).
+  llvm::Function *declare();
+  void lowerBody();
 
 private:
   const std::string &filename() const { return typed_.description->filename; }
@@ -77,6 +84,7 @@ private:
   llvm::IRBuilder<> builder_;
   llvm::IRBuilder<> allocaBuilder_;
   llvm::Module *module_ = nullptr;
+  FunctionMap &functions_;
   llvm::Function *function_ = nullptr;
   std::map<const Instruction *, Lowered> values_;
   std::map<const ir::Block *, llvm::BasicBlock *> startBlocks_, endBlocks_;
@@ -239,33 +247,30 @@ void Lowering::addIncoming(Lowered &phi, const Lowered &value,
 }
 
 void Lowering::lowerEntry(llvm::Function *function) {
-  // Rebuild each Python argument from its kernel parameters.
+  // Rebuild each argument from its parameters (KernelABI.h).
   const auto &types = typed_.argumentTypes;
-  std::vector<const Type *> pythonArgs(types.begin() + 1, types.end());
-  auto params = kernelParameters(pythonArgs);
   arguments_.assign(types.size(), Lowered{});
   auto arg = function->arg_begin();
-  for (const KernelParameter &p : params) {
-    Lowered &value = arguments_[p.argument + 1];
+  for (const KernelParameter &p : kernelParameters(types)) {
+    Lowered &value = arguments_[p.argument];
     llvm::Value *v = &*arg++;
-    const Type *t = pythonArgs[p.argument];
+    const Type *t = types[p.argument];
+    const std::string &name = typed_.function->parameterNames[p.argument];
     switch (p.kind) {
     case KernelParameter::Kind::ArrayData:
-      v->setName(typed_.function->parameterNames[p.argument + 1]);
+      v->setName(name);
       value.data = v;
       break;
     case KernelParameter::Kind::ArrayShape:
-      v->setName(typed_.function->parameterNames[p.argument + 1] + ".shape" +
-                 std::to_string(p.dim));
+      v->setName(name + ".shape" + std::to_string(p.dim));
       value.shape.push_back(v);
       break;
     case KernelParameter::Kind::ArrayStride:
-      v->setName(typed_.function->parameterNames[p.argument + 1] +
-                 ".stride" + std::to_string(p.dim));
+      v->setName(name + ".stride" + std::to_string(p.dim));
       value.strides.push_back(v);
       break;
     case KernelParameter::Kind::Scalar:
-      v->setName(typed_.function->parameterNames[p.argument + 1]);
+      v->setName(name);
       value.scalar = t->kind == TypeKind::Bool
                          ? builder_.CreateICmpNE(v, builder_.getInt8(0))
                          : v;
@@ -274,7 +279,7 @@ void Lowering::lowerEntry(llvm::Function *function) {
   }
   // Contiguous layouts: strides follow from the shape, so LLVM sees the
   // unit stride and the device compiler can vectorise.
-  for (size_t i = 1; i < types.size(); ++i) {
+  for (size_t i = 0; i < types.size(); ++i) {
     const Type *t = types[i];
     if (t->kind != TypeKind::Array || t->layout == 'A')
       continue;
@@ -607,6 +612,40 @@ Lowered Lowering::lowerGetAttr(const Instruction &inst) {
 }
 
 Lowered Lowering::lowerCall(const Instruction &inst) {
+  auto device = typed_.calls.find(&inst);
+  if (device != typed_.calls.end()) {
+    // A device function: its arguments go by the same ABI as a kernel's.
+    const TypedFunction &callee = *device->second;
+    std::vector<llvm::Value *> args;
+    for (const KernelParameter &p : kernelParameters(callee.argumentTypes)) {
+      const Instruction *operand = inst.operands[p.argument + 1];
+      const Lowered &value = values_.at(operand);
+      const Type *t = callee.argumentTypes[p.argument];
+      switch (p.kind) {
+      case KernelParameter::Kind::ArrayData:
+        args.push_back(value.data);
+        break;
+      case KernelParameter::Kind::ArrayShape:
+        args.push_back(value.shape[p.dim]);
+        break;
+      case KernelParameter::Kind::ArrayStride:
+        args.push_back(value.strides[p.dim]);
+        break;
+      case KernelParameter::Kind::Scalar: {
+        llvm::Value *v = scalarOf(operand, t);
+        if (t->kind == TypeKind::Bool)
+          v = builder_.CreateZExt(v, builder_.getInt8Ty());
+        args.push_back(v);
+        break;
+      }
+      }
+    }
+    llvm::CallInst *call = builder_.CreateCall(functions_.at(&callee), args);
+    call->setCallingConv(target_.functionCallingConvention());
+    if (callee.returnType->kind == TypeKind::None)
+      return {};
+    return {call};
+  }
   const Instruction *calleeInst = inst.operands[0];
   const Type *callee = calleeInst->type;
   const Type *result = inst.type;
@@ -859,28 +898,21 @@ void Lowering::lowerInstruction(const Instruction &inst) {
                           startBlocks_.at(inst.targets[0]),
                           startBlocks_.at(inst.targets[1]));
     return;
-  case Opcode::Return:
-    builder_.CreateRetVoid();
+  case Opcode::Return: {
+    const Type *returned = typed_.returnType;
+    if (typed_.isKernel || returned->kind == TypeKind::None)
+      builder_.CreateRetVoid();
+    else
+      builder_.CreateRet(scalarOf(inst.operands[0], returned));
     return;
+  }
   }
 }
 
-std::unique_ptr<llvm::Module> Lowering::run() {
-  const ir::Function &pyir = *typed_.function;
-  auto module = std::make_unique<llvm::Module>(pyir.name, context_);
-  module_ = module.get();
-  target_.configureModule(*module);
-  if (options_.fastmath) {
-    llvm::FastMathFlags flags;
-    flags.setFast();
-    builder_.setFastMathFlags(flags);
-  }
-
-  std::vector<const Type *> pythonArgs(typed_.argumentTypes.begin() + 1,
-                                       typed_.argumentTypes.end());
+llvm::Function *Lowering::declare() {
   std::vector<llvm::Type *> params;
-  for (const KernelParameter &p : kernelParameters(pythonArgs)) {
-    const Type *t = pythonArgs[p.argument];
+  for (const KernelParameter &p : kernelParameters(typed_.argumentTypes)) {
+    const Type *t = typed_.argumentTypes[p.argument];
     switch (p.kind) {
     case KernelParameter::Kind::ArrayData:
       params.push_back(llvm::PointerType::get(memoryType(t->element),
@@ -895,10 +927,35 @@ std::unique_ptr<llvm::Module> Lowering::run() {
       break;
     }
   }
-  auto *type = llvm::FunctionType::get(builder_.getVoidTy(), params, false);
-  function_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
-                                     entryPointName(pyir.name), module_);
-  target_.markKernel(*function_);
+  const Type *returned = typed_.returnType;
+  llvm::Type *result = typed_.isKernel || returned->kind == TypeKind::None
+                           ? builder_.getVoidTy()
+                           : scalarType(returned);
+  auto *type = llvm::FunctionType::get(result, params, false);
+  const std::string &name = typed_.function->name;
+  if (typed_.isKernel) {
+    function_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
+                                       entryPointName(name), module_);
+    target_.markKernel(*function_);
+  } else {
+    // One internal function per specialisation; LLVM makes names unique.
+    function_ = llvm::Function::Create(type, llvm::Function::InternalLinkage,
+                                       entryPointName(name) + ".device",
+                                       module_);
+    function_->setCallingConv(target_.functionCallingConvention());
+    function_->addFnAttr(llvm::Attribute::NoUnwind);
+  }
+  functions_[&typed_] = function_;
+  return function_;
+}
+
+void Lowering::lowerBody() {
+  const ir::Function &pyir = *typed_.function;
+  if (options_.fastmath) {
+    llvm::FastMathFlags flags;
+    flags.setFast();
+    builder_.setFastMathFlags(flags);
+  }
 
   for (const auto &block : pyir.blocks) {
     auto *bb = llvm::BasicBlock::Create(context_,
@@ -934,12 +991,17 @@ std::unique_ptr<llvm::Module> Lowering::run() {
       }
     }
 
-  std::string problems;
-  llvm::raw_string_ostream os(problems);
-  SPIRJIT_INTERNAL_CHECK(!llvm::verifyModule(*module, &os),
-                         "the LLVM verifier rejected the lowered module: " +
-                             os.str());
-  return module;
+}
+
+/// The kernel and every device-function specialisation it reaches.
+void collectReachable(const TypedFunction &typed,
+                      std::vector<const TypedFunction *> &order,
+                      std::set<const TypedFunction *> &seen) {
+  if (!seen.insert(&typed).second)
+    return;
+  order.push_back(&typed);
+  for (const auto &[inst, callee] : typed.calls)
+    collectReachable(*callee, order, seen);
 }
 
 } // namespace
@@ -951,11 +1013,30 @@ std::string entryPointName(const std::string &name) {
   return out;
 }
 
-std::unique_ptr<llvm::Module> lowerToLLVM(const TypedFunction &function,
+std::unique_ptr<llvm::Module> lowerToLLVM(const TypedFunction &kernel,
                                           const Target &target,
                                           llvm::LLVMContext &context,
                                           const LoweringOptions &options) {
-  return Lowering(function, target, context, options).run();
+  auto module = std::make_unique<llvm::Module>(kernel.function->name, context);
+  target.configureModule(*module);
+  std::vector<const TypedFunction *> order;
+  std::set<const TypedFunction *> seen;
+  collectReachable(kernel, order, seen);
+  Lowering::FunctionMap functions;
+  std::vector<std::unique_ptr<Lowering>> lowerings;
+  for (const TypedFunction *typed : order) {
+    lowerings.push_back(std::make_unique<Lowering>(
+        *typed, target, context, options, module.get(), functions));
+    lowerings.back()->declare();
+  }
+  for (auto &lowering : lowerings)
+    lowering->lowerBody();
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  SPIRJIT_INTERNAL_CHECK(!llvm::verifyModule(*module, &os),
+                         "the LLVM verifier rejected the lowered module: " +
+                             os.str());
+  return module;
 }
 
 } // namespace spirjit

@@ -110,12 +110,20 @@ CompiledKernel compileKernel(const CompileRequest &request) {
       itemType(function, request.itemDimensions)};
   argumentTypes.insert(argumentTypes.end(), request.argumentTypes.begin(),
                        request.argumentTypes.end());
-  TypedFunction typed =
-      inferTypes(function, std::move(pyir), argumentTypes, /*isKernel=*/true);
+  // Device functions are typed per call signature as the kernel is.
+  Specializations specializations;
+  specializations.deviceFunctions = &function.deviceFunctions;
+  TypedFunction typed = inferTypes(function, std::move(pyir), argumentTypes,
+                                   /*isKernel=*/true, specializations);
   auto printTyped = [&] {
-    return ir::print(*typed.function, [](const ir::Instruction &inst) {
+    auto annotate = [](const ir::Instruction &inst) {
       return inst.type ? inst.type->str() : std::string();
-    });
+    };
+    std::string text = ir::print(*typed.function, annotate);
+    for (const auto &[key, callee] : specializations.byKey)
+      text += "\n; device function " + key + "\n" +
+              ir::print(*callee->function, annotate);
+    return text;
   };
   dump(Stage::Typed, printTyped);
 

@@ -1,6 +1,11 @@
 #include "compiler/TypeInference.h"
 
+#include "frontend/BuildPyIR.h"
+#include "frontend/Bytecode.h"
+#include "frontend/ControlFlowGraph.h"
 #include "frontend/Diagnostics.h"
+
+#include <stdexcept>
 
 #include <cmath>
 #include <set>
@@ -33,8 +38,9 @@ std::string shortName(const std::string &qualified) {
 
 class Inference {
 public:
-  Inference(const FunctionDescription &desc, TypedFunction &result)
-      : desc_(desc), result_(result) {}
+  Inference(const FunctionDescription &desc, TypedFunction &result,
+            Specializations &specializations)
+      : desc_(desc), result_(result), specializations_(specializations) {}
 
   void run();
 
@@ -65,8 +71,12 @@ private:
       typingError(inst, what + " must be an integer, not " + t->str());
   }
 
+  const Type *inferDeviceCall(Instruction &inst, const std::string &key,
+                              std::vector<const Type *> args);
+
   const FunctionDescription &desc_;
   TypedFunction &result_;
+  Specializations &specializations_;
   const Type *returnType_ = nullptr;
 };
 
@@ -105,6 +115,8 @@ const Type *Inference::typeOfValue(const Instruction &inst,
     return types::module(value.name);
   case GlobalValue::Kind::Builtin:
     return types::function(value.name);
+  case GlobalValue::Kind::DeviceFunction:
+    return types::function("device:" + value.name);
   case GlobalValue::Kind::Object: {
     const std::string prefix = "numpy.";
     if (value.name.compare(0, prefix.size(), prefix) == 0)
@@ -293,6 +305,8 @@ const Type *Inference::inferCall(Instruction &inst) {
     typingError(inst, "'" + callee->str() + "' is not callable in a kernel");
 
   const std::string &name = callee->name;
+  if (name.compare(0, 7, "device:") == 0)
+    return inferDeviceCall(inst, name.substr(7), args);
   if (name == "range") {
     arity(1, 3, "range");
     for (const Type *t : args)
@@ -346,6 +360,79 @@ const Type *Inference::inferCall(Instruction &inst) {
                                         : types::floating(64);
   }
   unsupported(inst, "calling '" + name + "' is not supported in kernels");
+}
+
+const Type *Inference::inferDeviceCall(Instruction &inst,
+                                       const std::string &key,
+                                       std::vector<const Type *> args) {
+  const auto *table = specializations_.deviceFunctions;
+  auto it = table ? table->find(key) : decltype(table->end()){};
+  SPIRJIT_INTERNAL_CHECK(table && it != table->end() && it->second,
+                         "device function " + key + " was not described");
+  const FunctionDescription &callee = *it->second;
+  for (const Type *&t : args) {
+    if (!t->isNumber() && t->kind != TypeKind::Array &&
+        t->kind != TypeKind::Item)
+      typingError(inst, "device function '" + callee.name +
+                            "' cannot take a '" + t->str() +
+                            "'; pass numbers, arrays or the item");
+    t = types::materialize(t);
+  }
+  if (!callee.signatures.empty()) {
+    // The first declared signature the arguments convert to wins.
+    const std::vector<const Type *> *chosen = nullptr;
+    std::vector<types::Signature> parsed;
+    for (const std::string &text : callee.signatures) {
+      try {
+        parsed.push_back(types::parseSignature(text));
+      } catch (const std::invalid_argument &e) {
+        typingError(inst, e.what());
+      }
+    }
+    for (const types::Signature &sig : parsed) {
+      if (sig.arguments.size() != args.size())
+        continue;
+      bool fits = true;
+      for (size_t i = 0; i < args.size(); ++i)
+        fits &= sig.arguments[i] == args[i] ||
+                (sig.arguments[i]->isNumber() && args[i]->isNumber());
+      if (fits) {
+        chosen = &sig.arguments;
+        break;
+      }
+    }
+    if (!chosen) {
+      std::string list;
+      for (const std::string &text : callee.signatures)
+        list += "\n  " + text;
+      typingError(inst, "no signature of device function '" + callee.name +
+                            "' accepts " + types::formatArguments(args) +
+                            "; it has:" + list);
+    }
+    args = *chosen;
+  }
+  std::string specialization = key + types::formatArguments(args);
+  if (specializations_.inProgress.count(specialization))
+    unsupported(inst, "recursion: '" + callee.name +
+                          "' calls itself; rewrite it with a loop");
+  auto found = specializations_.byKey.find(specialization);
+  if (found == specializations_.byKey.end()) {
+    specializations_.inProgress.insert(specialization);
+    std::unique_ptr<ir::Function> body =
+        buildPyIR(callee, buildControlFlowGraph(decodeBytecode(callee)));
+    auto typed = std::make_unique<TypedFunction>(inferTypes(
+        callee, std::move(body), args, /*isKernel=*/false, specializations_));
+    specializations_.inProgress.erase(specialization);
+    found = specializations_.byKey.emplace(specialization, std::move(typed))
+                .first;
+  }
+  result_.calls[&inst] = found->second.get();
+  const Type *returned = found->second->returnTypeAsWritten;
+  if (returned->kind != TypeKind::None && !returned->isNumber())
+    typingError(inst, "device function '" + callee.name + "' returns a '" +
+                          returned->str() + "'; device functions return "
+                          "numbers (or nothing)");
+  return returned;
 }
 
 const Type *Inference::infer(Instruction &inst) {
@@ -568,24 +655,36 @@ void Inference::run() {
           throw UserError(UserErrorKind::Typing, desc_.filename, inst->line,
                           "a variable is used before it is assigned on "
                           "some path");
-  result_.returnType = returnType_ ? types::materialize(returnType_)
-                                   : types::none();
+  result_.returnTypeAsWritten = returnType_ ? returnType_ : types::none();
+  result_.returnType = types::materialize(result_.returnTypeAsWritten);
   // Which array arguments are stored to: NumPy arguments are copied back
   // only when the kernel may write them.
   result_.writtenArguments.assign(result_.argumentTypes.size(), false);
+  auto markWritten = [&](const Instruction *array) {
+    while (array->opcode == Opcode::GetItem)
+      array = array->operands[0];
+    if (array->opcode == Opcode::Arg) {
+      result_.writtenArguments[array->index] = true;
+      return;
+    }
+    // Through a phi or a tuple: assume every array may be written.
+    for (size_t i = 0; i < result_.argumentTypes.size(); ++i)
+      if (result_.argumentTypes[i]->kind == TypeKind::Array)
+        result_.writtenArguments[i] = true;
+  };
   for (auto &block : function.blocks)
-    for (auto &inst : block->instructions)
-      if (inst->opcode == Opcode::SetItem) {
-        const Instruction *base = inst->operands[0];
-        while (base->opcode == Opcode::GetItem)
-          base = base->operands[0];
-        if (base->opcode == Opcode::Arg)
-          result_.writtenArguments[base->index] = true;
-        else // through a phi or a tuple: assume every array may be written
-          for (size_t i = 0; i < result_.argumentTypes.size(); ++i)
-            result_.writtenArguments[i] =
-                result_.argumentTypes[i]->kind == TypeKind::Array;
-      }
+    for (auto &inst : block->instructions) {
+      if (inst->opcode == Opcode::SetItem)
+        markWritten(inst->operands[0]);
+      auto call = result_.calls.find(inst.get());
+      if (call == result_.calls.end())
+        continue;
+      // An array passed to a device function that writes its parameter.
+      for (size_t i = 1; i < inst->operands.size(); ++i)
+        if (call->second->writtenArguments[i - 1] &&
+            inst->operands[i]->type->kind == TypeKind::Array)
+          markWritten(inst->operands[i]);
+    }
 }
 
 } // namespace
@@ -598,13 +697,13 @@ bool isKnownMathFunction(const std::string &qualifiedName) {
 TypedFunction inferTypes(const FunctionDescription &description,
                          std::unique_ptr<ir::Function> function,
                          const std::vector<const Type *> &argumentTypes,
-                         bool isKernel) {
+                         bool isKernel, Specializations &specializations) {
   TypedFunction result;
   result.description = &description;
   result.function = std::move(function);
   result.isKernel = isKernel;
   result.argumentTypes = argumentTypes;
-  Inference(description, result).run();
+  Inference(description, result, specializations).run();
   return result;
 }
 

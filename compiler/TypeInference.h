@@ -14,16 +14,34 @@
 
 #include <map>
 #include <memory>
+#include <set>
+#include <string>
 #include <vector>
 
 namespace spirjit {
+
+struct TypedFunction;
+
+/// Device-function specialisations made while typing one kernel: each
+/// (device function, argument types) pair is typed once.
+struct Specializations {
+  const std::map<std::string, std::shared_ptr<FunctionDescription>>
+      *deviceFunctions = nullptr;
+  std::map<std::string, std::unique_ptr<TypedFunction>> byKey;
+  std::set<std::string> inProgress; // to reject recursion
+};
 
 struct TypedFunction {
   const FunctionDescription *description = nullptr;
   std::unique_ptr<ir::Function> function;
   bool isKernel = true;
   std::vector<const Type *> argumentTypes;
+  /// What the function returns for codegen (weak types made concrete), and
+  /// as callers see it (a returned Python literal stays weak, NEP 50).
   const Type *returnType = nullptr;
+  const Type *returnTypeAsWritten = nullptr;
+  /// The device-function specialisation each call instruction calls.
+  std::map<const ir::Instruction *, const TypedFunction *> calls;
   /// Compile-time values: numeric globals, closure values and constants
   /// such as math.pi or a.ndim, by the instruction that produces them.
   std::map<const ir::Instruction *, ConstValue> constants;
@@ -34,7 +52,7 @@ struct TypedFunction {
 TypedFunction inferTypes(const FunctionDescription &description,
                          std::unique_ptr<ir::Function> function,
                          const std::vector<const Type *> &argumentTypes,
-                         bool isKernel);
+                         bool isKernel, Specializations &specializations);
 
 /// The names of the unary math functions the compiler lowers, as
 /// "math.sqrt" or "numpy.sqrt".

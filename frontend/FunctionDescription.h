@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,8 @@ struct GlobalValue {
     Builtin,    // a builtin function: `name` ("range", "abs", ...)
     Object,     // a known library object: `name` is its qualified name
                 // ("numpy.float32", "spirjit.kernel_api.Item", "math.sqrt")
+    DeviceFunction, // a @spirjit.device_func: `name` is its key in the
+                    // deviceFunctions table of the function compiled
     Unknown,    // anything else: `name` is its Python type name
   };
   Kind kind = Kind::Unknown;
@@ -102,6 +105,12 @@ struct FunctionDescription {
   std::vector<GlobalValue> closure;
   /// The annotation of each parameter that has one, resolved like a global.
   std::map<std::string, GlobalValue> annotations;
+  /// For device functions: the signatures they accept, numba-style
+  /// ("float64(float64, int64)"); empty means any.
+  std::vector<std::string> signatures;
+  /// Every device function reachable from the function being compiled, by
+  /// key (filled in the top-level description only).
+  std::map<std::string, std::shared_ptr<FunctionDescription>> deviceFunctions;
 
   /// The source line of the instruction at byte offset `offset`.
   int lineAt(int offset) const;

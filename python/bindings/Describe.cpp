@@ -48,6 +48,7 @@ GlobalValue toGlobal(const py::handle &value) {
            : kind == "module"  ? GlobalValue::Kind::Module
            : kind == "builtin" ? GlobalValue::Kind::Builtin
            : kind == "object"  ? GlobalValue::Kind::Object
+           : kind == "device_function" ? GlobalValue::Kind::DeviceFunction
                                : GlobalValue::Kind::Unknown;
   g.name = d["name"].cast<std::string>();
   if (d.contains("value"))
@@ -95,6 +96,13 @@ FunctionDescription toFunctionDescription(const py::dict &d) {
     f.closure.push_back(toGlobal(value));
   for (auto item : d["annotations"].cast<py::dict>())
     f.annotations[item.first.cast<std::string>()] = toGlobal(item.second);
+  if (d.contains("signatures"))
+    f.signatures = strings(d["signatures"]);
+  if (d.contains("device_functions"))
+    for (auto item : d["device_functions"].cast<py::dict>())
+      f.deviceFunctions[item.first.cast<std::string>()] =
+          std::make_shared<FunctionDescription>(
+              toFunctionDescription(item.second.cast<py::dict>()));
   return f;
 }
 

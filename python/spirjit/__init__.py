@@ -17,7 +17,7 @@ from . import _spirjit
 from ._describe import describe_function as _describe_function
 from .kernel_api import Range
 
-__all__ = ["kernel", "call_kernel", "Range", "DeviceArray", "asarray",
+__all__ = ["kernel", "device_func", "call_kernel", "Range", "DeviceArray", "asarray",
            "asnumpy", "devices", "default_device", "Device", "errors",
            "kernel_api"]
 __version__ = "0.1.0"
@@ -129,6 +129,35 @@ def kernel(fn=None, *, signatures=None, debug=False, fastmath=False,
                                 fastmath=fastmath, boundscheck=boundscheck,
                                 opt=opt)
     return Kernel(fn, fastmath=fastmath, opt=opt)
+
+
+class DeviceFunction:
+    """A helper callable from kernels and other device functions. It is
+    compiled into each kernel that calls it, specialised per argument types;
+    called from plain Python it simply runs."""
+
+    def __init__(self, fn, signatures=()):
+        functools.update_wrapper(self, fn)
+        self.py_func = fn
+        if isinstance(signatures, str):
+            signatures = [signatures]
+        self.signatures = tuple(signatures or ())
+        self.__spirjit_device_func__ = self
+
+    def __call__(self, *args, **kwargs):
+        return self.py_func(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<spirjit.device_func {self.__qualname__}>"
+
+
+def device_func(fn=None, *, signatures=None):
+    """Decorator: ``fn`` becomes a device function, callable from kernels and
+    device functions, returning a number (or nothing). ``signatures``
+    ("float64(float64, int64)", or a list) restricts the accepted types."""
+    if fn is None:
+        return lambda f: device_func(f, signatures=signatures)
+    return DeviceFunction(fn, signatures)
 
 
 def call_kernel(kernel_object, index_space, *args):

@@ -37,8 +37,22 @@ def _const(value):
     return ("other", type(value).__name__)
 
 
-def describe_value(value):
-    """What a global, closure value or annotation is, as the compiler sees it."""
+def describe_value(value, table=None):
+    """What a global, closure value or annotation is, as the compiler sees it.
+
+    Device functions are described once each into ``table`` (key ->
+    description), so mutual references and recursion terminate; the
+    compiler rejects recursion itself."""
+    device_func = getattr(value, "__spirjit_device_func__", None)
+    if device_func is not None and table is not None:
+        fn = device_func.py_func
+        key = f"{fn.__module__}.{fn.__qualname__}#{id(fn):x}"
+        if key not in table:
+            table[key] = None  # reserved: a reference back finds the key
+            description = describe_function(fn, table)
+            description["signatures"] = list(device_func.signatures)
+            table[key] = description
+        return {"kind": "device_function", "name": key}
     if isinstance(value, (bool, int, float, complex)) and not isinstance(
             value, np.generic):
         if isinstance(value, int) and not isinstance(value, bool) and not (
@@ -81,16 +95,21 @@ def _describe_annotation(value):
     return describe_value(value)
 
 
-def describe_function(fn):
+def describe_function(fn, table=None):
+    """The description of ``fn``; device functions it calls go into its
+    "device_functions" table (shared with the functions that call them)."""
+    top = table is None
+    if top:
+        table = {}
     code = fn.__code__
     fn_globals = fn.__globals__
     resolved = {}
     for name in code.co_names:
         if name in fn_globals:
-            resolved[name] = describe_value(fn_globals[name])
+            resolved[name] = describe_value(fn_globals[name], table)
         elif hasattr(builtins, name):
             resolved[name] = describe_value(getattr(builtins, name))
-    closure = [describe_value(cell.cell_contents) for cell in
+    closure = [describe_value(cell.cell_contents, table) for cell in
                (fn.__closure__ or ())]
     try:  # `from __future__ import annotations` leaves strings to evaluate
         raw = inspect.get_annotations(fn, eval_str=True)
@@ -117,4 +136,6 @@ def describe_function(fn):
         "globals": resolved,
         "closure": closure,
         "annotations": annotations,
+        "device_functions": table if top else {},
+        "signatures": [],
     }

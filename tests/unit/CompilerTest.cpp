@@ -27,7 +27,8 @@ TypedFunction typeFixture(const FunctionDescription &f,
                           std::vector<const Type *> args, int ndim = 1) {
   args.insert(args.begin(), types::item(ndim));
   auto ir = buildPyIR(f, buildControlFlowGraph(decodeBytecode(f)));
-  return inferTypes(f, std::move(ir), args, true);
+  static Specializations specializations; // no device functions here
+  return inferTypes(f, std::move(ir), args, true, specializations);
 }
 
 const ir::Instruction *firstOf(const TypedFunction &typed, ir::Opcode op) {

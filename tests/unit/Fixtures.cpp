@@ -45,6 +45,7 @@ GlobalValue toGlobal(const llvm::json::Object &object) {
            : kind == "module"  ? GlobalValue::Kind::Module
            : kind == "builtin" ? GlobalValue::Kind::Builtin
            : kind == "object"  ? GlobalValue::Kind::Object
+           : kind == "device_function" ? GlobalValue::Kind::DeviceFunction
                                : GlobalValue::Kind::Unknown;
   g.name = object.getString("name")->str();
   if (const llvm::json::Value *value = object.get("value"))
