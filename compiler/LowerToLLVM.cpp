@@ -1,6 +1,7 @@
 #include "compiler/LowerToLLVM.h"
 
 #include "compiler/KernelABI.h"
+#include "compiler/MathFunctions.h"
 #include "frontend/Diagnostics.h"
 
 #include <llvm/IR/Verifier.h>
@@ -740,22 +741,83 @@ Lowered Lowering::lowerCall(const Instruction &inst) {
       return {values_.at(arg(0)).shape[0]};
     return {builder_.getInt64(t->elements.size())};
   }
-  std::string fn = name.substr(name.rfind('.') + 1);
-  bool isMath = name.compare(0, 5, "math.") == 0;
-  if (isMath || name.compare(0, 6, "numpy.") == 0) {
+  if (name == "round") {
     const Type *a = arg(0)->type;
-    bool pythonRounding =
-        isMath && (fn == "floor" || fn == "ceil" || fn == "trunc");
-    const Type *floatType =
-        a->kind == TypeKind::Float ? a : types::floating(64);
-    if (pythonRounding && a->kind != TypeKind::Float &&
-        a->kind != TypeKind::WeakFloat)
-      return {scalarOf(arg(0), types::int64())}; // floor of an int is itself
+    if (a->kind != TypeKind::Float && a->kind != TypeKind::WeakFloat)
+      return {scalarOf(arg(0), r)}; // rounding an integer keeps it
+    const Type *floatType = types::materialize(a);
     llvm::Value *x = scalarOf(arg(0), floatType);
-    llvm::Value *y = target_.emitMathCall(builder_, fn, {x});
-    if (pythonRounding)
-      return {convert(y, floatType, types::int64())};
-    return {y};
+    if (argCount == 1) // half to even, as Python's round
+      return {convert(target_.emitMathCall(builder_, "rint", {x}),
+                      floatType, r)};
+    // round(x, n): scale by 10**n, round half to even, scale back.
+    llvm::Value *digits = scalarOf(arg(1), floatType);
+    llvm::Value *ten = llvm::ConstantFP::get(x->getType(), 10.0);
+    llvm::Value *scale = target_.emitMathCall(builder_, "pow", {ten, digits});
+    llvm::Value *y = target_.emitMathCall(
+        builder_, "rint", {builder_.CreateFMul(x, scale)});
+    return {convert(builder_.CreateFDiv(y, scale), floatType, r)};
+  }
+  if (name == "numpy.abs" || name == "numpy.absolute") {
+    llvm::Value *x = scalarOf(arg(0), r);
+    if (r->kind == TypeKind::Float)
+      return {target_.emitMathCall(builder_, "fabs", {x})};
+    if (r->kind == TypeKind::Bool || !r->isSigned)
+      return {x};
+    return {builder_.CreateSelect(
+        builder_.CreateICmpSLT(x, llvm::ConstantInt::get(x->getType(), 0)),
+        builder_.CreateNeg(x), x)};
+  }
+  if (const MathFunction *math = findMathFunction(name)) {
+    const Type *a = arg(0)->type;
+    bool isFloatArg = a->kind == TypeKind::Float || a->kind == TypeKind::WeakFloat;
+    switch (math->kind) {
+    case MathFunction::Kind::Predicate: {
+      if (!isFloatArg) // an integer is never nan or inf
+        return {builder_.getInt1(std::string(math->name) == "isfinite")};
+      llvm::Value *x = scalarOf(arg(0), types::materialize(a));
+      if (std::string(math->name) == "isnan")
+        return {builder_.CreateFCmpUNO(x, x)};
+      llvm::Value *magnitude = target_.emitMathCall(builder_, "fabs", {x});
+      llvm::Value *inf = llvm::ConstantFP::getInfinity(x->getType());
+      if (std::string(math->name) == "isinf")
+        return {builder_.CreateFCmpOEQ(magnitude, inf)};
+      return {builder_.CreateFCmpOLT(magnitude, inf)};
+    }
+    case MathFunction::Kind::Rounding: {
+      if (!isFloatArg)
+        return {scalarOf(arg(0), r)}; // floor of an int is itself
+      const Type *floatType = types::materialize(a);
+      llvm::Value *y = target_.emitMathCall(builder_, math->builtin,
+                                            {scalarOf(arg(0), floatType)});
+      return {convert(y, floatType, r)};
+    }
+    case MathFunction::Kind::Square: {
+      llvm::Value *x = scalarOf(arg(0), r);
+      return {r->kind == TypeKind::Float ? builder_.CreateFMul(x, x)
+                                         : builder_.CreateMul(x, x)};
+    }
+    case MathFunction::Kind::Scale: {
+      llvm::Value *x = scalarOf(arg(0), r);
+      return {builder_.CreateFMul(
+          x, llvm::ConstantFP::get(x->getType(), std::stod(math->builtin)))};
+    }
+    case MathFunction::Kind::LdExp: {
+      llvm::Value *x = scalarOf(arg(0), r);
+      llvm::Value *e = scalarOf(arg(1), types::integer(32, true));
+      return {target_.emitMathCall(builder_, "ldexp", {x, e})};
+    }
+    case MathFunction::Kind::Float: {
+      std::vector<llvm::Value *> xs;
+      for (size_t i = 0; i < argCount; ++i)
+        xs.push_back(scalarOf(arg(i), r));
+      if (std::string(math->name) == "log" && xs.size() == 2) // log(x, base)
+        return {builder_.CreateFDiv(
+            target_.emitMathCall(builder_, "log", {xs[0]}),
+            target_.emitMathCall(builder_, "log", {xs[1]}))};
+      return {target_.emitMathCall(builder_, math->builtin, xs)};
+    }
+    }
   }
   unsupported(inst, "calling '" + name + "' is not supported in kernels");
 }

@@ -14,7 +14,7 @@ char mangledScalar(llvm::Type *type) {
   if (type->isDoubleTy())
     return 'd';
   if (type->isIntegerTy(32))
-    return 'j'; // the work-item functions take uint
+    return 'i'; // ldexp's exponent; work-item queries name themselves
   if (type->isIntegerTy(64))
     return 'l';
   SPIRJIT_INTERNAL_CHECK(false, "no mangling for this built-in operand type");

@@ -1,5 +1,6 @@
 #include "compiler/TypeInference.h"
 
+#include "compiler/MathFunctions.h"
 #include "frontend/BuildPyIR.h"
 #include "frontend/Bytecode.h"
 #include "frontend/ControlFlowGraph.h"
@@ -16,24 +17,21 @@ namespace {
 using ir::Instruction;
 using ir::Opcode;
 
-const std::set<std::string> &unaryMathFunctions() {
-  // Float -> float functions lowered to OpenCL built-ins of the same name.
-  static const std::set<std::string> names = {
-      "sqrt", "exp",  "log",   "log2", "log10", "sin",  "cos",  "tan",
-      "asin", "acos", "atan",  "sinh", "cosh",  "tanh", "fabs", "exp2",
-      "expm1", "log1p", "asinh", "acosh", "atanh", "erf", "erfc", "cbrt"};
-  return names;
-}
 
-/// Python's math.floor/ceil/trunc return ints; NumPy's return floats.
-const std::set<std::string> &roundingFunctions() {
-  static const std::set<std::string> names = {"floor", "ceil", "trunc"};
-  return names;
-}
-
-std::string shortName(const std::string &qualified) {
-  size_t dot = qualified.rfind('.');
-  return dot == std::string::npos ? qualified : qualified.substr(dot + 1);
+/// The result type of a float math function of an argument of type `a`:
+/// float32 stays float32; Python numbers give Python floats from `math` and
+/// float64 from NumPy; NumPy gives small integers float32 as it does.
+const Type *mathResultType(bool isMath, const Type *a) {
+  switch (a->kind) {
+  case TypeKind::Float:
+    return a;
+  case TypeKind::WeakFloat:
+  case TypeKind::WeakInt:
+    return isMath ? types::weakFloat() : types::floating(64);
+  default:
+    return !isMath && a->bits > 0 && a->bits <= 16 ? types::floating(32)
+                                                   : types::floating(64);
+  }
 }
 
 class Inference {
@@ -341,23 +339,50 @@ const Type *Inference::inferCall(Instruction &inst) {
     typingError(inst, "len() needs an array or a tuple, got '" +
                           args[0]->str() + "'");
   }
-  std::string module = name.substr(0, name.rfind('.') == std::string::npos
-                                          ? 0
-                                          : name.rfind('.'));
-  std::string fn = shortName(name);
-  if ((module == "math" || module == "numpy") &&
-      (unaryMathFunctions().count(fn) || roundingFunctions().count(fn))) {
+  if (name == "round") {
+    arity(1, 2, name);
+    requireNumbers(name);
+    if (args.size() == 2) {
+      requireInteger(inst, args[1], "round()'s number of digits");
+      return args[0]->kind == TypeKind::Float ? args[0] : types::weakFloat();
+    }
+    return types::weakInt(); // round(x) is a Python int
+  }
+  if (name == "numpy.abs" || name == "numpy.absolute") {
     arity(1, 1, name);
     requireNumbers(name);
-    const Type *a = args[0];
-    if (a->kind == TypeKind::Complex || a->kind == TypeKind::WeakComplex)
-      unsupported(inst, name + "() of a complex number is not supported yet");
-    if (module == "math" && roundingFunctions().count(fn))
-      return types::weakInt();
-    if (a->kind == TypeKind::Float || a->kind == TypeKind::WeakFloat)
-      return a;
-    return a->kind == TypeKind::WeakInt ? types::weakFloat()
-                                        : types::floating(64);
+    return types::materialize(args[0]->kind == TypeKind::Bool
+                                  ? types::boolean()
+                                  : args[0]);
+  }
+  if (const MathFunction *math = findMathFunction(name)) {
+    bool isMath = name.compare(0, 5, "math.") == 0;
+    bool logWithBase = isMath && std::string(math->name) == "log";
+    arity(math->arity, logWithBase ? 2 : math->arity, name);
+    requireNumbers(name);
+    for (const Type *a : args)
+      if (a->kind == TypeKind::Complex || a->kind == TypeKind::WeakComplex)
+        unsupported(inst, name + "() of a complex number is not supported; "
+                              "use cmath");
+    switch (math->kind) {
+    case MathFunction::Kind::Predicate:
+      return types::boolean();
+    case MathFunction::Kind::Rounding:
+      if (isMath)
+        return types::weakInt();
+      break;
+    case MathFunction::Kind::Square:
+      return types::materialize(args[0]);
+    case MathFunction::Kind::LdExp:
+      requireInteger(inst, args[1], name + "()'s exponent");
+      return mathResultType(isMath, args[0]);
+    default:
+      break;
+    }
+    const Type *common = args[0];
+    for (const Type *a : args)
+      common = types::promote(common, a);
+    return mathResultType(isMath, common);
   }
   unsupported(inst, "calling '" + name + "' is not supported in kernels");
 }
@@ -688,11 +713,6 @@ void Inference::run() {
 }
 
 } // namespace
-
-bool isKnownMathFunction(const std::string &qualifiedName) {
-  std::string fn = shortName(qualifiedName);
-  return unaryMathFunctions().count(fn) || roundingFunctions().count(fn);
-}
 
 TypedFunction inferTypes(const FunctionDescription &description,
                          std::unique_ptr<ir::Function> function,

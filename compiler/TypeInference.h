@@ -54,8 +54,4 @@ TypedFunction inferTypes(const FunctionDescription &description,
                          const std::vector<const Type *> &argumentTypes,
                          bool isKernel, Specializations &specializations);
 
-/// The names of the unary math functions the compiler lowers, as
-/// "math.sqrt" or "numpy.sqrt".
-bool isKnownMathFunction(const std::string &qualifiedName);
-
 } // namespace spirjit
