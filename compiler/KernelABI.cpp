@@ -9,6 +9,11 @@ kernelParameters(const std::vector<const Type *> &arguments) {
     const Type *t = arguments[i];
     if (t->kind == TypeKind::Item)
       continue; // work-item queries need no parameter
+    if (t->kind == TypeKind::Complex) { // real part, then imaginary part
+      params.push_back({KernelParameter::Kind::Scalar, i, 0});
+      params.push_back({KernelParameter::Kind::Scalar, i, 1});
+      continue;
+    }
     if (t->kind != TypeKind::Array) {
       params.push_back({KernelParameter::Kind::Scalar, i});
       continue;

@@ -14,7 +14,9 @@ struct KernelParameter {
     ArrayData,   // pointer to element [0, ..., 0] in global memory
     ArrayShape,  // int64 extent of dimension `dim`
     ArrayStride, // int64 stride of dimension `dim`, in elements
-    Scalar,      // the value itself; bool travels as one byte
+    Scalar,      // the value itself; bool travels as one byte; a complex
+                 // number as two parameters, real (dim 0) and imaginary
+                 // (dim 1)
   };
   Kind kind;
   int argument; // index into the argument types given

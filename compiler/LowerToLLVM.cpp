@@ -54,6 +54,11 @@ private:
   llvm::Type *memoryType(const Type *t); // bool is a byte in memory
   llvm::Value *convert(llvm::Value *v, const Type *from, const Type *to);
   llvm::Value *truth(llvm::Value *v, const Type *t);
+  llvm::Value *makeComplex(llvm::Value *re, llvm::Value *im);
+  llvm::Value *complexBinary(BinaryOperator op, llvm::Value *a, llvm::Value *b,
+                             const Type *t);
+  Lowered complexMath(const std::string &name, const Instruction &inst,
+                      const Type *result);
   llvm::Value *constant(const ConstValue &c, const Type *t);
   llvm::Value *scalarOf(const Instruction *inst, const Type *to) {
     return convert(values_.at(inst).scalar, inst->type, to);
@@ -101,6 +106,11 @@ llvm::Type *Lowering::scalarType(const Type *t) {
     return builder_.getIntNTy(t->bits);
   case TypeKind::Float:
     return t->bits == 32 ? builder_.getFloatTy() : builder_.getDoubleTy();
+  case TypeKind::Complex: {
+    llvm::Type *part =
+        t->bits == 32 ? builder_.getFloatTy() : builder_.getDoubleTy();
+    return llvm::StructType::get(context_, {part, part});
+  }
   default:
     SPIRJIT_INTERNAL_CHECK(false, "no scalar LLVM type for " + t->str());
   }
@@ -119,6 +129,21 @@ llvm::Value *Lowering::convert(llvm::Value *v, const Type *from,
     return v;
   if (to->kind == TypeKind::Bool)
     return truth(v, from);
+  if (to->kind == TypeKind::Complex) {
+    const Type *part = types::floating(to->bits);
+    llvm::Value *re, *im;
+    if (from->kind == TypeKind::Complex) {
+      const Type *fromPart = types::floating(from->bits);
+      re = convert(builder_.CreateExtractValue(v, 0), fromPart, part);
+      im = convert(builder_.CreateExtractValue(v, 1), fromPart, part);
+    } else {
+      re = convert(v, from, part);
+      im = llvm::ConstantFP::get(scalarType(part), 0.0);
+    }
+    return makeComplex(re, im);
+  }
+  SPIRJIT_INTERNAL_CHECK(from->kind != TypeKind::Complex,
+                         "complex to " + to->str() + " reached the lowering");
   llvm::Type *target = scalarType(to);
   if (from->kind == TypeKind::Bool)
     return to->kind == TypeKind::Float ? builder_.CreateUIToFP(v, target)
@@ -142,10 +167,22 @@ llvm::Value *Lowering::convert(llvm::Value *v, const Type *from,
   return nullptr;
 }
 
+llvm::Value *Lowering::makeComplex(llvm::Value *re, llvm::Value *im) {
+  llvm::Type *type = llvm::StructType::get(context_, {re->getType(), re->getType()});
+  llvm::Value *z = llvm::UndefValue::get(type);
+  z = builder_.CreateInsertValue(z, re, 0);
+  return builder_.CreateInsertValue(z, im, 1);
+}
+
 llvm::Value *Lowering::truth(llvm::Value *v, const Type *t) {
   t = types::materialize(t);
   if (t->kind == TypeKind::Bool)
     return v;
+  if (t->kind == TypeKind::Complex) {
+    const Type *part = types::floating(t->bits);
+    return builder_.CreateOr(truth(builder_.CreateExtractValue(v, 0), part),
+                             truth(builder_.CreateExtractValue(v, 1), part));
+  }
   if (t->kind == TypeKind::Float)
     return builder_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
   return builder_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
@@ -153,6 +190,18 @@ llvm::Value *Lowering::truth(llvm::Value *v, const Type *t) {
 
 llvm::Value *Lowering::constant(const ConstValue &c, const Type *t) {
   t = types::materialize(t);
+  if (t->kind == TypeKind::Complex) {
+    llvm::Type *part = t->bits == 32 ? builder_.getFloatTy()
+                                     : builder_.getDoubleTy();
+    double re = c.kind == ConstValue::Kind::Complex ? c.floatValue
+                : c.kind == ConstValue::Kind::Float ? c.floatValue
+                : c.kind == ConstValue::Kind::Bool
+                    ? static_cast<double>(c.boolValue)
+                    : static_cast<double>(c.intValue);
+    double im = c.kind == ConstValue::Kind::Complex ? c.imagValue : 0.0;
+    return llvm::ConstantStruct::getAnon(
+        {llvm::ConstantFP::get(part, re), llvm::ConstantFP::get(part, im)});
+  }
   llvm::Type *type = scalarType(t);
   double asDouble = c.kind == ConstValue::Kind::Float ? c.floatValue
                     : c.kind == ConstValue::Kind::Bool
@@ -271,6 +320,11 @@ void Lowering::lowerEntry(llvm::Function *function) {
       value.strides.push_back(v);
       break;
     case KernelParameter::Kind::Scalar:
+      if (t->kind == TypeKind::Complex) { // two parameters: re, then im
+        v->setName(name + (p.dim == 0 ? ".real" : ".imag"));
+        value.scalar = p.dim == 0 ? v : makeComplex(value.scalar, v);
+        break;
+      }
       v->setName(name);
       value.scalar = t->kind == TypeKind::Bool
                          ? builder_.CreateICmpNE(v, builder_.getInt8(0))
@@ -324,6 +378,7 @@ llvm::Value *Lowering::integerPower(llvm::Value *base, llvm::Value *exponent,
     llvm::Value *one = llvm::ConstantInt::get(type, 1);
     llvm::Value *negative =
         t->isSigned ? b.CreateICmpSLT(n, zero) : b.getFalse();
+    llvm::Value *early = b.CreateSelect(negative, zero, one);
     b.CreateCondBr(b.CreateOr(negative, b.CreateICmpEQ(n, zero)), done, loop);
     b.SetInsertPoint(loop);
     auto *result = b.CreatePHI(type, 2);
@@ -343,7 +398,7 @@ llvm::Value *Lowering::integerPower(llvm::Value *base, llvm::Value *exponent,
     b.CreateCondBr(b.CreateICmpEQ(nextExp, zero), done, loop);
     b.SetInsertPoint(done);
     auto *out = b.CreatePHI(type, 2);
-    out->addIncoming(b.CreateSelect(negative, zero, one), entry);
+    out->addIncoming(early, entry);
     out->addIncoming(nextResult, loop);
     b.CreateRet(out);
   }
@@ -487,6 +542,78 @@ llvm::Value *Lowering::floatBinary(BinaryOperator op, llvm::Value *a,
   return nullptr;
 }
 
+llvm::Value *Lowering::complexBinary(BinaryOperator op, llvm::Value *a,
+                                     llvm::Value *b, const Type *t) {
+  llvm::Value *ar = builder_.CreateExtractValue(a, 0);
+  llvm::Value *ai = builder_.CreateExtractValue(a, 1);
+  llvm::Value *br = builder_.CreateExtractValue(b, 0);
+  llvm::Value *bi = builder_.CreateExtractValue(b, 1);
+  switch (op) {
+  case BinaryOperator::Add:
+    return makeComplex(builder_.CreateFAdd(ar, br), builder_.CreateFAdd(ai, bi));
+  case BinaryOperator::Sub:
+    return makeComplex(builder_.CreateFSub(ar, br), builder_.CreateFSub(ai, bi));
+  case BinaryOperator::Mul:
+    return makeComplex(
+        builder_.CreateFSub(builder_.CreateFMul(ar, br),
+                            builder_.CreateFMul(ai, bi)),
+        builder_.CreateFAdd(builder_.CreateFMul(ar, bi),
+                            builder_.CreateFMul(ai, br)));
+  case BinaryOperator::TrueDiv: {
+    // Smith's algorithm, as NumPy: no overflow from squaring the divisor.
+    llvm::Value *absBr = target_.emitMathCall(builder_, "fabs", {br});
+    llvm::Value *absBi = target_.emitMathCall(builder_, "fabs", {bi});
+    llvm::Value *realBigger = builder_.CreateFCmpOGE(absBr, absBi);
+    // |br| >= |bi|: r = bi/br, d = br + bi*r
+    llvm::Value *r1 = builder_.CreateFDiv(bi, br);
+    llvm::Value *d1 = builder_.CreateFAdd(br, builder_.CreateFMul(bi, r1));
+    llvm::Value *re1 = builder_.CreateFDiv(
+        builder_.CreateFAdd(ar, builder_.CreateFMul(ai, r1)), d1);
+    llvm::Value *im1 = builder_.CreateFDiv(
+        builder_.CreateFSub(ai, builder_.CreateFMul(ar, r1)), d1);
+    // otherwise: r = br/bi, d = bi + br*r
+    llvm::Value *r2 = builder_.CreateFDiv(br, bi);
+    llvm::Value *d2 = builder_.CreateFAdd(bi, builder_.CreateFMul(br, r2));
+    llvm::Value *re2 = builder_.CreateFDiv(
+        builder_.CreateFAdd(builder_.CreateFMul(ar, r2), ai), d2);
+    llvm::Value *im2 = builder_.CreateFDiv(
+        builder_.CreateFSub(builder_.CreateFMul(ai, r2), ar), d2);
+    return makeComplex(builder_.CreateSelect(realBigger, re1, re2),
+                       builder_.CreateSelect(realBigger, im1, im2));
+  }
+  case BinaryOperator::Pow: {
+    // a ** b = exp(b * log(a)); 0 ** b is 0 for b != 0, as in Python.
+    llvm::Value *modulus = target_.emitMathCall(builder_, "hypot", {ar, ai});
+    llvm::Value *angle = target_.emitMathCall(builder_, "atan2", {ai, ar});
+    llvm::Value *logRe = target_.emitMathCall(builder_, "log", {modulus});
+    llvm::Value *re = builder_.CreateFSub(builder_.CreateFMul(br, logRe),
+                                          builder_.CreateFMul(bi, angle));
+    llvm::Value *im = builder_.CreateFAdd(builder_.CreateFMul(br, angle),
+                                          builder_.CreateFMul(bi, logRe));
+    llvm::Value *scale = target_.emitMathCall(builder_, "exp", {re});
+    llvm::Value *outRe = builder_.CreateFMul(
+        scale, target_.emitMathCall(builder_, "cos", {im}));
+    llvm::Value *outIm = builder_.CreateFMul(
+        scale, target_.emitMathCall(builder_, "sin", {im}));
+    llvm::Value *zero = llvm::ConstantFP::get(ar->getType(), 0.0);
+    llvm::Value *baseZero = builder_.CreateAnd(builder_.CreateFCmpOEQ(ar, zero),
+                                               builder_.CreateFCmpOEQ(ai, zero));
+    llvm::Value *expZero = builder_.CreateAnd(builder_.CreateFCmpOEQ(br, zero),
+                                              builder_.CreateFCmpOEQ(bi, zero));
+    llvm::Value *one = llvm::ConstantFP::get(ar->getType(), 1.0);
+    outRe = builder_.CreateSelect(baseZero, zero, outRe);
+    outIm = builder_.CreateSelect(baseZero, zero, outIm);
+    outRe = builder_.CreateSelect(expZero, one, outRe);
+    outIm = builder_.CreateSelect(expZero, zero, outIm);
+    return makeComplex(outRe, outIm);
+  }
+  default:
+    SPIRJIT_INTERNAL_CHECK(false, "complex operator not lowered");
+  }
+  (void)t;
+  return nullptr;
+}
+
 llvm::Value *Lowering::lowerBinary(const Instruction &inst) {
   auto op = static_cast<BinaryOperator>(inst.index);
   const Type *result = types::materialize(inst.type);
@@ -498,8 +625,10 @@ llvm::Value *Lowering::lowerBinary(const Instruction &inst) {
     llvm::Value *y = scalarOf(inst.operands[1], result);
     switch (op) {
     case BinaryOperator::BitAnd:
+    case BinaryOperator::Mul: // NumPy: logical and
       return builder_.CreateAnd(x, y);
     case BinaryOperator::BitOr:
+    case BinaryOperator::Add: // NumPy: logical or
       return builder_.CreateOr(x, y);
     default:
       return builder_.CreateXor(x, y);
@@ -509,6 +638,8 @@ llvm::Value *Lowering::lowerBinary(const Instruction &inst) {
   (void)b;
   llvm::Value *x = scalarOf(inst.operands[0], operation);
   llvm::Value *y = scalarOf(inst.operands[1], operation);
+  if (operation->kind == TypeKind::Complex)
+    return complexBinary(op, x, y, operation);
   if (operation->kind == TypeKind::Float)
     return floatBinary(op, x, y, operation);
   return integerBinary(op, x, y, operation);
@@ -518,8 +649,21 @@ llvm::Value *Lowering::lowerCompare(const Instruction &inst) {
   auto op = static_cast<CompareOperator>(inst.index);
   const Type *a = inst.operands[0]->type, *b = inst.operands[1]->type;
   const Type *common = types::materialize(types::promote(a, b));
+  // NEP 50 compares a Python int with a typed integer by value: uint8 x >
+  // -1 is true. Below 64 bits int64 holds both sides exactly.
+  if (common->kind == TypeKind::Int && common->bits < 64 &&
+      (a->kind == TypeKind::WeakInt || b->kind == TypeKind::WeakInt))
+    common = types::int64();
   llvm::Value *x = scalarOf(inst.operands[0], common);
   llvm::Value *y = scalarOf(inst.operands[1], common);
+  if (common->kind == TypeKind::Complex) {
+    llvm::Value *same = builder_.CreateAnd(
+        builder_.CreateFCmpOEQ(builder_.CreateExtractValue(x, 0),
+                               builder_.CreateExtractValue(y, 0)),
+        builder_.CreateFCmpOEQ(builder_.CreateExtractValue(x, 1),
+                               builder_.CreateExtractValue(y, 1)));
+    return op == CompareOperator::Eq ? same : builder_.CreateNot(same);
+  }
   if (common->kind == TypeKind::Float) {
     switch (op) {
     case CompareOperator::Lt:
@@ -598,6 +742,16 @@ Lowered Lowering::lowerGetAttr(const Instruction &inst) {
   const Type *object = inst.operands[0]->type;
   const Lowered &value = values_.at(inst.operands[0]);
   Lowered result;
+  if (object->isNumber() && (inst.name == "real" || inst.name == "imag")) {
+    if (object->kind == TypeKind::Complex ||
+        object->kind == TypeKind::WeakComplex) {
+      llvm::Value *z = convert(value.scalar, object, types::materialize(object));
+      return {builder_.CreateExtractValue(z, inst.name == "real" ? 0 : 1)};
+    }
+    if (inst.name == "real")
+      return {value.scalar};
+    return {convert(builder_.getInt1(false), types::boolean(), inst.type)};
+  }
   if (object->kind == TypeKind::Array) {
     if (inst.name == "shape") {
       for (llvm::Value *extent : value.shape)
@@ -610,6 +764,66 @@ Lowered Lowering::lowerGetAttr(const Instruction &inst) {
     }
   }
   return result; // modules, functions, methods: compile-time only
+}
+
+Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
+                              const Type *result) {
+  const Instruction *operand = inst.operands[1];
+  const Type *in = types::materialize(operand->type);
+  const Type *complexType = result->kind == TypeKind::Complex ? result
+                            : in->kind == TypeKind::Complex  ? in
+                            : in->kind == TypeKind::Float
+                                ? types::complex(in->bits)
+                                : types::complex(64);
+  if (name == "rect") { // r * (cos(phi) + i sin(phi))
+    const Type *part = types::floating(result->bits);
+    llvm::Value *r = scalarOf(inst.operands[1], part);
+    llvm::Value *phi = scalarOf(inst.operands[2], part);
+    return {makeComplex(
+        builder_.CreateFMul(r, target_.emitMathCall(builder_, "cos", {phi})),
+        builder_.CreateFMul(r, target_.emitMathCall(builder_, "sin", {phi})))};
+  }
+  llvm::Value *z = scalarOf(operand, complexType);
+  llvm::Value *re = builder_.CreateExtractValue(z, 0);
+  llvm::Value *im = builder_.CreateExtractValue(z, 1);
+  if (name == "phase")
+    return {target_.emitMathCall(builder_, "atan2", {im, re})};
+  if (name == "isnan")
+    return {builder_.CreateOr(builder_.CreateFCmpUNO(re, re),
+                              builder_.CreateFCmpUNO(im, im))};
+  if (name == "isinf" || name == "isfinite") {
+    llvm::Value *inf = llvm::ConstantFP::getInfinity(re->getType());
+    llvm::Value *reInf = builder_.CreateFCmpOEQ(
+        target_.emitMathCall(builder_, "fabs", {re}), inf);
+    llvm::Value *imInf = builder_.CreateFCmpOEQ(
+        target_.emitMathCall(builder_, "fabs", {im}), inf);
+    if (name == "isinf")
+      return {builder_.CreateOr(reInf, imInf)};
+    llvm::Value *finite = builder_.CreateAnd(
+        builder_.CreateFCmpOLT(target_.emitMathCall(builder_, "fabs", {re}), inf),
+        builder_.CreateFCmpOLT(target_.emitMathCall(builder_, "fabs", {im}), inf));
+    return {finite};
+  }
+  if (name == "exp") { // e^re (cos im + i sin im)
+    llvm::Value *scale = target_.emitMathCall(builder_, "exp", {re});
+    return {makeComplex(
+        builder_.CreateFMul(scale, target_.emitMathCall(builder_, "cos", {im})),
+        builder_.CreateFMul(scale, target_.emitMathCall(builder_, "sin", {im})))};
+  }
+  if (name == "log")
+    return {makeComplex(
+        target_.emitMathCall(builder_, "log",
+                             {target_.emitMathCall(builder_, "hypot", {re, im})}),
+        target_.emitMathCall(builder_, "atan2", {im, re}))};
+  // sqrt: the principal root, as cmath.
+  llvm::Value *half = llvm::ConstantFP::get(re->getType(), 0.5);
+  llvm::Value *modulus = target_.emitMathCall(builder_, "hypot", {re, im});
+  llvm::Value *outRe = target_.emitMathCall(
+      builder_, "sqrt", {builder_.CreateFMul(builder_.CreateFAdd(modulus, re), half)});
+  llvm::Value *outIm = target_.emitMathCall(
+      builder_, "sqrt", {builder_.CreateFMul(builder_.CreateFSub(modulus, re), half)});
+  outIm = target_.emitMathCall(builder_, "copysign", {outIm, im});
+  return {makeComplex(outRe, outIm)};
 }
 
 Lowered Lowering::lowerCall(const Instruction &inst) {
@@ -636,6 +850,8 @@ Lowered Lowering::lowerCall(const Instruction &inst) {
         llvm::Value *v = scalarOf(operand, t);
         if (t->kind == TypeKind::Bool)
           v = builder_.CreateZExt(v, builder_.getInt8Ty());
+        if (t->kind == TypeKind::Complex)
+          v = builder_.CreateExtractValue(v, p.dim);
         args.push_back(v);
         break;
       }
@@ -691,6 +907,15 @@ Lowered Lowering::lowerCall(const Instruction &inst) {
   }
   if (callee->kind == TypeKind::DTypeClass)
     return {scalarOf(arg(0), callee->element)};
+  if (callee->kind == TypeKind::Method && callee->name == "conjugate") {
+    const Instruction *receiver = calleeInst->operands[0];
+    const Type *t = types::materialize(receiver->type);
+    llvm::Value *z = scalarOf(receiver, t);
+    if (t->kind != TypeKind::Complex)
+      return {z};
+    return {makeComplex(builder_.CreateExtractValue(z, 0),
+                        builder_.CreateFNeg(builder_.CreateExtractValue(z, 1)))};
+  }
 
   const std::string &name = callee->name;
   if (name == "range") {
@@ -705,6 +930,25 @@ Lowered Lowering::lowerCall(const Instruction &inst) {
     return range;
   }
   const Type *r = types::materialize(result);
+  if ((name == "abs" || name == "numpy.abs" || name == "numpy.absolute") &&
+      (arg(0)->type->kind == TypeKind::Complex ||
+       arg(0)->type->kind == TypeKind::WeakComplex)) {
+    llvm::Value *z = scalarOf(arg(0), types::materialize(arg(0)->type));
+    return {convert(target_.emitMathCall(builder_, "hypot",
+                                         {builder_.CreateExtractValue(z, 0),
+                                          builder_.CreateExtractValue(z, 1)}),
+                    types::floating(types::materialize(arg(0)->type)->bits),
+                    r)};
+  }
+  if (name == "complex") {
+    const Type *part = types::floating(r->bits);
+    llvm::Value *re = scalarOf(arg(0), part);
+    llvm::Value *im = argCount == 2 ? scalarOf(arg(1), part)
+                                    : llvm::ConstantFP::get(re->getType(), 0.0);
+    return {makeComplex(re, im)};
+  }
+  if (name.compare(0, 6, "cmath.") == 0)
+    return complexMath(name.substr(6), inst, r);
   if (name == "abs") {
     llvm::Value *x = scalarOf(arg(0), r);
     if (r->kind == TypeKind::Float)
@@ -860,6 +1104,10 @@ void Lowering::lowerInstruction(const Instruction &inst) {
     llvm::Value *x = scalarOf(inst.operands[0], t);
     if (op == ir::UnaryOperator::Pos)
       values_[&inst] = {x};
+    else if (op == ir::UnaryOperator::Neg && t->kind == TypeKind::Complex)
+      values_[&inst] = {makeComplex(
+          builder_.CreateFNeg(builder_.CreateExtractValue(x, 0)),
+          builder_.CreateFNeg(builder_.CreateExtractValue(x, 1)))};
     else if (op == ir::UnaryOperator::Neg)
       values_[&inst] = {t->kind == TypeKind::Float ? builder_.CreateFNeg(x)
                                                    : builder_.CreateNeg(x)};
@@ -985,7 +1233,9 @@ llvm::Function *Lowering::declare() {
       params.push_back(builder_.getInt64Ty());
       break;
     case KernelParameter::Kind::Scalar:
-      params.push_back(memoryType(t));
+      params.push_back(t->kind == TypeKind::Complex
+                           ? scalarType(types::floating(t->bits))
+                           : memoryType(t));
       break;
     }
   }

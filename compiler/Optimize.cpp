@@ -2,7 +2,9 @@
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/CommandLine.h>
@@ -26,6 +28,29 @@ void removeFreezes(llvm::Module &module) {
           freeze->eraseFromParent();
         }
       }
+}
+
+/// llvm.abs becomes OpenCL's abs(), whose result is unsigned: device
+/// compilers may then assume it non-negative and turn a later sign
+/// extension of abs(INT_MIN) into a zero extension. NumPy wraps abs(INT_MIN)
+/// to INT_MIN, so keep the operation as plain IR.
+void expandIntegerAbs(llvm::Module &module) {
+  std::vector<llvm::IntrinsicInst *> calls;
+  for (llvm::Function &function : module)
+    for (llvm::BasicBlock &block : function)
+      for (llvm::Instruction &inst : block)
+        if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst))
+          if (call->getIntrinsicID() == llvm::Intrinsic::abs)
+            calls.push_back(call);
+  for (llvm::IntrinsicInst *call : calls) {
+    llvm::IRBuilder<> builder(call);
+    llvm::Value *x = call->getArgOperand(0);
+    llvm::Value *zero = llvm::Constant::getNullValue(x->getType());
+    llvm::Value *result = builder.CreateSelect(
+        builder.CreateICmpSLT(x, zero), builder.CreateSub(zero, x), x);
+    call->replaceAllUsesWith(result);
+    call->eraseFromParent();
+  }
 }
 } // namespace
 
@@ -61,6 +86,7 @@ void optimizeModule(llvm::Module &module, int level) {
                  : builder.buildPerModuleDefaultPipeline(optLevel);
   passes.run(module, modules);
   removeFreezes(module);
+  expandIntegerAbs(module);
 }
 
 } // namespace spirjit

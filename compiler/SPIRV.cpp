@@ -3,7 +3,9 @@
 #include "frontend/Diagnostics.h"
 
 #include <LLVMSPIRVLib/LLVMSPIRVLib.h>
+#include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/IR/CFG.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -36,10 +38,27 @@ void checkIntegerWidths(const llvm::Module &module) {
         }
       }
 }
+
+/// SPIR-V wants every block after its dominator; LLVM keeps blocks in any
+/// order. Reverse post-order puts each dominator first.
+void orderBlocksForSPIRV(llvm::Module &module) {
+  for (llvm::Function &function : module) {
+    if (function.isDeclaration())
+      continue;
+    llvm::ReversePostOrderTraversal<llvm::Function *> order(&function);
+    llvm::BasicBlock *previous = nullptr;
+    for (llvm::BasicBlock *block : order) {
+      if (previous)
+        block->moveAfter(previous);
+      previous = block;
+    }
+  }
+}
 } // namespace
 
 std::vector<uint32_t> emitSPIRV(llvm::Module &module) {
   checkIntegerWidths(module);
+  orderBlocksForSPIRV(module);
   std::ostringstream out;
   std::string error;
   // SPIR-V 1.0 is what OpenCL 1.2-era consumers (and the validator's

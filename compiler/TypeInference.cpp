@@ -18,6 +18,18 @@ using ir::Instruction;
 using ir::Opcode;
 
 
+/// The type of the real or imaginary part of a number of type `t`.
+const Type *complexPart(const Type *t) {
+  switch (t->kind) {
+  case TypeKind::Complex:
+    return types::floating(t->bits);
+  case TypeKind::WeakComplex:
+    return types::weakFloat();
+  default:
+    return t;
+  }
+}
+
 /// The result type of a float math function of an argument of type `a`:
 /// float32 stays float32; Python numbers give Python floats from `math` and
 /// float64 from NumPy; NumPy gives small integers float32 as it does.
@@ -71,6 +83,8 @@ private:
 
   const Type *inferDeviceCall(Instruction &inst, const std::string &key,
                               std::vector<const Type *> args);
+  const Type *inferComplexMath(Instruction &inst, const std::string &name,
+                               const std::vector<const Type *> &args);
 
   const FunctionDescription &desc_;
   TypedFunction &result_;
@@ -168,17 +182,32 @@ const Type *Inference::inferBinary(Instruction &inst, const Type *a,
     return common;
   }
   default:
-    if (common->kind == TypeKind::Complex ||
-        common->kind == TypeKind::WeakComplex)
-      unsupported(inst, "complex arithmetic is not supported yet");
-    if (common->kind == TypeKind::Bool)
-      return types::integer(8, true); // NumPy: bool arithmetic is int8-like
+    if ((common->kind == TypeKind::Complex ||
+         common->kind == TypeKind::WeakComplex) &&
+        (op == ir::BinaryOperator::FloorDiv || op == ir::BinaryOperator::Mod))
+      typingError(inst, "unsupported operand types for " + opText + ": '" +
+                            a->str() + "' and '" + b->str() +
+                            "' (complex numbers have no floor division)");
+    if (common->kind == TypeKind::Bool) {
+      // NumPy: bool + bool is logical or, bool * bool logical and; a bool
+      // minus a bool is an error; the rest compute in int8.
+      if (op == ir::BinaryOperator::Add || op == ir::BinaryOperator::Mul)
+        return types::boolean();
+      if (op == ir::BinaryOperator::Sub)
+        typingError(inst, "subtracting booleans is not supported (NumPy "
+                          "forbids it); use the ^ operator or logical_xor");
+      return types::integer(8, true);
+    }
     return common;
   }
 }
 
 const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
   const std::string &name = inst.name;
+  if (object->isNumber() && (name == "real" || name == "imag"))
+    return complexPart(object);
+  if (object->isNumber() && name == "conjugate")
+    return types::method(object, name);
   switch (object->kind) {
   case TypeKind::Module: {
     const std::string &module = object->name;
@@ -294,6 +323,10 @@ const Type *Inference::inferCall(Instruction &inst) {
     arity(0, 0, name);
     return types::weakInt();
   }
+  if (callee->kind == TypeKind::Method && callee->name == "conjugate") {
+    arity(0, 0, "conjugate");
+    return callee->elements[0];
+  }
   if (callee->kind == TypeKind::DTypeClass) {
     arity(1, 1, callee->element->str());
     requireNumbers(callee->element->str());
@@ -314,6 +347,9 @@ const Type *Inference::inferCall(Instruction &inst) {
   if (name == "abs") {
     arity(1, 1, name);
     requireNumbers(name);
+    if (args[0]->kind == TypeKind::Complex ||
+        args[0]->kind == TypeKind::WeakComplex)
+      return complexPart(args[0]); // |z|
     return args[0]->kind == TypeKind::Bool ? types::weakInt() : args[0];
   }
   if (name == "min" || name == "max") {
@@ -339,6 +375,13 @@ const Type *Inference::inferCall(Instruction &inst) {
     typingError(inst, "len() needs an array or a tuple, got '" +
                           args[0]->str() + "'");
   }
+  if (name == "complex") {
+    arity(1, 2, name);
+    requireNumbers(name);
+    return types::weakComplex(); // a Python complex
+  }
+  if (name.compare(0, 6, "cmath.") == 0)
+    return inferComplexMath(inst, name.substr(6), args);
   if (name == "round") {
     arity(1, 2, name);
     requireNumbers(name);
@@ -353,7 +396,7 @@ const Type *Inference::inferCall(Instruction &inst) {
     requireNumbers(name);
     return types::materialize(args[0]->kind == TypeKind::Bool
                                   ? types::boolean()
-                                  : args[0]);
+                                  : complexPart(args[0]));
   }
   if (const MathFunction *math = findMathFunction(name)) {
     bool isMath = name.compare(0, 5, "math.") == 0;
@@ -460,6 +503,49 @@ const Type *Inference::inferDeviceCall(Instruction &inst,
   return returned;
 }
 
+const Type *Inference::inferComplexMath(Instruction &inst,
+                                        const std::string &name,
+                                        const std::vector<const Type *> &args) {
+  for (const Type *t : args)
+    if (!t->isNumber())
+      typingError(inst, "cmath." + name + "() needs numbers, got '" +
+                            t->str() + "'");
+  auto complexOf = [](const Type *t) {
+    switch (t->kind) {
+    case TypeKind::Complex:
+      return t;
+    case TypeKind::Float:
+      return types::complex(t->bits);
+    default: // Python numbers and integers give Python complex numbers
+      return t->isWeak() ? types::weakComplex() : types::complex(64);
+    }
+  };
+  auto expect = [&](size_t n) {
+    if (args.size() != n)
+      typingError(inst, "cmath." + name + "() takes " + std::to_string(n) +
+                            " arguments, got " + std::to_string(args.size()));
+  };
+  if (name == "sqrt" || name == "exp" || name == "log") {
+    expect(1);
+    return complexOf(args[0]);
+  }
+  if (name == "phase") {
+    expect(1);
+    return complexPart(complexOf(args[0]));
+  }
+  if (name == "isnan" || name == "isinf" || name == "isfinite") {
+    expect(1);
+    return types::boolean();
+  }
+  if (name == "rect") {
+    expect(2);
+    return complexOf(types::promote(args[0], args[1]));
+  }
+  unsupported(inst, "cmath." + name + "() is not supported in kernels (there "
+                    "are cmath.sqrt, exp, log, phase, rect, isnan, isinf, "
+                    "isfinite)");
+}
+
 const Type *Inference::infer(Instruction &inst) {
   auto operandType = [&](size_t i) { return inst.operands[i]->type; };
   for (Instruction *operand : inst.operands)
@@ -549,6 +635,14 @@ const Type *Inference::infer(Instruction &inst) {
       typingError(inst, std::string("cannot compare '") + a->str() +
                             "' and '" + b->str() + "' with " +
                             ir::compareOperatorText(op));
+    bool isComplex = [&](const Type *t) {
+      return t->kind == TypeKind::Complex || t->kind == TypeKind::WeakComplex;
+    }(types::promote(a, b));
+    if (isComplex && op != ir::CompareOperator::Eq &&
+        op != ir::CompareOperator::Ne)
+      typingError(inst, std::string("complex numbers cannot be ordered ('") +
+                            ir::compareOperatorText(op) + "' on '" +
+                            a->str() + "' and '" + b->str() + "')");
     return types::boolean();
   }
   case Opcode::Truth:
@@ -673,10 +767,14 @@ void Inference::run() {
     if (!changed)
       break;
   }
+  // A phi may merge a value with "not assigned on this path" (a variable
+  // first assigned in a loop and read after it, as Python allows when the
+  // loop runs); any other use of an unassigned variable is an error.
   for (auto &block : function.blocks)
     for (auto &inst : block->instructions)
       for (Instruction *operand : inst->operands)
-        if (!operand->type)
+        if (!operand->type &&
+            !(inst->opcode == Opcode::Phi && operand->opcode == Opcode::Undef))
           throw UserError(UserErrorKind::Typing, desc_.filename, inst->line,
                           "a variable is used before it is assigned on "
                           "some path");

@@ -782,6 +782,28 @@ std::unique_ptr<ir::Function> buildPyIR(const FunctionDescription &function,
                     "functions; rewrite it with scalars, arrays, tuples and "
                     "loops");
   }
+  // Some constructs are seen only through what they use first (a raise
+  // builds its message string, a generator starts with RETURN_GENERATOR at
+  // the def line): name the construct itself, at its own line.
+  for (const BytecodeInstruction &inst : cfg.code) {
+    const char *what = nullptr;
+    if (inst.op == PyOp::YIELD_VALUE)
+      what = "yield";
+    else if (inst.op == PyOp::RAISE_VARARGS)
+      what = "raise";
+    else if (inst.op == PyOp::LOAD_ASSERTION_ERROR)
+      what = "assert";
+    else if (inst.op == PyOp::LOAD_GLOBAL &&
+             (inst.arg >> 1) < static_cast<int>(function.names.size()) &&
+             function.names[inst.arg >> 1] == "print")
+      what = "print";
+    if (what)
+      throw UserError(UserErrorKind::UnsupportedFeature, function.filename,
+                      inst.line,
+                      std::string("'") + what +
+                          "' is not supported in spirjit kernels and device "
+                          "functions yet");
+  }
   return Builder(function, cfg).run();
 }
 

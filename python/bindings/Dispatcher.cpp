@@ -5,6 +5,7 @@
 #include "python/bindings/Describe.h"
 #include "python/bindings/Errors.h"
 
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -131,7 +132,8 @@ void Dispatcher::launch(const std::vector<int64_t> &extents,
   std::vector<py::array> arrays(n);      // NumPy arguments as given
   std::vector<py::array> work(n);        // what the device sees
   std::vector<const DeviceArray *> deviceArrays(n, nullptr);
-  std::vector<uint64_t> scalars(n, 0);   // scalar bytes, little-endian
+  // Scalar bytes, little-endian; a complex number's parts in two slots.
+  std::vector<std::array<uint64_t, 2>> scalars(n, {0, 0});
 
   std::shared_ptr<Device> device;
   for (size_t i = 0; i < n; ++i) {
@@ -199,12 +201,12 @@ void Dispatcher::launch(const std::vector<int64_t> &extents,
     }
     if (py::isinstance<py::bool_>(obj)) {
       argTypes[i] = types::boolean();
-      scalars[i] = obj.cast<bool>();
+      scalars[i][0] = obj.cast<bool>();
     } else if (py::isinstance<py::int_>(obj)) {
       argTypes[i] = types::int64();
       try {
         int64_t v = obj.cast<int64_t>();
-        std::memcpy(&scalars[i], &v, sizeof v);
+        std::memcpy(&scalars[i][0], &v, sizeof v);
       } catch (const py::cast_error &) {
         throw PythonError("TypingError", describeArgument(i) +
                                              " does not fit in int64");
@@ -212,19 +214,32 @@ void Dispatcher::launch(const std::vector<int64_t> &extents,
     } else if (py::isinstance<py::float_>(obj)) {
       argTypes[i] = types::floating(64);
       double v = obj.cast<double>();
-      std::memcpy(&scalars[i], &v, sizeof v);
+      std::memcpy(&scalars[i][0], &v, sizeof v);
+    } else if (PyComplex_CheckExact(obj.ptr())) {
+      argTypes[i] = types::complex(64);
+      double re = PyComplex_RealAsDouble(obj.ptr());
+      double im = PyComplex_ImagAsDouble(obj.ptr());
+      std::memcpy(&scalars[i][0], &re, sizeof re);
+      std::memcpy(&scalars[i][1], &im, sizeof im);
     } else if (py::hasattr(obj, "dtype") &&
                py::isinstance(obj, numpy.attr("generic"))) {
       py::dtype dtype = obj.attr("dtype").cast<py::dtype>();
       const Type *t = typeOfDType(dtype);
-      if (!t || t->kind == TypeKind::Complex)
+      if (!t)
         throw PythonError("TypingError",
                           describeArgument(i) + " is a NumPy " +
                               py::str(dtype).cast<std::string>() +
                               " scalar, which kernels cannot take yet");
       argTypes[i] = t;
       py::array holder = numpy.attr("asarray")(obj).cast<py::array>();
-      std::memcpy(&scalars[i], holder.data(), dtype.itemsize());
+      if (t->kind == TypeKind::Complex) { // parts of 4 or 8 bytes each
+        size_t part = dtype.itemsize() / 2;
+        auto bytes = static_cast<const char *>(holder.data());
+        std::memcpy(&scalars[i][0], bytes, part);
+        std::memcpy(&scalars[i][1], bytes + part, part);
+      } else {
+        std::memcpy(&scalars[i][0], holder.data(), dtype.itemsize());
+      }
     } else {
       throw PythonError(
           "TypingError",
@@ -242,10 +257,12 @@ void Dispatcher::launch(const std::vector<int64_t> &extents,
                         describeArgument(i) + " is float64, but " +
                             device->info().name +
                             " has no double precision; use float32");
-    if (scalar->kind == TypeKind::Complex)
-      throw PythonError("TypingError", describeArgument(i) +
-                                           " is complex, which kernels cannot "
-                                           "take yet");
+    if (scalar->kind == TypeKind::Complex && scalar->bits == 64 &&
+        !device->info().hasFp64)
+      throw PythonError("TypingError",
+                        describeArgument(i) + " is complex128, but " +
+                            device->info().name +
+                            " has no double precision; use complex64");
   }
 
   Key key{argTypes, static_cast<int>(extents.size()), device.get()};
@@ -317,7 +334,7 @@ void Dispatcher::launch(const std::vector<int64_t> &extents,
     }
     case KernelParameter::Kind::Scalar: {
       size_t size = t->kind == TypeKind::Bool ? 1 : t->bits / 8;
-      kernel.setArgument(index, size, &scalars[a]);
+      kernel.setArgument(index, size, &scalars[a][p.dim]);
       break;
     }
     }

@@ -1,0 +1,75 @@
+"""Shared fixtures of spirjit's Python tests.
+
+``device_filter`` runs a test once per OpenCL device spirjit sees, with
+``SPIRJIT_DEVICE`` naming that device, so every launch without DeviceArrays
+goes there.  ``require_dtypes`` skips float64 cases on devices without double
+precision.  ``run_isolated`` runs a snippet in a fresh interpreter: for the
+few cases where a compiler bug takes the whole process down, which would
+otherwise end the test session.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import spirjit
+
+_DEVICES = spirjit.devices()
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(
+    spirjit.__file__)))
+
+
+@pytest.fixture(params=_DEVICES or [None],
+                ids=[d.filter_string for d in _DEVICES] or ["no-device"])
+def device_filter(request, monkeypatch):
+    """The filter string of one OpenCL device; SPIRJIT_DEVICE is set to it."""
+    device = request.param
+    if device is None:
+        pytest.skip("spirjit found no OpenCL device")
+    monkeypatch.setenv("SPIRJIT_DEVICE", device.filter_string)
+    assert spirjit.default_device() == device
+    return device.filter_string
+
+
+@pytest.fixture
+def device(device_filter):
+    """The spirjit.Device that ``device_filter`` selected."""
+    return spirjit.Device(device_filter)
+
+
+@pytest.fixture
+def require_dtypes(device):
+    """``require_dtypes(*dtypes)`` skips the test when the current device
+    cannot compute with one of the dtypes (float64 without fp64)."""
+
+    def check(*dtypes):
+        for dtype in dtypes:
+            dtype = np.dtype(dtype)
+            if dtype in (np.dtype(np.float64), np.dtype(np.complex128)) \
+                    and not device.has_fp64:
+                pytest.skip(f"{device.name} has no double precision")
+
+    return check
+
+
+@pytest.fixture
+def run_isolated(tmp_path):
+    """``run_isolated(source)`` runs ``source`` (dedented) in a new Python
+    process that imports spirjit from this checkout and inherits the
+    environment (SPIRJIT_DEVICE included); returns the CompletedProcess."""
+
+    def run(source, timeout=120):
+        script = tmp_path / "isolated.py"
+        script.write_text(textwrap.dedent(source))
+        env = dict(os.environ)
+        env["PYTHONPATH"] = _PACKAGE_ROOT + os.pathsep + env.get(
+            "PYTHONPATH", "")
+        return subprocess.run([sys.executable, str(script)], env=env,
+                              capture_output=True, text=True,
+                              timeout=timeout)
+
+    return run
