@@ -3,12 +3,20 @@
 namespace spirjit {
 
 std::vector<KernelParameter>
-kernelParameters(const std::vector<const Type *> &arguments) {
+kernelParameters(const std::vector<const Type *> &arguments,
+                 bool groupScratch) {
   std::vector<KernelParameter> params;
   for (int i = 0; i < static_cast<int>(arguments.size()); ++i) {
     const Type *t = arguments[i];
-    if (t->kind == TypeKind::Item)
+    if (t->kind == TypeKind::Item || t->kind == TypeKind::NdItem ||
+        t->kind == TypeKind::Group)
       continue; // work-item queries need no parameter
+    if (t->kind == TypeKind::Array && t->addressSpace == 3) {
+      params.push_back({KernelParameter::Kind::LocalData, i});
+      for (int d = 0; d < t->ndim; ++d)
+        params.push_back({KernelParameter::Kind::ArrayShape, i, d});
+      continue;
+    }
     if (t->kind == TypeKind::Complex) { // real part, then imaginary part
       params.push_back({KernelParameter::Kind::Scalar, i, 0});
       params.push_back({KernelParameter::Kind::Scalar, i, 1});
@@ -24,6 +32,8 @@ kernelParameters(const std::vector<const Type *> &arguments) {
     for (int d = 0; d < t->ndim; ++d)
       params.push_back({KernelParameter::Kind::ArrayStride, i, d});
   }
+  if (groupScratch)
+    params.push_back({KernelParameter::Kind::GroupScratch, -1});
   return params;
 }
 

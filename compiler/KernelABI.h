@@ -12,6 +12,10 @@ namespace spirjit {
 struct KernelParameter {
   enum class Kind {
     ArrayData,   // pointer to element [0, ..., 0] in global memory
+    LocalData,   // a LocalAccessor: local memory the launch sizes (its
+                 // extents follow as ArrayShape; it has no strides)
+    GroupScratch, // hidden, last: local memory for group_reduce and
+                  // group_broadcast, 16 bytes per work-item
     ArrayShape,  // int64 extent of dimension `dim`
     ArrayStride, // int64 stride of dimension `dim`, in elements
     Scalar,      // the value itself; bool travels as one byte; a complex
@@ -26,6 +30,7 @@ struct KernelParameter {
 /// Parameters of a kernel (or device function) whose arguments have these
 /// types, in order. An item argument has no parameter.
 std::vector<KernelParameter>
-kernelParameters(const std::vector<const Type *> &arguments);
+kernelParameters(const std::vector<const Type *> &arguments,
+                 bool groupScratch = false);
 
 } // namespace spirjit

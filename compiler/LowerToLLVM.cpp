@@ -7,6 +7,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -52,6 +53,13 @@ private:
 
   llvm::Type *scalarType(const Type *t);
   llvm::Type *memoryType(const Type *t); // bool is a byte in memory
+  /// Pointer to an array's elements, in the array's address space.
+  llvm::PointerType *pointerType(const Type *array) {
+    unsigned space = array->addressSpace == 3   ? target_.localAddressSpace()
+                     : array->addressSpace == 0 ? 0
+                                                : target_.globalAddressSpace();
+    return llvm::PointerType::get(memoryType(array->element), space);
+  }
   llvm::Value *convert(llvm::Value *v, const Type *from, const Type *to);
   llvm::Value *truth(llvm::Value *v, const Type *t);
   llvm::Value *makeComplex(llvm::Value *re, llvm::Value *im);
@@ -59,6 +67,39 @@ private:
                              const Type *t);
   Lowered complexMath(const std::string &name, const Instruction &inst,
                       const Type *result);
+  Lowered lowerWorkItemMethod(const Instruction &inst, const Type *receiver,
+                              const std::string &name);
+  Lowered lowerKernelApiCall(const Instruction &inst, const std::string &name);
+  Lowered lowerAtomicMethod(const Instruction &inst, const Type *atomic,
+                            const std::string &name);
+  llvm::Value *groupCollective(const Instruction &inst, llvm::Value *value,
+                               const Type *type, const std::string &op,
+                               llvm::Value *source);
+  llvm::Value *atomicCompareExchangeLoop(
+      llvm::Value *pointer, const Type *element,
+      const std::function<llvm::Value *(llvm::Value *)> &update);
+  llvm::Value *localLinearId();
+  llvm::Value *localLinearSize();
+  /// The argument for parameter `i` of a kapi call (nullptr: default).
+  const Instruction *callArgument(const Instruction &inst, size_t i) const {
+    auto it = typed_.callArguments.find(&inst);
+    if (it != typed_.callArguments.end())
+      return i < it->second.size() ? it->second[i] : nullptr;
+    return i + 1 < inst.operands.size() ? inst.operands[i + 1] : nullptr;
+  }
+  int64_t constantArgument(const Instruction *value, int64_t fallback) const {
+    if (!value)
+      return fallback;
+    if (value->opcode == Opcode::Const)
+      return value->constant.kind == ConstValue::Kind::Bool
+                 ? value->constant.boolValue
+                 : value->constant.intValue;
+    auto c = typed_.constants.find(value);
+    if (c == typed_.constants.end())
+      return fallback;
+    return c->second.kind == ConstValue::Kind::Bool ? c->second.boolValue
+                                                     : c->second.intValue;
+  }
   llvm::Value *constant(const ConstValue &c, const Type *t);
   llvm::Value *scalarOf(const Instruction *inst, const Type *to) {
     return convert(values_.at(inst).scalar, inst->type, to);
@@ -95,6 +136,8 @@ private:
   std::map<const Instruction *, Lowered> values_;
   std::map<const ir::Block *, llvm::BasicBlock *> startBlocks_, endBlocks_;
   std::vector<Lowered> arguments_;
+  llvm::Value *groupScratch_ = nullptr; // i8 addrspace(3)*, if used
+  unsigned workItemDimensions_ = 1;     // rank of the launch, once seen
 };
 
 llvm::Type *Lowering::scalarType(const Type *t) {
@@ -228,10 +271,7 @@ Lowered Lowering::createPhi(const Type *t) {
   Lowered phi;
   switch (t->kind) {
   case TypeKind::Array:
-    phi.data = builder_.CreatePHI(
-        llvm::PointerType::get(memoryType(t->element),
-                               target_.globalAddressSpace()),
-        2);
+    phi.data = builder_.CreatePHI(pointerType(t), 2);
     for (int d = 0; d < t->ndim; ++d)
       phi.shape.push_back(builder_.CreatePHI(builder_.getInt64Ty(), 2));
     for (int d = 0; d < t->ndim; ++d)
@@ -301,13 +341,22 @@ void Lowering::lowerEntry(llvm::Function *function) {
   const auto &types = typed_.argumentTypes;
   arguments_.assign(types.size(), Lowered{});
   auto arg = function->arg_begin();
-  for (const KernelParameter &p : kernelParameters(types)) {
-    Lowered &value = arguments_[p.argument];
+  for (const KernelParameter &p :
+       kernelParameters(types, typed_.usesGroupScratch)) {
     llvm::Value *v = &*arg++;
+    if (p.kind == KernelParameter::Kind::GroupScratch) {
+      v->setName("group.scratch");
+      groupScratch_ = v;
+      continue;
+    }
+    Lowered &value = arguments_[p.argument];
     const Type *t = types[p.argument];
     const std::string &name = typed_.function->parameterNames[p.argument];
     switch (p.kind) {
+    case KernelParameter::Kind::GroupScratch:
+      break;
     case KernelParameter::Kind::ArrayData:
+    case KernelParameter::Kind::LocalData:
       v->setName(name);
       value.data = v;
       break;
@@ -826,18 +875,434 @@ Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
   return {makeComplex(outRe, outIm)};
 }
 
+
+llvm::Value *Lowering::localLinearId() {
+  // Row-major over the local range, dimension 0 slowest: OpenCL's dim 0 is
+  // our last, so it is the fastest-varying term.
+  int ndim = static_cast<int>(workItemDimensions_);
+  llvm::Value *linear = target_.emitWorkItemQuery(
+      builder_, WorkItemQuery::LocalId, builder_.getInt32(0));
+  llvm::Value *scale = builder_.getInt64(1);
+  for (int d = 1; d < ndim; ++d) {
+    scale = builder_.CreateMul(
+        scale, target_.emitWorkItemQuery(builder_, WorkItemQuery::LocalSize,
+                                         builder_.getInt32(d - 1)));
+    linear = builder_.CreateAdd(
+        linear, builder_.CreateMul(
+                    target_.emitWorkItemQuery(builder_, WorkItemQuery::LocalId,
+                                              builder_.getInt32(d)),
+                    scale));
+  }
+  return linear;
+}
+
+llvm::Value *Lowering::localLinearSize() {
+  llvm::Value *size = builder_.getInt64(1);
+  for (unsigned d = 0; d < workItemDimensions_; ++d)
+    size = builder_.CreateMul(
+        size, target_.emitWorkItemQuery(builder_, WorkItemQuery::LocalSize,
+                                        builder_.getInt32(d)));
+  return size;
+}
+
+Lowered Lowering::lowerWorkItemMethod(const Instruction &inst,
+                                      const Type *receiver,
+                                      const std::string &name) {
+  int ndim = receiver->ndim;
+  workItemDimensions_ = static_cast<unsigned>(ndim);
+  auto openclDim = [&](llvm::Value *d) {
+    return builder_.CreateTrunc(
+        builder_.CreateSub(builder_.getInt64(ndim - 1), d),
+        builder_.getInt32Ty());
+  };
+  auto perDimension = [&](WorkItemQuery q) -> Lowered {
+    llvm::Value *d = scalarOf(inst.operands[1], types::int64());
+    return {target_.emitWorkItemQuery(builder_, q, openclDim(d))};
+  };
+  auto linear = [&](WorkItemQuery id, WorkItemQuery size) -> Lowered {
+    llvm::Value *result =
+        target_.emitWorkItemQuery(builder_, id, builder_.getInt32(0));
+    llvm::Value *scale = builder_.getInt64(1);
+    for (int d = 1; d < ndim; ++d) {
+      scale = builder_.CreateMul(
+          scale, target_.emitWorkItemQuery(builder_, size,
+                                           builder_.getInt32(d - 1)));
+      result = builder_.CreateAdd(
+          result,
+          builder_.CreateMul(target_.emitWorkItemQuery(builder_, id,
+                                                       builder_.getInt32(d)),
+                             scale));
+    }
+    return {result};
+  };
+  auto total = [&](WorkItemQuery size) -> Lowered {
+    llvm::Value *result = builder_.getInt64(1);
+    for (int d = 0; d < ndim; ++d)
+      result = builder_.CreateMul(
+          result, target_.emitWorkItemQuery(builder_, size,
+                                            builder_.getInt32(d)));
+    return {result};
+  };
+  if (name == "get_global_id")
+    return perDimension(WorkItemQuery::GlobalId);
+  if (name == "get_local_id")
+    return perDimension(WorkItemQuery::LocalId);
+  if (name == "get_global_range")
+    return perDimension(WorkItemQuery::GlobalSize);
+  if (name == "get_local_range")
+    return perDimension(WorkItemQuery::LocalSize);
+  if (name == "get_group_id")
+    return perDimension(WorkItemQuery::GroupId);
+  if (name == "get_group_range")
+    return perDimension(WorkItemQuery::NumGroups);
+  if (name == "get_global_linear_id")
+    return linear(WorkItemQuery::GlobalId, WorkItemQuery::GlobalSize);
+  if (name == "get_local_linear_id")
+    return linear(WorkItemQuery::LocalId, WorkItemQuery::LocalSize);
+  if (name == "get_group_linear_id")
+    return linear(WorkItemQuery::GroupId, WorkItemQuery::NumGroups);
+  if (name == "get_global_linear_range")
+    return total(WorkItemQuery::GlobalSize);
+  if (name == "get_local_linear_range")
+    return total(WorkItemQuery::LocalSize);
+  if (name == "get_group_linear_range")
+    return total(WorkItemQuery::NumGroups);
+  return {}; // get_group: compile-time only
+}
+
+llvm::Value *Lowering::groupCollective(const Instruction &inst,
+                                       llvm::Value *value, const Type *type,
+                                       const std::string &op,
+                                       llvm::Value *source) {
+  // Built from the hidden local scratch and barriers, so it works on any
+  // device: every work-item stores its value, a tree combines them.
+  SPIRJIT_INTERNAL_CHECK(groupScratch_, "group collective without scratch");
+  workItemDimensions_ = static_cast<unsigned>(
+      inst.operands[1]->type->ndim > 0 ? inst.operands[1]->type->ndim
+                                       : workItemDimensions_);
+  llvm::Type *element = memoryType(type);
+  llvm::Value *slots = builder_.CreateBitCast(
+      groupScratch_,
+      llvm::PointerType::get(element, target_.localAddressSpace()));
+  llvm::Value *me = localLinearId();
+  llvm::Value *stored = type->kind == TypeKind::Bool
+                            ? builder_.CreateZExt(value, element)
+                            : value;
+  if (op == "broadcast") {
+    llvm::BasicBlock *write = llvm::BasicBlock::Create(context_, "bcast.write",
+                                                       function_);
+    llvm::BasicBlock *join = llvm::BasicBlock::Create(context_, "bcast.join",
+                                                      function_);
+    builder_.CreateCondBr(builder_.CreateICmpEQ(me, source), write, join);
+    builder_.SetInsertPoint(write);
+    builder_.CreateStore(stored, slots);
+    builder_.CreateBr(join);
+    builder_.SetInsertPoint(join);
+    target_.emitBarrier(builder_);
+    llvm::Value *result = builder_.CreateLoad(element, slots);
+    target_.emitBarrier(builder_);
+    return type->kind == TypeKind::Bool
+               ? builder_.CreateICmpNE(result, llvm::ConstantInt::get(element, 0))
+               : result;
+  }
+  llvm::Value *size = localLinearSize();
+  builder_.CreateStore(stored, builder_.CreateInBoundsGEP(element, slots, me));
+  target_.emitBarrier(builder_);
+  // Halve the active range each step: slot i combines slot i + half while
+  // i + half < n; every work-item reaches every barrier.
+  llvm::BasicBlock *before = builder_.GetInsertBlock();
+  llvm::BasicBlock *loop = llvm::BasicBlock::Create(context_, "reduce.loop",
+                                                    function_);
+  llvm::BasicBlock *combine =
+      llvm::BasicBlock::Create(context_, "reduce.combine", function_);
+  llvm::BasicBlock *next = llvm::BasicBlock::Create(context_, "reduce.next",
+                                                    function_);
+  llvm::BasicBlock *done = llvm::BasicBlock::Create(context_, "reduce.done",
+                                                    function_);
+  builder_.CreateBr(loop);
+  builder_.SetInsertPoint(loop);
+  llvm::PHINode *active = builder_.CreatePHI(builder_.getInt64Ty(), 2);
+  active->addIncoming(size, before);
+  llvm::Value *half = builder_.CreateLShr(
+      builder_.CreateAdd(active, builder_.getInt64(1)), builder_.getInt64(1));
+  llvm::Value *partner = builder_.CreateAdd(me, half);
+  llvm::Value *works = builder_.CreateAnd(
+      builder_.CreateICmpULT(me, half),
+      builder_.CreateICmpULT(partner, active));
+  builder_.CreateCondBr(works, combine, next);
+  builder_.SetInsertPoint(combine);
+  llvm::Value *mine = builder_.CreateLoad(
+      element, builder_.CreateInBoundsGEP(element, slots, me));
+  llvm::Value *theirs = builder_.CreateLoad(
+      element, builder_.CreateInBoundsGEP(element, slots, partner));
+  llvm::Value *combined;
+  bool isFloat = type->kind == TypeKind::Float;
+  bool isSigned = type->kind == TypeKind::Int && type->isSigned;
+  if (op == "operator.add")
+    combined = isFloat ? builder_.CreateFAdd(mine, theirs)
+                       : builder_.CreateAdd(mine, theirs);
+  else if (op == "operator.mul")
+    combined = isFloat ? builder_.CreateFMul(mine, theirs)
+                       : builder_.CreateMul(mine, theirs);
+  else {
+    bool min = op == "min";
+    llvm::Value *better =
+        isFloat ? (min ? builder_.CreateFCmpOLT(theirs, mine)
+                       : builder_.CreateFCmpOGT(theirs, mine))
+        : isSigned ? (min ? builder_.CreateICmpSLT(theirs, mine)
+                          : builder_.CreateICmpSGT(theirs, mine))
+                   : (min ? builder_.CreateICmpULT(theirs, mine)
+                          : builder_.CreateICmpUGT(theirs, mine));
+    combined = builder_.CreateSelect(better, theirs, mine);
+  }
+  builder_.CreateStore(combined,
+                       builder_.CreateInBoundsGEP(element, slots, me));
+  builder_.CreateBr(next);
+  builder_.SetInsertPoint(next);
+  target_.emitBarrier(builder_);
+  active->addIncoming(half, next);
+  builder_.CreateCondBr(builder_.CreateICmpUGT(half, builder_.getInt64(1)),
+                        loop, done);
+  builder_.SetInsertPoint(done);
+  llvm::Value *result = builder_.CreateLoad(element, slots);
+  target_.emitBarrier(builder_); // the scratch may be reused right after
+  return result;
+}
+
+llvm::Value *Lowering::atomicCompareExchangeLoop(
+    llvm::Value *pointer, const Type *element,
+    const std::function<llvm::Value *(llvm::Value *)> &update) {
+  // For float atomics without native support: compare-and-swap the bits.
+  llvm::Type *floatType = scalarType(element);
+  llvm::Type *bitsType = builder_.getIntNTy(element->bits);
+  unsigned space = pointer->getType()->getPointerAddressSpace();
+  llvm::Value *bitsPointer = builder_.CreateBitCast(
+      pointer, llvm::PointerType::get(bitsType, space));
+  llvm::BasicBlock *before = builder_.GetInsertBlock();
+  llvm::Value *initial = builder_.CreateLoad(bitsType, bitsPointer);
+  llvm::BasicBlock *loop = llvm::BasicBlock::Create(context_, "cas.loop",
+                                                    function_);
+  llvm::BasicBlock *done = llvm::BasicBlock::Create(context_, "cas.done",
+                                                    function_);
+  builder_.CreateBr(loop);
+  builder_.SetInsertPoint(loop);
+  llvm::PHINode *expected = builder_.CreatePHI(bitsType, 2);
+  expected->addIncoming(initial, before);
+  llvm::Value *old = builder_.CreateBitCast(expected, floatType);
+  llvm::Value *desired = builder_.CreateBitCast(update(old), bitsType);
+  llvm::Value *pair = builder_.CreateAtomicCmpXchg(
+      bitsPointer, expected, desired, llvm::MaybeAlign(),
+      llvm::AtomicOrdering::SequentiallyConsistent,
+      llvm::AtomicOrdering::SequentiallyConsistent);
+  llvm::Value *seen = builder_.CreateExtractValue(pair, 0);
+  expected->addIncoming(seen, builder_.GetInsertBlock());
+  builder_.CreateCondBr(builder_.CreateExtractValue(pair, 1), done, loop);
+  builder_.SetInsertPoint(done);
+  return old;
+}
+
+Lowered Lowering::lowerKernelApiCall(const Instruction &inst,
+                                     const std::string &name) {
+  std::string fn = name.substr(name.rfind('.') + 1);
+  if (fn == "group_barrier") {
+    target_.emitBarrier(builder_);
+    return {};
+  }
+  if (fn == "atomic_fence") {
+    target_.emitMemoryFence(builder_);
+    return {};
+  }
+  if (fn == "group_reduce" || fn == "group_broadcast") {
+    const Instruction *group = callArgument(inst, 0);
+    workItemDimensions_ = static_cast<unsigned>(group->type->ndim);
+    const Instruction *valueInst = callArgument(inst, 1);
+    const Type *type = types::materialize(valueInst->type);
+    llvm::Value *value = scalarOf(valueInst, type);
+    if (fn == "group_broadcast") {
+      const Instruction *source = callArgument(inst, 2);
+      llvm::Value *from = source ? scalarOf(source, types::int64())
+                                 : builder_.getInt64(0);
+      return {groupCollective(inst, value, type, "broadcast", from)};
+    }
+    return {groupCollective(inst, value, type,
+                            callArgument(inst, 2)->type->name, nullptr)};
+  }
+  if (fn == "PrivateArray") {
+    // A fixed-size array in the entry block: private to each work-item.
+    const Type *t = inst.type;
+    std::vector<int64_t> shape;
+    const Instruction *shapeInst = callArgument(inst, 0);
+    if (shapeInst->type->kind == TypeKind::Tuple)
+      for (const Instruction *e : shapeInst->operands)
+        shape.push_back(constantArgument(e, 1));
+    else
+      shape.push_back(constantArgument(shapeInst, 1));
+    int64_t count = 1;
+    for (int64_t extent : shape)
+      count *= extent;
+    llvm::Type *element = memoryType(t->element);
+    llvm::BasicBlock &entry = function_->getEntryBlock();
+    allocaBuilder_.SetInsertPoint(&entry, entry.getFirstInsertionPt());
+    llvm::Value *storage = allocaBuilder_.CreateAlloca(
+        llvm::ArrayType::get(element, static_cast<uint64_t>(count)));
+    Lowered array;
+    array.data = builder_.CreateConstInBoundsGEP2_64(
+        storage->getType()->getPointerElementType(), storage, 0, 0);
+    llvm::Value *stride = builder_.getInt64(1);
+    array.strides.assign(shape.size(), nullptr);
+    for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+      array.strides[d] = stride;
+      stride = builder_.CreateMul(stride, builder_.getInt64(shape[d]));
+    }
+    for (int64_t extent : shape)
+      array.shape.push_back(builder_.getInt64(extent));
+    if (constantArgument(callArgument(inst, 2), 0)) {
+      // fill_zeros: a loop, which LLVM turns into whatever suits.
+      llvm::BasicBlock *before = builder_.GetInsertBlock();
+      llvm::BasicBlock *loop = llvm::BasicBlock::Create(context_, "zero.loop",
+                                                        function_);
+      llvm::BasicBlock *done = llvm::BasicBlock::Create(context_, "zero.done",
+                                                        function_);
+      builder_.CreateBr(loop);
+      builder_.SetInsertPoint(loop);
+      llvm::PHINode *i = builder_.CreatePHI(builder_.getInt64Ty(), 2);
+      i->addIncoming(builder_.getInt64(0), before);
+      builder_.CreateStore(llvm::Constant::getNullValue(element),
+                           builder_.CreateInBoundsGEP(element, array.data, i));
+      llvm::Value *next = builder_.CreateAdd(i, builder_.getInt64(1));
+      i->addIncoming(next, loop);
+      builder_.CreateCondBr(builder_.CreateICmpULT(next, builder_.getInt64(count)),
+                            loop, done);
+      builder_.SetInsertPoint(done);
+    }
+    return array;
+  }
+  // AtomicRef: a pointer to the referenced element.
+  const Instruction *ref = callArgument(inst, 0);
+  const Instruction *position = callArgument(inst, 1);
+  if (!position) {
+    Lowered atomic;
+    atomic.data = values_.at(ref).data;
+    return atomic;
+  }
+  return index(inst, values_.at(ref), ref->type, position);
+}
+
+Lowered Lowering::lowerAtomicMethod(const Instruction &inst,
+                                    const Type *atomic,
+                                    const std::string &name) {
+  const Instruction *receiver = inst.operands[0]->operands[0];
+  llvm::Value *pointer = values_.at(receiver).data;
+  const Type *element = atomic->element;
+  bool isFloat = element->kind == TypeKind::Float;
+  llvm::Type *bitsType = builder_.getIntNTy(element->bits);
+  unsigned space = pointer->getType()->getPointerAddressSpace();
+  llvm::Value *bitsPointer =
+      isFloat ? builder_.CreateBitCast(pointer,
+                                       llvm::PointerType::get(bitsType, space))
+              : pointer;
+  auto ordering = llvm::AtomicOrdering::SequentiallyConsistent;
+  auto argument = [&](size_t i) { return scalarOf(callArgument(inst, i), element); };
+  auto rmw = [&](llvm::AtomicRMWInst::BinOp op, llvm::Value *v) {
+    return builder_.CreateAtomicRMW(op, pointer, v, llvm::MaybeAlign(),
+                                    ordering);
+  };
+  if (name == "load") {
+    llvm::Value *bits = builder_.CreateAtomicRMW(
+        llvm::AtomicRMWInst::Or, bitsPointer,
+        llvm::ConstantInt::get(bitsType, 0), llvm::MaybeAlign(), ordering);
+    return {isFloat ? builder_.CreateBitCast(bits, scalarType(element)) : bits};
+  }
+  if (name == "store" || name == "exchange") {
+    llvm::Value *v = argument(0);
+    llvm::Value *bits = isFloat ? builder_.CreateBitCast(v, bitsType) : v;
+    llvm::Value *old = builder_.CreateAtomicRMW(
+        llvm::AtomicRMWInst::Xchg, bitsPointer, bits, llvm::MaybeAlign(),
+        ordering);
+    if (name == "store")
+      return {};
+    return {isFloat ? builder_.CreateBitCast(old, scalarType(element)) : old};
+  }
+  if (name == "compare_exchange") {
+    const Instruction *expectedRef = callArgument(inst, 0);
+    const Instruction *expectedIndex = callArgument(inst, 2);
+    llvm::Value *expectedPointer =
+        expectedIndex
+            ? index(inst, values_.at(expectedRef), expectedRef->type,
+                    expectedIndex)
+                  .data
+            : values_.at(expectedRef).data;
+    llvm::Value *expected = builder_.CreateLoad(
+        memoryType(element), expectedPointer);
+    llvm::Value *desired = argument(1);
+    if (isFloat) {
+      expected = builder_.CreateBitCast(expected, bitsType);
+      desired = builder_.CreateBitCast(desired, bitsType);
+    }
+    llvm::Value *pair = builder_.CreateAtomicCmpXchg(
+        bitsPointer, expected, desired, llvm::MaybeAlign(), ordering, ordering);
+    llvm::Value *seen = builder_.CreateExtractValue(pair, 0);
+    llvm::Value *success = builder_.CreateExtractValue(pair, 1);
+    // On failure the current value goes back into expected_ref.
+    llvm::Value *update = isFloat ? builder_.CreateBitCast(seen, scalarType(element)) : seen;
+    llvm::Value *previous = builder_.CreateLoad(memoryType(element), expectedPointer);
+    builder_.CreateStore(builder_.CreateSelect(success, previous, update),
+                         expectedPointer);
+    return {success};
+  }
+  llvm::Value *v = argument(0);
+  if (isFloat) {
+    std::function<llvm::Value *(llvm::Value *)> update;
+    if (name == "fetch_add")
+      update = [&](llvm::Value *old) { return builder_.CreateFAdd(old, v); };
+    else if (name == "fetch_sub")
+      update = [&](llvm::Value *old) { return builder_.CreateFSub(old, v); };
+    else if (name == "fetch_min")
+      update = [&](llvm::Value *old) {
+        return builder_.CreateSelect(builder_.CreateFCmpOLT(v, old), v, old);
+      };
+    else // fetch_max
+      update = [&](llvm::Value *old) {
+        return builder_.CreateSelect(builder_.CreateFCmpOGT(v, old), v, old);
+      };
+    return {atomicCompareExchangeLoop(pointer, element, update)};
+  }
+  bool isSigned = element->isSigned;
+  if (name == "fetch_add")
+    return {rmw(llvm::AtomicRMWInst::Add, v)};
+  if (name == "fetch_sub")
+    return {rmw(llvm::AtomicRMWInst::Sub, v)};
+  if (name == "fetch_and")
+    return {rmw(llvm::AtomicRMWInst::And, v)};
+  if (name == "fetch_or")
+    return {rmw(llvm::AtomicRMWInst::Or, v)};
+  if (name == "fetch_xor")
+    return {rmw(llvm::AtomicRMWInst::Xor, v)};
+  if (name == "fetch_min")
+    return {rmw(isSigned ? llvm::AtomicRMWInst::Min : llvm::AtomicRMWInst::UMin, v)};
+  return {rmw(isSigned ? llvm::AtomicRMWInst::Max : llvm::AtomicRMWInst::UMax, v)};
+}
+
 Lowered Lowering::lowerCall(const Instruction &inst) {
   auto device = typed_.calls.find(&inst);
   if (device != typed_.calls.end()) {
     // A device function: its arguments go by the same ABI as a kernel's.
     const TypedFunction &callee = *device->second;
     std::vector<llvm::Value *> args;
-    for (const KernelParameter &p : kernelParameters(callee.argumentTypes)) {
+    for (const KernelParameter &p :
+         kernelParameters(callee.argumentTypes, callee.usesGroupScratch)) {
+      if (p.kind == KernelParameter::Kind::GroupScratch) {
+        args.push_back(groupScratch_);
+        continue;
+      }
       const Instruction *operand = inst.operands[p.argument + 1];
       const Lowered &value = values_.at(operand);
       const Type *t = callee.argumentTypes[p.argument];
       switch (p.kind) {
+      case KernelParameter::Kind::GroupScratch:
+        break;
       case KernelParameter::Kind::ArrayData:
+      case KernelParameter::Kind::LocalData:
         args.push_back(value.data);
         break;
       case KernelParameter::Kind::ArrayShape:
@@ -866,6 +1331,16 @@ Lowered Lowering::lowerCall(const Instruction &inst) {
   const Instruction *calleeInst = inst.operands[0];
   const Type *callee = calleeInst->type;
   const Type *result = inst.type;
+  if (callee->kind == TypeKind::Function &&
+      callee->name.compare(0, 19, "spirjit.kernel_api.") == 0)
+    return lowerKernelApiCall(inst, callee->name);
+  if (callee->kind == TypeKind::Method &&
+      (callee->elements[0]->kind == TypeKind::NdItem ||
+       callee->elements[0]->kind == TypeKind::Group))
+    return lowerWorkItemMethod(inst, callee->elements[0], callee->name);
+  if (callee->kind == TypeKind::Method &&
+      callee->elements[0]->kind == TypeKind::AtomicRef)
+    return lowerAtomicMethod(inst, callee->elements[0], callee->name);
   auto arg = [&](size_t i) { return inst.operands[i + 1]; };
   size_t argCount = inst.operands.size() - 1;
 
@@ -1221,12 +1696,18 @@ void Lowering::lowerInstruction(const Instruction &inst) {
 
 llvm::Function *Lowering::declare() {
   std::vector<llvm::Type *> params;
-  for (const KernelParameter &p : kernelParameters(typed_.argumentTypes)) {
-    const Type *t = typed_.argumentTypes[p.argument];
+  for (const KernelParameter &p :
+       kernelParameters(typed_.argumentTypes, typed_.usesGroupScratch)) {
+    const Type *t =
+        p.argument >= 0 ? typed_.argumentTypes[p.argument] : nullptr;
     switch (p.kind) {
     case KernelParameter::Kind::ArrayData:
-      params.push_back(llvm::PointerType::get(memoryType(t->element),
-                                              target_.globalAddressSpace()));
+    case KernelParameter::Kind::LocalData:
+      params.push_back(pointerType(t));
+      break;
+    case KernelParameter::Kind::GroupScratch:
+      params.push_back(llvm::PointerType::get(builder_.getInt8Ty(),
+                                              target_.localAddressSpace()));
       break;
     case KernelParameter::Kind::ArrayShape:
     case KernelParameter::Kind::ArrayStride:

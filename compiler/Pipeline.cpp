@@ -45,28 +45,50 @@ Stage stageByName(const std::string &name) {
 
 namespace {
 
-/// The kernel's item type, from the annotation of its first parameter.
-const Type *itemType(const FunctionDescription &function, int dimensions) {
+/// The kernel's item type, from the annotation of its first parameter,
+/// checked against the launch: Item kernels take a Range, NdItem kernels
+/// an NdRange.
+const Type *itemType(const FunctionDescription &function,
+                     const CompileRequest &request) {
   if (function.argCount < 1)
     throw UserError(UserErrorKind::Typing, function.filename,
                     function.firstLine,
                     "a kernel's first parameter must be the work item "
-                    "(kapi.Item); '" + function.name + "' has none");
+                    "(kapi.Item or kapi.NdItem); '" + function.name +
+                        "' has none");
+  bool ndItem = false;
   auto it = function.annotations.find(function.varnames[0]);
   if (it != function.annotations.end()) {
     const std::string &name = it->second.name;
-    if (name == "spirjit.kernel_api.NdItem")
-      throw UserError(UserErrorKind::UnsupportedFeature, function.filename,
-                      function.firstLine,
-                      "NdItem kernels (NdRange launches) are not supported "
-                      "yet; annotate the first parameter with kapi.Item");
-    if (name != "spirjit.kernel_api.Item")
+    ndItem = name == "spirjit.kernel_api.NdItem";
+    if (!ndItem && name != "spirjit.kernel_api.Item")
       throw UserError(UserErrorKind::Typing, function.filename,
                       function.firstLine,
                       "the first parameter of a kernel is its work item; "
-                      "annotate it with kapi.Item, not " + name);
+                      "annotate it with kapi.Item or kapi.NdItem, not " +
+                          name);
   }
-  return types::item(dimensions);
+  if (ndItem && !request.ndRange)
+    throw UserError(UserErrorKind::Typing, function.filename,
+                    function.firstLine,
+                    "'" + function.name + "' takes a kapi.NdItem, so it must "
+                    "be launched over a kapi.NdRange(global, local), not a "
+                    "Range");
+  if (!ndItem && request.ndRange)
+    throw UserError(UserErrorKind::Typing, function.filename,
+                    function.firstLine,
+                    "'" + function.name + "' takes a kapi.Item, so it must be "
+                    "launched over a kapi.Range; annotate its first parameter "
+                    "with kapi.NdItem to launch it over an NdRange");
+  for (const Type *t : request.argumentTypes)
+    if (t->kind == TypeKind::Array && t->addressSpace == 3 && !request.ndRange)
+      throw UserError(UserErrorKind::Typing, function.filename,
+                      function.firstLine,
+                      "a kapi.LocalAccessor needs an NdRange launch (local "
+                      "memory belongs to work-groups); launch '" +
+                          function.name + "' with kapi.NdRange");
+  return ndItem ? types::ndItem(request.itemDimensions)
+                : types::item(request.itemDimensions);
 }
 
 class StagePrinter {
@@ -106,13 +128,13 @@ CompiledKernel compileKernel(const CompileRequest &request) {
   dump(Stage::PyIR, [&] { return ir::print(*pyir); });
 
   // typed: every value gets a NumPy type; user type errors surface here.
-  std::vector<const Type *> argumentTypes = {
-      itemType(function, request.itemDimensions)};
+  std::vector<const Type *> argumentTypes = {itemType(function, request)};
   argumentTypes.insert(argumentTypes.end(), request.argumentTypes.begin(),
                        request.argumentTypes.end());
   // Device functions are typed per call signature as the kernel is.
   Specializations specializations;
   specializations.deviceFunctions = &function.deviceFunctions;
+  specializations.hasAtomic64 = request.hasAtomic64;
   TypedFunction typed = inferTypes(function, std::move(pyir), argumentTypes,
                                    /*isKernel=*/true, specializations);
   auto printTyped = [&] {
@@ -154,6 +176,7 @@ CompiledKernel compileKernel(const CompileRequest &request) {
   dump(Stage::SPV, [&] { return disassembleSPIRV(kernel.spirv); });
 
   kernel.entryPoint = entryPointName(typed.function->name);
+  kernel.usesGroupScratch = typed.usesGroupScratch;
   kernel.argumentTypes = request.argumentTypes;
   kernel.writtenArguments.assign(typed.writtenArguments.begin() + 1,
                                  typed.writtenArguments.end());

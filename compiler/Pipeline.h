@@ -30,6 +30,9 @@ struct CompileRequest {
   /// Types of the Python arguments after the item.
   std::vector<const Type *> argumentTypes;
   int itemDimensions = 1;
+  /// An NdRange launch (NdItem kernels) rather than a Range launch.
+  bool ndRange = false;
+  bool hasAtomic64 = true;
   bool fastmath = false;
   int optLevel = 2;
   /// Which stages to print, and where each printed stage goes.
@@ -44,6 +47,8 @@ struct CompiledKernel {
   /// Per Python argument after the item: may the kernel write it?
   std::vector<bool> writtenArguments;
   double compileSeconds = 0; // bytecode to validated SPIR-V
+  /// The hidden GroupScratch parameter follows the arguments (KernelABI.h).
+  bool usesGroupScratch = false;
 };
 
 /// Compiles a @kernel function for one argument signature. Throws UserError

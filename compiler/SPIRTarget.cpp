@@ -45,6 +45,21 @@ public:
   }
 
   unsigned globalAddressSpace() const override { return 1; }
+  unsigned localAddressSpace() const override { return 3; }
+
+  void emitBarrier(llvm::IRBuilder<> &builder) const override {
+    // OpenCL 1.2's barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE):
+    // every device takes it; the translator makes OpControlBarrier of it.
+    llvm::CallInst *call = callBuiltin(builder, "_Z7barrierj",
+                                       builder.getVoidTy(),
+                                       {builder.getInt32(3)}, true);
+    call->addFnAttr(llvm::Attribute::Convergent);
+  }
+
+  void emitMemoryFence(llvm::IRBuilder<> &builder) const override {
+    callBuiltin(builder, "_Z9mem_fencej", builder.getVoidTy(),
+                {builder.getInt32(3)}, true);
+  }
 
   void markKernel(llvm::Function &function) const override {
     function.setCallingConv(llvm::CallingConv::SPIR_KERNEL);
@@ -107,7 +122,8 @@ public:
 private:
   llvm::CallInst *callBuiltin(llvm::IRBuilder<> &builder,
                               const std::string &mangled, llvm::Type *result,
-                              llvm::ArrayRef<llvm::Value *> args) const {
+                              llvm::ArrayRef<llvm::Value *> args,
+                              bool synchronizes = false) const {
     llvm::Module *module = builder.GetInsertBlock()->getModule();
     std::vector<llvm::Type *> params;
     for (llvm::Value *arg : args)
@@ -117,8 +133,12 @@ private:
     auto *function = llvm::cast<llvm::Function>(callee.getCallee());
     function->setCallingConv(llvm::CallingConv::SPIR_FUNC);
     function->addFnAttr(llvm::Attribute::NoUnwind);
-    function->addFnAttr(llvm::Attribute::ReadNone);
-    function->addFnAttr(llvm::Attribute::WillReturn);
+    if (synchronizes) // barriers and fences: never moved, merged or cloned
+      function->addFnAttr(llvm::Attribute::Convergent);
+    else {
+      function->addFnAttr(llvm::Attribute::ReadNone);
+      function->addFnAttr(llvm::Attribute::WillReturn);
+    }
     llvm::CallInst *call = builder.CreateCall(callee, args);
     call->setCallingConv(llvm::CallingConv::SPIR_FUNC);
     return call;

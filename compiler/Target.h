@@ -24,6 +24,13 @@ public:
   virtual void configureModule(llvm::Module &module) const = 0;
   /// Address space of kernel arguments that point to device memory.
   virtual unsigned globalAddressSpace() const = 0;
+  /// Address space of work-group local memory.
+  virtual unsigned localAddressSpace() const = 0;
+  /// A work-group barrier that also fences local and global memory. It is
+  /// marked convergent so no optimisation moves or duplicates it.
+  virtual void emitBarrier(llvm::IRBuilder<> &builder) const = 0;
+  /// A memory fence for local and global memory.
+  virtual void emitMemoryFence(llvm::IRBuilder<> &builder) const = 0;
   /// Makes `function` an entry point the runtime can launch.
   virtual void markKernel(llvm::Function &function) const = 0;
   /// Calling convention of ordinary device functions and built-ins.

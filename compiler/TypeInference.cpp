@@ -18,6 +18,37 @@ using ir::Instruction;
 using ir::Opcode;
 
 
+/// kapi's IntEnums, compile-time constants in kernels.
+const std::map<std::string, std::map<std::string, int>> &kernelApiEnums() {
+  static const std::map<std::string, std::map<std::string, int>> enums = {
+      {"MemoryOrder",
+       {{"RELAXED", 0}, {"ACQUIRE", 1}, {"RELEASE", 3}, {"ACQ_REL", 4},
+        {"SEQ_CST", 5}}},
+      {"MemoryScope",
+       {{"WORK_ITEM", 0}, {"SUB_GROUP", 1}, {"WORK_GROUP", 2}, {"DEVICE", 3},
+        {"SYSTEM", 4}}},
+      {"AddressSpace",
+       {{"PRIVATE", 0}, {"GLOBAL", 1}, {"CONSTANT", 2}, {"LOCAL", 3},
+        {"GENERIC", 4}}}};
+  return enums;
+}
+
+/// Parameter names of the kapi functions that take keywords.
+const std::vector<std::string> *kernelApiParameters(const std::string &name) {
+  static const std::map<std::string, std::vector<std::string>> table = {
+      {"spirjit.kernel_api.PrivateArray", {"shape", "dtype", "fill_zeros"}},
+      {"spirjit.kernel_api.AtomicRef",
+       {"ref", "index", "memory_order", "memory_scope", "address_space"}},
+      {"spirjit.kernel_api.group_barrier", {"group", "fence_scope"}},
+      {"spirjit.kernel_api.atomic_fence", {"memory_order", "memory_scope"}},
+      {"spirjit.kernel_api.group_reduce", {"group", "value", "op"}},
+      {"spirjit.kernel_api.group_broadcast", {"group", "value", "local_id"}},
+      {"compare_exchange", {"expected_ref", "desired", "expected_idx"}},
+  };
+  auto it = table.find(name);
+  return it == table.end() ? nullptr : &it->second;
+}
+
 /// The type of the real or imaginary part of a number of type `t`.
 const Type *complexPart(const Type *t) {
   switch (t->kind) {
@@ -83,6 +114,15 @@ private:
 
   const Type *inferDeviceCall(Instruction &inst, const std::string &key,
                               std::vector<const Type *> args);
+  const Type *inferKernelApiCall(Instruction &inst, const std::string &name);
+  const Type *inferAtomicMethod(Instruction &inst, const Type *atomic,
+                                const std::string &name);
+  std::vector<const Instruction *>
+  positionalArguments(Instruction &inst, const std::vector<std::string> &params,
+                      const std::string &function);
+  const ConstValue *constantOf(const Instruction *inst) const;
+  int64_t constantInt(const Instruction &at, const Instruction *value,
+                      const std::string &what, int64_t fallback);
   const Type *inferComplexMath(Instruction &inst, const std::string &name,
                                const std::vector<const Type *> &args);
 
@@ -226,6 +266,35 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
     }
     return types::function(module + "." + name);
   }
+  case TypeKind::Function: {
+    const std::string prefix = "spirjit.kernel_api.";
+    if (object->name.compare(0, prefix.size(), prefix) == 0) {
+      auto e = kernelApiEnums().find(object->name.substr(prefix.size()));
+      if (e != kernelApiEnums().end()) {
+        auto member = e->second.find(name);
+        if (member == e->second.end())
+          typingError(inst, "kapi." + e->first + " has no member '" + name +
+                                "'");
+        result_.constants[&inst] = ConstValue::ofInt(member->second);
+        return types::weakInt();
+      }
+    }
+    break;
+  }
+  case TypeKind::NdItem:
+    if (name == "dimensions") {
+      result_.constants[&inst] = ConstValue::ofInt(object->ndim);
+      return types::weakInt();
+    }
+    return types::method(object, name);
+  case TypeKind::Group:
+    if (name == "dimensions") {
+      result_.constants[&inst] = ConstValue::ofInt(object->ndim);
+      return types::weakInt();
+    }
+    return types::method(object, name);
+  case TypeKind::AtomicRef:
+    return types::method(object, name);
   case TypeKind::Item:
     if (name == "get_id" || name == "get_range" || name == "get_linear_id" ||
         name == "get_linear_range")
@@ -280,8 +349,263 @@ const Type *Inference::inferIndex(Instruction &inst, const Type *array,
   return types::array(array->element, array->ndim - 1, layout);
 }
 
+std::vector<const Instruction *>
+Inference::positionalArguments(Instruction &inst,
+                               const std::vector<std::string> &params,
+                               const std::string &function) {
+  std::vector<std::string> keywords;
+  for (size_t start = 0; !inst.name.empty() && start <= inst.name.size();) {
+    size_t comma = inst.name.find(',', start);
+    if (comma == std::string::npos)
+      comma = inst.name.size();
+    keywords.push_back(inst.name.substr(start, comma - start));
+    start = comma + 1;
+  }
+  size_t given = inst.operands.size() - 1;
+  size_t positional = given - keywords.size();
+  if (positional > params.size())
+    typingError(inst, function + "() takes at most " +
+                          std::to_string(params.size()) + " arguments, got " +
+                          std::to_string(given));
+  std::vector<const Instruction *> out(params.size(), nullptr);
+  for (size_t i = 0; i < positional; ++i)
+    out[i] = inst.operands[i + 1];
+  for (size_t k = 0; k < keywords.size(); ++k) {
+    auto it = std::find(params.begin(), params.end(), keywords[k]);
+    if (it == params.end())
+      typingError(inst, function + "() got an unexpected keyword argument '" +
+                            keywords[k] + "'");
+    size_t index = static_cast<size_t>(it - params.begin());
+    if (out[index])
+      typingError(inst, function + "() got multiple values for '" +
+                            keywords[k] + "'");
+    out[index] = inst.operands[positional + k + 1];
+  }
+  return out;
+}
+
+const ConstValue *Inference::constantOf(const Instruction *inst) const {
+  if (!inst)
+    return nullptr;
+  if (inst->opcode == Opcode::Const)
+    return &inst->constant;
+  auto it = result_.constants.find(inst);
+  return it == result_.constants.end() ? nullptr : &it->second;
+}
+
+int64_t Inference::constantInt(const Instruction &at, const Instruction *value,
+                               const std::string &what, int64_t fallback) {
+  if (!value)
+    return fallback;
+  const ConstValue *c = constantOf(value);
+  if (!c || (c->kind != ConstValue::Kind::Int &&
+             c->kind != ConstValue::Kind::Bool))
+    typingError(at, what + " must be a compile-time constant integer");
+  return c->kind == ConstValue::Kind::Bool ? c->boolValue : c->intValue;
+}
+
+const Type *Inference::inferKernelApiCall(Instruction &inst,
+                                          const std::string &name) {
+  const std::vector<std::string> *params = kernelApiParameters(name);
+  std::string shortName = name.substr(name.rfind('.') + 1);
+  if (!params)
+    unsupported(inst, "kapi." + shortName + "() is not supported in kernels");
+  std::vector<const Instruction *> args =
+      positionalArguments(inst, *params, shortName);
+  result_.callArguments[&inst] = args;
+  auto need = [&](size_t i) -> const Instruction * {
+    if (!args[i])
+      typingError(inst, shortName + "() needs its '" + (*params)[i] +
+                            "' argument");
+    return args[i];
+  };
+  if (shortName == "group_barrier") {
+    if (need(0)->type->kind != TypeKind::Group)
+      typingError(inst, "group_barrier() needs the work-group "
+                        "(item.get_group()), got '" +
+                            args[0]->type->str() + "'");
+    constantInt(inst, args[1], "group_barrier's fence_scope", 2);
+    return types::none();
+  }
+  if (shortName == "atomic_fence") {
+    constantInt(inst, need(0), "atomic_fence's memory_order", 0);
+    constantInt(inst, need(1), "atomic_fence's memory_scope", 0);
+    return types::none();
+  }
+  if (shortName == "group_reduce" || shortName == "group_broadcast") {
+    if (need(0)->type->kind != TypeKind::Group)
+      typingError(inst, shortName + "() needs the work-group "
+                                    "(item.get_group()), got '" +
+                            args[0]->type->str() + "'");
+    const Type *value = need(1)->type;
+    if (!value->isNumber() || value->kind == TypeKind::Complex ||
+        value->kind == TypeKind::WeakComplex)
+      typingError(inst, shortName + "() combines real numbers, not '" +
+                            value->str() + "'");
+    if (shortName == "group_reduce") {
+      const Type *op = need(2)->type;
+      static const std::set<std::string> ops = {"operator.add", "operator.mul",
+                                                "min", "max"};
+      if (op->kind != TypeKind::Function || !ops.count(op->name))
+        typingError(inst, "group_reduce's op must be operator.add, "
+                          "operator.mul, min or max");
+    } else if (args[2]) {
+      requireInteger(inst, args[2]->type, "group_broadcast's local_id");
+    }
+    result_.usesGroupScratch = true;
+    return types::materialize(value);
+  }
+  if (shortName == "PrivateArray") {
+    std::vector<int64_t> shape;
+    const Instruction *shapeInst = need(0);
+    if (shapeInst->type->kind == TypeKind::Tuple)
+      for (const Instruction *e : shapeInst->operands)
+        shape.push_back(constantInt(inst, e, "a PrivateArray extent", 0));
+    else
+      shape.push_back(constantInt(inst, shapeInst, "a PrivateArray extent", 0));
+    if (shapeInst->type->kind == TypeKind::Tuple &&
+        shapeInst->opcode != Opcode::BuildTuple)
+      typingError(inst, "a PrivateArray's shape must be a constant tuple");
+    for (int64_t extent : shape)
+      if (extent <= 0)
+        typingError(inst, "a PrivateArray's extents must be positive");
+    const Type *dtype = need(1)->type;
+    if (dtype->kind != TypeKind::DTypeClass)
+      typingError(inst, "a PrivateArray's dtype must be a NumPy type such as "
+                        "np.float32, not '" +
+                            dtype->str() + "'");
+    constantInt(inst, args[2], "PrivateArray's fill_zeros", 0);
+    return types::array(dtype->element, static_cast<int>(shape.size()), 'C',
+                        0);
+  }
+  // AtomicRef(ref, index=0, memory_order, memory_scope, address_space)
+  const Type *ref = need(0)->type;
+  if (ref->kind != TypeKind::Array)
+    typingError(inst, "AtomicRef needs an array, not '" + ref->str() + "'");
+  const Type *element = ref->element;
+  bool allowed = (element->kind == TypeKind::Int &&
+                  (element->bits == 32 || element->bits == 64)) ||
+                 element->kind == TypeKind::Float;
+  if (!allowed)
+    typingError(inst, "AtomicRef works on int32, uint32, int64, uint64, "
+                      "float32 and float64 elements, not " +
+                          element->str());
+  if (element->bits == 64 && !specializations_.hasAtomic64)
+    typingError(inst, "the device has no 64-bit atomics; AtomicRef of " +
+                          element->str() + " needs them");
+  if (args[1]) {
+    const Type *index = args[1]->type;
+    if (index->kind == TypeKind::Tuple) {
+      if (static_cast<int>(index->elements.size()) != ref->ndim)
+        typingError(inst, "AtomicRef of a " + std::to_string(ref->ndim) +
+                              "-dimensional array needs " +
+                              std::to_string(ref->ndim) + " indices");
+      for (const Type *e : index->elements)
+        requireInteger(inst, e, "an AtomicRef index");
+    } else {
+      requireInteger(inst, index, "an AtomicRef index");
+      if (ref->ndim != 1)
+        typingError(inst, "AtomicRef of a " + std::to_string(ref->ndim) +
+                              "-dimensional array takes a tuple index");
+    }
+  }
+  constantInt(inst, args[2], "AtomicRef's memory_order", 0);
+  constantInt(inst, args[3], "AtomicRef's memory_scope", 3);
+  int64_t space = constantInt(inst, args[4], "AtomicRef's address_space",
+                              ref->addressSpace);
+  if (args[4] && space != ref->addressSpace)
+    typingError(inst, std::string("AtomicRef's address_space says ") +
+                          (space == 3 ? "LOCAL" : space == 1 ? "GLOBAL" : "another space") +
+                          " but the array is in " +
+                          (ref->addressSpace == 3 ? "local" : "global") +
+                          " memory; leave address_space out or make it match");
+  return types::atomicRef(element, ref->addressSpace);
+}
+
+const Type *Inference::inferAtomicMethod(Instruction &inst,
+                                         const Type *atomic,
+                                         const std::string &name) {
+  const Type *element = atomic->element;
+  std::vector<const Instruction *> args;
+  if (name == "compare_exchange") {
+    args = positionalArguments(inst, *kernelApiParameters("compare_exchange"),
+                               name);
+    result_.callArguments[&inst] = args;
+    if (!args[0] || !args[1])
+      typingError(inst, "compare_exchange() needs expected_ref and desired");
+    if (args[0]->type->kind != TypeKind::Array ||
+        args[0]->type->element != element)
+      typingError(inst, "compare_exchange's expected_ref must be an array of " +
+                            element->str() + ", not '" + args[0]->type->str() +
+                            "'");
+    if (args[2])
+      requireInteger(inst, args[2]->type, "compare_exchange's expected_idx");
+  } else {
+    if (!inst.name.empty())
+      unsupported(inst, "keyword arguments to AtomicRef." + name + "()");
+    for (size_t i = 1; i < inst.operands.size(); ++i)
+      args.push_back(inst.operands[i]);
+  }
+  auto value = [&](size_t i) {
+    if (args.size() <= i || !args[i])
+      typingError(inst, "AtomicRef." + name + "() needs a value");
+    const Type *t = args[i]->type;
+    if (!t->isNumber())
+      typingError(inst, "AtomicRef." + name + "() needs a number");
+    // A Python literal takes the element's type; a typed value must match.
+    if (!t->isWeak() && t != element)
+      typingError(inst, "AtomicRef." + name + "() of " + element->str() +
+                            " got a " + t->str() +
+                            " value; convert it (e.g. " + element->str() +
+                            "(x)) so no precision is lost silently");
+    if (t->kind == TypeKind::WeakFloat && element->kind == TypeKind::Int)
+      typingError(inst, "AtomicRef." + name + "() of " + element->str() +
+                            " got a float literal");
+  };
+  static const std::set<std::string> rmw = {"fetch_add", "fetch_sub",
+                                            "fetch_min", "fetch_max",
+                                            "fetch_and", "fetch_or",
+                                            "fetch_xor", "exchange"};
+  if (rmw.count(name)) {
+    if (args.size() != 1)
+      typingError(inst, "AtomicRef." + name + "() takes one value");
+    value(0);
+    bool bitwise = name == "fetch_and" || name == "fetch_or" ||
+                   name == "fetch_xor";
+    if (bitwise && element->kind == TypeKind::Float)
+      typingError(inst, "AtomicRef." + name + "() needs integers; the "
+                        "referenced array holds " + element->str());
+    return element;
+  }
+  if (name == "load") {
+    if (!args.empty())
+      typingError(inst, "AtomicRef.load() takes no arguments");
+    return element;
+  }
+  if (name == "store") {
+    if (args.size() != 1)
+      typingError(inst, "AtomicRef.store() takes one value");
+    value(0);
+    return types::none();
+  }
+  if (name == "compare_exchange") {
+    value(1);
+    return types::boolean();
+  }
+  typingError(inst, "AtomicRef has no method '" + name + "'");
+}
+
 const Type *Inference::inferCall(Instruction &inst) {
   const Type *callee = inst.operands[0]->type;
+  if (callee->kind == TypeKind::Function &&
+      callee->name.compare(0, 19, "spirjit.kernel_api.") == 0)
+    return inferKernelApiCall(inst, callee->name);
+  if (callee->kind == TypeKind::Method &&
+      callee->elements[0]->kind == TypeKind::AtomicRef)
+    return inferAtomicMethod(inst, callee->elements[0], callee->name);
+  if (!inst.name.empty())
+    unsupported(inst, "keyword arguments are supported for kapi functions "
+                      "only; pass the arguments by position");
   std::vector<const Type *> args;
   for (size_t i = 1; i < inst.operands.size(); ++i)
     args.push_back(inst.operands[i]->type);
@@ -299,6 +623,47 @@ const Type *Inference::inferCall(Instruction &inst) {
         typingError(inst, name + "() needs numbers, got '" + t->str() + "'");
   };
 
+  if (callee->kind == TypeKind::Method &&
+      (callee->elements[0]->kind == TypeKind::NdItem ||
+       callee->elements[0]->kind == TypeKind::Group)) {
+    const Type *receiver = callee->elements[0];
+    const std::string &name = callee->name;
+    static const std::set<std::string> perDimension = {
+        "get_global_id", "get_local_id", "get_global_range",
+        "get_local_range", "get_group_id", "get_group_range"};
+    static const std::set<std::string> ndItemNoArgs = {
+        "get_global_linear_id", "get_local_linear_id",
+        "get_global_linear_range", "get_local_linear_range", "get_group"};
+    static const std::set<std::string> groupNoArgs = {
+        "get_group_linear_id", "get_group_linear_range",
+        "get_local_linear_range"};
+    bool isNdItem = receiver->kind == TypeKind::NdItem;
+    bool known =
+        isNdItem ? (perDimension.count(name) &&
+                    name.compare(0, 10, "get_group_") != 0) ||
+                       ndItemNoArgs.count(name)
+                 : name == "get_group_id" || name == "get_group_range" ||
+                       name == "get_local_range" || groupNoArgs.count(name);
+    if (!known)
+      typingError(inst, "'" + receiver->str() + "' has no method '" + name +
+                            "'");
+    if (perDimension.count(name)) {
+      arity(1, 1, name);
+      requireInteger(inst, args[0], "the dimension of " + name + "()");
+      if (const ConstValue *dim = constantOf(inst.operands[1]))
+        if (dim->kind == ConstValue::Kind::Int &&
+            (dim->intValue < 0 || dim->intValue >= receiver->ndim))
+          typingError(inst, name + "(" + std::to_string(dim->intValue) +
+                                ") is out of range for a " +
+                                std::to_string(receiver->ndim) +
+                                "-dimensional launch");
+      return types::weakInt();
+    }
+    arity(0, 0, name);
+    if (name == "get_group")
+      return types::group(receiver->ndim);
+    return types::weakInt();
+  }
   if (callee->kind == TypeKind::Method &&
       callee->elements[0]->kind == TypeKind::Item) {
     const std::string &name = callee->name;
@@ -440,7 +805,8 @@ const Type *Inference::inferDeviceCall(Instruction &inst,
   const FunctionDescription &callee = *it->second;
   for (const Type *&t : args) {
     if (!t->isNumber() && t->kind != TypeKind::Array &&
-        t->kind != TypeKind::Item)
+        t->kind != TypeKind::Item && t->kind != TypeKind::NdItem &&
+        t->kind != TypeKind::Group)
       typingError(inst, "device function '" + callee.name +
                             "' cannot take a '" + t->str() +
                             "'; pass numbers, arrays or the item");
@@ -495,6 +861,8 @@ const Type *Inference::inferDeviceCall(Instruction &inst,
                 .first;
   }
   result_.calls[&inst] = found->second.get();
+  // The callee's group collectives need the kernel's scratch memory.
+  result_.usesGroupScratch |= found->second->usesGroupScratch;
   const Type *returned = found->second->returnTypeAsWritten;
   if (returned->kind != TypeKind::None && !returned->isNumber())
     typingError(inst, "device function '" + callee.name + "' returns a '" +

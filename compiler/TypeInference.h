@@ -29,6 +29,8 @@ struct Specializations {
       *deviceFunctions = nullptr;
   std::map<std::string, std::unique_ptr<TypedFunction>> byKey;
   std::set<std::string> inProgress; // to reject recursion
+  /// May the target device use 64-bit atomics?
+  bool hasAtomic64 = true;
 };
 
 struct TypedFunction {
@@ -42,6 +44,14 @@ struct TypedFunction {
   const Type *returnTypeAsWritten = nullptr;
   /// The device-function specialisation each call instruction calls.
   std::map<const ir::Instruction *, const TypedFunction *> calls;
+  /// Calls with keyword arguments or defaults: the arguments in parameter
+  /// order, nullptr where the parameter keeps its default.
+  std::map<const ir::Instruction *, std::vector<const ir::Instruction *>>
+      callArguments;
+  /// group_reduce or group_broadcast is used: the kernel needs the hidden
+  /// GroupScratch parameter (KernelABI.h).
+  bool usesGroupScratch = false;
+
   /// Compile-time values: numeric globals, closure values and constants
   /// such as math.pi or a.ndim, by the instruction that produces them.
   std::map<const ir::Instruction *, ConstValue> constants;

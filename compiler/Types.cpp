@@ -33,8 +33,20 @@ std::string Type::str() const {
                         (layout == 'F' && d == 0);
       s += (d ? ", " : "") + std::string(contiguous ? "::1" : ":");
     }
-    return s + "]";
+    s += "]";
+    if (addressSpace == 3)
+      s += " local";
+    else if (addressSpace == 0)
+      s += " private";
+    return s;
   }
+  case TypeKind::NdItem:
+    return "NdItem(" + std::to_string(ndim) + ")";
+  case TypeKind::Group:
+    return "Group(" + std::to_string(ndim) + ")";
+  case TypeKind::AtomicRef:
+    return "AtomicRef(" + element->str() +
+           (addressSpace == 3 ? ", local)" : ")");
   case TypeKind::Tuple: {
     std::string s = "Tuple(";
     for (size_t i = 0; i < elements.size(); ++i)
@@ -105,11 +117,29 @@ const Type *weakInt() { return intern(make(TypeKind::WeakInt)); }
 const Type *weakFloat() { return intern(make(TypeKind::WeakFloat)); }
 const Type *weakComplex() { return intern(make(TypeKind::WeakComplex)); }
 const Type *none() { return intern(make(TypeKind::None)); }
-const Type *array(const Type *element, int ndim, char layout) {
+const Type *array(const Type *element, int ndim, char layout,
+                  int addressSpace) {
   Type t = make(TypeKind::Array);
   t.element = element;
   t.ndim = ndim;
   t.layout = ndim == 1 && layout == 'F' ? 'C' : layout;
+  t.addressSpace = addressSpace;
+  return intern(t);
+}
+const Type *ndItem(int ndim) {
+  Type t = make(TypeKind::NdItem);
+  t.ndim = ndim;
+  return intern(t);
+}
+const Type *group(int ndim) {
+  Type t = make(TypeKind::Group);
+  t.ndim = ndim;
+  return intern(t);
+}
+const Type *atomicRef(const Type *element, int addressSpace) {
+  Type t = make(TypeKind::AtomicRef);
+  t.element = element;
+  t.addressSpace = addressSpace;
   return intern(t);
 }
 const Type *tuple(std::vector<const Type *> elements) {

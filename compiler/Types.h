@@ -25,6 +25,9 @@ enum class TypeKind {
   Array,    // element, ndim, layout
   Tuple,    // elements
   Item,     // kapi.Item of ndim dimensions
+  NdItem,   // kapi.NdItem of ndim dimensions
+  Group,    // kapi.Group of ndim dimensions
+  AtomicRef, // element; addressSpace of the referenced memory
   Range,    // the value of range(...): elements are weak ints
   RangeIterator,
   Module,   // name
@@ -40,6 +43,10 @@ struct Type {
   const Type *element = nullptr; // Array element, DTypeClass target
   int ndim = 0;
   char layout = 'A'; // Array: 'C', 'F' or 'A'
+  /// Array and AtomicRef: where the memory lives, by OpenCL's numbering
+  /// (kapi.AddressSpace): 1 global, 3 local (LocalAccessor), 0 private
+  /// (PrivateArray).
+  int addressSpace = 1;
   std::vector<const Type *> elements; // Tuple; Method receiver
   std::string name;
 
@@ -68,7 +75,11 @@ const Type *weakInt();
 const Type *weakFloat();
 const Type *weakComplex();
 const Type *none();
-const Type *array(const Type *element, int ndim, char layout);
+const Type *array(const Type *element, int ndim, char layout,
+                  int addressSpace = 1);
+const Type *ndItem(int ndim);
+const Type *group(int ndim);
+const Type *atomicRef(const Type *element, int addressSpace);
 const Type *tuple(std::vector<const Type *> elements);
 const Type *item(int ndim);
 const Type *range();

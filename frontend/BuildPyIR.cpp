@@ -305,6 +305,7 @@ private:
   std::vector<Instruction *> stack_;
   Instruction *null_ = nullptr; // the NULL that CPython pushes before calls
   bool pendingKeywords_ = false;
+  std::vector<std::string> keywords_;
   bool terminated_ = false;
 };
 
@@ -388,9 +389,18 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
   case PyOp::PRECALL:
   case PyOp::EXTENDED_ARG:
     return;
-  case PyOp::KW_NAMES:
+  case PyOp::KW_NAMES: {
+    // The next CALL's last arguments are keywords: their names ride on the
+    // call instruction, and type inference matches them to parameters.
+    if (arg >= static_cast<int>(desc_.consts.size()) ||
+        desc_.consts[arg].kind != ConstValue::Kind::Tuple)
+      malformed(line, "KW_NAMES without a tuple of names");
+    keywords_.clear();
+    for (const ConstValue &name : desc_.consts[arg].items)
+      keywords_.push_back(name.text);
     pendingKeywords_ = true;
     return;
+  }
   case PyOp::POP_TOP:
     pop(line);
     return;
@@ -480,8 +490,6 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     return;
   }
   case PyOp::CALL: {
-    if (pendingKeywords_)
-      unsupported(line, "keyword arguments");
     std::vector<Instruction *> args(arg);
     for (int i = arg - 1; i >= 0; --i)
       args[i] = pop(line);
@@ -492,7 +500,13 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
       callable = method;
     }
     args.insert(args.begin(), callable);
-    stack_.push_back(emit(Opcode::Call, args, line));
+    Instruction *call = emit(Opcode::Call, args, line);
+    if (pendingKeywords_) {
+      for (size_t i = 0; i < keywords_.size(); ++i)
+        call->name += (i ? "," : "") + keywords_[i];
+      pendingKeywords_ = false;
+    }
+    stack_.push_back(call);
     return;
   }
   case PyOp::BINARY_OP: {

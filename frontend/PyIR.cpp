@@ -118,6 +118,10 @@ static void printAttributes(std::ostream &os, const Instruction &inst) {
   case Opcode::TupleGet:
     os << " " << inst.index;
     break;
+  case Opcode::Call:
+    if (!inst.name.empty())
+      os << " keywords(" << inst.name << ")";
+    break;
   default:
     break;
   }

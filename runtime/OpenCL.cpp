@@ -226,14 +226,28 @@ Device::createKernel(const std::shared_ptr<Program> &program,
   return std::make_shared<Kernel>(program, kernel);
 }
 
-void Device::launch(const Kernel &kernel, const std::vector<size_t> &global,
-                    const std::vector<size_t> &local) {
-  check(clEnqueueNDRangeKernel(queue_, kernel.handle(),
-                               static_cast<cl_uint>(global.size()), nullptr,
-                               global.data(),
-                               local.empty() ? nullptr : local.data(), 0,
-                               nullptr, nullptr),
+cl_event Device::launch(const Kernel &kernel,
+                        const std::vector<size_t> &global,
+                        const std::vector<size_t> &local,
+                        const std::vector<cl_event> &waitFor) {
+  cl_event event = nullptr;
+  check(clEnqueueNDRangeKernel(
+            queue_, kernel.handle(), static_cast<cl_uint>(global.size()),
+            nullptr, global.data(), local.empty() ? nullptr : local.data(),
+            static_cast<cl_uint>(waitFor.size()),
+            waitFor.empty() ? nullptr : waitFor.data(), &event),
         "clEnqueueNDRangeKernel");
+  return event;
+}
+
+void Device::wait(cl_event event) {
+  cl_int status = clWaitForEvents(1, &event);
+  cl_int execution = CL_COMPLETE;
+  clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof execution,
+                 &execution, nullptr);
+  if (execution < 0)
+    status = execution; // the command itself failed
+  check(status, "kernel execution");
 }
 
 void Device::finish() { check(clFinish(queue_), "clFinish"); }

@@ -115,10 +115,14 @@ public:
   std::shared_ptr<Kernel> createKernel(const std::shared_ptr<Program> &program,
                                        const std::string &name);
 
-  /// Enqueues a launch; `global` (and `local`, when non-empty) in OpenCL's
-  /// dimension order (dimension 0 fastest).
-  void launch(const Kernel &kernel, const std::vector<size_t> &global,
-              const std::vector<size_t> &local = {});
+  /// Enqueues a launch after `waitFor`; `global` (and `local`, when
+  /// non-empty) in OpenCL's dimension order (dimension 0 fastest). Returns
+  /// the launch's event, which the caller releases.
+  cl_event launch(const Kernel &kernel, const std::vector<size_t> &global,
+                  const std::vector<size_t> &local = {},
+                  const std::vector<cl_event> &waitFor = {});
+  /// Waits for an event; a failed command throws its error.
+  void wait(cl_event event);
   void finish();
 
   cl_context context() const { return context_; }

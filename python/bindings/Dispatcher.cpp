@@ -5,6 +5,8 @@
 #include "python/bindings/Describe.h"
 #include "python/bindings/Errors.h"
 
+#include <pybind11/stl.h>
+
 #include <array>
 #include <chrono>
 #include <cstdlib>
@@ -98,6 +100,8 @@ Dispatcher::Entry &Dispatcher::compile(const Key &key,
   request.function = &function;
   request.argumentTypes = key.types;
   request.itemDimensions = key.dimensions;
+  request.ndRange = key.ndRange;
+  request.hasAtomic64 = device->info().hasAtomic64;
   request.fastmath = fastmath_;
   request.optLevel = optLevel_;
   if (const char *dir = std::getenv("SPIRJIT_DUMP_DIR"))
@@ -117,7 +121,8 @@ Dispatcher::Entry &Dispatcher::compile(const Key &key,
     entry->kernel = device->createKernel(program, entry->compiled.entryPoint);
     deviceBuildSeconds_ = secondsSince(start);
   }
-  entry->parameters = kernelParameters(key.types);
+  entry->parameters =
+      kernelParameters(key.types, entry->compiled.usesGroupScratch);
   compileSeconds_ = entry->compiled.compileSeconds;
   ++compiles_;
   Entry &ref = *entry;
@@ -125,9 +130,14 @@ Dispatcher::Entry &Dispatcher::compile(const Key &key,
   return ref;
 }
 
-void Dispatcher::launch(const std::vector<int64_t> &extents,
-                        const py::args &args) {
+std::shared_ptr<Event>
+Dispatcher::enqueue(const std::vector<int64_t> &extents,
+                    const std::vector<int64_t> &localExtents,
+                    const std::vector<std::shared_ptr<Event>> &dependencies,
+                    const py::args &args) {
   size_t n = args.size();
+  bool ndRange = !localExtents.empty();
+  std::vector<int64_t> localBytes(n, 0); // LocalAccessor arguments
   std::vector<const Type *> argTypes(n, nullptr);
   std::vector<py::array> arrays(n);      // NumPy arguments as given
   std::vector<py::array> work(n);        // what the device sees
@@ -161,10 +171,28 @@ void Dispatcher::launch(const std::vector<int64_t> &extents,
     device = defaultDevice();
 
   py::module_ numpy = py::module_::import("numpy");
+  static py::object localAccessorClass =
+      py::module_::import("spirjit.kernel_api").attr("LocalAccessor");
+  std::vector<std::vector<int64_t>> localShapes(n);
   for (size_t i = 0; i < n; ++i) {
     if (deviceArrays[i])
       continue;
     py::handle obj = args[i];
+    if (py::isinstance(obj, localAccessorClass)) {
+      py::dtype dtype = obj.attr("dtype").cast<py::dtype>();
+      const Type *element = typeOfDType(dtype);
+      if (!element || element->kind == TypeKind::Complex)
+        throw PythonError("TypingError",
+                          describeArgument(i) + ": a LocalAccessor of " +
+                              py::str(dtype).cast<std::string>() +
+                              " is not supported");
+      localShapes[i] = obj.attr("shape").cast<std::vector<int64_t>>();
+      localBytes[i] = obj.attr("nbytes").cast<int64_t>();
+      argTypes[i] = types::array(element,
+                                 static_cast<int>(localShapes[i].size()), 'C',
+                                 3);
+      continue;
+    }
     if (py::isinstance<py::array>(obj)) {
       py::array array = py::reinterpret_borrow<py::array>(obj);
       const Type *element = typeOfDType(array.dtype());
@@ -265,7 +293,20 @@ void Dispatcher::launch(const std::vector<int64_t> &extents,
                             " has no double precision; use complex64");
   }
 
-  Key key{argTypes, static_cast<int>(extents.size()), device.get()};
+  // A work-group larger than the device allows fails before the driver.
+  if (ndRange) {
+    int64_t groupSize = 1;
+    for (int64_t extent : localExtents)
+      groupSize *= extent;
+    if (groupSize > static_cast<int64_t>(device->info().maxWorkGroupSize))
+      throw PythonError("InvalidRangeError",
+                        "a work-group of " + std::to_string(groupSize) +
+                            " work-items is larger than " +
+                            device->info().name + " allows (" +
+                            std::to_string(device->info().maxWorkGroupSize) +
+                            "); choose a smaller local range");
+  }
+  Key key{argTypes, static_cast<int>(extents.size()), ndRange, device.get()};
   auto found = cache_.find(key);
   Entry *entry;
   if (found != cache_.end()) {
@@ -288,9 +329,22 @@ void Dispatcher::launch(const std::vector<int64_t> &extents,
   runtime::Kernel &kernel = *entry->kernel;
   unsigned index = 0;
   for (const KernelParameter &p : entry->parameters) {
+    if (p.kind == KernelParameter::Kind::GroupScratch) {
+      int64_t groupSize = 1;
+      for (int64_t extent : localExtents)
+        groupSize *= extent;
+      kernel.setArgument(index++, static_cast<size_t>(groupSize) * 16,
+                         nullptr);
+      continue;
+    }
     size_t a = static_cast<size_t>(p.argument);
     const Type *t = argTypes[a];
     switch (p.kind) {
+    case KernelParameter::Kind::GroupScratch:
+      break;
+    case KernelParameter::Kind::LocalData:
+      kernel.setArgument(index, static_cast<size_t>(localBytes[a]), nullptr);
+      break;
     case KernelParameter::Kind::ArrayData: {
       if (deviceArrays[a]) {
         SPIRJIT_INTERNAL_CHECK(deviceArrays[a]->offset() == 0,
@@ -318,7 +372,9 @@ void Dispatcher::launch(const std::vector<int64_t> &extents,
     case KernelParameter::Kind::ArrayShape:
     case KernelParameter::Kind::ArrayStride: {
       int64_t value;
-      if (deviceArrays[a]) {
+      if (!localShapes[a].empty()) {
+        value = localShapes[a][p.dim];
+      } else if (deviceArrays[a]) {
         const DeviceArray &da = *deviceArrays[a];
         value = p.kind == KernelParameter::Kind::ArrayShape
                     ? da.shape()[p.dim]
@@ -343,21 +399,59 @@ void Dispatcher::launch(const std::vector<int64_t> &extents,
 
   // Dimension 0 of a Range is the slowest-varying: OpenCL's last.
   std::vector<size_t> global(extents.rbegin(), extents.rend());
+  std::vector<size_t> local(localExtents.rbegin(), localExtents.rend());
+  std::vector<cl_event> waitFor;
+  for (const auto &dependency : dependencies)
+    if (dependency && dependency->handle())
+      waitFor.push_back(dependency->handle());
+  auto event = std::make_shared<Event>(device);
+  event->setHandle(device->launch(kernel, global, local, waitFor));
+  for (size_t i = 0; i < n; ++i)
+    if (arrays[i] && buffers[i])
+      event->keep(arrays[i], work[i], buffers[i], wrapped[i],
+                  entry->compiled.writtenArguments[i]);
+  return event;
+}
+
+void Dispatcher::launch(const std::vector<int64_t> &extents,
+                        const std::vector<int64_t> &localExtents,
+                        const py::args &args) {
+  enqueue(extents, localExtents, {}, args)->wait();
+}
+
+void Event::keep(py::array original, py::array work,
+                 std::shared_ptr<runtime::Buffer> buffer, bool wrapped,
+                 bool written) {
+  pending_.push_back({std::move(original), std::move(work),
+                      std::move(buffer), wrapped, written});
+}
+
+void Event::wait() {
+  if (done_)
+    return;
   {
     py::gil_scoped_release release;
-    device->launch(kernel, global);
-    device->finish();
+    if (handle_)
+      device_->wait(handle_);
   }
-  for (size_t i = 0; i < n; ++i) {
-    if (!arrays[i] || !entry->compiled.writtenArguments[i] || !buffers[i])
+  done_ = true;
+  // NumPy arguments the kernel may write are current again.
+  for (Pending &p : pending_) {
+    if (!p.written)
       continue;
-    if (wrapped[i])
-      device->synchronizeHostMemory(*buffers[i]);
+    if (p.wrapped)
+      device_->synchronizeHostMemory(*p.buffer);
     else
-      device->read(*buffers[i], work[i].mutable_data(), buffers[i]->size());
-    if (!work[i].is(arrays[i]))
-      arrays[i][py::ellipsis()] = work[i];
+      device_->read(*p.buffer, p.work.mutable_data(), p.buffer->size());
+    if (!p.work.is(p.original))
+      p.original[py::ellipsis()] = p.work;
   }
+  pending_.clear();
+}
+
+Event::~Event() {
+  if (handle_)
+    clReleaseEvent(handle_);
 }
 
 py::dict Dispatcher::stats() const {

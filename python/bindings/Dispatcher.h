@@ -45,6 +45,35 @@ private:
   int64_t offset_;
 };
 
+/// A launch in flight: wait() waits for it, re-raises a device error, and
+/// writes NumPy arguments back.
+class Event {
+public:
+  explicit Event(std::shared_ptr<runtime::Device> device)
+      : device_(std::move(device)) {}
+  ~Event();
+  Event(const Event &) = delete;
+  Event &operator=(const Event &) = delete;
+  void setHandle(cl_event handle) { handle_ = handle; }
+  cl_event handle() const { return handle_; }
+  void keep(pybind11::array original, pybind11::array work,
+            std::shared_ptr<runtime::Buffer> buffer, bool wrapped,
+            bool written);
+  void wait();
+  bool done() const { return done_; }
+
+private:
+  struct Pending {
+    pybind11::array original, work;
+    std::shared_ptr<runtime::Buffer> buffer;
+    bool wrapped, written;
+  };
+  std::shared_ptr<runtime::Device> device_;
+  cl_event handle_ = nullptr;
+  std::vector<Pending> pending_;
+  bool done_ = false;
+};
+
 class Dispatcher {
 public:
   /// `describe` returns the function's description dict; it is called once,
@@ -53,8 +82,17 @@ public:
       : describe_(std::move(describe)), fastmath_(fastmath),
         optLevel_(optLevel) {}
 
-  /// Launches over a Range of `extents` (dimension 0 slowest) and waits.
-  void launch(const std::vector<int64_t> &extents, const pybind11::args &args);
+  /// Launches over `extents` (dimension 0 slowest), in work-groups of
+  /// `localExtents` for an NdRange (empty for a Range), and waits.
+  void launch(const std::vector<int64_t> &extents,
+              const std::vector<int64_t> &localExtents,
+              const pybind11::args &args);
+  /// The same, returning at once; the launch starts after `dependencies`.
+  std::shared_ptr<Event>
+  enqueue(const std::vector<int64_t> &extents,
+          const std::vector<int64_t> &localExtents,
+          const std::vector<std::shared_ptr<Event>> &dependencies,
+          const pybind11::args &args);
   pybind11::dict stats() const;
 
 private:
@@ -66,10 +104,11 @@ private:
   struct Key {
     std::vector<const Type *> types;
     int dimensions;
+    bool ndRange;
     const runtime::Device *device;
     bool operator<(const Key &o) const {
-      return std::tie(types, dimensions, device) <
-             std::tie(o.types, o.dimensions, o.device);
+      return std::tie(types, dimensions, ndRange, device) <
+             std::tie(o.types, o.dimensions, o.ndRange, o.device);
     }
   };
 

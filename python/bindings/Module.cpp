@@ -170,10 +170,17 @@ PYBIND11_MODULE(_spirjit, m) {
   m.def("match_devices", &matchDevices);
   m.def("default_device", &defaultDevice);
 
+  py::class_<Event, std::shared_ptr<Event>>(m, "Event")
+      .def("wait", &Event::wait,
+           "waits for the launch, re-raises a device error, and writes NumPy "
+           "arguments back")
+      .def_property_readonly("done", &Event::done);
+
   py::class_<Dispatcher>(m, "Dispatcher")
       .def(py::init<py::object, bool, int>(), py::arg("describe"),
            py::arg("fastmath") = false, py::arg("opt") = 2)
       .def("launch", &Dispatcher::launch)
+      .def("enqueue", &Dispatcher::enqueue)
       .def_property_readonly("stats", &Dispatcher::stats);
 
   m.def("dump_stages", &dumpStages, py::arg("description"),

@@ -17,7 +17,8 @@ from . import _spirjit
 from ._describe import describe_function as _describe_function
 from .kernel_api import Range
 
-__all__ = ["kernel", "device_func", "call_kernel", "Range", "DeviceArray", "asarray",
+__all__ = ["kernel", "device_func", "call_kernel", "call_kernel_async",
+           "Event", "NdRange", "Range", "DeviceArray", "asarray",
            "asnumpy", "devices", "default_device", "Device", "errors",
            "kernel_api"]
 __version__ = "0.1.0"
@@ -160,14 +161,35 @@ def device_func(fn=None, *, signatures=None):
     return DeviceFunction(fn, signatures)
 
 
-def call_kernel(kernel_object, index_space, *args):
-    """Launches ``kernel_object`` over ``index_space`` and waits."""
+def _launch_shape(kernel_object, index_space):
     if not isinstance(kernel_object, Kernel):
         raise TypeError("call_kernel needs a @spirjit.kernel function, got "
                         f"{type(kernel_object).__name__}")
+    if isinstance(index_space, kernel_api.NdRange):
+        return list(index_space.global_range), list(index_space.local_range)
     if not isinstance(index_space, Range):
         if isinstance(index_space, (tuple, list)):
             index_space = Range(*index_space)
         else:
             index_space = Range(index_space)
-    kernel_object._dispatcher.launch(list(index_space), *args)
+    return list(index_space), []
+
+
+def call_kernel(kernel_object, index_space, *args):
+    """Launches ``kernel_object`` over ``index_space`` (a Range or NdRange)
+    and waits for it."""
+    global_extents, local_extents = _launch_shape(kernel_object, index_space)
+    kernel_object._dispatcher.launch(global_extents, local_extents, *args)
+
+
+def call_kernel_async(kernel_object, index_space, dependent_events, *args):
+    """Launches after ``dependent_events`` and returns an Event at once;
+    ``Event.wait()`` waits, re-raises any device error and writes NumPy
+    arguments back. Compile errors are raised here, at the call."""
+    global_extents, local_extents = _launch_shape(kernel_object, index_space)
+    return kernel_object._dispatcher.enqueue(
+        global_extents, local_extents, list(dependent_events or ()), *args)
+
+
+Event = _spirjit.Event
+NdRange = kernel_api.NdRange

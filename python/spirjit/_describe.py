@@ -76,6 +76,8 @@ def describe_value(value, table=None):
     qualname = getattr(value, "__qualname__", None)
     if module == "builtins" and qualname in _BUILTINS:
         return {"kind": "builtin", "name": qualname}
+    if module in ("operator", "_operator") and callable(value):
+        return {"kind": "object", "name": f"operator.{value.__name__}"}
     if module in ("math", "cmath") and callable(value):
         return {"kind": "object", "name": f"{module}.{qualname}"}
     if module == "spirjit.kernel_api" and qualname:

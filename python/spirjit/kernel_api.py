@@ -1,13 +1,48 @@
 """The kernel API ("kapi"), named as in numba-dpex so kernels port by changing
 imports. Inside a compiled kernel these names are compile-time constructs;
-outside, they are plain Python objects used to describe launches."""
+outside, they are plain Python objects: the simulator (`call_kernel`) runs a
+kernel with them, item by item, so it can be stepped through with pdb."""
 
+import enum
+import itertools
 import numbers
 import operator
+import threading
+
+import numpy as np
 
 from .errors import InvalidRangeError
 
-__all__ = ["Item", "Range", "call_kernel"]
+__all__ = [
+    "Range", "NdRange", "Item", "NdItem", "Group", "LocalAccessor",
+    "PrivateArray", "AtomicRef", "MemoryOrder", "MemoryScope", "AddressSpace",
+    "group_barrier", "atomic_fence", "group_reduce", "group_broadcast",
+    "call_kernel",
+]
+
+
+class MemoryOrder(enum.IntEnum):
+    RELAXED = 0
+    ACQUIRE = 1
+    RELEASE = 3
+    ACQ_REL = 4
+    SEQ_CST = 5
+
+
+class MemoryScope(enum.IntEnum):
+    WORK_ITEM = 0
+    SUB_GROUP = 1
+    WORK_GROUP = 2
+    DEVICE = 3
+    SYSTEM = 4
+
+
+class AddressSpace(enum.IntEnum):
+    PRIVATE = 0
+    GLOBAL = 1
+    CONSTANT = 2
+    LOCAL = 3
+    GENERIC = 4
 
 
 def _extent(value, what):
@@ -42,12 +77,58 @@ class Range(tuple):
         return "Range(" + ", ".join(str(e) for e in self) + ")"
 
 
-class Item:
-    """The work item a Range launch gives a kernel (its first parameter).
+def _as_range(value, what):
+    if isinstance(value, Range):
+        return value
+    if isinstance(value, (tuple, list)):
+        return Range(*value)
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidRangeError(
+            f"{what} must be a Range, a tuple or an integer, not "
+            f"{type(value).__name__} {value!r}")
+    return Range(value)
 
-    Inside compiled kernels: ``get_id(d)``, ``get_range(d)``,
-    ``get_linear_id()``, ``get_linear_range()``, ``dimensions``. Outside, the
-    simulator's items behave the same way."""
+
+class NdRange:
+    """A global range divided into work-groups of `local_range`."""
+
+    def __init__(self, global_range, local_range):
+        self.global_range = _as_range(global_range, "NdRange's global range")
+        self.local_range = _as_range(local_range, "NdRange's local range")
+        if len(self.global_range) != len(self.local_range):
+            raise InvalidRangeError(
+                f"NdRange's global range {tuple(self.global_range)} and local "
+                f"range {tuple(self.local_range)} have different ranks")
+        for d, (g, l) in enumerate(zip(self.global_range, self.local_range)):
+            if g % l:
+                raise InvalidRangeError(
+                    f"NdRange: the global extent {g} of dimension {d} is not "
+                    f"divisible by the local extent {l}")
+
+    @property
+    def ndim(self):
+        return len(self.global_range)
+
+    def __repr__(self):
+        return f"NdRange({self.global_range!r}, {self.local_range!r})"
+
+
+def _linear(index, extents):
+    linear = 0
+    for i, n in zip(index, extents):
+        linear = linear * n + i
+    return linear
+
+
+def _product(extents):
+    total = 1
+    for n in extents:
+        total *= n
+    return total
+
+
+class Item:
+    """The work item of a Range launch (a kernel's first parameter)."""
 
     def __init__(self, index, extents):
         self._index = tuple(index)
@@ -64,26 +145,286 @@ class Item:
         return self._extents[dim]
 
     def get_linear_id(self):
-        linear = 0
-        for i, n in zip(self._index, self._extents):
-            linear = linear * n + i
-        return linear
+        return _linear(self._index, self._extents)
 
     def get_linear_range(self):
-        total = 1
-        for n in self._extents:
-            total *= n
-        return total
+        return _product(self._extents)
+
+
+class Group:
+    """The work-group of an NdItem."""
+
+    def __init__(self, group_id, group_range, local_range, shared):
+        self._id = tuple(group_id)
+        self._range = tuple(group_range)
+        self._local = tuple(local_range)
+        self._shared = shared  # simulator state of this group
+
+    @property
+    def dimensions(self):
+        return len(self._id)
+
+    def get_group_id(self, dim):
+        return self._id[dim]
+
+    def get_group_linear_id(self):
+        return _linear(self._id, self._range)
+
+    def get_group_range(self, dim):
+        return self._range[dim]
+
+    def get_group_linear_range(self):
+        return _product(self._range)
+
+    def get_local_range(self, dim):
+        return self._local[dim]
+
+    def get_local_linear_range(self):
+        return _product(self._local)
+
+
+class NdItem:
+    """The work item of an NdRange launch."""
+
+    def __init__(self, global_id, local_id, global_range, group):
+        self._global = tuple(global_id)
+        self._local = tuple(local_id)
+        self._global_range = tuple(global_range)
+        self._group = group
+
+    @property
+    def dimensions(self):
+        return len(self._global)
+
+    def get_global_id(self, dim):
+        return self._global[dim]
+
+    def get_local_id(self, dim):
+        return self._local[dim]
+
+    def get_global_range(self, dim):
+        return self._global_range[dim]
+
+    def get_local_range(self, dim):
+        return self._group._local[dim]
+
+    def get_global_linear_id(self):
+        return _linear(self._global, self._global_range)
+
+    def get_local_linear_id(self):
+        return _linear(self._local, self._group._local)
+
+    def get_global_linear_range(self):
+        return _product(self._global_range)
+
+    def get_local_linear_range(self):
+        return _product(self._group._local)
+
+    def get_group(self):
+        return self._group
+
+
+class LocalAccessor:
+    """Work-group local memory, passed as a kernel argument (NdRange launches
+    only): each work-group sees its own array of `shape` and `dtype`."""
+
+    def __init__(self, shape, dtype):
+        if isinstance(shape, numbers.Integral):
+            shape = (shape,)
+        self.shape = tuple(_extent(s, "LocalAccessor extent") for s in shape)
+        if not 1 <= len(self.shape) <= 3:
+            raise InvalidRangeError("a LocalAccessor has 1 to 3 dimensions")
+        self.dtype = np.dtype(dtype)
+        self.ndim = len(self.shape)
+
+    @property
+    def nbytes(self):
+        return _product(self.shape) * self.dtype.itemsize
+
+    def __repr__(self):
+        return f"LocalAccessor({self.shape}, {self.dtype})"
+
+
+def PrivateArray(shape, dtype, fill_zeros=False):
+    """A per-work-item array; `shape` and `dtype` are compile-time constants
+    in kernels. (Here, outside a compiled kernel: a NumPy array.)"""
+    if fill_zeros:
+        return np.zeros(shape, dtype=dtype)
+    return np.empty(shape, dtype=dtype)
+
+
+_atomic_lock = threading.Lock()
+
+
+class AtomicRef:
+    """An atomic view of one element of a global array or LocalAccessor."""
+
+    def __init__(self, ref, index=0, memory_order=MemoryOrder.RELAXED,
+                 memory_scope=MemoryScope.DEVICE,
+                 address_space=AddressSpace.GLOBAL):
+        self._ref = ref
+        self._index = index
+
+    def _rmw(self, update):
+        with _atomic_lock:
+            old = self._ref[self._index]
+            self._ref[self._index] = update(old)
+            return old
+
+    def fetch_add(self, v):
+        return self._rmw(lambda old: old + v)
+
+    def fetch_sub(self, v):
+        return self._rmw(lambda old: old - v)
+
+    def fetch_min(self, v):
+        return self._rmw(lambda old: min(old, v))
+
+    def fetch_max(self, v):
+        return self._rmw(lambda old: max(old, v))
+
+    def fetch_and(self, v):
+        return self._rmw(lambda old: old & v)
+
+    def fetch_or(self, v):
+        return self._rmw(lambda old: old | v)
+
+    def fetch_xor(self, v):
+        return self._rmw(lambda old: old ^ v)
+
+    def exchange(self, v):
+        return self._rmw(lambda old: v)
+
+    def load(self):
+        with _atomic_lock:
+            return self._ref[self._index]
+
+    def store(self, v):
+        with _atomic_lock:
+            self._ref[self._index] = v
+
+    def compare_exchange(self, expected_ref, desired, expected_idx=0):
+        with _atomic_lock:
+            old = self._ref[self._index]
+            if old == expected_ref[expected_idx]:
+                self._ref[self._index] = desired
+                return True
+            expected_ref[expected_idx] = old
+            return False
+
+
+def group_barrier(group, fence_scope=MemoryScope.WORK_GROUP):
+    """Waits until every work-item of `group` arrives."""
+    group._shared.barrier.wait()
+
+
+def atomic_fence(memory_order, memory_scope):
+    """Orders memory accesses (a no-op in the simulator, which runs each
+    access in program order)."""
+
+
+_REDUCTIONS = {
+    "+": operator.add, "*": operator.mul, "min": min, "max": max,
+}
+
+
+def _reduction(op):
+    if op in _REDUCTIONS:
+        return _REDUCTIONS[op]
+    for fn in _REDUCTIONS.values():
+        if op is fn:
+            return fn
+    raise ValueError(f"group_reduce supports '+', '*', 'min' and 'max' "
+                     f"(or operator.add, operator.mul, min, max), not {op!r}")
+
+
+def group_reduce(group, value, op):
+    """Combines `value` of every work-item of the group with `op` ('+',
+    '*', 'min', 'max'); every work-item gets the result."""
+    fn = _reduction(op)
+    shared = group._shared
+    with shared.lock:
+        shared.values.append(value)
+    group_barrier(group)
+    result = shared.values[0]
+    for v in shared.values[1:]:
+        result = fn(result, v)
+    group_barrier(group)
+    with shared.lock:
+        shared.values.clear()
+    group_barrier(group)
+    return result
+
+
+def group_broadcast(group, value, local_id=0):
+    """The `value` of the work-item whose local linear id is `local_id`."""
+    shared = group._shared
+    me = threading.current_thread().__dict__.get("_spirjit_local_linear")
+    if me == local_id:
+        shared.broadcast = value
+    group_barrier(group)
+    result = shared.broadcast
+    group_barrier(group)
+    return result
+
+
+class _GroupState:
+    def __init__(self, size):
+        self.barrier = threading.Barrier(size)
+        self.lock = threading.Lock()
+        self.values = []
+        self.broadcast = None
 
 
 def call_kernel(kernel, index_space, *args):
-    """Runs a kernel as plain Python, item by item: a simulator for
-    debugging (pdb works inside), on NumPy arrays."""
-    import itertools
-
+    """Runs a kernel as plain Python over NumPy arrays, item by item: a
+    simulator for debugging. Work-items of one group run as threads, so a
+    group_barrier really waits; LocalAccessors become one NumPy array per
+    group; AtomicRef operations are atomic."""
     function = getattr(kernel, "py_func", kernel)
-    if not isinstance(index_space, Range):
-        index_space = Range(*index_space) if isinstance(
-            index_space, (tuple, list)) else Range(index_space)
+    if isinstance(index_space, NdRange):
+        _simulate_nd_range(function, index_space, args)
+        return
+    index_space = _as_range(index_space, "the index space")
+    for a in args:
+        if isinstance(a, LocalAccessor):
+            raise TypeError("a LocalAccessor needs an NdRange launch; "
+                            "launch with kapi.NdRange(global, local)")
     for index in itertools.product(*(range(n) for n in index_space)):
         function(Item(index, index_space), *args)
+
+
+def _simulate_nd_range(function, nd_range, args):
+    global_range = tuple(nd_range.global_range)
+    local_range = tuple(nd_range.local_range)
+    group_range = tuple(g // l for g, l in zip(global_range, local_range))
+    group_size = _product(local_range)
+    for group_id in itertools.product(*(range(n) for n in group_range)):
+        shared = _GroupState(group_size)
+        group = Group(group_id, group_range, local_range, shared)
+        group_args = [np.zeros(a.shape, a.dtype) if isinstance(a, LocalAccessor)
+                      else a for a in args]
+        errors = []
+
+        def run(local_id):
+            threading.current_thread()._spirjit_local_linear = _linear(
+                local_id, local_range)
+            global_id = tuple(g * l + i for g, l, i in
+                              zip(group_id, local_range, local_id))
+            try:
+                function(NdItem(global_id, local_id, global_range, group),
+                         *group_args)
+            except BaseException as e:  # re-raised below, in the caller
+                errors.append(e)
+                shared.barrier.abort()
+
+        threads = [threading.Thread(target=run, args=(local_id,))
+                   for local_id in itertools.product(
+                       *(range(n) for n in local_range))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        real = [e for e in errors if not isinstance(e, threading.BrokenBarrierError)]
+        if real or errors:
+            raise (real or errors)[0]
