@@ -810,8 +810,9 @@ const Type *Inference::inferDeviceCall(Instruction &inst,
       typingError(inst, "device function '" + callee.name +
                             "' cannot take a '" + t->str() +
                             "'; pass numbers, arrays or the item");
-    t = types::materialize(t);
   }
+  // A Python literal argument stays weak inside (NEP 50): scale(x, 3) with
+  // x float32 computes in float32, as the same Python code would.
   if (!callee.signatures.empty()) {
     // The first declared signature the arguments convert to wins.
     const std::vector<const Type *> *chosen = nullptr;
@@ -828,7 +829,7 @@ const Type *Inference::inferDeviceCall(Instruction &inst,
         continue;
       bool fits = true;
       for (size_t i = 0; i < args.size(); ++i)
-        fits &= sig.arguments[i] == args[i] ||
+        fits &= sig.arguments[i] == types::materialize(args[i]) ||
                 (sig.arguments[i]->isNumber() && args[i]->isNumber());
       if (fits) {
         chosen = &sig.arguments;

@@ -405,6 +405,12 @@ private:
       if (contiguous[d] != expectContiguous)
         fail("'::1' may only mark the last (C) or first (F) dimension");
     }
+    // "float32[::1] local": a LocalAccessor's memory.
+    skipSpace();
+    if (text_.compare(pos_, 5, "local") == 0) {
+      pos_ += 5;
+      return array(scalar, ndim, layout, 3);
+    }
     return array(scalar, ndim, layout);
   }
 

@@ -89,7 +89,8 @@ py::dict deviceProperties(const runtime::Device &device) {
 /// Compiles for the dump tool, calling `print(stage, text)` as each wanted
 /// stage is reached, so the stages before a failure are still shown.
 void dumpStages(const py::dict &description, const std::string &signature,
-                int dimensions, const std::vector<std::string> &stages,
+                int dimensions, bool ndRange,
+                const std::vector<std::string> &stages,
                 const py::function &print) {
   FunctionDescription function = toFunctionDescription(description);
   types::Signature sig;
@@ -110,6 +111,7 @@ void dumpStages(const py::dict &description, const std::string &signature,
   request.function = &function;
   request.argumentTypes = sig.arguments;
   request.itemDimensions = dimensions;
+  request.ndRange = ndRange;
   request.wantsDump = [&](Stage stage) { return wanted.count(stage) != 0; };
   request.dump = [&](Stage stage, const std::string &text) {
     for (const StageInfo &info : allStages())
@@ -184,7 +186,8 @@ PYBIND11_MODULE(_spirjit, m) {
       .def_property_readonly("stats", &Dispatcher::stats);
 
   m.def("dump_stages", &dumpStages, py::arg("description"),
-        py::arg("signature"), py::arg("dimensions"), py::arg("stages"), py::arg("print"));
+        py::arg("signature"), py::arg("dimensions"), py::arg("nd_range"),
+        py::arg("stages"), py::arg("print"));
   m.def("stage_names", [] {
     std::vector<std::pair<std::string, std::string>> out;
     for (const StageInfo &info : allStages())

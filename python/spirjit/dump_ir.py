@@ -32,11 +32,14 @@ def main(argv=None):
                         help="a function in the file, decorated or not")
     parser.add_argument("--sig", required=True,
                         help='argument types after the item, numba-style: '
-                             '"(float32[::1], int64)"')
+                             '"(float32[::1], int64)"; a LocalAccessor is '
+                             '"float32[::1] local"')
     parser.add_argument("--stage", default="all",
                         choices=stages + ["all"], help="the stage to print")
     parser.add_argument("--ndim", type=int, default=1, choices=[1, 2, 3],
                         help="rank of the launch's Range (default 1)")
+    parser.add_argument("--nd-range", action="store_true",
+                        help="compile for an NdRange launch (NdItem kernels)")
     parser.add_argument("--dump-dir",
                         help="also write each stage to DIR/NN-stage files")
     args = parser.parse_args(argv)
@@ -63,7 +66,7 @@ def main(argv=None):
 
     try:
         _spirjit.dump_stages(describe_function(function), args.sig,
-                             args.ndim, wanted, show)
+                             args.ndim, args.nd_range, wanted, show)
     except errors.SpirjitError as e:
         print(f"spirjit-dump-ir: {e}", file=sys.stderr)
         return 1
