@@ -740,6 +740,33 @@ std::unique_ptr<ir::Function> Builder::run() {
   }
 
   ssa_->resolveAll();
+  // Resolving can leave phis whose operands have become one value: remove
+  // them until none is left (the same rule as Braun's trivial phis).
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto &blk : function_->blocks)
+      for (auto &inst : blk->instructions) {
+        if (inst->opcode != Opcode::Phi)
+          continue;
+        Instruction *same = nullptr;
+        bool trivial = true;
+        for (Instruction *operand : inst->operands) {
+          if (operand == same || operand == inst.get())
+            continue;
+          if (same) {
+            trivial = false;
+            break;
+          }
+          same = operand;
+        }
+        if (!trivial || !same)
+          continue;
+        function_->replaceAllUsesWith(inst.get(), same);
+        function_->erase(inst.get());
+        changed = true;
+        break;
+      }
+  }
   // Unused values that have no effect are dropped (the NULL marker, stack
   // copies, constants of folded branches).
   for (bool changed = true; changed;) {
