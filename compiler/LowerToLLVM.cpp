@@ -1416,11 +1416,16 @@ Lowered Lowering::lowerCall(const Instruction &inst) {
                     r)};
   }
   if (name == "complex") {
-    const Type *part = types::floating(r->bits);
-    llvm::Value *re = scalarOf(arg(0), part);
-    llvm::Value *im = argCount == 2 ? scalarOf(arg(1), part)
-                                    : llvm::ConstantFP::get(re->getType(), 0.0);
-    return {makeComplex(re, im)};
+    // complex(a, b) = a + b*1j, where a and b may themselves be complex.
+    llvm::Value *a = scalarOf(arg(0), r);
+    if (argCount == 1)
+      return {a};
+    llvm::Value *b = scalarOf(arg(1), r);
+    return {makeComplex(
+        builder_.CreateFSub(builder_.CreateExtractValue(a, 0),
+                            builder_.CreateExtractValue(b, 1)),
+        builder_.CreateFAdd(builder_.CreateExtractValue(a, 1),
+                            builder_.CreateExtractValue(b, 0)))};
   }
   if (name.compare(0, 6, "cmath.") == 0)
     return complexMath(name.substr(6), inst, r);

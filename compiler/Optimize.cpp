@@ -52,6 +52,33 @@ void expandIntegerAbs(llvm::Module &module) {
     call->eraseFromParent();
   }
 }
+
+/// SPIR-V 1.0's OpSelect takes scalars and vectors only; the optimiser may
+/// select between two complex numbers (a struct). Select each field.
+void splitAggregateSelects(llvm::Module &module) {
+  std::vector<llvm::SelectInst *> selects;
+  for (llvm::Function &function : module)
+    for (llvm::BasicBlock &block : function)
+      for (llvm::Instruction &inst : block)
+        if (auto *select = llvm::dyn_cast<llvm::SelectInst>(&inst))
+          if (select->getType()->isStructTy())
+            selects.push_back(select);
+  for (llvm::SelectInst *select : selects) {
+    llvm::IRBuilder<> builder(select);
+    auto *type = llvm::cast<llvm::StructType>(select->getType());
+    llvm::Value *result = llvm::UndefValue::get(type);
+    for (unsigned i = 0; i < type->getNumElements(); ++i)
+      result = builder.CreateInsertValue(
+          result,
+          builder.CreateSelect(
+              select->getCondition(),
+              builder.CreateExtractValue(select->getTrueValue(), i),
+              builder.CreateExtractValue(select->getFalseValue(), i)),
+          i);
+    select->replaceAllUsesWith(result);
+    select->eraseFromParent();
+  }
+}
 } // namespace
 
 /// Closed forms of loop sums (n*(n-1)/2) are computed by LLVM in i65,
@@ -87,6 +114,7 @@ void optimizeModule(llvm::Module &module, int level) {
   passes.run(module, modules);
   removeFreezes(module);
   expandIntegerAbs(module);
+  splitAggregateSelects(module);
 }
 
 } // namespace spirjit

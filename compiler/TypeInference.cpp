@@ -721,6 +721,9 @@ const Type *Inference::inferCall(Instruction &inst) {
     if (args.size() < 2)
       typingError(inst, name + "() needs at least two numbers in a kernel");
     requireNumbers(name);
+    for (const Type *t : args)
+      if (t->kind == TypeKind::Complex || t->kind == TypeKind::WeakComplex)
+        typingError(inst, name + "() cannot order complex numbers");
     const Type *t = args[0];
     for (const Type *a : args)
       t = types::promote(t, a);
@@ -743,7 +746,11 @@ const Type *Inference::inferCall(Instruction &inst) {
   if (name == "complex") {
     arity(1, 2, name);
     requireNumbers(name);
-    return types::weakComplex(); // a Python complex
+    const Type *t = types::weakComplex(); // a Python complex
+    for (const Type *a : args) // complex(z) keeps a typed z's precision
+      if (a->kind == TypeKind::Complex)
+        t = types::promote(t, a);
+    return t;
   }
   if (name.compare(0, 6, "cmath.") == 0)
     return inferComplexMath(inst, name.substr(6), args);
@@ -813,9 +820,10 @@ const Type *Inference::inferDeviceCall(Instruction &inst,
   }
   // A Python literal argument stays weak inside (NEP 50): scale(x, 3) with
   // x float32 computes in float32, as the same Python code would.
+  const Type *declaredReturn = nullptr;
   if (!callee.signatures.empty()) {
     // The first declared signature the arguments convert to wins.
-    const std::vector<const Type *> *chosen = nullptr;
+    const types::Signature *chosen = nullptr;
     std::vector<types::Signature> parsed;
     for (const std::string &text : callee.signatures) {
       try {
@@ -824,18 +832,22 @@ const Type *Inference::inferDeviceCall(Instruction &inst,
         typingError(inst, e.what());
       }
     }
-    for (const types::Signature &sig : parsed) {
-      if (sig.arguments.size() != args.size())
-        continue;
-      bool fits = true;
-      for (size_t i = 0; i < args.size(); ++i)
-        fits &= sig.arguments[i] == types::materialize(args[i]) ||
-                (sig.arguments[i]->isNumber() && args[i]->isNumber());
-      if (fits) {
-        chosen = &sig.arguments;
-        break;
+    // An exact match first; otherwise the first the numbers convert to.
+    for (int pass = 0; pass < 2 && !chosen; ++pass)
+      for (const types::Signature &sig : parsed) {
+        if (sig.arguments.size() != args.size())
+          continue;
+        bool fits = true;
+        for (size_t i = 0; i < args.size(); ++i) {
+          bool exact = sig.arguments[i] == types::materialize(args[i]);
+          bool converts = sig.arguments[i]->isNumber() && args[i]->isNumber();
+          fits &= pass == 0 ? exact : exact || converts;
+        }
+        if (fits) {
+          chosen = &sig;
+          break;
+        }
       }
-    }
     if (!chosen) {
       std::string list;
       for (const std::string &text : callee.signatures)
@@ -844,9 +856,12 @@ const Type *Inference::inferDeviceCall(Instruction &inst,
                             "' accepts " + types::formatArguments(args) +
                             "; it has:" + list);
     }
-    args = *chosen;
+    args = chosen->arguments;
+    declaredReturn = chosen->returnType;
   }
-  std::string specialization = key + types::formatArguments(args);
+  std::string specialization = key + types::formatArguments(args) +
+                               (declaredReturn ? "->" + declaredReturn->str()
+                                               : "");
   if (specializations_.inProgress.count(specialization))
     unsupported(inst, "recursion: '" + callee.name +
                           "' calls itself; rewrite it with a loop");
@@ -858,6 +873,12 @@ const Type *Inference::inferDeviceCall(Instruction &inst,
     auto typed = std::make_unique<TypedFunction>(inferTypes(
         callee, std::move(body), args, /*isKernel=*/false, specializations_));
     specializations_.inProgress.erase(specialization);
+    if (declaredReturn && declaredReturn->kind != TypeKind::None) {
+      // The signature's return type is the function's: returns convert.
+      if (!declaredReturn->isNumber())
+        typingError(inst, "device function signatures return numbers");
+      typed->returnType = typed->returnTypeAsWritten = declaredReturn;
+    }
     found = specializations_.byKey.emplace(specialization, std::move(typed))
                 .first;
   }

@@ -45,6 +45,10 @@ if [ "$mode" = test ] && [ "${SPIRJIT_SKIP_INTEL_OPENCL:-0}" != 1 ]; then
     cp /etc/OpenCL/vendors/*.icd "$vendors/"
     echo "$root/.venv/lib/libintelocl.so" > "$vendors/intel.icd"
     export OCL_ICD_VENDORS="$vendors"
+    # The 2026.2 runtime's vectoriser crashes the process on a loop that
+    # swaps two values over a data-dependent trip count (tests/python's
+    # Fibonacci kernel): keep its kernels scalar while testing.
+    export CL_CONFIG_CPU_VECTORIZER_MODE=1
   else
     echo "== Intel's OpenCL runtime did not install: testing on PoCL only"
   fi
