@@ -50,4 +50,46 @@ int FunctionDescription::lineAt(int offset) const {
   return line;
 }
 
+namespace {
+std::string describe(const GlobalValue &g) {
+  return std::to_string(static_cast<int>(g.kind)) + ":" + g.name + ":" +
+         g.value.str() + ":" + g.dtype;
+}
+} // namespace
+
+std::string FunctionDescription::fingerprint() const {
+  std::string out = "py" + std::to_string(pythonMajor) + "." +
+                    std::to_string(pythonMinor) + "\n" + qualifiedName +
+                    "\nargs " + std::to_string(argCount) + "\ncode ";
+  static const char hex[] = "0123456789abcdef";
+  for (uint8_t byte : code) {
+    out += hex[byte >> 4];
+    out += hex[byte & 15];
+  }
+  out += "\nconsts";
+  for (const ConstValue &c : consts)
+    out += " " + std::to_string(static_cast<int>(c.kind)) + c.str();
+  auto list = [&](const char *what, const std::vector<std::string> &items) {
+    out += std::string("\n") + what;
+    for (const std::string &item : items)
+      out += " " + item;
+  };
+  list("names", names);
+  list("varnames", varnames);
+  list("cellvars", cellvars);
+  list("freevars", freevars);
+  list("signatures", signatures);
+  out += "\ntry " + std::to_string(hasExceptionTable);
+  for (const auto &[name, value] : globals)
+    out += "\nglobal " + name + "=" + describe(value);
+  for (const GlobalValue &value : closure)
+    out += "\nclosure " + describe(value);
+  for (const auto &[name, value] : annotations)
+    out += "\nannotation " + name + "=" + describe(value);
+  for (const auto &[key, callee] : deviceFunctions)
+    out += "\ndevice " + key + "{" + (callee ? callee->fingerprint() : "") +
+           "}";
+  return out;
+}
+
 } // namespace spirjit

@@ -114,6 +114,10 @@ struct FunctionDescription {
 
   /// The source line of the instruction at byte offset `offset`.
   int lineAt(int offset) const;
+  /// Everything that decides the compiled code, as deterministic text: the
+  /// bytecode, constants, names, frozen globals, closure values,
+  /// annotations and device functions (not line numbers). A disk cache key.
+  std::string fingerprint() const;
 };
 
 } // namespace spirjit

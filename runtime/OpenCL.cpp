@@ -217,6 +217,32 @@ Device::buildFromSPIRBitcode(const std::vector<char> &bits) {
   return build(program, "-x spir -spir-std=1.2");
 }
 
+std::shared_ptr<Program>
+Device::buildFromDeviceBinary(const std::vector<char> &bits) {
+  cl_int status, binaryStatus;
+  size_t size = bits.size();
+  auto data = reinterpret_cast<const unsigned char *>(bits.data());
+  cl_program program = clCreateProgramWithBinary(
+      context_, 1, &device_, &size, &data, &binaryStatus, &status);
+  check(status, "clCreateProgramWithBinary");
+  check(binaryStatus, "clCreateProgramWithBinary (binary status)");
+  return build(program, "");
+}
+
+std::vector<char> Device::programBinary(const Program &program) {
+  size_t size = 0;
+  if (clGetProgramInfo(program.handle(), CL_PROGRAM_BINARY_SIZES, sizeof size,
+                       &size, nullptr) != CL_SUCCESS ||
+      size == 0)
+    return {};
+  std::vector<char> bits(size);
+  unsigned char *data = reinterpret_cast<unsigned char *>(bits.data());
+  if (clGetProgramInfo(program.handle(), CL_PROGRAM_BINARIES, sizeof data,
+                       &data, nullptr) != CL_SUCCESS)
+    return {};
+  return bits;
+}
+
 std::shared_ptr<Kernel>
 Device::createKernel(const std::shared_ptr<Program> &program,
                      const std::string &name) {

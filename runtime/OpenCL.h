@@ -112,6 +112,10 @@ public:
   std::shared_ptr<Program> buildFromSPIRV(const std::vector<uint32_t> &words);
   /// Builds a program from SPIR 1.2 LLVM bitcode.
   std::shared_ptr<Program> buildFromSPIRBitcode(const std::vector<char> &bits);
+  /// Builds a program from a binary this device produced before.
+  std::shared_ptr<Program> buildFromDeviceBinary(const std::vector<char> &bits);
+  /// The device's own binary of a built program (empty if it has none).
+  std::vector<char> programBinary(const Program &program);
   std::shared_ptr<Kernel> createKernel(const std::shared_ptr<Program> &program,
                                        const std::string &name);
 

@@ -4,11 +4,16 @@
 #include "frontend/Diagnostics.h"
 #include "python/bindings/Describe.h"
 #include "python/bindings/Errors.h"
+#include "runtime/DiskCache.h"
 
 #include <pybind11/stl.h>
 
 #include <array>
 #include <chrono>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <sys/stat.h>
 #include <cstdlib>
 #include <cstring>
 
@@ -93,6 +98,96 @@ const FunctionDescription &Dispatcher::description() {
   return *description_;
 }
 
+namespace {
+
+/// What a cache entry holds: the compiler's output and the device binary.
+struct CachedKernel {
+  CompiledKernel compiled;
+  std::vector<char> deviceBinary;
+};
+
+void putBytes(std::vector<char> &out, const void *data, size_t size) {
+  uint64_t n = size;
+  const char *p = reinterpret_cast<const char *>(&n);
+  out.insert(out.end(), p, p + sizeof n);
+  p = static_cast<const char *>(data);
+  out.insert(out.end(), p, p + size);
+}
+
+std::vector<char> serialize(const CachedKernel &cached) {
+  std::vector<char> out;
+  const CompiledKernel &k = cached.compiled;
+  putBytes(out, k.entryPoint.data(), k.entryPoint.size());
+  std::string flags(1, k.usesGroupScratch ? '1' : '0');
+  for (bool written : k.writtenArguments)
+    flags += written ? '1' : '0';
+  putBytes(out, flags.data(), flags.size());
+  putBytes(out, k.spirv.data(), k.spirv.size() * 4);
+  putBytes(out, cached.deviceBinary.data(), cached.deviceBinary.size());
+  return out;
+}
+
+std::optional<CachedKernel> deserialize(const std::vector<char> &in,
+                                        size_t arguments) {
+  size_t at = 0;
+  auto take = [&](std::string &field) {
+    uint64_t n;
+    if (in.size() - at < sizeof n)
+      return false;
+    std::memcpy(&n, in.data() + at, sizeof n);
+    at += sizeof n;
+    if (in.size() - at < n)
+      return false;
+    field.assign(in.data() + at, n);
+    at += n;
+    return true;
+  };
+  std::string entry, flags, spirv, binary;
+  if (!take(entry) || !take(flags) || !take(spirv) || !take(binary) ||
+      at != in.size() || flags.size() != arguments + 1 || spirv.size() % 4)
+    return std::nullopt;
+  CachedKernel cached;
+  cached.compiled.entryPoint = entry;
+  cached.compiled.usesGroupScratch = flags[0] == '1';
+  for (size_t i = 1; i < flags.size(); ++i)
+    cached.compiled.writtenArguments.push_back(flags[i] == '1');
+  cached.compiled.spirv.resize(spirv.size() / 4);
+  std::memcpy(cached.compiled.spirv.data(), spirv.data(), spirv.size());
+  cached.deviceBinary.assign(binary.begin(), binary.end());
+  return cached;
+}
+
+/// Where SPIRJIT_DUMP_DIR puts a specialisation's stages.
+std::string dumpFolder(const std::string &root, const std::string &name,
+                       const std::string &key) {
+  std::string folder = root + "/" + name + "-" +
+                       runtime::stableHash(key).substr(0, 8);
+  std::string partial;
+  std::stringstream parts(folder);
+  for (std::string part; std::getline(parts, part, '/');) {
+    partial += part + "/";
+    if (!part.empty())
+      mkdir(partial.c_str(), 0755);
+  }
+  return folder;
+}
+
+const char *stageExtension(Stage stage) {
+  switch (stage) {
+  case Stage::LLIR:
+  case Stage::LLIROpt:
+    return ".ll";
+  case Stage::SPV:
+    return ".spvasm";
+  case Stage::Bytecode:
+    return ".txt";
+  default:
+    return ".pyir";
+  }
+}
+
+} // namespace
+
 Dispatcher::Entry &Dispatcher::compile(const Key &key,
                                        const std::shared_ptr<Device> &device) {
   const FunctionDescription &function = description();
@@ -104,30 +199,86 @@ Dispatcher::Entry &Dispatcher::compile(const Key &key,
   request.hasAtomic64 = device->info().hasAtomic64;
   request.fastmath = fastmath_;
   request.optLevel = optLevel_;
-  if (const char *dir = std::getenv("SPIRJIT_DUMP_DIR"))
-    (void)dir; // stage dumps to a directory: see issue on dumps
+
+  // The disk-cache key: everything that decides the kernel, the device and
+  // this build of the compiler.
+  const runtime::DeviceInfo &info = device->info();
+  std::string cacheKey = function.fingerprint() + "\ntypes " +
+                         types::formatArguments(key.types) + "\nrank " +
+                         std::to_string(key.dimensions) +
+                         (key.ndRange ? " ndrange" : " range") + "\nfastmath " +
+                         std::to_string(fastmath_) + " opt " +
+                         std::to_string(optLevel_) + "\ndevice " + info.name +
+                         "|" + info.platform + "|" + info.version +
+                         "\ncompiler spirjit " __DATE__ " " __TIME__;
+
+  std::string dumpRoot;
+  if (const char *dir = std::getenv("SPIRJIT_DUMP_DIR"); dir && *dir) {
+    dumpRoot = dumpFolder(dir, function.name, cacheKey);
+    request.dump = [&](Stage stage, const std::string &text) {
+      int index = 1;
+      for (const StageInfo &s : allStages()) {
+        if (s.stage == stage) {
+          char prefix[8];
+          std::snprintf(prefix, sizeof prefix, "%02d-", index);
+          std::ofstream(dumpRoot + "/" + prefix + s.name +
+                        stageExtension(stage))
+              << text;
+        }
+        ++index;
+      }
+    };
+  }
 
   auto entry = std::make_unique<Entry>();
+  bool fromDisk = false;
   {
     // Compiling touches no Python object: other threads may run.
     py::gil_scoped_release release;
-    entry->compiled = compileKernel(request);
+    runtime::DiskCache disk = runtime::DiskCache::fromEnvironment();
+    std::optional<CachedKernel> cached;
+    // A dump needs the stages printed, so it compiles even on a cache hit.
+    if (dumpRoot.empty())
+      if (auto payload = disk.load(cacheKey))
+        cached = deserialize(*payload, key.types.size());
     auto start = std::chrono::steady_clock::now();
-    std::shared_ptr<runtime::Program> program =
-        device->info().supportsSpirv
-            ? device->buildFromSPIRV(entry->compiled.spirv)
-            : device->buildFromSPIRBitcode(
-                  lowerSPIRVToSPIRBitcode(entry->compiled.spirv));
+    std::shared_ptr<runtime::Program> program;
+    if (cached && !cached->deviceBinary.empty()) {
+      try {
+        program = device->buildFromDeviceBinary(cached->deviceBinary);
+      } catch (const runtime::DeviceError &) {
+        program = nullptr; // a binary the driver no longer takes: rebuild
+      }
+    }
+    if (cached && program) {
+      entry->compiled = cached->compiled;
+      fromDisk = true;
+    } else {
+      entry->compiled = compileKernel(request);
+      start = std::chrono::steady_clock::now();
+      program = info.supportsSpirv
+                    ? device->buildFromSPIRV(entry->compiled.spirv)
+                    : device->buildFromSPIRBitcode(
+                          lowerSPIRVToSPIRBitcode(entry->compiled.spirv));
+      disk.store(cacheKey,
+                 serialize({entry->compiled, device->programBinary(*program)}));
+    }
     entry->kernel = device->createKernel(program, entry->compiled.entryPoint);
     deviceBuildSeconds_ = secondsSince(start);
   }
   entry->parameters =
       kernelParameters(key.types, entry->compiled.usesGroupScratch);
-  compileSeconds_ = entry->compiled.compileSeconds;
-  ++compiles_;
-  Entry &ref = *entry;
-  cache_[key] = std::move(entry);
-  return ref;
+  if (fromDisk) {
+    ++diskHits_;
+    compileSeconds_ = 0;
+  } else {
+    ++compiles_;
+    compileSeconds_ = entry->compiled.compileSeconds;
+  }
+  // Another thread may have compiled the same specialisation meanwhile:
+  // keep the first, so references to it stay valid.
+  auto [it, inserted] = cache_.emplace(key, std::move(entry));
+  return *it->second;
 }
 
 std::shared_ptr<Event>
@@ -458,7 +609,7 @@ py::dict Dispatcher::stats() const {
   py::dict d;
   d["compiles"] = compiles_;
   d["memory_hits"] = memoryHits_;
-  d["disk_hits"] = 0;
+  d["disk_hits"] = diskHits_;
   d["compile_seconds"] = compileSeconds_;
   d["device_build_seconds"] = deviceBuildSeconds_;
   return d;

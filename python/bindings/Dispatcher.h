@@ -120,7 +120,7 @@ private:
   bool fastmath_;
   int optLevel_;
   std::map<Key, std::unique_ptr<Entry>> cache_;
-  int compiles_ = 0, memoryHits_ = 0;
+  int compiles_ = 0, memoryHits_ = 0, diskHits_ = 0;
   double compileSeconds_ = 0, deviceBuildSeconds_ = 0;
 };
 
