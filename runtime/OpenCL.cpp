@@ -69,6 +69,10 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id device) {
   info.localMemSize = deviceValue<cl_ulong>(device, CL_DEVICE_LOCAL_MEM_SIZE);
   info.memBaseAddrAlign =
       deviceValue<cl_uint>(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8;
+  auto svm = deviceValue<cl_device_svm_capabilities>(
+      device, CL_DEVICE_SVM_CAPABILITIES);
+  info.hasSvm = (svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) != 0;
+  info.hasFineGrainSvm = (svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0;
   return info;
 }
 
@@ -77,6 +81,8 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id device) {
 Buffer::~Buffer() {
   if (mem_)
     clReleaseMemObject(mem_);
+  if (svm_)
+    clSVMFree(device_->context(), svm_);
 }
 
 Program::~Program() {
@@ -93,7 +99,17 @@ void Kernel::setArgument(unsigned index, size_t size, const void *value) {
   check(clSetKernelArg(kernel_, index, size, value), "clSetKernelArg");
 }
 
-void Kernel::setBuffer(unsigned index, const Buffer &buffer) {
+void Kernel::setBuffer(unsigned index, const Buffer &buffer, size_t offset) {
+  if (buffer.svm()) {
+    check(clSetKernelArgSVMPointer(
+              kernel_, index, static_cast<char *>(buffer.svm()) + offset),
+          "clSetKernelArgSVMPointer");
+    return;
+  }
+  if (offset != 0)
+    throw DeviceError("opencl", CL_INVALID_VALUE, "CL_INVALID_VALUE",
+                      "a view at an offset needs shared virtual memory, "
+                      "which this device lacks");
   cl_mem mem = buffer.handle();
   check(clSetKernelArg(kernel_, index, sizeof mem, &mem), "clSetKernelArg");
 }
@@ -125,6 +141,23 @@ std::string Device::filterString() const {
 }
 
 std::shared_ptr<Buffer> Device::allocate(size_t size, const void *host) {
+  if (info_.hasSvm) {
+    cl_svm_mem_flags flags = CL_MEM_READ_WRITE;
+    if (info_.hasFineGrainSvm)
+      flags |= CL_MEM_SVM_FINE_GRAIN_BUFFER;
+    void *svm = clSVMAlloc(context_, flags, size ? size : 1, 128);
+    if (!svm)
+      throw DeviceError("opencl", CL_MEM_OBJECT_ALLOCATION_FAILURE,
+                        "CL_MEM_OBJECT_ALLOCATION_FAILURE",
+                        "clSVMAlloc of " + std::to_string(size) +
+                            " bytes on " + info_.name);
+    auto buffer = std::make_shared<Buffer>(shared_from_this(), nullptr, size,
+                                           nullptr, svm,
+                                           info_.hasFineGrainSvm);
+    if (host && size)
+      write(*buffer, host, size);
+    return buffer;
+  }
   cl_int status;
   cl_mem_flags flags = CL_MEM_READ_WRITE;
   if (host)
@@ -149,6 +182,13 @@ void Device::read(const Buffer &buffer, void *host, size_t size,
                   size_t offset) {
   if (size == 0)
     return;
+  if (buffer.svm()) {
+    check(clEnqueueSVMMemcpy(queue_, CL_TRUE, host,
+                             static_cast<char *>(buffer.svm()) + offset, size,
+                             0, nullptr, nullptr),
+          "clEnqueueSVMMemcpy");
+    return;
+  }
   check(clEnqueueReadBuffer(queue_, buffer.handle(), CL_TRUE, offset, size,
                             host, 0, nullptr, nullptr),
         "clEnqueueReadBuffer");
@@ -158,6 +198,13 @@ void Device::write(const Buffer &buffer, const void *host, size_t size,
                    size_t offset) {
   if (size == 0)
     return;
+  if (buffer.svm()) {
+    check(clEnqueueSVMMemcpy(queue_, CL_TRUE,
+                             static_cast<char *>(buffer.svm()) + offset, host,
+                             size, 0, nullptr, nullptr),
+          "clEnqueueSVMMemcpy");
+    return;
+  }
   check(clEnqueueWriteBuffer(queue_, buffer.handle(), CL_TRUE, offset, size,
                              host, 0, nullptr, nullptr),
         "clEnqueueWriteBuffer");

@@ -28,17 +28,23 @@ struct DeviceInfo {
   std::string ilVersion;
   uint64_t globalMemSize = 0, localMemSize = 0;
   size_t memBaseAddrAlign = 0; // bytes
+  /// Shared virtual memory: device allocations are plain pointers, so
+  /// views are pointer offsets; fine-grained ones the host may address.
+  bool hasSvm = false, hasFineGrainSvm = false;
 };
 
 /// Raw OpenCL handles are released by these owners.
 class Device;
 
+/// Device memory: a cl_mem buffer, or a shared-virtual-memory allocation
+/// (`svm` non-null) where the device offers it.
 class Buffer {
 public:
   Buffer(std::shared_ptr<Device> device, cl_mem mem, size_t size,
-         void *hostPointer)
+         void *hostPointer, void *svm = nullptr, bool hostAddressable = false)
       : device_(std::move(device)), mem_(mem), size_(size),
-        hostPointer_(hostPointer) {}
+        hostPointer_(hostPointer), svm_(svm),
+        hostAddressable_(hostAddressable) {}
   ~Buffer();
   Buffer(const Buffer &) = delete;
   Buffer &operator=(const Buffer &) = delete;
@@ -47,6 +53,10 @@ public:
   size_t size() const { return size_; }
   /// Non-null when the buffer lives in host memory the caller owns.
   void *hostPointer() const { return hostPointer_; }
+  /// The SVM pointer, or nullptr for a cl_mem buffer.
+  void *svm() const { return svm_; }
+  /// May the host read and write the SVM memory directly?
+  bool hostAddressable() const { return hostAddressable_; }
   const std::shared_ptr<Device> &device() const { return device_; }
 
 private:
@@ -54,6 +64,8 @@ private:
   cl_mem mem_;
   size_t size_;
   void *hostPointer_;
+  void *svm_;
+  bool hostAddressable_;
 };
 
 class Program {
@@ -79,7 +91,8 @@ public:
   Kernel &operator=(const Kernel &) = delete;
   cl_kernel handle() const { return kernel_; }
   void setArgument(unsigned index, size_t size, const void *value);
-  void setBuffer(unsigned index, const Buffer &buffer);
+  /// Binds `buffer` at byte `offset` (an SVM buffer takes any offset).
+  void setBuffer(unsigned index, const Buffer &buffer, size_t offset = 0);
 
 private:
   std::shared_ptr<Program> program_;

@@ -81,15 +81,46 @@ DeviceArray DeviceArray::fromNumPy(const py::array &input,
 
 py::array DeviceArray::toNumPy() const {
   py::array out(dtype_, shape_);
-  if (size() > 0) {
-    SPIRJIT_INTERNAL_CHECK(layoutOf(shape_, strides_, dtype_.itemsize()) ==
-                               'C',
-                           "only contiguous device arrays so far");
-    buffer_->device()->read(*buffer_, out.mutable_data(),
-                            static_cast<size_t>(out.nbytes()),
-                            static_cast<size_t>(offset_));
+  if (size() == 0)
+    return out;
+  // Read the bytes the view spans, then let NumPy gather the strided view.
+  int64_t low = 0, high = 0, itemsize = dtype_.itemsize();
+  for (size_t d = 0; d < shape_.size(); ++d) {
+    int64_t reach = (shape_[d] - 1) * strides_[d];
+    (reach < 0 ? low : high) += reach;
   }
+  size_t span = static_cast<size_t>(high - low + itemsize);
+  py::array_t<uint8_t> bytes(static_cast<py::ssize_t>(span));
+  buffer_->device()->read(*buffer_, bytes.mutable_data(), span,
+                          static_cast<size_t>(offset_ + low));
+  if (layoutOf(shape_, strides_, itemsize) == 'C' && low == 0) {
+    std::memcpy(out.mutable_data(), bytes.data(), span);
+    return out;
+  }
+  py::array view(dtype_, shape_, strides_,
+                 reinterpret_cast<const char *>(bytes.data()) - low, bytes);
+  out[py::ellipsis()] = view;
   return out;
+}
+
+DeviceArray DeviceArray::empty(const std::vector<int64_t> &shape,
+                               const py::dtype &dtype,
+                               const std::shared_ptr<Device> &device) {
+  if (!typeOfDType(dtype))
+    throw py::type_error("arrays of dtype " +
+                         py::str(dtype).cast<std::string>() +
+                         " cannot live on a device");
+  std::vector<int64_t> strides(shape.size());
+  int64_t stride = dtype.itemsize(), count = 1;
+  for (size_t k = shape.size(); k-- > 0;) {
+    if (shape[k] < 0)
+      throw py::value_error("negative dimensions are not allowed");
+    strides[k] = stride;
+    stride *= shape[k];
+    count *= shape[k];
+  }
+  auto buffer = device->allocate(static_cast<size_t>(count * dtype.itemsize()));
+  return DeviceArray(buffer, dtype, shape, strides, 0);
 }
 
 const FunctionDescription &Dispatcher::description() {
@@ -498,9 +529,8 @@ Dispatcher::enqueue(const std::vector<int64_t> &extents,
       break;
     case KernelParameter::Kind::ArrayData: {
       if (deviceArrays[a]) {
-        SPIRJIT_INTERNAL_CHECK(deviceArrays[a]->offset() == 0,
-                               "device array views are not bound yet");
-        kernel.setBuffer(index, *deviceArrays[a]->buffer());
+        kernel.setBuffer(index, *deviceArrays[a]->buffer(),
+                         static_cast<size_t>(deviceArrays[a]->offset()));
         break;
       }
       py::array &array = work[a];
@@ -557,10 +587,13 @@ Dispatcher::enqueue(const std::vector<int64_t> &extents,
       waitFor.push_back(dependency->handle());
   auto event = std::make_shared<Event>(device);
   event->setHandle(device->launch(kernel, global, local, waitFor));
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = 0; i < n; ++i) {
     if (arrays[i] && buffers[i])
       event->keep(arrays[i], work[i], buffers[i], wrapped[i],
                   entry->compiled.writtenArguments[i]);
+    if (deviceArrays[i]) // memory is never freed under a running kernel
+      event->keepAlive(deviceArrays[i]->buffer());
+  }
   return event;
 }
 
@@ -598,6 +631,7 @@ void Event::wait() {
       p.original[py::ellipsis()] = p.work;
   }
   pending_.clear();
+  alive_.clear();
 }
 
 Event::~Event() {

@@ -29,6 +29,10 @@ public:
 
   static DeviceArray fromNumPy(const pybind11::array &array,
                                const std::shared_ptr<runtime::Device> &device);
+  /// Uninitialised C-contiguous memory.
+  static DeviceArray empty(const std::vector<int64_t> &shape,
+                           const pybind11::dtype &dtype,
+                           const std::shared_ptr<runtime::Device> &device);
   pybind11::array toNumPy() const;
 
   const std::shared_ptr<runtime::Buffer> &buffer() const { return buffer_; }
@@ -59,6 +63,9 @@ public:
   void keep(pybind11::array original, pybind11::array work,
             std::shared_ptr<runtime::Buffer> buffer, bool wrapped,
             bool written);
+  void keepAlive(std::shared_ptr<runtime::Buffer> buffer) {
+    alive_.push_back(std::move(buffer));
+  }
   void wait();
   bool done() const { return done_; }
 
@@ -71,6 +78,7 @@ private:
   std::shared_ptr<runtime::Device> device_;
   cl_event handle_ = nullptr;
   std::vector<Pending> pending_;
+  std::vector<std::shared_ptr<runtime::Buffer>> alive_;
   bool done_ = false;
 };
 

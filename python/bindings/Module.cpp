@@ -18,6 +18,78 @@ using namespace spirjit::python;
 
 namespace {
 
+// DLPack (v0.8 ABI, the unversioned "dltensor" capsule every consumer
+// takes), declared here as the standard defines it.
+struct DLDevice {
+  int32_t device_type;
+  int32_t device_id;
+};
+struct DLDataType {
+  uint8_t code, bits;
+  uint16_t lanes;
+};
+struct DLTensor {
+  void *data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t *shape, *strides;
+  uint64_t byte_offset;
+};
+struct DLManagedTensor {
+  DLTensor dl_tensor;
+  void *manager_ctx;
+  void (*deleter)(DLManagedTensor *);
+};
+constexpr int32_t kDLCPU = 1, kDLOpenCL = 4;
+
+struct DLPackOwner {
+  DLManagedTensor tensor;
+  std::shared_ptr<runtime::Buffer> buffer; // keeps the memory alive
+  std::vector<int64_t> shape, strides;
+};
+
+void deleteDLPack(DLManagedTensor *tensor) {
+  delete static_cast<DLPackOwner *>(tensor->manager_ctx);
+}
+
+py::capsule toDLPack(const DeviceArray &array) {
+  const auto &buffer = array.buffer();
+  if (!buffer->svm() || !buffer->hostAddressable())
+    throw py::buffer_error("this device's memory cannot be shared through "
+                           "DLPack: it is not addressable by pointer");
+  auto *owner = new DLPackOwner;
+  owner->buffer = buffer;
+  owner->shape = array.shape();
+  int64_t itemsize = array.dtype().itemsize();
+  for (int64_t stride : array.strides())
+    owner->strides.push_back(stride / itemsize);
+  DLTensor &t = owner->tensor.dl_tensor;
+  t.data = static_cast<char *>(buffer->svm()) + array.offset();
+  t.device = {kDLCPU, 0}; // host-addressable memory: the CPU's view of it
+  t.ndim = static_cast<int32_t>(owner->shape.size());
+  char kind = array.dtype().kind();
+  t.dtype = {static_cast<uint8_t>(kind == 'i'   ? 0
+                                  : kind == 'u' ? 1
+                                  : kind == 'f' ? 2
+                                  : kind == 'b' ? 6
+                                                : 5),
+             static_cast<uint8_t>(itemsize * 8), 1};
+  t.shape = owner->shape.data();
+  t.strides = owner->strides.data();
+  t.byte_offset = 0;
+  owner->tensor.manager_ctx = owner;
+  owner->tensor.deleter = deleteDLPack;
+  return py::capsule(&owner->tensor, "dltensor", [](PyObject *capsule) {
+    // A consumer renames the capsule once it owns the tensor.
+    if (PyCapsule_IsValid(capsule, "dltensor")) {
+      auto *tensor = static_cast<DLManagedTensor *>(
+          PyCapsule_GetPointer(capsule, "dltensor"));
+      tensor->deleter(tensor);
+    }
+  });
+}
+
 void raise(const char *className, const std::string &message,
            const py::dict &attributes = py::dict()) {
   py::object errors = py::module_::import("spirjit.errors");
@@ -148,6 +220,37 @@ PYBIND11_MODULE(_spirjit, m) {
       .def_property_readonly(
           "_device", [](const DeviceArray &a) { return a.buffer()->device(); })
       .def("asnumpy", &DeviceArray::toNumPy)
+      .def_property_readonly("_offset", &DeviceArray::offset)
+      .def("_view",
+           [](const DeviceArray &a, std::vector<int64_t> shape,
+              std::vector<int64_t> strides, int64_t offset) {
+             return DeviceArray(a.buffer(), a.dtype(), std::move(shape),
+                                std::move(strides), offset);
+           })
+      .def_property_readonly(
+          "_pointer",
+          [](const DeviceArray &a) -> py::object {
+            if (!a.buffer()->svm())
+              return py::none();
+            return py::int_(reinterpret_cast<uintptr_t>(
+                static_cast<char *>(a.buffer()->svm()) + a.offset()));
+          })
+      .def_property_readonly("_host_addressable",
+                             [](const DeviceArray &a) {
+                               return a.buffer()->svm() &&
+                                      a.buffer()->hostAddressable();
+                             })
+      .def(
+          "__dlpack__",
+          [](const DeviceArray &a, py::object stream, py::object maxVersion,
+             py::object dlDevice, py::object copy) { return toDLPack(a); },
+          py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
+          py::arg("dl_device") = py::none(), py::arg("copy") = py::none())
+      .def("__dlpack_device__",
+           [](const DeviceArray &a) {
+             bool host = a.buffer()->svm() && a.buffer()->hostAddressable();
+             return py::make_tuple(host ? kDLCPU : kDLOpenCL, 0);
+           })
       .def(
           "__array__",
           [](const DeviceArray &a, py::object dtype, py::object copy) {
@@ -164,6 +267,7 @@ PYBIND11_MODULE(_spirjit, m) {
                ", device=" + a.buffer()->device()->filterString() + ")";
       });
 
+  m.def("empty", &DeviceArray::empty);
   m.def("to_device", [](const py::array &array,
                         const std::shared_ptr<runtime::Device> &device) {
     return DeviceArray::fromNumPy(array, device);

@@ -18,7 +18,8 @@ from ._describe import describe_function as _describe_function
 from .kernel_api import Range
 
 __all__ = ["kernel", "device_func", "call_kernel", "call_kernel_async",
-           "Event", "NdRange", "Range", "DeviceArray", "asarray",
+           "Event", "NdRange", "empty", "zeros", "ones", "full", "empty_like",
+           "zeros_like", "from_dlpack", "Range", "DeviceArray", "asarray",
            "asnumpy", "devices", "default_device", "Device", "errors",
            "kernel_api"]
 __version__ = "0.1.0"
@@ -81,12 +82,61 @@ def _resolve_device(device):
 
 
 def asarray(obj, dtype=None, device=None):
-    """Copies array-like ``obj`` into a DeviceArray on ``device``."""
+    """Copies array-like ``obj`` into a DeviceArray on ``device`` (a Device or
+    a filter string; default: ``obj``'s device, else the default device).
+    Objects exposing ``__sycl_usm_array_interface__`` or DLPack are read
+    where the runtime can address their memory."""
     import numpy as np
-    if isinstance(obj, DeviceArray) and dtype is None and device is None:
+    if isinstance(obj, DeviceArray):
+        if device is not None and Device(device) != obj.device:
+            obj = obj.to_device(device)
+        if dtype is not None and np.dtype(dtype) != obj.dtype:
+            return _spirjit.to_device(obj.asnumpy().astype(dtype),
+                                      obj._device)
         return obj
+    if hasattr(obj, "__sycl_usm_array_interface__") and \
+            not isinstance(obj, np.ndarray):
+        obj = _usm_to_numpy(obj)
+    elif hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
+        obj = np.from_dlpack(obj)
     array = np.asarray(obj, dtype=dtype)
     return _spirjit.to_device(array, _resolve_device(device))
+
+
+def _usm_to_numpy(obj):
+    import ctypes
+
+    import numpy as np
+    info = obj.__sycl_usm_array_interface__
+    pointer, _readonly = info["data"]
+    dtype = np.dtype(info["typestr"])
+    shape = tuple(info["shape"])
+    strides = info.get("strides")
+    offset = info.get("offset", 0) or 0
+    host = any(d.host_unified_memory for d in devices())
+    if not host:
+        raise ValueError(
+            "cannot read this __sycl_usm_array_interface__ array: its USM "
+            "pointer belongs to another runtime and no device here shares "
+            "the host's memory")
+    count = int(np.prod(shape)) if shape else 1
+    if strides is None:
+        strides = tuple(int(np.prod(shape[k + 1:])) for k in range(len(shape)))
+    span = 1 + sum((n - 1) * abs(st) for n, st in zip(shape, strides)) if count else 0
+    base = (ctypes.c_char * (max(span, 1) * dtype.itemsize)).from_address(
+        pointer + offset * dtype.itemsize)
+    raw = np.frombuffer(base, dtype=dtype)
+    return np.lib.stride_tricks.as_strided(
+        raw, shape=shape, strides=[st * dtype.itemsize for st in strides]).copy()
+
+
+def from_dlpack(obj, device=None):
+    """A DeviceArray holding a copy of any DLPack producer's data (NumPy
+    arrays included)."""
+    import numpy as np
+    if isinstance(obj, DeviceArray):
+        return obj
+    return asarray(np.from_dlpack(obj), device=device)
 
 
 def asnumpy(x):
@@ -95,6 +145,103 @@ def asnumpy(x):
         return x.asnumpy()
     import numpy as np
     return np.asarray(x)
+
+
+def empty(shape, dtype="float64", device=None):
+    """An uninitialised DeviceArray (dtype defaults to float64)."""
+    import numpy as np
+    if isinstance(shape, int):
+        shape = (shape,)
+    return _spirjit.empty(list(shape), np.dtype(dtype), _resolve_device(device))
+
+
+def full(shape, fill_value, dtype=None, device=None):
+    """A DeviceArray of ``fill_value``; dtype inferred as numpy.full does."""
+    import numpy as np
+    return _spirjit.to_device(np.full(shape, fill_value, dtype=dtype),
+                              _resolve_device(device))
+
+
+def zeros(shape, dtype="float64", device=None):
+    return full(shape, 0, dtype=dtype, device=device)
+
+
+def ones(shape, dtype="float64", device=None):
+    return full(shape, 1, dtype=dtype, device=device)
+
+
+def empty_like(x, dtype=None, device=None):
+    return empty(x.shape, dtype or x.dtype,
+                 device if device is not None else _device_of(x))
+
+
+def zeros_like(x, dtype=None, device=None):
+    return zeros(x.shape, dtype or x.dtype,
+                 device if device is not None else _device_of(x))
+
+
+def _device_of(x):
+    return x.device if isinstance(x, DeviceArray) else None
+
+
+def _normalise_index(key, ndim):
+    if not isinstance(key, tuple):
+        key = (key,)
+    if any(k is Ellipsis for k in key):
+        at = key.index(Ellipsis)
+        fill = ndim - (len(key) - 1)
+        key = key[:at] + (slice(None),) * fill + key[at + 1:]
+    if len(key) > ndim:
+        raise IndexError(f"too many indices for a {ndim}-dimensional array")
+    return key + (slice(None),) * (ndim - len(key))
+
+
+def _getitem(self, key):
+    """Basic slicing (integers, slices with any step, ...) gives a view."""
+    import operator
+    shape, strides, offset = [], [], self._offset
+    for k, n, st in zip(_normalise_index(key, self.ndim), self.shape,
+                        self.strides):
+        if isinstance(k, slice):
+            start, stop, step = k.indices(n)
+            shape.append(len(range(start, stop, step)))
+            strides.append(st * step)
+            offset += start * st
+        else:
+            i = operator.index(k)
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for size {n}")
+            offset += (i % n) * st
+    view = self._view(shape, strides, offset)
+    if not shape:  # a single element: read it
+        return view.asnumpy()[()]
+    return view
+
+
+def _usm_interface(self):
+    pointer = self._pointer
+    if pointer is None:
+        raise AttributeError("__sycl_usm_array_interface__ needs shared "
+                             "virtual memory, which this device lacks")
+    itemsize = self.dtype.itemsize
+    return {"data": (pointer, False), "shape": tuple(self.shape),
+            "strides": tuple(st // itemsize for st in self.strides),
+            "typestr": self.dtype.str, "version": 1, "offset": 0,
+            "syclobj": self.device}
+
+
+def _to_device(self, device):
+    target = Device(device)
+    if target == self.device:
+        return self
+    return _spirjit.to_device(self.asnumpy(), target._device)
+
+
+DeviceArray.__getitem__ = _getitem
+DeviceArray.__len__ = lambda self: self.shape[0]
+DeviceArray.device = property(lambda self: Device._wrap(self._device))
+DeviceArray.to_device = _to_device
+DeviceArray.__sycl_usm_array_interface__ = property(_usm_interface)
 
 
 class Kernel:
