@@ -18,7 +18,9 @@ Exit status: 0, or 1 if a backend produced a wrong result (or, with
 
 New benchmarks: write a make_inputs / reference pair and a list of
 Backend(label, setup) entries, wrap them in a Benchmark and add it to
-BENCHMARKS; timeit_median and print_table are shared.
+BENCHMARKS (or to a bench_*.py of their own that imports these helpers and
+calls run_main; see bench_blackscholes.py).  benchmarks/run_all.py runs every
+bench_*.py's BENCHMARKS in one process.
 """
 
 from __future__ import annotations
@@ -112,6 +114,23 @@ def check_equal(got, want, label):
                           f"[{i}]: {got[i]!r} != {want[i]!r}")
 
 
+def check_close(got, want, label, rtol, atol):
+    """got (dtype of the run) against a float64 want: |got - want| <=
+    atol + rtol * |want| everywhere, and no NaN where want has none."""
+    got = np.asarray(got)
+    if got.shape != want.shape:
+        raise WrongResult(f"{label}: got shape {got.shape}, want {want.shape}")
+    g = got.astype(np.float64)
+    err = np.abs(g - want)
+    bad = ~(err <= atol + rtol * np.abs(want))     # NaN counts as bad
+    if bad.any():
+        idx = np.flatnonzero(bad)
+        i = int(idx[0])
+        raise WrongResult(f"{label}: {idx.size} elements off by more than "
+                          f"{atol:g} + {rtol:g}*|ref|, first at [{i}]: "
+                          f"{got[i]!r} vs {want[i]!r}")
+
+
 @dataclass
 class Case:
     """One backend set up for one input: run() is what gets timed."""
@@ -127,13 +146,25 @@ class Backend:
     setup: Callable[[dict, np.dtype], Case]     # (inputs, dtype) -> Case
 
 
+def check_exact(got, want, label, dtype):
+    """The default Benchmark.check: bit for bit, one array or a tuple."""
+    if isinstance(want, tuple):
+        for k, (g, w) in enumerate(zip(got, want)):
+            check_equal(g, w, f"{label} output {k}")
+    else:
+        check_equal(got, want, label)
+
+
 @dataclass
 class Benchmark:
     name: str
     make_inputs: Callable[[int, np.dtype, np.random.Generator], dict]
-    reference: Callable[[dict], np.ndarray]
+    reference: Callable[[dict], object]      # ndarray or tuple of ndarrays
     backends: list
     dtypes: tuple = (np.float32, np.float64)
+    n: int = 2 ** 24                         # default problem size
+    # check(got, want, label, dtype) raises WrongResult; got is Case.result()
+    check: Callable = check_exact
 
 
 # --------------------------------------------------------------------------
@@ -223,6 +254,26 @@ def make_spirjit_vecadd(spirjit, kapi):
     return vecadd
 
 
+def spirjit_first_call(kern, run):
+    """Runs run() once (compile + build + launch) and returns the notes:
+    its wall time and kern.stats' compile_seconds / device_build_seconds."""
+    t0 = time.perf_counter()
+    try:
+        run()
+    except Exception as exc:
+        raise Unavailable("first call: " + reason(exc)) from exc
+    first = time.perf_counter() - t0
+    stats = dict(getattr(kern, "stats", None) or {})
+    missing = f"missing from {getattr(kern, '__name__', 'kernel')}.stats"
+    notes = {"first call (incl. compile + build)": first}
+    for key, label in (("compile_seconds",
+                        "our compile time (bytecode -> validated SPIR-V)"),
+                       ("device_build_seconds", "PoCL program build time")):
+        notes[label] = stats.get(key, missing)
+    notes["compiles"] = str(stats.get("compiles", missing))
+    return notes
+
+
 def setup_vecadd_spirjit(inputs, dtype):
     spirjit, kapi = _import_spirjit()
     a, b = inputs["a"], inputs["b"]
@@ -238,19 +289,7 @@ def setup_vecadd_spirjit(inputs, dtype):
     def run():
         spirjit.call_kernel(kern, rng, da, db, dc)
 
-    t0 = time.perf_counter()
-    try:
-        run()
-    except Exception as exc:
-        raise Unavailable("first call: " + reason(exc)) from exc
-    first = time.perf_counter() - t0
-    stats = dict(getattr(kern, "stats", None) or {})
-    notes = {"first call (incl. compile + build)": first}
-    for key, label in (("compile_seconds",
-                        "our compile time (bytecode -> validated SPIR-V)"),
-                       ("device_build_seconds", "PoCL program build time")):
-        notes[label] = stats.get(key, "missing from vecadd.stats")
-    notes["compiles"] = str(stats.get("compiles", "missing from vecadd.stats"))
+    notes = spirjit_first_call(kern, run)
     return Case(run=run, result=lambda: spirjit.asnumpy(dc), notes=notes)
 
 
@@ -377,10 +416,12 @@ def run_benchmark(bench: Benchmark, n, reps, warmup, seed=0):
                 case = be.setup(inputs, np.dtype(dtype))
                 cell.notes = case.notes
                 case.run()
-                check_equal(case.result(), want, f"{be.label} {dname}")
+                bench.check(case.result(), want, f"{be.label} {dname}",
+                            np.dtype(dtype))
                 cell.median, cell.best = timeit_median(case.run, reps, warmup)
                 # still right after the timed runs?
-                check_equal(case.result(), want, f"{be.label} {dname}")
+                bench.check(case.result(), want, f"{be.label} {dname}",
+                            np.dtype(dtype))
             except Unavailable as exc:
                 cell.error = f"unavailable: {exc}"
             except WrongResult as exc:
@@ -484,9 +525,14 @@ def versions_line():
     return ", ".join(parts)
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--n", type=int, default=2 ** 24, help="elements (default 2**24)")
+def run_main(benchmarks, argv=None, description=None, header=None):
+    """The command line shared by every bench_*.py and run_all.py: runs
+    benchmarks, prints their tables, returns the exit status."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--n", type=int, default=None,
+                   help="elements (default: each benchmark's own, "
+                   + ", ".join(f"{b.name.split()[0]} {b.n}" for b in benchmarks)
+                   + ")")
     p.add_argument("--reps", type=int, default=20, help="timed repetitions")
     p.add_argument("--warmup", type=int, default=3, help="untimed runs first")
     p.add_argument("--max-ratio", type=float, default=1.15,
@@ -495,6 +541,8 @@ def main(argv=None):
                    help="exit 1 unless the spirjit check line says yes")
     args = p.parse_args(argv)
 
+    if header:
+        print(header)
     print(f"host: {platform.node()}, {os.cpu_count()} logical CPUs, "
           f"{platform.machine()}")
     try:
@@ -505,9 +553,10 @@ def main(argv=None):
         print(f"OpenCL C device: unavailable: {exc}")
 
     all_ok, any_wrong = True, False
-    for bench in BENCHMARKS:
-        results = run_benchmark(bench, args.n, args.reps, args.warmup)
-        ok, wrong = report(bench, results, args.n, args.reps, args.warmup,
+    for bench in benchmarks:
+        n = args.n if args.n is not None else bench.n
+        results = run_benchmark(bench, n, args.reps, args.warmup)
+        ok, wrong = report(bench, results, n, args.reps, args.warmup,
                            args.max_ratio)
         all_ok &= ok
         any_wrong |= wrong
@@ -515,6 +564,10 @@ def main(argv=None):
     if any_wrong or (args.strict and not all_ok):
         return 1
     return 0
+
+
+def main(argv=None):
+    return run_main(BENCHMARKS, argv, __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":

@@ -76,6 +76,7 @@ public:
   Program(const Program &) = delete;
   Program &operator=(const Program &) = delete;
   cl_program handle() const { return program_; }
+  const std::shared_ptr<Device> &device() const { return device_; }
 
 private:
   std::shared_ptr<Device> device_;
@@ -90,6 +91,7 @@ public:
   Kernel(const Kernel &) = delete;
   Kernel &operator=(const Kernel &) = delete;
   cl_kernel handle() const { return kernel_; }
+  const std::shared_ptr<Program> &program() const { return program_; }
   void setArgument(unsigned index, size_t size, const void *value);
   /// Binds `buffer` at byte `offset` (an SVM buffer takes any offset).
   void setBuffer(unsigned index, const Buffer &buffer, size_t offset = 0);

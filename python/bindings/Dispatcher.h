@@ -22,10 +22,7 @@ class DeviceArray {
 public:
   DeviceArray(std::shared_ptr<runtime::Buffer> buffer, pybind11::dtype dtype,
               std::vector<int64_t> shape, std::vector<int64_t> strides,
-              int64_t offset)
-      : buffer_(std::move(buffer)), dtype_(std::move(dtype)),
-        shape_(std::move(shape)), strides_(std::move(strides)),
-        offset_(offset) {}
+              int64_t offset);
 
   static DeviceArray fromNumPy(const pybind11::array &array,
                                const std::shared_ptr<runtime::Device> &device);
@@ -41,12 +38,16 @@ public:
   const std::vector<int64_t> &strides() const { return strides_; } // bytes
   int64_t offset() const { return offset_; }
   int64_t size() const;
+  /// The compiler type of this array (dtype, rank, layout), computed once
+  /// so launches need no Python call to find it.
+  const Type *type() const { return type_; }
 
 private:
   std::shared_ptr<runtime::Buffer> buffer_;
   pybind11::dtype dtype_;
   std::vector<int64_t> shape_, strides_;
   int64_t offset_;
+  const Type *type_ = nullptr;
 };
 
 /// A launch in flight: wait() waits for it, re-raises a device error, and
@@ -128,6 +129,15 @@ private:
   bool fastmath_;
   int optLevel_;
   std::map<Key, std::unique_ptr<Entry>> cache_;
+  // The last specialisation launched: most launches repeat it.
+  Key lastKey_{};
+  Entry *lastEntry_ = nullptr;
+
+public:
+  /// For the dispatch benchmark: enqueue the last launched kernel `count`
+  /// times with its arguments as they are (a bare C++ loop), then finish.
+  /// Returns the seconds taken.
+  double bareEnqueueLoop(const std::vector<int64_t> &extents, int count);
   int compiles_ = 0, memoryHits_ = 0, diskHits_ = 0;
   double compileSeconds_ = 0, deviceBuildSeconds_ = 0;
 };

@@ -287,6 +287,7 @@ PYBIND11_MODULE(_spirjit, m) {
            py::arg("fastmath") = false, py::arg("opt") = 2)
       .def("launch", &Dispatcher::launch)
       .def("enqueue", &Dispatcher::enqueue)
+      .def("_bare_enqueue_loop", &Dispatcher::bareEnqueueLoop)
       .def_property_readonly("stats", &Dispatcher::stats);
 
   m.def("dump_stages", &dumpStages, py::arg("description"),

@@ -309,6 +309,8 @@ def device_func(fn=None, *, signatures=None):
 
 
 def _launch_shape(kernel_object, index_space):
+    if type(index_space) is Range and type(kernel_object) is Kernel:
+        return index_space, ()  # the common case, checked cheaply
     if not isinstance(kernel_object, Kernel):
         raise TypeError("call_kernel needs a @spirjit.kernel function, got "
                         f"{type(kernel_object).__name__}")
