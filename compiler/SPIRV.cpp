@@ -7,6 +7,8 @@
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/raw_ostream.h>
@@ -74,8 +76,32 @@ std::vector<uint32_t> emitSPIRV(llvm::Module &module) {
   return words;
 }
 
+namespace {
+/// Does the module declare OpCapability `capability`?
+bool declaresCapability(const std::vector<uint32_t> &words,
+                        uint32_t capability) {
+  constexpr uint32_t kOpCapability = 17;
+  for (size_t at = 5; at < words.size();) {
+    uint32_t count = words[at] >> 16, opcode = words[at] & 0xffff;
+    if (count == 0)
+      return false;
+    if (opcode == kOpCapability && at + 1 < words.size() &&
+        words[at + 1] == capability)
+      return true;
+    at += count;
+  }
+  return false;
+}
+} // namespace
+
 std::string validateSPIRV(const std::vector<uint32_t> &words) {
-  spvtools::SpirvTools tools(SPV_ENV_OPENCL_1_2);
+  // 64-bit atomics (cl_khr_int64_base_atomics) are an OpenCL extension
+  // that no OpenCL profile of the validator admits: such modules are
+  // checked against core SPIR-V 1.0 instead.
+  constexpr uint32_t kInt64Atomics = 12;
+  spvtools::SpirvTools tools(declaresCapability(words, kInt64Atomics)
+                                 ? SPV_ENV_UNIVERSAL_1_0
+                                 : SPV_ENV_OPENCL_1_2);
   std::string messages;
   tools.SetMessageConsumer([&](spv_message_level_t, const char *,
                                const spv_position_t &position,
@@ -98,6 +124,40 @@ std::string disassembleSPIRV(const std::vector<uint32_t> &words) {
   return text;
 }
 
+namespace {
+/// The translator reads an OpMemoryBarrier of an OpenCL 1.2 module back as
+/// mem_fence(flags), which PoCL 3.1's kernel library does not export; it
+/// does export the OpenCL 2.0 fence. Rewrite each call to a full fence
+/// (local and global memory, sequentially consistent, device scope).
+void useOpenCL2Fences(llvm::Module &module) {
+  llvm::Function *oldFence = module.getFunction("_Z9mem_fencej");
+  if (!oldFence)
+    return;
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Type *i32 = llvm::Type::getInt32Ty(context);
+  llvm::FunctionCallee newFence = module.getOrInsertFunction(
+      "_Z22atomic_work_item_fencej12memory_order12memory_scope",
+      llvm::FunctionType::get(llvm::Type::getVoidTy(context),
+                              {i32, i32, i32}, false));
+  auto *declaration = llvm::cast<llvm::Function>(newFence.getCallee());
+  declaration->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+  std::vector<llvm::CallInst *> calls;
+  for (llvm::User *user : oldFence->users())
+    if (auto *call = llvm::dyn_cast<llvm::CallInst>(user))
+      calls.push_back(call);
+  for (llvm::CallInst *call : calls) {
+    llvm::IRBuilder<> builder(call);
+    llvm::CallInst *fence = builder.CreateCall(
+        newFence, {builder.getInt32(3), builder.getInt32(5),
+                   builder.getInt32(2)});
+    fence->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+    call->eraseFromParent();
+  }
+  if (oldFence->use_empty())
+    oldFence->eraseFromParent();
+}
+} // namespace
+
 std::vector<char> lowerSPIRVToSPIRBitcode(const std::vector<uint32_t> &words) {
   llvm::LLVMContext context;
   context.setOpaquePointers(false);
@@ -106,9 +166,12 @@ std::vector<char> lowerSPIRVToSPIRBitcode(const std::vector<uint32_t> &words) {
   std::istringstream in(bytes);
   llvm::Module *raw = nullptr;
   std::string error;
+  // The translator's default built-in names (OpenCL 2.0: fences become
+  // atomic_work_item_fence), which PoCL's kernel library defines.
   bool ok = llvm::readSpirv(context, in, raw, error);
   std::unique_ptr<llvm::Module> module(raw);
   SPIRJIT_INTERNAL_CHECK(ok, "reading SPIR-V back failed: " + error);
+  useOpenCL2Fences(*module);
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::WriteBitcodeToFile(*module, os);

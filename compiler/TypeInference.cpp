@@ -1189,6 +1189,19 @@ void Inference::run() {
     for (auto &inst : block->instructions) {
       if (inst->opcode == Opcode::SetItem)
         markWritten(inst->operands[0]);
+      // Atomics write their array; compare_exchange also its expected_ref.
+      auto kapiCall = result_.callArguments.find(inst.get());
+      if (kapiCall != result_.callArguments.end() && !kapiCall->second.empty() &&
+          kapiCall->second[0] &&
+          kapiCall->second[0]->type->kind == TypeKind::Array) {
+        const Type *callee = inst->operands[0]->type;
+        bool atomic = callee->kind == TypeKind::Function &&
+                      callee->name == "spirjit.kernel_api.AtomicRef";
+        bool exchange = callee->kind == TypeKind::Method &&
+                        callee->name == "compare_exchange";
+        if (atomic || exchange)
+          markWritten(kapiCall->second[0]);
+      }
       auto call = result_.calls.find(inst.get());
       if (call == result_.calls.end())
         continue;

@@ -8,7 +8,9 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <array>
+#include <dlfcn.h>
 #include <chrono>
 #include <fstream>
 #include <optional>
@@ -127,8 +129,13 @@ DeviceArray DeviceArray::empty(const std::vector<int64_t> &shape,
     if (shape[k] < 0)
       throw py::value_error("negative dimensions are not allowed");
     strides[k] = stride;
-    stride *= shape[k];
-    count *= shape[k];
+    if (shape[k] && (__builtin_mul_overflow(stride, shape[k], &stride) ||
+                     __builtin_mul_overflow(count, shape[k], &count)))
+      throw py::value_error("array is too big");
+    if (!shape[k]) {
+      stride = 0;
+      count = 0;
+    }
   }
   auto buffer = device->allocate(static_cast<size_t>(count * dtype.itemsize()));
   return DeviceArray(buffer, dtype, shape, strides, 0);
@@ -199,6 +206,22 @@ std::optional<CachedKernel> deserialize(const std::vector<char> &in,
   return cached;
 }
 
+/// Identifies this build of spirjit (the extension's file, size and
+/// time), so a rebuilt compiler never gets kernels its predecessor cached.
+const std::string &compilerBuildId() {
+  static const std::string id = [] {
+    Dl_info info;
+    struct stat file;
+    if (dladdr(reinterpret_cast<void *>(&compilerBuildId), &info) &&
+        info.dli_fname && stat(info.dli_fname, &file) == 0)
+      return std::string(info.dli_fname) + "|" +
+             std::to_string(file.st_size) + "|" +
+             std::to_string(file.st_mtime);
+    return std::string("spirjit " __DATE__ " " __TIME__);
+  }();
+  return id;
+}
+
 /// Where SPIRJIT_DUMP_DIR puts a specialisation's stages.
 std::string dumpFolder(const std::string &root, const std::string &name,
                        const std::string &key) {
@@ -252,7 +275,7 @@ Dispatcher::Entry &Dispatcher::compile(const Key &key,
                          std::to_string(fastmath_) + " opt " +
                          std::to_string(optLevel_) + "\ndevice " + info.name +
                          "|" + info.platform + "|" + info.version +
-                         "\ncompiler spirjit " __DATE__ " " __TIME__;
+                         "\ncompiler " + compilerBuildId();
 
   std::string dumpRoot;
   if (const char *dir = std::getenv("SPIRJIT_DUMP_DIR"); dir && *dir) {
@@ -288,8 +311,10 @@ Dispatcher::Entry &Dispatcher::compile(const Key &key,
     if (cached && !cached->deviceBinary.empty()) {
       try {
         program = device->buildFromDeviceBinary(cached->deviceBinary);
+        entry->kernel =
+            device->createKernel(program, cached->compiled.entryPoint);
       } catch (const runtime::DeviceError &) {
-        program = nullptr; // a binary the driver no longer takes: rebuild
+        program = nullptr; // an entry the driver no longer takes: rebuild
       }
     }
     if (cached && program) {
@@ -305,7 +330,9 @@ Dispatcher::Entry &Dispatcher::compile(const Key &key,
       disk.store(cacheKey,
                  serialize({entry->compiled, device->programBinary(*program)}));
     }
-    entry->kernel = device->createKernel(program, entry->compiled.entryPoint);
+    if (!fromDisk)
+      entry->kernel =
+          device->createKernel(program, entry->compiled.entryPoint);
     deviceBuildSeconds_ = secondsSince(start);
   }
   entry->parameters =
@@ -483,6 +510,16 @@ Dispatcher::enqueue(const std::vector<int64_t> &extents,
                             " has no double precision; use complex64");
   }
 
+  if (!signatures_.empty() &&
+      std::find(signatures_.begin(), signatures_.end(), argTypes) ==
+          signatures_.end()) {
+    std::string list;
+    for (const std::string &text : signatureTexts_)
+      list += "\n  " + text;
+    throw PythonError("TypingError",
+                      "the arguments " + types::formatArguments(argTypes) +
+                          " match none of the kernel's signatures:" + list);
+  }
   // A work-group larger than the device allows fails before the driver.
   if (ndRange) {
     int64_t groupSize = 1;
@@ -665,8 +702,42 @@ void Event::wait() {
 }
 
 Event::~Event() {
-  if (handle_)
+  // A dropped Event's launch may still run: its memory (held here) must
+  // outlive it, so wait before letting go.
+  if (handle_) {
+    if (!done_)
+      clWaitForEvents(1, &handle_);
     clReleaseEvent(handle_);
+  }
+}
+
+void Dispatcher::setSignatures(const std::vector<std::string> &signatures) {
+  signatures_.clear();
+  signatureTexts_ = signatures;
+  for (const std::string &text : signatures) {
+    types::Signature sig;
+    try {
+      sig = types::parseSignature(text);
+    } catch (const std::invalid_argument &e) {
+      throw py::value_error(e.what());
+    }
+    signatures_.push_back(sig.arguments);
+  }
+  const FunctionDescription &function = description();
+  for (const auto &arguments : signatures_) {
+    CompileRequest request;
+    request.function = &function;
+    request.argumentTypes = arguments;
+    request.fastmath = fastmath_;
+    request.optLevel = optLevel_;
+    auto annotation = function.varnames.empty()
+                          ? function.annotations.end()
+                          : function.annotations.find(function.varnames[0]);
+    request.ndRange = annotation != function.annotations.end() &&
+                      annotation->second.name == "spirjit.kernel_api.NdItem";
+    py::gil_scoped_release release;
+    compileKernel(request); // user errors surface here, at decoration
+  }
 }
 
 py::dict Dispatcher::stats() const {

@@ -103,6 +103,9 @@ public:
           const std::vector<std::shared_ptr<Event>> &dependencies,
           const pybind11::args &args);
   pybind11::dict stats() const;
+  /// Restricts launches to these numba-style signatures and compiles each
+  /// now (to SPIR-V, for a 1-D launch), so errors surface at decoration.
+  void setSignatures(const std::vector<std::string> &signatures);
 
 private:
   struct Entry {
@@ -129,6 +132,8 @@ private:
   bool fastmath_;
   int optLevel_;
   std::map<Key, std::unique_ptr<Entry>> cache_;
+  std::vector<std::vector<const Type *>> signatures_;
+  std::vector<std::string> signatureTexts_;
   // The last specialisation launched: most launches repeat it.
   Key lastKey_{};
   Entry *lastEntry_ = nullptr;

@@ -288,6 +288,7 @@ PYBIND11_MODULE(_spirjit, m) {
       .def("launch", &Dispatcher::launch)
       .def("enqueue", &Dispatcher::enqueue)
       .def("_bare_enqueue_loop", &Dispatcher::bareEnqueueLoop)
+      .def("set_signatures", &Dispatcher::setSignatures)
       .def_property_readonly("stats", &Dispatcher::stats);
 
   m.def("dump_stages", &dumpStages, py::arg("description"),

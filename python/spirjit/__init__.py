@@ -238,7 +238,13 @@ def _to_device(self, device):
 
 
 DeviceArray.__getitem__ = _getitem
-DeviceArray.__len__ = lambda self: self.shape[0]
+def _len(self):
+    if not self.shape:
+        raise TypeError("len() of unsized object")
+    return self.shape[0]
+
+
+DeviceArray.__len__ = _len
 DeviceArray.device = property(lambda self: Device._wrap(self._device))
 DeviceArray.to_device = _to_device
 DeviceArray.__sycl_usm_array_interface__ = property(_usm_interface)
@@ -247,11 +253,15 @@ DeviceArray.__sycl_usm_array_interface__ = property(_usm_interface)
 class Kernel:
     """A function compiled for devices; launch it with call_kernel."""
 
-    def __init__(self, fn, fastmath=False, opt=2):
+    def __init__(self, fn, fastmath=False, opt=2, signatures=None):
         functools.update_wrapper(self, fn)
         self.py_func = fn
         self._dispatcher = _Dispatcher(
             functools.partial(_describe_function, fn), fastmath, opt)
+        if signatures:
+            if isinstance(signatures, str):
+                signatures = [signatures]
+            self._dispatcher.set_signatures(list(signatures))
 
     @property
     def stats(self):
@@ -276,7 +286,7 @@ def kernel(fn=None, *, signatures=None, debug=False, fastmath=False,
         return lambda f: kernel(f, signatures=signatures, debug=debug,
                                 fastmath=fastmath, boundscheck=boundscheck,
                                 opt=opt)
-    return Kernel(fn, fastmath=fastmath, opt=opt)
+    return Kernel(fn, fastmath=fastmath, opt=opt, signatures=signatures)
 
 
 class DeviceFunction:

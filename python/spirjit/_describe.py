@@ -3,6 +3,8 @@ constants, names, the line table, and what each global, closure variable and
 annotation referred to at this moment (compile time freezes them)."""
 
 import builtins
+import hashlib
+import marshal
 import inspect
 import sys
 import types
@@ -46,7 +48,14 @@ def describe_value(value, table=None):
     device_func = getattr(value, "__spirjit_device_func__", None)
     if device_func is not None and table is not None:
         fn = device_func.py_func
-        key = f"{fn.__module__}.{fn.__qualname__}#{id(fn):x}"
+        # Named by what it is, not where it lives: the same code with the
+        # same closure values is the same device function in every process,
+        # and same-named helpers of different code never collide.
+        code = fn.__code__
+        closure = tuple(repr(c.cell_contents) for c in (fn.__closure__ or ()))
+        digest = hashlib.sha1(marshal.dumps(code) +
+                              repr(closure).encode()).hexdigest()[:16]
+        key = f"{fn.__module__}.{fn.__qualname__}#{digest}"
         if key not in table:
             table[key] = None  # reserved: a reference back finds the key
             description = describe_function(fn, table)
