@@ -95,15 +95,47 @@ Kernel::~Kernel() {
     clReleaseKernel(kernel_);
 }
 
+bool Kernel::unchanged(unsigned index, size_t size, const void *value) {
+  if (bound_.size() <= index)
+    bound_.resize(index + 1);
+  Bound &slot = bound_[index];
+  if (size > sizeof slot.bytes) { // too large to remember: always set
+    slot.valid = false;
+    return false;
+  }
+  // Local-memory sizes (value == nullptr) are remembered by size alone.
+  unsigned char bytes[sizeof slot.bytes] = {};
+  if (value)
+    std::memcpy(bytes, value, size);
+  if (slot.valid && slot.size == size &&
+      std::memcmp(slot.bytes, bytes, sizeof bytes) == 0)
+    return true;
+  slot.valid = true;
+  slot.size = size;
+  std::memcpy(slot.bytes, bytes, sizeof bytes);
+  return false;
+}
+
 void Kernel::setArgument(unsigned index, size_t size, const void *value) {
-  check(clSetKernelArg(kernel_, index, size, value), "clSetKernelArg");
+  if (unchanged(index, size, value))
+    return;
+  cl_int status = clSetKernelArg(kernel_, index, size, value);
+  if (status != CL_SUCCESS)
+    bound_[index].valid = false;
+  check(status, "clSetKernelArg");
 }
 
 void Kernel::setBuffer(unsigned index, const Buffer &buffer, size_t offset) {
   if (buffer.svm()) {
-    check(clSetKernelArgSVMPointer(
-              kernel_, index, static_cast<char *>(buffer.svm()) + offset),
-          "clSetKernelArgSVMPointer");
+    void *pointer = static_cast<char *>(buffer.svm()) + offset;
+    // Marked as an SVM binding so a later cl_mem of equal bits differs.
+    uintptr_t tagged[2] = {reinterpret_cast<uintptr_t>(pointer), 1};
+    if (unchanged(index, sizeof tagged, tagged))
+      return;
+    cl_int status = clSetKernelArgSVMPointer(kernel_, index, pointer);
+    if (status != CL_SUCCESS)
+      bound_[index].valid = false;
+    check(status, "clSetKernelArgSVMPointer");
     return;
   }
   if (offset != 0)
@@ -111,7 +143,13 @@ void Kernel::setBuffer(unsigned index, const Buffer &buffer, size_t offset) {
                       "a view at an offset needs shared virtual memory, "
                       "which this device lacks");
   cl_mem mem = buffer.handle();
-  check(clSetKernelArg(kernel_, index, sizeof mem, &mem), "clSetKernelArg");
+  uintptr_t tagged[2] = {reinterpret_cast<uintptr_t>(mem), 2};
+  if (unchanged(index, sizeof tagged, tagged))
+    return;
+  cl_int status = clSetKernelArg(kernel_, index, sizeof mem, &mem);
+  if (status != CL_SUCCESS)
+    bound_[index].valid = false;
+  check(status, "clSetKernelArg");
 }
 
 Device::Device(cl_platform_id platform, cl_device_id device, DeviceInfo info)

@@ -97,8 +97,18 @@ public:
   void setBuffer(unsigned index, const Buffer &buffer, size_t offset = 0);
 
 private:
+  /// Skips clSetKernelArg when the value is what the kernel already holds:
+  /// repeated launches mostly rebind the same arguments.
+  bool unchanged(unsigned index, size_t size, const void *value);
+
   std::shared_ptr<Program> program_;
   cl_kernel kernel_;
+  struct Bound {
+    bool valid = false;
+    size_t size = 0;
+    unsigned char bytes[16] = {};
+  };
+  std::vector<Bound> bound_; // last value per argument
 };
 
 class Device : public std::enable_shared_from_this<Device> {

@@ -58,6 +58,38 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 
 } // namespace
 
+namespace {
+/// Launches whose Event was dropped before they finished: their memory
+/// stays here until the device is done with it. Touched only with the GIL
+/// held (Event destructors and launches), so it needs no lock of its own.
+struct Retired {
+  cl_event handle;
+  std::vector<std::shared_ptr<runtime::Buffer>> buffers;
+  std::vector<py::object> arrays;
+};
+std::vector<Retired> &retiredLaunches() {
+  static auto *retired = new std::vector<Retired>(); // never destroyed
+  return *retired;
+}
+
+/// Frees what finished launches held; called at each launch.
+void sweepRetiredLaunches() {
+  auto &retired = retiredLaunches();
+  for (size_t i = 0; i < retired.size();) {
+    cl_int status = CL_QUEUED;
+    clGetEventInfo(retired[i].handle, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                   sizeof status, &status, nullptr);
+    if (status == CL_COMPLETE || status < 0) {
+      clReleaseEvent(retired[i].handle);
+      retired[i] = std::move(retired.back());
+      retired.pop_back();
+    } else {
+      ++i;
+    }
+  }
+}
+} // namespace
+
 DeviceArray::DeviceArray(std::shared_ptr<runtime::Buffer> buffer,
                          py::dtype dtype, std::vector<int64_t> shape,
                          std::vector<int64_t> strides, int64_t offset)
@@ -357,10 +389,16 @@ Dispatcher::enqueue(const std::vector<int64_t> &extents,
                     const py::args &args) {
   size_t n = args.size();
   bool ndRange = !localExtents.empty();
+  if (!retiredLaunches().empty())
+    sweepRetiredLaunches();
   std::vector<int64_t> localBytes(n, 0); // LocalAccessor arguments
   std::vector<const Type *> argTypes(n, nullptr);
-  std::vector<py::array> arrays(n);      // NumPy arguments as given
-  std::vector<py::array> work(n);        // what the device sees
+  // NumPy arguments as given, and what the device sees. Null until set: a
+  // default py::array would build a NumPy array per slot per launch.
+  std::vector<py::array> arrays, work;
+  auto numpyArgument = [&](size_t i) -> bool {
+    return i < arrays.size() && arrays[i].ptr() != nullptr;
+  };
   std::vector<const DeviceArray *> deviceArrays(n, nullptr);
   // Scalar bytes, little-endian; a complex number's parts in two slots.
   std::vector<std::array<uint64_t, 2>> scalars(n, {0, 0});
@@ -422,6 +460,10 @@ Dispatcher::enqueue(const std::vector<int64_t> &extents,
         throw PythonError("TypingError",
                           describeArgument(i) +
                               " is a 0-dimensional array; pass a scalar");
+      if (arrays.empty()) {
+        arrays.resize(n, py::reinterpret_steal<py::array>(py::handle()));
+        work.resize(n, py::reinterpret_steal<py::array>(py::handle()));
+      }
       arrays[i] = array;
       bool negative = false;
       for (py::ssize_t d = 0; d < array.ndim(); ++d) {
@@ -548,7 +590,7 @@ Dispatcher::enqueue(const std::vector<int64_t> &extents,
   lastEntry_ = entry;
 
   for (size_t i = 0; i < n; ++i)
-    if (entry->compiled.writtenArguments[i] && arrays[i] &&
+    if (entry->compiled.writtenArguments[i] && numpyArgument(i) &&
         !arrays[i].writeable())
       throw PythonError("TypingError", describeArgument(i) +
                                            " is a read-only array, but the "
@@ -637,7 +679,7 @@ Dispatcher::enqueue(const std::vector<int64_t> &extents,
   auto event = std::make_shared<Event>(device);
   event->setHandle(device->launch(kernel, global, local, waitFor));
   for (size_t i = 0; i < n; ++i) {
-    if (arrays[i] && buffers[i])
+    if (numpyArgument(i) && buffers[i])
       event->keep(arrays[i], work[i], buffers[i], wrapped[i],
                   entry->compiled.writtenArguments[i]);
     if (deviceArrays[i]) // memory is never freed under a running kernel
@@ -662,10 +704,15 @@ double Dispatcher::bareEnqueueLoop(const std::vector<int64_t> &extents,
   cl_command_queue queue = device->queue();
   py::gil_scoped_release release;
   auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < count; ++i)
+  bool withEvents = std::getenv("SPIRJIT_BARE_EVENTS") != nullptr;
+  for (int i = 0; i < count; ++i) {
+    cl_event event = nullptr;
     clEnqueueNDRangeKernel(queue, kernel, static_cast<cl_uint>(global.size()),
                            nullptr, global.data(), nullptr, 0, nullptr,
-                           nullptr);
+                           withEvents ? &event : nullptr);
+    if (event)
+      clReleaseEvent(event);
+  }
   clFinish(queue);
   return secondsSince(start);
 }
@@ -701,14 +748,23 @@ void Event::wait() {
   alive_.clear();
 }
 
+
 Event::~Event() {
-  // A dropped Event's launch may still run: its memory (held here) must
-  // outlive it, so wait before letting go.
-  if (handle_) {
-    if (!done_)
-      clWaitForEvents(1, &handle_);
+  if (!handle_)
+    return;
+  if (done_) {
     clReleaseEvent(handle_);
+    return;
   }
+  // Dropped before it finished: never wait here (a loop of launches would
+  // become synchronous), but keep its memory alive until it completes.
+  Retired retired{handle_, std::move(alive_), {}};
+  for (Pending &p : pending_) {
+    retired.buffers.push_back(std::move(p.buffer));
+    retired.arrays.push_back(std::move(p.original));
+    retired.arrays.push_back(std::move(p.work));
+  }
+  retiredLaunches().push_back(std::move(retired));
 }
 
 void Dispatcher::setSignatures(const std::vector<std::string> &signatures) {

@@ -347,7 +347,7 @@ def call_kernel_async(kernel_object, index_space, dependent_events, *args):
     arguments back. Compile errors are raised here, at the call."""
     global_extents, local_extents = _launch_shape(kernel_object, index_space)
     return kernel_object._dispatcher.enqueue(
-        global_extents, local_extents, list(dependent_events or ()), *args)
+        global_extents, local_extents, dependent_events or (), *args)
 
 
 Event = _spirjit.Event
