@@ -840,7 +840,12 @@ const Type *Inference::inferDeviceCall(Instruction &inst,
         bool fits = true;
         for (size_t i = 0; i < args.size(); ++i) {
           bool exact = sig.arguments[i] == types::materialize(args[i]);
-          bool converts = sig.arguments[i]->isNumber() && args[i]->isNumber();
+          bool argComplex = args[i]->kind == TypeKind::Complex ||
+                            args[i]->kind == TypeKind::WeakComplex;
+          bool converts = sig.arguments[i]->isNumber() &&
+                          args[i]->isNumber() &&
+                          (!argComplex ||
+                           sig.arguments[i]->kind == TypeKind::Complex);
           fits &= pass == 0 ? exact : exact || converts;
         }
         if (fits) {

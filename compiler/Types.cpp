@@ -320,6 +320,9 @@ public:
         skipSpace();
         if (peek() == ',') {
           ++pos_;
+          skipSpace();
+          if (peek() == ')') // a trailing comma, as in a Python tuple
+            break;
           continue;
         }
         break;

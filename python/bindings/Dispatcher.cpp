@@ -792,7 +792,20 @@ void Dispatcher::setSignatures(const std::vector<std::string> &signatures) {
     request.ndRange = annotation != function.annotations.end() &&
                       annotation->second.name == "spirjit.kernel_api.NdItem";
     py::gil_scoped_release release;
-    compileKernel(request); // user errors surface here, at decoration
+    // The launch's rank is not known yet: the first rank the kernel's item
+    // queries fit is the one checked (user errors surface here).
+    for (int rank = 1;; ++rank) {
+      request.itemDimensions = rank;
+      try {
+        compileKernel(request);
+        break;
+      } catch (const UserError &e) {
+        bool rankTooSmall =
+            e.message().find("-dimensional launch") != std::string::npos;
+        if (!rankTooSmall || rank == 3)
+          throw;
+      }
+    }
   }
 }
 
