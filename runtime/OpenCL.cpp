@@ -340,13 +340,15 @@ Device::createKernel(const std::shared_ptr<Program> &program,
 cl_event Device::launch(const Kernel &kernel,
                         const std::vector<size_t> &global,
                         const std::vector<size_t> &local,
-                        const std::vector<cl_event> &waitFor) {
+                        const std::vector<cl_event> &waitFor,
+                        bool wantEvent) {
   cl_event event = nullptr;
   check(clEnqueueNDRangeKernel(
             queue_, kernel.handle(), static_cast<cl_uint>(global.size()),
             nullptr, global.data(), local.empty() ? nullptr : local.data(),
             static_cast<cl_uint>(waitFor.size()),
-            waitFor.empty() ? nullptr : waitFor.data(), &event),
+            waitFor.empty() ? nullptr : waitFor.data(),
+            wantEvent ? &event : nullptr),
         "clEnqueueNDRangeKernel");
   return event;
 }

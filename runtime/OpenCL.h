@@ -149,7 +149,8 @@ public:
   /// the launch's event, which the caller releases.
   cl_event launch(const Kernel &kernel, const std::vector<size_t> &global,
                   const std::vector<size_t> &local = {},
-                  const std::vector<cl_event> &waitFor = {});
+                  const std::vector<cl_event> &waitFor = {},
+                  bool wantEvent = true);
   /// Waits for an event; a failed command throws its error.
   void wait(cl_event event);
   void finish();

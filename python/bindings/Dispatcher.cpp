@@ -387,6 +387,14 @@ Dispatcher::enqueue(const std::vector<int64_t> &extents,
                     const std::vector<int64_t> &localExtents,
                     const std::vector<std::shared_ptr<Event>> &dependencies,
                     const py::args &args) {
+  return submit(extents, localExtents, dependencies, args, false);
+}
+
+std::shared_ptr<Event>
+Dispatcher::submit(const std::vector<int64_t> &extents,
+                   const std::vector<int64_t> &localExtents,
+                   const std::vector<std::shared_ptr<Event>> &dependencies,
+                   const py::args &args, bool synchronous) {
   size_t n = args.size();
   bool ndRange = !localExtents.empty();
   if (!retiredLaunches().empty())
@@ -677,7 +685,8 @@ Dispatcher::enqueue(const std::vector<int64_t> &extents,
     if (dependency && dependency->handle())
       waitFor.push_back(dependency->handle());
   auto event = std::make_shared<Event>(device);
-  event->setHandle(device->launch(kernel, global, local, waitFor));
+  event->setHandle(device->launch(kernel, global, local, waitFor,
+                                  /*wantEvent=*/!synchronous));
   for (size_t i = 0; i < n; ++i) {
     if (numpyArgument(i) && buffers[i])
       event->keep(arrays[i], work[i], buffers[i], wrapped[i],
@@ -691,7 +700,14 @@ Dispatcher::enqueue(const std::vector<int64_t> &extents,
 void Dispatcher::launch(const std::vector<int64_t> &extents,
                         const std::vector<int64_t> &localExtents,
                         const py::args &args) {
-  enqueue(extents, localExtents, {}, args)->wait();
+  // No event for a synchronous launch: finishing the queue is cheaper.
+  std::shared_ptr<Event> launched =
+      submit(extents, localExtents, {}, args, true);
+  {
+    py::gil_scoped_release release;
+    launched->device()->finish();
+  }
+  launched->wait(); // writes NumPy arguments back
 }
 
 double Dispatcher::bareEnqueueLoop(const std::vector<int64_t> &extents,
@@ -727,10 +743,9 @@ void Event::keep(py::array original, py::array work,
 void Event::wait() {
   if (done_)
     return;
-  {
+  if (handle_) {
     py::gil_scoped_release release;
-    if (handle_)
-      device_->wait(handle_);
+    device_->wait(handle_);
   }
   done_ = true;
   // NumPy arguments the kernel may write are current again.

@@ -69,6 +69,7 @@ public:
   }
   void wait();
   bool done() const { return done_; }
+  const std::shared_ptr<runtime::Device> &device() const { return device_; }
 
 private:
   struct Pending {
@@ -125,6 +126,13 @@ private:
   };
 
   Entry &compile(const Key &key, const std::shared_ptr<runtime::Device> &device);
+  /// Binds and enqueues; a synchronous launch creates no OpenCL event (the
+  /// caller finishes the queue).
+  std::shared_ptr<Event>
+  submit(const std::vector<int64_t> &extents,
+         const std::vector<int64_t> &localExtents,
+         const std::vector<std::shared_ptr<Event>> &dependencies,
+         const pybind11::args &args, bool synchronous);
   const FunctionDescription &description();
 
   pybind11::object describe_;
