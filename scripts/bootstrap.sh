@@ -68,7 +68,7 @@ case "$mode" in
     clinfo -l || true
     cd build && ctest --output-on-failure -j"$jobs" ;;
   bench)
-    .venv/bin/python benchmarks/bench_vecadd.py ;;
+    .venv/bin/python benchmarks/run_all.py ;;
   *)
     echo "unknown mode '$mode': use build, example, test or bench" >&2
     exit 2 ;;
