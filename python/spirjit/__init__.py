@@ -187,21 +187,27 @@ def _device_of(x):
 def _normalise_index(key, ndim):
     if not isinstance(key, tuple):
         key = (key,)
+    real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if real > ndim:
+        raise IndexError(f"too many indices for a {ndim}-dimensional array")
     if any(k is Ellipsis for k in key):
         at = key.index(Ellipsis)
-        fill = ndim - (len(key) - 1)
-        key = key[:at] + (slice(None),) * fill + key[at + 1:]
-    if len(key) > ndim:
-        raise IndexError(f"too many indices for a {ndim}-dimensional array")
-    return key + (slice(None),) * (ndim - len(key))
+        return key[:at] + (slice(None),) * (ndim - real) + key[at + 1:]
+    return key + (slice(None),) * (ndim - real)
 
 
 def _getitem(self, key):
-    """Basic slicing (integers, slices with any step, ...) gives a view."""
+    """Basic slicing (integers, slices with any step, ..., None) gives a
+    view."""
     import operator
     shape, strides, offset = [], [], self._offset
-    for k, n, st in zip(_normalise_index(key, self.ndim), self.shape,
-                        self.strides):
+    dims = iter(zip(self.shape, self.strides))
+    for k in _normalise_index(key, self.ndim):
+        if k is None:  # np.newaxis: a new axis of length 1
+            shape.append(1)
+            strides.append(0)
+            continue
+        n, st = next(dims)
         if isinstance(k, slice):
             start, stop, step = k.indices(n)
             shape.append(len(range(start, stop, step)))

@@ -533,11 +533,6 @@ def test_kernel_writes_through_view(device, require_dtypes, dtype, shape,
     np.testing.assert_array_equal(spirjit.asnumpy(view), expected[key])
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason=(
-    "DeviceArray.__getitem__ (_getitem in python/spirjit/__init__.py) "
-    "passes every non-slice key to operator.index, so np.newaxis/None, part "
-    "of NumPy's basic indexing, raises TypeError \"'NoneType' object cannot "
-    "be interpreted as an integer\" instead of adding a length-1 axis"))
 @pytest.mark.parametrize("key", [None, (slice(None), None),
                                  (Ellipsis, None), (None, 1)], ids=repr)
 def test_newaxis_indexing(device, key):
