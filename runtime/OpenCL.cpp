@@ -209,11 +209,31 @@ std::shared_ptr<Buffer> Device::allocate(size_t size, const void *host) {
 std::shared_ptr<Buffer> Device::wrapHostMemory(void *host, size_t size) {
   if (!info_.hostUnifiedMemory || size == 0)
     return nullptr;
+  // Memory aligned as the device wants is used in place, so a wrapper of
+  // the same range stays valid for the next launch: reuse it (a kernel
+  // launched on the same NumPy arrays again skips clCreateBuffer).
+  size_t align = info_.memBaseAddrAlign ? info_.memBaseAddrAlign : 1;
+  bool inPlace = reinterpret_cast<uintptr_t>(host) % align == 0;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (inPlace)
+    for (auto it = hostWrappers_.begin(); it != hostWrappers_.end(); ++it)
+      if ((*it)->hostPointer() == host && (*it)->size() == size) {
+        std::shared_ptr<Buffer> found = *it;
+        hostWrappers_.erase(it);
+        hostWrappers_.push_back(found); // most recently used last
+        return found;
+      }
   cl_int status;
   cl_mem mem = clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
                               size, host, &status);
   check(status, "clCreateBuffer(CL_MEM_USE_HOST_PTR)");
-  return std::make_shared<Buffer>(shared_from_this(), mem, size, host);
+  auto buffer = std::make_shared<Buffer>(shared_from_this(), mem, size, host);
+  if (inPlace) {
+    if (hostWrappers_.size() >= 32)
+      hostWrappers_.erase(hostWrappers_.begin());
+    hostWrappers_.push_back(buffer);
+  }
+  return buffer;
 }
 
 void Device::read(const Buffer &buffer, void *host, size_t size,
@@ -259,6 +279,24 @@ void Device::synchronizeHostMemory(const Buffer &buffer) {
   check(clEnqueueUnmapMemObject(queue_, buffer.handle(), mapped, 0, nullptr,
                                 nullptr),
         "clEnqueueUnmapMemObject");
+}
+
+void Device::enqueueHostSynchronization(const Buffer &buffer) {
+  cl_int status;
+  void *mapped = clEnqueueMapBuffer(queue_, buffer.handle(), CL_FALSE,
+                                    CL_MAP_READ, 0, buffer.size(), 0, nullptr,
+                                    nullptr, &status);
+  check(status, "clEnqueueMapBuffer");
+  check(clEnqueueUnmapMemObject(queue_, buffer.handle(), mapped, 0, nullptr,
+                                nullptr),
+        "clEnqueueUnmapMemObject");
+}
+
+cl_event Device::enqueueMarker() {
+  cl_event event = nullptr;
+  check(clEnqueueMarkerWithWaitList(queue_, 0, nullptr, &event),
+        "clEnqueueMarkerWithWaitList");
+  return event;
 }
 
 std::shared_ptr<Program> Device::build(cl_program program,

@@ -132,6 +132,10 @@ public:
              size_t offset = 0);
   /// Makes host memory wrapped by wrapHostMemory current after a kernel.
   void synchronizeHostMemory(const Buffer &buffer);
+  /// The same, queued without waiting (a map and an unmap).
+  void enqueueHostSynchronization(const Buffer &buffer);
+  /// An event that completes when everything queued so far has.
+  cl_event enqueueMarker();
 
   /// Builds a program from SPIR-V as IL; the device must support it.
   std::shared_ptr<Program> buildFromSPIRV(const std::vector<uint32_t> &words);
@@ -167,6 +171,7 @@ private:
   cl_context context_ = nullptr;
   cl_command_queue queue_ = nullptr;
   std::mutex mutex_;
+  std::vector<std::shared_ptr<Buffer>> hostWrappers_; // recent, reusable
 };
 
 /// Every OpenCL device of every platform, found once per process. No ICD

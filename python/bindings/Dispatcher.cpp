@@ -685,8 +685,24 @@ Dispatcher::submit(const std::vector<int64_t> &extents,
     if (dependency && dependency->handle())
       waitFor.push_back(dependency->handle());
   auto event = std::make_shared<Event>(device);
-  event->setHandle(device->launch(kernel, global, local, waitFor,
-                                  /*wantEvent=*/!synchronous));
+  // Written NumPy arrays used in place are made current by a map and unmap
+  // queued right behind the kernel: the queue's one round trip covers them.
+  bool hostSync = false;
+  for (size_t i = 0; i < n; ++i)
+    hostSync |= numpyArgument(i) && buffers[i] && wrapped[i] &&
+                entry->compiled.writtenArguments[i];
+  cl_event launched = device->launch(kernel, global, local, waitFor,
+                                     /*wantEvent=*/!synchronous && !hostSync);
+  if (hostSync) {
+    for (size_t i = 0; i < n; ++i)
+      if (numpyArgument(i) && buffers[i] && wrapped[i] &&
+          entry->compiled.writtenArguments[i])
+        device->enqueueHostSynchronization(*buffers[i]);
+    if (!synchronous)
+      launched = device->enqueueMarker();
+  }
+  event->setHandle(launched);
+  event->setHostSynchronized(hostSync);
   for (size_t i = 0; i < n; ++i) {
     if (numpyArgument(i) && buffers[i])
       event->keep(arrays[i], work[i], buffers[i], wrapped[i],
@@ -752,7 +768,7 @@ void Event::wait() {
   for (Pending &p : pending_) {
     if (!p.written)
       continue;
-    if (p.wrapped)
+    if (p.wrapped && !hostSynchronized_)
       device_->synchronizeHostMemory(*p.buffer);
     else
       device_->read(*p.buffer, p.work.mutable_data(), p.buffer->size());

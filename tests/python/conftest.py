@@ -11,12 +11,17 @@ otherwise end the test session.
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 
-import numpy as np
-import pytest
+# Every test session starts with an empty disk cache of its own, so tests
+# that count compilations see this session's compilations only.
+os.environ["SPIRJIT_CACHE_DIR"] = tempfile.mkdtemp(prefix="spirjit-test-cache-")
 
-import spirjit
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import spirjit  # noqa: E402
 
 _DEVICES = spirjit.devices()
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(
