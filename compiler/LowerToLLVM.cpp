@@ -1124,8 +1124,14 @@ Lowered Lowering::lowerKernelApiCall(const Instruction &inst,
                                  : builder_.getInt64(0);
       return {groupCollective(inst, value, type, "broadcast", from)};
     }
-    return {groupCollective(inst, value, type,
-                            callArgument(inst, 2)->type->name, nullptr)};
+    std::string op = callArgument(inst, 2)->type->name;
+    if (op == "op:+")
+      op = "operator.add";
+    else if (op == "op:*")
+      op = "operator.mul";
+    else if (op.compare(0, 3, "op:") == 0)
+      op = op.substr(3); // min, max
+    return {groupCollective(inst, value, type, op, nullptr)};
   }
   if (fn == "PrivateArray") {
     // A fixed-size array in the entry block: private to each work-item.

@@ -144,6 +144,8 @@ const Type *Inference::constantType(const ConstValue &value) {
     return types::weakFloat();
   case ConstValue::Kind::Complex:
     return types::weakComplex();
+  case ConstValue::Kind::Str: // only group_reduce's op (see BuildPyIR)
+    return types::function("op:" + value.text);
   default:
     return nullptr;
   }
@@ -444,11 +446,12 @@ const Type *Inference::inferKernelApiCall(Instruction &inst,
                             value->str() + "'");
     if (shortName == "group_reduce") {
       const Type *op = need(2)->type;
-      static const std::set<std::string> ops = {"operator.add", "operator.mul",
-                                                "min", "max"};
+      static const std::set<std::string> ops = {
+          "operator.add", "operator.mul", "min",   "max",
+          "op:+",         "op:*",         "op:min", "op:max"};
       if (op->kind != TypeKind::Function || !ops.count(op->name))
-        typingError(inst, "group_reduce's op must be operator.add, "
-                          "operator.mul, min or max");
+        typingError(inst, "group_reduce's op must be '+', '*', 'min' or "
+                          "'max' (or operator.add, operator.mul, min, max)");
     } else if (args[2]) {
       requireInteger(inst, args[2]->type, "group_broadcast's local_id");
     }

@@ -304,6 +304,8 @@ private:
   Block *current_ = nullptr;
   std::vector<Instruction *> stack_;
   Instruction *null_ = nullptr; // the NULL that CPython pushes before calls
+  std::vector<Instruction *> strings_;
+  void checkStrings();
   bool pendingKeywords_ = false;
   std::vector<std::string> keywords_;
   bool terminated_ = false;
@@ -311,8 +313,15 @@ private:
 
 Instruction *Builder::emitConst(const ConstValue &value, int line) {
   switch (value.kind) {
-  case ConstValue::Kind::Str:
-    unsupported(line, "str");
+  case ConstValue::Kind::Str: {
+    // Strings have one use in kernels: naming group_reduce's operation
+    // ("+", "*", "min", "max"). Any other use is rejected once the whole
+    // function is built (checkStrings), at the string's own line.
+    Instruction *c = emit(Opcode::Const, {}, line);
+    c->constant = value;
+    strings_.push_back(c);
+    return c;
+  }
   case ConstValue::Kind::Code: {
     const std::string &name = value.text;
     if (name == "<listcomp>")
@@ -671,6 +680,30 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
   }
 }
 
+void Builder::checkStrings() {
+  for (Instruction *text : strings_) {
+    bool allowed = true, used = false;
+    for (auto &block : function_->blocks)
+      for (auto &inst : block->instructions)
+        for (size_t i = 0; i < inst->operands.size(); ++i) {
+          if (inst->operands[i] != text)
+            continue;
+          used = true;
+          // The op of group_reduce(group, value, op): third argument.
+          const Instruction *callee =
+              inst->opcode == Opcode::Call ? inst->operands[0] : nullptr;
+          bool reduce = callee &&
+                        (callee->opcode == Opcode::GetAttr ||
+                         callee->opcode == Opcode::Global) &&
+                        callee->name == "group_reduce";
+          if (!reduce || i != 3)
+            allowed = false;
+        }
+    if (!used || !allowed)
+      unsupported(text->line, "str");
+  }
+}
+
 std::unique_ptr<ir::Function> Builder::run() {
   function_ = std::make_unique<ir::Function>();
   function_->name = desc_.qualifiedName.empty() ? desc_.name
@@ -740,6 +773,7 @@ std::unique_ptr<ir::Function> Builder::run() {
   }
 
   ssa_->resolveAll();
+  checkStrings();
   // Resolving can leave phis whose operands have become one value: remove
   // them until none is left (the same rule as Braun's trivial phis).
   for (bool changed = true; changed;) {
