@@ -424,40 +424,70 @@ class Cell:
 
 
 def run_benchmark(bench: Benchmark, n, reps, warmup, seed=0):
-    """Return {label: {dtype_name: Cell}}."""
+    """Return {label: {dtype_name: Cell}}.
+
+    All backends of one dtype are set up first, then timed in interleaved
+    rounds (one run of each per round), so load that comes and goes on this
+    noisy machine lands on every backend alike and the ratios stay fair."""
     results = {be.label: {} for be in bench.backends}
     for dtype in bench.dtypes:
         dname = np.dtype(dtype).name
         inputs = bench.make_inputs(n, np.dtype(dtype), np.random.default_rng(seed))
         want = bench.reference(inputs)
+        cases = {}
+
+        def fail(label, exc):
+            cell = results[label][dname]
+            if isinstance(exc, Unavailable):
+                cell.error = f"unavailable: {exc}"
+            elif isinstance(exc, WrongResult):
+                cell.error = f"WRONG: {exc}"
+            else:  # a crash inside a backend: report it
+                cell.error = f"error: {reason(exc)}"
+            case = cases.pop(label, None)
+            if case is not None:
+                try:
+                    case.close()
+                except Exception:
+                    pass
+
         for be in bench.backends:
             cell = results[be.label][dname] = Cell()
-            case = None
             try:
-                case = be.setup(inputs, np.dtype(dtype))
+                case = cases[be.label] = be.setup(inputs, np.dtype(dtype))
                 cell.notes = case.notes
                 case.run()
                 bench.check(case.result(), want, f"{be.label} {dname}",
                             np.dtype(dtype))
-                cell.median, cell.best = timeit_median(case.run, reps, warmup)
+                for _ in range(warmup):
+                    case.run()
+            except Exception as exc:
+                fail(be.label, exc)
+        times = {label: [] for label in cases}
+        for _ in range(reps):
+            for label, case in list(cases.items()):
+                try:
+                    t0 = time.perf_counter()
+                    case.run()
+                    times[label].append(time.perf_counter() - t0)
+                except Exception as exc:
+                    fail(label, exc)
+        for label, case in list(cases.items()):
+            cell = results[label][dname]
+            try:
                 # still right after the timed runs?
-                bench.check(case.result(), want, f"{be.label} {dname}",
+                bench.check(case.result(), want, f"{label} {dname}",
                             np.dtype(dtype))
-            except Unavailable as exc:
-                cell.error = f"unavailable: {exc}"
-            except WrongResult as exc:
-                cell.error = f"WRONG: {exc}"
-            except Exception as exc:  # a crash inside a backend: report it
-                cell.error = f"error: {reason(exc)}"
-            finally:
-                if case is not None:
-                    try:
-                        case.close()
-                    except Exception:
-                        pass
-                del case
-                gc.collect()
-        del inputs, want
+                cell.median = statistics.median(times[label])
+                cell.best = min(times[label])
+            except Exception as exc:
+                fail(label, exc)
+                continue
+            try:
+                case.close()
+            except Exception:
+                pass
+        del cases, inputs, want
         gc.collect()
     return results
 
@@ -492,7 +522,7 @@ def report(bench: Benchmark, results, n, reps, warmup, max_ratio):
             row += [f"{c.median * 1e3:.2f}", f"{c.best * 1e3:.2f}", ratio]
         rows.append(row)
     print(f"\n== {bench.name}: n = {n}, median of {reps} runs after "
-          f"{warmup} warm-up runs (wall time, perf_counter)")
+          f"{warmup} warm-up runs, backends interleaved (wall time, perf_counter)")
     print_table(headers, rows)
 
     # errors for single dtypes, then per-backend notes
