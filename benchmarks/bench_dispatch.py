@@ -167,7 +167,8 @@ print(t2 - t1, s["compiles"], s["disk_hits"], s["compile_seconds"])
 
 def cache_times():
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, SPIRJIT_CACHE_DIR=cache, POCL_KERNEL_CACHE="0")
+        env = dict(os.environ, SPIRJIT_CACHE_DIR=cache, POCL_KERNEL_CACHE="0",
+                   SPIRJIT_DISABLE_CACHE="0")
         script = CACHE_PROBE.format(python=os.path.join(ROOT, "python"))
         out = []
         for _ in range(2):
