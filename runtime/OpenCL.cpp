@@ -127,15 +127,12 @@ void Kernel::setArgument(unsigned index, size_t size, const void *value) {
 
 void Kernel::setBuffer(unsigned index, const Buffer &buffer, size_t offset) {
   if (buffer.svm()) {
-    void *pointer = static_cast<char *>(buffer.svm()) + offset;
-    // Marked as an SVM binding so a later cl_mem of equal bits differs.
-    uintptr_t tagged[2] = {reinterpret_cast<uintptr_t>(pointer), 1};
-    if (unchanged(index, sizeof tagged, tagged))
-      return;
-    cl_int status = clSetKernelArgSVMPointer(kernel_, index, pointer);
-    if (status != CL_SUCCESS)
-      bound_[index].valid = false;
-    check(status, "clSetKernelArgSVMPointer");
+    // Memory is always rebound: a freed allocation's address may come back
+    // for a new one, and drivers check the binding against live memory.
+    forget(index);
+    check(clSetKernelArgSVMPointer(kernel_, index,
+                                   static_cast<char *>(buffer.svm()) + offset),
+          "clSetKernelArgSVMPointer");
     return;
   }
   if (offset != 0)
@@ -143,13 +140,13 @@ void Kernel::setBuffer(unsigned index, const Buffer &buffer, size_t offset) {
                       "a view at an offset needs shared virtual memory, "
                       "which this device lacks");
   cl_mem mem = buffer.handle();
-  uintptr_t tagged[2] = {reinterpret_cast<uintptr_t>(mem), 2};
-  if (unchanged(index, sizeof tagged, tagged))
-    return;
-  cl_int status = clSetKernelArg(kernel_, index, sizeof mem, &mem);
-  if (status != CL_SUCCESS)
+  forget(index);
+  check(clSetKernelArg(kernel_, index, sizeof mem, &mem), "clSetKernelArg");
+}
+
+void Kernel::forget(unsigned index) {
+  if (index < bound_.size())
     bound_[index].valid = false;
-  check(status, "clSetKernelArg");
 }
 
 Device::Device(cl_platform_id platform, cl_device_id device, DeviceInfo info)

@@ -97,9 +97,11 @@ public:
   void setBuffer(unsigned index, const Buffer &buffer, size_t offset = 0);
 
 private:
-  /// Skips clSetKernelArg when the value is what the kernel already holds:
-  /// repeated launches mostly rebind the same arguments.
+  /// Skips clSetKernelArg when a plain value (an extent, a stride, a
+  /// scalar) is what the kernel already holds: repeated launches mostly
+  /// rebind the same ones. Memory bindings are always set again.
   bool unchanged(unsigned index, size_t size, const void *value);
+  void forget(unsigned index);
 
   std::shared_ptr<Program> program_;
   cl_kernel kernel_;
