@@ -324,8 +324,8 @@ Device::buildFromSPIRV(const std::vector<uint32_t> &words) {
   return build(program, "");
 }
 
-std::shared_ptr<Program>
-Device::buildFromSPIRBitcode(const std::vector<char> &bits) {
+std::shared_ptr<Program> Device::buildFromBinary(const std::vector<char> &bits,
+                                                 const char *options) {
   cl_int status, binaryStatus;
   size_t size = bits.size();
   auto data = reinterpret_cast<const unsigned char *>(bits.data());
@@ -333,20 +333,18 @@ Device::buildFromSPIRBitcode(const std::vector<char> &bits) {
       context_, 1, &device_, &size, &data, &binaryStatus, &status);
   check(status, "clCreateProgramWithBinary");
   check(binaryStatus, "clCreateProgramWithBinary (binary status)");
+  return build(program, options);
+}
+
+std::shared_ptr<Program>
+Device::buildFromSPIRBitcode(const std::vector<char> &bits) {
   // cl_khr_spir: the binary is SPIR 1.2 LLVM bitcode.
-  return build(program, "-x spir -spir-std=1.2");
+  return buildFromBinary(bits, "-x spir -spir-std=1.2");
 }
 
 std::shared_ptr<Program>
 Device::buildFromDeviceBinary(const std::vector<char> &bits) {
-  cl_int status, binaryStatus;
-  size_t size = bits.size();
-  auto data = reinterpret_cast<const unsigned char *>(bits.data());
-  cl_program program = clCreateProgramWithBinary(
-      context_, 1, &device_, &size, &data, &binaryStatus, &status);
-  check(status, "clCreateProgramWithBinary");
-  check(binaryStatus, "clCreateProgramWithBinary (binary status)");
-  return build(program, "");
+  return buildFromBinary(bits, "");
 }
 
 std::vector<char> Device::programBinary(const Program &program) {

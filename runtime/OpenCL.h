@@ -166,6 +166,8 @@ public:
 
 private:
   std::shared_ptr<Program> build(cl_program program, const char *options);
+  std::shared_ptr<Program> buildFromBinary(const std::vector<char> &bits,
+                                           const char *options);
 
   cl_platform_id platform_;
   cl_device_id device_;
