@@ -63,8 +63,7 @@ private:
   llvm::Value *convert(llvm::Value *v, const Type *from, const Type *to);
   llvm::Value *truth(llvm::Value *v, const Type *t);
   llvm::Value *makeComplex(llvm::Value *re, llvm::Value *im);
-  llvm::Value *complexBinary(BinaryOperator op, llvm::Value *a, llvm::Value *b,
-                             const Type *t);
+  llvm::Value *complexBinary(BinaryOperator op, llvm::Value *a, llvm::Value *b);
   Lowered complexMath(const std::string &name, const Instruction &inst,
                       const Type *result);
   Lowered lowerWorkItemMethod(const Instruction &inst, const Type *receiver,
@@ -78,8 +77,9 @@ private:
   llvm::Value *atomicCompareExchangeLoop(
       llvm::Value *pointer, const Type *element,
       const std::function<llvm::Value *(llvm::Value *)> &update);
-  llvm::Value *localLinearId();
-  llvm::Value *localLinearSize();
+  /// Row-major linear id over `ndim` dimensions, and the product of sizes.
+  llvm::Value *linearQuery(WorkItemQuery id, WorkItemQuery size, int ndim);
+  llvm::Value *rangeProduct(WorkItemQuery size, int ndim);
   /// The argument for parameter `i` of a kapi call (nullptr: default).
   const Instruction *callArgument(const Instruction &inst, size_t i) const {
     auto it = typed_.callArguments.find(&inst);
@@ -113,13 +113,12 @@ private:
   llvm::Value *lowerBinary(const Instruction &inst);
   llvm::Value *integerBinary(BinaryOperator op, llvm::Value *a, llvm::Value *b,
                              const Type *t);
-  llvm::Value *floatBinary(BinaryOperator op, llvm::Value *a, llvm::Value *b,
-                           const Type *t);
+  llvm::Value *floatBinary(BinaryOperator op, llvm::Value *a, llvm::Value *b);
   llvm::Value *lowerCompare(const Instruction &inst);
   Lowered lowerCall(const Instruction &inst);
   Lowered lowerGetAttr(const Instruction &inst);
   /// Element pointer of a[index...] or, with fewer indices, a view.
-  Lowered index(const Instruction &inst, const Lowered &array,
+  Lowered index(const Lowered &array,
                 const Type *arrayType, const Instruction *indexInst);
   llvm::Value *integerPower(llvm::Value *base, llvm::Value *exponent,
                             const Type *t);
@@ -541,7 +540,7 @@ llvm::Value *Lowering::integerBinary(BinaryOperator op, llvm::Value *a,
 }
 
 llvm::Value *Lowering::floatBinary(BinaryOperator op, llvm::Value *a,
-                                   llvm::Value *b, const Type *) {
+                                   llvm::Value *b) {
   switch (op) {
   case BinaryOperator::Add:
     return builder_.CreateFAdd(a, b);
@@ -592,7 +591,7 @@ llvm::Value *Lowering::floatBinary(BinaryOperator op, llvm::Value *a,
 }
 
 llvm::Value *Lowering::complexBinary(BinaryOperator op, llvm::Value *a,
-                                     llvm::Value *b, const Type *t) {
+                                     llvm::Value *b) {
   llvm::Value *ar = builder_.CreateExtractValue(a, 0);
   llvm::Value *ai = builder_.CreateExtractValue(a, 1);
   llvm::Value *br = builder_.CreateExtractValue(b, 0);
@@ -659,16 +658,13 @@ llvm::Value *Lowering::complexBinary(BinaryOperator op, llvm::Value *a,
   default:
     SPIRJIT_INTERNAL_CHECK(false, "complex operator not lowered");
   }
-  (void)t;
   return nullptr;
 }
 
 llvm::Value *Lowering::lowerBinary(const Instruction &inst) {
   auto op = static_cast<BinaryOperator>(inst.index);
   const Type *result = types::materialize(inst.type);
-  const Type *a = inst.operands[0]->type, *b = inst.operands[1]->type;
-  // The operation runs in the result type, except comparisons of bools.
-  const Type *operation = result;
+  // The operation runs in the result type; on bools it is logical.
   if (result->kind == TypeKind::Bool) {
     llvm::Value *x = scalarOf(inst.operands[0], result);
     llvm::Value *y = scalarOf(inst.operands[1], result);
@@ -683,15 +679,13 @@ llvm::Value *Lowering::lowerBinary(const Instruction &inst) {
       return builder_.CreateXor(x, y);
     }
   }
-  (void)a;
-  (void)b;
-  llvm::Value *x = scalarOf(inst.operands[0], operation);
-  llvm::Value *y = scalarOf(inst.operands[1], operation);
-  if (operation->kind == TypeKind::Complex)
-    return complexBinary(op, x, y, operation);
-  if (operation->kind == TypeKind::Float)
-    return floatBinary(op, x, y, operation);
-  return integerBinary(op, x, y, operation);
+  llvm::Value *x = scalarOf(inst.operands[0], result);
+  llvm::Value *y = scalarOf(inst.operands[1], result);
+  if (result->kind == TypeKind::Complex)
+    return complexBinary(op, x, y);
+  if (result->kind == TypeKind::Float)
+    return floatBinary(op, x, y);
+  return integerBinary(op, x, y, result);
 }
 
 llvm::Value *Lowering::lowerCompare(const Instruction &inst) {
@@ -753,7 +747,7 @@ llvm::Value *Lowering::lowerCompare(const Instruction &inst) {
   return nullptr;
 }
 
-Lowered Lowering::index(const Instruction &inst, const Lowered &array,
+Lowered Lowering::index(const Lowered &array,
                         const Type *arrayType, const Instruction *indexInst) {
   std::vector<llvm::Value *> indices;
   std::vector<const Type *> indexTypes;
@@ -783,7 +777,6 @@ Lowered Lowering::index(const Instruction &inst, const Lowered &array,
   result.shape.assign(array.shape.begin() + indices.size(), array.shape.end());
   result.strides.assign(array.strides.begin() + indices.size(),
                         array.strides.end());
-  (void)inst;
   return result;
 }
 
@@ -876,33 +869,31 @@ Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
 }
 
 
-llvm::Value *Lowering::localLinearId() {
-  // Row-major over the local range, dimension 0 slowest: OpenCL's dim 0 is
-  // our last, so it is the fastest-varying term.
-  int ndim = static_cast<int>(workItemDimensions_);
-  llvm::Value *linear = target_.emitWorkItemQuery(
-      builder_, WorkItemQuery::LocalId, builder_.getInt32(0));
+llvm::Value *Lowering::linearQuery(WorkItemQuery id, WorkItemQuery size,
+                                   int ndim) {
+  // Row-major, dimension 0 slowest: OpenCL's dimension 0 is our last, so
+  // it is the fastest-varying term.
+  llvm::Value *linear =
+      target_.emitWorkItemQuery(builder_, id, builder_.getInt32(0));
   llvm::Value *scale = builder_.getInt64(1);
   for (int d = 1; d < ndim; ++d) {
     scale = builder_.CreateMul(
-        scale, target_.emitWorkItemQuery(builder_, WorkItemQuery::LocalSize,
+        scale, target_.emitWorkItemQuery(builder_, size,
                                          builder_.getInt32(d - 1)));
     linear = builder_.CreateAdd(
-        linear, builder_.CreateMul(
-                    target_.emitWorkItemQuery(builder_, WorkItemQuery::LocalId,
-                                              builder_.getInt32(d)),
-                    scale));
+        linear, builder_.CreateMul(target_.emitWorkItemQuery(
+                                       builder_, id, builder_.getInt32(d)),
+                                   scale));
   }
   return linear;
 }
 
-llvm::Value *Lowering::localLinearSize() {
-  llvm::Value *size = builder_.getInt64(1);
-  for (unsigned d = 0; d < workItemDimensions_; ++d)
-    size = builder_.CreateMul(
-        size, target_.emitWorkItemQuery(builder_, WorkItemQuery::LocalSize,
-                                        builder_.getInt32(d)));
-  return size;
+llvm::Value *Lowering::rangeProduct(WorkItemQuery size, int ndim) {
+  llvm::Value *product = builder_.getInt64(1);
+  for (int d = 0; d < ndim; ++d)
+    product = builder_.CreateMul(
+        product, target_.emitWorkItemQuery(builder_, size, builder_.getInt32(d)));
+  return product;
 }
 
 Lowered Lowering::lowerWorkItemMethod(const Instruction &inst,
@@ -920,28 +911,10 @@ Lowered Lowering::lowerWorkItemMethod(const Instruction &inst,
     return {target_.emitWorkItemQuery(builder_, q, openclDim(d))};
   };
   auto linear = [&](WorkItemQuery id, WorkItemQuery size) -> Lowered {
-    llvm::Value *result =
-        target_.emitWorkItemQuery(builder_, id, builder_.getInt32(0));
-    llvm::Value *scale = builder_.getInt64(1);
-    for (int d = 1; d < ndim; ++d) {
-      scale = builder_.CreateMul(
-          scale, target_.emitWorkItemQuery(builder_, size,
-                                           builder_.getInt32(d - 1)));
-      result = builder_.CreateAdd(
-          result,
-          builder_.CreateMul(target_.emitWorkItemQuery(builder_, id,
-                                                       builder_.getInt32(d)),
-                             scale));
-    }
-    return {result};
+    return {linearQuery(id, size, ndim)};
   };
   auto total = [&](WorkItemQuery size) -> Lowered {
-    llvm::Value *result = builder_.getInt64(1);
-    for (int d = 0; d < ndim; ++d)
-      result = builder_.CreateMul(
-          result, target_.emitWorkItemQuery(builder_, size,
-                                            builder_.getInt32(d)));
-    return {result};
+    return {rangeProduct(size, ndim)};
   };
   if (name == "get_global_id")
     return perDimension(WorkItemQuery::GlobalId);
@@ -984,7 +957,9 @@ llvm::Value *Lowering::groupCollective(const Instruction &inst,
   llvm::Value *slots = builder_.CreateBitCast(
       groupScratch_,
       llvm::PointerType::get(element, target_.localAddressSpace()));
-  llvm::Value *me = localLinearId();
+  int rank = static_cast<int>(workItemDimensions_);
+  llvm::Value *me =
+      linearQuery(WorkItemQuery::LocalId, WorkItemQuery::LocalSize, rank);
   llvm::Value *stored = type->kind == TypeKind::Bool
                             ? builder_.CreateZExt(value, element)
                             : value;
@@ -1005,7 +980,7 @@ llvm::Value *Lowering::groupCollective(const Instruction &inst,
                ? builder_.CreateICmpNE(result, llvm::ConstantInt::get(element, 0))
                : result;
   }
-  llvm::Value *size = localLinearSize();
+  llvm::Value *size = rangeProduct(WorkItemQuery::LocalSize, rank);
   builder_.CreateStore(stored, builder_.CreateInBoundsGEP(element, slots, me));
   target_.emitBarrier(builder_);
   // Halve the active range each step: slot i combines slot i + half while
@@ -1149,11 +1124,12 @@ Lowered Lowering::lowerKernelApiCall(const Instruction &inst,
     llvm::Type *element = memoryType(t->element);
     llvm::BasicBlock &entry = function_->getEntryBlock();
     allocaBuilder_.SetInsertPoint(&entry, entry.getFirstInsertionPt());
-    llvm::Value *storage = allocaBuilder_.CreateAlloca(
-        llvm::ArrayType::get(element, static_cast<uint64_t>(count)));
+    llvm::Type *storageType =
+        llvm::ArrayType::get(element, static_cast<uint64_t>(count));
+    llvm::Value *storage = allocaBuilder_.CreateAlloca(storageType);
     Lowered array;
-    array.data = builder_.CreateConstInBoundsGEP2_64(
-        storage->getType()->getPointerElementType(), storage, 0, 0);
+    array.data =
+        builder_.CreateConstInBoundsGEP2_64(storageType, storage, 0, 0);
     llvm::Value *stride = builder_.getInt64(1);
     array.strides.assign(shape.size(), nullptr);
     for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
@@ -1191,7 +1167,7 @@ Lowered Lowering::lowerKernelApiCall(const Instruction &inst,
     atomic.data = values_.at(ref).data;
     return atomic;
   }
-  return index(inst, values_.at(ref), ref->type, position);
+  return index(values_.at(ref), ref->type, position);
 }
 
 Lowered Lowering::lowerAtomicMethod(const Instruction &inst,
@@ -1234,7 +1210,7 @@ Lowered Lowering::lowerAtomicMethod(const Instruction &inst,
     const Instruction *expectedIndex = callArgument(inst, 2);
     llvm::Value *expectedPointer =
         expectedIndex
-            ? index(inst, values_.at(expectedRef), expectedRef->type,
+            ? index(values_.at(expectedRef), expectedRef->type,
                     expectedIndex)
                   .data
             : values_.at(expectedRef).data;
@@ -1359,9 +1335,6 @@ Lowered Lowering::lowerCall(const Instruction &inst) {
           builder_.CreateSub(builder_.getInt64(ndim - 1), d);
       return builder_.CreateTrunc(flipped, builder_.getInt32Ty());
     };
-    auto query = [&](WorkItemQuery q, int dim) {
-      return target_.emitWorkItemQuery(builder_, q, builder_.getInt32(dim));
-    };
     const std::string &name = callee->name;
     if (name == "get_id" || name == "get_range") {
       llvm::Value *d = scalarOf(arg(0), types::int64());
@@ -1369,22 +1342,10 @@ Lowered Lowering::lowerCall(const Instruction &inst) {
                                          : WorkItemQuery::GlobalSize;
       return {target_.emitWorkItemQuery(builder_, q, openclDim(d))};
     }
-    if (name == "get_linear_id") {
-      llvm::Value *linear = query(WorkItemQuery::GlobalId, 0);
-      llvm::Value *scale = builder_.getInt64(1);
-      for (int d = 1; d < ndim; ++d) {
-        scale = builder_.CreateMul(scale, query(WorkItemQuery::GlobalSize, d - 1));
-        linear = builder_.CreateAdd(
-            linear,
-            builder_.CreateMul(query(WorkItemQuery::GlobalId, d), scale));
-      }
-      return {linear};
-    }
-    // get_linear_range
-    llvm::Value *size = builder_.getInt64(1);
-    for (int d = 0; d < ndim; ++d)
-      size = builder_.CreateMul(size, query(WorkItemQuery::GlobalSize, d));
-    return {size};
+    if (name == "get_linear_id")
+      return {linearQuery(WorkItemQuery::GlobalId, WorkItemQuery::GlobalSize,
+                          ndim)};
+    return {rangeProduct(WorkItemQuery::GlobalSize, ndim)}; // linear range
   }
   if (callee->kind == TypeKind::DTypeClass)
     return {scalarOf(arg(0), callee->element)};
@@ -1623,7 +1584,7 @@ void Lowering::lowerInstruction(const Instruction &inst) {
       values_[&inst] = value.elements.at(i < 0 ? i + n : i);
       return;
     }
-    Lowered element = index(inst, value, object, inst.operands[1]);
+    Lowered element = index(value, object, inst.operands[1]);
     if (inst.type->kind == TypeKind::Array) {
       values_[&inst] = element;
       return;
@@ -1638,7 +1599,7 @@ void Lowering::lowerInstruction(const Instruction &inst) {
   case Opcode::SetItem: {
     const Type *object = inst.operands[0]->type;
     Lowered element =
-        index(inst, values_.at(inst.operands[0]), object, inst.operands[1]);
+        index(values_.at(inst.operands[0]), object, inst.operands[1]);
     llvm::Value *v = scalarOf(inst.operands[2], object->element);
     if (object->element->kind == TypeKind::Bool)
       v = builder_.CreateZExt(v, builder_.getInt8Ty());

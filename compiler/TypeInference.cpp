@@ -673,12 +673,7 @@ const Type *Inference::inferCall(Instruction &inst) {
     if (name == "get_id" || name == "get_range") {
       arity(1, 1, name);
       requireInteger(inst, args[0], "the dimension of " + name + "()");
-      const ConstValue *dim = nullptr;
-      auto c = result_.constants.find(inst.operands[1]);
-      if (inst.operands[1]->opcode == Opcode::Const)
-        dim = &inst.operands[1]->constant;
-      else if (c != result_.constants.end())
-        dim = &c->second;
+      const ConstValue *dim = constantOf(inst.operands[1]);
       int ndim = callee->elements[0]->ndim;
       if (dim && dim->kind == ConstValue::Kind::Int &&
           (dim->intValue < 0 || dim->intValue >= ndim))

@@ -138,6 +138,19 @@ private:
 
 std::string slotName(size_t slot) { return "$stack" + std::to_string(slot); }
 
+/// The error for a construct kernels do not compile, at its own line;
+/// `planned` ones (print, assert, ...) are promised for later.
+UserError unsupportedConstruct(const std::string &filename, int line,
+                               const std::string &what, bool planned = false) {
+  return UserError(UserErrorKind::UnsupportedFeature, filename, line,
+                   "'" + what +
+                       "' is not supported in spirjit kernels and device "
+                       "functions" +
+                       (planned ? " yet"
+                                : "; rewrite it with scalars, arrays, tuples "
+                                  "and loops"));
+}
+
 /// The name a user knows for a construct the frontend rejects, by opcode.
 const char *unsupportedConstruct(PyOp op) {
   switch (op) {
@@ -257,10 +270,7 @@ public:
 
 private:
   [[noreturn]] void unsupported(int line, const std::string &what) {
-    throw UserError(UserErrorKind::UnsupportedFeature, desc_.filename, line,
-                    "'" + what + "' is not supported in spirjit kernels and "
-                    "device functions; rewrite it with scalars, arrays, "
-                    "tuples and loops");
+    throw unsupportedConstruct(desc_.filename, line, what);
   }
   [[noreturn]] void malformed(int line, const std::string &what) {
     throw UserError(UserErrorKind::Compile, desc_.filename, line,
@@ -841,21 +851,14 @@ std::unique_ptr<ir::Function> buildPyIR(const FunctionDescription &function,
     // `with` shows itself by its opcode; any other exception table is a try.
     for (const BytecodeInstruction &inst : cfg.code)
       if (inst.op == PyOp::BEFORE_WITH)
-        throw UserError(UserErrorKind::UnsupportedFeature, function.filename,
-                        inst.line,
-                        "'with' is not supported in spirjit kernels and "
-                        "device functions; rewrite it with scalars, arrays, "
-                        "tuples and loops");
+        throw unsupportedConstruct(function.filename, inst.line, "with");
     int line = function.firstLine;
     for (const BytecodeInstruction &inst : cfg.code)
       if (inst.op == PyOp::NOP && inst.line > function.firstLine) {
         line = inst.line; // 3.11 marks the `try:` line with a NOP
         break;
       }
-    throw UserError(UserErrorKind::UnsupportedFeature, function.filename, line,
-                    "'try' is not supported in spirjit kernels and device "
-                    "functions; rewrite it with scalars, arrays, tuples and "
-                    "loops");
+    throw unsupportedConstruct(function.filename, line, "try");
   }
   // Some constructs are seen only through what they use first (a raise
   // builds its message string, a generator starts with RETURN_GENERATOR at
@@ -873,11 +876,8 @@ std::unique_ptr<ir::Function> buildPyIR(const FunctionDescription &function,
              function.names[inst.arg >> 1] == "print")
       what = "print";
     if (what)
-      throw UserError(UserErrorKind::UnsupportedFeature, function.filename,
-                      inst.line,
-                      std::string("'") + what +
-                          "' is not supported in spirjit kernels and device "
-                          "functions yet");
+      throw unsupportedConstruct(function.filename, inst.line, what,
+                                 /*planned=*/true);
   }
   return Builder(function, cfg).run();
 }

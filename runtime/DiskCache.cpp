@@ -22,6 +22,8 @@ uint64_t fnv1a(const char *data, size_t size, uint64_t hash) {
   return hash;
 }
 
+} // namespace
+
 bool makeDirectories(const std::string &path) {
   std::string partial;
   std::stringstream parts(path);
@@ -35,6 +37,8 @@ bool makeDirectories(const std::string &path) {
   struct stat info;
   return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
 }
+
+namespace {
 
 void appendU64(std::string &out, uint64_t value) {
   out.append(reinterpret_cast<const char *>(&value), sizeof value);

@@ -35,6 +35,9 @@ private:
   std::string directory_;
 };
 
+/// Creates `path` and its parents; true when it exists as a folder.
+bool makeDirectories(const std::string &path);
+
 /// A stable 128-bit hash of `text`, as 32 hex digits.
 std::string stableHash(const std::string &text);
 

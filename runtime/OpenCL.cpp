@@ -265,19 +265,6 @@ void Device::write(const Buffer &buffer, const void *host, size_t size,
         "clEnqueueWriteBuffer");
 }
 
-void Device::synchronizeHostMemory(const Buffer &buffer) {
-  // Mapping a USE_HOST_PTR buffer is where the OpenCL memory model makes
-  // the host copy current; on a unified-memory device it costs nothing.
-  cl_int status;
-  void *mapped = clEnqueueMapBuffer(queue_, buffer.handle(), CL_TRUE,
-                                    CL_MAP_READ, 0, buffer.size(), 0, nullptr,
-                                    nullptr, &status);
-  check(status, "clEnqueueMapBuffer");
-  check(clEnqueueUnmapMemObject(queue_, buffer.handle(), mapped, 0, nullptr,
-                                nullptr),
-        "clEnqueueUnmapMemObject");
-}
-
 void Device::enqueueHostSynchronization(const Buffer &buffer) {
   cl_int status;
   void *mapped = clEnqueueMapBuffer(queue_, buffer.handle(), CL_FALSE,

@@ -132,9 +132,8 @@ public:
   void read(const Buffer &buffer, void *host, size_t size, size_t offset = 0);
   void write(const Buffer &buffer, const void *host, size_t size,
              size_t offset = 0);
-  /// Makes host memory wrapped by wrapHostMemory current after a kernel.
-  void synchronizeHostMemory(const Buffer &buffer);
-  /// The same, queued without waiting (a map and an unmap).
+  /// Queues a map and an unmap of a buffer from wrapHostMemory: once they
+  /// complete, the host memory holds what kernels wrote.
   void enqueueHostSynchronization(const Buffer &buffer);
   /// An event that completes when everything queued so far has.
   cl_event enqueueMarker();

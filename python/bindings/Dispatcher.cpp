@@ -259,13 +259,7 @@ std::string dumpFolder(const std::string &root, const std::string &name,
                        const std::string &key) {
   std::string folder = root + "/" + name + "-" +
                        runtime::stableHash(key).substr(0, 8);
-  std::string partial;
-  std::stringstream parts(folder);
-  for (std::string part; std::getline(parts, part, '/');) {
-    partial += part + "/";
-    if (!part.empty())
-      mkdir(partial.c_str(), 0755);
-  }
+  runtime::makeDirectories(folder);
   return folder;
 }
 
@@ -539,7 +533,7 @@ Dispatcher::submit(const std::vector<int64_t> &extents,
       throw PythonError(
           "TypingError",
           describeArgument(i) + " is a '" +
-              py::str(obj.get_type().attr("__name__")).cast<std::string>() +
+              py::str(py::type::of(obj).attr("__name__")).cast<std::string>() +
               "'; kernels take NumPy arrays, DeviceArrays and numbers");
     }
   }
@@ -639,13 +633,11 @@ Dispatcher::submit(const std::vector<int64_t> &extents,
         for (py::ssize_t d = 0; d < array.ndim(); ++d)
           span += static_cast<size_t>((array.shape(d) - 1) * array.strides(d));
       }
-      bool written = entry->compiled.writtenArguments[a];
       void *data = const_cast<void *>(array.data());
       buffers[a] = span ? device->wrapHostMemory(data, span) : nullptr;
       wrapped[a] = buffers[a] != nullptr;
       if (!buffers[a])
         buffers[a] = device->allocate(span ? span : 1, span ? data : nullptr);
-      (void)written;
       kernel.setBuffer(index, *buffers[a]);
       break;
     }
@@ -702,7 +694,6 @@ Dispatcher::submit(const std::vector<int64_t> &extents,
       launched = device->enqueueMarker();
   }
   event->setHandle(launched);
-  event->setHostSynchronized(hostSync);
   for (size_t i = 0; i < n; ++i) {
     if (numpyArgument(i) && buffers[i])
       event->keep(arrays[i], work[i], buffers[i], wrapped[i],
@@ -736,15 +727,10 @@ double Dispatcher::bareEnqueueLoop(const std::vector<int64_t> &extents,
   cl_command_queue queue = device->queue();
   py::gil_scoped_release release;
   auto start = std::chrono::steady_clock::now();
-  bool withEvents = std::getenv("SPIRJIT_BARE_EVENTS") != nullptr;
-  for (int i = 0; i < count; ++i) {
-    cl_event event = nullptr;
+  for (int i = 0; i < count; ++i)
     clEnqueueNDRangeKernel(queue, kernel, static_cast<cl_uint>(global.size()),
                            nullptr, global.data(), nullptr, 0, nullptr,
-                           withEvents ? &event : nullptr);
-    if (event)
-      clReleaseEvent(event);
-  }
+                           nullptr);
   clFinish(queue);
   return secondsSince(start);
 }
@@ -768,9 +754,9 @@ void Event::wait() {
   for (Pending &p : pending_) {
     if (!p.written)
       continue;
-    if (p.wrapped && !hostSynchronized_)
-      device_->synchronizeHostMemory(*p.buffer);
-    else
+    // In-place arrays were made current by the map and unmap queued
+    // behind the kernel (submit); copies are read back.
+    if (!p.wrapped)
       device_->read(*p.buffer, p.work.mutable_data(), p.buffer->size());
     if (!p.work.is(p.original))
       p.original[py::ellipsis()] = p.work;

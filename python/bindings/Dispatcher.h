@@ -60,9 +60,6 @@ public:
   Event(const Event &) = delete;
   Event &operator=(const Event &) = delete;
   void setHandle(cl_event handle) { handle_ = handle; }
-  /// In-place NumPy arrays were made current by commands queued after the
-  /// kernel: wait() need not map them again.
-  void setHostSynchronized(bool value) { hostSynchronized_ = value; }
   cl_event handle() const { return handle_; }
   void keep(pybind11::array original, pybind11::array work,
             std::shared_ptr<runtime::Buffer> buffer, bool wrapped,
@@ -85,7 +82,6 @@ private:
   std::vector<Pending> pending_;
   std::vector<std::shared_ptr<runtime::Buffer>> alive_;
   bool done_ = false;
-  bool hostSynchronized_ = false;
 };
 
 class Dispatcher {

@@ -96,7 +96,7 @@ void raise(const char *className, const std::string &message,
   py::object exception = errors.attr(className)(message);
   for (auto item : attributes)
     exception.attr(item.first) = item.second;
-  PyErr_SetObject(exception.get_type().ptr(), exception.ptr());
+  PyErr_SetObject(py::type::of(exception).ptr(), exception.ptr());
 }
 
 void translateErrors(std::exception_ptr pointer) {
