@@ -26,7 +26,9 @@ public:
     return codeName_ == "CL_OUT_OF_RESOURCES" ||
            codeName_ == "CL_OUT_OF_HOST_MEMORY" ||
            codeName_ == "CL_MEM_OBJECT_ALLOCATION_FAILURE" ||
-           codeName_ == "CL_INVALID_BUFFER_SIZE";
+           codeName_ == "CL_INVALID_BUFFER_SIZE" ||
+           codeName_ == "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY" ||
+           codeName_ == "ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY";
   }
 
 private:

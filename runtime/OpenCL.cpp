@@ -1,7 +1,11 @@
 #include "runtime/OpenCL.h"
 
+#include <CL/cl.h>
+
+#include <chrono>
 #include <cstring>
 #include <map>
+#include <mutex>
 
 namespace spirjit::runtime {
 namespace {
@@ -44,6 +48,7 @@ std::string platformString(cl_platform_id platform, cl_platform_info param) {
 
 DeviceInfo describe(cl_platform_id platform, cl_device_id device) {
   DeviceInfo info;
+  info.backend = "opencl";
   info.name = deviceString(device, CL_DEVICE_NAME);
   info.vendor = deviceString(device, CL_DEVICE_VENDOR);
   info.version = deviceString(device, CL_DEVICE_VERSION);
@@ -76,121 +81,195 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id device) {
   return info;
 }
 
-} // namespace
 
-Buffer::~Buffer() {
-  if (mem_)
-    clReleaseMemObject(mem_);
-  if (svm_)
-    clSVMFree(device_->context(), svm_);
-}
+class CLDevice;
 
-Program::~Program() {
-  if (program_)
-    clReleaseProgram(program_);
-}
-
-Kernel::~Kernel() {
-  if (kernel_)
-    clReleaseKernel(kernel_);
-}
-
-bool Kernel::unchanged(unsigned index, size_t size, const void *value) {
-  if (bound_.size() <= index)
-    bound_.resize(index + 1);
-  Bound &slot = bound_[index];
-  if (size > sizeof slot.bytes) { // too large to remember: always set
-    slot.valid = false;
-    return false;
+class CLBuffer final : public Buffer {
+public:
+  CLBuffer(std::shared_ptr<Device> device, cl_context context, cl_mem mem,
+           size_t size, void *hostPointer, void *svm = nullptr,
+           bool hostAddressable = false)
+      : Buffer(std::move(device), size, hostPointer, svm, hostAddressable),
+        context_(context), mem_(mem) {}
+  ~CLBuffer() override {
+    if (mem_)
+      clReleaseMemObject(mem_);
+    if (svm())
+      clSVMFree(context_, svm());
   }
-  // Local-memory sizes (value == nullptr) are remembered by size alone.
-  unsigned char bytes[sizeof slot.bytes] = {};
-  if (value)
-    std::memcpy(bytes, value, size);
-  if (slot.valid && slot.size == size &&
-      std::memcmp(slot.bytes, bytes, sizeof bytes) == 0)
-    return true;
-  slot.valid = true;
-  slot.size = size;
-  std::memcpy(slot.bytes, bytes, sizeof bytes);
-  return false;
+  cl_mem handle() const { return mem_; }
+
+private:
+  cl_context context_;
+  cl_mem mem_;
+};
+
+cl_mem memOf(const Buffer &buffer) {
+  return static_cast<const CLBuffer &>(buffer).handle();
 }
 
-void Kernel::setArgument(unsigned index, size_t size, const void *value) {
-  if (unchanged(index, size, value))
-    return;
-  cl_int status = clSetKernelArg(kernel_, index, size, value);
-  if (status != CL_SUCCESS)
-    bound_[index].valid = false;
-  check(status, "clSetKernelArg");
-}
+class CLProgram final : public Program {
+public:
+  CLProgram(std::shared_ptr<Device> device, cl_program program)
+      : Program(std::move(device)), program_(program) {}
+  ~CLProgram() override {
+    if (program_)
+      clReleaseProgram(program_);
+  }
+  cl_program handle() const { return program_; }
 
-void Kernel::setBuffer(unsigned index, const Buffer &buffer, size_t offset) {
-  if (buffer.svm()) {
+private:
+  cl_program program_;
+};
+
+class CLKernel final : public Kernel {
+public:
+  CLKernel(std::shared_ptr<Program> program, cl_kernel kernel)
+      : Kernel(std::move(program)), kernel_(kernel) {}
+  ~CLKernel() override {
+    if (kernel_)
+      clReleaseKernel(kernel_);
+  }
+  cl_kernel handle() const { return kernel_; }
+
+  void setBuffer(unsigned index, const Buffer &buffer,
+                 size_t offset) override {
     // Memory is always rebound: a freed allocation's address may come back
     // for a new one, and drivers check the binding against live memory.
     forget(index);
-    check(clSetKernelArgSVMPointer(kernel_, index,
-                                   static_cast<char *>(buffer.svm()) + offset),
-          "clSetKernelArgSVMPointer");
-    return;
+    if (buffer.svm()) {
+      check(clSetKernelArgSVMPointer(kernel_, index,
+                                     static_cast<char *>(buffer.svm()) +
+                                         offset),
+            "clSetKernelArgSVMPointer");
+      return;
+    }
+    if (offset != 0)
+      throw DeviceError("opencl", CL_INVALID_VALUE, "CL_INVALID_VALUE",
+                        "a view at an offset needs shared virtual memory, "
+                        "which this device lacks");
+    cl_mem mem = memOf(buffer);
+    check(clSetKernelArg(kernel_, index, sizeof mem, &mem), "clSetKernelArg");
   }
-  if (offset != 0)
-    throw DeviceError("opencl", CL_INVALID_VALUE, "CL_INVALID_VALUE",
-                      "a view at an offset needs shared virtual memory, "
-                      "which this device lacks");
-  cl_mem mem = buffer.handle();
-  forget(index);
-  check(clSetKernelArg(kernel_, index, sizeof mem, &mem), "clSetKernelArg");
-}
 
-void Kernel::forget(unsigned index) {
-  if (index < bound_.size())
-    bound_[index].valid = false;
-}
+protected:
+  void bindValue(unsigned index, size_t size, const void *value) override {
+    check(clSetKernelArg(kernel_, index, size, value), "clSetKernelArg");
+  }
 
-Device::Device(cl_platform_id platform, cl_device_id device, DeviceInfo info)
-    : platform_(platform), device_(device), info_(std::move(info)) {
-  cl_int status;
-  cl_context_properties properties[] = {
-      CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform),
-      0};
-  context_ =
-      clCreateContext(properties, 1, &device_, nullptr, nullptr, &status);
-  check(status, "clCreateContext");
-  queue_ = clCreateCommandQueueWithProperties(context_, device_, nullptr,
-                                              &status);
-  check(status, "clCreateCommandQueueWithProperties");
-}
+private:
+  cl_kernel kernel_;
+};
 
-Device::~Device() {
-  if (queue_)
-    clReleaseCommandQueue(queue_);
-  if (context_)
-    clReleaseContext(context_);
-}
+class CLEvent final : public Event {
+public:
+  explicit CLEvent(cl_event event) : event_(event) {}
+  ~CLEvent() override { clReleaseEvent(event_); }
+  cl_event handle() const { return event_; }
+  bool complete() override {
+    cl_int status = CL_QUEUED;
+    clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                   &status, nullptr);
+    return status == CL_COMPLETE || status < 0;
+  }
+  void wait() override {
+    cl_int status = clWaitForEvents(1, &event_);
+    cl_int execution = CL_COMPLETE;
+    clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                   sizeof execution, &execution, nullptr);
+    if (execution < 0)
+      status = execution; // the command itself failed
+    check(status, "kernel execution");
+  }
 
-std::string Device::filterString() const {
-  return info_.backend + ":" + info_.deviceType + ":" +
-         std::to_string(info_.backendIndex);
-}
+private:
+  cl_event event_;
+};
 
-std::shared_ptr<Buffer> Device::allocate(size_t size, const void *host) {
-  if (info_.hasSvm) {
+class CLDevice final : public Device {
+public:
+  CLDevice(cl_platform_id platform, cl_device_id device, DeviceInfo info)
+      : Device(std::move(info)), platform_(platform), device_(device) {
+    cl_int status;
+    cl_context_properties properties[] = {
+        CL_CONTEXT_PLATFORM,
+        reinterpret_cast<cl_context_properties>(platform), 0};
+    context_ =
+        clCreateContext(properties, 1, &device_, nullptr, nullptr, &status);
+    check(status, "clCreateContext");
+    queue_ = clCreateCommandQueueWithProperties(context_, device_, nullptr,
+                                                &status);
+    check(status, "clCreateCommandQueueWithProperties");
+  }
+  ~CLDevice() override {
+    if (queue_)
+      clReleaseCommandQueue(queue_);
+    if (context_)
+      clReleaseContext(context_);
+  }
+
+  std::shared_ptr<Buffer> allocate(size_t size, const void *host) override;
+  std::shared_ptr<Buffer> wrapHostMemory(void *host, size_t size) override;
+  void read(const Buffer &buffer, void *host, size_t size,
+            size_t offset) override;
+  void write(const Buffer &buffer, const void *host, size_t size,
+             size_t offset) override;
+  void enqueueHostSynchronization(const Buffer &buffer) override;
+  std::unique_ptr<Event> enqueueMarker() override;
+  std::shared_ptr<Program>
+  buildFromSPIRV(const std::vector<uint32_t> &words) override;
+  std::shared_ptr<Program>
+  buildFromSPIRBitcode(const std::vector<char> &bits) override {
+    // cl_khr_spir: the binary is SPIR 1.2 LLVM bitcode.
+    return buildFromBinary(bits, "-x spir -spir-std=1.2");
+  }
+  std::shared_ptr<Program>
+  buildFromDeviceBinary(const std::vector<char> &bits) override {
+    return buildFromBinary(bits, "");
+  }
+  std::vector<char> programBinary(const Program &program) override;
+  std::shared_ptr<Kernel> createKernel(const std::shared_ptr<Program> &program,
+                                       const std::string &name) override;
+  std::unique_ptr<Event> launch(Kernel &kernel,
+                                const std::vector<size_t> &global,
+                                const std::vector<size_t> &local,
+                                bool wantEvent) override;
+  void finish() override { check(clFinish(queue_), "clFinish"); }
+  double bareLaunchLoop(Kernel &kernel, const std::vector<size_t> &global,
+                        int count) override;
+
+private:
+  std::shared_ptr<Program> build(cl_program program, const char *options);
+  std::shared_ptr<Program> buildFromBinary(const std::vector<char> &bits,
+                                           const char *options);
+
+  cl_platform_id platform_;
+  cl_device_id device_;
+  cl_context context_ = nullptr;
+  cl_command_queue queue_ = nullptr;
+  std::mutex mutex_;
+  std::vector<std::shared_ptr<Buffer>> hostWrappers_; // recent, reusable
+};
+
+} // namespace
+
+std::shared_ptr<Buffer> CLDevice::allocate(size_t size, const void *host) {
+  const DeviceInfo &info = this->info();
+  if (info.hasSvm) {
     cl_svm_mem_flags flags = CL_MEM_READ_WRITE;
-    if (info_.hasFineGrainSvm)
+    if (info.hasFineGrainSvm)
       flags |= CL_MEM_SVM_FINE_GRAIN_BUFFER;
     void *svm = clSVMAlloc(context_, flags, size ? size : 1, 128);
     if (!svm)
       throw DeviceError("opencl", CL_MEM_OBJECT_ALLOCATION_FAILURE,
                         "CL_MEM_OBJECT_ALLOCATION_FAILURE",
                         "clSVMAlloc of " + std::to_string(size) +
-                            " bytes on " + info_.name);
-    auto buffer = std::make_shared<Buffer>(shared_from_this(), nullptr, size,
-                                           nullptr, svm,
-                                           info_.hasFineGrainSvm);
+                            " bytes on " + info.name);
+    auto buffer =
+        std::make_shared<CLBuffer>(shared_from_this(), context_, nullptr, size,
+                                   nullptr, svm, info.hasFineGrainSvm);
     if (host && size)
-      write(*buffer, host, size);
+      write(*buffer, host, size, 0);
     return buffer;
   }
   cl_int status;
@@ -200,16 +279,17 @@ std::shared_ptr<Buffer> Device::allocate(size_t size, const void *host) {
   cl_mem mem = clCreateBuffer(context_, flags, size ? size : 1,
                               const_cast<void *>(host), &status);
   check(status, "clCreateBuffer");
-  return std::make_shared<Buffer>(shared_from_this(), mem, size, nullptr);
+  return std::make_shared<CLBuffer>(shared_from_this(), context_, mem, size,
+                                    nullptr);
 }
 
-std::shared_ptr<Buffer> Device::wrapHostMemory(void *host, size_t size) {
-  if (!info_.hostUnifiedMemory || size == 0)
+std::shared_ptr<Buffer> CLDevice::wrapHostMemory(void *host, size_t size) {
+  if (!info().hostUnifiedMemory || size == 0)
     return nullptr;
   // Memory aligned as the device wants is used in place, so a wrapper of
   // the same range stays valid for the next launch: reuse it (a kernel
   // launched on the same NumPy arrays again skips clCreateBuffer).
-  size_t align = info_.memBaseAddrAlign ? info_.memBaseAddrAlign : 1;
+  size_t align = info().memBaseAddrAlign ? info().memBaseAddrAlign : 1;
   bool inPlace = reinterpret_cast<uintptr_t>(host) % align == 0;
   std::lock_guard<std::mutex> lock(mutex_);
   if (inPlace)
@@ -224,7 +304,8 @@ std::shared_ptr<Buffer> Device::wrapHostMemory(void *host, size_t size) {
   cl_mem mem = clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
                               size, host, &status);
   check(status, "clCreateBuffer(CL_MEM_USE_HOST_PTR)");
-  auto buffer = std::make_shared<Buffer>(shared_from_this(), mem, size, host);
+  auto buffer = std::make_shared<CLBuffer>(shared_from_this(), context_, mem,
+                                           size, host);
   if (inPlace) {
     if (hostWrappers_.size() >= 32)
       hostWrappers_.erase(hostWrappers_.begin());
@@ -233,8 +314,8 @@ std::shared_ptr<Buffer> Device::wrapHostMemory(void *host, size_t size) {
   return buffer;
 }
 
-void Device::read(const Buffer &buffer, void *host, size_t size,
-                  size_t offset) {
+void CLDevice::read(const Buffer &buffer, void *host, size_t size,
+                    size_t offset) {
   if (size == 0)
     return;
   if (buffer.svm()) {
@@ -244,13 +325,13 @@ void Device::read(const Buffer &buffer, void *host, size_t size,
           "clEnqueueSVMMemcpy");
     return;
   }
-  check(clEnqueueReadBuffer(queue_, buffer.handle(), CL_TRUE, offset, size,
-                            host, 0, nullptr, nullptr),
+  check(clEnqueueReadBuffer(queue_, memOf(buffer), CL_TRUE, offset, size, host,
+                            0, nullptr, nullptr),
         "clEnqueueReadBuffer");
 }
 
-void Device::write(const Buffer &buffer, const void *host, size_t size,
-                   size_t offset) {
+void CLDevice::write(const Buffer &buffer, const void *host, size_t size,
+                     size_t offset) {
   if (size == 0)
     return;
   if (buffer.svm()) {
@@ -260,33 +341,34 @@ void Device::write(const Buffer &buffer, const void *host, size_t size,
           "clEnqueueSVMMemcpy");
     return;
   }
-  check(clEnqueueWriteBuffer(queue_, buffer.handle(), CL_TRUE, offset, size,
+  check(clEnqueueWriteBuffer(queue_, memOf(buffer), CL_TRUE, offset, size,
                              host, 0, nullptr, nullptr),
         "clEnqueueWriteBuffer");
 }
 
-void Device::enqueueHostSynchronization(const Buffer &buffer) {
+void CLDevice::enqueueHostSynchronization(const Buffer &buffer) {
   cl_int status;
-  void *mapped = clEnqueueMapBuffer(queue_, buffer.handle(), CL_FALSE,
+  void *mapped = clEnqueueMapBuffer(queue_, memOf(buffer), CL_FALSE,
                                     CL_MAP_READ, 0, buffer.size(), 0, nullptr,
                                     nullptr, &status);
   check(status, "clEnqueueMapBuffer");
-  check(clEnqueueUnmapMemObject(queue_, buffer.handle(), mapped, 0, nullptr,
+  check(clEnqueueUnmapMemObject(queue_, memOf(buffer), mapped, 0, nullptr,
                                 nullptr),
         "clEnqueueUnmapMemObject");
 }
 
-cl_event Device::enqueueMarker() {
+std::unique_ptr<Event> CLDevice::enqueueMarker() {
   cl_event event = nullptr;
   check(clEnqueueMarkerWithWaitList(queue_, 0, nullptr, &event),
         "clEnqueueMarkerWithWaitList");
-  return event;
+  return std::make_unique<CLEvent>(event);
 }
 
-std::shared_ptr<Program> Device::build(cl_program program,
-                                       const char *options) {
-  auto owner = std::make_shared<Program>(shared_from_this(), program);
-  cl_int status = clBuildProgram(program, 1, &device_, options, nullptr, nullptr);
+std::shared_ptr<Program> CLDevice::build(cl_program program,
+                                         const char *options) {
+  auto owner = std::make_shared<CLProgram>(shared_from_this(), program);
+  cl_int status =
+      clBuildProgram(program, 1, &device_, options, nullptr, nullptr);
   if (status != CL_SUCCESS) {
     size_t size = 0;
     clGetProgramBuildInfo(program, device_, CL_PROGRAM_BUILD_LOG, 0, nullptr,
@@ -297,13 +379,13 @@ std::shared_ptr<Program> Device::build(cl_program program,
     while (!log.empty() && log.back() == '\0')
       log.pop_back();
     throw DeviceError("opencl", status, openclErrorName(status),
-                      "clBuildProgram on " + info_.name, log);
+                      "clBuildProgram on " + info().name, log);
   }
   return owner;
 }
 
 std::shared_ptr<Program>
-Device::buildFromSPIRV(const std::vector<uint32_t> &words) {
+CLDevice::buildFromSPIRV(const std::vector<uint32_t> &words) {
   cl_int status;
   cl_program program = clCreateProgramWithIL(context_, words.data(),
                                              words.size() * 4, &status);
@@ -311,8 +393,8 @@ Device::buildFromSPIRV(const std::vector<uint32_t> &words) {
   return build(program, "");
 }
 
-std::shared_ptr<Program> Device::buildFromBinary(const std::vector<char> &bits,
-                                                 const char *options) {
+std::shared_ptr<Program>
+CLDevice::buildFromBinary(const std::vector<char> &bits, const char *options) {
   cl_int status, binaryStatus;
   size_t size = bits.size();
   auto data = reinterpret_cast<const unsigned char *>(bits.data());
@@ -323,67 +405,61 @@ std::shared_ptr<Program> Device::buildFromBinary(const std::vector<char> &bits,
   return build(program, options);
 }
 
-std::shared_ptr<Program>
-Device::buildFromSPIRBitcode(const std::vector<char> &bits) {
-  // cl_khr_spir: the binary is SPIR 1.2 LLVM bitcode.
-  return buildFromBinary(bits, "-x spir -spir-std=1.2");
-}
-
-std::shared_ptr<Program>
-Device::buildFromDeviceBinary(const std::vector<char> &bits) {
-  return buildFromBinary(bits, "");
-}
-
-std::vector<char> Device::programBinary(const Program &program) {
+std::vector<char> CLDevice::programBinary(const Program &program) {
+  cl_program handle = static_cast<const CLProgram &>(program).handle();
   size_t size = 0;
-  if (clGetProgramInfo(program.handle(), CL_PROGRAM_BINARY_SIZES, sizeof size,
-                       &size, nullptr) != CL_SUCCESS ||
+  if (clGetProgramInfo(handle, CL_PROGRAM_BINARY_SIZES, sizeof size, &size,
+                       nullptr) != CL_SUCCESS ||
       size == 0)
     return {};
   std::vector<char> bits(size);
   unsigned char *data = reinterpret_cast<unsigned char *>(bits.data());
-  if (clGetProgramInfo(program.handle(), CL_PROGRAM_BINARIES, sizeof data,
-                       &data, nullptr) != CL_SUCCESS)
+  if (clGetProgramInfo(handle, CL_PROGRAM_BINARIES, sizeof data, &data,
+                       nullptr) != CL_SUCCESS)
     return {};
   return bits;
 }
 
 std::shared_ptr<Kernel>
-Device::createKernel(const std::shared_ptr<Program> &program,
-                     const std::string &name) {
+CLDevice::createKernel(const std::shared_ptr<Program> &program,
+                       const std::string &name) {
   cl_int status;
-  cl_kernel kernel = clCreateKernel(program->handle(), name.c_str(), &status);
+  cl_kernel kernel =
+      clCreateKernel(static_cast<const CLProgram &>(*program).handle(),
+                     name.c_str(), &status);
   check(status, "clCreateKernel");
-  return std::make_shared<Kernel>(program, kernel);
+  return std::make_shared<CLKernel>(program, kernel);
 }
 
-cl_event Device::launch(const Kernel &kernel,
-                        const std::vector<size_t> &global,
-                        const std::vector<size_t> &local,
-                        const std::vector<cl_event> &waitFor,
-                        bool wantEvent) {
+std::unique_ptr<Event> CLDevice::launch(Kernel &kernel,
+                                        const std::vector<size_t> &global,
+                                        const std::vector<size_t> &local,
+                                        bool wantEvent) {
   cl_event event = nullptr;
   check(clEnqueueNDRangeKernel(
-            queue_, kernel.handle(), static_cast<cl_uint>(global.size()),
-            nullptr, global.data(), local.empty() ? nullptr : local.data(),
-            static_cast<cl_uint>(waitFor.size()),
-            waitFor.empty() ? nullptr : waitFor.data(),
+            queue_, static_cast<CLKernel &>(kernel).handle(),
+            static_cast<cl_uint>(global.size()), nullptr, global.data(),
+            local.empty() ? nullptr : local.data(), 0, nullptr,
             wantEvent ? &event : nullptr),
         "clEnqueueNDRangeKernel");
-  return event;
+  if (!event)
+    return nullptr;
+  return std::make_unique<CLEvent>(event);
 }
 
-void Device::wait(cl_event event) {
-  cl_int status = clWaitForEvents(1, &event);
-  cl_int execution = CL_COMPLETE;
-  clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof execution,
-                 &execution, nullptr);
-  if (execution < 0)
-    status = execution; // the command itself failed
-  check(status, "kernel execution");
+double CLDevice::bareLaunchLoop(Kernel &kernel,
+                                const std::vector<size_t> &global, int count) {
+  cl_kernel handle = static_cast<CLKernel &>(kernel).handle();
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < count; ++i)
+    clEnqueueNDRangeKernel(queue_, handle, static_cast<cl_uint>(global.size()),
+                           nullptr, global.data(), nullptr, 0, nullptr,
+                           nullptr);
+  clFinish(queue_);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
 }
-
-void Device::finish() { check(clFinish(queue_), "clFinish"); }
 
 const std::vector<std::shared_ptr<Device>> &openclDevices() {
   static const std::vector<std::shared_ptr<Device>> devices = [] {
@@ -407,7 +483,7 @@ const std::vector<std::shared_ptr<Device>> &openclDevices() {
         DeviceInfo info = describe(platform, id);
         info.backendIndex = indexOfType[info.deviceType]++;
         try {
-          found.push_back(std::make_shared<Device>(platform, id, info));
+          found.push_back(std::make_shared<CLDevice>(platform, id, info));
         } catch (const DeviceError &) {
           // A device we cannot open is not listed.
         }

@@ -54,6 +54,13 @@ if [ "$mode" = test ] && [ "${SPIRJIT_SKIP_INTEL_OPENCL:-0}" != 1 ]; then
   fi
 fi
 
+# Level Zero has no driver here: its tests run the backend through the
+# loader's null driver, built from Debian's level-zero source package.
+if [ "$mode" = test ]; then
+  echo "== building Level Zero's null driver for the tests"
+  scripts/build-ze-null-driver.sh "$root/build/level-zero-src" >/dev/null
+fi
+
 echo "== configuring and building (ninja -j$jobs)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPython3_EXECUTABLE="$root/.venv/bin/python" >/dev/null

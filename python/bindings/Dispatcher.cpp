@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <dlfcn.h>
 #include <chrono>
 #include <fstream>
@@ -63,30 +64,22 @@ namespace {
 /// stays here until the device is done with it. Touched only with the GIL
 /// held (Event destructors and launches), so it needs no lock of its own.
 struct Retired {
-  cl_event handle;
+  std::unique_ptr<runtime::Event> handle;
   std::vector<std::shared_ptr<runtime::Buffer>> buffers;
   std::vector<py::object> arrays;
 };
-std::vector<Retired> &retiredLaunches() {
-  static auto *retired = new std::vector<Retired>(); // never destroyed
+std::deque<Retired> &retiredLaunches() {
+  static auto *retired = new std::deque<Retired>(); // never destroyed
   return *retired;
 }
 
-/// Frees what finished launches held; called at each launch.
+/// Frees what finished launches held; called at each launch. Queues are
+/// in order, so the oldest launch finishes first: the sweep stops at the
+/// first one still running instead of asking every one.
 void sweepRetiredLaunches() {
   auto &retired = retiredLaunches();
-  for (size_t i = 0; i < retired.size();) {
-    cl_int status = CL_QUEUED;
-    clGetEventInfo(retired[i].handle, CL_EVENT_COMMAND_EXECUTION_STATUS,
-                   sizeof status, &status, nullptr);
-    if (status == CL_COMPLETE || status < 0) {
-      clReleaseEvent(retired[i].handle);
-      retired[i] = std::move(retired.back());
-      retired.pop_back();
-    } else {
-      ++i;
-    }
-  }
+  while (!retired.empty() && retired.front().handle->complete())
+    retired.pop_front();
 }
 } // namespace
 
@@ -343,6 +336,14 @@ Dispatcher::Entry &Dispatcher::compile(const Key &key,
         program = nullptr; // an entry the driver no longer takes: rebuild
       }
     }
+    // No device binary (the device gives none): its SPIR-V still saves
+    // the compile.
+    if (cached && !program && cached->deviceBinary.empty() &&
+        info.supportsSpirv) {
+      program = device->buildFromSPIRV(cached->compiled.spirv);
+      entry->kernel =
+          device->createKernel(program, cached->compiled.entryPoint);
+    }
     if (cached && program) {
       entry->compiled = cached->compiled;
       fromDisk = true;
@@ -569,7 +570,8 @@ Dispatcher::submit(const std::vector<int64_t> &extents,
     int64_t groupSize = 1;
     for (int64_t extent : localExtents)
       groupSize *= extent;
-    if (groupSize > static_cast<int64_t>(device->info().maxWorkGroupSize))
+    size_t limit = device->info().maxWorkGroupSize; // 0: not said
+    if (limit && groupSize > static_cast<int64_t>(limit))
       throw PythonError("InvalidRangeError",
                         "a work-group of " + std::to_string(groupSize) +
                             " work-items is larger than " +
@@ -672,10 +674,11 @@ Dispatcher::submit(const std::vector<int64_t> &extents,
   // Dimension 0 of a Range is the slowest-varying: OpenCL's last.
   std::vector<size_t> global(extents.rbegin(), extents.rend());
   std::vector<size_t> local(localExtents.rbegin(), localExtents.rend());
-  std::vector<cl_event> waitFor;
+  // Queues are in order: a dependency on this device is already behind
+  // us; one on another device is waited for here, on the host.
   for (const auto &dependency : dependencies)
-    if (dependency && dependency->handle())
-      waitFor.push_back(dependency->handle());
+    if (dependency && !dependency->done() && dependency->device() != device)
+      dependency->wait();
   auto event = std::make_shared<Event>(device);
   // Written NumPy arrays used in place are made current by a map and unmap
   // queued right behind the kernel: the queue's one round trip covers them.
@@ -683,8 +686,8 @@ Dispatcher::submit(const std::vector<int64_t> &extents,
   for (size_t i = 0; i < n; ++i)
     hostSync |= numpyArgument(i) && buffers[i] && wrapped[i] &&
                 entry->compiled.writtenArguments[i];
-  cl_event launched = device->launch(kernel, global, local, waitFor,
-                                     /*wantEvent=*/!synchronous && !hostSync);
+  std::unique_ptr<runtime::Event> launched = device->launch(
+      kernel, global, local, /*wantEvent=*/!synchronous && !hostSync);
   if (hostSync) {
     for (size_t i = 0; i < n; ++i)
       if (numpyArgument(i) && buffers[i] && wrapped[i] &&
@@ -693,7 +696,7 @@ Dispatcher::submit(const std::vector<int64_t> &extents,
     if (!synchronous)
       launched = device->enqueueMarker();
   }
-  event->setHandle(launched);
+  event->setHandle(std::move(launched));
   for (size_t i = 0; i < n; ++i) {
     if (numpyArgument(i) && buffers[i])
       event->keep(arrays[i], work[i], buffers[i], wrapped[i],
@@ -720,19 +723,10 @@ void Dispatcher::launch(const std::vector<int64_t> &extents,
 double Dispatcher::bareEnqueueLoop(const std::vector<int64_t> &extents,
                                    int count) {
   SPIRJIT_INTERNAL_CHECK(lastEntry_, "launch the kernel once first");
-  const std::shared_ptr<Device> &device =
-      lastEntry_->kernel->program()->device();
+  runtime::Kernel &kernel = *lastEntry_->kernel;
   std::vector<size_t> global(extents.rbegin(), extents.rend());
-  cl_kernel kernel = lastEntry_->kernel->handle();
-  cl_command_queue queue = device->queue();
   py::gil_scoped_release release;
-  auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < count; ++i)
-    clEnqueueNDRangeKernel(queue, kernel, static_cast<cl_uint>(global.size()),
-                           nullptr, global.data(), nullptr, 0, nullptr,
-                           nullptr);
-  clFinish(queue);
-  return secondsSince(start);
+  return kernel.program()->device()->bareLaunchLoop(kernel, global, count);
 }
 
 void Event::keep(py::array original, py::array work,
@@ -747,7 +741,7 @@ void Event::wait() {
     return;
   if (handle_) {
     py::gil_scoped_release release;
-    device_->wait(handle_);
+    handle_->wait();
   }
   done_ = true;
   // NumPy arguments the kernel may write are current again.
@@ -767,15 +761,11 @@ void Event::wait() {
 
 
 Event::~Event() {
-  if (!handle_)
+  if (!handle_ || done_)
     return;
-  if (done_) {
-    clReleaseEvent(handle_);
-    return;
-  }
   // Dropped before it finished: never wait here (a loop of launches would
   // become synchronous), but keep its memory alive until it completes.
-  Retired retired{handle_, std::move(alive_), {}};
+  Retired retired{std::move(handle_), std::move(alive_), {}};
   for (Pending &p : pending_) {
     retired.buffers.push_back(std::move(p.buffer));
     retired.arrays.push_back(std::move(p.original));
@@ -863,7 +853,7 @@ std::vector<std::shared_ptr<Device>> matchDevices(const std::string &filter) {
                             "'opencl:cpu:0'");
   }
   std::vector<std::shared_ptr<Device>> matches;
-  for (const auto &device : runtime::openclDevices()) {
+  for (const auto &device : runtime::allDevices()) {
     if (!backend.empty() && device->info().backend != backend)
       continue;
     if (!type.empty() && device->info().deviceType != type)
@@ -884,7 +874,7 @@ std::shared_ptr<Device> defaultDevice() {
       matchDevices(filter && *filter ? filter : "");
   if (matches.empty()) {
     std::string known;
-    for (const auto &device : runtime::openclDevices())
+    for (const auto &device : runtime::allDevices())
       known += "\n  " + device->filterString() + "  " + device->info().name;
     if (filter && *filter)
       throw PythonError("DeviceError",
@@ -892,8 +882,8 @@ std::shared_ptr<Device> defaultDevice() {
                             "' matches no device; devices:" +
                             (known.empty() ? " none" : known));
     throw PythonError("DeviceError",
-                      "no OpenCL device found (is an OpenCL driver such as "
-                      "pocl-opencl-icd installed?)");
+                      "no device found (is an OpenCL driver such as "
+                      "pocl-opencl-icd, or a Level Zero driver, installed?)");
   }
   return matches[0];
 }

@@ -5,7 +5,7 @@
 
 #include "compiler/KernelABI.h"
 #include "compiler/Pipeline.h"
-#include "runtime/OpenCL.h"
+#include "runtime/Device.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -59,8 +59,9 @@ public:
   ~Event();
   Event(const Event &) = delete;
   Event &operator=(const Event &) = delete;
-  void setHandle(cl_event handle) { handle_ = handle; }
-  cl_event handle() const { return handle_; }
+  void setHandle(std::unique_ptr<runtime::Event> handle) {
+    handle_ = std::move(handle);
+  }
   void keep(pybind11::array original, pybind11::array work,
             std::shared_ptr<runtime::Buffer> buffer, bool wrapped,
             bool written);
@@ -78,7 +79,7 @@ private:
     bool wrapped, written;
   };
   std::shared_ptr<runtime::Device> device_;
-  cl_event handle_ = nullptr;
+  std::unique_ptr<runtime::Event> handle_;
   std::vector<Pending> pending_;
   std::vector<std::shared_ptr<runtime::Buffer>> alive_;
   bool done_ = false;

@@ -6,7 +6,7 @@
 #include "python/bindings/Describe.h"
 #include "python/bindings/Dispatcher.h"
 #include "python/bindings/Errors.h"
-#include "runtime/OpenCL.h"
+#include "runtime/Device.h"
 
 #include <pybind11/stl.h>
 
@@ -272,7 +272,7 @@ PYBIND11_MODULE(_spirjit, m) {
                         const std::shared_ptr<runtime::Device> &device) {
     return DeviceArray::fromNumPy(array, device);
   });
-  m.def("opencl_devices", [] { return runtime::openclDevices(); });
+  m.def("devices", [] { return runtime::allDevices(); });
   m.def("match_devices", &matchDevices);
   m.def("default_device", &defaultDevice);
 

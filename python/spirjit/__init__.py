@@ -26,8 +26,9 @@ __version__ = "0.1.0"
 
 
 class Device:
-    """An OpenCL device, chosen by a filter string ``backend:type:index``
-    (any part may be omitted: ``"opencl:cpu:0"``, ``"cpu"``, ``"opencl"``)."""
+    """An OpenCL or Level Zero device, chosen by a filter string
+    ``backend:type:index`` (any part may be omitted: ``"opencl:cpu:0"``,
+    ``"cpu"``, ``"level_zero:gpu"``)."""
 
     def __init__(self, filter_string=""):
         if isinstance(filter_string, Device):
@@ -36,7 +37,7 @@ class Device:
         matches = _spirjit.match_devices(filter_string)
         if not matches:
             known = "\n".join(f"  {d.filter_string}  {d.properties()['name']}"
-                              for d in _spirjit.opencl_devices()) or "  none"
+                              for d in _spirjit.devices()) or "  none"
             raise errors.DeviceError(
                 f"no device matches '{filter_string}'; devices:\n{known}")
         self._device = matches[0]
@@ -66,7 +67,7 @@ class Device:
 
 def devices():
     """Every device spirjit can launch on."""
-    return [Device._wrap(d) for d in _spirjit.opencl_devices()]
+    return [Device._wrap(d) for d in _spirjit.devices()]
 
 
 def default_device():

@@ -1,0 +1,211 @@
+// What every backend offers, and all the rest of spirjit sees of one: a
+// Device with memory (Buffer), programs built from SPIR-V (Program),
+// kernels with arguments (Kernel), launches and their completion (Event).
+// OpenCL.cpp and LevelZero.cpp implement it; allDevices() lists the devices
+// of both. Every backend failure throws DeviceError naming the backend's
+// own error code.
+//
+// Contract shared by the backends:
+//  - one in-order queue per device: commands complete in the order they
+//    were enqueued, so a launch needs no event to follow the one before;
+//  - Buffer::pointer() is a device pointer (OpenCL SVM, Level Zero USM)
+//    where the device has them, so views are pointer offsets;
+//  - a Kernel remembers the plain values bound to it and skips rebinding
+//    an unchanged one; memory is always bound again.
+#pragma once
+
+#include "runtime/DeviceError.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace spirjit::runtime {
+
+struct DeviceInfo {
+  std::string name, vendor, platform, version;
+  std::string backend;    // "opencl", "level_zero"
+  std::string deviceType; // "cpu", "gpu", "accelerator"
+  int backendIndex = 0;   // index among this backend's devices of this type
+  /// 0 when the driver does not say (Level Zero's null driver).
+  size_t maxWorkGroupSize = 0;
+  bool hasFp64 = false, hasAtomic64 = false;
+  bool hostUnifiedMemory = false;
+  bool supportsSpirv = false;
+  std::string ilVersion;
+  uint64_t globalMemSize = 0, localMemSize = 0;
+  size_t memBaseAddrAlign = 0; // bytes
+  /// Allocations are plain pointers (OpenCL SVM, Level Zero USM), so views
+  /// are pointer offsets; host-addressable ones the host may also use.
+  bool hasSvm = false, hasFineGrainSvm = false;
+};
+
+class Device;
+
+/// Memory on one device.
+class Buffer {
+public:
+  Buffer(std::shared_ptr<Device> device, size_t size, void *hostPointer,
+         void *pointer, bool hostAddressable)
+      : device_(std::move(device)), size_(size), hostPointer_(hostPointer),
+        pointer_(pointer), hostAddressable_(hostAddressable) {}
+  virtual ~Buffer() = default;
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+
+  size_t size() const { return size_; }
+  /// Non-null when the buffer lives in host memory the caller owns.
+  void *hostPointer() const { return hostPointer_; }
+  /// The device pointer (SVM/USM), or nullptr for an OpenCL cl_mem buffer.
+  void *svm() const { return pointer_; }
+  /// May the host read and write the memory at svm() directly?
+  bool hostAddressable() const { return hostAddressable_; }
+  const std::shared_ptr<Device> &device() const { return device_; }
+
+private:
+  std::shared_ptr<Device> device_;
+  size_t size_;
+  void *hostPointer_;
+  void *pointer_;
+  bool hostAddressable_;
+};
+
+/// A module built for one device.
+class Program {
+public:
+  explicit Program(std::shared_ptr<Device> device)
+      : device_(std::move(device)) {}
+  virtual ~Program() = default;
+  Program(const Program &) = delete;
+  Program &operator=(const Program &) = delete;
+  const std::shared_ptr<Device> &device() const { return device_; }
+
+private:
+  std::shared_ptr<Device> device_;
+};
+
+/// One entry point of a Program, with its bound arguments.
+class Kernel {
+public:
+  explicit Kernel(std::shared_ptr<Program> program)
+      : program_(std::move(program)) {}
+  virtual ~Kernel() = default;
+  Kernel(const Kernel &) = delete;
+  Kernel &operator=(const Kernel &) = delete;
+  const std::shared_ptr<Program> &program() const { return program_; }
+
+  /// Binds `size` bytes at `value` (nullptr: that much local memory).
+  void setArgument(unsigned index, size_t size, const void *value) {
+    if (!unchanged(index, size, value))
+      bind(index, size, value);
+  }
+  /// Binds `buffer` at byte `offset` (a pointer buffer takes any offset).
+  virtual void setBuffer(unsigned index, const Buffer &buffer,
+                         size_t offset = 0) = 0;
+
+protected:
+  /// The backend's own binding call; on failure it throws DeviceError.
+  virtual void bindValue(unsigned index, size_t size, const void *value) = 0;
+  void forget(unsigned index) {
+    if (index < bound_.size())
+      bound_[index].valid = false;
+  }
+
+private:
+  void bind(unsigned index, size_t size, const void *value);
+  /// Is this exact value what the kernel already holds at `index`?
+  bool unchanged(unsigned index, size_t size, const void *value);
+
+  std::shared_ptr<Program> program_;
+  struct Bound {
+    bool valid = false;
+    size_t size = 0;
+    unsigned char bytes[16] = {};
+  };
+  std::vector<Bound> bound_; // last value per argument
+};
+
+/// Completion of one enqueued command (a launch or a marker).
+class Event {
+public:
+  virtual ~Event() = default;
+  /// Finished, successfully or not; never blocks.
+  virtual bool complete() = 0;
+  /// Blocks until finished; a failed command throws its DeviceError.
+  virtual void wait() = 0;
+};
+
+class Device : public std::enable_shared_from_this<Device> {
+public:
+  explicit Device(DeviceInfo info) : info_(std::move(info)) {}
+  virtual ~Device() = default;
+  Device(const Device &) = delete;
+  Device &operator=(const Device &) = delete;
+
+  const DeviceInfo &info() const { return info_; }
+  /// "opencl:cpu:0": backend, type, index among that backend's devices.
+  std::string filterString() const {
+    return info_.backend + ":" + info_.deviceType + ":" +
+           std::to_string(info_.backendIndex);
+  }
+
+  /// A buffer holding a copy of `size` bytes at `host` (or uninitialised).
+  virtual std::shared_ptr<Buffer> allocate(size_t size,
+                                           const void *host = nullptr) = 0;
+  /// A buffer over caller-owned host memory, without a copy, where the
+  /// device shares the host's memory; nullptr where it cannot.
+  virtual std::shared_ptr<Buffer> wrapHostMemory(void *host, size_t size) {
+    return nullptr;
+  }
+  /// Blocking copies; they follow everything queued before them.
+  virtual void read(const Buffer &buffer, void *host, size_t size,
+                    size_t offset = 0) = 0;
+  virtual void write(const Buffer &buffer, const void *host, size_t size,
+                     size_t offset = 0) = 0;
+  /// Queues what makes a wrapHostMemory buffer's host memory hold what
+  /// kernels wrote, once the queue reaches it.
+  virtual void enqueueHostSynchronization(const Buffer &buffer) {}
+  /// An event that completes when everything queued so far has.
+  virtual std::unique_ptr<Event> enqueueMarker() = 0;
+
+  /// Builds a program from SPIR-V; the device must take SPIR-V.
+  virtual std::shared_ptr<Program>
+  buildFromSPIRV(const std::vector<uint32_t> &words) = 0;
+  /// Builds a program from SPIR 1.2 LLVM bitcode (OpenCL's cl_khr_spir).
+  virtual std::shared_ptr<Program>
+  buildFromSPIRBitcode(const std::vector<char> &bits);
+  /// Builds a program from a binary this device produced before.
+  virtual std::shared_ptr<Program>
+  buildFromDeviceBinary(const std::vector<char> &bits) = 0;
+  /// The device's own binary of a built program (empty if it has none).
+  virtual std::vector<char> programBinary(const Program &program) = 0;
+  virtual std::shared_ptr<Kernel>
+  createKernel(const std::shared_ptr<Program> &program,
+               const std::string &name) = 0;
+
+  /// Enqueues a launch behind everything queued before it; `global` (and
+  /// `local`, when non-empty) in OpenCL's dimension order (dimension 0
+  /// fastest). Returns the launch's event when `wantEvent`, else nullptr.
+  /// (Events of other devices are waited for by the caller, on the host.)
+  virtual std::unique_ptr<Event> launch(Kernel &kernel,
+                                        const std::vector<size_t> &global,
+                                        const std::vector<size_t> &local,
+                                        bool wantEvent) = 0;
+  /// Waits for everything queued; a failed command throws.
+  virtual void finish() = 0;
+  /// For the dispatch benchmark: enqueues `kernel` `count` times as it is
+  /// bound, with no event, then finishes. Returns the seconds taken.
+  virtual double bareLaunchLoop(Kernel &kernel,
+                                const std::vector<size_t> &global,
+                                int count) = 0;
+
+private:
+  DeviceInfo info_;
+};
+
+/// Every device of every backend (OpenCL first, then Level Zero), found
+/// once per process. A backend without a driver adds none and no error.
+const std::vector<std::shared_ptr<Device>> &allDevices();
+
+} // namespace spirjit::runtime
