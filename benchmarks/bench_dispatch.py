@@ -19,8 +19,12 @@ Medians of interleaved rounds (this machine is noisy); microseconds.
     python benchmarks/bench_dispatch.py [--launches N] [--rounds R]
 """
 
-import argparse
 import os
+
+# OpenBLAS's idle threads would compete with PoCL's for the two cores.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
 import statistics
 import subprocess
 import sys

@@ -29,8 +29,11 @@ kernelParameters(const std::vector<const Type *> &arguments,
     params.push_back({KernelParameter::Kind::ArrayData, i});
     for (int d = 0; d < t->ndim; ++d)
       params.push_back({KernelParameter::Kind::ArrayShape, i, d});
-    for (int d = 0; d < t->ndim; ++d)
-      params.push_back({KernelParameter::Kind::ArrayStride, i, d});
+    // Contiguous layouts (C, F) carry no strides: they follow from the
+    // shape, and every parameter costs the driver at each launch.
+    if (t->layout == 'A')
+      for (int d = 0; d < t->ndim; ++d)
+        params.push_back({KernelParameter::Kind::ArrayStride, i, d});
   }
   if (groupScratch)
     params.push_back({KernelParameter::Kind::GroupScratch, -1});

@@ -17,7 +17,8 @@ struct KernelParameter {
     GroupScratch, // hidden, last: local memory for group_reduce and
                   // group_broadcast, 16 bytes per work-item
     ArrayShape,  // int64 extent of dimension `dim`
-    ArrayStride, // int64 stride of dimension `dim`, in elements
+    ArrayStride, // int64 stride of dimension `dim`, in elements (layout
+                 // 'A' only: C and F strides follow from the shape)
     Scalar,      // the value itself; bool travels as one byte; a complex
                  // number as two parameters, real (dim 0) and imaginary
                  // (dim 1)

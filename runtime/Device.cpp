@@ -3,14 +3,42 @@
 #include "runtime/LevelZero.h"
 #include "runtime/OpenCL.h"
 
+#include <atomic>
 #include <cstring>
 
 namespace spirjit::runtime {
+
+uint64_t Buffer::nextId() {
+  static std::atomic<uint64_t> counter{0};
+  return ++counter;
+}
+
+bool Kernel::sameMemory(unsigned index, uint64_t id, size_t offset) {
+  if (bound_.size() <= index)
+    bound_.resize(index + 1);
+  Bound &slot = bound_[index];
+  if (slot.valid && slot.buffer == id && slot.size == offset)
+    return true;
+  slot.valid = true;
+  slot.buffer = id;
+  slot.size = offset; // for memory, `size` holds the offset
+  return false;
+}
+
+void Kernel::bind(unsigned index, const Buffer &buffer, size_t offset) {
+  try {
+    bindBuffer(index, buffer, offset);
+  } catch (...) {
+    forget(index);
+    throw;
+  }
+}
 
 bool Kernel::unchanged(unsigned index, size_t size, const void *value) {
   if (bound_.size() <= index)
     bound_.resize(index + 1);
   Bound &slot = bound_[index];
+  slot.buffer = 0;
   if (size > sizeof slot.bytes) { // too large to remember: always set
     slot.valid = false;
     return false;

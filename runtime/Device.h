@@ -10,8 +10,8 @@
 //    were enqueued, so a launch needs no event to follow the one before;
 //  - Buffer::pointer() is a device pointer (OpenCL SVM, Level Zero USM)
 //    where the device has them, so views are pointer offsets;
-//  - a Kernel remembers the plain values bound to it and skips rebinding
-//    an unchanged one; memory is always bound again.
+//  - a Kernel remembers what is bound to it (plain values by their bytes,
+//    memory by the Buffer's id and offset) and skips rebinding it.
 #pragma once
 
 #include "runtime/DeviceError.h"
@@ -49,7 +49,8 @@ public:
   Buffer(std::shared_ptr<Device> device, size_t size, void *hostPointer,
          void *pointer, bool hostAddressable)
       : device_(std::move(device)), size_(size), hostPointer_(hostPointer),
-        pointer_(pointer), hostAddressable_(hostAddressable) {}
+        pointer_(pointer), hostAddressable_(hostAddressable),
+        id_(nextId()) {}
   virtual ~Buffer() = default;
   Buffer(const Buffer &) = delete;
   Buffer &operator=(const Buffer &) = delete;
@@ -62,13 +63,19 @@ public:
   /// May the host read and write the memory at svm() directly?
   bool hostAddressable() const { return hostAddressable_; }
   const std::shared_ptr<Device> &device() const { return device_; }
+  /// Unique in the process, never reused: a new allocation at a freed
+  /// one's address is still a different buffer.
+  uint64_t id() const { return id_; }
 
 private:
+  static uint64_t nextId();
+
   std::shared_ptr<Device> device_;
   size_t size_;
   void *hostPointer_;
   void *pointer_;
   bool hostAddressable_;
+  uint64_t id_;
 };
 
 /// A module built for one device.
@@ -100,13 +107,18 @@ public:
     if (!unchanged(index, size, value))
       bind(index, size, value);
   }
-  /// Binds `buffer` at byte `offset` (a pointer buffer takes any offset).
-  virtual void setBuffer(unsigned index, const Buffer &buffer,
-                         size_t offset = 0) = 0;
+  /// Binds `buffer` at byte `offset` (a pointer buffer takes any offset),
+  /// unless that very buffer (by id) is bound there at that offset.
+  void setBuffer(unsigned index, const Buffer &buffer, size_t offset = 0) {
+    if (!sameMemory(index, buffer.id(), offset))
+      bind(index, buffer, offset);
+  }
 
 protected:
-  /// The backend's own binding call; on failure it throws DeviceError.
+  /// The backend's own binding calls; on failure they throw DeviceError.
   virtual void bindValue(unsigned index, size_t size, const void *value) = 0;
+  virtual void bindBuffer(unsigned index, const Buffer &buffer,
+                          size_t offset) = 0;
   void forget(unsigned index) {
     if (index < bound_.size())
       bound_[index].valid = false;
@@ -114,14 +126,17 @@ protected:
 
 private:
   void bind(unsigned index, size_t size, const void *value);
+  void bind(unsigned index, const Buffer &buffer, size_t offset);
   /// Is this exact value what the kernel already holds at `index`?
   bool unchanged(unsigned index, size_t size, const void *value);
+  bool sameMemory(unsigned index, uint64_t id, size_t offset);
 
   std::shared_ptr<Program> program_;
   struct Bound {
     bool valid = false;
     size_t size = 0;
     unsigned char bytes[16] = {};
+    uint64_t buffer = 0; // a Buffer's id when memory is bound, else 0
   };
   std::vector<Bound> bound_; // last value per argument
 };

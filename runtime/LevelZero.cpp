@@ -53,9 +53,8 @@ public:
   ~ZeKernel() override { zeKernelDestroy(kernel_); }
   ze_kernel_handle_t handle() const { return kernel_; }
 
-  void setBuffer(unsigned index, const Buffer &buffer,
-                 size_t offset) override {
-    forget(index); // memory is always bound again (Device.h)
+  void bindBuffer(unsigned index, const Buffer &buffer,
+                  size_t offset) override {
     void *pointer = static_cast<char *>(buffer.svm()) + offset;
     check(zeKernelSetArgumentValue(kernel_, index, sizeof pointer, &pointer),
           "zeKernelSetArgumentValue");

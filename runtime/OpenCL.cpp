@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <sched.h>
 
 namespace spirjit::runtime {
 namespace {
@@ -132,11 +133,9 @@ public:
   }
   cl_kernel handle() const { return kernel_; }
 
-  void setBuffer(unsigned index, const Buffer &buffer,
-                 size_t offset) override {
-    // Memory is always rebound: a freed allocation's address may come back
-    // for a new one, and drivers check the binding against live memory.
-    forget(index);
+protected:
+  void bindBuffer(unsigned index, const Buffer &buffer,
+                  size_t offset) override {
     if (buffer.svm()) {
       check(clSetKernelArgSVMPointer(kernel_, index,
                                      static_cast<char *>(buffer.svm()) +
@@ -152,7 +151,6 @@ public:
     check(clSetKernelArg(kernel_, index, sizeof mem, &mem), "clSetKernelArg");
   }
 
-protected:
   void bindValue(unsigned index, size_t size, const void *value) override {
     check(clSetKernelArg(kernel_, index, size, value), "clSetKernelArg");
   }
@@ -163,27 +161,46 @@ private:
 
 class CLEvent final : public Event {
 public:
-  explicit CLEvent(cl_event event) : event_(event) {}
+  CLEvent(cl_event event, cl_command_queue queue)
+      : event_(event), queue_(queue) {}
   ~CLEvent() override { clReleaseEvent(event_); }
   cl_event handle() const { return event_; }
-  bool complete() override {
-    cl_int status = CL_QUEUED;
-    clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
-                   &status, nullptr);
-    return status == CL_COMPLETE || status < 0;
-  }
+  bool complete() override { return status() <= CL_COMPLETE; }
+  /// Spins (yielding the core) for up to a millisecond before blocking: a
+  /// short kernel is then seen done at once, where a blocked thread would
+  /// wait tens of microseconds more to be woken (PoCL, measured here).
   void wait() override {
-    cl_int status = clWaitForEvents(1, &event_);
-    cl_int execution = CL_COMPLETE;
-    clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS,
-                   sizeof execution, &execution, nullptr);
+    clFlush(queue_);
+    auto start = std::chrono::steady_clock::now();
+    cl_int execution = status();
+    while (execution > CL_COMPLETE &&
+           std::chrono::steady_clock::now() - start <
+               std::chrono::milliseconds(1)) {
+      sched_yield();
+      execution = status();
+    }
+    cl_int result = CL_SUCCESS;
+    if (execution > CL_COMPLETE) {
+      result = clWaitForEvents(1, &event_);
+      execution = status();
+    }
     if (execution < 0)
-      status = execution; // the command itself failed
-    check(status, "kernel execution");
+      result = execution; // the command itself failed
+    check(result, "kernel execution");
   }
 
 private:
+  cl_int status() {
+    cl_int execution = CL_QUEUED;
+    if (clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                       sizeof execution, &execution,
+                       nullptr) != CL_SUCCESS)
+      return CL_COMPLETE; // an event we cannot ask about: do not spin
+    return execution;
+  }
+
   cl_event event_;
+  cl_command_queue queue_;
 };
 
 class CLDevice final : public Device {
@@ -361,7 +378,7 @@ std::unique_ptr<Event> CLDevice::enqueueMarker() {
   cl_event event = nullptr;
   check(clEnqueueMarkerWithWaitList(queue_, 0, nullptr, &event),
         "clEnqueueMarkerWithWaitList");
-  return std::make_unique<CLEvent>(event);
+  return std::make_unique<CLEvent>(event, queue_);
 }
 
 std::shared_ptr<Program> CLDevice::build(cl_program program,
@@ -444,7 +461,7 @@ std::unique_ptr<Event> CLDevice::launch(Kernel &kernel,
         "clEnqueueNDRangeKernel");
   if (!event)
     return nullptr;
-  return std::make_unique<CLEvent>(event);
+  return std::make_unique<CLEvent>(event, queue_);
 }
 
 double CLDevice::bareLaunchLoop(Kernel &kernel,

@@ -64,6 +64,8 @@ namespace {
 /// stays here until the device is done with it. Touched only with the GIL
 /// held (Event destructors and launches), so it needs no lock of its own.
 struct Retired {
+  uint64_t sequence; // launch order
+  const runtime::Device *device;
   std::unique_ptr<runtime::Event> handle;
   std::vector<std::shared_ptr<runtime::Buffer>> buffers;
   std::vector<py::object> arrays;
@@ -73,14 +75,31 @@ std::deque<Retired> &retiredLaunches() {
   return *retired;
 }
 
-/// Frees what finished launches held; called at each launch. Queues are
-/// in order, so the oldest launch finishes first: the sweep stops at the
-/// first one still running instead of asking every one.
+/// Frees what finished launches held. Queues are in order: once the
+/// newest retired launch is complete, so are all older ones of its device,
+/// so one question to the driver usually frees them all; otherwise the
+/// oldest are asked, up to the first one still running.
 void sweepRetiredLaunches() {
   auto &retired = retiredLaunches();
+  auto newest = std::max_element(retired.begin(), retired.end(),
+                                 [](const Retired &a, const Retired &b) {
+                                   return a.sequence < b.sequence;
+                                 });
+  if (newest->handle->complete()) {
+    const runtime::Device *device = newest->device;
+    retired.erase(std::remove_if(retired.begin(), retired.end(),
+                                 [&](const Retired &r) {
+                                   return r.device == device;
+                                 }),
+                  retired.end());
+    return;
+  }
   while (!retired.empty() && retired.front().handle->complete())
     retired.pop_front();
 }
+/// Asking a driver about an event costs a lock it shares with its worker
+/// threads: sweep once this many dropped launches have piled up.
+constexpr size_t sweepThreshold = 32;
 } // namespace
 
 DeviceArray::DeviceArray(std::shared_ptr<runtime::Buffer> buffer,
@@ -377,43 +396,106 @@ Dispatcher::Entry &Dispatcher::compile(const Key &key,
   return *it->second;
 }
 
-std::shared_ptr<Event>
-Dispatcher::enqueue(const std::vector<int64_t> &extents,
-                    const std::vector<int64_t> &localExtents,
-                    const std::vector<std::shared_ptr<Event>> &dependencies,
-                    const py::args &args) {
-  return submit(extents, localExtents, dependencies, args, false);
-}
-
-std::shared_ptr<Event>
-Dispatcher::submit(const std::vector<int64_t> &extents,
-                   const std::vector<int64_t> &localExtents,
-                   const std::vector<std::shared_ptr<Event>> &dependencies,
-                   const py::args &args, bool synchronous) {
-  size_t n = args.size();
-  bool ndRange = !localExtents.empty();
-  if (!retiredLaunches().empty())
-    sweepRetiredLaunches();
-  std::vector<int64_t> localBytes(n, 0); // LocalAccessor arguments
-  std::vector<const Type *> argTypes(n, nullptr);
-  // NumPy arguments as given, and what the device sees. Null until set: a
-  // default py::array would build a NumPy array per slot per launch.
+namespace {
+/// What one launch needs per argument, kept per thread so that launches
+/// allocate nothing once warm. Cleared on every exit from submit().
+struct LaunchScratch {
+  std::vector<int64_t> localBytes; // LocalAccessor arguments
+  std::vector<const Type *> argTypes;
+  // NumPy arguments as given, and what the device sees; null handles for
+  // other arguments (a default py::array would build a NumPy array).
   std::vector<py::array> arrays, work;
+  std::vector<const DeviceArray *> deviceArrays;
+  // Scalar bytes, little-endian; a complex number's parts in two slots.
+  std::vector<std::array<uint64_t, 2>> scalars;
+  std::vector<std::vector<int64_t>> localShapes;
+  std::vector<std::shared_ptr<runtime::Buffer>> buffers;
+  std::vector<char> wrapped;
+  bool inUse = false;
+
+  void reset(size_t n) {
+    localBytes.assign(n, 0);
+    argTypes.assign(n, nullptr);
+    arrays.clear();
+    work.clear();
+    deviceArrays.assign(n, nullptr);
+    scalars.assign(n, {0, 0});
+    for (auto &shape : localShapes)
+      shape.clear();
+    localShapes.resize(n);
+    buffers.clear();
+    buffers.resize(n);
+    wrapped.assign(n, 0);
+  }
+  void release() {
+    arrays.clear();
+    work.clear();
+    buffers.clear();
+  }
+};
+
+/// Holds the calling thread's scratch for one submit(); a nested launch
+/// on the same thread (none exists today) gets a scratch of its own.
+class ScratchLease {
+public:
+  ScratchLease() {
+    thread_local LaunchScratch shared;
+    if (shared.inUse)
+      own_ = std::make_unique<LaunchScratch>();
+    scratch_ = own_ ? own_.get() : &shared;
+    scratch_->inUse = true;
+  }
+  ~ScratchLease() {
+    scratch_->release();
+    scratch_->inUse = false;
+  }
+  LaunchScratch &operator*() { return *scratch_; }
+
+private:
+  std::unique_ptr<LaunchScratch> own_;
+  LaunchScratch *scratch_;
+};
+
+/// The C++ object inside a pybind11 DeviceArray, or nullptr for any other
+/// object; no type-registry lookup on the launch path.
+const DeviceArray *asDeviceArray(PyObject *obj) {
+  static PyTypeObject *type =
+      reinterpret_cast<PyTypeObject *>(py::type::of<DeviceArray>().ptr());
+  if (Py_TYPE(obj) != type && !PyType_IsSubtype(Py_TYPE(obj), type))
+    return nullptr;
+  auto *inst = reinterpret_cast<py::detail::instance *>(obj);
+  return inst->get_value_and_holder().value_ptr<DeviceArray>();
+}
+} // namespace
+
+void Dispatcher::submit(Event &event, const LaunchShape &shape,
+                        PyObject *const *args, size_t n,
+                        PyObject *const *dependencies,
+                        size_t dependencyCount) {
+  bool ndRange = shape.ndRange;
+  if (retiredLaunches().size() >= sweepThreshold)
+    sweepRetiredLaunches();
+  ScratchLease lease;
+  LaunchScratch &scratch = *lease;
+  scratch.reset(n);
+  auto &localBytes = scratch.localBytes;
+  auto &argTypes = scratch.argTypes;
+  auto &arrays = scratch.arrays;
+  auto &work = scratch.work;
   auto numpyArgument = [&](size_t i) -> bool {
     return i < arrays.size() && arrays[i].ptr() != nullptr;
   };
-  std::vector<const DeviceArray *> deviceArrays(n, nullptr);
-  // Scalar bytes, little-endian; a complex number's parts in two slots.
-  std::vector<std::array<uint64_t, 2>> scalars(n, {0, 0});
+  auto &deviceArrays = scratch.deviceArrays;
+  auto &scalars = scratch.scalars;
 
-  std::shared_ptr<Device> device;
+  const std::shared_ptr<Device> *deviceOf = nullptr;
   for (size_t i = 0; i < n; ++i) {
-    py::handle obj = args[i];
-    if (py::isinstance<DeviceArray>(obj)) {
-      const DeviceArray &da = obj.cast<const DeviceArray &>();
+    if (const DeviceArray *found = asDeviceArray(args[i])) {
+      const DeviceArray &da = *found;
       deviceArrays[i] = &da;
       const std::shared_ptr<Device> &owner = da.buffer()->device();
-      if (device && device != owner)
+      if (deviceOf && *deviceOf != owner) {
+        const std::shared_ptr<Device> &device = *deviceOf;
         throw PythonError("DeviceInferenceError",
                           "arrays on different devices in one launch: " +
                               device->filterString() + " (" +
@@ -421,17 +503,17 @@ Dispatcher::submit(const std::vector<int64_t> &extents,
                               owner->filterString() + " (" +
                               owner->info().name +
                               "); move them to one device with to_device()");
-      device = owner;
+      }
+      deviceOf = &owner;
       argTypes[i] = da.type();
     }
   }
-  if (!device)
-    device = defaultDevice();
+  std::shared_ptr<Device> device = deviceOf ? *deviceOf : defaultDevice();
 
   static py::object numpy = py::module_::import("numpy");
   static py::object localAccessorClass =
       py::module_::import("spirjit.kernel_api").attr("LocalAccessor");
-  std::vector<std::vector<int64_t>> localShapes(n);
+  auto &localShapes = scratch.localShapes;
   for (size_t i = 0; i < n; ++i) {
     if (deviceArrays[i])
       continue;
@@ -568,8 +650,8 @@ Dispatcher::submit(const std::vector<int64_t> &extents,
   // A work-group larger than the device allows fails before the driver.
   if (ndRange) {
     int64_t groupSize = 1;
-    for (int64_t extent : localExtents)
-      groupSize *= extent;
+    for (int d = 0; d < shape.dims; ++d)
+      groupSize *= shape.local[d];
     size_t limit = device->info().maxWorkGroupSize; // 0: not said
     if (limit && groupSize > static_cast<int64_t>(limit))
       throw PythonError("InvalidRangeError",
@@ -579,19 +661,25 @@ Dispatcher::submit(const std::vector<int64_t> &extents,
                             std::to_string(device->info().maxWorkGroupSize) +
                             "); choose a smaller local range");
   }
-  Key key{argTypes, static_cast<int>(extents.size()), ndRange, device.get()};
+  // Most launches repeat the last specialisation: compare in place before
+  // building a key.
   Entry *entry;
-  if (lastEntry_ && !(key < lastKey_) && !(lastKey_ < key)) {
+  if (lastEntry_ && lastKey_.dimensions == shape.dims &&
+      lastKey_.ndRange == ndRange && lastKey_.device == device.get() &&
+      lastKey_.types == argTypes) {
     entry = lastEntry_;
     ++memoryHits_;
-  } else if (auto found = cache_.find(key); found != cache_.end()) {
-    entry = found->second.get();
-    ++memoryHits_;
   } else {
-    entry = &compile(key, device);
+    Key key{argTypes, shape.dims, ndRange, device.get()};
+    if (auto found = cache_.find(key); found != cache_.end()) {
+      entry = found->second.get();
+      ++memoryHits_;
+    } else {
+      entry = &compile(key, device);
+    }
+    lastKey_ = std::move(key);
+    lastEntry_ = entry;
   }
-  lastKey_ = key;
-  lastEntry_ = entry;
 
   for (size_t i = 0; i < n; ++i)
     if (entry->compiled.writtenArguments[i] && numpyArgument(i) &&
@@ -601,15 +689,15 @@ Dispatcher::submit(const std::vector<int64_t> &extents,
                                            "kernel writes to it");
 
   // Bind the arguments by the kernel ABI.
-  std::vector<std::shared_ptr<runtime::Buffer>> buffers(n);
-  std::vector<bool> wrapped(n, false);
+  auto &buffers = scratch.buffers;
+  auto &wrapped = scratch.wrapped;
   runtime::Kernel &kernel = *entry->kernel;
   unsigned index = 0;
   for (const KernelParameter &p : entry->parameters) {
     if (p.kind == KernelParameter::Kind::GroupScratch) {
       int64_t groupSize = 1;
-      for (int64_t extent : localExtents)
-        groupSize *= extent;
+      for (int d = 0; d < shape.dims; ++d)
+        groupSize *= shape.local[d];
       kernel.setArgument(index++, static_cast<size_t>(groupSize) * 16,
                          nullptr);
       continue;
@@ -672,52 +760,63 @@ Dispatcher::submit(const std::vector<int64_t> &extents,
   }
 
   // Dimension 0 of a Range is the slowest-varying: OpenCL's last.
-  std::vector<size_t> global(extents.rbegin(), extents.rend());
-  std::vector<size_t> local(localExtents.rbegin(), localExtents.rend());
+  std::vector<size_t> &global = globalScratch_, &local = localScratch_;
+  global.assign(shape.global, shape.global + shape.dims);
+  std::reverse(global.begin(), global.end());
+  local.clear();
+  if (ndRange) {
+    local.assign(shape.local, shape.local + shape.dims);
+    std::reverse(local.begin(), local.end());
+  }
   // Queues are in order: a dependency on this device is already behind
   // us; one on another device is waited for here, on the host.
-  for (const auto &dependency : dependencies)
+  for (size_t k = 0; k < dependencyCount; ++k) {
+    Event *dependency = eventOf(dependencies[k]);
     if (dependency && !dependency->done() && dependency->device() != device)
       dependency->wait();
-  auto event = std::make_shared<Event>(device);
+  }
   // Written NumPy arrays used in place are made current by a map and unmap
   // queued right behind the kernel: the queue's one round trip covers them.
   bool hostSync = false;
   for (size_t i = 0; i < n; ++i)
     hostSync |= numpyArgument(i) && buffers[i] && wrapped[i] &&
                 entry->compiled.writtenArguments[i];
-  std::unique_ptr<runtime::Event> launched = device->launch(
-      kernel, global, local, /*wantEvent=*/!synchronous && !hostSync);
+  std::unique_ptr<runtime::Event> launched =
+      device->launch(kernel, global, local, /*wantEvent=*/!hostSync);
   if (hostSync) {
     for (size_t i = 0; i < n; ++i)
       if (numpyArgument(i) && buffers[i] && wrapped[i] &&
           entry->compiled.writtenArguments[i])
         device->enqueueHostSynchronization(*buffers[i]);
-    if (!synchronous)
-      launched = device->enqueueMarker();
+    launched = device->enqueueMarker();
   }
-  event->setHandle(std::move(launched));
+  event.setDevice(device);
+  static uint64_t launches = 0; // with the GIL held
+  event.setHandle(std::move(launched), ++launches);
   for (size_t i = 0; i < n; ++i) {
     if (numpyArgument(i) && buffers[i])
-      event->keep(arrays[i], work[i], buffers[i], wrapped[i],
-                  entry->compiled.writtenArguments[i]);
+      event.keep(arrays[i], work[i], buffers[i], wrapped[i],
+                 entry->compiled.writtenArguments[i]);
     if (deviceArrays[i]) // memory is never freed under a running kernel
-      event->keepAlive(deviceArrays[i]->buffer());
+      event.keepAlive(deviceArrays[i]->buffer());
   }
-  return event;
 }
 
-void Dispatcher::launch(const std::vector<int64_t> &extents,
-                        const std::vector<int64_t> &localExtents,
-                        const py::args &args) {
-  // No event for a synchronous launch: finishing the queue is cheaper.
-  std::shared_ptr<Event> launched =
-      submit(extents, localExtents, {}, args, true);
-  {
-    py::gil_scoped_release release;
-    launched->device()->finish();
-  }
-  launched->wait(); // writes NumPy arguments back
+void Dispatcher::launch(const LaunchShape &shape, PyObject *const *args,
+                        size_t n) {
+  Event event;
+  submit(event, shape, args, n, nullptr, 0);
+  event.wait(); // waits, then writes NumPy arguments back
+}
+
+PyObject *Dispatcher::enqueue(const LaunchShape &shape,
+                              PyObject *const *dependencies,
+                              size_t dependencyCount, PyObject *const *args,
+                              size_t n) {
+  py::object event = py::reinterpret_steal<py::object>(newEventObject());
+  submit(*eventOf(event.ptr()), shape, args, n, dependencies,
+         dependencyCount);
+  return event.release().ptr();
 }
 
 double Dispatcher::bareEnqueueLoop(const std::vector<int64_t> &extents,
@@ -765,7 +864,8 @@ Event::~Event() {
     return;
   // Dropped before it finished: never wait here (a loop of launches would
   // become synchronous), but keep its memory alive until it completes.
-  Retired retired{std::move(handle_), std::move(alive_), {}};
+  Retired retired{sequence_, device_.get(), std::move(handle_),
+                  std::move(alive_), {}};
   for (Pending &p : pending_) {
     retired.buffers.push_back(std::move(p.buffer));
     retired.arrays.push_back(std::move(p.original));
@@ -887,5 +987,245 @@ std::shared_ptr<Device> defaultDevice() {
   }
   return matches[0];
 }
+
+} // namespace spirjit::python
+
+namespace spirjit::python {
+namespace {
+
+/// The Dispatcher of a @spirjit.kernel object, or nullptr for anything
+/// else. The last kernel launched is remembered (a strong reference), so
+/// a loop of launches looks nothing up.
+Dispatcher *dispatcherOf(PyObject *kernelObject) {
+  static PyObject *lastKernel = nullptr;
+  static Dispatcher *lastDispatcher = nullptr;
+  if (kernelObject == lastKernel)
+    return lastDispatcher;
+  static PyObject *name = PyUnicode_InternFromString("_dispatcher");
+  static PyTypeObject *type =
+      reinterpret_cast<PyTypeObject *>(py::type::of<Dispatcher>().ptr());
+  PyObject *attribute = PyObject_GetAttr(kernelObject, name);
+  if (!attribute) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  py::object owner = py::reinterpret_steal<py::object>(attribute);
+  if (!PyObject_TypeCheck(attribute, type))
+    return nullptr;
+  auto *inst = reinterpret_cast<py::detail::instance *>(attribute);
+  Dispatcher *dispatcher =
+      inst->get_value_and_holder().value_ptr<Dispatcher>();
+  Py_INCREF(kernelObject);
+  Py_XDECREF(lastKernel);
+  lastKernel = kernelObject;
+  lastDispatcher = dispatcher;
+  return dispatcher;
+}
+
+void readExtents(PyObject *range, int64_t *out, int *dims) {
+  Py_ssize_t n = PyTuple_GET_SIZE(range);
+  for (Py_ssize_t d = 0; d < n && d < 3; ++d) {
+    out[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(range, d));
+    if (out[d] == -1 && PyErr_Occurred())
+      throw py::error_already_set();
+  }
+  *dims = static_cast<int>(n);
+}
+
+/// The launch shape of `space`: Range and NdRange read directly, anything
+/// else (and any error) through spirjit._launch_shape, which says what is
+/// wrong in the words the Python API uses.
+LaunchShape launchShape(PyObject *kernelObject, PyObject *space,
+                        bool isKernel) {
+  static py::object api = py::module_::import("spirjit.kernel_api");
+  static PyTypeObject *rangeType =
+      reinterpret_cast<PyTypeObject *>(api.attr("Range").ptr());
+  static PyTypeObject *ndRangeType =
+      reinterpret_cast<PyTypeObject *>(api.attr("NdRange").ptr());
+  LaunchShape shape;
+  if (isKernel && Py_TYPE(space) == rangeType) {
+    readExtents(space, shape.global, &shape.dims);
+    return shape;
+  }
+  if (isKernel && Py_TYPE(space) == ndRangeType) {
+    py::handle nd(space);
+    py::object global = nd.attr("global_range"), local = nd.attr("local_range");
+    if (Py_TYPE(global.ptr()) == rangeType &&
+        Py_TYPE(local.ptr()) == rangeType) {
+      int localDims = 0;
+      readExtents(global.ptr(), shape.global, &shape.dims);
+      readExtents(local.ptr(), shape.local, &localDims);
+      shape.ndRange = true;
+      return shape;
+    }
+  }
+  static py::object slow =
+      py::module_::import("spirjit").attr("_launch_shape");
+  py::tuple parts = slow(py::handle(kernelObject), py::handle(space));
+  auto global = parts[0].cast<std::vector<int64_t>>();
+  auto local = parts[1].cast<std::vector<int64_t>>();
+  SPIRJIT_INTERNAL_CHECK(!global.empty() && global.size() <= 3,
+                         "a launch shape of 1 to 3 dimensions");
+  shape.dims = static_cast<int>(global.size());
+  std::copy(global.begin(), global.end(), shape.global);
+  if (!local.empty()) {
+    std::copy(local.begin(), local.end(), shape.local);
+    shape.ndRange = true;
+  }
+  return shape;
+}
+
+PyObject *callKernel(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+  try {
+    if (nargs < 2) {
+      PyErr_SetString(PyExc_TypeError,
+                      "call_kernel(kernel, index_space, *args): a kernel and "
+                      "a Range or NdRange are needed");
+      return nullptr;
+    }
+    Dispatcher *dispatcher = dispatcherOf(args[0]);
+    LaunchShape shape = launchShape(args[0], args[1], dispatcher != nullptr);
+    dispatcher->launch(shape, args + 2, static_cast<size_t>(nargs - 2));
+    Py_RETURN_NONE;
+  } catch (...) {
+    setPythonError(std::current_exception());
+    return nullptr;
+  }
+}
+
+PyObject *callKernelAsync(PyObject *, PyObject *const *args,
+                          Py_ssize_t nargs) {
+  try {
+    if (nargs < 3) {
+      PyErr_SetString(PyExc_TypeError,
+                      "call_kernel_async(kernel, index_space, "
+                      "dependent_events, *args): a kernel, a Range or "
+                      "NdRange and a sequence of Events are needed");
+      return nullptr;
+    }
+    Dispatcher *dispatcher = dispatcherOf(args[0]);
+    LaunchShape shape = launchShape(args[0], args[1], dispatcher != nullptr);
+    // dependent_events: a sequence of Events (None or () for none).
+    PyObject *events = args[2];
+    py::object held;
+    PyObject *const *dependencies = nullptr;
+    Py_ssize_t count = 0;
+    if (events != Py_None) {
+      held = py::reinterpret_steal<py::object>(PySequence_Fast(
+          events, "call_kernel_async's dependent_events must be a sequence "
+                  "of Events"));
+      if (!held)
+        throw py::error_already_set();
+      count = PySequence_Fast_GET_SIZE(held.ptr());
+      dependencies = PySequence_Fast_ITEMS(held.ptr());
+      for (Py_ssize_t k = 0; k < count; ++k)
+        if (!eventOf(dependencies[k]))
+          throw py::type_error(
+              "call_kernel_async's dependent_events must hold Events "
+              "returned by call_kernel_async, not " +
+              std::string(Py_TYPE(dependencies[k])->tp_name));
+    }
+    return dispatcher->enqueue(shape, dependencies,
+                               static_cast<size_t>(count), args + 3,
+                               static_cast<size_t>(nargs - 3));
+  } catch (...) {
+    setPythonError(std::current_exception());
+    return nullptr;
+  }
+}
+
+} // namespace
+
+// spirjit.Event as a plain CPython type holding the C++ Event in place:
+// an asynchronous launch creates one object, with no registry to update.
+namespace {
+struct EventObject {
+  PyObject_HEAD
+  Event event;
+};
+
+void deallocEvent(PyObject *self) {
+  reinterpret_cast<EventObject *>(self)->event.~Event();
+  Py_TYPE(self)->tp_free(self);
+}
+
+PyObject *waitEvent(PyObject *self, PyObject *) {
+  try {
+    reinterpret_cast<EventObject *>(self)->event.wait();
+    Py_RETURN_NONE;
+  } catch (...) {
+    setPythonError(std::current_exception());
+    return nullptr;
+  }
+}
+
+PyObject *eventDone(PyObject *self, void *) {
+  return PyBool_FromLong(reinterpret_cast<EventObject *>(self)->event.done());
+}
+
+PyMethodDef eventMethods[] = {
+    {"wait", waitEvent, METH_NOARGS,
+     "waits for the launch, re-raises a device error, and writes NumPy "
+     "arguments back"},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyGetSetDef eventProperties[] = {
+    {"done", eventDone, nullptr,
+     "True once wait() has returned (the launch finished and NumPy "
+     "arguments were written back)",
+     nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+PyTypeObject eventType = [] {
+  PyTypeObject type{PyVarObject_HEAD_INIT(nullptr, 0)};
+  type.tp_name = "spirjit.Event";
+  type.tp_basicsize = sizeof(EventObject);
+  type.tp_dealloc = deallocEvent;
+  type.tp_flags = Py_TPFLAGS_DEFAULT;
+  type.tp_doc = "A launch in flight, returned by call_kernel_async.";
+  type.tp_methods = eventMethods;
+  type.tp_getset = eventProperties;
+  return type;
+}();
+} // namespace
+
+PyObject *newEventObject() {
+  PyObject *self = eventType.tp_alloc(&eventType, 0);
+  if (!self)
+    throw py::error_already_set();
+  new (&reinterpret_cast<EventObject *>(self)->event) Event();
+  return self;
+}
+
+Event *eventOf(PyObject *object) {
+  if (Py_TYPE(object) != &eventType)
+    return nullptr;
+  return &reinterpret_cast<EventObject *>(object)->event;
+}
+
+void addEventType(PyObject *module) {
+  if (PyType_Ready(&eventType) < 0)
+    throw py::error_already_set();
+  Py_INCREF(&eventType);
+  if (PyModule_AddObject(module, "Event",
+                         reinterpret_cast<PyObject *>(&eventType)) < 0)
+    throw py::error_already_set();
+}
+
+PyMethodDef callKernelMethods[] = {
+    {"call_kernel", reinterpret_cast<PyCFunction>(
+                        reinterpret_cast<void (*)()>(callKernel)),
+     METH_FASTCALL,
+     "call_kernel(kernel, index_space, *args)\n\nLaunches `kernel` over "
+     "`index_space` (a Range or NdRange) and waits for it."},
+    {"call_kernel_async",
+     reinterpret_cast<PyCFunction>(
+         reinterpret_cast<void (*)()>(callKernelAsync)),
+     METH_FASTCALL,
+     "call_kernel_async(kernel, index_space, dependent_events, *args) -> "
+     "Event\n\nLaunches after `dependent_events` and returns an Event at "
+     "once; Event.wait() waits, re-raises any device error and writes NumPy "
+     "arguments back. Compile errors are raised here, at the call."},
+    {nullptr, nullptr, 0, nullptr}};
 
 } // namespace spirjit::python

@@ -17,6 +17,27 @@
 
 namespace spirjit::python {
 
+/// A launch's index space: extents with dimension 0 the slowest, and for
+/// an NdRange the work-group extents.
+struct LaunchShape {
+  int dims = 0;
+  int64_t global[3] = {1, 1, 1};
+  int64_t local[3] = {1, 1, 1};
+  bool ndRange = false;
+};
+
+/// spirjit.call_kernel and call_kernel_async: CPython vectorcall functions,
+/// so a launch builds no argument tuple and converts nothing it need not.
+extern PyMethodDef callKernelMethods[];
+
+class Event;
+/// A new spirjit.Event object (a CPython type holding an Event in place).
+PyObject *newEventObject();
+/// The Event inside a spirjit.Event object, or nullptr for anything else.
+Event *eventOf(PyObject *object);
+/// Adds spirjit.Event to the module.
+void addEventType(PyObject *module);
+
 /// An array in one device's memory.
 class DeviceArray {
 public:
@@ -54,13 +75,17 @@ private:
 /// writes NumPy arguments back.
 class Event {
 public:
-  explicit Event(std::shared_ptr<runtime::Device> device)
-      : device_(std::move(device)) {}
+  Event() = default;
   ~Event();
   Event(const Event &) = delete;
   Event &operator=(const Event &) = delete;
-  void setHandle(std::unique_ptr<runtime::Event> handle) {
+  void setDevice(std::shared_ptr<runtime::Device> device) {
+    device_ = std::move(device);
+  }
+  /// The backend's event of launch number `sequence` (launch order).
+  void setHandle(std::unique_ptr<runtime::Event> handle, uint64_t sequence) {
     handle_ = std::move(handle);
+    sequence_ = sequence;
   }
   void keep(pybind11::array original, pybind11::array work,
             std::shared_ptr<runtime::Buffer> buffer, bool wrapped,
@@ -80,6 +105,7 @@ private:
   };
   std::shared_ptr<runtime::Device> device_;
   std::unique_ptr<runtime::Event> handle_;
+  uint64_t sequence_ = 0;
   std::vector<Pending> pending_;
   std::vector<std::shared_ptr<runtime::Buffer>> alive_;
   bool done_ = false;
@@ -93,17 +119,12 @@ public:
       : describe_(std::move(describe)), fastmath_(fastmath),
         optLevel_(optLevel) {}
 
-  /// Launches over `extents` (dimension 0 slowest), in work-groups of
-  /// `localExtents` for an NdRange (empty for a Range), and waits.
-  void launch(const std::vector<int64_t> &extents,
-              const std::vector<int64_t> &localExtents,
-              const pybind11::args &args);
-  /// The same, returning at once; the launch starts after `dependencies`.
-  std::shared_ptr<Event>
-  enqueue(const std::vector<int64_t> &extents,
-          const std::vector<int64_t> &localExtents,
-          const std::vector<std::shared_ptr<Event>> &dependencies,
-          const pybind11::args &args);
+  /// Launches over `shape` with the `n` arguments at `args`, and waits.
+  void launch(const LaunchShape &shape, PyObject *const *args, size_t n);
+  /// The same, returning a new spirjit.Event at once; the launch starts
+  /// after `dependencies` (spirjit.Event objects).
+  PyObject *enqueue(const LaunchShape &shape, PyObject *const *dependencies,
+                    size_t dependencyCount, PyObject *const *args, size_t n);
   pybind11::dict stats() const;
   /// Restricts launches to these numba-style signatures and compiles each
   /// now (to SPIR-V, for a 1-D launch), so errors surface at decoration.
@@ -127,13 +148,11 @@ private:
   };
 
   Entry &compile(const Key &key, const std::shared_ptr<runtime::Device> &device);
-  /// Binds and enqueues; a synchronous launch creates no OpenCL event (the
-  /// caller finishes the queue).
-  std::shared_ptr<Event>
-  submit(const std::vector<int64_t> &extents,
-         const std::vector<int64_t> &localExtents,
-         const std::vector<std::shared_ptr<Event>> &dependencies,
-         const pybind11::args &args, bool synchronous);
+  /// Types the arguments, finds or compiles the specialisation, binds by
+  /// the kernel ABI and enqueues, filling `event`.
+  void submit(Event &event, const LaunchShape &shape, PyObject *const *args,
+              size_t n, PyObject *const *dependencies,
+              size_t dependencyCount);
   const FunctionDescription &description();
 
   pybind11::object describe_;
@@ -146,6 +165,7 @@ private:
   // The last specialisation launched: most launches repeat it.
   Key lastKey_{};
   Entry *lastEntry_ = nullptr;
+  std::vector<size_t> globalScratch_, localScratch_;
 
 public:
   /// For the dispatch benchmark: enqueue the last launched kernel `count`

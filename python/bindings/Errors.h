@@ -1,6 +1,7 @@
 // Errors raised from C++ as a named class of spirjit.errors.
 #pragma once
 
+#include <exception>
 #include <stdexcept>
 #include <string>
 
@@ -16,5 +17,9 @@ public:
 private:
   std::string className_;
 };
+
+/// Sets the Python error for a C++ exception, as pybind11's translators
+/// would (for entry points that pybind11 does not wrap).
+void setPythonError(std::exception_ptr error);
 
 } // namespace spirjit::python

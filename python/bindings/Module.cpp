@@ -137,6 +137,28 @@ void translateErrors(std::exception_ptr pointer) {
   }
 }
 
+} // namespace
+
+void spirjit::python::setPythonError(std::exception_ptr error) {
+  try {
+    try {
+      std::rethrow_exception(error);
+    } catch (py::error_already_set &e) {
+      e.restore();
+    } catch (const py::builtin_exception &e) {
+      e.set_error();
+    } catch (...) {
+      translateErrors(std::current_exception()); // spirjit's own classes
+    }
+  } catch (const std::exception &e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "unknown C++ exception");
+  }
+}
+
+namespace {
+
 py::dict deviceProperties(const runtime::Device &device) {
   const runtime::DeviceInfo &info = device.info();
   py::dict d;
@@ -276,20 +298,16 @@ PYBIND11_MODULE(_spirjit, m) {
   m.def("match_devices", &matchDevices);
   m.def("default_device", &defaultDevice);
 
-  py::class_<Event, std::shared_ptr<Event>>(m, "Event")
-      .def("wait", &Event::wait,
-           "waits for the launch, re-raises a device error, and writes NumPy "
-           "arguments back")
-      .def_property_readonly("done", &Event::done);
+  addEventType(m.ptr());
 
   py::class_<Dispatcher>(m, "Dispatcher")
       .def(py::init<py::object, bool, int>(), py::arg("describe"),
            py::arg("fastmath") = false, py::arg("opt") = 2)
-      .def("launch", &Dispatcher::launch)
-      .def("enqueue", &Dispatcher::enqueue)
       .def("_bare_enqueue_loop", &Dispatcher::bareEnqueueLoop)
       .def("set_signatures", &Dispatcher::setSignatures)
       .def_property_readonly("stats", &Dispatcher::stats);
+
+  PyModule_AddFunctions(m.ptr(), callKernelMethods);
 
   m.def("dump_stages", &dumpStages, py::arg("description"),
         py::arg("signature"), py::arg("dimensions"), py::arg("nd_range"),

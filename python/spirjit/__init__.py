@@ -341,21 +341,11 @@ def _launch_shape(kernel_object, index_space):
     return list(index_space), []
 
 
-def call_kernel(kernel_object, index_space, *args):
-    """Launches ``kernel_object`` over ``index_space`` (a Range or NdRange)
-    and waits for it."""
-    global_extents, local_extents = _launch_shape(kernel_object, index_space)
-    kernel_object._dispatcher.launch(global_extents, local_extents, *args)
-
-
-def call_kernel_async(kernel_object, index_space, dependent_events, *args):
-    """Launches after ``dependent_events`` and returns an Event at once;
-    ``Event.wait()`` waits, re-raises any device error and writes NumPy
-    arguments back. Compile errors are raised here, at the call."""
-    global_extents, local_extents = _launch_shape(kernel_object, index_space)
-    return kernel_object._dispatcher.enqueue(
-        global_extents, local_extents, dependent_events or (), *args)
-
+# The launch path is C++ (python/bindings/Dispatcher.cpp): no Python frame
+# between the call and the enqueue. _launch_shape above handles the index
+# spaces it does not read itself, and says what is wrong with bad ones.
+call_kernel = _spirjit.call_kernel
+call_kernel_async = _spirjit.call_kernel_async
 
 Event = _spirjit.Event
 NdRange = kernel_api.NdRange

@@ -197,8 +197,11 @@ TEST_F(LevelZeroNullDriver, BindsPointersAndSkipsUnchangedValues) {
   kernel->setArgument(1, sizeof extent, &extent);
   kernel->setArgument(1, sizeof extent, &extent); // unchanged: not sent
   kernel->setArgument(2, 256, nullptr);           // local memory
-  kernel->setBuffer(0, *buffer, 8);               // memory: always sent
-  ASSERT_EQ(trace.arguments.size(), 4u);
+  kernel->setBuffer(0, *buffer, 8);               // the same: not sent
+  auto other = device().allocate(64);
+  kernel->setBuffer(0, *other, 8);                // another buffer: sent
+  kernel->setBuffer(0, *other, 0);                // another offset: sent
+  ASSERT_EQ(trace.arguments.size(), 5u);
   void *expected = static_cast<char *>(buffer->svm()) + 8;
   EXPECT_EQ(trace.arguments[0].index, 0u);
   ASSERT_EQ(trace.arguments[0].size, sizeof(void *));
@@ -211,6 +214,16 @@ TEST_F(LevelZeroNullDriver, BindsPointersAndSkipsUnchangedValues) {
   EXPECT_EQ(trace.arguments[2].size, 256u);
   EXPECT_TRUE(trace.arguments[2].bytes.empty());
   EXPECT_EQ(trace.arguments[3].index, 0u);
+  std::memcpy(&bound, trace.arguments[4].bytes.data(), sizeof bound);
+  EXPECT_EQ(bound, other->svm());
+  // A freed buffer's address may come back for a new one: still a new
+  // buffer, bound again.
+  void *address = other->svm();
+  other.reset();
+  auto again = device().allocate(64);
+  trace.clear();
+  kernel->setBuffer(0, *again, 0);
+  EXPECT_EQ(trace.arguments.size(), 1u) << (again->svm() == address);
 }
 
 TEST_F(LevelZeroNullDriver, NdRangeLaunchUsesTheLocalRangeAsGroupSize) {
