@@ -5,6 +5,8 @@ Tiny kernels (n = 64) on DeviceArrays with 1, 3 and 8 array arguments:
 
   bare C++ loop    clEnqueueNDRangeKernel on spirjit's kernel with its
                    arguments preset, in C++ (the floor for any dispatcher)
+  bare C++, OpenCL C kernel
+                   the same loop on pyopencl's kernel and queue (its floor)
   spirjit async    call_kernel_async in a loop, then one wait
   pyopencl async   a kernel with preset arguments, enqueue_nd_range_kernel
   spirjit sync     call_kernel (launch and wait)
@@ -102,15 +104,24 @@ def measure(k, launches, rounds):
         spirjit.call_kernel(kernel, space, *device)
         return kernel._dispatcher._bare_enqueue_loop([N], count)
 
-    def sp_async(count):
-        event = None
-        for _ in range(count):
-            event = spirjit.call_kernel_async(kernel, space, (), *device)
-        event.wait()
+    # The loops name their arguments, as user code does (no *args tuple).
+    names = ", ".join(f"d[{j}]" for j in range(k))
+    loops = {}
+    exec(f"""
+def sp_async(count, call=spirjit.call_kernel_async, kernel=kernel,
+             space=space, d=device):
+    event = None
+    for _ in range(count):
+        event = call(kernel, space, (), {names})
+    event.wait()
 
-    def sp_sync(count):
-        for _ in range(count):
-            spirjit.call_kernel(kernel, space, *device)
+def sp_sync(count, call=spirjit.call_kernel, kernel=kernel, space=space,
+            d=device):
+    for _ in range(count):
+        call(kernel, space, {names})
+""", {"spirjit": spirjit, "kernel": kernel, "space": space,
+      "device": device}, loops)
+    sp_async, sp_sync = loops["sp_async"], loops["sp_sync"]
 
     def sp_numpy(count):
         for _ in range(count):
@@ -127,6 +138,11 @@ def measure(k, launches, rounds):
                    for h in host]
         cl_kernel.set_args(*buffers)
 
+        def cl_bare(count):
+            from spirjit import _spirjit
+            return _spirjit._opencl_bare_loop(queue.int_ptr, cl_kernel.int_ptr,
+                                              N, count)
+
         def cl_async(count):
             for _ in range(count):
                 cl.enqueue_nd_range_kernel(queue, cl_kernel, (N,), None)
@@ -137,6 +153,7 @@ def measure(k, launches, rounds):
                 cl.enqueue_nd_range_kernel(queue, cl_kernel, (N,), None)
                 queue.finish()
         cl_async(10)
+        cases["bare C++, OpenCL C kernel"] = cl_bare
         cases["pyopencl async"] = cl_async
         cases["pyopencl sync"] = cl_sync
     except Exception as exc:  # shown in the table instead
@@ -193,7 +210,7 @@ def main(argv=None):
           "us per launch")
     rows = {k: measure(k, args.launches, args.rounds) for k in (1, 3, 8)}
     names = list(rows[1])
-    print(f"{'case':16}" + "".join(f"| {k} array{'s' if k > 1 else ''}   "
+    print(f"{'case':26}" + "".join(f"| {k} array{'s' if k > 1 else ''}   "
                                    for k in rows))
     for name in names:
         cells = []
@@ -201,7 +218,7 @@ def main(argv=None):
             v = rows[k][name]
             cells.append(f"| {v:9.2f}  " if isinstance(v, float)
                          else f"| unavailable: {v}")
-        print(f"{name:16}" + "".join(cells))
+        print(f"{name:26}" + "".join(cells))
     three = rows[3]
     if isinstance(three.get("pyopencl async"), float):
         added = three["spirjit async"] - three["bare C++ loop"]

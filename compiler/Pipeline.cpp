@@ -7,6 +7,7 @@
 #include "compiler/Pipeline.h"
 
 #include "compiler/LowerToLLVM.h"
+#include "compiler/DropUnusedParameters.h"
 #include "compiler/Optimize.h"
 #include "compiler/SPIRV.h"
 #include "compiler/Target.h"
@@ -163,12 +164,15 @@ CompiledKernel compileKernel(const CompileRequest &request) {
       lowerToLLVM(typed, *target, context, lowering);
   dump(Stage::LLIR, [&] { return printModule(*module); });
 
-  // llir.opt: LLVM's standard pipeline.
+  // llir.opt: LLVM's standard pipeline; then the parameters the optimised
+  // code never reads are dropped, so launches do not pass them.
   optimizeModule(*module, request.optLevel);
+  CompiledKernel kernel;
+  kernel.keptParameters =
+      dropUnusedParameters(*module, entryPointName(typed.function->name));
   dump(Stage::LLIROpt, [&] { return printModule(*module); });
 
   // spv: translate, then validate every module we produce.
-  CompiledKernel kernel;
   kernel.spirv = emitSPIRV(*module);
   std::string problems = validateSPIRV(kernel.spirv);
   SPIRJIT_INTERNAL_CHECK(problems.empty(),

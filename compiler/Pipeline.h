@@ -49,6 +49,10 @@ struct CompiledKernel {
   double compileSeconds = 0; // bytecode to validated SPIR-V
   /// The hidden GroupScratch parameter follows the arguments (KernelABI.h).
   bool usesGroupScratch = false;
+  /// Per parameter of kernelParameters(argumentTypes, usesGroupScratch):
+  /// does the entry point still take it? Unused ones are dropped
+  /// (DropUnusedParameters.h); the launcher binds the kept ones only.
+  std::vector<bool> keptParameters;
 };
 
 /// Compiles a @kernel function for one argument signature. Throws UserError

@@ -4,7 +4,7 @@
 # merges or duplicates it; local memory is address space 3 (Workgroup).
 from spirjit import kernel_api as kapi
 
-# CHECK-LABEL: define spir_kernel void @spirjit_reduce(float addrspace(1)* {{.*}}%a, {{.*}}, float addrspace(3)* {{.*}}%loc, i64 %loc.shape0)
+# CHECK-LABEL: define spir_kernel void @spirjit_reduce(float addrspace(1)* {{.*}}%a, {{.*}}, float addrspace(3)* {{.*}}%loc)
 # CHECK: call spir_func void @_Z7barrierj(i32 3) #[[ATTR:[0-9]+]]
 # CHECK: declare spir_func void @_Z7barrierj(i32) {{.*}}#[[DECL:[0-9]+]]
 # CHECK-DAG: attributes #[[ATTR]] = { {{.*}}convergent

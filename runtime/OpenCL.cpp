@@ -478,6 +478,20 @@ double CLDevice::bareLaunchLoop(Kernel &kernel,
       .count();
 }
 
+double openclBareLaunchLoop(void *queue, void *kernel, size_t global,
+                            int count) {
+  auto q = static_cast<cl_command_queue>(queue);
+  auto k = static_cast<cl_kernel>(kernel);
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < count; ++i)
+    clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, nullptr, 0, nullptr,
+                           nullptr);
+  clFinish(q);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
 const std::vector<std::shared_ptr<Device>> &openclDevices() {
   static const std::vector<std::shared_ptr<Device>> devices = [] {
     std::vector<std::shared_ptr<Device>> found;

@@ -60,46 +60,70 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 } // namespace
 
 namespace {
-/// Launches whose Event was dropped before they finished: their memory
+/// Launches whose Event was dropped before it was waited for: their memory
 /// stays here until the device is done with it. Touched only with the GIL
 /// held (Event destructors and launches), so it needs no lock of its own.
+///
+/// Asynchronous launches create no backend event (a PoCL event costs about
+/// a third of a tiny launch, measured here). Their completion is learnt
+/// from markers instead: queues are in order, so when a marker enqueued
+/// after launch number N completes, every launch up to N on that device
+/// has. One marker per device is in flight at a time, enqueued once
+/// enough dropped launches have piled up.
 struct Retired {
-  uint64_t sequence; // launch order
-  const runtime::Device *device;
-  std::unique_ptr<runtime::Event> handle;
+  uint64_t sequence; // launch order, process-wide
+  runtime::Device *device;
+  std::unique_ptr<runtime::Event> handle; // usually none
   std::vector<std::shared_ptr<runtime::Buffer>> buffers;
   std::vector<py::object> arrays;
 };
-std::deque<Retired> &retiredLaunches() {
-  static auto *retired = new std::deque<Retired>(); // never destroyed
+struct Marker {
+  runtime::Device *device;
+  uint64_t covers; // every launch up to this number on `device`
+  std::unique_ptr<runtime::Event> event;
+};
+struct RetiredLaunches {
+  std::deque<Retired> launches;
+  std::vector<Marker> markers;
+};
+RetiredLaunches &retiredLaunches() {
+  static auto *retired = new RetiredLaunches(); // never destroyed
   return *retired;
 }
 
-/// Frees what finished launches held. Queues are in order: once the
-/// newest retired launch is complete, so are all older ones of its device,
-/// so one question to the driver usually frees them all; otherwise the
-/// oldest are asked, up to the first one still running.
+uint64_t launchCount = 0; // the last launch's number (GIL held)
+
+/// Sweep once this many dropped launches have piled up: asking a driver
+/// about an event costs a lock it shares with its worker threads.
+constexpr size_t sweepThreshold = 32;
+
+/// Frees what finished launches held, and puts a marker behind the newest
+/// dropped launch of a device that has none in flight.
 void sweepRetiredLaunches() {
   auto &retired = retiredLaunches();
-  auto newest = std::max_element(retired.begin(), retired.end(),
-                                 [](const Retired &a, const Retired &b) {
-                                   return a.sequence < b.sequence;
-                                 });
-  if (newest->handle->complete()) {
-    const runtime::Device *device = newest->device;
-    retired.erase(std::remove_if(retired.begin(), retired.end(),
-                                 [&](const Retired &r) {
-                                   return r.device == device;
-                                 }),
-                  retired.end());
-    return;
+  auto &launches = retired.launches;
+  for (size_t m = 0; m < retired.markers.size();) {
+    Marker &marker = retired.markers[m];
+    if (!marker.event->complete()) {
+      ++m;
+      continue;
+    }
+    launches.erase(std::remove_if(launches.begin(), launches.end(),
+                                  [&](const Retired &r) {
+                                    return r.device == marker.device &&
+                                           r.sequence <= marker.covers;
+                                  }),
+                   launches.end());
+    retired.markers.erase(retired.markers.begin() + m);
   }
-  while (!retired.empty() && retired.front().handle->complete())
-    retired.pop_front();
+  if (launches.size() < sweepThreshold)
+    return;
+  runtime::Device *device = launches.back().device;
+  for (const Marker &marker : retired.markers)
+    if (marker.device == device)
+      return; // wait for the one in flight
+  retired.markers.push_back({device, launchCount, device->enqueueMarker()});
 }
-/// Asking a driver about an event costs a lock it shares with its worker
-/// threads: sweep once this many dropped launches have piled up.
-constexpr size_t sweepThreshold = 32;
 } // namespace
 
 DeviceArray::DeviceArray(std::shared_ptr<runtime::Buffer> buffer,
@@ -217,11 +241,16 @@ std::vector<char> serialize(const CachedKernel &cached) {
   putBytes(out, flags.data(), flags.size());
   putBytes(out, k.spirv.data(), k.spirv.size() * 4);
   putBytes(out, cached.deviceBinary.data(), cached.deviceBinary.size());
+  std::string kept;
+  for (bool k : cached.compiled.keptParameters)
+    kept += k ? '1' : '0';
+  putBytes(out, kept.data(), kept.size());
   return out;
 }
 
 std::optional<CachedKernel> deserialize(const std::vector<char> &in,
-                                        size_t arguments) {
+                                        const std::vector<const Type *> &types) {
+  size_t arguments = types.size();
   size_t at = 0;
   auto take = [&](std::string &field) {
     uint64_t n;
@@ -235,10 +264,15 @@ std::optional<CachedKernel> deserialize(const std::vector<char> &in,
     at += n;
     return true;
   };
-  std::string entry, flags, spirv, binary;
+  std::string entry, flags, spirv, binary, kept;
   if (!take(entry) || !take(flags) || !take(spirv) || !take(binary) ||
-      at != in.size() || flags.size() != arguments + 1 || spirv.size() % 4)
+      !take(kept) || at != in.size() || flags.size() != arguments + 1 ||
+      spirv.size() % 4 ||
+      kept.size() != kernelParameters(types, flags[0] == '1').size())
     return std::nullopt;
+  for (char k : kept)
+    if (k != '0' && k != '1')
+      return std::nullopt;
   CachedKernel cached;
   cached.compiled.entryPoint = entry;
   cached.compiled.usesGroupScratch = flags[0] == '1';
@@ -247,6 +281,8 @@ std::optional<CachedKernel> deserialize(const std::vector<char> &in,
   cached.compiled.spirv.resize(spirv.size() / 4);
   std::memcpy(cached.compiled.spirv.data(), spirv.data(), spirv.size());
   cached.deviceBinary.assign(binary.begin(), binary.end());
+  for (char k : kept)
+    cached.compiled.keptParameters.push_back(k == '1');
   return cached;
 }
 
@@ -343,7 +379,7 @@ Dispatcher::Entry &Dispatcher::compile(const Key &key,
     // A dump needs the stages printed, so it compiles even on a cache hit.
     if (dumpRoot.empty())
       if (auto payload = disk.load(cacheKey))
-        cached = deserialize(*payload, key.types.size());
+        cached = deserialize(*payload, key.types);
     auto start = std::chrono::steady_clock::now();
     std::shared_ptr<runtime::Program> program;
     if (cached && !cached->deviceBinary.empty()) {
@@ -381,8 +417,15 @@ Dispatcher::Entry &Dispatcher::compile(const Key &key,
           device->createKernel(program, entry->compiled.entryPoint);
     deviceBuildSeconds_ = secondsSince(start);
   }
-  entry->parameters =
+  // The launcher binds the parameters the entry point kept, in order.
+  std::vector<KernelParameter> all =
       kernelParameters(key.types, entry->compiled.usesGroupScratch);
+  const std::vector<bool> &kept = entry->compiled.keptParameters;
+  SPIRJIT_INTERNAL_CHECK(kept.size() == all.size(),
+                         "a kept-parameter mask of the wrong length");
+  for (size_t p = 0; p < all.size(); ++p)
+    if (kept[p])
+      entry->parameters.push_back(all[p]);
   if (fromDisk) {
     ++diskHits_;
     compileSeconds_ = 0;
@@ -471,9 +514,9 @@ const DeviceArray *asDeviceArray(PyObject *obj) {
 void Dispatcher::submit(Event &event, const LaunchShape &shape,
                         PyObject *const *args, size_t n,
                         PyObject *const *dependencies,
-                        size_t dependencyCount) {
+                        size_t dependencyCount, bool wantEvent) {
   bool ndRange = shape.ndRange;
-  if (retiredLaunches().size() >= sweepThreshold)
+  if (retiredLaunches().launches.size() >= sweepThreshold)
     sweepRetiredLaunches();
   ScratchLease lease;
   LaunchScratch &scratch = *lease;
@@ -782,17 +825,17 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
     hostSync |= numpyArgument(i) && buffers[i] && wrapped[i] &&
                 entry->compiled.writtenArguments[i];
   std::unique_ptr<runtime::Event> launched =
-      device->launch(kernel, global, local, /*wantEvent=*/!hostSync);
+      device->launch(kernel, global, local, wantEvent && !hostSync);
   if (hostSync) {
     for (size_t i = 0; i < n; ++i)
       if (numpyArgument(i) && buffers[i] && wrapped[i] &&
           entry->compiled.writtenArguments[i])
         device->enqueueHostSynchronization(*buffers[i]);
-    launched = device->enqueueMarker();
+    if (wantEvent)
+      launched = device->enqueueMarker();
   }
   event.setDevice(device);
-  static uint64_t launches = 0; // with the GIL held
-  event.setHandle(std::move(launched), ++launches);
+  event.setHandle(std::move(launched), ++launchCount);
   for (size_t i = 0; i < n; ++i) {
     if (numpyArgument(i) && buffers[i])
       event.keep(arrays[i], work[i], buffers[i], wrapped[i],
@@ -805,7 +848,7 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
 void Dispatcher::launch(const LaunchShape &shape, PyObject *const *args,
                         size_t n) {
   Event event;
-  submit(event, shape, args, n, nullptr, 0);
+  submit(event, shape, args, n, nullptr, 0, /*wantEvent=*/true);
   event.wait(); // waits, then writes NumPy arguments back
 }
 
@@ -815,7 +858,7 @@ PyObject *Dispatcher::enqueue(const LaunchShape &shape,
                               size_t n) {
   py::object event = py::reinterpret_steal<py::object>(newEventObject());
   submit(*eventOf(event.ptr()), shape, args, n, dependencies,
-         dependencyCount);
+         dependencyCount, /*wantEvent=*/false);
   return event.release().ptr();
 }
 
@@ -838,6 +881,10 @@ void Event::keep(py::array original, py::array work,
 void Event::wait() {
   if (done_)
     return;
+  // An asynchronous launch has no event of its own: a marker behind it
+  // completes once it has (and whatever was queued after it, before now).
+  if (!handle_ && device_)
+    handle_ = device_->enqueueMarker();
   if (handle_) {
     py::gil_scoped_release release;
     handle_->wait();
@@ -860,10 +907,12 @@ void Event::wait() {
 
 
 Event::~Event() {
-  if (!handle_ || done_)
+  if (done_ || !device_)
     return;
   // Dropped before it finished: never wait here (a loop of launches would
   // become synchronous), but keep its memory alive until it completes.
+  if (!handle_ && pending_.empty() && alive_.empty())
+    return; // nothing to keep alive
   Retired retired{sequence_, device_.get(), std::move(handle_),
                   std::move(alive_), {}};
   for (Pending &p : pending_) {
@@ -871,7 +920,7 @@ Event::~Event() {
     retired.arrays.push_back(std::move(p.original));
     retired.arrays.push_back(std::move(p.work));
   }
-  retiredLaunches().push_back(std::move(retired));
+  retiredLaunches().launches.push_back(std::move(retired));
 }
 
 void Dispatcher::setSignatures(const std::vector<std::string> &signatures) {

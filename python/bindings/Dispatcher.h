@@ -149,10 +149,11 @@ private:
 
   Entry &compile(const Key &key, const std::shared_ptr<runtime::Device> &device);
   /// Types the arguments, finds or compiles the specialisation, binds by
-  /// the kernel ABI and enqueues, filling `event`.
+  /// the kernel ABI and enqueues, filling `event`. Without `wantEvent` the
+  /// backend creates no event: Event::wait() then waits for a marker.
   void submit(Event &event, const LaunchShape &shape, PyObject *const *args,
               size_t n, PyObject *const *dependencies,
-              size_t dependencyCount);
+              size_t dependencyCount, bool wantEvent);
   const FunctionDescription &description();
 
   pybind11::object describe_;

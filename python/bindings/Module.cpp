@@ -7,6 +7,7 @@
 #include "python/bindings/Dispatcher.h"
 #include "python/bindings/Errors.h"
 #include "runtime/Device.h"
+#include "runtime/OpenCL.h"
 
 #include <pybind11/stl.h>
 
@@ -308,6 +309,17 @@ PYBIND11_MODULE(_spirjit, m) {
       .def_property_readonly("stats", &Dispatcher::stats);
 
   PyModule_AddFunctions(m.ptr(), callKernelMethods);
+
+  m.def(
+      "_opencl_bare_loop",
+      [](uintptr_t queue, uintptr_t kernel, size_t global, int count) {
+        py::gil_scoped_release release;
+        return runtime::openclBareLaunchLoop(reinterpret_cast<void *>(queue),
+                                             reinterpret_cast<void *>(kernel),
+                                             global, count);
+      },
+      "for the dispatch benchmark: a bare C++ loop of clEnqueueNDRangeKernel "
+      "on another library's queue and kernel (raw handles)");
 
   m.def("dump_stages", &dumpStages, py::arg("description"),
         py::arg("signature"), py::arg("dimensions"), py::arg("nd_range"),
