@@ -724,6 +724,31 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
     lastEntry_ = entry;
   }
 
+  // Local memory beyond the device's is refused here: PoCL 3.1 aborts the
+  // process on it (an assertion in its pthread driver).
+  if (ndRange) {
+    int64_t local = 0, groupSize = 1;
+    for (int d = 0; d < shape.dims; ++d)
+      groupSize *= shape.local[d];
+    for (size_t i = 0; i < n; ++i)
+      local += localBytes[i];
+    if (entry->compiled.usesGroupScratch)
+      local += groupSize * 16;
+    uint64_t limit = device->info().localMemSize; // 0: not said
+    if (limit && static_cast<uint64_t>(local) > limit)
+      throw PythonError(
+          "OutOfDeviceMemoryError",
+          "this launch needs " + std::to_string(local) +
+              " bytes of work-group local memory (its LocalAccessors" +
+              (entry->compiled.usesGroupScratch
+                   ? std::string(", and 16 bytes per work-item for "
+                                 "group_reduce/group_broadcast")
+                   : std::string()) +
+              "), but " + device->info().name + " has " +
+              std::to_string(limit) +
+              "; use smaller LocalAccessors or work-groups");
+  }
+
   for (size_t i = 0; i < n; ++i)
     if (entry->compiled.writtenArguments[i] && numpyArgument(i) &&
         !arrays[i].writeable())

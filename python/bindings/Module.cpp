@@ -11,6 +11,7 @@
 
 #include <pybind11/stl.h>
 
+#include <cstring>
 #include <set>
 
 namespace py = pybind11;
@@ -309,6 +310,24 @@ PYBIND11_MODULE(_spirjit, m) {
       .def_property_readonly("stats", &Dispatcher::stats);
 
   PyModule_AddFunctions(m.ptr(), callKernelMethods);
+
+  m.def(
+      "_build_program",
+      [](const std::shared_ptr<runtime::Device> &device,
+         const std::string &kind, const py::bytes &data) {
+        std::string bytes = data;
+        if (kind == "spirv") {
+          std::vector<uint32_t> words(bytes.size() / 4);
+          std::memcpy(words.data(), bytes.data(), words.size() * 4);
+          device->buildFromSPIRV(words);
+        } else if (kind == "spir") {
+          device->buildFromSPIRBitcode({bytes.begin(), bytes.end()});
+        } else {
+          throw py::value_error("kind is 'spirv' or 'spir'");
+        }
+      },
+      "for tests: builds a program from raw SPIR-V or SPIR bitcode on "
+      "`device`, as a kernel's compile would");
 
   m.def(
       "_opencl_bare_loop",

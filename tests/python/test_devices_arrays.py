@@ -947,6 +947,87 @@ def test_absurd_allocation_raises_out_of_device_memory(device):
     np.testing.assert_array_equal(spirjit.asnumpy(x), 1)
 
 
+@spirjit.kernel
+def _stage_through_local(nd: kapi.NdItem, a, loc):
+    i = nd.get_global_id(0)
+    loc[nd.get_local_id(0)] = a[i]
+    kapi.group_barrier(nd.get_group())
+    a[i] = loc[nd.get_local_id(0)] + 1
+
+
+@pytest.mark.parametrize("how", ["call_kernel", "call_kernel_async"])
+def test_local_memory_beyond_the_device_is_refused(device, how):
+    # PoCL 3.1 aborts the process on this; spirjit refuses it first.
+    a = spirjit.zeros(64, np.float32, device=device)
+    too_big = kapi.LocalAccessor((device.local_mem_size // 4 + 1,),
+                                 np.float32)
+    space = kapi.NdRange((64,), (64,))
+    with pytest.raises(errors.OutOfDeviceMemoryError) as info:
+        if how == "call_kernel":
+            spirjit.call_kernel(_stage_through_local, space, a, too_big)
+        else:
+            spirjit.call_kernel_async(_stage_through_local, space, (), a,
+                                      too_big)
+    message = str(info.value)
+    assert f"needs {device.local_mem_size + 4} bytes of work-group local " \
+        "memory" in message
+    assert f"{device.name} has {device.local_mem_size}" in message
+    assert "use smaller LocalAccessors" in message
+    # The device still works, and a LocalAccessor that fits runs.
+    spirjit.call_kernel(_stage_through_local, space, a,
+                        kapi.LocalAccessor((64,), np.float32))
+    np.testing.assert_array_equal(spirjit.asnumpy(a), 1)
+
+
+LLVM_AS = "/usr/lib/llvm-15/bin/llvm-as"
+UNDEFINED_CALL = """
+target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v128:128-v192:256-v256:256-v512:512-v1024:1024"
+target triple = "spir64-unknown-unknown"
+declare spir_func float @no_such_function(float)
+define spir_kernel void @broken(float addrspace(1)* %a) {
+  %v = load float, float addrspace(1)* %a
+  %r = call spir_func float @no_such_function(float %v)
+  store float %r, float addrspace(1)* %a
+  ret void
+}
+!opencl.spir.version = !{!0}
+!opencl.ocl.version = !{!0}
+!0 = !{i32 1, i32 2}
+"""
+
+
+def test_driver_build_failure_raises_device_error_with_build_log(
+        device, tmp_path):
+    # spirjit's own modules always build; a program the driver rejects is
+    # handed to the same runtime call a kernel's compile uses.
+    from spirjit import _spirjit
+    if device.supports_spirv:
+        words = np.array([0x07230203, 0x00010000, 0, 99, 0, 0xDEADBEEF],
+                         np.uint32)
+        with pytest.raises(errors.DeviceError) as info:
+            _spirjit._build_program(device._device, "spirv", words.tobytes())
+        e = info.value
+        assert e.backend == "opencl"
+        assert e.code.startswith("CL_") and e.code in str(e)
+        return
+    if not os.path.exists(LLVM_AS):
+        pytest.skip("needs llvm-as (llvm-15)")
+    source = tmp_path / "broken.ll"
+    source.write_text(UNDEFINED_CALL)
+    subprocess.run([LLVM_AS, "-opaque-pointers=0", str(source), "-o",
+                    str(tmp_path / "broken.bc")], check=True)
+    with pytest.raises(errors.DeviceError) as info:
+        _spirjit._build_program(device._device, "spir",
+                                (tmp_path / "broken.bc").read_bytes())
+    e = info.value
+    assert not isinstance(e, errors.OutOfDeviceMemoryError)
+    assert e.code == "CL_BUILD_PROGRAM_FAILURE"
+    assert "no_such_function" in e.build_log
+    assert str(e).startswith(f"clBuildProgram on {device.name}: "
+                             "CL_BUILD_PROGRAM_FAILURE\nbuild log:\n")
+    assert "no_such_function" in str(e)
+
+
 @pytest.mark.parametrize("shape", [(2 ** 32, 2 ** 32), (2 ** 62, 4)],
                          ids=str)
 def test_overflowing_shape_raises(device, shape):
