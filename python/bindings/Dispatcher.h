@@ -1,6 +1,7 @@
 // Launching kernels from Python: argument types, the compiled-kernel cache
 // per (signature, launch rank, device), argument binding by the kernel ABI,
-// the launch itself, and writing NumPy arguments back.
+// the launch itself, and writing NumPy arguments back. Launch.cpp holds the
+// Python entry points (call_kernel, call_kernel_async, spirjit.Event).
 #pragma once
 
 #include "compiler/KernelABI.h"
