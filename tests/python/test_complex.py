@@ -9,8 +9,6 @@ stayed in single precision), complex128 tightly."""
 
 import cmath
 import math
-import pathlib
-import re
 
 import numpy as np
 import pytest
@@ -19,19 +17,15 @@ import spirjit
 from spirjit import errors
 from spirjit import kernel_api as kapi
 
+import source_markers
+
 CDTYPES = [np.complex64, np.complex128]
 CDTYPE_IDS = ["complex64", "complex128"]
 REAL_OF = {np.complex64: np.float32, np.complex128: np.float64}
 
-_SOURCE_LINES = pathlib.Path(__file__).read_text().splitlines()
-
-
 def marked_line(name):
     """The number of the one line of this file marked ``# <- name``."""
-    hits = [number for number, text in enumerate(_SOURCE_LINES, start=1)
-            if name in re.findall(r"# <- ([\w-]+)", text)]
-    assert len(hits) == 1, f"marker {name!r} found {len(hits)} times"
-    return hits[0]
+    return source_markers.marked_line(__file__, name)
 
 
 def launch(kernel, n, *args):

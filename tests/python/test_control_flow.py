@@ -22,6 +22,15 @@ def launch(kernel, n, *args):
     spirjit.call_kernel(kernel, kapi.Range(n), *args)
 
 
+def check_rows(kernel, reference, a, columns, dtype=np.int64):
+    """Runs `kernel` with one work-item per element of `a`, each writing a
+    row of `columns` values, and compares row i with reference(int(a[i]))."""
+    out = np.zeros((len(a), columns), dtype=dtype)
+    launch(kernel, len(a), a, out)
+    expected = np.array([reference(int(n)) for n in a], dtype=dtype)
+    np.testing.assert_array_equal(out, expected)
+
+
 # --------------------------------------------------------------------------
 # for loops over range(...)
 
@@ -129,11 +138,8 @@ def for_loops_reference(n):
 
 def test_for_loops(device_filter, require_dtypes):
     require_dtypes(np.float64)  # float accumulators are float64
-    a = np.arange(-4, 21, dtype=np.int64)
-    out = np.zeros((len(a), 9), dtype=np.int64)
-    launch(for_loops, len(a), a, out)
-    expected = np.array([for_loops_reference(int(n)) for n in a])
-    np.testing.assert_array_equal(out, expected)
+    check_rows(for_loops, for_loops_reference,
+               np.arange(-4, 21, dtype=np.int64), 9)
 
 
 @spirjit.kernel
@@ -250,11 +256,8 @@ def while_loops_reference(n):
 
 
 def test_while_loops(device_filter):
-    a = np.arange(-3, 40, dtype=np.int64)
-    out = np.zeros((len(a), 3), dtype=np.int64)
-    launch(while_loops, len(a), a, out)
-    expected = np.array([while_loops_reference(int(n)) for n in a])
-    np.testing.assert_array_equal(out, expected)
+    check_rows(while_loops, while_loops_reference,
+               np.arange(-3, 40, dtype=np.int64), 3)
 
 
 def test_while_with_continue(device_filter):
@@ -325,11 +328,8 @@ def branches_reference(n):
 
 
 def test_branches(device_filter):
-    a = np.arange(-5, 16, dtype=np.int64)
-    out = np.zeros((len(a), 9), dtype=np.int64)
-    launch(branches, len(a), a, out)
-    expected = np.array([branches_reference(int(n)) for n in a])
-    np.testing.assert_array_equal(out, expected)
+    check_rows(branches, branches_reference,
+               np.arange(-5, 16, dtype=np.int64), 9)
 
 
 @spirjit.kernel
@@ -396,12 +396,8 @@ def tuples_and_else_reference(n):
 
 def test_tuples_while_else_mixed_types(device_filter, require_dtypes):
     require_dtypes(np.float64)
-    a = np.arange(-3, 12, dtype=np.int64)
-    out = np.zeros((len(a), 5), dtype=np.float64)
-    launch(tuples_and_else, len(a), a, out)
-    expected = np.array([tuples_and_else_reference(int(n)) for n in a],
-                        dtype=np.float64)
-    np.testing.assert_array_equal(out, expected)
+    check_rows(tuples_and_else, tuples_and_else_reference,
+               np.arange(-3, 12, dtype=np.int64), 5, dtype=np.float64)
 
 
 def test_variable_assigned_in_loop_used_after(device_filter):

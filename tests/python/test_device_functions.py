@@ -7,8 +7,6 @@ running as plain Python when called from Python.
 Every kernel's result is compared with the same computation in plain Python
 or NumPy; checks are grouped into few kernels writing many output columns."""
 
-import pathlib
-import re
 
 import numpy as np
 import pytest
@@ -17,15 +15,11 @@ import spirjit
 from spirjit import errors
 from spirjit import kernel_api as kapi
 
-_SOURCE_LINES = pathlib.Path(__file__).read_text().splitlines()
-
+import source_markers
 
 def marked_line(name):
     """The number of the one line of this file marked ``# <- name``."""
-    hits = [number for number, text in enumerate(_SOURCE_LINES, start=1)
-            if name in re.findall(r"# <- ([\w-]+)", text)]
-    assert len(hits) == 1, f"marker {name!r} found {len(hits)} times"
-    return hits[0]
+    return source_markers.marked_line(__file__, name)
 
 
 def launch(kernel, n, *args):

@@ -13,6 +13,8 @@ import pytest
 import spirjit
 from spirjit import errors
 from spirjit import kernel_api as kapi
+from kapi_kernels import (atomic_cas_counter, hillis_steele_scan,
+                          local_accumulate, tiled_matmul, tree_reduce)
 
 
 def dtype_id(dtype):
@@ -213,26 +215,6 @@ def test_ranges_accept_numpy_integers_and_range_objects(device_filter):
 # ---------------------------------------------------------------------------
 # 2. local memory: accumulation, tree reduction, scan, tiled matmul
 
-@spirjit.kernel
-def local_accumulate(item: kapi.NdItem, a, partial, acc):
-    # acc[lid] sums a strided slice of the group's chunk; item 0 then adds
-    # the group's accumulators together.
-    lid = item.get_local_id(0)
-    L = item.get_local_range(0)
-    g = item.get_group()
-    gid = g.get_group_id(0)
-    chunk = a.shape[0] // g.get_group_range(0)
-    acc[lid] = 0
-    for k in range(lid, chunk, L):
-        acc[lid] += a[gid * chunk + k]
-    kapi.group_barrier(g, fence_scope=kapi.MemoryScope.WORK_GROUP)
-    if lid == 0:
-        s = acc[0]
-        for k in range(1, L):
-            s += acc[k]
-        partial[gid] = s
-
-
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32,
                                    np.float64], ids=dtype_id)
 def test_local_memory_accumulation(device_filter, require_dtypes, dtype):
@@ -246,22 +228,6 @@ def test_local_memory_accumulation(device_filter, require_dtypes, dtype):
     # integer-valued data: every summation order is exact
     np.testing.assert_array_equal(partial,
                                   a.reshape(groups, chunk).sum(axis=1))
-
-
-@spirjit.kernel
-def tree_reduce(item: kapi.NdItem, a, partial, loc):
-    lid = item.get_local_id(0)
-    loc[lid] = a[item.get_global_id(0)]
-    g = item.get_group()
-    kapi.group_barrier(g)
-    s = item.get_local_range(0) // 2
-    while s > 0:
-        if lid < s:
-            loc[lid] += loc[lid + s]
-        kapi.group_barrier(g)
-        s //= 2
-    if lid == 0:
-        partial[g.get_group_id(0)] = loc[0]
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.int64], ids=dtype_id)
@@ -305,30 +271,6 @@ def test_tree_reduction_float64_random(device_filter, require_dtypes):
     np.testing.assert_allclose(partial.sum(), a.sum(), rtol=1e-12)
 
 
-@spirjit.kernel
-def hillis_steele_scan(item: kapi.NdItem, a, out, buf):
-    # Inclusive scan of one work-group, double-buffered: buf[0] and buf[1]
-    # alternate as source and destination, so no item reads a value that
-    # another item overwrites in the same step.
-    lid = item.get_local_id(0)
-    n = item.get_local_range(0)
-    g = item.get_group()
-    src = 0
-    buf[0, lid] = a[lid]
-    kapi.group_barrier(g)
-    offset = 1
-    while offset < n:
-        dst = 1 - src
-        if lid >= offset:
-            buf[dst, lid] = buf[src, lid] + buf[src, lid - offset]
-        else:
-            buf[dst, lid] = buf[src, lid]
-        kapi.group_barrier(g)
-        src = dst
-        offset *= 2
-    out[lid] = buf[src, lid]
-
-
 @pytest.mark.parametrize("n", [1, 2, 7, 64, 256, 1000, 1024])
 def test_inclusive_scan_of_ones(device_filter, n):
     a = np.ones(n, np.int32)
@@ -349,26 +291,6 @@ def test_inclusive_scan_random(device_filter, require_dtypes, dtype):
     spirjit.call_kernel(hillis_steele_scan, kapi.NdRange(n, n), a, out,
                         kapi.LocalAccessor((2, n), dtype))
     np.testing.assert_array_equal(out, np.cumsum(a))
-
-
-@spirjit.kernel
-def tiled_matmul(item: kapi.NdItem, A, B, C, ta, tb):
-    # C = A @ B with T x T tiles of A and B staged in local memory.
-    row = item.get_global_id(0)
-    col = item.get_global_id(1)
-    li = item.get_local_id(0)
-    lj = item.get_local_id(1)
-    T = item.get_local_range(0)
-    g = item.get_group()
-    acc = C.dtype.type(0)
-    for t in range(A.shape[1] // T):
-        ta[li, lj] = A[row, t * T + lj]
-        tb[li, lj] = B[t * T + li, col]
-        kapi.group_barrier(g)
-        for k in range(T):
-            acc += ta[li, k] * tb[k, lj]
-        kapi.group_barrier(g)
-    C[row, col] = acc
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=dtype_id)
@@ -847,17 +769,6 @@ def test_atomic_contention_2d_tuple_index(device_filter, require_atomic_dtypes,
     a = np.zeros((2, 3), dtype)
     spirjit.call_kernel(atomic_contention_2d, kapi.Range(1200), a)
     np.testing.assert_array_equal(a, np.full((2, 3), 200, dtype))
-
-
-@spirjit.kernel
-def atomic_cas_counter(item: kapi.Item, a):
-    # lock-free increment with a compare-exchange loop; the private
-    # expected value is refreshed by each failed attempt
-    p = kapi.PrivateArray(1, a.dtype)
-    r = kapi.AtomicRef(a, 0)
-    p[0] = r.load()
-    while not r.compare_exchange(p, p[0] + 1):
-        pass
 
 
 @pytest.mark.parametrize("dtype", ATOMIC_DTYPES)

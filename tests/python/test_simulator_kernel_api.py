@@ -15,6 +15,8 @@ import pytest
 
 import spirjit
 from spirjit import kernel_api as kapi
+from kapi_kernels import (atomic_cas_counter, hillis_steele_scan,
+                          local_accumulate, tiled_matmul, tree_reduce)
 
 
 # ---------------------------------------------------------------------------
@@ -50,80 +52,6 @@ def nd_getters(item: kapi.NdItem, out):
     out[row, 26] = g.get_group_linear_range()
     out[row, 27] = g.get_local_linear_range()
     out[row, 28] = g.dimensions
-
-
-@spirjit.kernel
-def tree_reduce(item: kapi.NdItem, a, partial, loc):
-    lid = item.get_local_id(0)
-    loc[lid] = a[item.get_global_id(0)]
-    g = item.get_group()
-    kapi.group_barrier(g)
-    s = item.get_local_range(0) // 2
-    while s > 0:
-        if lid < s:
-            loc[lid] += loc[lid + s]
-        kapi.group_barrier(g)
-        s //= 2
-    if lid == 0:
-        partial[g.get_group_id(0)] = loc[0]
-
-
-@spirjit.kernel
-def local_accumulate(item: kapi.NdItem, a, partial, acc):
-    lid = item.get_local_id(0)
-    L = item.get_local_range(0)
-    g = item.get_group()
-    gid = g.get_group_id(0)
-    chunk = a.shape[0] // g.get_group_range(0)
-    acc[lid] = 0
-    for k in range(lid, chunk, L):
-        acc[lid] += a[gid * chunk + k]
-    kapi.group_barrier(g)
-    if lid == 0:
-        s = acc[0]
-        for k in range(1, L):
-            s += acc[k]
-        partial[gid] = s
-
-
-@spirjit.kernel
-def hillis_steele_scan(item: kapi.NdItem, a, out, buf):
-    lid = item.get_local_id(0)
-    n = item.get_local_range(0)
-    g = item.get_group()
-    src = 0
-    buf[0, lid] = a[lid]
-    kapi.group_barrier(g)
-    offset = 1
-    while offset < n:
-        dst = 1 - src
-        if lid >= offset:
-            buf[dst, lid] = buf[src, lid] + buf[src, lid - offset]
-        else:
-            buf[dst, lid] = buf[src, lid]
-        kapi.group_barrier(g)
-        src = dst
-        offset *= 2
-    out[lid] = buf[src, lid]
-
-
-@spirjit.kernel
-def tiled_matmul(item: kapi.NdItem, A, B, C, ta, tb):
-    row = item.get_global_id(0)
-    col = item.get_global_id(1)
-    li = item.get_local_id(0)
-    lj = item.get_local_id(1)
-    T = item.get_local_range(0)
-    g = item.get_group()
-    acc = C.dtype.type(0)
-    for t in range(A.shape[1] // T):
-        ta[li, lj] = A[row, t * T + lj]
-        tb[li, lj] = B[t * T + li, col]
-        kapi.group_barrier(g)
-        for k in range(T):
-            acc += ta[li, k] * tb[k, lj]
-        kapi.group_barrier(g)
-    C[row, col] = acc
 
 
 @spirjit.kernel
@@ -172,15 +100,6 @@ def atomic_local_counters(item: kapi.NdItem, out, loc):
     if lid == 0:
         out[g.get_group_linear_id(), 0] = loc[0]
         out[g.get_group_linear_id(), 1] = loc[1]
-
-
-@spirjit.kernel
-def atomic_cas_counter(item: kapi.Item, a):
-    p = kapi.PrivateArray(1, a.dtype)
-    r = kapi.AtomicRef(a, 0)
-    p[0] = r.load()
-    while not r.compare_exchange(p, p[0] + 1):
-        pass
 
 
 @spirjit.kernel

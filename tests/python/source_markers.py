@@ -1,0 +1,19 @@
+"""Lines of a test file marked with a comment ``# <- name``, so tests can
+say which line an error must name without hard-coding line numbers."""
+
+import functools
+import pathlib
+import re
+
+
+@functools.lru_cache(maxsize=None)
+def _lines(path):
+    return pathlib.Path(path).read_text().splitlines()
+
+
+def marked_line(path, name):
+    """The number of the one line of file `path` marked ``# <- name``."""
+    hits = [number for number, text in enumerate(_lines(path), start=1)
+            if name in re.findall(r"# <- ([\w-]+)", text)]
+    assert len(hits) == 1, f"marker {name!r} found {len(hits)} times"
+    return hits[0]
