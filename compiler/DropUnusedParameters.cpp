@@ -36,11 +36,7 @@ std::vector<bool> dropUnusedParameters(llvm::Module &module,
   trimmed->setAttributes(llvm::AttributeList::get(
       module.getContext(), oldAttributes.getFnAttrs(),
       oldAttributes.getRetAttrs(), attributes));
-  trimmed->setCallingConv(old->getCallingConv());
-  llvm::SmallVector<std::pair<unsigned, llvm::MDNode *>, 4> metadata;
-  old->getAllMetadata(metadata);
-  for (const auto &[kind, node] : metadata)
-    trimmed->setMetadata(kind, node);
+  trimmed->copyMetadata(old, 0);
   trimmed->getBasicBlockList().splice(trimmed->begin(),
                                       old->getBasicBlockList());
   auto next = trimmed->arg_begin();

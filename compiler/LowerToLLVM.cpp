@@ -71,9 +71,10 @@ private:
   Lowered lowerKernelApiCall(const Instruction &inst, const std::string &name);
   Lowered lowerAtomicMethod(const Instruction &inst, const Type *atomic,
                             const std::string &name);
-  llvm::Value *groupCollective(const Instruction &inst, llvm::Value *value,
-                               const Type *type, const std::string &op,
-                               llvm::Value *source);
+  /// group_reduce (op) or group_broadcast (source) over a group of `rank`
+  /// dimensions.
+  llvm::Value *groupCollective(int rank, llvm::Value *value, const Type *type,
+                               const std::string &op, llvm::Value *source);
   llvm::Value *atomicCompareExchangeLoop(
       llvm::Value *pointer, const Type *element,
       const std::function<llvm::Value *(llvm::Value *)> &update);
@@ -136,7 +137,6 @@ private:
   std::map<const ir::Block *, llvm::BasicBlock *> startBlocks_, endBlocks_;
   std::vector<Lowered> arguments_;
   llvm::Value *groupScratch_ = nullptr; // i8 addrspace(3)*, if used
-  unsigned workItemDimensions_ = 1;     // rank of the launch, once seen
 };
 
 llvm::Type *Lowering::scalarType(const Type *t) {
@@ -900,7 +900,6 @@ Lowered Lowering::lowerWorkItemMethod(const Instruction &inst,
                                       const Type *receiver,
                                       const std::string &name) {
   int ndim = receiver->ndim;
-  workItemDimensions_ = static_cast<unsigned>(ndim);
   auto openclDim = [&](llvm::Value *d) {
     return builder_.CreateTrunc(
         builder_.CreateSub(builder_.getInt64(ndim - 1), d),
@@ -943,21 +942,17 @@ Lowered Lowering::lowerWorkItemMethod(const Instruction &inst,
   return {}; // get_group: compile-time only
 }
 
-llvm::Value *Lowering::groupCollective(const Instruction &inst,
-                                       llvm::Value *value, const Type *type,
+llvm::Value *Lowering::groupCollective(int rank, llvm::Value *value,
+                                       const Type *type,
                                        const std::string &op,
                                        llvm::Value *source) {
   // Built from the hidden local scratch and barriers, so it works on any
   // device: every work-item stores its value, a tree combines them.
   SPIRJIT_INTERNAL_CHECK(groupScratch_, "group collective without scratch");
-  workItemDimensions_ = static_cast<unsigned>(
-      inst.operands[1]->type->ndim > 0 ? inst.operands[1]->type->ndim
-                                       : workItemDimensions_);
   llvm::Type *element = memoryType(type);
   llvm::Value *slots = builder_.CreateBitCast(
       groupScratch_,
       llvm::PointerType::get(element, target_.localAddressSpace()));
-  int rank = static_cast<int>(workItemDimensions_);
   llvm::Value *me =
       linearQuery(WorkItemQuery::LocalId, WorkItemQuery::LocalSize, rank);
   llvm::Value *stored = type->kind == TypeKind::Bool
@@ -1088,8 +1083,7 @@ Lowered Lowering::lowerKernelApiCall(const Instruction &inst,
     return {};
   }
   if (fn == "group_reduce" || fn == "group_broadcast") {
-    const Instruction *group = callArgument(inst, 0);
-    workItemDimensions_ = static_cast<unsigned>(group->type->ndim);
+    int rank = callArgument(inst, 0)->type->ndim; // the group's
     const Instruction *valueInst = callArgument(inst, 1);
     const Type *type = types::materialize(valueInst->type);
     llvm::Value *value = scalarOf(valueInst, type);
@@ -1097,7 +1091,7 @@ Lowered Lowering::lowerKernelApiCall(const Instruction &inst,
       const Instruction *source = callArgument(inst, 2);
       llvm::Value *from = source ? scalarOf(source, types::int64())
                                  : builder_.getInt64(0);
-      return {groupCollective(inst, value, type, "broadcast", from)};
+      return {groupCollective(rank, value, type, "broadcast", from)};
     }
     std::string op = callArgument(inst, 2)->type->name;
     if (op == "op:+")
@@ -1106,7 +1100,7 @@ Lowered Lowering::lowerKernelApiCall(const Instruction &inst,
       op = "operator.mul";
     else if (op.compare(0, 3, "op:") == 0)
       op = op.substr(3); // min, max
-    return {groupCollective(inst, value, type, op, nullptr)};
+    return {groupCollective(rank, value, type, op, nullptr)};
   }
   if (fn == "PrivateArray") {
     // A fixed-size array in the entry block: private to each work-item.
@@ -1321,32 +1315,21 @@ Lowered Lowering::lowerCall(const Instruction &inst) {
        callee->elements[0]->kind == TypeKind::Group))
     return lowerWorkItemMethod(inst, callee->elements[0], callee->name);
   if (callee->kind == TypeKind::Method &&
+      callee->elements[0]->kind == TypeKind::Item) {
+    // An Item's queries are an NdItem's global ones.
+    const std::string &name = callee->name;
+    std::string global = name == "get_id"          ? "get_global_id"
+                         : name == "get_range"     ? "get_global_range"
+                         : name == "get_linear_id" ? "get_global_linear_id"
+                                                   : "get_global_linear_range";
+    return lowerWorkItemMethod(inst, callee->elements[0], global);
+  }
+  if (callee->kind == TypeKind::Method &&
       callee->elements[0]->kind == TypeKind::AtomicRef)
     return lowerAtomicMethod(inst, callee->elements[0], callee->name);
   auto arg = [&](size_t i) { return inst.operands[i + 1]; };
   size_t argCount = inst.operands.size() - 1;
 
-  if (callee->kind == TypeKind::Method &&
-      callee->elements[0]->kind == TypeKind::Item) {
-    int ndim = callee->elements[0]->ndim;
-    // Dimension 0 of a Range is the slowest-varying: OpenCL's last.
-    auto openclDim = [&](llvm::Value *d) {
-      llvm::Value *flipped =
-          builder_.CreateSub(builder_.getInt64(ndim - 1), d);
-      return builder_.CreateTrunc(flipped, builder_.getInt32Ty());
-    };
-    const std::string &name = callee->name;
-    if (name == "get_id" || name == "get_range") {
-      llvm::Value *d = scalarOf(arg(0), types::int64());
-      WorkItemQuery q = name == "get_id" ? WorkItemQuery::GlobalId
-                                         : WorkItemQuery::GlobalSize;
-      return {target_.emitWorkItemQuery(builder_, q, openclDim(d))};
-    }
-    if (name == "get_linear_id")
-      return {linearQuery(WorkItemQuery::GlobalId, WorkItemQuery::GlobalSize,
-                          ndim)};
-    return {rangeProduct(WorkItemQuery::GlobalSize, ndim)}; // linear range
-  }
   if (callee->kind == TypeKind::DTypeClass)
     return {scalarOf(arg(0), callee->element)};
   if (callee->kind == TypeKind::Method && callee->name == "conjugate") {
@@ -1396,11 +1379,11 @@ Lowered Lowering::lowerCall(const Instruction &inst) {
   }
   if (name.compare(0, 6, "cmath.") == 0)
     return complexMath(name.substr(6), inst, r);
-  if (name == "abs") {
+  if (name == "abs" || name == "numpy.abs" || name == "numpy.absolute") {
     llvm::Value *x = scalarOf(arg(0), r);
     if (r->kind == TypeKind::Float)
       return {target_.emitMathCall(builder_, "fabs", {x})};
-    if (!r->isSigned)
+    if (r->kind == TypeKind::Bool || !r->isSigned)
       return {x};
     return {builder_.CreateSelect(
         builder_.CreateICmpSLT(x, llvm::ConstantInt::get(x->getType(), 0)),
@@ -1448,16 +1431,6 @@ Lowered Lowering::lowerCall(const Instruction &inst) {
     llvm::Value *y = target_.emitMathCall(
         builder_, "rint", {builder_.CreateFMul(x, scale)});
     return {convert(builder_.CreateFDiv(y, scale), floatType, r)};
-  }
-  if (name == "numpy.abs" || name == "numpy.absolute") {
-    llvm::Value *x = scalarOf(arg(0), r);
-    if (r->kind == TypeKind::Float)
-      return {target_.emitMathCall(builder_, "fabs", {x})};
-    if (r->kind == TypeKind::Bool || !r->isSigned)
-      return {x};
-    return {builder_.CreateSelect(
-        builder_.CreateICmpSLT(x, llvm::ConstantInt::get(x->getType(), 0)),
-        builder_.CreateNeg(x), x)};
   }
   if (const MathFunction *math = findMathFunction(name)) {
     const Type *a = arg(0)->type;

@@ -168,8 +168,8 @@ CompiledKernel compileKernel(const CompileRequest &request) {
   // code never reads are dropped, so launches do not pass them.
   optimizeModule(*module, request.optLevel);
   CompiledKernel kernel;
-  kernel.keptParameters =
-      dropUnusedParameters(*module, entryPointName(typed.function->name));
+  kernel.entryPoint = entryPointName(typed.function->name);
+  kernel.keptParameters = dropUnusedParameters(*module, kernel.entryPoint);
   dump(Stage::LLIROpt, [&] { return printModule(*module); });
 
   // spv: translate, then validate every module we produce.
@@ -179,7 +179,6 @@ CompiledKernel compileKernel(const CompileRequest &request) {
                          "spirv-val rejected the module: " + problems);
   dump(Stage::SPV, [&] { return disassembleSPIRV(kernel.spirv); });
 
-  kernel.entryPoint = entryPointName(typed.function->name);
   kernel.usesGroupScratch = typed.usesGroupScratch;
   kernel.argumentTypes = request.argumentTypes;
   kernel.writtenArguments.assign(typed.writtenArguments.begin() + 1,

@@ -284,11 +284,6 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
     break;
   }
   case TypeKind::NdItem:
-    if (name == "dimensions") {
-      result_.constants[&inst] = ConstValue::ofInt(object->ndim);
-      return types::weakInt();
-    }
-    return types::method(object, name);
   case TypeKind::Group:
     if (name == "dimensions") {
       result_.constants[&inst] = ConstValue::ofInt(object->ndim);

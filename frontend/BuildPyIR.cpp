@@ -13,6 +13,21 @@ using ir::Block;
 using ir::Instruction;
 using ir::Opcode;
 
+/// Braun et al.'s trivial phi: its operands, itself aside, are at most one
+/// value. Returns whether `phi` is trivial, and that value in `same`
+/// (nullptr when there is none).
+bool isTrivialPhi(const Instruction *phi, Instruction **same) {
+  *same = nullptr;
+  for (Instruction *operand : phi->operands) {
+    if (operand == *same || operand == phi)
+      continue;
+    if (*same)
+      return false; // merges at least two values
+    *same = operand;
+  }
+  return true;
+}
+
 /// SSA construction over named variables (Braun et al.).
 class SSABuilder {
 public:
@@ -67,14 +82,9 @@ private:
   }
 
   Instruction *removeIfTrivial(Instruction *phi) {
-    Instruction *same = nullptr;
-    for (Instruction *operand : phi->operands) {
-      if (operand == same || operand == phi)
-        continue;
-      if (same)
-        return phi; // merges at least two values: not trivial
-      same = operand;
-    }
+    Instruction *same;
+    if (!isTrivialPhi(phi, &same))
+      return phi;
     if (!same)
       same = undef_;
     std::vector<Instruction *> phiUsers;
@@ -785,25 +795,15 @@ std::unique_ptr<ir::Function> Builder::run() {
   ssa_->resolveAll();
   checkStrings();
   // Resolving can leave phis whose operands have become one value: remove
-  // them until none is left (the same rule as Braun's trivial phis).
+  // them until none is left (one per block per sweep: erasing ends the
+  // walk of that block's list).
   for (bool changed = true; changed;) {
     changed = false;
     for (auto &blk : function_->blocks)
       for (auto &inst : blk->instructions) {
-        if (inst->opcode != Opcode::Phi)
-          continue;
-        Instruction *same = nullptr;
-        bool trivial = true;
-        for (Instruction *operand : inst->operands) {
-          if (operand == same || operand == inst.get())
-            continue;
-          if (same) {
-            trivial = false;
-            break;
-          }
-          same = operand;
-        }
-        if (!trivial || !same)
+        Instruction *same;
+        if (inst->opcode != Opcode::Phi || !isTrivialPhi(inst.get(), &same) ||
+            !same)
           continue;
         function_->replaceAllUsesWith(inst.get(), same);
         function_->erase(inst.get());
