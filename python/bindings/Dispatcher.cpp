@@ -553,9 +553,12 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
   }
   std::shared_ptr<Device> device = deviceOf ? *deviceOf : defaultDevice();
 
-  static py::object numpy = py::module_::import("numpy");
-  static py::object localAccessorClass =
-      py::module_::import("spirjit.kernel_api").attr("LocalAccessor");
+  // Never destroyed: a static py::object would be released after the
+  // interpreter has finalised.
+  static py::handle numpy = py::module_::import("numpy").release();
+  static py::handle localAccessorClass =
+      py::object(py::module_::import("spirjit.kernel_api").attr("LocalAccessor"))
+          .release();
   auto &localShapes = scratch.localShapes;
   for (size_t i = 0; i < n; ++i) {
     if (deviceArrays[i])

@@ -60,7 +60,9 @@ void readExtents(PyObject *range, int64_t *out, int *dims) {
 /// wrong in the words the Python API uses.
 LaunchShape launchShape(PyObject *kernelObject, PyObject *space,
                         bool isKernel) {
-  static py::object api = py::module_::import("spirjit.kernel_api");
+  // Handles, never released: a static py::object would be released after
+  // the interpreter has finalised.
+  static py::handle api = py::module_::import("spirjit.kernel_api").release();
   static PyTypeObject *rangeType =
       reinterpret_cast<PyTypeObject *>(api.attr("Range").ptr());
   static PyTypeObject *ndRangeType =
@@ -82,8 +84,8 @@ LaunchShape launchShape(PyObject *kernelObject, PyObject *space,
       return shape;
     }
   }
-  static py::object slow =
-      py::module_::import("spirjit").attr("_launch_shape");
+  static py::handle slow =
+      py::object(py::module_::import("spirjit").attr("_launch_shape")).release();
   py::tuple parts = slow(py::handle(kernelObject), py::handle(space));
   auto global = parts[0].cast<std::vector<int64_t>>();
   auto local = parts[1].cast<std::vector<int64_t>>();

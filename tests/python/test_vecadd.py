@@ -199,3 +199,32 @@ def test_unknown_spirjit_device_is_a_device_error(monkeypatch):
     a = np.zeros(3, dtype=np.int64)
     with pytest.raises(spirjit.errors.DeviceError, match="SPIRJIT_DEVICE"):
         spirjit.call_kernel(vecadd, kapi.Range(3), a, a, a)
+
+
+def test_interpreter_exits_cleanly_after_every_launch_path(device_filter,
+                                                          run_isolated):
+    # The launch path keeps Python objects in C++ statics; none may be
+    # released after the interpreter has finalised (that aborts the process
+    # at exit: "PyThreadState_Get: ... the GIL is released").
+    result = run_isolated("""
+        import numpy as np
+        import spirjit
+        from spirjit import kernel_api as kapi
+
+        @spirjit.kernel
+        def add(item, a, b):
+            i = item.get_id(0)
+            b[i] = a[i] + 1
+
+        a = np.arange(8, dtype=np.float32)
+        b = np.zeros_like(a)
+        spirjit.call_kernel(add, kapi.Range(8), a, b)         # Range
+        spirjit.call_kernel(add, (8,), a, b)                  # a tuple
+        spirjit.call_kernel(add, 8, a, b)                     # an int
+        spirjit.call_kernel_async(add, kapi.Range(8), (), spirjit.asarray(a),
+                                  spirjit.asarray(b))         # dropped
+        print(b.tolist())
+    """)
+    assert result.returncode == 0, result.stderr
+    assert "Fatal Python error" not in result.stderr
+    assert result.stdout.strip() == str([float(x) + 1 for x in range(8)])
