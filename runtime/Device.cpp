@@ -13,56 +13,37 @@ uint64_t Buffer::nextId() {
   return ++counter;
 }
 
-bool Kernel::sameMemory(unsigned index, uint64_t id, size_t offset) {
+bool Kernel::Bound::operator==(const Bound &o) const {
+  return known && o.known && size == o.size && buffer == o.buffer &&
+         std::memcmp(bytes, o.bytes, sizeof bytes) == 0;
+}
+
+template <typename Bind>
+void Kernel::setIfChanged(unsigned index, const Bound &want, Bind bind) {
+  if (index < bound_.size() && bound_[index] == want)
+    return;
+  bind(); // throws on failure, leaving the record as it was
   if (bound_.size() <= index)
     bound_.resize(index + 1);
-  Bound &slot = bound_[index];
-  if (slot.valid && slot.buffer == id && slot.size == offset)
-    return true;
-  slot.valid = true;
-  slot.buffer = id;
-  slot.size = offset; // for memory, `size` holds the offset
-  return false;
+  bound_[index] = want;
 }
 
-void Kernel::bind(unsigned index, const Buffer &buffer, size_t offset) {
-  try {
-    bindBuffer(index, buffer, offset);
-  } catch (...) {
-    forget(index);
-    throw;
-  }
+void Kernel::setArgument(unsigned index, size_t size, const void *value) {
+  Bound want;
+  want.known = size <= sizeof want.bytes; // larger ones are always set
+  want.size = size;
+  if (value && want.known)
+    std::memcpy(want.bytes, value, size);
+  setIfChanged(index, want, [&] { bindValue(index, size, value); });
 }
 
-bool Kernel::unchanged(unsigned index, size_t size, const void *value) {
-  if (bound_.size() <= index)
-    bound_.resize(index + 1);
-  Bound &slot = bound_[index];
-  slot.buffer = 0;
-  if (size > sizeof slot.bytes) { // too large to remember: always set
-    slot.valid = false;
-    return false;
-  }
-  // Local-memory sizes (value == nullptr) are remembered by size alone.
-  unsigned char bytes[sizeof slot.bytes] = {};
-  if (value)
-    std::memcpy(bytes, value, size);
-  if (slot.valid && slot.size == size &&
-      std::memcmp(slot.bytes, bytes, sizeof bytes) == 0)
-    return true;
-  slot.valid = true;
-  slot.size = size;
-  std::memcpy(slot.bytes, bytes, sizeof bytes);
-  return false;
-}
-
-void Kernel::bind(unsigned index, size_t size, const void *value) {
-  try {
-    bindValue(index, size, value);
-  } catch (...) {
-    forget(index);
-    throw;
-  }
+void Kernel::setBuffer(unsigned index, const Buffer &buffer, size_t offset) {
+  Bound want;
+  want.known = true;
+  want.size = offset;
+  want.buffer = buffer.id();
+  setIfChanged(index, want,
+               [&] { bindBuffer(index, buffer, offset); });
 }
 
 std::shared_ptr<Program>

@@ -102,43 +102,36 @@ public:
   Kernel &operator=(const Kernel &) = delete;
   const std::shared_ptr<Program> &program() const { return program_; }
 
-  /// Binds `size` bytes at `value` (nullptr: that much local memory).
-  void setArgument(unsigned index, size_t size, const void *value) {
-    if (!unchanged(index, size, value))
-      bind(index, size, value);
-  }
+  /// Binds `size` bytes at `value` (nullptr: that much local memory),
+  /// unless the kernel already holds exactly that.
+  void setArgument(unsigned index, size_t size, const void *value);
   /// Binds `buffer` at byte `offset` (a pointer buffer takes any offset),
   /// unless that very buffer (by id) is bound there at that offset.
-  void setBuffer(unsigned index, const Buffer &buffer, size_t offset = 0) {
-    if (!sameMemory(index, buffer.id(), offset))
-      bind(index, buffer, offset);
-  }
+  void setBuffer(unsigned index, const Buffer &buffer, size_t offset = 0);
 
 protected:
-  /// The backend's own binding calls; on failure they throw DeviceError.
+  /// The backend's own binding calls; on failure they throw DeviceError
+  /// (and the kernel keeps what it held).
   virtual void bindValue(unsigned index, size_t size, const void *value) = 0;
   virtual void bindBuffer(unsigned index, const Buffer &buffer,
                           size_t offset) = 0;
-  void forget(unsigned index) {
-    if (index < bound_.size())
-      bound_[index].valid = false;
-  }
 
 private:
-  void bind(unsigned index, size_t size, const void *value);
-  void bind(unsigned index, const Buffer &buffer, size_t offset);
-  /// Is this exact value what the kernel already holds at `index`?
-  bool unchanged(unsigned index, size_t size, const void *value);
-  bool sameMemory(unsigned index, uint64_t id, size_t offset);
+  /// What an argument slot holds: a value by its bytes (local memory by
+  /// its size alone), or memory by its Buffer's id and offset.
+  struct Bound {
+    bool known = false; // false: nothing, or a value too large to keep
+    size_t size = 0;    // a value's size, or memory's offset
+    unsigned char bytes[16] = {};
+    uint64_t buffer = 0; // a Buffer's id for memory, else 0
+    bool operator==(const Bound &o) const;
+  };
+  /// Binds through `bind` unless slot `index` already holds `want`.
+  template <typename Bind>
+  void setIfChanged(unsigned index, const Bound &want, Bind bind);
 
   std::shared_ptr<Program> program_;
-  struct Bound {
-    bool valid = false;
-    size_t size = 0;
-    unsigned char bytes[16] = {};
-    uint64_t buffer = 0; // a Buffer's id when memory is bound, else 0
-  };
-  std::vector<Bound> bound_; // last value per argument
+  std::vector<Bound> bound_; // per argument slot
 };
 
 /// Completion of one enqueued command (a launch or a marker).

@@ -13,6 +13,7 @@ namespace spirjit::runtime {
 namespace {
 
 constexpr char kMagic[] = "SPIRJIT-CACHE-1\n";
+constexpr uint64_t kFnvOffsetBasis = 14695981039346656037ull;
 
 uint64_t fnv1a(const char *data, size_t size, uint64_t hash) {
   for (size_t i = 0; i < size; ++i) {
@@ -38,16 +39,8 @@ bool makeDirectories(const std::string &path) {
   return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
 }
 
-namespace {
-
-void appendU64(std::string &out, uint64_t value) {
-  out.append(reinterpret_cast<const char *>(&value), sizeof value);
-}
-
-} // namespace
-
 std::string stableHash(const std::string &text) {
-  uint64_t a = fnv1a(text.data(), text.size(), 14695981039346656037ull);
+  uint64_t a = fnv1a(text.data(), text.size(), kFnvOffsetBasis);
   uint64_t b = fnv1a(text.data(), text.size(), 0x9e3779b97f4a7c15ull);
   char buffer[33];
   std::snprintf(buffer, sizeof buffer, "%016llx%016llx",
@@ -83,30 +76,18 @@ DiskCache::load(const std::string &key) const {
     return std::nullopt;
   std::string file((std::istreambuf_iterator<char>(in)),
                    std::istreambuf_iterator<char>());
-  // magic | key size | key | payload size | payload | checksum
-  size_t magic = sizeof kMagic - 1, at = magic;
-  auto readU64 = [&](uint64_t &value) {
-    if (file.size() < at + sizeof value)
-      return false;
-    std::memcpy(&value, file.data() + at, sizeof value);
-    at += sizeof value;
-    return true;
-  };
-  uint64_t keySize, payloadSize, checksum;
-  if (file.compare(0, magic, kMagic) != 0 || !readU64(keySize) ||
-      keySize > file.size() - at || file.compare(at, keySize, key) != 0)
+  // magic | key field | payload field | checksum (appendField's framing)
+  size_t at = sizeof kMagic - 1;
+  std::string storedKey, payload;
+  uint64_t checksum;
+  if (file.compare(0, at, kMagic) != 0 || !readField(file, at, storedKey) ||
+      storedKey != key || !readField(file, at, payload) ||
+      file.size() - at != sizeof checksum)
     return std::nullopt;
-  at += keySize;
-  if (!readU64(payloadSize) || payloadSize > file.size() - at)
+  std::memcpy(&checksum, file.data() + at, sizeof checksum);
+  if (checksum != fnv1a(file.data(), at, kFnvOffsetBasis))
     return std::nullopt;
-  size_t payloadAt = at;
-  at += payloadSize;
-  if (!readU64(checksum) || at != file.size() ||
-      checksum != fnv1a(file.data(), payloadAt + payloadSize,
-                        14695981039346656037ull))
-    return std::nullopt;
-  return std::vector<char>(file.begin() + payloadAt,
-                           file.begin() + payloadAt + payloadSize);
+  return std::vector<char>(payload.begin(), payload.end());
 }
 
 void DiskCache::store(const std::string &key,
@@ -114,11 +95,10 @@ void DiskCache::store(const std::string &key,
   if (!enabled())
     return;
   std::string file = kMagic;
-  appendU64(file, key.size());
-  file += key;
-  appendU64(file, payload.size());
-  file.append(payload.begin(), payload.end());
-  appendU64(file, fnv1a(file.data(), file.size(), 14695981039346656037ull));
+  appendField(file, key.data(), key.size());
+  appendField(file, payload.data(), payload.size());
+  uint64_t checksum = fnv1a(file.data(), file.size(), kFnvOffsetBasis);
+  file.append(reinterpret_cast<const char *>(&checksum), sizeof checksum);
   std::string path = pathFor(key);
   std::string temporary = path + ".tmp." + std::to_string(getpid());
   {

@@ -7,6 +7,8 @@
 // once never see half a file. Knows bytes and files only.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,7 +23,6 @@ public:
   explicit DiskCache(std::string directory) : directory_(std::move(directory)) {}
 
   bool enabled() const { return !directory_.empty(); }
-  const std::string &directory() const { return directory_; }
 
   /// The payload stored under `key`, if a valid entry exists.
   std::optional<std::vector<char>> load(const std::string &key) const;
@@ -40,5 +41,32 @@ bool makeDirectories(const std::string &path);
 
 /// A stable 128-bit hash of `text`, as 32 hex digits.
 std::string stableHash(const std::string &text);
+
+/// Byte fields as cache entries and their payloads frame them: a u64 size
+/// (host order), then the bytes. appendField adds one to `out` (a
+/// std::string or std::vector<char>).
+template <typename Bytes>
+void appendField(Bytes &out, const void *data, size_t size) {
+  uint64_t n = size;
+  const char *p = reinterpret_cast<const char *>(&n);
+  out.insert(out.end(), p, p + sizeof n);
+  p = static_cast<const char *>(data);
+  out.insert(out.end(), p, p + size);
+}
+
+/// Reads the field at `at` in `in` into `field` and moves `at` past it;
+/// false, and nothing read, when `in` is cut short.
+template <typename Bytes>
+bool readField(const Bytes &in, size_t &at, std::string &field) {
+  uint64_t n;
+  if (at > in.size() || in.size() - at < sizeof n)
+    return false;
+  std::memcpy(&n, in.data() + at, sizeof n);
+  if (in.size() - at - sizeof n < n)
+    return false;
+  field.assign(in.data() + at + sizeof n, n);
+  at += sizeof n + n;
+  return true;
+}
 
 } // namespace spirjit::runtime

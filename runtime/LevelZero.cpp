@@ -125,9 +125,9 @@ class ZeDevice final : public Device {
 public:
   ZeDevice(ze_driver_handle_t driver, ze_device_handle_t device,
            DeviceInfo info, uint32_t computeOrdinal)
-      : Device(std::move(info)), driver_(driver), device_(device) {
+      : Device(std::move(info)), device_(device) {
     ze_context_desc_t contextDesc{ZE_STRUCTURE_TYPE_CONTEXT_DESC, nullptr, 0};
-    check(zeContextCreate(driver_, &contextDesc, &context_), "zeContextCreate");
+    check(zeContextCreate(driver, &contextDesc, &context_), "zeContextCreate");
     ze_command_queue_desc_t queueDesc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
                                       nullptr,
                                       computeOrdinal,
@@ -356,7 +356,6 @@ private:
     return std::make_unique<ZeEvent>(this, event);
   }
 
-  ze_driver_handle_t driver_;
   ze_device_handle_t device_;
   ze_context_handle_t context_ = nullptr;
   ze_command_list_handle_t list_ = nullptr;

@@ -164,7 +164,6 @@ public:
   CLEvent(cl_event event, cl_command_queue queue)
       : event_(event), queue_(queue) {}
   ~CLEvent() override { clReleaseEvent(event_); }
-  cl_event handle() const { return event_; }
   bool complete() override { return status() <= CL_COMPLETE; }
   /// Spins (yielding the core) for up to a millisecond before blocking: a
   /// short kernel is then seen done at once, where a blocked thread would
@@ -206,7 +205,7 @@ private:
 class CLDevice final : public Device {
 public:
   CLDevice(cl_platform_id platform, cl_device_id device, DeviceInfo info)
-      : Device(std::move(info)), platform_(platform), device_(device) {
+      : Device(std::move(info)), device_(device) {
     cl_int status;
     cl_context_properties properties[] = {
         CL_CONTEXT_PLATFORM,
@@ -260,7 +259,6 @@ private:
   std::shared_ptr<Program> buildFromBinary(const std::vector<char> &bits,
                                            const char *options);
 
-  cl_platform_id platform_;
   cl_device_id device_;
   cl_context context_ = nullptr;
   cl_command_queue queue_ = nullptr;
@@ -464,32 +462,24 @@ std::unique_ptr<Event> CLDevice::launch(Kernel &kernel,
   return std::make_unique<CLEvent>(event, queue_);
 }
 
-double CLDevice::bareLaunchLoop(Kernel &kernel,
-                                const std::vector<size_t> &global, int count) {
-  cl_kernel handle = static_cast<CLKernel &>(kernel).handle();
+double openclBareLaunchLoop(void *queue, void *kernel, size_t dims,
+                            const size_t *global, int count) {
+  auto q = static_cast<cl_command_queue>(queue);
+  auto k = static_cast<cl_kernel>(kernel);
   auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < count; ++i)
-    clEnqueueNDRangeKernel(queue_, handle, static_cast<cl_uint>(global.size()),
-                           nullptr, global.data(), nullptr, 0, nullptr,
-                           nullptr);
-  clFinish(queue_);
+    clEnqueueNDRangeKernel(q, k, static_cast<cl_uint>(dims), nullptr, global,
+                           nullptr, 0, nullptr, nullptr);
+  clFinish(q);
   return std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                        start)
       .count();
 }
 
-double openclBareLaunchLoop(void *queue, void *kernel, size_t global,
-                            int count) {
-  auto q = static_cast<cl_command_queue>(queue);
-  auto k = static_cast<cl_kernel>(kernel);
-  auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < count; ++i)
-    clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, nullptr, 0, nullptr,
-                           nullptr);
-  clFinish(q);
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
-      .count();
+double CLDevice::bareLaunchLoop(Kernel &kernel,
+                                const std::vector<size_t> &global, int count) {
+  return openclBareLaunchLoop(queue_, static_cast<CLKernel &>(kernel).handle(),
+                              global.size(), global.data(), count);
 }
 
 const std::vector<std::shared_ptr<Device>> &openclDevices() {

@@ -17,11 +17,11 @@ namespace spirjit::runtime {
 const std::vector<std::shared_ptr<Device>> &openclDevices();
 
 /// For the dispatch benchmark: enqueues the cl_kernel `kernel` on the
-/// cl_command_queue `queue` (another library's, as raw handles) `count`
-/// times over `global` work-items with no event, then finishes. Returns
-/// the seconds taken.
-double openclBareLaunchLoop(void *queue, void *kernel, size_t global,
-                            int count);
+/// cl_command_queue `queue` (raw handles, possibly another library's)
+/// `count` times over the `dims` extents at `global` with no event, then
+/// finishes. Returns the seconds taken.
+double openclBareLaunchLoop(void *queue, void *kernel, size_t dims,
+                            const size_t *global, int count);
 
 /// The name of an OpenCL error code ("CL_OUT_OF_RESOURCES").
 std::string openclErrorName(int code);

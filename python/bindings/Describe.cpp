@@ -107,7 +107,10 @@ FunctionDescription toFunctionDescription(const py::dict &d) {
 }
 
 const Type *typeOfDType(const py::dtype &dtype) {
-  if (!dtype.attr("isnative").cast<bool>())
+  // Native byte order: '=' or '|' (no order), or the host's own letter.
+  char order = dtype.byteorder();
+  char host = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? '<' : '>';
+  if (order != '=' && order != '|' && order != host)
     return nullptr;
   char kind = dtype.kind();
   int bits = static_cast<int>(dtype.itemsize()) * 8;

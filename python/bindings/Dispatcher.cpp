@@ -27,11 +27,10 @@ namespace {
 
 using runtime::Device;
 
-char layoutOf(const std::vector<int64_t> &shape,
-              const std::vector<int64_t> &strides, int64_t itemsize) {
+char layoutOf(const int64_t *shape, const int64_t *strides, int n,
+              int64_t itemsize) {
   auto contiguous = [&](bool cOrder) {
     int64_t expected = itemsize;
-    int n = static_cast<int>(shape.size());
     for (int k = 0; k < n; ++k) {
       int d = cOrder ? n - 1 - k : k;
       if (shape[d] != 1 && strides[d] != expected)
@@ -134,7 +133,9 @@ DeviceArray::DeviceArray(std::shared_ptr<runtime::Buffer> buffer,
   const Type *element = typeOfDType(dtype_);
   SPIRJIT_INTERNAL_CHECK(element, "a device array of an unsupported dtype");
   type_ = types::array(element, static_cast<int>(shape_.size()),
-                       layoutOf(shape_, strides_, dtype_.itemsize()));
+                       layoutOf(shape_.data(), strides_.data(),
+                                static_cast<int>(shape_.size()),
+                                dtype_.itemsize()));
 }
 
 int64_t DeviceArray::size() const {
@@ -174,7 +175,9 @@ py::array DeviceArray::toNumPy() const {
   py::array_t<uint8_t> bytes(static_cast<py::ssize_t>(span));
   buffer_->device()->read(*buffer_, bytes.mutable_data(), span,
                           static_cast<size_t>(offset_ + low));
-  if (layoutOf(shape_, strides_, itemsize) == 'C' && low == 0) {
+  if (layoutOf(shape_.data(), strides_.data(), static_cast<int>(shape_.size()),
+               itemsize) == 'C' &&
+      low == 0) {
     std::memcpy(out.mutable_data(), bytes.data(), span);
     return out;
   }
@@ -223,28 +226,20 @@ struct CachedKernel {
   std::vector<char> deviceBinary;
 };
 
-void putBytes(std::vector<char> &out, const void *data, size_t size) {
-  uint64_t n = size;
-  const char *p = reinterpret_cast<const char *>(&n);
-  out.insert(out.end(), p, p + sizeof n);
-  p = static_cast<const char *>(data);
-  out.insert(out.end(), p, p + size);
-}
-
 std::vector<char> serialize(const CachedKernel &cached) {
   std::vector<char> out;
   const CompiledKernel &k = cached.compiled;
-  putBytes(out, k.entryPoint.data(), k.entryPoint.size());
+  runtime::appendField(out, k.entryPoint.data(), k.entryPoint.size());
   std::string flags(1, k.usesGroupScratch ? '1' : '0');
   for (bool written : k.writtenArguments)
     flags += written ? '1' : '0';
-  putBytes(out, flags.data(), flags.size());
-  putBytes(out, k.spirv.data(), k.spirv.size() * 4);
-  putBytes(out, cached.deviceBinary.data(), cached.deviceBinary.size());
+  runtime::appendField(out, flags.data(), flags.size());
+  runtime::appendField(out, k.spirv.data(), k.spirv.size() * 4);
+  runtime::appendField(out, cached.deviceBinary.data(), cached.deviceBinary.size());
   std::string kept;
   for (bool k : cached.compiled.keptParameters)
     kept += k ? '1' : '0';
-  putBytes(out, kept.data(), kept.size());
+  runtime::appendField(out, kept.data(), kept.size());
   return out;
 }
 
@@ -253,16 +248,7 @@ std::optional<CachedKernel> deserialize(const std::vector<char> &in,
   size_t arguments = types.size();
   size_t at = 0;
   auto take = [&](std::string &field) {
-    uint64_t n;
-    if (in.size() - at < sizeof n)
-      return false;
-    std::memcpy(&n, in.data() + at, sizeof n);
-    at += sizeof n;
-    if (in.size() - at < n)
-      return false;
-    field.assign(in.data() + at, n);
-    at += n;
-    return true;
+    return runtime::readField(in, at, field);
   };
   std::string entry, flags, spirv, binary, kept;
   if (!take(entry) || !take(flags) || !take(spirv) || !take(binary) ||
@@ -454,6 +440,7 @@ struct LaunchScratch {
   std::vector<std::vector<int64_t>> localShapes;
   std::vector<std::shared_ptr<runtime::Buffer>> buffers;
   std::vector<char> wrapped;
+  std::vector<size_t> global, local; // OpenCL's order (dimension 0 fastest)
   bool inUse = false;
 
   void reset(size_t n) {
@@ -511,11 +498,41 @@ const DeviceArray *asDeviceArray(PyObject *obj) {
 }
 } // namespace
 
+void Dispatcher::checkArgumentTypes(const std::vector<const Type *> &types,
+                                    const Device &device) const {
+  for (size_t i = 0; i < types.size(); ++i) {
+    const Type *t = types[i];
+    const Type *scalar = t->kind == TypeKind::Array ? t->element : t;
+    bool complex = scalar->kind == TypeKind::Complex;
+    if ((scalar->kind == TypeKind::Float || complex) && scalar->bits == 64 &&
+        !device.info().hasFp64)
+      throw PythonError("TypingError",
+                        describeArgument(i) + " is " +
+                            (complex ? "complex128" : "float64") + ", but " +
+                            device.info().name +
+                            " has no double precision; use " +
+                            (complex ? "complex64" : "float32"));
+  }
+  if (!signatures_.empty() &&
+      std::find(signatures_.begin(), signatures_.end(), types) ==
+          signatures_.end()) {
+    std::string list;
+    for (const std::string &text : signatureTexts_)
+      list += "\n  " + text;
+    throw PythonError("TypingError",
+                      "the arguments " + types::formatArguments(types) +
+                          " match none of the kernel's signatures:" + list);
+  }
+}
+
 void Dispatcher::submit(Event &event, const LaunchShape &shape,
                         PyObject *const *args, size_t n,
                         PyObject *const *dependencies,
                         size_t dependencyCount, bool wantEvent) {
   bool ndRange = shape.ndRange;
+  int64_t groupSize = 1; // work-items per work-group (1 for a Range)
+  for (int d = 0; ndRange && d < shape.dims; ++d)
+    groupSize *= shape.local[d];
   if (retiredLaunches().launches.size() >= sweepThreshold)
     sweepRetiredLaunches();
   ScratchLease lease;
@@ -559,26 +576,13 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
   static py::handle localAccessorClass =
       py::object(py::module_::import("spirjit.kernel_api").attr("LocalAccessor"))
           .release();
+  static py::handle numpyScalarClass =
+      py::object(numpy.attr("generic")).release();
   auto &localShapes = scratch.localShapes;
   for (size_t i = 0; i < n; ++i) {
     if (deviceArrays[i])
       continue;
     py::handle obj = args[i];
-    if (py::isinstance(obj, localAccessorClass)) {
-      py::dtype dtype = obj.attr("dtype").cast<py::dtype>();
-      const Type *element = typeOfDType(dtype);
-      if (!element || element->kind == TypeKind::Complex)
-        throw PythonError("TypingError",
-                          describeArgument(i) + ": a LocalAccessor of " +
-                              py::str(dtype).cast<std::string>() +
-                              " is not supported");
-      localShapes[i] = obj.attr("shape").cast<std::vector<int64_t>>();
-      localBytes[i] = obj.attr("nbytes").cast<int64_t>();
-      argTypes[i] = types::array(element,
-                                 static_cast<int>(localShapes[i].size()), 'C',
-                                 3);
-      continue;
-    }
     if (py::isinstance<py::array>(obj)) {
       py::array array = py::reinterpret_borrow<py::array>(obj);
       const Type *element = typeOfDType(array.dtype());
@@ -609,12 +613,25 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
       work[i] = negative ? numpy.attr("ascontiguousarray")(array)
                                  .cast<py::array>()
                          : array;
-      std::vector<int64_t> shape(work[i].shape(),
-                                 work[i].shape() + work[i].ndim());
-      std::vector<int64_t> strides(work[i].strides(),
-                                   work[i].strides() + work[i].ndim());
-      argTypes[i] = types::array(element, static_cast<int>(array.ndim()),
-                                 layoutOf(shape, strides, array.itemsize()));
+      argTypes[i] = types::array(
+          element, static_cast<int>(array.ndim()),
+          layoutOf(work[i].shape(), work[i].strides(),
+                   static_cast<int>(work[i].ndim()), array.itemsize()));
+      continue;
+    }
+    if (py::isinstance(obj, localAccessorClass)) {
+      py::dtype dtype = obj.attr("dtype").cast<py::dtype>();
+      const Type *element = typeOfDType(dtype);
+      if (!element || element->kind == TypeKind::Complex)
+        throw PythonError("TypingError",
+                          describeArgument(i) + ": a LocalAccessor of " +
+                              py::str(dtype).cast<std::string>() +
+                              " is not supported");
+      localShapes[i] = obj.attr("shape").cast<std::vector<int64_t>>();
+      localBytes[i] = obj.attr("nbytes").cast<int64_t>();
+      argTypes[i] = types::array(element,
+                                 static_cast<int>(localShapes[i].size()), 'C',
+                                 3);
       continue;
     }
     if (py::isinstance<py::bool_>(obj)) {
@@ -639,8 +656,7 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
       double im = PyComplex_ImagAsDouble(obj.ptr());
       std::memcpy(&scalars[i][0], &re, sizeof re);
       std::memcpy(&scalars[i][1], &im, sizeof im);
-    } else if (py::hasattr(obj, "dtype") &&
-               py::isinstance(obj, numpy.attr("generic"))) {
+    } else if (py::isinstance(obj, numpyScalarClass)) {
       py::dtype dtype = obj.attr("dtype").cast<py::dtype>();
       const Type *t = typeOfDType(dtype);
       if (!t)
@@ -666,38 +682,8 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
               "'; kernels take NumPy arrays, DeviceArrays and numbers");
     }
   }
-  for (size_t i = 0; i < n; ++i) {
-    const Type *t = argTypes[i];
-    const Type *scalar = t->kind == TypeKind::Array ? t->element : t;
-    if (scalar->kind == TypeKind::Float && scalar->bits == 64 &&
-        !device->info().hasFp64)
-      throw PythonError("TypingError",
-                        describeArgument(i) + " is float64, but " +
-                            device->info().name +
-                            " has no double precision; use float32");
-    if (scalar->kind == TypeKind::Complex && scalar->bits == 64 &&
-        !device->info().hasFp64)
-      throw PythonError("TypingError",
-                        describeArgument(i) + " is complex128, but " +
-                            device->info().name +
-                            " has no double precision; use complex64");
-  }
-
-  if (!signatures_.empty() &&
-      std::find(signatures_.begin(), signatures_.end(), argTypes) ==
-          signatures_.end()) {
-    std::string list;
-    for (const std::string &text : signatureTexts_)
-      list += "\n  " + text;
-    throw PythonError("TypingError",
-                      "the arguments " + types::formatArguments(argTypes) +
-                          " match none of the kernel's signatures:" + list);
-  }
   // A work-group larger than the device allows fails before the driver.
   if (ndRange) {
-    int64_t groupSize = 1;
-    for (int d = 0; d < shape.dims; ++d)
-      groupSize *= shape.local[d];
     size_t limit = device->info().maxWorkGroupSize; // 0: not said
     if (limit && groupSize > static_cast<int64_t>(limit))
       throw PythonError("InvalidRangeError",
@@ -716,6 +702,8 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
     entry = lastEntry_;
     ++memoryHits_;
   } else {
+    // What depends only on the key is checked when it is not the last one.
+    checkArgumentTypes(argTypes, *device);
     Key key{argTypes, shape.dims, ndRange, device.get()};
     if (auto found = cache_.find(key); found != cache_.end()) {
       entry = found->second.get();
@@ -730,9 +718,7 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
   // Local memory beyond the device's is refused here: PoCL 3.1 aborts the
   // process on it (an assertion in its pthread driver).
   if (ndRange) {
-    int64_t local = 0, groupSize = 1;
-    for (int d = 0; d < shape.dims; ++d)
-      groupSize *= shape.local[d];
+    int64_t local = 0;
     for (size_t i = 0; i < n; ++i)
       local += localBytes[i];
     if (entry->compiled.usesGroupScratch)
@@ -759,24 +745,26 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
                                            " is a read-only array, but the "
                                            "kernel writes to it");
 
+  // Queues are in order: a dependency on this device is already behind
+  // us; one on another device is waited for here, on the host, and before
+  // binding: waiting lets other threads run, and they may bind this kernel.
+  for (size_t k = 0; k < dependencyCount; ++k) {
+    Event *dependency = eventOf(dependencies[k]);
+    if (dependency && !dependency->done() && dependency->device() != device)
+      dependency->wait();
+  }
+
   // Bind the arguments by the kernel ABI.
   auto &buffers = scratch.buffers;
   auto &wrapped = scratch.wrapped;
   runtime::Kernel &kernel = *entry->kernel;
   unsigned index = 0;
+  bool hostSync = false; // a written NumPy array used in place
   for (const KernelParameter &p : entry->parameters) {
-    if (p.kind == KernelParameter::Kind::GroupScratch) {
-      int64_t groupSize = 1;
-      for (int d = 0; d < shape.dims; ++d)
-        groupSize *= shape.local[d];
-      kernel.setArgument(index++, static_cast<size_t>(groupSize) * 16,
-                         nullptr);
-      continue;
-    }
-    size_t a = static_cast<size_t>(p.argument);
-    const Type *t = argTypes[a];
+    size_t a = static_cast<size_t>(p.argument); // not for GroupScratch
     switch (p.kind) {
     case KernelParameter::Kind::GroupScratch:
+      kernel.setArgument(index, static_cast<size_t>(groupSize) * 16, nullptr);
       break;
     case KernelParameter::Kind::LocalData:
       kernel.setArgument(index, static_cast<size_t>(localBytes[a]), nullptr);
@@ -797,6 +785,7 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
       void *data = const_cast<void *>(array.data());
       buffers[a] = span ? device->wrapHostMemory(data, span) : nullptr;
       wrapped[a] = buffers[a] != nullptr;
+      hostSync |= wrapped[a] && entry->compiled.writtenArguments[a];
       if (!buffers[a])
         buffers[a] = device->allocate(span ? span : 1, span ? data : nullptr);
       kernel.setBuffer(index, *buffers[a]);
@@ -822,6 +811,7 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
       break;
     }
     case KernelParameter::Kind::Scalar: {
+      const Type *t = argTypes[a];
       size_t size = t->kind == TypeKind::Bool ? 1 : t->bits / 8;
       kernel.setArgument(index, size, &scalars[a][p.dim]);
       break;
@@ -831,7 +821,7 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
   }
 
   // Dimension 0 of a Range is the slowest-varying: OpenCL's last.
-  std::vector<size_t> &global = globalScratch_, &local = localScratch_;
+  std::vector<size_t> &global = scratch.global, &local = scratch.local;
   global.assign(shape.global, shape.global + shape.dims);
   std::reverse(global.begin(), global.end());
   local.clear();
@@ -839,25 +829,13 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
     local.assign(shape.local, shape.local + shape.dims);
     std::reverse(local.begin(), local.end());
   }
-  // Queues are in order: a dependency on this device is already behind
-  // us; one on another device is waited for here, on the host.
-  for (size_t k = 0; k < dependencyCount; ++k) {
-    Event *dependency = eventOf(dependencies[k]);
-    if (dependency && !dependency->done() && dependency->device() != device)
-      dependency->wait();
-  }
   // Written NumPy arrays used in place are made current by a map and unmap
   // queued right behind the kernel: the queue's one round trip covers them.
-  bool hostSync = false;
-  for (size_t i = 0; i < n; ++i)
-    hostSync |= numpyArgument(i) && buffers[i] && wrapped[i] &&
-                entry->compiled.writtenArguments[i];
   std::unique_ptr<runtime::Event> launched =
       device->launch(kernel, global, local, wantEvent && !hostSync);
   if (hostSync) {
     for (size_t i = 0; i < n; ++i)
-      if (numpyArgument(i) && buffers[i] && wrapped[i] &&
-          entry->compiled.writtenArguments[i])
+      if (wrapped[i] && entry->compiled.writtenArguments[i])
         device->enqueueHostSynchronization(*buffers[i]);
     if (wantEvent)
       launched = device->enqueueMarker();
@@ -868,7 +846,9 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
     if (numpyArgument(i) && buffers[i])
       event.keep(arrays[i], work[i], buffers[i], wrapped[i],
                  entry->compiled.writtenArguments[i]);
-    if (deviceArrays[i]) // memory is never freed under a running kernel
+    // Memory is never freed under a running kernel. (A synchronous
+    // launch's caller holds its arguments until it has waited.)
+    if (deviceArrays[i] && !wantEvent)
       event.keepAlive(deviceArrays[i]->buffer());
   }
 }
@@ -952,6 +932,9 @@ Event::~Event() {
 }
 
 void Dispatcher::setSignatures(const std::vector<std::string> &signatures) {
+  // Launches check signatures when they compile or look a key up.
+  cache_.clear();
+  lastEntry_ = nullptr;
   signatures_.clear();
   signatureTexts_ = signatures;
   for (const std::string &text : signatures) {
@@ -1047,8 +1030,14 @@ std::vector<std::shared_ptr<Device>> matchDevices(const std::string &filter) {
 
 std::shared_ptr<Device> defaultDevice() {
   const char *filter = std::getenv("SPIRJIT_DEVICE");
-  std::vector<std::shared_ptr<Device>> matches =
-      matchDevices(filter && *filter ? filter : "");
+  // The answer for the last filter seen: NumPy-only launches ask each time.
+  // (With the GIL held.)
+  static std::string lastFilter;
+  static std::shared_ptr<Device> lastDevice;
+  std::string text = filter ? filter : "";
+  if (lastDevice && text == lastFilter)
+    return lastDevice;
+  std::vector<std::shared_ptr<Device>> matches = matchDevices(text);
   if (matches.empty()) {
     std::string known;
     for (const auto &device : runtime::allDevices())
@@ -1062,7 +1051,9 @@ std::shared_ptr<Device> defaultDevice() {
                       "no device found (is an OpenCL driver such as "
                       "pocl-opencl-icd, or a Level Zero driver, installed?)");
   }
-  return matches[0];
+  lastFilter = text;
+  lastDevice = matches[0];
+  return lastDevice;
 }
 
 } // namespace spirjit::python

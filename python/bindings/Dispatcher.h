@@ -149,6 +149,10 @@ private:
   };
 
   Entry &compile(const Key &key, const std::shared_ptr<runtime::Device> &device);
+  /// What depends only on the argument types and the device: float64 or
+  /// complex128 on a device without fp64, and `signatures=`. A TypingError.
+  void checkArgumentTypes(const std::vector<const Type *> &types,
+                          const runtime::Device &device) const;
   /// Types the arguments, finds or compiles the specialisation, binds by
   /// the kernel ABI and enqueues, filling `event`. Without `wantEvent` the
   /// backend creates no event: Event::wait() then waits for a marker.
@@ -167,7 +171,6 @@ private:
   // The last specialisation launched: most launches repeat it.
   Key lastKey_{};
   Entry *lastEntry_ = nullptr;
-  std::vector<size_t> globalScratch_, localScratch_;
 
 public:
   /// For the dispatch benchmark: enqueue the last launched kernel `count`

@@ -110,6 +110,9 @@ PyObject *callKernel(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
     }
     Dispatcher *dispatcher = dispatcherOf(args[0]);
     LaunchShape shape = launchShape(args[0], args[1], dispatcher != nullptr);
+    if (!dispatcher) // a Kernel whose _dispatcher was replaced
+      throw py::type_error("the kernel has no dispatcher: launch an object "
+                           "made by @spirjit.kernel");
     dispatcher->launch(shape, args + 2, static_cast<size_t>(nargs - 2));
     Py_RETURN_NONE;
   } catch (...) {
@@ -130,6 +133,9 @@ PyObject *callKernelAsync(PyObject *, PyObject *const *args,
     }
     Dispatcher *dispatcher = dispatcherOf(args[0]);
     LaunchShape shape = launchShape(args[0], args[1], dispatcher != nullptr);
+    if (!dispatcher) // a Kernel whose _dispatcher was replaced
+      throw py::type_error("the kernel has no dispatcher: launch an object "
+                           "made by @spirjit.kernel");
     // dependent_events: a sequence of Events (None or () for none).
     PyObject *events = args[2];
     py::object held;

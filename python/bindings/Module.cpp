@@ -335,7 +335,7 @@ PYBIND11_MODULE(_spirjit, m) {
         py::gil_scoped_release release;
         return runtime::openclBareLaunchLoop(reinterpret_cast<void *>(queue),
                                              reinterpret_cast<void *>(kernel),
-                                             global, count);
+                                             1, &global, count);
       },
       "for the dispatch benchmark: a bare C++ loop of clEnqueueNDRangeKernel "
       "on another library's queue and kernel (raw handles)");

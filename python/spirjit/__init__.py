@@ -326,8 +326,8 @@ def device_func(fn=None, *, signatures=None):
 
 
 def _launch_shape(kernel_object, index_space):
-    if type(index_space) is Range and type(kernel_object) is Kernel:
-        return index_space, ()  # the common case, checked cheaply
+    """(global extents, local extents) of a launch: the index spaces that
+    call_kernel's C++ entry does not read itself, and every error."""
     if not isinstance(kernel_object, Kernel):
         raise TypeError("call_kernel needs a @spirjit.kernel function, got "
                         f"{type(kernel_object).__name__}")
