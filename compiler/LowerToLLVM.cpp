@@ -89,17 +89,10 @@ private:
     return i + 1 < inst.operands.size() ? inst.operands[i + 1] : nullptr;
   }
   int64_t constantArgument(const Instruction *value, int64_t fallback) const {
-    if (!value)
+    const ConstValue *c = constantOf(typed_, value);
+    if (!c)
       return fallback;
-    if (value->opcode == Opcode::Const)
-      return value->constant.kind == ConstValue::Kind::Bool
-                 ? value->constant.boolValue
-                 : value->constant.intValue;
-    auto c = typed_.constants.find(value);
-    if (c == typed_.constants.end())
-      return fallback;
-    return c->second.kind == ConstValue::Kind::Bool ? c->second.boolValue
-                                                     : c->second.intValue;
+    return c->kind == ConstValue::Kind::Bool ? c->boolValue : c->intValue;
   }
   llvm::Value *constant(const ConstValue &c, const Type *t);
   llvm::Value *scalarOf(const Instruction *inst, const Type *to) {

@@ -12,6 +12,17 @@
 #include <set>
 
 namespace spirjit {
+
+const ConstValue *constantOf(const TypedFunction &typed,
+                             const ir::Instruction *inst) {
+  if (!inst)
+    return nullptr;
+  if (inst->opcode == ir::Opcode::Const)
+    return &inst->constant;
+  auto it = typed.constants.find(inst);
+  return it == typed.constants.end() ? nullptr : &it->second;
+}
+
 namespace {
 
 using ir::Instruction;
@@ -382,12 +393,7 @@ Inference::positionalArguments(Instruction &inst,
 }
 
 const ConstValue *Inference::constantOf(const Instruction *inst) const {
-  if (!inst)
-    return nullptr;
-  if (inst->opcode == Opcode::Const)
-    return &inst->constant;
-  auto it = result_.constants.find(inst);
-  return it == result_.constants.end() ? nullptr : &it->second;
+  return spirjit::constantOf(result_, inst);
 }
 
 int64_t Inference::constantInt(const Instruction &at, const Instruction *value,

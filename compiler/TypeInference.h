@@ -59,6 +59,11 @@ struct TypedFunction {
   std::vector<bool> writtenArguments;
 };
 
+/// The compile-time value of `inst` in `typed`: a constant instruction, or
+/// a value inference folded (TypedFunction::constants); nullptr otherwise.
+const ConstValue *constantOf(const TypedFunction &typed,
+                             const ir::Instruction *inst);
+
 TypedFunction inferTypes(const FunctionDescription &description,
                          std::unique_ptr<ir::Function> function,
                          const std::vector<const Type *> &argumentTypes,
