@@ -89,8 +89,8 @@ TEST(CloneFunction, VerifiesAndPrintsAsTheOriginal) {
 }
 
 TEST(CloneFunction, LaterInstructionsGetUnusedIds) {
-  // nested_sum's ids have gaps (the builder drops values it does not
-  // need), so copying the ids must move the clone's counter past them.
+  // nested_sum's ids have gaps and do not follow the block order, so the
+  // clone's counter must move past every id it copied.
   auto original = pyirOf("nested_sum");
   ValueMap map;
   auto clone = cloneFunction(*original, map);
