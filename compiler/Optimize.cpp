@@ -13,7 +13,6 @@
 
 namespace spirjit {
 
-namespace {
 /// The SPIR-V translator of LLVM 15 cannot translate `freeze`, which the
 /// optimiser introduces around divisions. Our lowering never produces
 /// poison that reaches a freeze (divisors are made safe first), so each
@@ -79,7 +78,6 @@ void splitAggregateSelects(llvm::Module &module) {
     select->eraseFromParent();
   }
 }
-} // namespace
 
 /// Closed forms of loop sums (n*(n-1)/2) are computed by LLVM in i65,
 /// which SPIR-V cannot express: the translator would end the process. We

@@ -91,6 +91,11 @@ void Function::erase(Instruction *inst) {
                           [&](auto &i) { return i.get() == inst; }));
 }
 
+void Function::reserveIds(unsigned instructionIds, unsigned blockIds) {
+  nextId_ = std::max(nextId_, instructionIds);
+  nextBlockId_ = std::max(nextBlockId_, blockIds);
+}
+
 static void printAttributes(std::ostream &os, const Instruction &inst) {
   switch (inst.opcode) {
   case Opcode::Arg:

@@ -106,6 +106,10 @@ public:
   /// Replaces every use of `from` by `to` (phis included).
   void replaceAllUsesWith(Instruction *from, Instruction *to);
   void erase(Instruction *inst);
+  /// Makes later create/addBlock number from at least these ids on; for a
+  /// copy that keeps the ids of its original (cloneFunction), so that it
+  /// prints the same and what is created afterwards never reuses an id.
+  void reserveIds(unsigned instructionIds, unsigned blockIds);
 
 private:
   unsigned nextId_ = 0;

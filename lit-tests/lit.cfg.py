@@ -8,6 +8,8 @@ import lit.formats
 config.name = "spirjit"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".py"]
+# lit-tests/passes/: LLVM IR through spirjit-opt, one pass at a time.
+config.suffixes.append(".ll")
 config.excludes = ["lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 
@@ -20,5 +22,9 @@ config.environment["PYTHONPATH"] = os.path.join(root, "python")
 config.environment["SPIRJIT_PYTHON"] = python
 config.substitutions.append(
     ("%spirjit-dump-ir", os.path.join(root, "tools", "spirjit-dump-ir")))
+config.substitutions.append(
+    ("%spirjit-opt",
+     lit_config.params.get("spirjit_opt",
+                           os.path.join(root, "build", "tools", "spirjit-opt"))))
 config.substitutions.append(("FileCheck", filecheck))
 config.substitutions.append(("%not", "not"))

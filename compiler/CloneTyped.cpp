@@ -1,0 +1,32 @@
+#include "compiler/CloneTyped.h"
+
+namespace spirjit {
+
+TypedFunction cloneTypedFunction(const TypedFunction &typed,
+                                 ir::ValueMap &map) {
+  TypedFunction clone;
+  clone.description = typed.description;
+  clone.function = ir::cloneFunction(*typed.function, map);
+  clone.isKernel = typed.isKernel;
+  clone.argumentTypes = typed.argumentTypes;
+  clone.returnType = typed.returnType;
+  clone.returnTypeAsWritten = typed.returnTypeAsWritten;
+  clone.usesGroupScratch = typed.usesGroupScratch;
+  clone.writtenArguments = typed.writtenArguments;
+  auto copyOf = [&](const ir::Instruction *inst) -> const ir::Instruction * {
+    return inst ? map.values.at(inst) : nullptr;
+  };
+  for (const auto &[inst, callee] : typed.calls)
+    clone.calls[copyOf(inst)] = callee;
+  for (const auto &[inst, arguments] : typed.callArguments) {
+    std::vector<const ir::Instruction *> copies;
+    for (const ir::Instruction *argument : arguments)
+      copies.push_back(copyOf(argument));
+    clone.callArguments[copyOf(inst)] = std::move(copies);
+  }
+  for (const auto &[inst, value] : typed.constants)
+    clone.constants[copyOf(inst)] = value;
+  return clone;
+}
+
+} // namespace spirjit

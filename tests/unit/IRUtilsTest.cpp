@@ -1,0 +1,368 @@
+// The IR utilities the parfor stage builds on, on pyir of real Python
+// functions (tests/fixtures/functions.py): cloning, dominators, the loop
+// tree and outlining.
+#include "Fixtures.h"
+
+#include "compiler/CloneTyped.h"
+#include "frontend/BuildPyIR.h"
+#include "frontend/Bytecode.h"
+#include "frontend/CloneFunction.h"
+#include "frontend/ControlFlowGraph.h"
+#include "frontend/Diagnostics.h"
+#include "frontend/Dominators.h"
+#include "frontend/Outline.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+using namespace spirjit;
+using namespace spirjit::ir;
+using spirjit::testing::loadFixture;
+
+namespace {
+
+std::unique_ptr<Function> pyirOf(const char *name) {
+  FunctionDescription f = loadFixture("py311", name);
+  return buildPyIR(f, buildControlFlowGraph(decodeBytecode(f)));
+}
+
+/// The block printed as bb<id>.
+Block *block(const Function &function, unsigned id) {
+  for (const auto &block : function.blocks)
+    if (block->id == id)
+      return block.get();
+  ADD_FAILURE() << "no bb" << id << " in " << function.name;
+  return nullptr;
+}
+
+std::vector<unsigned> ids(const std::vector<Block *> &blocks) {
+  std::vector<unsigned> result;
+  for (Block *block : blocks)
+    result.push_back(block->id);
+  return result;
+}
+
+const Loop *loopWithHeader(const LoopTree &loops, const Block *header) {
+  for (const auto &loop : loops.loops())
+    if (loop->header == header)
+      return loop.get();
+  return nullptr;
+}
+
+unsigned countOpcode(const Function &function, Opcode opcode) {
+  unsigned count = 0;
+  for (const auto &block : function.blocks)
+    for (const auto &inst : block->instructions)
+      count += inst->opcode == opcode;
+  return count;
+}
+
+} // namespace
+
+TEST(CloneFunction, VerifiesAndPrintsAsTheOriginal) {
+  for (const char *name : {"vecadd", "diamond", "loop_branch", "while_break",
+                           "nested_loops", "nested_sum", "loop_in_branch"}) {
+    SCOPED_TRACE(name);
+    auto original = pyirOf(name);
+    ValueMap map;
+    auto clone = cloneFunction(*original, map);
+    EXPECT_EQ(verify(*clone), "");
+    EXPECT_EQ(print(*clone), print(*original));
+
+    // The map pairs every original with a distinct copy in the clone, and
+    // the clone shares nothing with the original.
+    std::set<const Instruction *> copies;
+    for (const auto &block : original->blocks) {
+      ASSERT_TRUE(map.blocks.count(block.get()));
+      EXPECT_EQ(map.blocks.at(block.get())->parent, clone.get());
+      for (const auto &inst : block->instructions) {
+        Instruction *copy = map.values.at(inst.get());
+        EXPECT_EQ(copy->parent, map.blocks.at(block.get()));
+        copies.insert(copy);
+        for (Instruction *operand : copy->operands)
+          EXPECT_EQ(operand->parent->parent, clone.get());
+      }
+    }
+    EXPECT_EQ(copies.size(), map.values.size());
+  }
+}
+
+TEST(CloneFunction, LaterInstructionsGetUnusedIds) {
+  // nested_sum's ids have gaps and do not follow the block order, so the
+  // clone's counter must move past every id it copied.
+  auto original = pyirOf("nested_sum");
+  ValueMap map;
+  auto clone = cloneFunction(*original, map);
+  std::set<unsigned> used, usedBlocks;
+  for (const auto &block : clone->blocks) {
+    usedBlocks.insert(block->id);
+    for (const auto &inst : block->instructions)
+      used.insert(inst->id);
+  }
+  Block *added = clone->addBlock();
+  EXPECT_FALSE(usedBlocks.count(added->id));
+  EXPECT_FALSE(used.count(clone->create(added, Opcode::Const, {}, 1)->id));
+}
+
+TEST(CloneTypedFunction, RemapsTheSideTables) {
+  // two_d folds the global SCALE and math/NumPy attributes to constants.
+  FunctionDescription f = loadFixture("py311", "two_d");
+  const Type *f32 = types::fromDTypeName("float32");
+  std::vector<const Type *> args{types::item(2), types::array(f32, 2, 'C'),
+                                 types::array(f32, 2, 'C')};
+  static Specializations specializations;
+  TypedFunction typed =
+      inferTypes(f, buildPyIR(f, buildControlFlowGraph(decodeBytecode(f))),
+                 args, true, specializations);
+  ASSERT_FALSE(typed.constants.empty());
+  // No fixture calls a device function: stand in entries whose remapping
+  // shows, a callee and arguments with a default left out.
+  const Instruction *someCall = nullptr;
+  const Instruction *someArgument = nullptr;
+  for (const auto &block : typed.function->blocks)
+    for (const auto &inst : block->instructions) {
+      if (inst->opcode == Opcode::Call && !someCall)
+        someCall = inst.get();
+      if (inst->opcode == Opcode::Arg)
+        someArgument = inst.get();
+    }
+  ASSERT_TRUE(someCall && someArgument);
+  typed.calls[someCall] = &typed;
+  typed.callArguments[someCall] = {someArgument, nullptr};
+
+  ValueMap map;
+  TypedFunction clone = cloneTypedFunction(typed, map);
+  auto withTypes = [](const Instruction &inst) {
+    return inst.type ? inst.type->str() : std::string("?");
+  };
+  EXPECT_EQ(print(*clone.function, withTypes),
+            print(*typed.function, withTypes));
+  EXPECT_EQ(clone.argumentTypes, typed.argumentTypes);
+  EXPECT_EQ(clone.returnType, typed.returnType);
+
+  std::set<const Instruction *> inClone;
+  for (const auto &block : clone.function->blocks)
+    for (const auto &inst : block->instructions)
+      inClone.insert(inst.get());
+  ASSERT_EQ(clone.constants.size(), typed.constants.size());
+  for (const auto &[inst, value] : typed.constants) {
+    const Instruction *copy = map.values.at(inst);
+    ASSERT_TRUE(clone.constants.count(copy));
+    EXPECT_EQ(clone.constants.at(copy).str(), value.str());
+  }
+  for (const auto &[inst, value] : clone.constants)
+    EXPECT_TRUE(inClone.count(inst));
+  EXPECT_EQ(clone.calls.at(map.values.at(someCall)), &typed);
+  EXPECT_EQ(
+      clone.callArguments.at(map.values.at(someCall)),
+      (std::vector<const Instruction *>{map.values.at(someArgument), nullptr}));
+  EXPECT_EQ(
+      constantOf(clone, map.values.at(typed.constants.begin()->first))->str(),
+      typed.constants.begin()->second.str());
+}
+
+TEST(Dominators, Diamond) {
+  // bb1: if x > y; bb2, bb3: the arms; bb4: the join.
+  auto f = pyirOf("diamond");
+  DominatorTree dominators(*f);
+  Block *test = block(*f, 1), *yes = block(*f, 2), *no = block(*f, 3),
+        *join = block(*f, 4);
+  EXPECT_EQ(dominators.idom(f->blocks[0].get()), nullptr);
+  EXPECT_EQ(dominators.idom(test), f->blocks[0].get());
+  EXPECT_EQ(dominators.idom(yes), test);
+  EXPECT_EQ(dominators.idom(no), test);
+  EXPECT_EQ(dominators.idom(join), test);
+  EXPECT_TRUE(dominators.dominates(test, join));
+  EXPECT_TRUE(dominators.dominates(join, join));
+  EXPECT_FALSE(dominators.dominates(yes, join));
+  EXPECT_FALSE(dominators.dominates(no, join));
+  EXPECT_FALSE(dominators.dominates(join, test));
+  EXPECT_EQ(ids(dominators.children(test)), (std::vector<unsigned>{2, 3, 4}));
+}
+
+TEST(Dominators, NestedLoops) {
+  // nested_sum: bb2 outer header, bb3 inner preheader, bb4 inner header,
+  // bb5 inner body, bb6 inner exit and outer latch, bb7 after both.
+  auto f = pyirOf("nested_sum");
+  DominatorTree dominators(*f);
+  EXPECT_EQ(dominators.idom(block(*f, 3)), block(*f, 2));
+  EXPECT_EQ(dominators.idom(block(*f, 4)), block(*f, 3));
+  EXPECT_EQ(dominators.idom(block(*f, 5)), block(*f, 4));
+  EXPECT_EQ(dominators.idom(block(*f, 6)), block(*f, 4));
+  EXPECT_EQ(dominators.idom(block(*f, 7)), block(*f, 2));
+  EXPECT_TRUE(dominators.dominates(block(*f, 2), block(*f, 5)));
+  EXPECT_FALSE(dominators.dominates(block(*f, 5), block(*f, 6)));
+  EXPECT_FALSE(dominators.dominates(block(*f, 4), block(*f, 7)));
+  EXPECT_EQ(dominators.reversePostOrder().size(), f->blocks.size());
+}
+
+TEST(Dominators, UnreachableBlocksDominateNothing) {
+  auto f = pyirOf("diamond");
+  Block *orphan = f->addBlock();
+  f->create(orphan, Opcode::Branch, {}, 1)->targets = {block(*f, 4)};
+  block(*f, 4)->predecessors.push_back(orphan);
+  DominatorTree dominators(*f);
+  EXPECT_FALSE(dominators.isReachable(orphan));
+  EXPECT_EQ(dominators.idom(orphan), nullptr);
+  EXPECT_FALSE(dominators.dominates(orphan, block(*f, 4)));
+  EXPECT_EQ(dominators.idom(block(*f, 4)), block(*f, 1));
+}
+
+TEST(LoopTree, DoublyNestedLoop) {
+  auto f = pyirOf("nested_sum");
+  DominatorTree dominators(*f);
+  LoopTree loops(*f, dominators);
+  ASSERT_EQ(loops.loops().size(), 2u);
+  const Loop *outer = loopWithHeader(loops, block(*f, 2));
+  const Loop *inner = loopWithHeader(loops, block(*f, 4));
+  ASSERT_TRUE(outer && inner);
+
+  EXPECT_EQ(ids(outer->blocks), (std::vector<unsigned>{2, 3, 4, 5, 6}));
+  EXPECT_EQ(ids(outer->latches), (std::vector<unsigned>{6}));
+  EXPECT_EQ(ids(outer->exits), (std::vector<unsigned>{7}));
+  EXPECT_EQ(outer->parent, nullptr);
+  EXPECT_EQ(outer->depth, 1u);
+  EXPECT_EQ(outer->children, (std::vector<Loop *>{const_cast<Loop *>(inner)}));
+
+  EXPECT_EQ(ids(inner->blocks), (std::vector<unsigned>{4, 5}));
+  EXPECT_EQ(ids(inner->latches), (std::vector<unsigned>{5}));
+  EXPECT_EQ(ids(inner->exits), (std::vector<unsigned>{6}));
+  EXPECT_EQ(inner->parent, outer);
+  EXPECT_EQ(inner->depth, 2u);
+  EXPECT_TRUE(inner->children.empty());
+
+  EXPECT_EQ(loops.outermost(),
+            (std::vector<Loop *>{const_cast<Loop *>(outer)}));
+  EXPECT_EQ(loops.loopFor(block(*f, 5)), inner);
+  EXPECT_EQ(loops.loopFor(block(*f, 6)), outer);
+  EXPECT_EQ(loops.loopFor(block(*f, 7)), nullptr);
+  EXPECT_EQ(loops.depth(block(*f, 5)), 2u);
+  EXPECT_EQ(loops.depth(block(*f, 3)), 1u);
+  EXPECT_EQ(loops.depth(block(*f, 1)), 0u);
+}
+
+TEST(LoopTree, LoopInsideAnIf) {
+  // loop_in_branch: bb1 tests i > 0; bb2..bb5 the loop on the true side
+  // (bb3 its header), bb6 the else arm, bb7 the join.
+  auto f = pyirOf("loop_in_branch");
+  DominatorTree dominators(*f);
+  LoopTree loops(*f, dominators);
+  ASSERT_EQ(loops.loops().size(), 1u);
+  const Loop &loop = *loops.loops().front();
+  EXPECT_EQ(loop.header, block(*f, 3));
+  EXPECT_EQ(ids(loop.blocks), (std::vector<unsigned>{3, 4}));
+  EXPECT_EQ(ids(loop.latches), (std::vector<unsigned>{4}));
+  EXPECT_EQ(ids(loop.exits), (std::vector<unsigned>{5}));
+  EXPECT_EQ(loop.depth, 1u);
+  EXPECT_EQ(loop.parent, nullptr);
+  EXPECT_TRUE(dominators.dominates(block(*f, 2), loop.header));
+  EXPECT_FALSE(loop.contains(block(*f, 6)));
+  EXPECT_FALSE(loop.contains(block(*f, 7)));
+  EXPECT_EQ(loops.depth(block(*f, 6)), 0u);
+}
+
+TEST(Outline, InnerLoopBodyOfANestedLoop) {
+  auto f = pyirOf("nested_sum");
+  LoopTree loops(*f, DominatorTree(*f));
+  const Loop *inner = loopWithHeader(loops, block(*f, 4));
+  ASSERT_TRUE(inner);
+  std::vector<Block *> body;
+  for (Block *b : inner->blocks)
+    if (b != inner->header)
+      body.push_back(b);
+  Instruction *sum = block(*f, 4)->instructions.front().get(); // s's phi
+  ASSERT_EQ(sum->opcode, Opcode::Phi);
+
+  OutlinedRegion outlined = outlineRegion(*f, body, "nested_sum_inner");
+  EXPECT_EQ(verify(*outlined.function), "");
+  EXPECT_EQ(verify(*f), "");
+
+  // Parameters in the order of first use: p, q (the loops' iter_nexts), a,
+  // out and the running sum; the constant 2 is copied in.
+  EXPECT_EQ(outlined.function->parameterNames,
+            (std::vector<std::string>{"v16", "v37", "a", "out", "v42"}));
+  ASSERT_EQ(outlined.arguments.size(), 5u);
+  EXPECT_EQ(outlined.arguments[2]->name, "a");
+  EXPECT_EQ(outlined.arguments[4], sum);
+  EXPECT_EQ(countOpcode(*outlined.function, Opcode::Arg), 5u);
+  EXPECT_EQ(countOpcode(*outlined.function, Opcode::SetItem), 1u);
+  EXPECT_EQ(countOpcode(*outlined.function, Opcode::Const), 1u);
+
+  // The new sum is the one value used after the body: the outlined
+  // function returns it in a tuple, and the inner header's phi takes it
+  // from the call's result.
+  ASSERT_EQ(outlined.results.size(), 1u);
+  Instruction *result = outlined.results[0];
+  EXPECT_EQ(result->opcode, Opcode::TupleGet);
+  EXPECT_EQ(result->operands[0], outlined.call);
+  EXPECT_EQ(sum->operands[1], result);
+  const Block *returning = outlined.function->blocks.back().get();
+  EXPECT_EQ(returning->terminator()->opcode, Opcode::Return);
+  EXPECT_EQ(returning->terminator()->operands[0]->opcode, Opcode::BuildTuple);
+
+  // The call's block is the inner loop's body now; the loop nest stands.
+  EXPECT_EQ(outlined.call->operands[0]->opcode, Opcode::Global);
+  EXPECT_EQ(outlined.call->operands[0]->name, "nested_sum_inner");
+  EXPECT_EQ(std::vector<Instruction *>(outlined.call->operands.begin() + 1,
+                                       outlined.call->operands.end()),
+            outlined.arguments);
+  EXPECT_EQ(countOpcode(*f, Opcode::SetItem), 1u); // out[0, 0] = s
+  DominatorTree dominators(*f);
+  LoopTree after(*f, dominators);
+  ASSERT_EQ(after.loops().size(), 2u);
+  const Loop *innerAfter = loopWithHeader(after, block(*f, 4));
+  ASSERT_TRUE(innerAfter);
+  EXPECT_EQ(innerAfter->blocks.size(), 2u);
+  EXPECT_TRUE(innerAfter->contains(outlined.call->parent));
+  EXPECT_EQ(innerAfter->depth, 2u);
+}
+
+TEST(Outline, ValuesUsedAfterTheRegionBecomeResults) {
+  // One arm of the diamond: x - y feeds the join's phi.
+  auto f = pyirOf("diamond");
+  Instruction *join = block(*f, 4)->instructions.front().get();
+  OutlinedRegion outlined = outlineRegion(*f, {block(*f, 2)}, "arm");
+  EXPECT_EQ(verify(*outlined.function), "");
+  EXPECT_EQ(verify(*f), "");
+  EXPECT_EQ(outlined.function->parameterNames,
+            (std::vector<std::string>{"x", "y"}));
+  ASSERT_EQ(outlined.results.size(), 1u);
+  EXPECT_EQ(join->operands[0], outlined.results[0]);
+  EXPECT_EQ(join->parent->predecessors[0], outlined.call->parent);
+}
+
+TEST(Outline, RegionWithoutResultsReturnsNone) {
+  // loop_in_branch's bb5 only branches from the loop's exit to the join.
+  auto f = pyirOf("loop_in_branch");
+  OutlinedRegion outlined = outlineRegion(*f, {block(*f, 5)}, "loop_exit");
+  EXPECT_EQ(verify(*outlined.function), "");
+  EXPECT_EQ(verify(*f), "");
+  EXPECT_TRUE(outlined.arguments.empty());
+  EXPECT_TRUE(outlined.results.empty());
+  const Instruction *returned =
+      outlined.function->blocks.back()->terminator()->operands[0];
+  EXPECT_EQ(returned->opcode, Opcode::Const);
+  EXPECT_EQ(returned->constant.kind, ConstValue::Kind::None);
+}
+
+TEST(Outline, RejectsRegionsThatAreNotSingleEntrySingleExit) {
+  auto expectRejected = [](Function &f, std::vector<Block *> region,
+                           const std::string &why) {
+    try {
+      outlineRegion(f, region, "region");
+      ADD_FAILURE() << "outlined a region " << why;
+    } catch (const InternalError &error) {
+      EXPECT_NE(std::string(error.what()).find(why), std::string::npos)
+          << error.what();
+    }
+  };
+  // The inner header alone is entered from the preheader and the latch.
+  auto nested = pyirOf("nested_sum");
+  expectRejected(*nested, {block(*nested, 4)}, "entered by 2 edges");
+  // The test and one arm of the diamond leave to the other arm and the join.
+  auto diamond = pyirOf("diamond");
+  expectRejected(*diamond, {block(*diamond, 1), block(*diamond, 2)},
+                 "left by 2 edges");
+  expectRejected(*diamond, {diamond->blocks[0].get()}, "entry block");
+}
