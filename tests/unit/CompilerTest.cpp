@@ -28,7 +28,8 @@ TypedFunction typeFixture(const FunctionDescription &f,
   args.insert(args.begin(), types::item(ndim));
   auto ir = buildPyIR(f, buildControlFlowGraph(decodeBytecode(f)));
   static Specializations specializations; // no device functions here
-  return inferTypes(f, std::move(ir), args, true, specializations);
+  return inferTypes(f, std::move(ir), args, FunctionKind::Kernel,
+                    specializations);
 }
 
 const ir::Instruction *firstOf(const TypedFunction &typed, ir::Opcode op) {
