@@ -27,6 +27,27 @@ std::optional<MemorySpace> memorySpaceOf(int64_t value) {
   return std::nullopt;
 }
 
+/// The type a call of `api` on `receiver` gives, for the results the table
+/// fixes; Value, PrivateArray and AtomicRef depend on the arguments.
+const Type *resultOf(const KernelApiFunction &api, const Type *receiver) {
+  switch (api.result) {
+  case KernelApiResult::None:
+    return types::none();
+  case KernelApiResult::Int:
+    return types::weakInt();
+  case KernelApiResult::Bool:
+    return types::boolean();
+  case KernelApiResult::Group:
+    return types::group(receiver->ndim);
+  case KernelApiResult::Element:
+    return receiver->element;
+  default:
+    SPIRJIT_INTERNAL_CHECK(false, "the result of kapi " + api.name +
+                                      " depends on its arguments");
+  }
+  return nullptr;
+}
+
 } // namespace
 
 const Type *Inference::inferKernelApiConstant(Instruction &inst,
@@ -64,15 +85,7 @@ Inference::inferWorkItemMethod(Instruction &inst, const Type *callee,
                               std::to_string(receiver->ndim) +
                               "-dimensional launch");
   }
-  switch (api->result) {
-  case KernelApiResult::Int:
-    return types::weakInt();
-  case KernelApiResult::Group:
-    return types::group(receiver->ndim);
-  default:
-    SPIRJIT_INTERNAL_CHECK(false, name + " returns no work-item query");
-  }
-  return nullptr;
+  return resultOf(*api, receiver);
 }
 
 const Type *Inference::inferKernelApiCall(Instruction &inst,
@@ -98,11 +111,11 @@ const Type *Inference::inferKernelApiCall(Instruction &inst,
                         "(item.get_group()), got '" +
                             args[0]->type->str() + "'");
     constantInt(inst, args[1], "group_barrier's fence_scope", 2);
-    return types::none();
+    return resultOf(*api, nullptr);
   case KernelApi::AtomicFence:
     constantInt(inst, need(0), "atomic_fence's memory_order", 0);
     constantInt(inst, need(1), "atomic_fence's memory_scope", 0);
-    return types::none();
+    return resultOf(*api, nullptr);
   case KernelApi::GroupReduce:
   case KernelApi::GroupBroadcast: {
     if (need(0)->type->kind != TypeKind::Group)
@@ -282,20 +295,20 @@ const Type *Inference::inferAtomicMethod(Instruction &inst,
                             "() needs integers; the "
                             "referenced array holds " +
                             element->str());
-    return element;
+    return resultOf(*api, callee->elements[0]);
   }
   case KernelApi::AtomicLoad:
     if (!args.empty())
       typingError(inst, "AtomicRef.load() takes no arguments");
-    return element;
+    return resultOf(*api, callee->elements[0]);
   case KernelApi::AtomicStore:
     if (args.size() != 1)
       typingError(inst, "AtomicRef.store() takes one value");
     value(0);
-    return types::none();
+    return resultOf(*api, callee->elements[0]);
   case KernelApi::AtomicCompareExchange:
     value(1);
-    return types::boolean();
+    return resultOf(*api, callee->elements[0]);
   default:
     SPIRJIT_INTERNAL_CHECK(false, "AtomicRef." + name + " is no method");
   }
