@@ -354,9 +354,7 @@ TEST(Optimize, LoopExitValuesAreKeptForSPIRVOnly) {
 }
 
 TEST(Optimize, SPIRVLegalisationRemovesWhatTheTranslatorCannotTake) {
-  llvm::LLVMContext context;
-  llvm::SMDiagnostic error;
-  std::unique_ptr<llvm::Module> module = llvm::parseAssemblyString(R"(
+  const char *untranslatable = R"(
 declare i32 @llvm.abs.i32(i32, i1)
 define { float, float } @f(i1 %c, i32 %x, { float, float } %a,
                            { float, float } %b) {
@@ -365,15 +363,18 @@ define { float, float } @f(i1 %c, i32 %x, { float, float } %a,
   %z = select i1 %c, { float, float } %a, { float, float } %b
   ret { float, float } %z
 }
-)",
-                                                                   error,
-                                                                   context);
+)";
+  llvm::LLVMContext context;
+  llvm::SMDiagnostic error;
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseAssemblyString(untranslatable, error, context);
   ASSERT_TRUE(module) << error.getMessage().str();
   createSPIRTarget()->legalize(*module);
   std::string text;
   llvm::raw_string_ostream os(text);
   module->print(os, nullptr);
-  EXPECT_EQ(os.str().find("freeze"), std::string::npos) << text;
+  os.flush();
+  EXPECT_EQ(text.find("freeze"), std::string::npos) << text;
   EXPECT_EQ(text.find("call i32 @llvm.abs"), std::string::npos) << text;
   EXPECT_EQ(text.find("select i1 %c, { float, float }"), std::string::npos)
       << text;
@@ -389,8 +390,8 @@ TEST(KernelAPI, CalleeTypesFindTheirTableRow) {
             (std::vector<std::string>{"group", "fence_scope"}));
   EXPECT_EQ(barrier->required, 1u);
   // The same name on another receiver is another row.
-  const KernelApiFunction *ndItemRange = findKernelApi(
-      types::method(types::ndItem(1), "get_local_range"));
+  const KernelApiFunction *ndItemRange =
+      findKernelApi(types::method(types::ndItem(1), "get_local_range"));
   const KernelApiFunction *groupRange =
       findKernelApi(types::method(types::group(1), "get_local_range"));
   ASSERT_TRUE(ndItemRange && groupRange);
