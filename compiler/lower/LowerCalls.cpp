@@ -1,3 +1,5 @@
+// The entry point (lowerToLLVM), the kernel ABI on both sides of a call
+// (KernelABI.h), device functions, and which concern lowers a call.
 #include "compiler/lower/Lowering.h"
 
 #include "compiler/KernelABI.h"
