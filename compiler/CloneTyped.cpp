@@ -7,7 +7,7 @@ TypedFunction cloneTypedFunction(const TypedFunction &typed,
   TypedFunction clone;
   clone.description = typed.description;
   clone.function = ir::cloneFunction(*typed.function, map);
-  clone.isKernel = typed.isKernel;
+  clone.kind = typed.kind;
   clone.argumentTypes = typed.argumentTypes;
   clone.returnType = typed.returnType;
   clone.returnTypeAsWritten = typed.returnTypeAsWritten;

@@ -11,7 +11,7 @@ kernelParameters(const std::vector<const Type *> &arguments,
     if (t->kind == TypeKind::Item || t->kind == TypeKind::NdItem ||
         t->kind == TypeKind::Group)
       continue; // work-item queries need no parameter
-    if (t->kind == TypeKind::Array && t->addressSpace == 3) {
+    if (t->kind == TypeKind::Array && t->memorySpace == MemorySpace::Local) {
       params.push_back({KernelParameter::Kind::LocalData, i});
       for (int d = 0; d < t->ndim; ++d)
         params.push_back({KernelParameter::Kind::ArrayShape, i, d});

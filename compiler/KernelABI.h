@@ -29,7 +29,10 @@ struct KernelParameter {
 };
 
 /// Parameters of a kernel (or device function) whose arguments have these
-/// types, in order. An item argument has no parameter.
+/// types, in order. An item argument has no parameter. Local memory
+/// (LocalData, GroupScratch) arrives as pointer parameters, OpenCL's model:
+/// only for targets whose DeviceTarget::localMemoryAsParameters() says so,
+/// which the lowering checks.
 std::vector<KernelParameter>
 kernelParameters(const std::vector<const Type *> &arguments,
                  bool groupScratch = false);

@@ -2,9 +2,12 @@
 //
 // Contract: requires a TypedFunction (every instruction typed, verified);
 // produces an LLVM module holding one entry point that follows the kernel
-// ABI (KernelABI.h) and passes the LLVM verifier. Target-specific choices
-// (address spaces, work-item queries, built-in names) come from `Target`;
-// the lowering itself is target-independent. Python semantics are kept:
+// ABI (KernelABI.h), then every device-function specialisation it calls in
+// the order of first call (so the output is the same in every process),
+// and passes the LLVM verifier. Target-specific choices (address spaces,
+// built-in names) come from `Target`, and only kernel-API constructs need
+// its device layer (DeviceTarget): the lowering itself is
+// target-independent. compiler/lower/ holds it. Python semantics are kept:
 // floor division and modulo round toward negative infinity, integer
 // division by zero gives 0, negative indices wrap around once.
 #pragma once

@@ -1,97 +1,78 @@
 #include "compiler/Optimize.h"
 
+#include "frontend/Diagnostics.h"
+
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
-#include <llvm/IR/IRBuilder.h>
-#include <llvm/IR/Instructions.h>
-#include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/CommandLine.h>
+#include <llvm/Transforms/Utils/LoopUtils.h>
 
+#include <condition_variable>
 #include <mutex>
 
 namespace spirjit {
 
-/// The SPIR-V translator of LLVM 15 cannot translate `freeze`, which the
-/// optimiser introduces around divisions. Our lowering never produces
-/// poison that reaches a freeze (divisors are made safe first), so each
-/// freeze is its operand.
-void removeFreezes(llvm::Module &module) {
-  for (llvm::Function &function : module)
-    for (llvm::BasicBlock &block : function)
-      for (auto it = block.begin(); it != block.end();) {
-        llvm::Instruction &inst = *it++;
-        if (auto *freeze = llvm::dyn_cast<llvm::FreezeInst>(&inst)) {
-          freeze->replaceAllUsesWith(freeze->getOperand(0));
-          freeze->eraseFromParent();
-        }
-      }
-}
+namespace {
 
-/// llvm.abs becomes OpenCL's abs(), whose result is unsigned: device
-/// compilers may then assume it non-negative and turn a later sign
-/// extension of abs(INT_MIN) into a zero extension. NumPy wraps abs(INT_MIN)
-/// to INT_MIN, so keep the operation as plain IR.
-void expandIntegerAbs(llvm::Module &module) {
-  std::vector<llvm::IntrinsicInst *> calls;
-  for (llvm::Function &function : module)
-    for (llvm::BasicBlock &block : function)
-      for (llvm::Instruction &inst : block)
-        if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst))
-          if (call->getIntrinsicID() == llvm::Intrinsic::abs)
-            calls.push_back(call);
-  for (llvm::IntrinsicInst *call : calls) {
-    llvm::IRBuilder<> builder(call);
-    llvm::Value *x = call->getArgOperand(0);
-    llvm::Value *zero = llvm::Constant::getNullValue(x->getType());
-    llvm::Value *result = builder.CreateSelect(
-        builder.CreateICmpSLT(x, zero), builder.CreateSub(zero, x), x);
-    call->replaceAllUsesWith(result);
-    call->eraseFromParent();
+/// Holds IndVarSimplify's exit-value strategy at what one optimisation's
+/// target needs, for as long as the optimisation runs. LLVM 15 reads the
+/// strategy from its `-replexitval` option only (IndVarSimplifyPass takes
+/// no parameter for it), and undoing its i65 arithmetic afterwards would
+/// mean emulating 65-bit multiplication, so the option is set here, never
+/// for the whole process: optimisations that need the same strategy run
+/// together; one that needs the other waits until they are done, so host
+/// code never runs with exit values kept.
+class LoopExitValueScope {
+public:
+  explicit LoopExitValueScope(bool keep) {
+    State &state = shared();
+    std::unique_lock<std::mutex> lock(state.mutex);
+    state.idle.wait(lock,
+                    [&] { return state.users == 0 || state.keep == keep; });
+    if (state.users++ == 0) {
+      state.keep = keep;
+      option().setValue(keep ? llvm::NeverRepl : state.initial);
+    }
   }
-}
-
-/// SPIR-V 1.0's OpSelect takes scalars and vectors only; the optimiser may
-/// select between two complex numbers (a struct). Select each field.
-void splitAggregateSelects(llvm::Module &module) {
-  std::vector<llvm::SelectInst *> selects;
-  for (llvm::Function &function : module)
-    for (llvm::BasicBlock &block : function)
-      for (llvm::Instruction &inst : block)
-        if (auto *select = llvm::dyn_cast<llvm::SelectInst>(&inst))
-          if (select->getType()->isStructTy())
-            selects.push_back(select);
-  for (llvm::SelectInst *select : selects) {
-    llvm::IRBuilder<> builder(select);
-    auto *type = llvm::cast<llvm::StructType>(select->getType());
-    llvm::Value *result = llvm::UndefValue::get(type);
-    for (unsigned i = 0; i < type->getNumElements(); ++i)
-      result = builder.CreateInsertValue(
-          result,
-          builder.CreateSelect(
-              select->getCondition(),
-              builder.CreateExtractValue(select->getTrueValue(), i),
-              builder.CreateExtractValue(select->getFalseValue(), i)),
-          i);
-    select->replaceAllUsesWith(result);
-    select->eraseFromParent();
+  ~LoopExitValueScope() {
+    State &state = shared();
+    std::lock_guard<std::mutex> lock(state.mutex);
+    if (--state.users == 0) {
+      option().setValue(state.initial);
+      state.idle.notify_all();
+    }
   }
-}
+  LoopExitValueScope(const LoopExitValueScope &) = delete;
+  LoopExitValueScope &operator=(const LoopExitValueScope &) = delete;
 
-/// Closed forms of loop sums (n*(n-1)/2) are computed by LLVM in i65,
-/// which SPIR-V cannot express: the translator would end the process. We
-/// keep exit values as loops compute them.
-void configureLLVMOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    const char *argv[] = {"spirjit", "-replexitval=never"};
-    llvm::cl::ParseCommandLineOptions(2, argv, "spirjit\n");
-  });
-}
+private:
+  struct State {
+    std::mutex mutex;
+    std::condition_variable idle;
+    int users = 0;
+    bool keep = false;
+    /// The strategy before spirjit touched it: LLVM's default, or what
+    /// the embedding program chose.
+    llvm::ReplaceExitVal initial = option().getValue();
+  };
+  static State &shared() {
+    static State state;
+    return state;
+  }
+  /// IndVarSimplify.cpp declares it as cl::opt<ReplaceExitVal>.
+  static llvm::cl::opt<llvm::ReplaceExitVal> &option() {
+    llvm::cl::Option *option =
+        llvm::cl::getRegisteredOptions().lookup("replexitval");
+    SPIRJIT_INTERNAL_CHECK(option, "LLVM has no -replexitval option");
+    return *static_cast<llvm::cl::opt<llvm::ReplaceExitVal> *>(option);
+  }
+};
 
-void optimizeModule(llvm::Module &module, int level) {
-  configureLLVMOnce();
+} // namespace
+
+void optimizeModule(llvm::Module &module, int level, const Target &target) {
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
   llvm::CGSCCAnalysisManager cgscc;
@@ -109,10 +90,11 @@ void optimizeModule(llvm::Module &module, int level) {
   llvm::ModulePassManager passes =
       level <= 0 ? builder.buildO0DefaultPipeline(optLevel)
                  : builder.buildPerModuleDefaultPipeline(optLevel);
-  passes.run(module, modules);
-  removeFreezes(module);
-  expandIntegerAbs(module);
-  splitAggregateSelects(module);
+  {
+    LoopExitValueScope exitValues(target.keepsLoopExitValues());
+    passes.run(module, modules);
+  }
+  target.legalize(module);
 }
 
 } // namespace spirjit

@@ -82,7 +82,8 @@ const Type *itemType(const FunctionDescription &function,
                     "launched over a kapi.Range; annotate its first parameter "
                     "with kapi.NdItem to launch it over an NdRange");
   for (const Type *t : request.argumentTypes)
-    if (t->kind == TypeKind::Array && t->addressSpace == 3 && !request.ndRange)
+    if (t->kind == TypeKind::Array && t->memorySpace == MemorySpace::Local &&
+        !request.ndRange)
       throw UserError(UserErrorKind::Typing, function.filename,
                       function.firstLine,
                       "a kapi.LocalAccessor needs an NdRange launch (local "
@@ -137,7 +138,7 @@ CompiledKernel compileKernel(const CompileRequest &request) {
   specializations.deviceFunctions = &function.deviceFunctions;
   specializations.hasAtomic64 = request.hasAtomic64;
   TypedFunction typed = inferTypes(function, std::move(pyir), argumentTypes,
-                                   /*isKernel=*/true, specializations);
+                                   FunctionKind::Kernel, specializations);
   auto printTyped = [&] {
     auto annotate = [](const ir::Instruction &inst) {
       return inst.type ? inst.type->str() : std::string();
@@ -166,7 +167,7 @@ CompiledKernel compileKernel(const CompileRequest &request) {
 
   // llir.opt: LLVM's standard pipeline; then the parameters the optimised
   // code never reads are dropped, so launches do not pass them.
-  optimizeModule(*module, request.optLevel);
+  optimizeModule(*module, request.optLevel, *target);
   CompiledKernel kernel;
   kernel.entryPoint = entryPointName(typed.function->name);
   kernel.keptParameters = dropUnusedParameters(*module, kernel.entryPoint);

@@ -1,5 +1,6 @@
 #include "compiler/Target.h"
 
+#include "compiler/SPIRVLegalize.h"
 #include "frontend/Diagnostics.h"
 
 #include <llvm/IR/MDBuilder.h>
@@ -21,7 +22,7 @@ char mangledScalar(llvm::Type *type) {
   return '?';
 }
 
-class SPIRTarget : public Target {
+class SPIRTarget : public DeviceTarget {
 public:
   std::string name() const override { return "spir64"; }
 
@@ -33,10 +34,9 @@ public:
     auto version = [&](int major, int minor) {
       llvm::Type *i32 = llvm::Type::getInt32Ty(context);
       return llvm::MDNode::get(
-          context, {llvm::ConstantAsMetadata::get(
-                        llvm::ConstantInt::get(i32, major)),
-                    llvm::ConstantAsMetadata::get(
-                        llvm::ConstantInt::get(i32, minor))});
+          context,
+          {llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32, major)),
+           llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32, minor))});
     };
     module.getOrInsertNamedMetadata("opencl.spir.version")
         ->addOperand(version(1, 2));
@@ -44,15 +44,43 @@ public:
         ->addOperand(version(1, 2));
   }
 
-  unsigned globalAddressSpace() const override { return 1; }
-  unsigned localAddressSpace() const override { return 3; }
+  /// OpenCL's numbering, which the SPIR-V translator reads.
+  unsigned addressSpace(MemorySpace space) const override {
+    switch (space) {
+    case MemorySpace::Global:
+      return 1;
+    case MemorySpace::Local:
+      return 3;
+    case MemorySpace::Private:
+      return 0;
+    case MemorySpace::Generic:
+      return 4;
+    }
+    SPIRJIT_INTERNAL_CHECK(false, "no address space for this memory space");
+    return 0;
+  }
+
+  /// The SPIR-V translator of LLVM 15 cannot translate i65.
+  bool keepsLoopExitValues() const override { return true; }
+
+  void legalize(llvm::Module &module) const override {
+    removeFreezes(module);
+    expandIntegerAbs(module);
+    splitAggregateSelects(module);
+  }
+
+  /// OpenCL: local buffers are kernel arguments the launch sizes.
+  bool localMemoryAsParameters() const override { return true; }
+
+  /// OpenCL 1.2 has integer atomics only.
+  bool hasFloatAtomicAdd() const override { return false; }
 
   void emitBarrier(llvm::IRBuilder<> &builder) const override {
     // OpenCL 1.2's barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE):
     // every device takes it; the translator makes OpControlBarrier of it.
-    llvm::CallInst *call = callBuiltin(builder, "_Z7barrierj",
-                                       builder.getVoidTy(),
-                                       {builder.getInt32(3)}, true);
+    llvm::CallInst *call =
+        callBuiltin(builder, "_Z7barrierj", builder.getVoidTy(),
+                    {builder.getInt32(3)}, true);
     call->addFnAttr(llvm::Attribute::Convergent);
   }
 
@@ -100,19 +128,19 @@ public:
     // Ids and sizes are non-negative and below 2^62: this lets LLVM drop
     // negative-index wrap-around checks on ids.
     llvm::MDBuilder md(builder.getContext());
-    call->setMetadata(llvm::LLVMContext::MD_range,
-                      md.createRange(llvm::APInt(64, query ==
-                                                         WorkItemQuery::GlobalSize ||
-                                                     query == WorkItemQuery::LocalSize ||
-                                                     query == WorkItemQuery::NumGroups
-                                                 ? 1
-                                                 : 0),
-                                     llvm::APInt(64, 1ull << 62)));
+    call->setMetadata(
+        llvm::LLVMContext::MD_range,
+        md.createRange(
+            llvm::APInt(64, query == WorkItemQuery::GlobalSize ||
+                                    query == WorkItemQuery::LocalSize ||
+                                    query == WorkItemQuery::NumGroups
+                                ? 1
+                                : 0),
+            llvm::APInt(64, 1ull << 62)));
     return call;
   }
 
-  llvm::Value *emitMathCall(llvm::IRBuilder<> &builder,
-                            const std::string &name,
+  llvm::Value *emitMathCall(llvm::IRBuilder<> &builder, const std::string &name,
                             llvm::ArrayRef<llvm::Value *> args) const override {
     std::string mangled = "_Z" + std::to_string(name.size()) + name;
     for (llvm::Value *arg : args)
@@ -148,7 +176,7 @@ private:
 
 } // namespace
 
-std::unique_ptr<Target> createSPIRTarget() {
+std::unique_ptr<DeviceTarget> createSPIRTarget() {
   return std::make_unique<SPIRTarget>();
 }
 

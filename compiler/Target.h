@@ -1,8 +1,17 @@
-// What the lowering to LLVM IR needs to know about a target, and nothing
-// more: the lowering itself is target-independent, so a native host target
-// (for the host side of prange functions) or another device target only
-// adds an implementation of this interface.
+// What the compiler needs to know about a target, in two layers.
+//
+// `Target` is what every module needs: its configuration, calling
+// conventions, math calls, the numbering of memory spaces, how LLVM's
+// optimiser must be configured for it and what its code generator cannot
+// take (legalize). A native host target (for the host side of prange
+// functions) implements this layer only. `DeviceTarget` adds what kernels
+// on a device use: work-item queries, barriers, fences, how local memory
+// reaches a kernel and which atomics the device has. The lowering is
+// target-independent and asks for the device layer only where it lowers a
+// kernel-API construct.
 #pragma once
+
+#include "compiler/Types.h"
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
@@ -12,42 +21,72 @@
 
 namespace spirjit {
 
-/// Work-item queries a kernel can make, in OpenCL's dimension numbering
-/// (dimension 0 is the fastest-varying).
-enum class WorkItemQuery { GlobalId, GlobalSize, LocalId, LocalSize, GroupId,
-                           NumGroups };
+class DeviceTarget;
 
 class Target {
 public:
   virtual ~Target() = default;
   virtual std::string name() const = 0;
   virtual void configureModule(llvm::Module &module) const = 0;
-  /// Address space of kernel arguments that point to device memory.
-  virtual unsigned globalAddressSpace() const = 0;
-  /// Address space of work-group local memory.
-  virtual unsigned localAddressSpace() const = 0;
+  /// The LLVM address space of memory in `space`.
+  virtual unsigned addressSpace(MemorySpace space) const = 0;
+  /// Makes `function` an entry point the runtime can launch.
+  virtual void markKernel(llvm::Function &function) const = 0;
+  /// Calling convention of ordinary functions and built-ins.
+  virtual llvm::CallingConv::ID functionCallingConvention() const = 0;
+  /// A call to a math built-in such as sqrt on float or double operands.
+  virtual llvm::Value *
+  emitMathCall(llvm::IRBuilder<> &builder, const std::string &name,
+               llvm::ArrayRef<llvm::Value *> args) const = 0;
+  /// LLVM 15 computes the closed form of some loop sums (n*(n-1)/2) in
+  /// integers wider than 64 bits (i65). A target that cannot express them
+  /// answers true, and optimizeModule keeps exit values as the loops
+  /// compute them, for this target's modules only.
+  virtual bool keepsLoopExitValues() const { return false; }
+  /// Rewrites what this target's code generator cannot take; optimizeModule
+  /// runs it after LLVM's pipeline.
+  virtual void legalize(llvm::Module &module) const {}
+  /// This target's device layer, or nullptr for a host target.
+  virtual const DeviceTarget *asDevice() const { return nullptr; }
+};
+
+/// Work-item queries a kernel can make, in OpenCL's dimension numbering
+/// (dimension 0 is the fastest-varying).
+enum class WorkItemQuery {
+  GlobalId,
+  GlobalSize,
+  LocalId,
+  LocalSize,
+  GroupId,
+  NumGroups
+};
+
+class DeviceTarget : public Target {
+public:
+  const DeviceTarget *asDevice() const override { return this; }
   /// A work-group barrier that also fences local and global memory. It is
   /// marked convergent so no optimisation moves or duplicates it.
   virtual void emitBarrier(llvm::IRBuilder<> &builder) const = 0;
   /// A memory fence for local and global memory.
   virtual void emitMemoryFence(llvm::IRBuilder<> &builder) const = 0;
-  /// Makes `function` an entry point the runtime can launch.
-  virtual void markKernel(llvm::Function &function) const = 0;
-  /// Calling convention of ordinary device functions and built-ins.
-  virtual llvm::CallingConv::ID functionCallingConvention() const = 0;
   /// A 64-bit work-item query for OpenCL dimension `dim` (an i32 value).
   virtual llvm::Value *emitWorkItemQuery(llvm::IRBuilder<> &builder,
                                          WorkItemQuery query,
                                          llvm::Value *dim) const = 0;
-  /// A call to a math built-in such as sqrt on float or double operands.
-  virtual llvm::Value *emitMathCall(llvm::IRBuilder<> &builder,
-                                    const std::string &name,
-                                    llvm::ArrayRef<llvm::Value *> args) const = 0;
+  /// Does work-group local memory reach a kernel as pointer parameters
+  /// (KernelParameter::LocalData and GroupScratch, KernelABI.h), each
+  /// buffer sized by the launch? That is OpenCL's model. A device with one
+  /// shared segment per launch would answer false and take offsets into
+  /// the segment instead; this is the one place the choice is made.
+  virtual bool localMemoryAsParameters() const = 0;
+  /// Can the device add floats atomically (atomicrmw fadd, fsub)? If not,
+  /// float atomics become compare-and-swap loops on the bits.
+  virtual bool hasFloatAtomicAdd() const = 0;
 };
 
 /// SPIR-V through the SPIR 64-bit target: OpenCL built-ins by their
 /// Itanium-mangled names, which the SPIR-V translator maps to the OpenCL
 /// extended instruction set and built-in variables.
-std::unique_ptr<Target> createSPIRTarget();
+std::unique_ptr<DeviceTarget> createSPIRTarget();
 
 } // namespace spirjit

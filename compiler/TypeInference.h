@@ -5,9 +5,12 @@
 // resolves globals, closure values and module attributes to constants or
 // callables, and checks that every operation is defined on its operand
 // types. Keeps the IR unchanged otherwise. Raises UserError (Typing,
-// UnsupportedFeature, KernelReturnValue) naming the user's line.
+// UnsupportedFeature, KernelReturnValue) naming the user's line. Device
+// functions the code calls are typed per call signature, from pyir built
+// once per compilation. compiler/infer/ holds it.
 #pragma once
 
+#include "compiler/FunctionKind.h"
 #include "compiler/Types.h"
 #include "frontend/FunctionDescription.h"
 #include "frontend/PyIR.h"
@@ -29,6 +32,10 @@ struct Specializations {
       *deviceFunctions = nullptr;
   std::map<std::string, std::unique_ptr<TypedFunction>> byKey;
   std::set<std::string> inProgress; // to reject recursion
+  /// Each device function's pyir, untyped: the frontend builds it once per
+  /// compilation, and each specialisation types its own copy.
+  std::map<const FunctionDescription *, std::unique_ptr<ir::Function>>
+      untypedBodies;
   /// May the target device use 64-bit atomics?
   bool hasAtomic64 = true;
 };
@@ -36,7 +43,7 @@ struct Specializations {
 struct TypedFunction {
   const FunctionDescription *description = nullptr;
   std::unique_ptr<ir::Function> function;
-  bool isKernel = true;
+  FunctionKind kind = FunctionKind::Kernel;
   std::vector<const Type *> argumentTypes;
   /// What the function returns for codegen (weak types made concrete), and
   /// as callers see it (a returned Python literal stays weak, NEP 50).
@@ -67,6 +74,6 @@ const ConstValue *constantOf(const TypedFunction &typed,
 TypedFunction inferTypes(const FunctionDescription &description,
                          std::unique_ptr<ir::Function> function,
                          const std::vector<const Type *> &argumentTypes,
-                         bool isKernel, Specializations &specializations);
+                         FunctionKind kind, Specializations &specializations);
 
 } // namespace spirjit

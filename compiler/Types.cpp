@@ -34,9 +34,9 @@ std::string Type::str() const {
       s += (d ? ", " : "") + std::string(contiguous ? "::1" : ":");
     }
     s += "]";
-    if (addressSpace == 3)
+    if (memorySpace == MemorySpace::Local)
       s += " local";
-    else if (addressSpace == 0)
+    else if (memorySpace == MemorySpace::Private)
       s += " private";
     return s;
   }
@@ -46,7 +46,7 @@ std::string Type::str() const {
     return "Group(" + std::to_string(ndim) + ")";
   case TypeKind::AtomicRef:
     return "AtomicRef(" + element->str() +
-           (addressSpace == 3 ? ", local)" : ")");
+           (memorySpace == MemorySpace::Local ? ", local)" : ")");
   case TypeKind::Tuple: {
     std::string s = "Tuple(";
     for (size_t i = 0; i < elements.size(); ++i)
@@ -118,12 +118,12 @@ const Type *weakFloat() { return intern(make(TypeKind::WeakFloat)); }
 const Type *weakComplex() { return intern(make(TypeKind::WeakComplex)); }
 const Type *none() { return intern(make(TypeKind::None)); }
 const Type *array(const Type *element, int ndim, char layout,
-                  int addressSpace) {
+                  MemorySpace memorySpace) {
   Type t = make(TypeKind::Array);
   t.element = element;
   t.ndim = ndim;
   t.layout = ndim == 1 && layout == 'F' ? 'C' : layout;
-  t.addressSpace = addressSpace;
+  t.memorySpace = memorySpace;
   return intern(t);
 }
 const Type *ndItem(int ndim) {
@@ -136,10 +136,10 @@ const Type *group(int ndim) {
   t.ndim = ndim;
   return intern(t);
 }
-const Type *atomicRef(const Type *element, int addressSpace) {
+const Type *atomicRef(const Type *element, MemorySpace memorySpace) {
   Type t = make(TypeKind::AtomicRef);
   t.element = element;
-  t.addressSpace = addressSpace;
+  t.memorySpace = memorySpace;
   return intern(t);
 }
 const Type *tuple(std::vector<const Type *> elements) {
@@ -412,7 +412,7 @@ private:
     skipSpace();
     if (text_.compare(pos_, 5, "local") == 0) {
       pos_ += 5;
-      return array(scalar, ndim, layout, 3);
+      return array(scalar, ndim, layout, MemorySpace::Local);
     }
     return array(scalar, ndim, layout);
   }

@@ -13,6 +13,16 @@
 
 namespace spirjit {
 
+/// Where the memory an array or an AtomicRef refers to lives. Only the
+/// target numbers the spaces (Target::addressSpace); kapi.AddressSpace
+/// values written in kernels become a MemorySpace in type inference.
+enum class MemorySpace {
+  Global,  // kernel arguments: device memory the host allocated
+  Local,   // work-group memory: a LocalAccessor, the group scratch
+  Private, // one work-item's memory: a PrivateArray
+  Generic, // any of the three, resolved at run time
+};
+
 enum class TypeKind {
   Bool,
   Int,      // bits, isSigned
@@ -27,7 +37,7 @@ enum class TypeKind {
   Item,     // kapi.Item of ndim dimensions
   NdItem,   // kapi.NdItem of ndim dimensions
   Group,    // kapi.Group of ndim dimensions
-  AtomicRef, // element; addressSpace of the referenced memory
+  AtomicRef, // element; memorySpace of the referenced memory
   Range,    // the value of range(...): elements are weak ints
   RangeIterator,
   Module,   // name
@@ -43,10 +53,8 @@ struct Type {
   const Type *element = nullptr; // Array element, DTypeClass target
   int ndim = 0;
   char layout = 'A'; // Array: 'C', 'F' or 'A'
-  /// Array and AtomicRef: where the memory lives, by OpenCL's numbering
-  /// (kapi.AddressSpace): 1 global, 3 local (LocalAccessor), 0 private
-  /// (PrivateArray).
-  int addressSpace = 1;
+  /// Array and AtomicRef: where the memory lives.
+  MemorySpace memorySpace = MemorySpace::Global;
   std::vector<const Type *> elements; // Tuple; Method receiver
   std::string name;
 
@@ -76,10 +84,10 @@ const Type *weakFloat();
 const Type *weakComplex();
 const Type *none();
 const Type *array(const Type *element, int ndim, char layout,
-                  int addressSpace = 1);
+                  MemorySpace memorySpace = MemorySpace::Global);
 const Type *ndItem(int ndim);
 const Type *group(int ndim);
-const Type *atomicRef(const Type *element, int addressSpace);
+const Type *atomicRef(const Type *element, MemorySpace memorySpace);
 const Type *tuple(std::vector<const Type *> elements);
 const Type *item(int ndim);
 const Type *range();

@@ -12,6 +12,8 @@
 #include "compiler/DropUnusedParameters.h"
 #include "compiler/Optimize.h"
 #include "compiler/SPIRV.h"
+#include "compiler/SPIRVLegalize.h"
+#include "compiler/Target.h"
 
 #include <llvm/IR/CallingConv.h>
 #include <llvm/IR/LLVMContext.h>
@@ -28,13 +30,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-namespace spirjit {
-// declared in compiler/SPIRVLegalize.h once the compiler split lands
-void removeFreezes(llvm::Module &module);
-void expandIntegerAbs(llvm::Module &module);
-void splitAggregateSelects(llvm::Module &module);
-} // namespace spirjit
 
 namespace {
 
@@ -72,10 +67,10 @@ std::string entryPoint(llvm::Module &module, const Options &options) {
 const std::vector<Pass> &passTable() {
   static const std::vector<Pass> table = {
       {"optimize",
-       "LLVM's per-module O2 pipeline, then the SPIR-V legalisations "
-       "(optimizeModule)",
+       "LLVM's per-module O2 pipeline for the SPIR target, then its "
+       "legalisations (optimizeModule)",
        [](llvm::Module &module, const Options &) {
-         spirjit::optimizeModule(module, 2);
+         spirjit::optimizeModule(module, 2, *spirjit::createSPIRTarget());
        }},
       {"drop-unused-parameters",
        "remove the entry point's parameters that nothing reads (--entry)",

@@ -631,7 +631,7 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
       localBytes[i] = obj.attr("nbytes").cast<int64_t>();
       argTypes[i] = types::array(element,
                                  static_cast<int>(localShapes[i].size()), 'C',
-                                 3);
+                                 MemorySpace::Local);
       continue;
     }
     if (py::isinstance<py::bool_>(obj)) {

@@ -2,8 +2,12 @@
 // and whole-pipeline output that SPIRV-Tools accepts.
 #include "Fixtures.h"
 
+#include "compiler/KernelAPI.h"
+#include "compiler/LowerToLLVM.h"
+#include "compiler/Optimize.h"
 #include "compiler/Pipeline.h"
 #include "compiler/SPIRV.h"
+#include "compiler/Target.h"
 #include "compiler/TypeInference.h"
 #include "frontend/BuildPyIR.h"
 #include "frontend/Bytecode.h"
@@ -11,6 +15,12 @@
 #include "frontend/Diagnostics.h"
 
 #include <gtest/gtest.h>
+#include <llvm/AsmParser/Parser.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/Utils/LoopUtils.h>
 
 #include <algorithm>
 #include <regex>
@@ -28,7 +38,8 @@ TypedFunction typeFixture(const FunctionDescription &f,
   args.insert(args.begin(), types::item(ndim));
   auto ir = buildPyIR(f, buildControlFlowGraph(decodeBytecode(f)));
   static Specializations specializations; // no device functions here
-  return inferTypes(f, std::move(ir), args, true, specializations);
+  return inferTypes(f, std::move(ir), args, FunctionKind::Kernel,
+                    specializations);
 }
 
 const ir::Instruction *firstOf(const TypedFunction &typed, ir::Opcode op) {
@@ -246,4 +257,148 @@ TEST(Python312, DifferentBytecodeGivesTheSameOptimizedLLVM) {
     EXPECT_FALSE(a.empty());
     EXPECT_EQ(a, b) << name;
   }
+}
+
+namespace {
+
+/// The SPIR target's module-wide layer without its device layer: what a
+/// host target is to the lowering and the optimiser.
+class ModuleOnlyTarget : public Target {
+public:
+  std::string name() const override { return "module-only"; }
+  void configureModule(llvm::Module &module) const override {
+    spir_->configureModule(module);
+  }
+  unsigned addressSpace(MemorySpace space) const override {
+    return spir_->addressSpace(space);
+  }
+  void markKernel(llvm::Function &function) const override {
+    spir_->markKernel(function);
+  }
+  llvm::CallingConv::ID functionCallingConvention() const override {
+    return spir_->functionCallingConvention();
+  }
+  llvm::Value *emitMathCall(llvm::IRBuilder<> &builder, const std::string &name,
+                            llvm::ArrayRef<llvm::Value *> args) const override {
+    return spir_->emitMathCall(builder, name, args);
+  }
+
+private:
+  std::unique_ptr<DeviceTarget> spir_ = createSPIRTarget();
+};
+
+/// sum(range(n)) as a loop: LLVM's closed form of it needs i65.
+const char *loopSum = R"(
+define i64 @sum(i64 %n) {
+entry:
+  %positive = icmp sgt i64 %n, 0
+  br i1 %positive, label %loop, label %exit
+loop:
+  %k = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %s = phi i64 [ 0, %entry ], [ %sum, %loop ]
+  %sum = add i64 %s, %k
+  %next = add nsw i64 %k, 1
+  %more = icmp slt i64 %next, %n
+  br i1 %more, label %loop, label %exit
+exit:
+  %result = phi i64 [ 0, %entry ], [ %sum, %loop ]
+  ret i64 %result
+}
+)";
+
+std::string optimizedLoopSum(const Target &target) {
+  llvm::LLVMContext context;
+  llvm::SMDiagnostic error;
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseAssemblyString(loopSum, error, context);
+  EXPECT_TRUE(module) << error.getMessage().str();
+  optimizeModule(*module, 2, target);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, nullptr);
+  return os.str();
+}
+
+llvm::ReplaceExitVal exitValueStrategy() {
+  return static_cast<llvm::cl::opt<llvm::ReplaceExitVal> *>(
+             llvm::cl::getRegisteredOptions().lookup("replexitval"))
+      ->getValue();
+}
+
+} // namespace
+
+TEST(Target, OnlyKernelApiConstructsNeedTheDeviceLayer) {
+  // vecadd asks for its work-item id: a host target cannot lower it, and
+  // says so as an internal error rather than emitting something wrong.
+  const Type *f32 = types::array(t("float32"), 1, 'C');
+  FunctionDescription f = loadFixture("py311", "vecadd");
+  TypedFunction typed = typeFixture(f, {f32, f32, f32});
+  llvm::LLVMContext context;
+  context.setOpaquePointers(false);
+  EXPECT_THROW(lowerToLLVM(typed, ModuleOnlyTarget(), context, {}),
+               InternalError);
+  EXPECT_TRUE(lowerToLLVM(typed, *createSPIRTarget(), context, {}));
+}
+
+TEST(Optimize, LoopExitValuesAreKeptForSPIRVOnly) {
+  // SPIR-V has no i65, so the SPIR target keeps the loop; a target that
+  // can take the closed form gets it, in the same process, before and
+  // after: the option is never left set.
+  llvm::ReplaceExitVal before = exitValueStrategy();
+  std::string spirv = optimizedLoopSum(*createSPIRTarget());
+  EXPECT_EQ(spirv.find("i65"), std::string::npos) << spirv;
+  EXPECT_EQ(exitValueStrategy(), before);
+  std::string host = optimizedLoopSum(ModuleOnlyTarget());
+  EXPECT_NE(host.find("i65"), std::string::npos) << host;
+  EXPECT_EQ(exitValueStrategy(), before);
+}
+
+TEST(Optimize, SPIRVLegalisationRemovesWhatTheTranslatorCannotTake) {
+  const char *untranslatable = R"(
+declare i32 @llvm.abs.i32(i32, i1)
+define { float, float } @f(i1 %c, i32 %x, { float, float } %a,
+                           { float, float } %b) {
+  %frozen = freeze i32 %x
+  %abs = call i32 @llvm.abs.i32(i32 %frozen, i1 false)
+  %z = select i1 %c, { float, float } %a, { float, float } %b
+  ret { float, float } %z
+}
+)";
+  llvm::LLVMContext context;
+  llvm::SMDiagnostic error;
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseAssemblyString(untranslatable, error, context);
+  ASSERT_TRUE(module) << error.getMessage().str();
+  createSPIRTarget()->legalize(*module);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, nullptr);
+  os.flush();
+  EXPECT_EQ(text.find("freeze"), std::string::npos) << text;
+  EXPECT_EQ(text.find("call i32 @llvm.abs"), std::string::npos) << text;
+  EXPECT_EQ(text.find("select i1 %c, { float, float }"), std::string::npos)
+      << text;
+  EXPECT_FALSE(llvm::verifyModule(*module, &llvm::errs()));
+}
+
+TEST(KernelAPI, CalleeTypesFindTheirTableRow) {
+  const KernelApiFunction *barrier =
+      findKernelApi(types::function("spirjit.kernel_api.group_barrier"));
+  ASSERT_NE(barrier, nullptr);
+  EXPECT_EQ(barrier->id, KernelApi::GroupBarrier);
+  EXPECT_EQ(barrier->parameters,
+            (std::vector<std::string>{"group", "fence_scope"}));
+  EXPECT_EQ(barrier->required, 1u);
+  // The same name on another receiver is another row.
+  const KernelApiFunction *ndItemRange =
+      findKernelApi(types::method(types::ndItem(1), "get_local_range"));
+  const KernelApiFunction *groupRange =
+      findKernelApi(types::method(types::group(1), "get_local_range"));
+  ASSERT_TRUE(ndItemRange && groupRange);
+  EXPECT_EQ(ndItemRange->id, KernelApi::NdItemGetLocalRange);
+  EXPECT_EQ(groupRange->id, KernelApi::GroupGetLocalRange);
+  EXPECT_EQ(findKernelApi(types::function("spirjit.kernel_api.Range")),
+            nullptr);
+  EXPECT_EQ(findKernelApi(types::function("math.sqrt")), nullptr);
+  EXPECT_EQ(kernelApiEnums().at("AddressSpace").at("LOCAL"), 3);
 }

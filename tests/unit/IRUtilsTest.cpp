@@ -114,7 +114,7 @@ TEST(CloneTypedFunction, RemapsTheSideTables) {
   static Specializations specializations;
   TypedFunction typed =
       inferTypes(f, buildPyIR(f, buildControlFlowGraph(decodeBytecode(f))),
-                 args, true, specializations);
+                 args, FunctionKind::Kernel, specializations);
   ASSERT_FALSE(typed.constants.empty());
   // No fixture calls a device function: stand in entries whose remapping
   // shows, a callee and arguments with a default left out.

@@ -1,0 +1,2 @@
+#pragma once
+namespace spirjit { enum class FunctionKind { Kernel, DeviceFunction, Host }; }

@@ -1,0 +1,327 @@
+// The entry point and the fixed point; which concern types a call; device
+// functions, typed per call signature; keyword and compile-time arguments.
+#include "compiler/infer/Inference.h"
+
+#include "frontend/BuildPyIR.h"
+#include "frontend/CloneFunction.h"
+#include "frontend/Bytecode.h"
+#include "frontend/ControlFlowGraph.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace spirjit::infer {
+
+void Inference::run() {
+  ir::Function &function = *result_.function;
+  if (result_.argumentTypes.size() != function.parameterNames.size())
+    throw UserError(UserErrorKind::Typing, desc_.filename, desc_.firstLine,
+                    "'" + function.name + "' takes " +
+                        std::to_string(function.parameterNames.size()) +
+                        " arguments but was given " +
+                        std::to_string(result_.argumentTypes.size()));
+  // Types only widen, so iterating to a fixed point terminates.
+  for (int round = 0;; ++round) {
+    SPIRJIT_INTERNAL_CHECK(round < 100, "type inference does not converge");
+    bool changed = false;
+    for (auto &block : function.blocks)
+      for (auto &inst : block->instructions) {
+        const Type *t = infer(*inst);
+        if (t != inst->type) {
+          inst->type = t;
+          changed = true;
+        }
+      }
+    if (!changed)
+      break;
+  }
+  // A phi may merge a value with "not assigned on this path" (a variable
+  // first assigned in a loop and read after it, as Python allows when the
+  // loop runs); any other use of an unassigned variable is an error.
+  for (auto &block : function.blocks)
+    for (auto &inst : block->instructions)
+      for (Instruction *operand : inst->operands)
+        if (!operand->type &&
+            !(inst->opcode == Opcode::Phi && operand->opcode == Opcode::Undef))
+          throw UserError(UserErrorKind::Typing, desc_.filename, inst->line,
+                          "a variable is used before it is assigned on "
+                          "some path");
+  result_.returnTypeAsWritten = returnType_ ? returnType_ : types::none();
+  result_.returnType = types::materialize(result_.returnTypeAsWritten);
+  markWrittenArguments();
+}
+
+/// Which array arguments are stored to: NumPy arguments are copied back
+/// only when the kernel may write them.
+void Inference::markWrittenArguments() {
+  ir::Function &function = *result_.function;
+  result_.writtenArguments.assign(result_.argumentTypes.size(), false);
+  auto markWritten = [&](const Instruction *array) {
+    while (array->opcode == Opcode::GetItem)
+      array = array->operands[0];
+    if (array->opcode == Opcode::Arg) {
+      result_.writtenArguments[array->index] = true;
+      return;
+    }
+    // Through a phi or a tuple: assume every array may be written.
+    for (size_t i = 0; i < result_.argumentTypes.size(); ++i)
+      if (result_.argumentTypes[i]->kind == TypeKind::Array)
+        result_.writtenArguments[i] = true;
+  };
+  for (auto &block : function.blocks)
+    for (auto &inst : block->instructions) {
+      if (inst->opcode == Opcode::SetItem)
+        markWritten(inst->operands[0]);
+      // Atomics write their array; compare_exchange also its expected_ref.
+      auto kapiCall = result_.callArguments.find(inst.get());
+      if (kapiCall != result_.callArguments.end() &&
+          !kapiCall->second.empty() && kapiCall->second[0] &&
+          kapiCall->second[0]->type->kind == TypeKind::Array) {
+        const KernelApiFunction *api = findKernelApi(inst->operands[0]->type);
+        if (api && (api->id == KernelApi::AtomicRef ||
+                    api->id == KernelApi::AtomicCompareExchange))
+          markWritten(kapiCall->second[0]);
+      }
+      auto call = result_.calls.find(inst.get());
+      if (call == result_.calls.end())
+        continue;
+      // An array passed to a device function that writes its parameter.
+      for (size_t i = 1; i < inst->operands.size(); ++i)
+        if (call->second->writtenArguments[i - 1] &&
+            inst->operands[i]->type->kind == TypeKind::Array)
+          markWritten(inst->operands[i]);
+    }
+}
+
+void Inference::requireArity(const Instruction &inst,
+                             const std::vector<const Type *> &args, size_t lo,
+                             size_t hi, const std::string &name) {
+  if (args.size() < lo || args.size() > hi)
+    typingError(inst, name + "() takes " +
+                          (lo == hi ? std::to_string(lo)
+                                    : std::to_string(lo) + " to " +
+                                          std::to_string(hi)) +
+                          " arguments, got " + std::to_string(args.size()));
+}
+
+void Inference::requireNumbers(const Instruction &inst,
+                               const std::vector<const Type *> &args,
+                               const std::string &name) {
+  for (const Type *t : args)
+    if (!t->isNumber())
+      typingError(inst, name + "() needs numbers, got '" + t->str() + "'");
+}
+
+const Type *Inference::inferCall(Instruction &inst) {
+  const Type *callee = inst.operands[0]->type;
+  if (callee->kind == TypeKind::Function && isKernelApiName(callee->name))
+    return inferKernelApiCall(inst, callee);
+  if (callee->kind == TypeKind::Method &&
+      callee->elements[0]->kind == TypeKind::AtomicRef)
+    return inferAtomicMethod(inst, callee);
+  if (!inst.name.empty())
+    unsupported(inst, "keyword arguments are supported for kapi functions "
+                      "only; pass the arguments by position");
+  std::vector<const Type *> args;
+  for (size_t i = 1; i < inst.operands.size(); ++i)
+    args.push_back(inst.operands[i]->type);
+  if (callee->kind == TypeKind::Method &&
+      (callee->elements[0]->kind == TypeKind::Item ||
+       callee->elements[0]->kind == TypeKind::NdItem ||
+       callee->elements[0]->kind == TypeKind::Group))
+    return inferWorkItemMethod(inst, callee, args);
+  if (callee->kind == TypeKind::Function &&
+      callee->name.compare(0, 7, "device:") == 0)
+    return inferDeviceCall(inst, callee->name.substr(7), args);
+  return inferBuiltinCall(inst, args);
+}
+
+std::vector<const Instruction *>
+Inference::positionalArguments(Instruction &inst,
+                               const std::vector<std::string> &params,
+                               const std::string &function) {
+  std::vector<std::string> keywords;
+  for (size_t start = 0; !inst.name.empty() && start <= inst.name.size();) {
+    size_t comma = inst.name.find(',', start);
+    if (comma == std::string::npos)
+      comma = inst.name.size();
+    keywords.push_back(inst.name.substr(start, comma - start));
+    start = comma + 1;
+  }
+  size_t given = inst.operands.size() - 1;
+  size_t positional = given - keywords.size();
+  if (positional > params.size())
+    typingError(inst, function + "() takes at most " +
+                          std::to_string(params.size()) + " arguments, got " +
+                          std::to_string(given));
+  std::vector<const Instruction *> out(params.size(), nullptr);
+  for (size_t i = 0; i < positional; ++i)
+    out[i] = inst.operands[i + 1];
+  for (size_t k = 0; k < keywords.size(); ++k) {
+    auto it = std::find(params.begin(), params.end(), keywords[k]);
+    if (it == params.end())
+      typingError(inst, function + "() got an unexpected keyword argument '" +
+                            keywords[k] + "'");
+    size_t index = static_cast<size_t>(it - params.begin());
+    if (out[index])
+      typingError(inst, function + "() got multiple values for '" +
+                            keywords[k] + "'");
+    out[index] = inst.operands[positional + k + 1];
+  }
+  return out;
+}
+
+const ConstValue *Inference::constantOf(const Instruction *inst) const {
+  return spirjit::constantOf(result_, inst);
+}
+
+int64_t Inference::constantInt(const Instruction &at, const Instruction *value,
+                               const std::string &what, int64_t fallback) {
+  if (!value)
+    return fallback;
+  const ConstValue *c = constantOf(value);
+  if (!c ||
+      (c->kind != ConstValue::Kind::Int && c->kind != ConstValue::Kind::Bool))
+    typingError(at, what + " must be a compile-time constant integer");
+  return c->kind == ConstValue::Kind::Bool ? c->boolValue : c->intValue;
+}
+
+namespace {
+/// A copy of untyped pyir, ids included, for one specialisation to type.
+std::unique_ptr<ir::Function> cloneUntyped(const ir::Function &function) {
+  ir::ValueMap map;
+  return ir::cloneFunction(function, map);
+}
+} // namespace
+
+const Type *Inference::inferDeviceCall(Instruction &inst,
+                                       const std::string &key,
+                                       std::vector<const Type *> args) {
+  const auto *table = specializations_.deviceFunctions;
+  auto it = table ? table->find(key) : decltype(table->end()){};
+  SPIRJIT_INTERNAL_CHECK(table && it != table->end() && it->second,
+                         "device function " + key + " was not described");
+  const FunctionDescription &callee = *it->second;
+  for (const Type *&t : args) {
+    if (!t->isNumber() && t->kind != TypeKind::Array &&
+        t->kind != TypeKind::Item && t->kind != TypeKind::NdItem &&
+        t->kind != TypeKind::Group)
+      typingError(inst, "device function '" + callee.name +
+                            "' cannot take a '" + t->str() +
+                            "'; pass numbers, arrays or the item");
+  }
+  // A Python literal argument stays weak inside (NEP 50): scale(x, 3) with
+  // x float32 computes in float32, as the same Python code would.
+  const Type *declaredReturn = nullptr;
+  if (!callee.signatures.empty()) {
+    // The first declared signature the arguments convert to wins.
+    const types::Signature *chosen = nullptr;
+    std::vector<types::Signature> parsed;
+    for (const std::string &text : callee.signatures) {
+      try {
+        parsed.push_back(types::parseSignature(text));
+      } catch (const std::invalid_argument &e) {
+        typingError(inst, e.what());
+      }
+    }
+    // An exact match first; otherwise the first the numbers convert to.
+    for (int pass = 0; pass < 2 && !chosen; ++pass)
+      for (const types::Signature &sig : parsed) {
+        if (sig.arguments.size() != args.size())
+          continue;
+        bool fits = true;
+        for (size_t i = 0; i < args.size(); ++i) {
+          bool exact = sig.arguments[i] == types::materialize(args[i]);
+          bool argComplex = args[i]->kind == TypeKind::Complex ||
+                            args[i]->kind == TypeKind::WeakComplex;
+          bool converts =
+              sig.arguments[i]->isNumber() && args[i]->isNumber() &&
+              (!argComplex || sig.arguments[i]->kind == TypeKind::Complex);
+          fits &= pass == 0 ? exact : exact || converts;
+        }
+        if (fits) {
+          chosen = &sig;
+          break;
+        }
+      }
+    if (!chosen) {
+      std::string list;
+      for (const std::string &text : callee.signatures)
+        list += "\n  " + text;
+      typingError(inst, "no signature of device function '" + callee.name +
+                            "' accepts " + types::formatArguments(args) +
+                            "; it has:" + list);
+    }
+    args = chosen->arguments;
+    declaredReturn = chosen->returnType;
+  }
+  std::string specialization =
+      key + types::formatArguments(args) +
+      (declaredReturn ? "->" + declaredReturn->str() : "");
+  if (specializations_.inProgress.count(specialization))
+    unsupported(inst, "recursion: '" + callee.name +
+                          "' calls itself; rewrite it with a loop");
+  auto found = specializations_.byKey.find(specialization);
+  if (found == specializations_.byKey.end()) {
+    specializations_.inProgress.insert(specialization);
+    // The frontend runs once per device function; each specialisation
+    // types a copy of its pyir.
+    std::unique_ptr<ir::Function> &untyped =
+        specializations_.untypedBodies[&callee];
+    if (!untyped)
+      untyped =
+          buildPyIR(callee, buildControlFlowGraph(decodeBytecode(callee)));
+    auto typed = std::make_unique<TypedFunction>(
+        inferTypes(callee, cloneUntyped(*untyped), args,
+                   FunctionKind::DeviceFunction, specializations_));
+    specializations_.inProgress.erase(specialization);
+    if (declaredReturn && declaredReturn->kind != TypeKind::None) {
+      // The signature's return type is the function's: returns convert.
+      if (!declaredReturn->isNumber())
+        typingError(inst, "device function signatures return numbers");
+      typed->returnType = typed->returnTypeAsWritten = declaredReturn;
+    }
+    found =
+        specializations_.byKey.emplace(specialization, std::move(typed)).first;
+  }
+  result_.calls[&inst] = found->second.get();
+  // The callee's group collectives need the kernel's scratch memory.
+  result_.usesGroupScratch |= found->second->usesGroupScratch;
+  const Type *returned = found->second->returnTypeAsWritten;
+  if (returned->kind != TypeKind::None && !returned->isNumber())
+    typingError(inst, "device function '" + callee.name + "' returns a '" +
+                          returned->str() +
+                          "'; device functions return "
+                          "numbers (or nothing)");
+  return returned;
+}
+
+} // namespace spirjit::infer
+
+namespace spirjit {
+
+const ConstValue *constantOf(const TypedFunction &typed,
+                             const ir::Instruction *inst) {
+  if (!inst)
+    return nullptr;
+  if (inst->opcode == ir::Opcode::Const)
+    return &inst->constant;
+  auto it = typed.constants.find(inst);
+  return it == typed.constants.end() ? nullptr : &it->second;
+}
+
+TypedFunction inferTypes(const FunctionDescription &description,
+                         std::unique_ptr<ir::Function> function,
+                         const std::vector<const Type *> &argumentTypes,
+                         FunctionKind kind, Specializations &specializations) {
+  TypedFunction result;
+  result.description = &description;
+  result.function = std::move(function);
+  result.kind = kind;
+  result.argumentTypes = argumentTypes;
+  infer::Inference(description, result, specializations).run();
+  return result;
+}
+
+} // namespace spirjit

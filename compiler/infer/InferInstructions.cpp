@@ -1,0 +1,310 @@
+// One pyir instruction at a time; calls go to InferCalls.cpp.
+#include "compiler/infer/Inference.h"
+
+#include <cmath>
+
+namespace spirjit::infer {
+
+const Type *Inference::constantType(const ConstValue &value) {
+  switch (value.kind) {
+  case ConstValue::Kind::None:
+    return types::none();
+  case ConstValue::Kind::Bool:
+    return types::boolean();
+  case ConstValue::Kind::Int:
+    return types::weakInt();
+  case ConstValue::Kind::Float:
+    return types::weakFloat();
+  case ConstValue::Kind::Complex:
+    return types::weakComplex();
+  case ConstValue::Kind::Str: // only group_reduce's op (see BuildPyIR)
+    return types::function("op:" + value.text);
+  default:
+    return nullptr;
+  }
+}
+
+const Type *Inference::typeOfValue(const Instruction &inst,
+                                   const GlobalValue &value,
+                                   const std::string &what) {
+  switch (value.kind) {
+  case GlobalValue::Kind::Number: {
+    result_.constants[&inst] = value.value;
+    if (!value.dtype.empty()) {
+      const Type *t = types::fromDTypeName(value.dtype);
+      if (!t)
+        typingError(inst, what + " has unsupported dtype " + value.dtype);
+      return t;
+    }
+    return constantType(value.value);
+  }
+  case GlobalValue::Kind::Module:
+    return types::module(value.name);
+  case GlobalValue::Kind::Builtin:
+    return types::function(value.name);
+  case GlobalValue::Kind::DeviceFunction:
+    return types::function("device:" + value.name);
+  case GlobalValue::Kind::Object: {
+    const std::string prefix = "numpy.";
+    if (value.name.compare(0, prefix.size(), prefix) == 0)
+      if (const Type *dtype = types::fromDTypeName(value.name.substr(6)))
+        return types::dtypeClass(dtype);
+    return types::function(value.name);
+  }
+  case GlobalValue::Kind::Unknown:
+    break;
+  }
+  unsupported(inst, what + " is a Python '" + value.name +
+                        "' object, which kernels cannot use; kernels see "
+                        "numbers, modules such as math and numpy, and "
+                        "spirjit functions");
+}
+
+const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
+  const std::string &name = inst.name;
+  if (object->isNumber() && (name == "real" || name == "imag"))
+    return complexPart(object);
+  if (object->isNumber() && name == "conjugate")
+    return types::method(object, name);
+  switch (object->kind) {
+  case TypeKind::Module: {
+    const std::string &module = object->name;
+    if (module == "math" || module == "numpy") {
+      static const std::map<std::string, double> constants = {{"pi", M_PI},
+                                                              {"e", M_E},
+                                                              {"tau", 2 * M_PI},
+                                                              {"inf", INFINITY},
+                                                              {"nan", NAN}};
+      auto c = constants.find(name);
+      if (c != constants.end()) {
+        result_.constants[&inst] = ConstValue::ofFloat(c->second);
+        return types::weakFloat();
+      }
+      if (module == "numpy")
+        if (const Type *dtype = types::fromDTypeName(name))
+          return types::dtypeClass(dtype);
+    }
+    return types::function(module + "." + name);
+  }
+  case TypeKind::Function:
+    if (const Type *constant = inferKernelApiConstant(inst, object))
+      return constant;
+    break;
+  case TypeKind::NdItem:
+  case TypeKind::Group:
+    if (name == "dimensions") {
+      result_.constants[&inst] = ConstValue::ofInt(object->ndim);
+      return types::weakInt();
+    }
+    return types::method(object, name);
+  case TypeKind::AtomicRef:
+    return types::method(object, name);
+  case TypeKind::Item:
+    if (name == "get_id" || name == "get_range" || name == "get_linear_id" ||
+        name == "get_linear_range")
+      return types::method(object, name);
+    if (name == "dimensions") {
+      result_.constants[&inst] = ConstValue::ofInt(object->ndim);
+      return types::weakInt();
+    }
+    break;
+  case TypeKind::Array:
+    if (name == "shape")
+      return types::tuple(
+          std::vector<const Type *>(object->ndim, types::weakInt()));
+    if (name == "ndim") {
+      result_.constants[&inst] = ConstValue::ofInt(object->ndim);
+      return types::weakInt();
+    }
+    if (name == "size")
+      return types::weakInt();
+    if (name == "dtype")
+      return types::dtypeClass(object->element);
+    break;
+  case TypeKind::DTypeClass:
+    if (name == "type")
+      return object;
+    break;
+  default:
+    break;
+  }
+  typingError(inst, "'" + object->str() + "' has no attribute '" + name +
+                        "' usable in kernels");
+}
+
+const Type *Inference::inferIndex(Instruction &inst, const Type *array,
+                                  const Instruction &index) {
+  const Type *it = index.type;
+  if (it->kind == TypeKind::Tuple) {
+    if (static_cast<int>(it->elements.size()) != array->ndim)
+      typingError(inst, "cannot index a " + std::to_string(array->ndim) +
+                            "-dimensional array with " +
+                            std::to_string(it->elements.size()) +
+                            " indices (slices are not supported yet)");
+    for (const Type *e : it->elements)
+      requireInteger(inst, e, "an array index");
+    return array->element;
+  }
+  requireInteger(inst, it, "an array index");
+  if (array->ndim == 1)
+    return array->element;
+  // a[i] of an N-D array is the (N-1)-D view of row i.
+  char layout = array->layout == 'C' ? 'C' : 'A';
+  return types::array(array->element, array->ndim - 1, layout);
+}
+
+const Type *Inference::infer(Instruction &inst) {
+  auto operandType = [&](size_t i) { return inst.operands[i]->type; };
+  for (Instruction *operand : inst.operands)
+    if (!operand->type && inst.opcode != Opcode::Phi)
+      return nullptr; // not known yet: a later round will see it
+
+  switch (inst.opcode) {
+  case Opcode::Arg:
+    return result_.argumentTypes.at(inst.index);
+  case Opcode::Const: {
+    const Type *t = constantType(inst.constant);
+    SPIRJIT_INTERNAL_CHECK(t, "constant of no type: " + inst.constant.str());
+    return t;
+  }
+  case Opcode::Global: {
+    auto it = desc_.globals.find(inst.name);
+    SPIRJIT_INTERNAL_CHECK(it != desc_.globals.end(),
+                           "unresolved global " + inst.name);
+    return typeOfValue(inst, it->second, "global '" + inst.name + "'");
+  }
+  case Opcode::FreeVar:
+    if (inst.index < 0 ||
+        inst.index >= static_cast<int64_t>(desc_.closure.size()))
+      SPIRJIT_INTERNAL_CHECK(false, "closure index out of range");
+    return typeOfValue(inst, desc_.closure[inst.index],
+                       "closure variable '" + inst.name + "'");
+  case Opcode::Undef:
+    return nullptr;
+  case Opcode::Phi: {
+    const Type *t = nullptr;
+    for (Instruction *operand : inst.operands) {
+      const Type *o = operand->type;
+      if (!o)
+        continue;
+      if (!t) {
+        t = o;
+        continue;
+      }
+      if (t == o)
+        continue;
+      const Type *merged = types::promote(t, o);
+      if (!merged)
+        typingError(inst, "a variable holds a '" + t->str() +
+                              "' on one path and a '" + o->str() +
+                              "' on another; give it one type");
+      t = merged;
+    }
+    return t;
+  }
+  case Opcode::BinaryOp:
+    return inferBinary(inst, operandType(0), operandType(1));
+  case Opcode::UnaryOp:
+    return inferUnary(inst, operandType(0));
+  case Opcode::Compare:
+    return inferCompare(inst, operandType(0), operandType(1));
+  case Opcode::Truth:
+    if (!operandType(0)->isNumber())
+      typingError(inst, "cannot use a '" + operandType(0)->str() +
+                            "' as a condition");
+    return types::boolean();
+  case Opcode::GetAttr:
+    return inferGetAttr(inst, operandType(0));
+  case Opcode::Call:
+    return inferCall(inst);
+  case Opcode::GetItem: {
+    const Type *object = operandType(0);
+    if (object->kind == TypeKind::Array)
+      return inferIndex(inst, object, *inst.operands[1]);
+    if (object->kind == TypeKind::Tuple) {
+      const Instruction *index = inst.operands[1];
+      if (index->opcode != Opcode::Const ||
+          index->constant.kind != ConstValue::Kind::Int)
+        typingError(inst, "a tuple index must be a constant integer");
+      int64_t i = index->constant.intValue;
+      int64_t n = static_cast<int64_t>(object->elements.size());
+      if (i < -n || i >= n)
+        typingError(inst, "tuple index " + std::to_string(i) +
+                              " out of range for a tuple of " +
+                              std::to_string(n));
+      return object->elements[i < 0 ? i + n : i];
+    }
+    typingError(inst, "cannot index a '" + object->str() + "'");
+  }
+  case Opcode::SetItem: {
+    const Type *object = operandType(0);
+    if (object->kind != TypeKind::Array)
+      typingError(inst,
+                  "cannot assign to an item of a '" + object->str() + "'");
+    const Type *element = inferIndex(inst, object, *inst.operands[1]);
+    if (element->kind == TypeKind::Array)
+      typingError(inst, "cannot assign to a whole row of an array yet; "
+                        "index every dimension");
+    const Type *value = operandType(2);
+    if (!value->isNumber())
+      typingError(inst, "cannot store a '" + value->str() +
+                            "' into an array of " + element->str());
+    if ((value->kind == TypeKind::Complex ||
+         value->kind == TypeKind::WeakComplex) &&
+        element->kind != TypeKind::Complex)
+      typingError(inst, "cannot store a complex value into an array of " +
+                            element->str());
+    return types::none();
+  }
+  case Opcode::BuildTuple: {
+    std::vector<const Type *> elements;
+    for (Instruction *operand : inst.operands)
+      elements.push_back(operand->type);
+    return types::tuple(elements);
+  }
+  case Opcode::TupleGet: {
+    const Type *t = operandType(0);
+    if (t->kind != TypeKind::Tuple)
+      typingError(inst, "cannot unpack a '" + t->str() + "'");
+    if (inst.index >= static_cast<int64_t>(t->elements.size()))
+      typingError(inst, "not enough values to unpack (expected more than " +
+                            std::to_string(t->elements.size()) + ")");
+    return t->elements[inst.index];
+  }
+  case Opcode::GetIter:
+    if (operandType(0)->kind != TypeKind::Range)
+      unsupported(inst, "for loops in kernels iterate over range(...) only, "
+                        "not over a '" +
+                            operandType(0)->str() + "'");
+    return types::rangeIterator();
+  case Opcode::IterValid:
+    return types::boolean();
+  case Opcode::IterNext:
+    return types::weakInt();
+  case Opcode::Branch:
+    return types::none();
+  case Opcode::CondBranch:
+    return types::none();
+  case Opcode::Return: {
+    const Type *t = operandType(0);
+    if (result_.kind == FunctionKind::Kernel && t->kind != TypeKind::None)
+      throw UserError(UserErrorKind::KernelReturnValue, desc_.filename,
+                      inst.line,
+                      "a kernel must not return a value (it returns a '" +
+                          t->str() + "'); write results into an array");
+    if (!returnType_)
+      returnType_ = t;
+    else if (returnType_ != t) {
+      const Type *merged = types::promote(returnType_, t);
+      if (!merged)
+        typingError(inst, "the function returns a '" + returnType_->str() +
+                              "' and a '" + t->str() + "'");
+      returnType_ = merged;
+    }
+    return types::none();
+  }
+  }
+  return nullptr;
+}
+
+} // namespace spirjit::infer

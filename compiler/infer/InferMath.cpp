@@ -1,0 +1,206 @@
+// Builtins (abs, min, round, complex, ...), NumPy type classes as casts,
+// and the math, cmath and NumPy functions (MathFunctions.def).
+#include "compiler/infer/Inference.h"
+
+#include "compiler/MathFunctions.h"
+
+namespace spirjit::infer {
+
+/// The type of the real or imaginary part of a number of type `t`.
+const Type *complexPart(const Type *t) {
+  switch (t->kind) {
+  case TypeKind::Complex:
+    return types::floating(t->bits);
+  case TypeKind::WeakComplex:
+    return types::weakFloat();
+  default:
+    return t;
+  }
+}
+
+namespace {
+
+/// The result type of a float math function of an argument of type `a`:
+/// float32 stays float32; Python numbers give Python floats from `math` and
+/// float64 from NumPy; NumPy gives small integers float32 as it does.
+const Type *mathResultType(bool isMath, const Type *a) {
+  switch (a->kind) {
+  case TypeKind::Float:
+    return a;
+  case TypeKind::WeakFloat:
+  case TypeKind::WeakInt:
+    return isMath ? types::weakFloat() : types::floating(64);
+  default:
+    return !isMath && a->bits > 0 && a->bits <= 16 ? types::floating(32)
+                                                   : types::floating(64);
+  }
+}
+
+} // namespace
+
+const Type *Inference::inferBuiltinCall(Instruction &inst,
+                                        const std::vector<const Type *> &args) {
+  const Type *callee = inst.operands[0]->type;
+  auto arity = [&](size_t lo, size_t hi, const std::string &name) {
+    requireArity(inst, args, lo, hi, name);
+  };
+  auto requireNumbers = [&](const std::string &name) {
+    Inference::requireNumbers(inst, args, name);
+  };
+  if (callee->kind == TypeKind::Method && callee->name == "conjugate") {
+    arity(0, 0, "conjugate");
+    return callee->elements[0];
+  }
+  if (callee->kind == TypeKind::DTypeClass) {
+    arity(1, 1, callee->element->str());
+    requireNumbers(callee->element->str());
+    return callee->element;
+  }
+  if (callee->kind != TypeKind::Function)
+    typingError(inst, "'" + callee->str() + "' is not callable in a kernel");
+
+  const std::string &name = callee->name;
+  if (name == "range") {
+    arity(1, 3, "range");
+    for (const Type *t : args)
+      requireInteger(inst, t, "a range() argument");
+    return types::range();
+  }
+  if (name == "abs") {
+    arity(1, 1, name);
+    requireNumbers(name);
+    if (args[0]->kind == TypeKind::Complex ||
+        args[0]->kind == TypeKind::WeakComplex)
+      return complexPart(args[0]); // |z|
+    return args[0]->kind == TypeKind::Bool ? types::weakInt() : args[0];
+  }
+  if (name == "min" || name == "max") {
+    if (args.size() < 2)
+      typingError(inst, name + "() needs at least two numbers in a kernel");
+    requireNumbers(name);
+    for (const Type *t : args)
+      if (t->kind == TypeKind::Complex || t->kind == TypeKind::WeakComplex)
+        typingError(inst, name + "() cannot order complex numbers");
+    const Type *t = args[0];
+    for (const Type *a : args)
+      t = types::promote(t, a);
+    return t;
+  }
+  if (name == "int" || name == "float" || name == "bool") {
+    arity(1, 1, name);
+    requireNumbers(name);
+    return name == "int"     ? types::weakInt()
+           : name == "float" ? types::weakFloat()
+                             : types::boolean();
+  }
+  if (name == "len") {
+    arity(1, 1, name);
+    if (args[0]->kind == TypeKind::Array || args[0]->kind == TypeKind::Tuple)
+      return types::weakInt();
+    typingError(inst, "len() needs an array or a tuple, got '" +
+                          args[0]->str() + "'");
+  }
+  if (name == "complex") {
+    arity(1, 2, name);
+    requireNumbers(name);
+    const Type *t = types::weakComplex(); // a Python complex
+    for (const Type *a : args) // complex(z) keeps a typed z's precision
+      if (a->kind == TypeKind::Complex)
+        t = types::promote(t, a);
+    return t;
+  }
+  if (name.compare(0, 6, "cmath.") == 0)
+    return inferComplexMath(inst, name.substr(6), args);
+  if (name == "round") {
+    arity(1, 2, name);
+    requireNumbers(name);
+    if (args.size() == 2) {
+      requireInteger(inst, args[1], "round()'s number of digits");
+      return args[0]->kind == TypeKind::Float ? args[0] : types::weakFloat();
+    }
+    return types::weakInt(); // round(x) is a Python int
+  }
+  if (name == "numpy.abs" || name == "numpy.absolute") {
+    arity(1, 1, name);
+    requireNumbers(name);
+    return types::materialize(args[0]->kind == TypeKind::Bool
+                                  ? types::boolean()
+                                  : complexPart(args[0]));
+  }
+  if (const MathFunction *math = findMathFunction(name)) {
+    bool isMath = name.compare(0, 5, "math.") == 0;
+    bool logWithBase = isMath && std::string(math->name) == "log";
+    arity(math->arity, logWithBase ? 2 : math->arity, name);
+    requireNumbers(name);
+    for (const Type *a : args)
+      if (a->kind == TypeKind::Complex || a->kind == TypeKind::WeakComplex)
+        unsupported(inst, name + "() of a complex number is not supported; "
+                                 "use cmath");
+    switch (math->kind) {
+    case MathFunction::Kind::Predicate:
+      return types::boolean();
+    case MathFunction::Kind::Rounding:
+      if (isMath)
+        return types::weakInt();
+      break;
+    case MathFunction::Kind::Square:
+      return types::materialize(args[0]);
+    case MathFunction::Kind::LdExp:
+      requireInteger(inst, args[1], name + "()'s exponent");
+      return mathResultType(isMath, args[0]);
+    default:
+      break;
+    }
+    const Type *common = args[0];
+    for (const Type *a : args)
+      common = types::promote(common, a);
+    return mathResultType(isMath, common);
+  }
+  unsupported(inst, "calling '" + name + "' is not supported in kernels");
+}
+
+const Type *Inference::inferComplexMath(Instruction &inst,
+                                        const std::string &name,
+                                        const std::vector<const Type *> &args) {
+  for (const Type *t : args)
+    if (!t->isNumber())
+      typingError(inst,
+                  "cmath." + name + "() needs numbers, got '" + t->str() + "'");
+  auto complexOf = [](const Type *t) {
+    switch (t->kind) {
+    case TypeKind::Complex:
+      return t;
+    case TypeKind::Float:
+      return types::complex(t->bits);
+    default: // Python numbers and integers give Python complex numbers
+      return t->isWeak() ? types::weakComplex() : types::complex(64);
+    }
+  };
+  auto expect = [&](size_t n) {
+    if (args.size() != n)
+      typingError(inst, "cmath." + name + "() takes " + std::to_string(n) +
+                            " arguments, got " + std::to_string(args.size()));
+  };
+  if (name == "sqrt" || name == "exp" || name == "log") {
+    expect(1);
+    return complexOf(args[0]);
+  }
+  if (name == "phase") {
+    expect(1);
+    return complexPart(complexOf(args[0]));
+  }
+  if (name == "isnan" || name == "isinf" || name == "isfinite") {
+    expect(1);
+    return types::boolean();
+  }
+  if (name == "rect") {
+    expect(2);
+    return complexOf(types::promote(args[0], args[1]));
+  }
+  unsupported(inst, "cmath." + name +
+                        "() is not supported in kernels (there "
+                        "are cmath.sqrt, exp, log, phase, rect, isnan, isinf, "
+                        "isfinite)");
+}
+
+} // namespace spirjit::infer

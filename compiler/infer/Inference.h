@@ -1,0 +1,114 @@
+// Type inference over pyir, private to compiler/infer/: one class, its
+// methods defined by concern (Halide's Simplify_*.cpp):
+//   InferCalls.cpp        the entry point and the fixed point, which
+//                         concern types a call, device functions, keyword
+//                         arguments and compile-time arguments
+//   InferInstructions.cpp one pyir instruction at a time: globals,
+//                         attributes, indexing, tuples, loops, returns
+//   InferArithmetic.cpp   NumPy's operators and their promotion rules
+//   InferMath.cpp         builtins and the math, cmath and NumPy functions
+//   InferKernelAPI.cpp    the kernel API (KernelAPI.def)
+// TypeInference.h states the contract.
+#pragma once
+
+#include "compiler/KernelAPI.h"
+#include "compiler/TypeInference.h"
+#include "frontend/Diagnostics.h"
+
+#include <string>
+#include <vector>
+
+namespace spirjit::infer {
+
+using ir::Instruction;
+using ir::Opcode;
+
+/// The type of the real or imaginary part of a number of type `t`.
+const Type *complexPart(const Type *t);
+
+/// Infers the types of one function (the kernel or one device-function
+/// specialisation), typing the device functions it calls on the way.
+class Inference {
+public:
+  Inference(const FunctionDescription &desc, TypedFunction &result,
+            Specializations &specializations)
+      : desc_(desc), result_(result), specializations_(specializations) {}
+
+  void run();
+
+private:
+  [[noreturn]] void typingError(const Instruction &inst,
+                                const std::string &message) {
+    throw UserError(UserErrorKind::Typing, desc_.filename, inst.line, message);
+  }
+  [[noreturn]] void unsupported(const Instruction &inst,
+                                const std::string &message) {
+    throw UserError(UserErrorKind::UnsupportedFeature, desc_.filename,
+                    inst.line, message);
+  }
+  void requireInteger(const Instruction &inst, const Type *t,
+                      const std::string &what) {
+    if (t->kind != TypeKind::Int && t->kind != TypeKind::WeakInt &&
+        t->kind != TypeKind::Bool)
+      typingError(inst, what + " must be an integer, not " + t->str());
+  }
+  /// `name` takes `lo` to `hi` arguments; `args` are those given.
+  void requireArity(const Instruction &inst,
+                    const std::vector<const Type *> &args, size_t lo, size_t hi,
+                    const std::string &name);
+  void requireNumbers(const Instruction &inst,
+                      const std::vector<const Type *> &args,
+                      const std::string &name);
+
+  // InferInstructions.cpp
+  const Type *infer(Instruction &inst);
+  const Type *typeOfValue(const Instruction &inst, const GlobalValue &value,
+                          const std::string &what);
+  const Type *constantType(const ConstValue &value);
+  const Type *inferGetAttr(Instruction &inst, const Type *object);
+  const Type *inferIndex(Instruction &inst, const Type *array,
+                         const Instruction &index);
+
+  // InferArithmetic.cpp
+  const Type *inferBinary(Instruction &inst, const Type *a, const Type *b);
+  const Type *inferUnary(Instruction &inst, const Type *a);
+  const Type *inferCompare(Instruction &inst, const Type *a, const Type *b);
+
+  // InferMath.cpp
+  const Type *inferBuiltinCall(Instruction &inst,
+                               const std::vector<const Type *> &args);
+  const Type *inferComplexMath(Instruction &inst, const std::string &name,
+                               const std::vector<const Type *> &args);
+
+  // InferKernelAPI.cpp
+  const Type *inferKernelApiCall(Instruction &inst, const Type *callee);
+  const Type *inferWorkItemMethod(Instruction &inst, const Type *callee,
+                                  const std::vector<const Type *> &args);
+  const Type *inferAtomicRef(Instruction &inst, const KernelApiFunction &api,
+                             const std::vector<const Instruction *> &args);
+  const Type *inferAtomicMethod(Instruction &inst, const Type *callee);
+  /// kapi.Enum.member, a compile-time constant; nullptr if `object` is no
+  /// kapi enum.
+  const Type *inferKernelApiConstant(Instruction &inst, const Type *object);
+
+  // InferCalls.cpp
+  const Type *inferCall(Instruction &inst);
+  const Type *inferDeviceCall(Instruction &inst, const std::string &key,
+                              std::vector<const Type *> args);
+  /// The arguments of a call with keywords, in parameter order; nullptr
+  /// where the parameter keeps its default.
+  std::vector<const Instruction *>
+  positionalArguments(Instruction &inst, const std::vector<std::string> &params,
+                      const std::string &function);
+  const ConstValue *constantOf(const Instruction *inst) const;
+  int64_t constantInt(const Instruction &at, const Instruction *value,
+                      const std::string &what, int64_t fallback);
+  void markWrittenArguments();
+
+  const FunctionDescription &desc_;
+  TypedFunction &result_;
+  Specializations &specializations_;
+  const Type *returnType_ = nullptr;
+};
+
+} // namespace spirjit::infer

@@ -1,0 +1,249 @@
+// The entry point (lowerToLLVM), the kernel ABI on both sides of a call
+// (KernelABI.h), device functions, and which concern lowers a call.
+#include "compiler/lower/Lowering.h"
+
+#include "compiler/KernelABI.h"
+
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <set>
+
+namespace spirjit::lower {
+
+void Lowering::lowerEntry(llvm::Function *function) {
+  // Rebuild each argument from its parameters (KernelABI.h).
+  const auto &types = typed_.argumentTypes;
+  arguments_.assign(types.size(), Lowered{});
+  auto arg = function->arg_begin();
+  for (const KernelParameter &p :
+       kernelParameters(types, typed_.usesGroupScratch)) {
+    llvm::Value *v = &*arg++;
+    if (p.kind == KernelParameter::Kind::GroupScratch) {
+      v->setName("group.scratch");
+      groupScratch_ = v;
+      continue;
+    }
+    Lowered &value = arguments_[p.argument];
+    const Type *t = types[p.argument];
+    const std::string &name = typed_.function->parameterNames[p.argument];
+    switch (p.kind) {
+    case KernelParameter::Kind::GroupScratch:
+      break;
+    case KernelParameter::Kind::ArrayData:
+    case KernelParameter::Kind::LocalData:
+      v->setName(name);
+      value.data = v;
+      break;
+    case KernelParameter::Kind::ArrayShape:
+      v->setName(name + ".shape" + std::to_string(p.dim));
+      value.shape.push_back(v);
+      break;
+    case KernelParameter::Kind::ArrayStride:
+      v->setName(name + ".stride" + std::to_string(p.dim));
+      value.strides.push_back(v);
+      break;
+    case KernelParameter::Kind::Scalar:
+      if (t->kind == TypeKind::Complex) { // two parameters: re, then im
+        v->setName(name + (p.dim == 0 ? ".real" : ".imag"));
+        value.scalar = p.dim == 0 ? v : makeComplex(value.scalar, v);
+        break;
+      }
+      v->setName(name);
+      value.scalar = t->kind == TypeKind::Bool
+                         ? builder_.CreateICmpNE(v, builder_.getInt8(0))
+                         : v;
+      break;
+    }
+  }
+  // Contiguous layouts: strides follow from the shape, so LLVM sees the
+  // unit stride and the device compiler can vectorise.
+  for (size_t i = 0; i < types.size(); ++i) {
+    const Type *t = types[i];
+    if (t->kind != TypeKind::Array || t->layout == 'A')
+      continue;
+    Lowered &value = arguments_[i];
+    int n = t->ndim;
+    std::vector<llvm::Value *> strides(n);
+    llvm::Value *running = builder_.getInt64(1);
+    if (t->layout == 'C')
+      for (int d = n - 1; d >= 0; --d) {
+        strides[d] = running;
+        running = builder_.CreateMul(running, value.shape[d]);
+      }
+    else
+      for (int d = 0; d < n; ++d) {
+        strides[d] = running;
+        running = builder_.CreateMul(running, value.shape[d]);
+      }
+    value.strides = strides;
+  }
+}
+
+llvm::Function *Lowering::declare() {
+  std::vector<llvm::Type *> params;
+  for (const KernelParameter &p :
+       kernelParameters(typed_.argumentTypes, typed_.usesGroupScratch)) {
+    const Type *t =
+        p.argument >= 0 ? typed_.argumentTypes[p.argument] : nullptr;
+    if (p.kind == KernelParameter::Kind::LocalData ||
+        p.kind == KernelParameter::Kind::GroupScratch)
+      SPIRJIT_INTERNAL_CHECK(device().localMemoryAsParameters(),
+                             "local memory reached '" + typed_.function->name +
+                                 "' as parameters, which " + target_.name() +
+                                 " does not take");
+    switch (p.kind) {
+    case KernelParameter::Kind::ArrayData:
+    case KernelParameter::Kind::LocalData:
+      params.push_back(pointerType(t));
+      break;
+    case KernelParameter::Kind::GroupScratch:
+      params.push_back(llvm::PointerType::get(
+          builder_.getInt8Ty(), target_.addressSpace(MemorySpace::Local)));
+      break;
+    case KernelParameter::Kind::ArrayShape:
+    case KernelParameter::Kind::ArrayStride:
+      params.push_back(builder_.getInt64Ty());
+      break;
+    case KernelParameter::Kind::Scalar:
+      params.push_back(t->kind == TypeKind::Complex
+                           ? scalarType(types::floating(t->bits))
+                           : memoryType(t));
+      break;
+    }
+  }
+  const Type *returned = typed_.returnType;
+  llvm::Type *result =
+      typed_.kind == FunctionKind::Kernel || returned->kind == TypeKind::None
+          ? builder_.getVoidTy()
+          : scalarType(returned);
+  auto *type = llvm::FunctionType::get(result, params, false);
+  const std::string &name = typed_.function->name;
+  if (typed_.kind == FunctionKind::Kernel) {
+    function_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
+                                       entryPointName(name), module_);
+    target_.markKernel(*function_);
+  } else {
+    // One internal function per specialisation; LLVM makes names unique.
+    function_ =
+        llvm::Function::Create(type, llvm::Function::InternalLinkage,
+                               entryPointName(name) + ".device", module_);
+    function_->setCallingConv(target_.functionCallingConvention());
+    function_->addFnAttr(llvm::Attribute::NoUnwind);
+  }
+  functions_[&typed_] = function_;
+  return function_;
+}
+
+Lowered Lowering::lowerCall(const Instruction &inst) {
+  auto device = typed_.calls.find(&inst);
+  if (device != typed_.calls.end())
+    return lowerDeviceCall(inst, *device->second);
+  if (const KernelApiFunction *api = findKernelApi(inst.operands[0]->type))
+    return lowerKernelApiCall(inst, *api);
+  return lowerBuiltinCall(inst);
+}
+
+Lowered Lowering::lowerDeviceCall(const Instruction &inst,
+                                  const TypedFunction &callee) {
+  // A device function: its arguments go by the same ABI as a kernel's.
+  std::vector<llvm::Value *> args;
+  for (const KernelParameter &p :
+       kernelParameters(callee.argumentTypes, callee.usesGroupScratch)) {
+    if (p.kind == KernelParameter::Kind::GroupScratch) {
+      args.push_back(groupScratch_);
+      continue;
+    }
+    const Instruction *operand = inst.operands[p.argument + 1];
+    const Lowered &value = values_.at(operand);
+    const Type *t = callee.argumentTypes[p.argument];
+    switch (p.kind) {
+    case KernelParameter::Kind::GroupScratch:
+      break;
+    case KernelParameter::Kind::ArrayData:
+    case KernelParameter::Kind::LocalData:
+      args.push_back(value.data);
+      break;
+    case KernelParameter::Kind::ArrayShape:
+      args.push_back(value.shape[p.dim]);
+      break;
+    case KernelParameter::Kind::ArrayStride:
+      args.push_back(value.strides[p.dim]);
+      break;
+    case KernelParameter::Kind::Scalar: {
+      llvm::Value *v = scalarOf(operand, t);
+      if (t->kind == TypeKind::Bool)
+        v = builder_.CreateZExt(v, builder_.getInt8Ty());
+      if (t->kind == TypeKind::Complex)
+        v = builder_.CreateExtractValue(v, p.dim);
+      args.push_back(v);
+      break;
+    }
+    }
+  }
+  llvm::CallInst *call = builder_.CreateCall(functions_.at(&callee), args);
+  call->setCallingConv(target_.functionCallingConvention());
+  if (callee.returnType->kind == TypeKind::None)
+    return {};
+  return {call};
+}
+
+namespace {
+
+/// The kernel and every device-function specialisation it reaches, in the
+/// order of first call in the code: the module, and so the dumps and the
+/// disk-cache keys, are the same in every process (`calls` is keyed by
+/// address).
+void collectReachable(const TypedFunction &typed,
+                      std::vector<const TypedFunction *> &order,
+                      std::set<const TypedFunction *> &seen) {
+  if (!seen.insert(&typed).second)
+    return;
+  order.push_back(&typed);
+  for (const auto &block : typed.function->blocks)
+    for (const auto &inst : block->instructions) {
+      auto call = typed.calls.find(inst.get());
+      if (call != typed.calls.end())
+        collectReachable(*call->second, order, seen);
+    }
+}
+
+} // namespace
+} // namespace spirjit::lower
+
+namespace spirjit {
+
+std::string entryPointName(const std::string &name) {
+  std::string out = "spirjit_";
+  for (char c : name)
+    out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
+
+std::unique_ptr<llvm::Module> lowerToLLVM(const TypedFunction &kernel,
+                                          const Target &target,
+                                          llvm::LLVMContext &context,
+                                          const LoweringOptions &options) {
+  auto module = std::make_unique<llvm::Module>(kernel.function->name, context);
+  target.configureModule(*module);
+  std::vector<const TypedFunction *> order;
+  std::set<const TypedFunction *> seen;
+  lower::collectReachable(kernel, order, seen);
+  lower::Lowering::FunctionMap functions;
+  std::vector<std::unique_ptr<lower::Lowering>> lowerings;
+  for (const TypedFunction *typed : order) {
+    lowerings.push_back(std::make_unique<lower::Lowering>(
+        *typed, target, context, options, module.get(), functions));
+    lowerings.back()->declare();
+  }
+  for (auto &lowering : lowerings)
+    lowering->lowerBody();
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  SPIRJIT_INTERNAL_CHECK(!llvm::verifyModule(*module, &os),
+                         "the LLVM verifier rejected the lowered module: " +
+                             os.str());
+  return module;
+}
+
+} // namespace spirjit

@@ -1,0 +1,315 @@
+// One pyir instruction at a time, and the blocks and phis around them;
+// calls go to LowerCalls.cpp.
+#include "compiler/lower/Lowering.h"
+
+namespace spirjit::lower {
+
+Lowered Lowering::createPhi(const Type *t) {
+  Lowered phi;
+  switch (t->kind) {
+  case TypeKind::Array:
+    phi.data = builder_.CreatePHI(pointerType(t), 2);
+    for (int d = 0; d < t->ndim; ++d)
+      phi.shape.push_back(builder_.CreatePHI(builder_.getInt64Ty(), 2));
+    for (int d = 0; d < t->ndim; ++d)
+      phi.strides.push_back(builder_.CreatePHI(builder_.getInt64Ty(), 2));
+    return phi;
+  case TypeKind::Tuple:
+    for (const Type *e : t->elements)
+      phi.elements.push_back(createPhi(e));
+    return phi;
+  case TypeKind::Range:
+    for (int i = 0; i < 3; ++i)
+      phi.elements.push_back({builder_.CreatePHI(builder_.getInt64Ty(), 2)});
+    return phi;
+  case TypeKind::RangeIterator:
+  case TypeKind::Module:
+  case TypeKind::Function:
+  case TypeKind::Method:
+  case TypeKind::DTypeClass:
+  case TypeKind::Item:
+  case TypeKind::None:
+    return phi; // compile-time only, or one cursor that is never merged
+  default:
+    phi.scalar = builder_.CreatePHI(scalarType(t), 2);
+    return phi;
+  }
+}
+
+void Lowering::addIncoming(Lowered &phi, const Lowered &value,
+                           const Type *phiType, const Type *valueType,
+                           llvm::BasicBlock *from) {
+  if (phi.scalar) {
+    llvm::IRBuilder<>::InsertPointGuard guard(builder_);
+    builder_.SetInsertPoint(from->getTerminator());
+    llvm::Value *v = value.scalar
+                         ? convert(value.scalar, valueType, phiType)
+                         : llvm::UndefValue::get(phi.scalar->getType());
+    llvm::cast<llvm::PHINode>(phi.scalar)->addIncoming(v, from);
+    return;
+  }
+  auto add = [&](llvm::Value *p, llvm::Value *v) {
+    auto *node = llvm::cast<llvm::PHINode>(p);
+    node->addIncoming(v ? v : llvm::UndefValue::get(node->getType()), from);
+  };
+  if (phi.data) {
+    add(phi.data, value.data);
+    for (size_t d = 0; d < phi.shape.size(); ++d) {
+      add(phi.shape[d], d < value.shape.size() ? value.shape[d] : nullptr);
+      add(phi.strides[d],
+          d < value.strides.size() ? value.strides[d] : nullptr);
+    }
+  }
+  for (size_t i = 0; i < phi.elements.size(); ++i) {
+    const Type *pt = phiType->kind == TypeKind::Tuple ? phiType->elements[i]
+                                                      : types::int64();
+    const Type *vt = valueType && valueType->kind == TypeKind::Tuple
+                         ? valueType->elements[i]
+                         : types::int64();
+    Lowered empty;
+    addIncoming(phi.elements[i],
+                i < value.elements.size() ? value.elements[i] : empty, pt, vt,
+                from);
+  }
+}
+
+Lowered Lowering::index(const Lowered &array, const Type *arrayType,
+                        const Instruction *indexInst) {
+  std::vector<llvm::Value *> indices;
+  std::vector<const Type *> indexTypes;
+  const Lowered &idx = values_.at(indexInst);
+  if (indexInst->type->kind == TypeKind::Tuple) {
+    for (size_t i = 0; i < idx.elements.size(); ++i) {
+      indices.push_back(idx.elements[i].scalar);
+      indexTypes.push_back(indexInst->type->elements[i]);
+    }
+  } else {
+    indices.push_back(idx.scalar);
+    indexTypes.push_back(indexInst->type);
+  }
+  llvm::Value *offset = builder_.getInt64(0);
+  for (size_t d = 0; d < indices.size(); ++d) {
+    llvm::Value *i = convert(indices[d], indexTypes[d], types::int64());
+    // NumPy wrap-around: a negative index counts from the end.
+    llvm::Value *wrapped =
+        builder_.CreateSelect(builder_.CreateICmpSLT(i, builder_.getInt64(0)),
+                              builder_.CreateAdd(i, array.shape[d]), i);
+    offset = builder_.CreateAdd(offset,
+                                builder_.CreateMul(wrapped, array.strides[d]));
+  }
+  llvm::Type *element = memoryType(arrayType->element);
+  Lowered result;
+  result.data = builder_.CreateInBoundsGEP(element, array.data, offset);
+  result.shape.assign(array.shape.begin() + indices.size(), array.shape.end());
+  result.strides.assign(array.strides.begin() + indices.size(),
+                        array.strides.end());
+  return result;
+}
+
+Lowered Lowering::lowerGetAttr(const Instruction &inst) {
+  const Type *object = inst.operands[0]->type;
+  const Lowered &value = values_.at(inst.operands[0]);
+  Lowered result;
+  if (object->isNumber() && (inst.name == "real" || inst.name == "imag")) {
+    if (object->kind == TypeKind::Complex ||
+        object->kind == TypeKind::WeakComplex) {
+      llvm::Value *z =
+          convert(value.scalar, object, types::materialize(object));
+      return {builder_.CreateExtractValue(z, inst.name == "real" ? 0 : 1)};
+    }
+    if (inst.name == "real")
+      return {value.scalar};
+    return {convert(builder_.getInt1(false), types::boolean(), inst.type)};
+  }
+  if (object->kind == TypeKind::Array) {
+    if (inst.name == "shape") {
+      for (llvm::Value *extent : value.shape)
+        result.elements.push_back(Lowered{extent});
+    } else if (inst.name == "size") {
+      llvm::Value *size = builder_.getInt64(1);
+      for (llvm::Value *extent : value.shape)
+        size = builder_.CreateMul(size, extent);
+      result.scalar = size;
+    }
+  }
+  return result; // modules, functions, methods: compile-time only
+}
+
+void Lowering::lowerInstruction(const Instruction &inst) {
+  auto c = typed_.constants.find(&inst);
+  if (c != typed_.constants.end() && inst.type && inst.type->isNumber()) {
+    values_[&inst] = {constant(c->second, inst.type)};
+    return;
+  }
+  switch (inst.opcode) {
+  case Opcode::Arg:
+    values_[&inst] = arguments_.at(inst.index);
+    return;
+  case Opcode::Const:
+    if (inst.type->isNumber())
+      values_[&inst] = {constant(inst.constant, inst.type)};
+    else
+      values_[&inst] = {};
+    return;
+  case Opcode::Global:
+  case Opcode::FreeVar:
+  case Opcode::Undef:
+    values_[&inst] = {};
+    return;
+  case Opcode::Phi:
+    return; // created when the block was entered
+  case Opcode::BinaryOp:
+    values_[&inst] = {lowerBinary(inst)};
+    return;
+  case Opcode::UnaryOp:
+    values_[&inst] = {lowerUnary(inst)};
+    return;
+  case Opcode::Compare:
+    values_[&inst] = {lowerCompare(inst)};
+    return;
+  case Opcode::Truth:
+    values_[&inst] = {
+        truth(values_.at(inst.operands[0]).scalar, inst.operands[0]->type)};
+    return;
+  case Opcode::GetAttr:
+    values_[&inst] = lowerGetAttr(inst);
+    return;
+  case Opcode::Call:
+    values_[&inst] = lowerCall(inst);
+    return;
+  case Opcode::GetItem: {
+    const Type *object = inst.operands[0]->type;
+    const Lowered &value = values_.at(inst.operands[0]);
+    if (object->kind == TypeKind::Tuple) {
+      int64_t i = inst.operands[1]->constant.intValue;
+      int64_t n = static_cast<int64_t>(value.elements.size());
+      values_[&inst] = value.elements.at(i < 0 ? i + n : i);
+      return;
+    }
+    Lowered element = index(value, object, inst.operands[1]);
+    if (inst.type->kind == TypeKind::Array) {
+      values_[&inst] = element;
+      return;
+    }
+    llvm::Value *loaded =
+        builder_.CreateLoad(memoryType(inst.type), element.data);
+    if (inst.type->kind == TypeKind::Bool)
+      loaded = builder_.CreateICmpNE(loaded, builder_.getInt8(0));
+    values_[&inst] = {loaded};
+    return;
+  }
+  case Opcode::SetItem: {
+    const Type *object = inst.operands[0]->type;
+    Lowered element =
+        index(values_.at(inst.operands[0]), object, inst.operands[1]);
+    llvm::Value *v = scalarOf(inst.operands[2], object->element);
+    if (object->element->kind == TypeKind::Bool)
+      v = builder_.CreateZExt(v, builder_.getInt8Ty());
+    builder_.CreateStore(v, element.data);
+    return;
+  }
+  case Opcode::BuildTuple: {
+    Lowered tuple;
+    for (Instruction *operand : inst.operands)
+      tuple.elements.push_back(values_.at(operand));
+    values_[&inst] = tuple;
+    return;
+  }
+  case Opcode::TupleGet:
+    values_[&inst] = values_.at(inst.operands[0]).elements.at(inst.index);
+    return;
+  case Opcode::GetIter: {
+    const Lowered &range = values_.at(inst.operands[0]);
+    Lowered iter;
+    // SPIR-V wants every variable first in the entry block.
+    llvm::BasicBlock &entry = function_->getEntryBlock();
+    allocaBuilder_.SetInsertPoint(&entry, entry.getFirstInsertionPt());
+    iter.scalar = allocaBuilder_.CreateAlloca(builder_.getInt64Ty());
+    builder_.CreateStore(range.elements[0].scalar, iter.scalar);
+    iter.elements = {range.elements[1], range.elements[2]};
+    values_[&inst] = iter;
+    return;
+  }
+  case Opcode::IterValid: {
+    const Lowered &iter = values_.at(inst.operands[0]);
+    llvm::Value *cursor =
+        builder_.CreateLoad(builder_.getInt64Ty(), iter.scalar);
+    llvm::Value *stop = iter.elements[0].scalar;
+    llvm::Value *step = iter.elements[1].scalar;
+    llvm::Value *up = builder_.CreateICmpSGT(step, builder_.getInt64(0));
+    values_[&inst] = {
+        builder_.CreateSelect(up, builder_.CreateICmpSLT(cursor, stop),
+                              builder_.CreateICmpSGT(cursor, stop))};
+    return;
+  }
+  case Opcode::IterNext: {
+    const Lowered &iter = values_.at(inst.operands[0]);
+    llvm::Value *cursor =
+        builder_.CreateLoad(builder_.getInt64Ty(), iter.scalar);
+    builder_.CreateStore(builder_.CreateAdd(cursor, iter.elements[1].scalar),
+                         iter.scalar);
+    values_[&inst] = {cursor};
+    return;
+  }
+  case Opcode::Branch:
+    builder_.CreateBr(startBlocks_.at(inst.targets[0]));
+    return;
+  case Opcode::CondBranch:
+    builder_.CreateCondBr(values_.at(inst.operands[0]).scalar,
+                          startBlocks_.at(inst.targets[0]),
+                          startBlocks_.at(inst.targets[1]));
+    return;
+  case Opcode::Return: {
+    const Type *returned = typed_.returnType;
+    if (typed_.kind == FunctionKind::Kernel || returned->kind == TypeKind::None)
+      builder_.CreateRetVoid();
+    else
+      builder_.CreateRet(scalarOf(inst.operands[0], returned));
+    return;
+  }
+  }
+}
+
+void Lowering::lowerBody() {
+  const ir::Function &pyir = *typed_.function;
+  if (options_.fastmath) {
+    llvm::FastMathFlags flags;
+    flags.setFast();
+    builder_.setFastMathFlags(flags);
+  }
+
+  for (const auto &block : pyir.blocks) {
+    auto *bb = llvm::BasicBlock::Create(
+        context_, "bb" + std::to_string(block->id), function_);
+    startBlocks_[block.get()] = bb;
+  }
+  llvm::BasicBlock *entry = startBlocks_.at(pyir.blocks[0].get());
+  builder_.SetInsertPoint(entry);
+  lowerEntry(function_);
+  for (const auto &block : pyir.blocks) {
+    llvm::BasicBlock *bb = startBlocks_.at(block.get());
+    if (bb != entry)
+      builder_.SetInsertPoint(bb);
+    for (const auto &inst : block->instructions)
+      if (inst->opcode == Opcode::Phi && inst->type)
+        values_[inst.get()] = createPhi(inst->type);
+    for (const auto &inst : block->instructions)
+      lowerInstruction(*inst);
+    endBlocks_[block.get()] = builder_.GetInsertBlock();
+  }
+  for (const auto &block : pyir.blocks)
+    for (const auto &inst : block->instructions) {
+      if (inst->opcode != Opcode::Phi || !inst->type)
+        continue;
+      Lowered &phi = values_.at(inst.get());
+      for (size_t i = 0; i < inst->operands.size(); ++i) {
+        const Instruction *incoming = inst->operands[i];
+        Lowered empty;
+        auto it = values_.find(incoming);
+        addIncoming(phi, it == values_.end() ? empty : it->second, inst->type,
+                    incoming->type, endBlocks_.at(block->predecessors[i]));
+      }
+    }
+}
+
+} // namespace spirjit::lower

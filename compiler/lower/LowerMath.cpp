@@ -1,0 +1,239 @@
+// Builtins (abs, min, round, complex, ...), conversions to NumPy types, and
+// the math, cmath and NumPy functions (MathFunctions.def).
+#include "compiler/lower/Lowering.h"
+
+#include "compiler/MathFunctions.h"
+
+namespace spirjit::lower {
+
+Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
+                              const Type *result) {
+  const Instruction *operand = inst.operands[1];
+  const Type *in = types::materialize(operand->type);
+  const Type *complexType = result->kind == TypeKind::Complex ? result
+                            : in->kind == TypeKind::Complex   ? in
+                            : in->kind == TypeKind::Float
+                                ? types::complex(in->bits)
+                                : types::complex(64);
+  if (name == "rect") { // r * (cos(phi) + i sin(phi))
+    const Type *part = types::floating(result->bits);
+    llvm::Value *r = scalarOf(inst.operands[1], part);
+    llvm::Value *phi = scalarOf(inst.operands[2], part);
+    return {makeComplex(
+        builder_.CreateFMul(r, target_.emitMathCall(builder_, "cos", {phi})),
+        builder_.CreateFMul(r, target_.emitMathCall(builder_, "sin", {phi})))};
+  }
+  llvm::Value *z = scalarOf(operand, complexType);
+  llvm::Value *re = builder_.CreateExtractValue(z, 0);
+  llvm::Value *im = builder_.CreateExtractValue(z, 1);
+  if (name == "phase")
+    return {target_.emitMathCall(builder_, "atan2", {im, re})};
+  if (name == "isnan")
+    return {builder_.CreateOr(builder_.CreateFCmpUNO(re, re),
+                              builder_.CreateFCmpUNO(im, im))};
+  if (name == "isinf" || name == "isfinite") {
+    llvm::Value *inf = llvm::ConstantFP::getInfinity(re->getType());
+    llvm::Value *reInf = builder_.CreateFCmpOEQ(
+        target_.emitMathCall(builder_, "fabs", {re}), inf);
+    llvm::Value *imInf = builder_.CreateFCmpOEQ(
+        target_.emitMathCall(builder_, "fabs", {im}), inf);
+    if (name == "isinf")
+      return {builder_.CreateOr(reInf, imInf)};
+    llvm::Value *finite = builder_.CreateAnd(
+        builder_.CreateFCmpOLT(target_.emitMathCall(builder_, "fabs", {re}),
+                               inf),
+        builder_.CreateFCmpOLT(target_.emitMathCall(builder_, "fabs", {im}),
+                               inf));
+    return {finite};
+  }
+  if (name == "exp") { // e^re (cos im + i sin im)
+    llvm::Value *scale = target_.emitMathCall(builder_, "exp", {re});
+    return {makeComplex(
+        builder_.CreateFMul(scale, target_.emitMathCall(builder_, "cos", {im})),
+        builder_.CreateFMul(scale,
+                            target_.emitMathCall(builder_, "sin", {im})))};
+  }
+  if (name == "log")
+    return {makeComplex(target_.emitMathCall(builder_, "log",
+                                             {target_.emitMathCall(
+                                                 builder_, "hypot", {re, im})}),
+                        target_.emitMathCall(builder_, "atan2", {im, re}))};
+  // sqrt: the principal root, as cmath.
+  llvm::Value *half = llvm::ConstantFP::get(re->getType(), 0.5);
+  llvm::Value *modulus = target_.emitMathCall(builder_, "hypot", {re, im});
+  llvm::Value *outRe = target_.emitMathCall(
+      builder_, "sqrt",
+      {builder_.CreateFMul(builder_.CreateFAdd(modulus, re), half)});
+  llvm::Value *outIm = target_.emitMathCall(
+      builder_, "sqrt",
+      {builder_.CreateFMul(builder_.CreateFSub(modulus, re), half)});
+  outIm = target_.emitMathCall(builder_, "copysign", {outIm, im});
+  return {makeComplex(outRe, outIm)};
+}
+
+Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
+  const Instruction *calleeInst = inst.operands[0];
+  const Type *callee = calleeInst->type;
+  const Type *result = inst.type;
+  auto arg = [&](size_t i) { return inst.operands[i + 1]; };
+  size_t argCount = inst.operands.size() - 1;
+
+  if (callee->kind == TypeKind::DTypeClass)
+    return {scalarOf(arg(0), callee->element)};
+  if (callee->kind == TypeKind::Method && callee->name == "conjugate") {
+    const Instruction *receiver = calleeInst->operands[0];
+    const Type *t = types::materialize(receiver->type);
+    llvm::Value *z = scalarOf(receiver, t);
+    if (t->kind != TypeKind::Complex)
+      return {z};
+    return {
+        makeComplex(builder_.CreateExtractValue(z, 0),
+                    builder_.CreateFNeg(builder_.CreateExtractValue(z, 1)))};
+  }
+
+  const std::string &name = callee->name;
+  if (name == "range") {
+    Lowered range;
+    std::vector<llvm::Value *> v;
+    for (size_t i = 0; i < argCount; ++i)
+      v.push_back(scalarOf(arg(i), types::int64()));
+    llvm::Value *start = argCount >= 2 ? v[0] : builder_.getInt64(0);
+    llvm::Value *stop = argCount >= 2 ? v[1] : v[0];
+    llvm::Value *step = argCount == 3 ? v[2] : builder_.getInt64(1);
+    range.elements = {Lowered{start}, Lowered{stop}, Lowered{step}};
+    return range;
+  }
+  const Type *r = types::materialize(result);
+  if ((name == "abs" || name == "numpy.abs" || name == "numpy.absolute") &&
+      (arg(0)->type->kind == TypeKind::Complex ||
+       arg(0)->type->kind == TypeKind::WeakComplex)) {
+    llvm::Value *z = scalarOf(arg(0), types::materialize(arg(0)->type));
+    return {convert(target_.emitMathCall(builder_, "hypot",
+                                         {builder_.CreateExtractValue(z, 0),
+                                          builder_.CreateExtractValue(z, 1)}),
+                    types::floating(types::materialize(arg(0)->type)->bits),
+                    r)};
+  }
+  if (name == "complex") {
+    // complex(a, b) = a + b*1j, where a and b may themselves be complex.
+    llvm::Value *a = scalarOf(arg(0), r);
+    if (argCount == 1)
+      return {a};
+    llvm::Value *b = scalarOf(arg(1), r);
+    return {
+        makeComplex(builder_.CreateFSub(builder_.CreateExtractValue(a, 0),
+                                        builder_.CreateExtractValue(b, 1)),
+                    builder_.CreateFAdd(builder_.CreateExtractValue(a, 1),
+                                        builder_.CreateExtractValue(b, 0)))};
+  }
+  if (name.compare(0, 6, "cmath.") == 0)
+    return complexMath(name.substr(6), inst, r);
+  if (name == "abs" || name == "numpy.abs" || name == "numpy.absolute") {
+    llvm::Value *x = scalarOf(arg(0), r);
+    if (r->kind == TypeKind::Float)
+      return {target_.emitMathCall(builder_, "fabs", {x})};
+    if (r->kind == TypeKind::Bool || !r->isSigned)
+      return {x};
+    return {builder_.CreateSelect(
+        builder_.CreateICmpSLT(x, llvm::ConstantInt::get(x->getType(), 0)),
+        builder_.CreateNeg(x), x)};
+  }
+  if (name == "min" || name == "max") {
+    llvm::Value *best = scalarOf(arg(0), r);
+    for (size_t i = 1; i < argCount; ++i) {
+      llvm::Value *x = scalarOf(arg(i), r);
+      llvm::Value *better;
+      if (r->kind == TypeKind::Float)
+        better = name == "min" ? builder_.CreateFCmpOLT(x, best)
+                               : builder_.CreateFCmpOGT(x, best);
+      else if (r->kind == TypeKind::Int && r->isSigned)
+        better = name == "min" ? builder_.CreateICmpSLT(x, best)
+                               : builder_.CreateICmpSGT(x, best);
+      else
+        better = name == "min" ? builder_.CreateICmpULT(x, best)
+                               : builder_.CreateICmpUGT(x, best);
+      best = builder_.CreateSelect(better, x, best);
+    }
+    return {best};
+  }
+  if (name == "int" || name == "float" || name == "bool")
+    return {scalarOf(arg(0), r)};
+  if (name == "len") {
+    const Type *t = arg(0)->type;
+    if (t->kind == TypeKind::Array)
+      return {values_.at(arg(0)).shape[0]};
+    return {builder_.getInt64(t->elements.size())};
+  }
+  if (name == "round") {
+    const Type *a = arg(0)->type;
+    if (a->kind != TypeKind::Float && a->kind != TypeKind::WeakFloat)
+      return {scalarOf(arg(0), r)}; // rounding an integer keeps it
+    const Type *floatType = types::materialize(a);
+    llvm::Value *x = scalarOf(arg(0), floatType);
+    if (argCount == 1) // half to even, as Python's round
+      return {
+          convert(target_.emitMathCall(builder_, "rint", {x}), floatType, r)};
+    // round(x, n): scale by 10**n, round half to even, scale back.
+    llvm::Value *digits = scalarOf(arg(1), floatType);
+    llvm::Value *ten = llvm::ConstantFP::get(x->getType(), 10.0);
+    llvm::Value *scale = target_.emitMathCall(builder_, "pow", {ten, digits});
+    llvm::Value *y =
+        target_.emitMathCall(builder_, "rint", {builder_.CreateFMul(x, scale)});
+    return {convert(builder_.CreateFDiv(y, scale), floatType, r)};
+  }
+  if (const MathFunction *math = findMathFunction(name)) {
+    const Type *a = arg(0)->type;
+    bool isFloatArg =
+        a->kind == TypeKind::Float || a->kind == TypeKind::WeakFloat;
+    switch (math->kind) {
+    case MathFunction::Kind::Predicate: {
+      if (!isFloatArg) // an integer is never nan or inf
+        return {builder_.getInt1(std::string(math->name) == "isfinite")};
+      llvm::Value *x = scalarOf(arg(0), types::materialize(a));
+      if (std::string(math->name) == "isnan")
+        return {builder_.CreateFCmpUNO(x, x)};
+      llvm::Value *magnitude = target_.emitMathCall(builder_, "fabs", {x});
+      llvm::Value *inf = llvm::ConstantFP::getInfinity(x->getType());
+      if (std::string(math->name) == "isinf")
+        return {builder_.CreateFCmpOEQ(magnitude, inf)};
+      return {builder_.CreateFCmpOLT(magnitude, inf)};
+    }
+    case MathFunction::Kind::Rounding: {
+      if (!isFloatArg)
+        return {scalarOf(arg(0), r)}; // floor of an int is itself
+      const Type *floatType = types::materialize(a);
+      llvm::Value *y = target_.emitMathCall(builder_, math->builtin,
+                                            {scalarOf(arg(0), floatType)});
+      return {convert(y, floatType, r)};
+    }
+    case MathFunction::Kind::Square: {
+      llvm::Value *x = scalarOf(arg(0), r);
+      return {r->kind == TypeKind::Float ? builder_.CreateFMul(x, x)
+                                         : builder_.CreateMul(x, x)};
+    }
+    case MathFunction::Kind::Scale: {
+      llvm::Value *x = scalarOf(arg(0), r);
+      return {builder_.CreateFMul(
+          x, llvm::ConstantFP::get(x->getType(), std::stod(math->builtin)))};
+    }
+    case MathFunction::Kind::LdExp: {
+      llvm::Value *x = scalarOf(arg(0), r);
+      llvm::Value *e = scalarOf(arg(1), types::integer(32, true));
+      return {target_.emitMathCall(builder_, "ldexp", {x, e})};
+    }
+    case MathFunction::Kind::Float: {
+      std::vector<llvm::Value *> xs;
+      for (size_t i = 0; i < argCount; ++i)
+        xs.push_back(scalarOf(arg(i), r));
+      if (std::string(math->name) == "log" && xs.size() == 2) // log(x, base)
+        return {builder_.CreateFDiv(
+            target_.emitMathCall(builder_, "log", {xs[0]}),
+            target_.emitMathCall(builder_, "log", {xs[1]}))};
+      return {target_.emitMathCall(builder_, math->builtin, xs)};
+    }
+    }
+  }
+  unsupported(inst, "calling '" + name + "' is not supported in kernels");
+}
+
+} // namespace spirjit::lower

@@ -1,0 +1,160 @@
+// The lowering of typed pyir to LLVM IR, private to compiler/lower/: one
+// class, its methods defined by concern (Halide's Simplify_*.cpp):
+//   LowerCalls.cpp        the entry point, the kernel ABI, device functions,
+//                         and which concern lowers a call
+//   LowerInstructions.cpp one pyir instruction at a time: blocks, phis,
+//                         indexing, attributes, loops
+//   LowerArithmetic.cpp   NumPy scalars: conversions, constants, operators
+//   LowerMath.cpp         builtins and the math, cmath and NumPy functions
+//   LowerKernelAPI.cpp    work-item queries, barriers, group collectives,
+//                         PrivateArray and atomics (KernelAPI.def)
+// LowerToLLVM.h states the contract.
+#pragma once
+
+#include "compiler/KernelAPI.h"
+#include "compiler/LowerToLLVM.h"
+#include "frontend/Diagnostics.h"
+
+#include <functional>
+#include <map>
+#include <vector>
+
+namespace spirjit::lower {
+
+using ir::BinaryOperator;
+using ir::CompareOperator;
+using ir::Instruction;
+using ir::Opcode;
+
+/// The LLVM form of a pyir value.
+struct Lowered {
+  llvm::Value *scalar = nullptr; // numbers (bool as i1); iterator: cursor
+  llvm::Value *data = nullptr;   // arrays: pointer to element [0, ...]
+  std::vector<llvm::Value *> shape, strides; // arrays, int64, in elements
+  std::vector<Lowered> elements; // tuples; range: start, stop, step;
+                                 // iterator: stop, step
+};
+
+/// What group_reduce combines with, or group_broadcast.
+enum class GroupOperation { Broadcast, Add, Mul, Min, Max };
+
+/// Lowers one typed function (the kernel or one device-function
+/// specialisation) into a module that holds the others it calls.
+class Lowering {
+public:
+  using FunctionMap = std::map<const TypedFunction *, llvm::Function *>;
+
+  Lowering(const TypedFunction &typed, const Target &target,
+           llvm::LLVMContext &context, const LoweringOptions &options,
+           llvm::Module *module, FunctionMap &functions)
+      : typed_(typed), target_(target), context_(context), options_(options),
+        builder_(context), allocaBuilder_(context), module_(module),
+        functions_(functions) {}
+
+  /// Creates the LLVM function (the kernel ABI for parameters).
+  llvm::Function *declare();
+  void lowerBody();
+
+private:
+  const std::string &filename() const { return typed_.description->filename; }
+  [[noreturn]] void unsupported(const Instruction &inst,
+                                const std::string &what) {
+    throw UserError(UserErrorKind::UnsupportedFeature, filename(), inst.line,
+                    what);
+  }
+  /// The target's device layer: kernel-API constructs need one.
+  const DeviceTarget &device() const;
+
+  // LowerArithmetic.cpp
+  llvm::Type *scalarType(const Type *t);
+  llvm::Type *memoryType(const Type *t); // bool is a byte in memory
+  /// Pointer to an array's elements, in the array's address space.
+  llvm::PointerType *pointerType(const Type *array) {
+    return llvm::PointerType::get(memoryType(array->element),
+                                  target_.addressSpace(array->memorySpace));
+  }
+  llvm::Value *convert(llvm::Value *v, const Type *from, const Type *to);
+  llvm::Value *truth(llvm::Value *v, const Type *t);
+  llvm::Value *makeComplex(llvm::Value *re, llvm::Value *im);
+  llvm::Value *constant(const ConstValue &c, const Type *t);
+  llvm::Value *scalarOf(const Instruction *inst, const Type *to) {
+    return convert(values_.at(inst).scalar, inst->type, to);
+  }
+  llvm::Value *lowerBinary(const Instruction &inst);
+  llvm::Value *integerBinary(BinaryOperator op, llvm::Value *a, llvm::Value *b,
+                             const Type *t);
+  llvm::Value *floatBinary(BinaryOperator op, llvm::Value *a, llvm::Value *b);
+  llvm::Value *complexBinary(BinaryOperator op, llvm::Value *a, llvm::Value *b);
+  llvm::Value *integerPower(llvm::Value *base, llvm::Value *exponent,
+                            const Type *t);
+  llvm::Value *lowerUnary(const Instruction &inst);
+  llvm::Value *lowerCompare(const Instruction &inst);
+
+  // LowerMath.cpp
+  Lowered lowerBuiltinCall(const Instruction &inst);
+  Lowered complexMath(const std::string &name, const Instruction &inst,
+                      const Type *result);
+
+  // LowerKernelAPI.cpp
+  Lowered lowerKernelApiCall(const Instruction &inst,
+                             const KernelApiFunction &api);
+  Lowered lowerWorkItemMethod(const Instruction &inst, const Type *receiver,
+                              KernelApi method);
+  Lowered lowerAtomicMethod(const Instruction &inst, const Type *atomic,
+                            KernelApi method);
+  Lowered lowerPrivateArray(const Instruction &inst);
+  /// group_reduce or group_broadcast (from `source`) over a group of `rank`
+  /// dimensions.
+  llvm::Value *groupCollective(int rank, llvm::Value *value, const Type *type,
+                               GroupOperation op, llvm::Value *source);
+  llvm::Value *atomicCompareExchangeLoop(
+      llvm::Value *pointer, const Type *element,
+      const std::function<llvm::Value *(llvm::Value *)> &update);
+  /// Row-major linear id over `ndim` dimensions, and the product of sizes.
+  llvm::Value *linearQuery(WorkItemQuery id, WorkItemQuery size, int ndim);
+  llvm::Value *rangeProduct(WorkItemQuery size, int ndim);
+
+  // LowerCalls.cpp
+  void lowerEntry(llvm::Function *function);
+  Lowered lowerCall(const Instruction &inst);
+  Lowered lowerDeviceCall(const Instruction &inst, const TypedFunction &callee);
+  /// The argument for parameter `i` of a kapi call (nullptr: default).
+  const Instruction *callArgument(const Instruction &inst, size_t i) const {
+    auto it = typed_.callArguments.find(&inst);
+    if (it != typed_.callArguments.end())
+      return i < it->second.size() ? it->second[i] : nullptr;
+    return i + 1 < inst.operands.size() ? inst.operands[i + 1] : nullptr;
+  }
+  int64_t constantArgument(const Instruction *value, int64_t fallback) const {
+    const ConstValue *c = constantOf(typed_, value);
+    if (!c)
+      return fallback;
+    return c->kind == ConstValue::Kind::Bool ? c->boolValue : c->intValue;
+  }
+
+  // LowerInstructions.cpp
+  void lowerInstruction(const Instruction &inst);
+  Lowered createPhi(const Type *t);
+  void addIncoming(Lowered &phi, const Lowered &value, const Type *phiType,
+                   const Type *valueType, llvm::BasicBlock *from);
+  Lowered lowerGetAttr(const Instruction &inst);
+  /// Element pointer of a[index...] or, with fewer indices, a view.
+  Lowered index(const Lowered &array, const Type *arrayType,
+                const Instruction *indexInst);
+
+  const TypedFunction &typed_;
+  const Target &target_;
+  llvm::LLVMContext &context_;
+  LoweringOptions options_;
+  llvm::IRBuilder<> builder_;
+  llvm::IRBuilder<> allocaBuilder_;
+  llvm::Module *module_ = nullptr;
+  FunctionMap &functions_;
+  llvm::Function *function_ = nullptr;
+  std::map<const Instruction *, Lowered> values_;
+  std::map<const ir::Block *, llvm::BasicBlock *> startBlocks_, endBlocks_;
+  std::vector<Lowered> arguments_;
+  llvm::Value *groupScratch_ = nullptr; // i8 addrspace(local)*, if used
+};
+
+} // namespace spirjit::lower
