@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <regex>
 #include <sstream>
 
@@ -185,23 +186,29 @@ TEST(Pipeline, EveryFixtureGivesValidSPIRV) {
   };
   for (const Case &c : cases) {
     FunctionDescription f = loadFixture("py311", c.name);
-    CompileRequest request;
+    KernelRequest request;
     request.function = &f;
     request.argumentTypes = types::parseSignature(c.signature).arguments;
     request.itemDimensions = c.ndim;
+    CompileOptions options;
     std::vector<Stage> printed;
-    request.dump = [&](Stage s, const std::string &text) {
+    options.dump = [&](Stage s, const std::string &text) {
       printed.push_back(s);
       EXPECT_FALSE(text.empty());
     };
-    CompiledKernel kernel = compileKernel(request);
-    ASSERT_FALSE(kernel.spirv.empty()) << c.name;
-    EXPECT_EQ(kernel.spirv[0], 0x07230203u) << "SPIR-V magic";
-    EXPECT_EQ(validateSPIRV(kernel.spirv), "") << c.name;
+    CompiledKernel kernel = compileKernel(request, {}, options);
+    ASSERT_EQ(kernel.image.format, ImageFormat::SPIRV) << c.name;
+    ASSERT_FALSE(kernel.image.bytes.empty()) << c.name;
+    ASSERT_EQ(kernel.image.bytes.size() % 4, 0u) << c.name;
+    std::vector<uint32_t> spirv(kernel.image.bytes.size() / 4);
+    std::memcpy(spirv.data(), kernel.image.bytes.data(),
+                kernel.image.bytes.size());
+    EXPECT_EQ(spirv[0], 0x07230203u) << "SPIR-V magic";
+    EXPECT_EQ(validateSPIRV(spirv), "") << c.name;
     EXPECT_EQ(printed.size(), allStages().size()) << "every stage printable";
     EXPECT_EQ(kernel.entryPoint, std::string("spirjit_") + c.name);
     // The way back for PoCL: SPIR 1.2 bitcode starts with 'BC'.
-    std::vector<char> bitcode = lowerSPIRVToSPIRBitcode(kernel.spirv);
+    std::vector<char> bitcode = lowerSPIRVToSPIRBitcode(spirv);
     ASSERT_GE(bitcode.size(), 4u);
     EXPECT_EQ(bitcode[0], 'B');
     EXPECT_EQ(bitcode[1], 'C');
@@ -211,13 +218,14 @@ TEST(Pipeline, EveryFixtureGivesValidSPIRV) {
 namespace {
 std::string optimizedLLVM(const FunctionDescription &f,
                           const std::string &signature) {
-  CompileRequest request;
+  KernelRequest request;
   request.function = &f;
   request.argumentTypes = types::parseSignature(signature).arguments;
   std::string text;
-  request.wantsDump = [](Stage s) { return s == Stage::LLIROpt; };
-  request.dump = [&](Stage, const std::string &t) { text = t; };
-  compileKernel(request);
+  CompileOptions options;
+  options.wantsDump = [](Stage s) { return s == Stage::LLIROpt; };
+  options.dump = [&](Stage, const std::string &t) { text = t; };
+  compileKernel(request, {}, options);
   // The same computation may be scheduled and named differently: compare
   // the multiset of instructions with value names erased.
   text = std::regex_replace(text, std::regex("%[A-Za-z0-9_.]+"), "%v");
