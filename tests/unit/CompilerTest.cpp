@@ -255,3 +255,62 @@ TEST(Python312, DifferentBytecodeGivesTheSameOptimizedLLVM) {
     EXPECT_EQ(a, b) << name;
   }
 }
+
+TEST(Pipeline, RequiredItemRankFollowsTheItemQueries) {
+  FunctionDescription vecadd = loadFixture("py311", "vecadd");
+  FunctionDescription twoD = loadFixture("py311", "two_d");
+  KernelRequest request;
+  request.function = &vecadd;
+  request.argumentTypes =
+      types::parseSignature("(float32[::1], float32[::1], float32[::1])")
+          .arguments;
+  EXPECT_EQ(requiredItemRank(request, {}), 1);
+  request.function = &twoD;
+  request.argumentTypes =
+      types::parseSignature("(float32[:, ::1], float32[:, ::1])").arguments;
+  EXPECT_EQ(requiredItemRank(request, {}), 2);
+}
+
+TEST(Pipeline, DoublePrecisionOnADeviceWithoutItIsATypingErrorAtTheLine) {
+  DeviceCapabilities noFp64;
+  noFp64.name = "Tiny GPU";
+  noFp64.fp64 = false;
+  // An argument: named, at the function's first line (the message users
+  // know from the launcher's former check).
+  FunctionDescription vecadd = loadFixture("py311", "vecadd");
+  KernelRequest request;
+  request.function = &vecadd;
+  request.argumentTypes =
+      types::parseSignature("(float32[::1], float64[::1], float32[::1])")
+          .arguments;
+  try {
+    compileKernel(request, noFp64);
+    FAIL() << "float64 compiled for a device without fp64";
+  } catch (const UserError &e) {
+    EXPECT_EQ(e.kind(), UserErrorKind::Typing);
+    EXPECT_EQ(e.line(), vecadd.firstLine);
+    EXPECT_EQ(e.message(), "argument 2 is float64, but Tiny GPU has no "
+                           "double precision; use float32");
+  }
+  // An operation: int32 * 2.0 is float64 (NEP 50), at its own line.
+  FunctionDescription literal = loadFixture("py311", "literal_float32");
+  request.function = &literal;
+  request.argumentTypes =
+      types::parseSignature("(int32[::1], float32[::1])").arguments;
+  try {
+    compileKernel(request, noFp64);
+    FAIL() << "a float64 operation compiled for a device without fp64";
+  } catch (const UserError &e) {
+    EXPECT_EQ(e.kind(), UserErrorKind::Typing);
+    EXPECT_EQ(e.filename(), "functions.py");
+    EXPECT_EQ(e.line(), literal.firstLine + 2) << e.what();
+    EXPECT_NE(e.message().find("float64"), std::string::npos);
+    EXPECT_NE(e.message().find("Tiny GPU"), std::string::npos);
+  }
+  // The same kernels compile where fp64 is available, and float32 code
+  // compiles without it.
+  EXPECT_NO_THROW(compileKernel(request, {}));
+  request.argumentTypes =
+      types::parseSignature("(float32[::1], float32[::1])").arguments;
+  EXPECT_NO_THROW(compileKernel(request, noFp64));
+}
