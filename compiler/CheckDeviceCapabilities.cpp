@@ -38,21 +38,19 @@ void checkFunction(const TypedFunction &typed, const std::string &deviceName) {
 
 } // namespace
 
-void checkArgumentCapabilities(const FunctionDescription &function,
-                               const std::vector<const Type *> &argumentTypes,
-                               bool hasFp64, const std::string &deviceName) {
+std::string argumentCapabilityProblem(
+    const std::vector<const Type *> &argumentTypes, bool hasFp64,
+    const std::string &deviceName) {
   if (hasFp64)
-    return;
+    return "";
   for (size_t i = 0; i < argumentTypes.size(); ++i)
     if (const char *name = doublePrecisionName(argumentTypes[i])) {
       bool complex = name[0] == 'c';
-      throw UserError(UserErrorKind::Typing, function.filename,
-                      function.firstLine,
-                      "argument " + std::to_string(i + 1) + " is " + name +
-                          ", but " + deviceName +
-                          " has no double precision; use " +
-                          (complex ? "complex64" : "float32"));
+      return "argument " + std::to_string(i + 1) + " is " + name + ", but " +
+             deviceName + " has no double precision; use " +
+             (complex ? "complex64" : "float32");
     }
+  return "";
 }
 
 void checkDeviceCapabilities(const TypedFunction &kernel,

@@ -9,13 +9,15 @@
 
 namespace spirjit {
 
-/// Arguments of a kernel: a float64 or complex128 argument (scalar or
-/// array element) on a device without fp64 is a UserError(Typing) at the
-/// function's first line naming the argument. `argumentTypes` are the
-/// Python arguments after the item; `deviceName` appears in the message.
-void checkArgumentCapabilities(const FunctionDescription &function,
-                               const std::vector<const Type *> &argumentTypes,
-                               bool hasFp64, const std::string &deviceName);
+/// Arguments of a kernel: what is wrong with a float64 or complex128
+/// argument (scalar or array element) on a device without fp64, naming the
+/// argument, or "" when nothing is. `argumentTypes` are the Python
+/// arguments after the item; `deviceName` appears in the message. The
+/// launcher asks before it compiles (and reports it as the launch's
+/// TypingError); compileKernel raises it at the function's first line.
+std::string argumentCapabilityProblem(
+    const std::vector<const Type *> &argumentTypes, bool hasFp64,
+    const std::string &deviceName);
 
 /// Requires a typed kernel and the device functions it calls (typed into
 /// `specializations`); changes nothing. Without fp64, the first instruction

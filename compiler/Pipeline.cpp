@@ -174,8 +174,11 @@ CompiledKernel compileKernel(const KernelRequest &request,
   ImageFormat format = chooseImageFormat(device);
   // What the device cannot take is refused before any work, at the
   // function's line.
-  checkArgumentCapabilities(function, request.argumentTypes, device.fp64,
-                            device.name);
+  std::string problem = argumentCapabilityProblem(
+      request.argumentTypes, device.fp64, device.name);
+  if (!problem.empty())
+    throw UserError(UserErrorKind::Typing, function.filename,
+                    function.firstLine, problem);
 
   // bytecode -> pyir -> typed.
   std::unique_ptr<TypedKernel> kernelCode = typeKernel(request, device, dump);

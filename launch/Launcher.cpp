@@ -4,6 +4,7 @@
 // per-thread scratch, and the Kernel skips rebinding what it holds.
 #include "launch/Launcher.h"
 
+#include "compiler/CheckDeviceCapabilities.h"
 #include "frontend/Diagnostics.h"
 #include "launch/CallerLock.h"
 
@@ -302,7 +303,14 @@ KernelCache::submit(Event &event, const LaunchRange &range,
     entry = lastEntry_;
     ++statistics_.memoryHits;
   } else {
-    // What depends only on the key is checked when it is not the last one.
+    // What depends only on the key is checked when it is not the last one,
+    // and reported as the launch's error (no line of the user's is at
+    // fault but the call's).
+    const runtime::DeviceInfo &info = device->info();
+    std::string problem =
+        argumentCapabilityProblem(argTypes, info.hasFp64, info.name);
+    if (!problem.empty())
+      throw LaunchError(LaunchErrorKind::Typing, problem);
     checkSignatures(argTypes);
     Key key{argTypes, range.dims, ndRange, device.get()};
     if (auto found = cache_.find(key); found != cache_.end()) {
