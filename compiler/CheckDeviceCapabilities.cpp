@@ -29,8 +29,10 @@ void checkFunction(const TypedFunction &typed, const std::string &deviceName) {
         bool complex = name[0] == 'c';
         throw UserError(UserErrorKind::Typing, function.filename,
                         inst->line ? inst->line : function.firstLine,
-                        std::string("this ") + name + " value needs double "
-                        "precision, but " + deviceName + " has none; use " +
+                        std::string("this ") + name +
+                            " value needs double "
+                            "precision, but " +
+                            deviceName + " has none; use " +
                             (complex ? "complex64" : "float32") +
                             " (and float32 literals, np.float32(...))");
       }
@@ -38,9 +40,9 @@ void checkFunction(const TypedFunction &typed, const std::string &deviceName) {
 
 } // namespace
 
-std::string argumentCapabilityProblem(
-    const std::vector<const Type *> &argumentTypes, bool hasFp64,
-    const std::string &deviceName) {
+std::string
+argumentCapabilityProblem(const std::vector<const Type *> &argumentTypes,
+                          bool hasFp64, const std::string &deviceName) {
   if (hasFp64)
     return "";
   for (size_t i = 0; i < argumentTypes.size(); ++i)

@@ -15,9 +15,9 @@ namespace spirjit {
 /// arguments after the item; `deviceName` appears in the message. The
 /// launcher asks before it compiles (and reports it as the launch's
 /// TypingError); compileKernel raises it at the function's first line.
-std::string argumentCapabilityProblem(
-    const std::vector<const Type *> &argumentTypes, bool hasFp64,
-    const std::string &deviceName);
+std::string
+argumentCapabilityProblem(const std::vector<const Type *> &argumentTypes,
+                          bool hasFp64, const std::string &deviceName);
 
 /// Requires a typed kernel and the device functions it calls (typed into
 /// `specializations`); changes nothing. Without fp64, the first instruction

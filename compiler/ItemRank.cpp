@@ -9,9 +9,9 @@ namespace {
 
 bool isPerDimensionQuery(const Type *callee) {
   static const std::set<std::string> queries = {
-      "get_id",          "get_range",       "get_global_id",
-      "get_local_id",    "get_global_range", "get_local_range",
-      "get_group_id",    "get_group_range"};
+      "get_id",       "get_range",        "get_global_id",
+      "get_local_id", "get_global_range", "get_local_range",
+      "get_group_id", "get_group_range"};
   if (!callee || callee->kind != TypeKind::Method || callee->elements.empty())
     return false;
   TypeKind receiver = callee->elements[0]->kind;

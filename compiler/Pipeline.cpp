@@ -110,16 +110,6 @@ private:
   const CompileOptions &options_;
 };
 
-/// The image format the device prefers among those the pipeline emits.
-/// A device that takes neither gets SPIR bitcode, which its build refuses
-/// with the device's own error.
-ImageFormat chooseImageFormat(const DeviceCapabilities &device) {
-  for (ImageFormat format : device.imageFormats)
-    if (format == ImageFormat::SPIRV || format == ImageFormat::SPIRBitcode)
-      return format;
-  return ImageFormat::SPIRBitcode;
-}
-
 /// The kernel's typed code and the device functions typed for it.
 struct TypedKernel {
   TypedFunction typed;
@@ -149,7 +139,8 @@ std::unique_ptr<TypedKernel> typeKernel(const KernelRequest &request,
   auto kernel = std::make_unique<TypedKernel>();
   kernel->specializations.deviceFunctions = &function.deviceFunctions;
   kernel->specializations.hasAtomic64 = device.atomic64;
-  FunctionKind kind = FunctionKind::Kernel;
+  // Type inference takes a flag until it reads FunctionKind itself.
+  constexpr FunctionKind kind = FunctionKind::Kernel;
   kernel->typed =
       inferTypes(function, std::move(pyir), argumentTypes,
                  kind == FunctionKind::Kernel, kernel->specializations);
@@ -165,13 +156,20 @@ std::string printModule(const llvm::Module &module) {
 
 } // namespace
 
+ImageFormat imageFormatFor(const DeviceCapabilities &device) {
+  for (ImageFormat format : device.imageFormats)
+    if (format == ImageFormat::SPIRV || format == ImageFormat::SPIRBitcode)
+      return format;
+  return ImageFormat::SPIRBitcode;
+}
+
 CompiledKernel compileKernel(const KernelRequest &request,
                              const DeviceCapabilities &device,
                              const CompileOptions &options) {
   auto start = std::chrono::steady_clock::now();
   const FunctionDescription &function = *request.function;
   StagePrinter dump(options);
-  ImageFormat format = chooseImageFormat(device);
+  ImageFormat format = imageFormatFor(device);
   // What the device cannot take is refused before any work, at the
   // function's line.
   std::string problem = argumentCapabilityProblem(

@@ -77,6 +77,12 @@ struct CompiledKernel {
   std::vector<bool> keptParameters;
 };
 
+/// The image format compileKernel emits for `device`: the first of its
+/// formats the pipeline produces (SPIR-V, SPIR bitcode). A device that
+/// takes neither gets SPIR bitcode, which its build refuses with the
+/// device's own error.
+ImageFormat imageFormatFor(const DeviceCapabilities &device);
+
 /// Compiles a @kernel function for one argument signature into an image
 /// `device` takes. Throws UserError for problems in the user's code
 /// (including what the device cannot do), InternalError for spirjit bugs.

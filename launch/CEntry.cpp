@@ -71,8 +71,7 @@ extern "C" int spirjit_launch(spirjit_kernel *kernel, int dims,
     for (size_t i = 0; i < count; ++i)
       values.push_back(toArgumentValue(args[i]));
     auto *cache = reinterpret_cast<launch::KernelCache *>(kernel);
-    cache->launch(range, values.data(), values.size(),
-                  launch::defaultDevice());
+    cache->launch(range, values.data(), values.size(), launch::defaultDevice());
     return 0;
   } catch (const std::exception &e) {
     report(error, error_size, e.what());

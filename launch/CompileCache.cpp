@@ -23,8 +23,7 @@ using runtime::Device;
 namespace {
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
 }
 
@@ -95,9 +94,8 @@ const std::string &compilerBuildId() {
     struct stat file;
     if (dladdr(reinterpret_cast<void *>(&compilerBuildId), &info) &&
         info.dli_fname && stat(info.dli_fname, &file) == 0)
-      return std::string(info.dli_fname) + "|" +
-             std::to_string(file.st_size) + "|" +
-             std::to_string(file.st_mtime);
+      return std::string(info.dli_fname) + "|" + std::to_string(file.st_size) +
+             "|" + std::to_string(file.st_mtime);
     return std::string("spirjit " __DATE__ " " __TIME__);
   }();
   return id;
@@ -169,14 +167,7 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
   request.ndRange = key.ndRange;
   DeviceCapabilities capabilities = capabilitiesOf(*device);
   CompileOptions options = options_;
-  // The image the device builds: the one the pipeline emits for it.
-  ImageFormat format = ImageFormat::SPIRBitcode;
-  for (ImageFormat accepted : capabilities.imageFormats)
-    if (accepted == ImageFormat::SPIRV ||
-        accepted == ImageFormat::SPIRBitcode) {
-      format = accepted;
-      break;
-    }
+  ImageFormat format = imageFormatFor(capabilities);
 
   // The disk-cache key: everything that decides the kernel, the device,
   // the image format and this build of the compiler.
@@ -186,9 +177,9 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
       "\nrank " + std::to_string(key.dimensions) +
       (key.ndRange ? " ndrange" : " range") + "\nfastmath " +
       std::to_string(options_.fastmath) + " opt " +
-      std::to_string(options_.optLevel) + "\nimage " +
-      imageFormatName(format) + "\ndevice " + info.name + "|" +
-      info.platform + "|" + info.version + "\ncompiler " + compilerBuildId();
+      std::to_string(options_.optLevel) + "\nimage " + imageFormatName(format) +
+      "\ndevice " + info.name + "|" + info.platform + "|" + info.version +
+      "\ncompiler " + compilerBuildId();
 
   std::string dumpRoot;
   if (const char *dir = std::getenv("SPIRJIT_DUMP_DIR"); dir && *dir) {
@@ -244,12 +235,11 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
       entry->compiled = compileKernel(request, capabilities, options);
       start = std::chrono::steady_clock::now();
       program = device->build(entry->compiled.image);
-      disk.store(cacheKey, serialize({entry->compiled,
-                                      device->programBinary(*program)}));
+      disk.store(cacheKey,
+                 serialize({entry->compiled, device->programBinary(*program)}));
     }
     if (!fromDisk)
-      entry->kernel =
-          device->createKernel(program, entry->compiled.entryPoint);
+      entry->kernel = device->createKernel(program, entry->compiled.entryPoint);
     statistics_.deviceBuildSeconds = secondsSince(start);
   }
   // The launcher binds the parameters the entry point kept, in order.

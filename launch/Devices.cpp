@@ -82,8 +82,7 @@ std::shared_ptr<Device> defaultDevice() {
   return lastDevice;
 }
 
-std::shared_ptr<Device> deviceOfArguments(const ArgumentValue *args,
-                                          size_t n) {
+std::shared_ptr<Device> deviceOfArguments(const ArgumentValue *args, size_t n) {
   const std::shared_ptr<Device> *deviceOf = nullptr;
   for (size_t i = 0; i < n; ++i) {
     if (args[i].kind != ArgumentValue::Kind::DeviceArray)
@@ -95,8 +94,7 @@ std::shared_ptr<Device> deviceOfArguments(const ArgumentValue *args,
                         "arrays on different devices in one launch: " +
                             device->filterString() + " (" +
                             device->info().name + ") and " +
-                            owner->filterString() + " (" +
-                            owner->info().name +
+                            owner->filterString() + " (" + owner->info().name +
                             "); move them to one device with to_device()");
     }
     deviceOf = &owner;

@@ -251,10 +251,10 @@ Event::~Event() {
   retired.count = retired.launches.size();
 }
 
-void KernelCache::checkSignatures(const std::vector<const Type *> &types) const {
-  if (signatures_.empty() ||
-      std::find(signatures_.begin(), signatures_.end(), types) !=
-          signatures_.end())
+void KernelCache::checkSignatures(
+    const std::vector<const Type *> &types) const {
+  if (signatures_.empty() || std::find(signatures_.begin(), signatures_.end(),
+                                       types) != signatures_.end())
     return;
   std::string list;
   for (const std::string &text : signatureTexts_)
@@ -264,12 +264,10 @@ void KernelCache::checkSignatures(const std::vector<const Type *> &types) const 
                         " match none of the kernel's signatures:" + list);
 }
 
-const std::vector<bool> &
-KernelCache::submit(Event &event, const LaunchRange &range,
-                    const ArgumentValue *args, size_t n,
-                    const std::shared_ptr<Device> &device,
-                    Event *const *dependencies, size_t dependencyCount,
-                    bool wantEvent) {
+const std::vector<bool> &KernelCache::submit(
+    Event &event, const LaunchRange &range, const ArgumentValue *args, size_t n,
+    const std::shared_ptr<Device> &device, Event *const *dependencies,
+    size_t dependencyCount, bool wantEvent) {
   bool ndRange = range.ndRange;
   int64_t groupSize = 1; // work-items per work-group (1 for a Range)
   for (int d = 0; ndRange && d < range.dims; ++d)
@@ -400,10 +398,9 @@ KernelCache::submit(Event &event, const LaunchRange &range,
     case KernelParameter::Kind::ArrayShape:
     case KernelParameter::Kind::ArrayStride: {
       const ArgumentValue &value = args[a];
-      int64_t extent =
-          p.kind == KernelParameter::Kind::ArrayShape
-              ? value.shape[p.dim]
-              : value.strides[p.dim] / value.itemsize;
+      int64_t extent = p.kind == KernelParameter::Kind::ArrayShape
+                           ? value.shape[p.dim]
+                           : value.strides[p.dim] / value.itemsize;
       kernel.setArgument(index, sizeof extent, &extent);
       break;
     }
@@ -442,8 +439,8 @@ KernelCache::submit(Event &event, const LaunchRange &range,
   event.sequence_ = ++launchCount;
   for (size_t i = 0; i < n; ++i) {
     if (buffers[i])
-      event.pending_.push_back({std::move(buffers[i]), args[i].data,
-                                wrapped[i] != 0, written[i]});
+      event.pending_.push_back(
+          {std::move(buffers[i]), args[i].data, wrapped[i] != 0, written[i]});
     // Memory is never freed under a running kernel. (A synchronous
     // launch's caller holds its arguments until it has waited.)
     if (args[i].kind == ArgumentValue::Kind::DeviceArray && !wantEvent)

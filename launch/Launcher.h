@@ -164,11 +164,10 @@ public:
   /// host), filling `event`. Without `wantEvent` the backend creates no
   /// event of its own; Event::wait() then waits for a marker. Returns, per
   /// argument, whether the kernel may write it.
-  const std::vector<bool> &submit(Event &event, const LaunchRange &range,
-                                  const ArgumentValue *args, size_t n,
-                                  const std::shared_ptr<runtime::Device> &device,
-                                  Event *const *dependencies,
-                                  size_t dependencyCount, bool wantEvent);
+  const std::vector<bool> &
+  submit(Event &event, const LaunchRange &range, const ArgumentValue *args,
+         size_t n, const std::shared_ptr<runtime::Device> &device,
+         Event *const *dependencies, size_t dependencyCount, bool wantEvent);
   /// submit() and wait().
   void launch(const LaunchRange &range, const ArgumentValue *args, size_t n,
               const std::shared_ptr<runtime::Device> &device);

@@ -18,14 +18,14 @@ extern "C" {
 typedef struct spirjit_kernel spirjit_kernel;
 
 enum spirjit_argument_kind {
-  SPIRJIT_ARGUMENT_HOST_ARRAY = 1,     /* host memory, used in place or copied */
-  SPIRJIT_ARGUMENT_SCALAR = 2,         /* the bytes of a number */
+  SPIRJIT_ARGUMENT_HOST_ARRAY = 1, /* host memory, used in place or copied */
+  SPIRJIT_ARGUMENT_SCALAR = 2,     /* the bytes of a number */
   SPIRJIT_ARGUMENT_LOCAL_ACCESSOR = 3, /* work-group local memory */
 };
 
 typedef struct spirjit_argument {
-  int32_t kind;              /* an spirjit_argument_kind */
-  const void *type;          /* const spirjit::Type * */
+  int32_t kind;     /* an spirjit_argument_kind */
+  const void *type; /* const spirjit::Type * */
   /* HOST_ARRAY: the first element, extents and byte strides (ndim of the
    * type), the element size, and whether the kernel may write it.
    * LOCAL_ACCESSOR: extents and its size in bytes. */

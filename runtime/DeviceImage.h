@@ -3,6 +3,7 @@
 // data, so neither side needs the other's library.
 #pragma once
 
+#include <string>
 #include <vector>
 
 namespace spirjit {
@@ -25,6 +26,17 @@ inline const char *imageFormatName(ImageFormat format) {
     return "ptx";
   }
   return "unknown";
+}
+
+/// The format imageFormatName calls `name`; false when none is.
+inline bool imageFormatByName(const std::string &name, ImageFormat &format) {
+  for (ImageFormat known :
+       {ImageFormat::SPIRV, ImageFormat::SPIRBitcode, ImageFormat::PTX})
+    if (name == imageFormatName(known)) {
+      format = known;
+      return true;
+    }
+  return false;
 }
 
 struct DeviceImage {

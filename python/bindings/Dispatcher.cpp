@@ -26,8 +26,8 @@ DeviceArray::DeviceArray(std::shared_ptr<runtime::Buffer> buffer,
   SPIRJIT_INTERNAL_CHECK(element, "a device array of an unsupported dtype");
   type_ = types::array(element, static_cast<int>(shape_.size()),
                        launch::layoutOf(shape_.data(), strides_.data(),
-                                static_cast<int>(shape_.size()),
-                                dtype_.itemsize()));
+                                        static_cast<int>(shape_.size()),
+                                        dtype_.itemsize()));
 }
 
 int64_t DeviceArray::size() const {
@@ -45,8 +45,7 @@ DeviceArray DeviceArray::fromNumPy(const py::array &input,
                          " cannot live on a device");
   py::array array = py::array::ensure(input, py::array::c_style);
   std::vector<int64_t> shape(array.shape(), array.shape() + array.ndim());
-  std::vector<int64_t> strides(array.strides(),
-                               array.strides() + array.ndim());
+  std::vector<int64_t> strides(array.strides(), array.strides() + array.ndim());
   size_t bytes = static_cast<size_t>(array.nbytes());
   std::shared_ptr<runtime::Buffer> buffer =
       device->allocate(bytes, bytes ? array.data() : nullptr);
@@ -67,8 +66,8 @@ py::array DeviceArray::toNumPy() const {
   py::array_t<uint8_t> bytes(static_cast<py::ssize_t>(span));
   buffer_->device()->read(*buffer_, bytes.mutable_data(), span,
                           static_cast<size_t>(offset_ + low));
-  if (launch::layoutOf(shape_.data(), strides_.data(), static_cast<int>(shape_.size()),
-               itemsize) == 'C' &&
+  if (launch::layoutOf(shape_.data(), strides_.data(),
+                       static_cast<int>(shape_.size()), itemsize) == 'C' &&
       low == 0) {
     std::memcpy(out.mutable_data(), bytes.data(), span);
     return out;
@@ -191,8 +190,8 @@ launch::HeldObject hold(const py::handle &object) {
 
 void Dispatcher::submit(Event &event, const LaunchShape &shape,
                         PyObject *const *args, size_t n,
-                        PyObject *const *dependencies,
-                        size_t dependencyCount, bool wantEvent) {
+                        PyObject *const *dependencies, size_t dependencyCount,
+                        bool wantEvent) {
   ScratchLease lease;
   ConversionScratch &scratch = *lease;
   scratch.reset(n);
@@ -225,7 +224,8 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
   // interpreter has finalised.
   static py::handle numpy = py::module_::import("numpy").release();
   static py::handle localAccessorClass =
-      py::object(py::module_::import("spirjit.kernel_api").attr("LocalAccessor"))
+      py::object(
+          py::module_::import("spirjit.kernel_api").attr("LocalAccessor"))
           .release();
   static py::handle numpyScalarClass =
       py::object(numpy.attr("generic")).release();
@@ -258,13 +258,14 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
           negative = true;
         if (array.strides(d) % array.itemsize() != 0)
           throw PythonError("TypingError",
-                            describeArgument(i) + " has strides that are "
-                            "not a multiple of its item size");
+                            describeArgument(i) +
+                                " has strides that are "
+                                "not a multiple of its item size");
       }
       // Negative strides: the device sees a contiguous copy.
-      work[i] = negative ? numpy.attr("ascontiguousarray")(array)
-                                 .cast<py::array>()
-                         : array;
+      work[i] = negative
+                    ? numpy.attr("ascontiguousarray")(array).cast<py::array>()
+                    : array;
       const py::array &seen = work[i];
       int ndim = static_cast<int>(seen.ndim());
       value.kind = launch::ArgumentValue::Kind::HostArray;
@@ -304,8 +305,8 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
         int64_t v = obj.cast<int64_t>();
         std::memcpy(&scalar[0], &v, sizeof v);
       } catch (const py::cast_error &) {
-        throw PythonError("TypingError", describeArgument(i) +
-                                             " does not fit in int64");
+        throw PythonError("TypingError",
+                          describeArgument(i) + " does not fit in int64");
       }
     } else if (py::isinstance<py::float_>(obj)) {
       value.type = types::floating(64);
@@ -351,8 +352,8 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
 
   launch::Event &launched = event.launchEvent();
   const std::vector<bool> &written =
-      cache_.submit(launched, shape, values.data(), n, device,
-                    waitFor.data(), waitFor.size(), wantEvent);
+      cache_.submit(launched, shape, values.data(), n, device, waitFor.data(),
+                    waitFor.size(), wantEvent);
   // NumPy arrays stay alive until the launch completes; a written copy
   // is copied back to the caller's array once it has.
   for (size_t i = 0; i < n; ++i) {
@@ -379,8 +380,8 @@ PyObject *Dispatcher::enqueue(const LaunchShape &shape,
                               size_t dependencyCount, PyObject *const *args,
                               size_t n) {
   py::object event = py::reinterpret_steal<py::object>(newEventObject());
-  submit(*eventOf(event.ptr()), shape, args, n, dependencies,
-         dependencyCount, /*wantEvent=*/false);
+  submit(*eventOf(event.ptr()), shape, args, n, dependencies, dependencyCount,
+         /*wantEvent=*/false);
   return event.release().ptr();
 }
 

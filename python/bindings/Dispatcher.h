@@ -105,8 +105,8 @@ public:
 private:
   /// Converts the arguments and submits, filling `event`.
   void submit(Event &event, const LaunchShape &shape, PyObject *const *args,
-              size_t n, PyObject *const *dependencies,
-              size_t dependencyCount, bool wantEvent);
+              size_t n, PyObject *const *dependencies, size_t dependencyCount,
+              bool wantEvent);
 
   pybind11::object describe_;
   launch::KernelCache cache_;

@@ -341,16 +341,12 @@ PYBIND11_MODULE(_spirjit, m) {
          const std::string &kind, const py::bytes &data) {
         std::string bytes = data;
         DeviceImage image;
-        if (kind == "spirv")
-          image.format = ImageFormat::SPIRV;
-        else if (kind == "spir")
-          image.format = ImageFormat::SPIRBitcode;
-        else
-          throw py::value_error("kind is 'spirv' or 'spir'");
+        if (!imageFormatByName(kind, image.format))
+          throw py::value_error("kind is 'spirv', 'spir' or 'ptx'");
         image.bytes.assign(bytes.begin(), bytes.end());
         device->build(image);
       },
-      "for tests: builds a program from raw SPIR-V or SPIR bitcode on "
+      "for tests: builds a program from a raw device image of `kind` on "
       "`device`, as a kernel's compile would");
 
   m.def(

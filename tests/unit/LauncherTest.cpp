@@ -216,18 +216,18 @@ TEST_F(Launcher, TheCEntryPointLaunchesACompiledKernel) {
   auto *handle = reinterpret_cast<spirjit_kernel *>(&cache);
   char error[256] = "";
   int64_t global[] = {n};
-  ASSERT_EQ(spirjit_launch(handle, 1, global, nullptr, args, 3, error,
-                           sizeof error),
-            0)
+  ASSERT_EQ(
+      spirjit_launch(handle, 1, global, nullptr, args, 3, error, sizeof error),
+      0)
       << error;
   for (int64_t i = 0; i < n; ++i)
     ASSERT_EQ(c[i], 2.25f) << "at " << i;
 
   // Errors come back as text.
   int64_t none[] = {0};
-  EXPECT_EQ(spirjit_launch(handle, 4, none, nullptr, args, 3, error,
-                           sizeof error),
-            -1);
+  EXPECT_EQ(
+      spirjit_launch(handle, 4, none, nullptr, args, 3, error, sizeof error),
+      -1);
   EXPECT_NE(std::string(error).find("1 to 3"), std::string::npos) << error;
 }
 
