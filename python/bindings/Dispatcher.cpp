@@ -125,7 +125,6 @@ struct ConversionScratch {
   // for negative strides); null handles for other arguments.
   std::vector<py::array> arrays, work;
   std::vector<std::vector<int64_t>> localShapes;
-  std::vector<launch::Event *> dependencies;
   bool inUse = false;
 
   void reset(size_t n) {
@@ -135,7 +134,6 @@ struct ConversionScratch {
     for (auto &shape : localShapes)
       shape.clear();
     localShapes.resize(n);
-    dependencies.clear();
   }
   void release() {
     arrays.clear();
@@ -345,15 +343,19 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
     }
   }
 
-  auto &waitFor = scratch.dependencies;
-  for (size_t k = 0; k < dependencyCount; ++k)
-    if (Event *dependency = eventOf(dependencies[k]))
-      waitFor.push_back(&dependency->launchEvent());
+  // Queues are in order: a dependency on this device is already behind
+  // us; one on another device is waited for here, on the host, with its
+  // NumPy write-back.
+  for (size_t k = 0; k < dependencyCount; ++k) {
+    Event *dependency = eventOf(dependencies[k]);
+    if (dependency && !dependency->done() &&
+        dependency->launchEvent().device() != device)
+      dependency->wait();
+  }
 
   launch::Event &launched = event.launchEvent();
-  const std::vector<bool> &written =
-      cache_.submit(launched, shape, values.data(), n, device, waitFor.data(),
-                    waitFor.size(), wantEvent);
+  const std::vector<bool> &written = cache_.submit(
+      launched, shape, values.data(), n, device, nullptr, 0, wantEvent);
   // NumPy arrays stay alive until the launch completes; a written copy
   // is copied back to the caller's array once it has.
   for (size_t i = 0; i < n; ++i) {
