@@ -437,6 +437,10 @@ const std::vector<bool> &KernelCache::submit(
   event.device_ = device;
   event.handle_ = std::move(launched);
   event.sequence_ = ++launchCount;
+  size_t copies = 0;
+  for (size_t i = 0; i < n; ++i)
+    copies += buffers[i] != nullptr;
+  event.pending_.reserve(copies); // one allocation, not one per growth
   for (size_t i = 0; i < n; ++i) {
     if (buffers[i])
       event.pending_.push_back(

@@ -122,7 +122,9 @@ public:
   /// True once wait() has returned.
   bool done() const { return done_; }
   const std::shared_ptr<runtime::Device> &device() const { return device_; }
-  /// Keeps `object` until the launch completes.
+  /// Keeps `object` until the launch completes. Reserve room for `count`
+  /// first to allocate once.
+  void reserveHeld(size_t count) { held_.reserve(count); }
   void hold(HeldObject object) { held_.push_back(object); }
 
 private:

@@ -179,10 +179,18 @@ std::string describeArgument(size_t index) {
 }
 
 /// A NumPy array the launch keeps (a new reference, let go by the
-/// launcher once the launch completes).
+/// launcher once the launch completes: usually under the GIL, but a C
+/// caller's launch may sweep retired launches on a thread without it).
 launch::HeldObject hold(const py::handle &object) {
-  return {object.inc_ref().ptr(),
-          [](void *held) { Py_DECREF(static_cast<PyObject *>(held)); }};
+  return {object.inc_ref().ptr(), [](void *held) {
+            if (PyGILState_Check()) {
+              Py_DECREF(static_cast<PyObject *>(held));
+              return;
+            }
+            PyGILState_STATE state = PyGILState_Ensure();
+            Py_DECREF(static_cast<PyObject *>(held));
+            PyGILState_Release(state);
+          }};
 }
 } // namespace
 
@@ -358,6 +366,8 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
       launched, shape, values.data(), n, device, nullptr, 0, wantEvent);
   // NumPy arrays stay alive until the launch completes; a written copy
   // is copied back to the caller's array once it has.
+  if (!arrays.empty())
+    launched.reserveHeld(2 * n);
   for (size_t i = 0; i < n; ++i) {
     if (!numpyArgument(i))
       continue;
