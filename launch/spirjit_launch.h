@@ -27,7 +27,8 @@ typedef struct spirjit_argument {
   int32_t kind;     /* an spirjit_argument_kind */
   const void *type; /* const spirjit::Type * */
   /* HOST_ARRAY: the first element, extents and byte strides (ndim of the
-   * type), the element size, and whether the kernel may write it.
+   * type; non-negative), the element size, and whether the kernel may
+   * write it.
    * LOCAL_ACCESSOR: extents and its size in bytes. */
   void *data;
   const int64_t *shape;
