@@ -280,22 +280,30 @@ void KernelCache::setSignatures(const std::vector<std::string> &signatures) {
   if (signatures_.empty())
     return;
   const FunctionDescription &function = description();
-  std::shared_ptr<Device> device = defaultDevice();
-  DeviceCapabilities capabilities = capabilitiesOf(*device);
+  // Without any device the signatures are still compiled, for their
+  // errors, but there is nothing to build or keep.
+  std::shared_ptr<Device> device;
+  if (!runtime::allDevices().empty())
+    device = defaultDevice();
+  DeviceCapabilities capabilities =
+      device ? capabilitiesOf(*device) : DeviceCapabilities();
   bool ndRange = takesNdItem(function);
   for (const auto &arguments : signatures_) {
     KernelRequest request;
     request.function = &function;
     request.argumentTypes = arguments;
     request.ndRange = ndRange;
-    int rank;
     {
       CallerLockReleased unlocked;
-      rank = requiredItemRank(request, capabilities);
+      request.itemDimensions = requiredItemRank(request, capabilities);
+      if (!device)
+        compileKernel(request, capabilities, options_);
     }
+    if (!device)
+      continue;
     // Kept under the key a launch of that rank on the default device
     // looks up; user errors surface here, at decoration.
-    Key key{arguments, rank, ndRange, device.get()};
+    Key key{arguments, request.itemDimensions, ndRange, device.get()};
     if (!cache_.count(key))
       compile(key, device);
   }
