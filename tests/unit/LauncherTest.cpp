@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <numeric>
 
 using namespace spirjit;
@@ -52,6 +53,8 @@ protected:
       GTEST_SKIP() << "no PoCL device";
     // The default device, for setSignatures and the C entry point.
     setenv("SPIRJIT_DEVICE", device_->filterString().c_str(), 1);
+    // Compile counts must not depend on what earlier runs cached.
+    setenv("SPIRJIT_DISABLE_CACHE", "1", 1);
   }
   std::shared_ptr<runtime::Device> device_;
 };
@@ -105,6 +108,33 @@ TEST_F(Launcher, LaunchesVecaddOnHostArrays) {
   EXPECT_EQ(c[n - 1], a[n - 1] + b[n - 1]);
   EXPECT_EQ(cache.statistics().compiles, 1);
   EXPECT_EQ(cache.statistics().memoryHits, 1);
+}
+
+TEST_F(Launcher, ASecondCacheFindsTheKernelOnDisk) {
+  char folder[] = "/tmp/spirjit-launcher-test-XXXXXX";
+  ASSERT_NE(mkdtemp(folder), nullptr);
+  setenv("SPIRJIT_DISABLE_CACHE", "0", 1);
+  setenv("SPIRJIT_CACHE_DIR", folder, 1);
+  const int64_t n = 16;
+  std::vector<float> a(n, 1.0f), b(n, 2.0f), c(n, 0.0f);
+  int64_t shape[] = {n}, strides[] = {sizeof(float)};
+  ArgumentValue args[] = {hostArray(a, shape, strides),
+                          hostArray(b, shape, strides),
+                          hostArray(c, shape, strides)};
+  LaunchRange range;
+  range.dims = 1;
+  range.global[0] = n;
+  KernelCache first = cacheOf("vecadd");
+  first.launch(range, args, 3, device_);
+  EXPECT_EQ(first.statistics().compiles, 1);
+  KernelCache second = cacheOf("vecadd");
+  std::fill(c.begin(), c.end(), 0.0f);
+  second.launch(range, args, 3, device_);
+  EXPECT_EQ(second.statistics().compiles, 0);
+  EXPECT_EQ(second.statistics().diskHits, 1);
+  EXPECT_EQ(c[n - 1], 3.0f);
+  unsetenv("SPIRJIT_CACHE_DIR");
+  std::filesystem::remove_all(folder);
 }
 
 TEST_F(Launcher, LaunchesOnDeviceArraysAndDropsEventsSafely) {
