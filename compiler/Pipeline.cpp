@@ -4,10 +4,15 @@
 //
 // Each step is one call into its own file; each is printable by name
 // (Stages.def), and the IR is verified after every step that changes it.
+// The last step emits the device image in the first format the device
+// takes that the pipeline produces: SPIR-V, or SPIR 1.2 bitcode lowered
+// from it.
 #include "compiler/Pipeline.h"
 
-#include "compiler/LowerToLLVM.h"
+#include "compiler/CheckDeviceCapabilities.h"
 #include "compiler/DropUnusedParameters.h"
+#include "compiler/ItemRank.h"
+#include "compiler/LowerToLLVM.h"
 #include "compiler/Optimize.h"
 #include "compiler/SPIRV.h"
 #include "compiler/Target.h"
@@ -50,7 +55,7 @@ namespace {
 /// checked against the launch: Item kernels take a Range, NdItem kernels
 /// an NdRange.
 const Type *itemType(const FunctionDescription &function,
-                     const CompileRequest &request) {
+                     const KernelRequest &request) {
   if (function.argCount < 1)
     throw UserError(UserErrorKind::Typing, function.filename,
                     function.firstLine,
@@ -95,30 +100,28 @@ const Type *itemType(const FunctionDescription &function,
 
 class StagePrinter {
 public:
-  explicit StagePrinter(const CompileRequest &request) : request_(request) {}
+  explicit StagePrinter(const CompileOptions &options) : options_(options) {}
   /// Prints the stage only when asked: printing LLVM IR is not free.
   template <typename MakeText> void operator()(Stage stage, MakeText text) {
-    if (request_.dump && (!request_.wantsDump || request_.wantsDump(stage)))
-      request_.dump(stage, text());
+    if (options_.dump && (!options_.wantsDump || options_.wantsDump(stage)))
+      options_.dump(stage, text());
   }
 
 private:
-  const CompileRequest &request_;
+  const CompileOptions &options_;
 };
 
-std::string printModule(const llvm::Module &module) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  module.print(os, nullptr);
-  return os.str();
-}
+/// The kernel's typed code and the device functions typed for it.
+struct TypedKernel {
+  TypedFunction typed;
+  Specializations specializations;
+};
 
-} // namespace
-
-CompiledKernel compileKernel(const CompileRequest &request) {
-  auto start = std::chrono::steady_clock::now();
+/// bytecode -> pyir -> typed, shared by compileKernel and requiredItemRank.
+std::unique_ptr<TypedKernel> typeKernel(const KernelRequest &request,
+                                        const DeviceCapabilities &device,
+                                        StagePrinter &dump) {
   const FunctionDescription &function = *request.function;
-  StagePrinter dump(request);
 
   // bytecode: version-specific decoding ends here.
   std::vector<BytecodeInstruction> code = decodeBytecode(function);
@@ -134,11 +137,49 @@ CompiledKernel compileKernel(const CompileRequest &request) {
   argumentTypes.insert(argumentTypes.end(), request.argumentTypes.begin(),
                        request.argumentTypes.end());
   // Device functions are typed per call signature as the kernel is.
-  Specializations specializations;
-  specializations.deviceFunctions = &function.deviceFunctions;
-  specializations.hasAtomic64 = request.hasAtomic64;
-  TypedFunction typed = inferTypes(function, std::move(pyir), argumentTypes,
-                                   FunctionKind::Kernel, specializations);
+  auto kernel = std::make_unique<TypedKernel>();
+  kernel->specializations.deviceFunctions = &function.deviceFunctions;
+  kernel->specializations.hasAtomic64 = device.atomic64;
+  kernel->typed = inferTypes(function, std::move(pyir), argumentTypes,
+                             FunctionKind::Kernel, kernel->specializations);
+  return kernel;
+}
+
+std::string printModule(const llvm::Module &module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return os.str();
+}
+
+} // namespace
+
+ImageFormat imageFormatFor(const DeviceCapabilities &device) {
+  for (ImageFormat format : device.imageFormats)
+    if (format == ImageFormat::SPIRV || format == ImageFormat::SPIRBitcode)
+      return format;
+  return ImageFormat::SPIRBitcode;
+}
+
+CompiledKernel compileKernel(const KernelRequest &request,
+                             const DeviceCapabilities &device,
+                             const CompileOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  const FunctionDescription &function = *request.function;
+  StagePrinter dump(options);
+  ImageFormat format = imageFormatFor(device);
+  // What the device cannot take is refused before any work, at the
+  // function's line.
+  std::string problem = argumentCapabilityProblem(
+      request.argumentTypes, device.fp64, device.name);
+  if (!problem.empty())
+    throw UserError(UserErrorKind::Typing, function.filename,
+                    function.firstLine, problem);
+
+  // bytecode -> pyir -> typed.
+  std::unique_ptr<TypedKernel> kernelCode = typeKernel(request, device, dump);
+  const TypedFunction &typed = kernelCode->typed;
+  const Specializations &specializations = kernelCode->specializations;
   auto printTyped = [&] {
     auto annotate = [](const ir::Instruction &inst) {
       return inst.type ? inst.type->str() : std::string();
@@ -150,6 +191,9 @@ CompiledKernel compileKernel(const CompileRequest &request) {
     return text;
   };
   dump(Stage::Typed, printTyped);
+  // Double precision on a device without it fails here, at the user's
+  // line, not in the driver's build.
+  checkDeviceCapabilities(typed, specializations, device.fp64, device.name);
 
   // parfor: prange lowering applies to jit functions; a kernel is unchanged.
   dump(Stage::Parfor, printTyped);
@@ -160,25 +204,35 @@ CompiledKernel compileKernel(const CompileRequest &request) {
   context.setOpaquePointers(false);
   std::unique_ptr<Target> target = createSPIRTarget();
   LoweringOptions lowering;
-  lowering.fastmath = request.fastmath;
+  lowering.fastmath = options.fastmath;
   std::unique_ptr<llvm::Module> module =
       lowerToLLVM(typed, *target, context, lowering);
   dump(Stage::LLIR, [&] { return printModule(*module); });
 
   // llir.opt: LLVM's standard pipeline; then the parameters the optimised
   // code never reads are dropped, so launches do not pass them.
-  optimizeModule(*module, request.optLevel, *target);
+  optimizeModule(*module, options.optLevel, *target);
   CompiledKernel kernel;
   kernel.entryPoint = entryPointName(typed.function->name);
   kernel.keptParameters = dropUnusedParameters(*module, kernel.entryPoint);
   dump(Stage::LLIROpt, [&] { return printModule(*module); });
 
   // spv: translate, then validate every module we produce.
-  kernel.spirv = emitSPIRV(*module);
-  std::string problems = validateSPIRV(kernel.spirv);
+  std::vector<uint32_t> spirv = emitSPIRV(*module);
+  std::string problems = validateSPIRV(spirv);
   SPIRJIT_INTERNAL_CHECK(problems.empty(),
                          "spirv-val rejected the module: " + problems);
-  dump(Stage::SPV, [&] { return disassembleSPIRV(kernel.spirv); });
+  dump(Stage::SPV, [&] { return disassembleSPIRV(spirv); });
+
+  // The device image: SPIR-V as it is, or lowered to SPIR 1.2 bitcode for
+  // an OpenCL device that takes only cl_khr_spir.
+  kernel.image.format = format;
+  if (format == ImageFormat::SPIRBitcode) {
+    kernel.image.bytes = lowerSPIRVToSPIRBitcode(spirv);
+  } else {
+    auto bytes = reinterpret_cast<const char *>(spirv.data());
+    kernel.image.bytes.assign(bytes, bytes + spirv.size() * 4);
+  }
 
   kernel.usesGroupScratch = typed.usesGroupScratch;
   kernel.argumentTypes = request.argumentTypes;
@@ -188,6 +242,18 @@ CompiledKernel compileKernel(const CompileRequest &request) {
                               std::chrono::steady_clock::now() - start)
                               .count();
   return kernel;
+}
+
+int requiredItemRank(const KernelRequest &request,
+                     const DeviceCapabilities &device) {
+  // Rank 3 fits every query a kernel can make; the queries then say which
+  // rank they need.
+  KernelRequest widest = request;
+  widest.itemDimensions = 3;
+  CompileOptions quiet;
+  StagePrinter dump(quiet);
+  std::unique_ptr<TypedKernel> kernel = typeKernel(widest, device, dump);
+  return requiredItemRank(kernel->typed, kernel->specializations);
 }
 
 } // namespace spirjit

@@ -1,8 +1,10 @@
 // The compiler, one stage after another. See Pipeline.cpp.
 #pragma once
 
+#include "compiler/FunctionKind.h"
 #include "compiler/Types.h"
 #include "frontend/FunctionDescription.h"
+#include "runtime/DeviceImage.h"
 
 #include <cstdint>
 #include <functional>
@@ -25,28 +27,46 @@ const std::vector<StageInfo> &allStages();
 /// The stage called `name`, or throws std::invalid_argument listing them.
 Stage stageByName(const std::string &name);
 
-struct CompileRequest {
+
+/// What every compilation takes, whatever it compiles.
+struct CompileOptions {
+  int optLevel = 2;
+  bool fastmath = false;
+  /// Which stages to print, and where each printed stage goes.
+  std::function<bool(Stage)> wantsDump;
+  std::function<void(Stage, const std::string &text)> dump;
+};
+
+/// What the target device can do: the compiler refuses what it cannot
+/// (at the user's line) and emits an image format it takes.
+struct DeviceCapabilities {
+  /// The device's name, for messages.
+  std::string name = "the device";
+  bool fp64 = true;
+  bool atomic64 = true;
+  bool floatAtomics = false;
+  int addressBits = 64;
+  /// Formats the device builds, the preferred first; the compiler emits
+  /// the first one it can produce.
+  std::vector<ImageFormat> imageFormats = {ImageFormat::SPIRV};
+};
+
+struct KernelRequest {
   const FunctionDescription *function = nullptr;
   /// Types of the Python arguments after the item.
   std::vector<const Type *> argumentTypes;
   int itemDimensions = 1;
   /// An NdRange launch (NdItem kernels) rather than a Range launch.
   bool ndRange = false;
-  bool hasAtomic64 = true;
-  bool fastmath = false;
-  int optLevel = 2;
-  /// Which stages to print, and where each printed stage goes.
-  std::function<bool(Stage)> wantsDump;
-  std::function<void(Stage, const std::string &text)> dump;
 };
 
 struct CompiledKernel {
   std::string entryPoint;
-  std::vector<uint32_t> spirv;
+  DeviceImage image;
   std::vector<const Type *> argumentTypes;
   /// Per Python argument after the item: may the kernel write it?
   std::vector<bool> writtenArguments;
-  double compileSeconds = 0; // bytecode to validated SPIR-V
+  double compileSeconds = 0; // bytecode to validated device image
   /// The hidden GroupScratch parameter follows the arguments (KernelABI.h).
   bool usesGroupScratch = false;
   /// Per parameter of kernelParameters(argumentTypes, usesGroupScratch):
@@ -55,8 +75,25 @@ struct CompiledKernel {
   std::vector<bool> keptParameters;
 };
 
-/// Compiles a @kernel function for one argument signature. Throws UserError
-/// for problems in the user's code, InternalError for spirjit bugs.
-CompiledKernel compileKernel(const CompileRequest &request);
+/// The image format compileKernel emits for `device`: the first of its
+/// formats the pipeline produces (SPIR-V, SPIR bitcode). A device that
+/// takes neither gets SPIR bitcode, which its build refuses with the
+/// device's own error.
+ImageFormat imageFormatFor(const DeviceCapabilities &device);
+
+/// Compiles a @kernel function for one argument signature into an image
+/// `device` takes. Throws UserError for problems in the user's code
+/// (including what the device cannot do), InternalError for spirjit bugs.
+CompiledKernel compileKernel(const KernelRequest &request,
+                             const DeviceCapabilities &device,
+                             const CompileOptions &options = {});
+
+/// The smallest launch rank (1 to 3) the kernel's item queries fit: one
+/// more than the largest constant dimension passed to get_id, get_range
+/// and their kin, in the kernel and the device functions it calls. Types
+/// the kernel (at rank 3, ignoring request.itemDimensions) and stops there;
+/// user errors of typing surface here.
+int requiredItemRank(const KernelRequest &request,
+                     const DeviceCapabilities &device);
 
 } // namespace spirjit

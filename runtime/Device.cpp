@@ -3,6 +3,7 @@
 #include "runtime/LevelZero.h"
 #include "runtime/OpenCL.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -44,6 +45,26 @@ void Kernel::setBuffer(unsigned index, const Buffer &buffer, size_t offset) {
   want.buffer = buffer.id();
   setIfChanged(index, want,
                [&] { bindBuffer(index, buffer, offset); });
+}
+
+std::shared_ptr<Program> Device::build(const DeviceImage &image) {
+  const std::vector<ImageFormat> &formats = acceptedFormats();
+  if (std::find(formats.begin(), formats.end(), image.format) ==
+      formats.end())
+    throw DeviceError(info_.backend, -1, "UNSUPPORTED",
+                      info_.name + " takes no " +
+                          imageFormatName(image.format) + " image");
+  switch (image.format) {
+  case ImageFormat::SPIRV:
+    return buildFromSPIRV(image.bytes);
+  case ImageFormat::SPIRBitcode:
+    return buildFromSPIRBitcode(image.bytes);
+  case ImageFormat::PTX:
+    break;
+  }
+  throw DeviceError(info_.backend, -1, "UNSUPPORTED",
+                    info_.name + " has no builder for " +
+                        imageFormatName(image.format));
 }
 
 std::shared_ptr<Program>

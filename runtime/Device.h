@@ -15,6 +15,7 @@
 #pragma once
 
 #include "runtime/DeviceError.h"
+#include "runtime/DeviceImage.h"
 
 #include <cstdint>
 #include <memory>
@@ -33,7 +34,12 @@ struct DeviceInfo {
   bool hasFp64 = false, hasAtomic64 = false;
   bool hostUnifiedMemory = false;
   bool supportsSpirv = false;
+  /// Atomic add and exchange on float32 (cl_ext_float_atomics).
+  bool hasFloatAtomics = false;
+  int addressBits = 64;
   std::string ilVersion;
+  /// The image formats build() takes, the preferred one first.
+  std::vector<ImageFormat> imageFormats;
   uint64_t globalMemSize = 0, localMemSize = 0;
   size_t memBaseAddrAlign = 0; // bytes
   /// Allocations are plain pointers (OpenCL SVM, Level Zero USM), so views
@@ -177,12 +183,13 @@ public:
   /// An event that completes when everything queued so far has.
   virtual std::unique_ptr<Event> enqueueMarker() = 0;
 
-  /// Builds a program from SPIR-V; the device must take SPIR-V.
-  virtual std::shared_ptr<Program>
-  buildFromSPIRV(const std::vector<uint32_t> &words) = 0;
-  /// Builds a program from SPIR 1.2 LLVM bitcode (OpenCL's cl_khr_spir).
-  virtual std::shared_ptr<Program>
-  buildFromSPIRBitcode(const std::vector<char> &bits);
+  /// The image formats build() takes, the preferred one first.
+  const std::vector<ImageFormat> &acceptedFormats() const {
+    return info_.imageFormats;
+  }
+  /// Builds a program from a device image in one of acceptedFormats();
+  /// any other format throws DeviceError("UNSUPPORTED").
+  std::shared_ptr<Program> build(const DeviceImage &image);
   /// Builds a program from a binary this device produced before.
   virtual std::shared_ptr<Program>
   buildFromDeviceBinary(const std::vector<char> &bits) = 0;
@@ -207,6 +214,13 @@ public:
   virtual double bareLaunchLoop(Kernel &kernel,
                                 const std::vector<size_t> &global,
                                 int count) = 0;
+
+protected:
+  /// The backends' builders behind build(), one per format they take.
+  virtual std::shared_ptr<Program>
+  buildFromSPIRV(const std::vector<char> &bytes) = 0;
+  virtual std::shared_ptr<Program>
+  buildFromSPIRBitcode(const std::vector<char> &bits);
 
 private:
   DeviceInfo info_;

@@ -200,12 +200,6 @@ public:
   }
 
   std::shared_ptr<Program>
-  buildFromSPIRV(const std::vector<uint32_t> &words) override {
-    return build(ZE_MODULE_FORMAT_IL_SPIRV,
-                 reinterpret_cast<const uint8_t *>(words.data()),
-                 words.size() * 4);
-  }
-  std::shared_ptr<Program>
   buildFromDeviceBinary(const std::vector<char> &bits) override {
     return build(ZE_MODULE_FORMAT_NATIVE,
                  reinterpret_cast<const uint8_t *>(bits.data()), bits.size());
@@ -274,6 +268,14 @@ public:
     zeEventHostReset(event);
     std::lock_guard<std::mutex> lock(mutex_);
     freeEvents_.push_back(event);
+  }
+
+protected:
+  std::shared_ptr<Program>
+  buildFromSPIRV(const std::vector<char> &bytes) override {
+    return build(ZE_MODULE_FORMAT_IL_SPIRV,
+                 reinterpret_cast<const uint8_t *>(bytes.data()),
+                 bytes.size());
   }
 
 private:
@@ -418,6 +420,7 @@ DeviceInfo describe(ze_driver_handle_t driver, ze_device_handle_t device,
   info.hasAtomic64 = (module.flags & ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS) != 0;
   // Level Zero takes SPIR-V by definition; the version is informative.
   info.supportsSpirv = true;
+  info.imageFormats = {ImageFormat::SPIRV};
   uint32_t spirv = module.spirvVersionSupported;
   info.ilVersion = spirv ? "SPIR-V_" + std::to_string(ZE_MAJOR_VERSION(spirv)) +
                                "." + std::to_string(ZE_MINOR_VERSION(spirv))

@@ -71,6 +71,14 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id device) {
       deviceValue<cl_bool>(device, CL_DEVICE_HOST_UNIFIED_MEMORY) == CL_TRUE;
   info.ilVersion = deviceString(device, CL_DEVICE_IL_VERSION);
   info.supportsSpirv = info.ilVersion.find("SPIR-V") != std::string::npos;
+  info.hasFloatAtomics =
+      extensions.find("cl_ext_float_atomics") != std::string::npos;
+  info.addressBits =
+      static_cast<int>(deviceValue<cl_uint>(device, CL_DEVICE_ADDRESS_BITS));
+  if (info.supportsSpirv)
+    info.imageFormats.push_back(ImageFormat::SPIRV);
+  if (extensions.find("cl_khr_spir") != std::string::npos)
+    info.imageFormats.push_back(ImageFormat::SPIRBitcode);
   info.globalMemSize = deviceValue<cl_ulong>(device, CL_DEVICE_GLOBAL_MEM_SIZE);
   info.localMemSize = deviceValue<cl_ulong>(device, CL_DEVICE_LOCAL_MEM_SIZE);
   info.memBaseAddrAlign =
@@ -233,13 +241,6 @@ public:
   void enqueueHostSynchronization(const Buffer &buffer) override;
   std::unique_ptr<Event> enqueueMarker() override;
   std::shared_ptr<Program>
-  buildFromSPIRV(const std::vector<uint32_t> &words) override;
-  std::shared_ptr<Program>
-  buildFromSPIRBitcode(const std::vector<char> &bits) override {
-    // cl_khr_spir: the binary is SPIR 1.2 LLVM bitcode.
-    return buildFromBinary(bits, "-x spir -spir-std=1.2");
-  }
-  std::shared_ptr<Program>
   buildFromDeviceBinary(const std::vector<char> &bits) override {
     return buildFromBinary(bits, "");
   }
@@ -253,6 +254,15 @@ public:
   void finish() override { check(clFinish(queue_), "clFinish"); }
   double bareLaunchLoop(Kernel &kernel, const std::vector<size_t> &global,
                         int count) override;
+
+protected:
+  std::shared_ptr<Program>
+  buildFromSPIRV(const std::vector<char> &bytes) override;
+  std::shared_ptr<Program>
+  buildFromSPIRBitcode(const std::vector<char> &bits) override {
+    // cl_khr_spir: the binary is SPIR 1.2 LLVM bitcode.
+    return buildFromBinary(bits, "-x spir -spir-std=1.2");
+  }
 
 private:
   std::shared_ptr<Program> build(cl_program program, const char *options);
@@ -400,10 +410,10 @@ std::shared_ptr<Program> CLDevice::build(cl_program program,
 }
 
 std::shared_ptr<Program>
-CLDevice::buildFromSPIRV(const std::vector<uint32_t> &words) {
+CLDevice::buildFromSPIRV(const std::vector<char> &bytes) {
   cl_int status;
-  cl_program program = clCreateProgramWithIL(context_, words.data(),
-                                             words.size() * 4, &status);
+  cl_program program = clCreateProgramWithIL(context_, bytes.data(),
+                                             bytes.size(), &status);
   check(status, "clCreateProgramWithIL");
   return build(program, "");
 }

@@ -1,31 +1,21 @@
-// Launching kernels from Python: argument types, the compiled-kernel cache
-// per (signature, launch rank, device), argument binding by the kernel ABI,
-// the launch itself, and writing NumPy arguments back. Launch.cpp holds the
-// Python entry points (call_kernel, call_kernel_async, spirjit.Event).
+// Launching kernels from Python: Python objects (NumPy arrays, spirjit
+// DeviceArrays, numbers, LocalAccessors) into the launcher's argument
+// values, and back (NumPy write-back, spirjit.Event). The launcher
+// (launch/Launcher.h) does the rest. Launch.cpp holds the Python entry
+// points (call_kernel, call_kernel_async, spirjit.Event).
 #pragma once
 
-#include "compiler/KernelABI.h"
-#include "compiler/Pipeline.h"
-#include "runtime/Device.h"
+#include "launch/Launcher.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
-#include <map>
 #include <memory>
-#include <optional>
 #include <vector>
 
 namespace spirjit::python {
 
-/// A launch's index space: extents with dimension 0 the slowest, and for
-/// an NdRange the work-group extents.
-struct LaunchShape {
-  int dims = 0;
-  int64_t global[3] = {1, 1, 1};
-  int64_t local[3] = {1, 1, 1};
-  bool ndRange = false;
-};
+using LaunchShape = launch::LaunchRange;
 
 /// spirjit.call_kernel and call_kernel_async: CPython vectorcall functions,
 /// so a launch builds no argument tuple and converts nothing it need not.
@@ -72,53 +62,30 @@ private:
   const Type *type_ = nullptr;
 };
 
-/// A launch in flight: wait() waits for it, re-raises a device error, and
-/// writes NumPy arguments back.
+/// A launch in flight as Python sees it: the launcher's Event, and the
+/// NumPy arrays the device saw a copy of (negative strides), written back
+/// to the caller's array once it is done.
 class Event {
 public:
-  Event() = default;
-  ~Event();
-  Event(const Event &) = delete;
-  Event &operator=(const Event &) = delete;
-  void setDevice(std::shared_ptr<runtime::Device> device) {
-    device_ = std::move(device);
-  }
-  /// The backend's event of launch number `sequence` (launch order).
-  void setHandle(std::unique_ptr<runtime::Event> handle, uint64_t sequence) {
-    handle_ = std::move(handle);
-    sequence_ = sequence;
-  }
-  void keep(pybind11::array original, pybind11::array work,
-            std::shared_ptr<runtime::Buffer> buffer, bool wrapped,
-            bool written);
-  void keepAlive(std::shared_ptr<runtime::Buffer> buffer) {
-    alive_.push_back(std::move(buffer));
-  }
+  /// Waits, re-raises a device error, and writes NumPy arguments back.
   void wait();
-  bool done() const { return done_; }
-  const std::shared_ptr<runtime::Device> &device() const { return device_; }
+  bool done() const { return launch_.done() && copies_.empty(); }
+  launch::Event &launchEvent() { return launch_; }
+  /// `work`, a copy of `original`, is copied back once the launch is done.
+  void copyBack(pybind11::array original, pybind11::array work) {
+    copies_.push_back({std::move(original), std::move(work)});
+  }
 
 private:
-  struct Pending {
-    pybind11::array original, work;
-    std::shared_ptr<runtime::Buffer> buffer;
-    bool wrapped, written;
-  };
-  std::shared_ptr<runtime::Device> device_;
-  std::unique_ptr<runtime::Event> handle_;
-  uint64_t sequence_ = 0;
-  std::vector<Pending> pending_;
-  std::vector<std::shared_ptr<runtime::Buffer>> alive_;
-  bool done_ = false;
+  launch::Event launch_;
+  std::vector<std::pair<pybind11::array, pybind11::array>> copies_;
 };
 
 class Dispatcher {
 public:
   /// `describe` returns the function's description dict; it is called once,
   /// at the first compilation, which freezes globals and closure values.
-  Dispatcher(pybind11::object describe, bool fastmath, int optLevel)
-      : describe_(std::move(describe)), fastmath_(fastmath),
-        optLevel_(optLevel) {}
+  Dispatcher(pybind11::object describe, bool fastmath, int optLevel);
 
   /// Launches over `shape` with the `n` arguments at `args`, and waits.
   void launch(const LaunchShape &shape, PyObject *const *args, size_t n);
@@ -128,63 +95,24 @@ public:
                     size_t dependencyCount, PyObject *const *args, size_t n);
   pybind11::dict stats() const;
   /// Restricts launches to these numba-style signatures and compiles each
-  /// now (to SPIR-V, for a 1-D launch), so errors surface at decoration.
+  /// now, so errors surface at decoration.
   void setSignatures(const std::vector<std::string> &signatures);
+  /// For the dispatch benchmark (KernelCache::bareEnqueueLoop).
+  double bareEnqueueLoop(const std::vector<int64_t> &extents, int count) {
+    return cache_.bareEnqueueLoop(extents, count);
+  }
 
 private:
-  struct Entry {
-    CompiledKernel compiled;
-    std::shared_ptr<runtime::Kernel> kernel;
-    std::vector<KernelParameter> parameters;
-  };
-  struct Key {
-    std::vector<const Type *> types;
-    int dimensions;
-    bool ndRange;
-    const runtime::Device *device;
-    bool operator<(const Key &o) const {
-      return std::tie(types, dimensions, ndRange, device) <
-             std::tie(o.types, o.dimensions, o.ndRange, o.device);
-    }
-  };
-
-  Entry &compile(const Key &key, const std::shared_ptr<runtime::Device> &device);
-  /// What depends only on the argument types and the device: float64 or
-  /// complex128 on a device without fp64, and `signatures=`. A TypingError.
-  void checkArgumentTypes(const std::vector<const Type *> &types,
-                          const runtime::Device &device) const;
-  /// Types the arguments, finds or compiles the specialisation, binds by
-  /// the kernel ABI and enqueues, filling `event`. Without `wantEvent` the
-  /// backend creates no event: Event::wait() then waits for a marker.
+  /// Converts the arguments and submits, filling `event`.
   void submit(Event &event, const LaunchShape &shape, PyObject *const *args,
-              size_t n, PyObject *const *dependencies,
-              size_t dependencyCount, bool wantEvent);
-  const FunctionDescription &description();
+              size_t n, PyObject *const *dependencies, size_t dependencyCount,
+              bool wantEvent);
 
   pybind11::object describe_;
-  std::optional<FunctionDescription> description_;
-  bool fastmath_;
-  int optLevel_;
-  std::map<Key, std::unique_ptr<Entry>> cache_;
-  std::vector<std::vector<const Type *>> signatures_;
-  std::vector<std::string> signatureTexts_;
-  // The last specialisation launched: most launches repeat it.
-  Key lastKey_{};
-  Entry *lastEntry_ = nullptr;
-
-public:
-  /// For the dispatch benchmark: enqueue the last launched kernel `count`
-  /// times with its arguments as they are (a bare C++ loop), then finish.
-  /// Returns the seconds taken.
-  double bareEnqueueLoop(const std::vector<int64_t> &extents, int count);
-  int compiles_ = 0, memoryHits_ = 0, diskHits_ = 0;
-  double compileSeconds_ = 0, deviceBuildSeconds_ = 0;
+  launch::KernelCache cache_;
 };
 
-/// The default device: SPIRJIT_DEVICE's filter, else the first device.
-std::shared_ptr<runtime::Device> defaultDevice();
-/// Devices matching a filter "backend:type:index" (parts may be omitted).
-std::vector<std::shared_ptr<runtime::Device>>
-matchDevices(const std::string &filter);
+/// Lets the launcher give up the GIL while it compiles or waits.
+void installCallerLock();
 
 } // namespace spirjit::python

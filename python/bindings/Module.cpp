@@ -134,6 +134,27 @@ void translateErrors(std::exception_ptr pointer) {
           e.what(), attributes);
   } catch (const PythonError &e) {
     raise(e.className().c_str(), e.what());
+  } catch (const launch::LaunchError &e) {
+    switch (e.kind()) {
+    case launch::LaunchErrorKind::Typing:
+      raise("TypingError", e.what());
+      break;
+    case launch::LaunchErrorKind::InvalidRange:
+      raise("InvalidRangeError", e.what());
+      break;
+    case launch::LaunchErrorKind::OutOfDeviceMemory:
+      raise("OutOfDeviceMemoryError", e.what());
+      break;
+    case launch::LaunchErrorKind::DeviceInference:
+      raise("DeviceInferenceError", e.what());
+      break;
+    case launch::LaunchErrorKind::Device:
+      raise("DeviceError", e.what());
+      break;
+    case launch::LaunchErrorKind::InvalidArgument:
+      PyErr_SetString(PyExc_ValueError, e.what());
+      break;
+    }
   } catch (const InternalError &e) {
     raise("InternalCompilerError", e.what());
   }
@@ -203,18 +224,20 @@ void dumpStages(const py::dict &description, const std::string &signature,
       throw py::value_error(e.what());
     }
   }
-  CompileRequest request;
+  KernelRequest request;
   request.function = &function;
   request.argumentTypes = sig.arguments;
   request.itemDimensions = dimensions;
   request.ndRange = ndRange;
-  request.wantsDump = [&](Stage stage) { return wanted.count(stage) != 0; };
-  request.dump = [&](Stage stage, const std::string &text) {
+  CompileOptions options;
+  options.wantsDump = [&](Stage stage) { return wanted.count(stage) != 0; };
+  options.dump = [&](Stage stage, const std::string &text) {
     for (const StageInfo &info : allStages())
       if (info.stage == stage)
         print(info.name, text);
   };
-  compileKernel(request);
+  // Device-independent: the dump shows SPIR-V for a device with fp64.
+  compileKernel(request, DeviceCapabilities(), options);
 }
 
 } // namespace
@@ -297,10 +320,11 @@ PYBIND11_MODULE(_spirjit, m) {
     return DeviceArray::fromNumPy(array, device);
   });
   m.def("devices", [] { return runtime::allDevices(); });
-  m.def("match_devices", &matchDevices);
-  m.def("default_device", &defaultDevice);
+  m.def("match_devices", &launch::matchDevices);
+  m.def("default_device", &launch::defaultDevice);
 
   addEventType(m.ptr());
+  installCallerLock();
 
   py::class_<Dispatcher>(m, "Dispatcher")
       .def(py::init<py::object, bool, int>(), py::arg("describe"),
@@ -316,17 +340,13 @@ PYBIND11_MODULE(_spirjit, m) {
       [](const std::shared_ptr<runtime::Device> &device,
          const std::string &kind, const py::bytes &data) {
         std::string bytes = data;
-        if (kind == "spirv") {
-          std::vector<uint32_t> words(bytes.size() / 4);
-          std::memcpy(words.data(), bytes.data(), words.size() * 4);
-          device->buildFromSPIRV(words);
-        } else if (kind == "spir") {
-          device->buildFromSPIRBitcode({bytes.begin(), bytes.end()});
-        } else {
-          throw py::value_error("kind is 'spirv' or 'spir'");
-        }
+        DeviceImage image;
+        if (!imageFormatByName(kind, image.format))
+          throw py::value_error("kind is 'spirv', 'spir' or 'ptx'");
+        image.bytes.assign(bytes.begin(), bytes.end());
+        device->build(image);
       },
-      "for tests: builds a program from raw SPIR-V or SPIR bitcode on "
+      "for tests: builds a program from a raw device image of `kind` on "
       "`device`, as a kernel's compile would");
 
   m.def(

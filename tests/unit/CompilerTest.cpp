@@ -23,6 +23,7 @@
 #include <llvm/Transforms/Utils/LoopUtils.h>
 
 #include <algorithm>
+#include <cstring>
 #include <regex>
 #include <sstream>
 
@@ -196,23 +197,29 @@ TEST(Pipeline, EveryFixtureGivesValidSPIRV) {
   };
   for (const Case &c : cases) {
     FunctionDescription f = loadFixture("py311", c.name);
-    CompileRequest request;
+    KernelRequest request;
     request.function = &f;
     request.argumentTypes = types::parseSignature(c.signature).arguments;
     request.itemDimensions = c.ndim;
+    CompileOptions options;
     std::vector<Stage> printed;
-    request.dump = [&](Stage s, const std::string &text) {
+    options.dump = [&](Stage s, const std::string &text) {
       printed.push_back(s);
       EXPECT_FALSE(text.empty());
     };
-    CompiledKernel kernel = compileKernel(request);
-    ASSERT_FALSE(kernel.spirv.empty()) << c.name;
-    EXPECT_EQ(kernel.spirv[0], 0x07230203u) << "SPIR-V magic";
-    EXPECT_EQ(validateSPIRV(kernel.spirv), "") << c.name;
+    CompiledKernel kernel = compileKernel(request, {}, options);
+    ASSERT_EQ(kernel.image.format, ImageFormat::SPIRV) << c.name;
+    ASSERT_FALSE(kernel.image.bytes.empty()) << c.name;
+    ASSERT_EQ(kernel.image.bytes.size() % 4, 0u) << c.name;
+    std::vector<uint32_t> spirv(kernel.image.bytes.size() / 4);
+    std::memcpy(spirv.data(), kernel.image.bytes.data(),
+                kernel.image.bytes.size());
+    EXPECT_EQ(spirv[0], 0x07230203u) << "SPIR-V magic";
+    EXPECT_EQ(validateSPIRV(spirv), "") << c.name;
     EXPECT_EQ(printed.size(), allStages().size()) << "every stage printable";
     EXPECT_EQ(kernel.entryPoint, std::string("spirjit_") + c.name);
     // The way back for PoCL: SPIR 1.2 bitcode starts with 'BC'.
-    std::vector<char> bitcode = lowerSPIRVToSPIRBitcode(kernel.spirv);
+    std::vector<char> bitcode = lowerSPIRVToSPIRBitcode(spirv);
     ASSERT_GE(bitcode.size(), 4u);
     EXPECT_EQ(bitcode[0], 'B');
     EXPECT_EQ(bitcode[1], 'C');
@@ -222,13 +229,14 @@ TEST(Pipeline, EveryFixtureGivesValidSPIRV) {
 namespace {
 std::string optimizedLLVM(const FunctionDescription &f,
                           const std::string &signature) {
-  CompileRequest request;
+  KernelRequest request;
   request.function = &f;
   request.argumentTypes = types::parseSignature(signature).arguments;
   std::string text;
-  request.wantsDump = [](Stage s) { return s == Stage::LLIROpt; };
-  request.dump = [&](Stage, const std::string &t) { text = t; };
-  compileKernel(request);
+  CompileOptions options;
+  options.wantsDump = [](Stage s) { return s == Stage::LLIROpt; };
+  options.dump = [&](Stage, const std::string &t) { text = t; };
+  compileKernel(request, {}, options);
   // The same computation may be scheduled and named differently: compare
   // the multiset of instructions with value names erased.
   text = std::regex_replace(text, std::regex("%[A-Za-z0-9_.]+"), "%v");
@@ -401,4 +409,63 @@ TEST(KernelAPI, CalleeTypesFindTheirTableRow) {
             nullptr);
   EXPECT_EQ(findKernelApi(types::function("math.sqrt")), nullptr);
   EXPECT_EQ(kernelApiEnums().at("AddressSpace").at("LOCAL"), 3);
+}
+
+TEST(Pipeline, RequiredItemRankFollowsTheItemQueries) {
+  FunctionDescription vecadd = loadFixture("py311", "vecadd");
+  FunctionDescription twoD = loadFixture("py311", "two_d");
+  KernelRequest request;
+  request.function = &vecadd;
+  request.argumentTypes =
+      types::parseSignature("(float32[::1], float32[::1], float32[::1])")
+          .arguments;
+  EXPECT_EQ(requiredItemRank(request, {}), 1);
+  request.function = &twoD;
+  request.argumentTypes =
+      types::parseSignature("(float32[:, ::1], float32[:, ::1])").arguments;
+  EXPECT_EQ(requiredItemRank(request, {}), 2);
+}
+
+TEST(Pipeline, DoublePrecisionOnADeviceWithoutItIsATypingErrorAtTheLine) {
+  DeviceCapabilities noFp64;
+  noFp64.name = "Tiny GPU";
+  noFp64.fp64 = false;
+  // An argument: named, at the function's first line (the message users
+  // know from the launcher's former check).
+  FunctionDescription vecadd = loadFixture("py311", "vecadd");
+  KernelRequest request;
+  request.function = &vecadd;
+  request.argumentTypes =
+      types::parseSignature("(float32[::1], float64[::1], float32[::1])")
+          .arguments;
+  try {
+    compileKernel(request, noFp64);
+    FAIL() << "float64 compiled for a device without fp64";
+  } catch (const UserError &e) {
+    EXPECT_EQ(e.kind(), UserErrorKind::Typing);
+    EXPECT_EQ(e.line(), vecadd.firstLine);
+    EXPECT_EQ(e.message(), "argument 2 is float64, but Tiny GPU has no "
+                           "double precision; use float32");
+  }
+  // An operation: int32 * 2.0 is float64 (NEP 50), at its own line.
+  FunctionDescription literal = loadFixture("py311", "literal_float32");
+  request.function = &literal;
+  request.argumentTypes =
+      types::parseSignature("(int32[::1], float32[::1])").arguments;
+  try {
+    compileKernel(request, noFp64);
+    FAIL() << "a float64 operation compiled for a device without fp64";
+  } catch (const UserError &e) {
+    EXPECT_EQ(e.kind(), UserErrorKind::Typing);
+    EXPECT_EQ(e.filename(), "functions.py");
+    EXPECT_EQ(e.line(), literal.firstLine + 2) << e.what();
+    EXPECT_NE(e.message().find("float64"), std::string::npos);
+    EXPECT_NE(e.message().find("Tiny GPU"), std::string::npos);
+  }
+  // The same kernels compile where fp64 is available, and float32 code
+  // compiles without it.
+  EXPECT_NO_THROW(compileKernel(request, {}));
+  request.argumentTypes =
+      types::parseSignature("(float32[::1], float32[::1])").arguments;
+  EXPECT_NO_THROW(compileKernel(request, noFp64));
 }

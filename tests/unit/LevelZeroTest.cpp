@@ -22,6 +22,8 @@
 #include <vector>
 
 using namespace spirjit::runtime;
+using spirjit::DeviceImage;
+using spirjit::ImageFormat;
 
 namespace {
 
@@ -131,6 +133,11 @@ protected:
   static std::vector<uint32_t> spirv() {
     return {0x07230203, 0x00010000, 0, 1, 0};
   }
+  static DeviceImage image() {
+    std::vector<uint32_t> words = spirv();
+    auto bytes = reinterpret_cast<const char *>(words.data());
+    return {ImageFormat::SPIRV, {bytes, bytes + words.size() * 4}};
+  }
 
   static zel_tracer_handle_t tracer_;
 };
@@ -176,7 +183,7 @@ TEST_F(LevelZeroNullDriver, SharedMemoryRoundTripsThroughTheHost) {
 }
 
 TEST_F(LevelZeroNullDriver, BuildsModulesFromSPIRVAndCreatesKernels) {
-  auto program = device().buildFromSPIRV(spirv());
+  auto program = device().build(image());
   ASSERT_EQ(trace.modules.size(), 1u);
   EXPECT_EQ(trace.modules[0].first, ZE_MODULE_FORMAT_IL_SPIRV);
   EXPECT_EQ(trace.modules[0].second, spirv().size() * 4);
@@ -189,7 +196,7 @@ TEST_F(LevelZeroNullDriver, BuildsModulesFromSPIRVAndCreatesKernels) {
 
 TEST_F(LevelZeroNullDriver, BindsPointersAndSkipsUnchangedValues) {
   auto kernel =
-      device().createKernel(device().buildFromSPIRV(spirv()), "vecadd");
+      device().createKernel(device().build(image()), "vecadd");
   auto buffer = device().allocate(64);
   trace.clear();
   kernel->setBuffer(0, *buffer, 8);
@@ -227,7 +234,7 @@ TEST_F(LevelZeroNullDriver, BindsPointersAndSkipsUnchangedValues) {
 }
 
 TEST_F(LevelZeroNullDriver, NdRangeLaunchUsesTheLocalRangeAsGroupSize) {
-  auto kernel = device().createKernel(device().buildFromSPIRV(spirv()), "k");
+  auto kernel = device().createKernel(device().build(image()), "k");
   trace.clear();
   // OpenCL's order: dimension 0 fastest. 16 x 8 in groups of 4 x 2.
   auto event = device().launch(*kernel, {16, 8}, {4, 2}, true);
@@ -253,7 +260,7 @@ TEST_F(LevelZeroNullDriver, NdRangeLaunchUsesTheLocalRangeAsGroupSize) {
 }
 
 TEST_F(LevelZeroNullDriver, RangeLaunchAsksTheKernelForAGroupSize) {
-  auto kernel = device().createKernel(device().buildFromSPIRV(spirv()), "k");
+  auto kernel = device().createKernel(device().build(image()), "k");
   trace.clear();
   device().launch(*kernel, {12}, {}, false);
   // The null driver leaves the suggestion unwritten: the backend's own
@@ -272,7 +279,7 @@ TEST_F(LevelZeroNullDriver, RangeLaunchAsksTheKernelForAGroupSize) {
 }
 
 TEST_F(LevelZeroNullDriver, EventsAreRecycledPastOnePool) {
-  auto kernel = device().createKernel(device().buildFromSPIRV(spirv()), "k");
+  auto kernel = device().createKernel(device().build(image()), "k");
   std::vector<std::unique_ptr<Event>> events;
   for (int i = 0; i < 600; ++i) { // more than one pool of 256 at once
     events.push_back(device().launch(*kernel, {64}, {}, true));

@@ -1,0 +1,472 @@
+// The launch path: checks, the cache's last-key fast path, binding by the
+// kernel ABI, the enqueue, and what happens to launches nobody waits for.
+// Warm launches allocate nothing: their per-argument state lives in a
+// per-thread scratch, and the Kernel skips rebinding what it holds.
+#include "launch/Launcher.h"
+
+#include "compiler/CheckDeviceCapabilities.h"
+#include "frontend/Diagnostics.h"
+#include "launch/CallerLock.h"
+
+#include <algorithm>
+#include <atomic>
+#include <deque>
+#include <mutex>
+
+namespace spirjit::launch {
+
+using runtime::Device;
+
+namespace {
+
+void *(*releaseCallerLock)() = nullptr;
+void (*reacquireCallerLock)(void *) = nullptr;
+
+std::string describeArgument(size_t index) {
+  return "argument " + std::to_string(index + 1);
+}
+
+/// Launches whose Event was dropped before it was waited for: their memory
+/// stays here until the device is done with it.
+///
+/// Asynchronous launches create no backend event (a PoCL event costs about
+/// a third of a tiny launch, measured here). Their completion is learnt
+/// from markers instead: queues are in order, so when a marker enqueued
+/// after launch number N completes, every launch up to N on that device
+/// has. One marker per device is in flight at a time, enqueued once
+/// enough dropped launches have piled up.
+struct Retired {
+  uint64_t sequence; // launch order, process-wide
+  Device *device;
+  std::unique_ptr<runtime::Event> handle; // usually none
+  std::vector<std::shared_ptr<runtime::Buffer>> buffers;
+  std::vector<HeldObject> held;
+  Retired(uint64_t sequence, Device *device,
+          std::unique_ptr<runtime::Event> handle,
+          std::vector<std::shared_ptr<runtime::Buffer>> buffers,
+          std::vector<HeldObject> held)
+      : sequence(sequence), device(device), handle(std::move(handle)),
+        buffers(std::move(buffers)), held(std::move(held)) {}
+  Retired(Retired &&) = default;
+  Retired &operator=(Retired &&other) {
+    releaseHeld();
+    sequence = other.sequence;
+    device = other.device;
+    handle = std::move(other.handle);
+    buffers = std::move(other.buffers);
+    held = std::move(other.held);
+    other.held.clear();
+    return *this;
+  }
+  ~Retired() { releaseHeld(); }
+  void releaseHeld() {
+    for (const HeldObject &object : held)
+      object.release(object.object);
+    held.clear();
+  }
+};
+struct Marker {
+  Device *device;
+  uint64_t covers; // every launch up to this number on `device`
+  std::unique_ptr<runtime::Event> event;
+};
+struct RetiredLaunches {
+  // Recursive: letting go of a held object may run the caller's code,
+  // which may drop another Event.
+  std::recursive_mutex mutex;
+  std::deque<Retired> launches;
+  std::vector<Marker> markers;
+  std::atomic<size_t> count{0}; // launches.size(), read without the mutex
+};
+RetiredLaunches &retiredLaunches() {
+  static auto *retired = new RetiredLaunches(); // never destroyed
+  return *retired;
+}
+
+std::atomic<uint64_t> launchCount{0}; // the last launch's number
+
+/// Sweep once this many dropped launches have piled up: asking a driver
+/// about an event costs a lock it shares with its worker threads.
+constexpr size_t sweepThreshold = 32;
+
+/// Frees what finished launches held, and puts a marker behind the newest
+/// dropped launch of a device that has none in flight.
+void sweepRetiredLaunches() {
+  auto &retired = retiredLaunches();
+  std::lock_guard<std::recursive_mutex> lock(retired.mutex);
+  auto &launches = retired.launches;
+  for (size_t m = 0; m < retired.markers.size();) {
+    Marker &marker = retired.markers[m];
+    if (!marker.event->complete()) {
+      ++m;
+      continue;
+    }
+    launches.erase(std::remove_if(launches.begin(), launches.end(),
+                                  [&](const Retired &r) {
+                                    return r.device == marker.device &&
+                                           r.sequence <= marker.covers;
+                                  }),
+                   launches.end());
+    retired.markers.erase(retired.markers.begin() + m);
+  }
+  retired.count = launches.size();
+  if (launches.size() < sweepThreshold)
+    return;
+  Device *device = launches.back().device;
+  for (const Marker &marker : retired.markers)
+    if (marker.device == device)
+      return; // wait for the one in flight
+  retired.markers.push_back({device, launchCount, device->enqueueMarker()});
+}
+
+/// What one launch needs per argument, kept per thread so that launches
+/// allocate nothing once warm. Released on every exit from submit().
+struct LaunchScratch {
+  std::vector<const Type *> argTypes;
+  std::vector<std::shared_ptr<runtime::Buffer>> buffers;
+  std::vector<char> wrapped;
+  std::vector<size_t> global, local; // the backend's order (0 fastest)
+  bool inUse = false;
+
+  void reset(size_t n) {
+    argTypes.assign(n, nullptr);
+    buffers.clear();
+    buffers.resize(n);
+    wrapped.assign(n, 0);
+  }
+  void release() { buffers.clear(); }
+};
+
+/// Holds the calling thread's scratch for one submit(); a nested launch
+/// on the same thread (none exists today) gets a scratch of its own.
+class ScratchLease {
+public:
+  ScratchLease() {
+    thread_local LaunchScratch shared;
+    if (shared.inUse)
+      own_ = std::make_unique<LaunchScratch>();
+    scratch_ = own_ ? own_.get() : &shared;
+    scratch_->inUse = true;
+  }
+  ~ScratchLease() {
+    scratch_->release();
+    scratch_->inUse = false;
+  }
+  LaunchScratch &operator*() { return *scratch_; }
+
+private:
+  std::unique_ptr<LaunchScratch> own_;
+  LaunchScratch *scratch_;
+};
+
+/// Bytes from element [0, ..., 0] to one past the last element.
+size_t spanOf(const ArgumentValue &a) {
+  int ndim = a.type->ndim;
+  for (int d = 0; d < ndim; ++d)
+    if (a.shape[d] == 0)
+      return 0;
+  size_t span = static_cast<size_t>(a.itemsize);
+  for (int d = 0; d < ndim; ++d)
+    span += static_cast<size_t>((a.shape[d] - 1) * a.strides[d]);
+  return span;
+}
+
+} // namespace
+
+CallerLockReleased::CallerLockReleased()
+    : state_(releaseCallerLock ? releaseCallerLock() : nullptr) {}
+
+CallerLockReleased::~CallerLockReleased() {
+  if (reacquireCallerLock)
+    reacquireCallerLock(state_);
+}
+
+void setCallerLock(void *(*release)(), void (*reacquire)(void *)) {
+  releaseCallerLock = release;
+  reacquireCallerLock = reacquire;
+}
+
+char layoutOf(const int64_t *shape, const int64_t *strides, int n,
+              int64_t itemsize) {
+  auto contiguous = [&](bool cOrder) {
+    int64_t expected = itemsize;
+    for (int k = 0; k < n; ++k) {
+      int d = cOrder ? n - 1 - k : k;
+      if (shape[d] != 1 && strides[d] != expected)
+        return false;
+      expected *= shape[d];
+    }
+    return true;
+  };
+  if (contiguous(true))
+    return 'C';
+  if (contiguous(false))
+    return 'F';
+  return 'A';
+}
+
+void Event::releaseHeld() {
+  for (const HeldObject &object : held_)
+    object.release(object.object);
+  held_.clear();
+}
+
+void Event::wait() {
+  if (done_)
+    return;
+  // An asynchronous launch has no event of its own: a marker behind it
+  // completes once it has (and whatever was queued after it, before now).
+  if (!handle_ && device_)
+    handle_ = device_->enqueueMarker();
+  if (handle_) {
+    CallerLockReleased unlocked;
+    handle_->wait();
+  }
+  done_ = true;
+  // In-place host arrays were made current by the map and unmap queued
+  // behind the kernel (submit); copies are read back.
+  for (Pending &p : pending_)
+    if (p.written && !p.wrapped)
+      device_->read(*p.buffer, p.host, p.buffer->size());
+  pending_.clear();
+  alive_.clear();
+  releaseHeld();
+}
+
+Event::~Event() {
+  if (done_ || !device_) {
+    releaseHeld();
+    return;
+  }
+  // Dropped before it finished: never wait here (a loop of launches would
+  // become synchronous), but keep its memory alive until it completes.
+  if (!handle_ && pending_.empty() && alive_.empty() && held_.empty())
+    return; // nothing to keep alive
+  for (Pending &p : pending_)
+    alive_.push_back(std::move(p.buffer));
+  auto &retired = retiredLaunches();
+  std::lock_guard<std::recursive_mutex> lock(retired.mutex);
+  retired.launches.emplace_back(sequence_, device_.get(), std::move(handle_),
+                                std::move(alive_), std::move(held_));
+  retired.count = retired.launches.size();
+}
+
+void KernelCache::checkSignatures(
+    const std::vector<const Type *> &types) const {
+  if (signatures_.empty() || std::find(signatures_.begin(), signatures_.end(),
+                                       types) != signatures_.end())
+    return;
+  std::string list;
+  for (const std::string &text : signatureTexts_)
+    list += "\n  " + text;
+  throw LaunchError(LaunchErrorKind::Typing,
+                    "the arguments " + types::formatArguments(types) +
+                        " match none of the kernel's signatures:" + list);
+}
+
+const std::vector<bool> &KernelCache::submit(
+    Event &event, const LaunchRange &range, const ArgumentValue *args, size_t n,
+    const std::shared_ptr<Device> &device, Event *const *dependencies,
+    size_t dependencyCount, bool wantEvent) {
+  bool ndRange = range.ndRange;
+  int64_t groupSize = 1; // work-items per work-group (1 for a Range)
+  for (int d = 0; ndRange && d < range.dims; ++d)
+    groupSize *= range.local[d];
+  if (retiredLaunches().count >= sweepThreshold)
+    sweepRetiredLaunches();
+  ScratchLease lease;
+  LaunchScratch &scratch = *lease;
+  scratch.reset(n);
+  auto &argTypes = scratch.argTypes;
+  for (size_t i = 0; i < n; ++i)
+    argTypes[i] = args[i].type;
+
+  // A work-group larger than the device allows fails before the driver.
+  if (ndRange) {
+    size_t limit = device->info().maxWorkGroupSize; // 0: not said
+    if (limit && groupSize > static_cast<int64_t>(limit))
+      throw LaunchError(LaunchErrorKind::InvalidRange,
+                        "a work-group of " + std::to_string(groupSize) +
+                            " work-items is larger than " +
+                            device->info().name + " allows (" +
+                            std::to_string(limit) +
+                            "); choose a smaller local range");
+  }
+  // Most launches repeat the last specialisation: compare in place before
+  // building a key.
+  Entry *entry;
+  if (lastEntry_ && lastKey_.dimensions == range.dims &&
+      lastKey_.ndRange == ndRange && lastKey_.device == device.get() &&
+      lastKey_.types == argTypes) {
+    entry = lastEntry_;
+    ++statistics_.memoryHits;
+  } else {
+    // What depends only on the key is checked when it is not the last one,
+    // and reported as the launch's error (no line of the user's is at
+    // fault but the call's).
+    const runtime::DeviceInfo &info = device->info();
+    std::string problem =
+        argumentCapabilityProblem(argTypes, info.hasFp64, info.name);
+    if (!problem.empty())
+      throw LaunchError(LaunchErrorKind::Typing, problem);
+    checkSignatures(argTypes);
+    Key key{argTypes, range.dims, ndRange, device.get()};
+    if (auto found = cache_.find(key); found != cache_.end()) {
+      entry = found->second.get();
+      ++statistics_.memoryHits;
+    } else {
+      entry = &compile(key, device);
+    }
+    lastKey_ = std::move(key);
+    lastEntry_ = entry;
+  }
+  const std::vector<bool> &written = entry->compiled.writtenArguments;
+
+  // Local memory beyond the device's is refused here: PoCL 3.1 aborts the
+  // process on it (an assertion in its pthread driver).
+  if (ndRange) {
+    int64_t local = 0;
+    for (size_t i = 0; i < n; ++i)
+      local += args[i].localBytes;
+    bool scratchMemory = entry->compiled.usesGroupScratch;
+    if (scratchMemory)
+      local += groupSize * 16;
+    uint64_t limit = device->info().localMemSize; // 0: not said
+    if (limit && static_cast<uint64_t>(local) > limit)
+      throw LaunchError(
+          LaunchErrorKind::OutOfDeviceMemory,
+          "this launch needs " + std::to_string(local) +
+              " bytes of work-group local memory (its LocalAccessors" +
+              (scratchMemory ? std::string(", and 16 bytes per work-item for "
+                                           "group_reduce/group_broadcast")
+                             : std::string()) +
+              "), but " + device->info().name + " has " +
+              std::to_string(limit) +
+              "; use smaller LocalAccessors or work-groups");
+  }
+
+  for (size_t i = 0; i < n; ++i)
+    if (written[i] && args[i].kind == ArgumentValue::Kind::HostArray &&
+        !args[i].writable)
+      throw LaunchError(LaunchErrorKind::Typing,
+                        describeArgument(i) + " is a read-only array, but "
+                                              "the kernel writes to it");
+
+  // Queues are in order: a dependency on this device is already behind
+  // us; one on another device is waited for here, on the host, and before
+  // binding: waiting lets the caller's other threads run, and they may
+  // bind this kernel.
+  for (size_t k = 0; k < dependencyCount; ++k) {
+    Event *dependency = dependencies[k];
+    if (dependency && !dependency->done() && dependency->device() != device)
+      dependency->wait();
+  }
+
+  // Bind the arguments by the kernel ABI.
+  auto &buffers = scratch.buffers;
+  auto &wrapped = scratch.wrapped;
+  runtime::Kernel &kernel = *entry->kernel;
+  unsigned index = 0;
+  bool hostSync = false; // a written host array used in place
+  for (const KernelParameter &p : entry->parameters) {
+    size_t a = static_cast<size_t>(p.argument); // not for GroupScratch
+    switch (p.kind) {
+    case KernelParameter::Kind::GroupScratch:
+      kernel.setArgument(index, static_cast<size_t>(groupSize) * 16, nullptr);
+      break;
+    case KernelParameter::Kind::LocalData:
+      kernel.setArgument(index, static_cast<size_t>(args[a].localBytes),
+                         nullptr);
+      break;
+    case KernelParameter::Kind::ArrayData: {
+      const ArgumentValue &value = args[a];
+      if (value.kind == ArgumentValue::Kind::DeviceArray) {
+        kernel.setBuffer(index, **value.buffer,
+                         static_cast<size_t>(value.offset));
+        break;
+      }
+      size_t span = spanOf(value);
+      buffers[a] = span ? device->wrapHostMemory(value.data, span) : nullptr;
+      wrapped[a] = buffers[a] != nullptr;
+      hostSync |= wrapped[a] && written[a];
+      if (!buffers[a])
+        buffers[a] =
+            device->allocate(span ? span : 1, span ? value.data : nullptr);
+      kernel.setBuffer(index, *buffers[a]);
+      break;
+    }
+    case KernelParameter::Kind::ArrayShape:
+    case KernelParameter::Kind::ArrayStride: {
+      const ArgumentValue &value = args[a];
+      int64_t extent = p.kind == KernelParameter::Kind::ArrayShape
+                           ? value.shape[p.dim]
+                           : value.strides[p.dim] / value.itemsize;
+      kernel.setArgument(index, sizeof extent, &extent);
+      break;
+    }
+    case KernelParameter::Kind::Scalar: {
+      const Type *t = argTypes[a];
+      size_t size = t->kind == TypeKind::Bool ? 1 : t->bits / 8;
+      kernel.setArgument(index, size, &args[a].scalar[p.dim]);
+      break;
+    }
+    }
+    ++index;
+  }
+
+  // Dimension 0 of a Range is the slowest-varying: the backend's last.
+  std::vector<size_t> &global = scratch.global, &local = scratch.local;
+  global.assign(range.global, range.global + range.dims);
+  std::reverse(global.begin(), global.end());
+  local.clear();
+  if (ndRange) {
+    local.assign(range.local, range.local + range.dims);
+    std::reverse(local.begin(), local.end());
+  }
+  // Written host arrays used in place are made current by a map and unmap
+  // queued right behind the kernel: the queue's one round trip covers them.
+  std::unique_ptr<runtime::Event> launched =
+      device->launch(kernel, global, local, wantEvent && !hostSync);
+  if (hostSync) {
+    for (size_t i = 0; i < n; ++i)
+      if (wrapped[i] && written[i])
+        device->enqueueHostSynchronization(*buffers[i]);
+    if (wantEvent)
+      launched = device->enqueueMarker();
+  }
+  event.device_ = device;
+  event.handle_ = std::move(launched);
+  event.sequence_ = ++launchCount;
+  size_t copies = 0;
+  for (size_t i = 0; i < n; ++i)
+    copies += buffers[i] != nullptr;
+  event.pending_.reserve(copies); // one allocation, not one per growth
+  for (size_t i = 0; i < n; ++i) {
+    if (buffers[i])
+      event.pending_.push_back(
+          {std::move(buffers[i]), args[i].data, wrapped[i] != 0, written[i]});
+    // Memory is never freed under a running kernel. (A synchronous
+    // launch's caller holds its arguments until it has waited.)
+    if (args[i].kind == ArgumentValue::Kind::DeviceArray && !wantEvent)
+      event.alive_.push_back(*args[i].buffer);
+  }
+  return written;
+}
+
+void KernelCache::launch(const LaunchRange &range, const ArgumentValue *args,
+                         size_t n, const std::shared_ptr<Device> &device) {
+  Event event;
+  submit(event, range, args, n, device, nullptr, 0, /*wantEvent=*/true);
+  event.wait();
+}
+
+double KernelCache::bareEnqueueLoop(const std::vector<int64_t> &extents,
+                                    int count) {
+  SPIRJIT_INTERNAL_CHECK(lastEntry_, "launch the kernel once first");
+  runtime::Kernel &kernel = *lastEntry_->kernel;
+  std::vector<size_t> global(extents.rbegin(), extents.rend());
+  CallerLockReleased unlocked;
+  return kernel.program()->device()->bareLaunchLoop(kernel, global, count);
+}
+
+} // namespace spirjit::launch

@@ -1,0 +1,241 @@
+// Launching compiled kernels, with no Python: the cache of a kernel's
+// specialisations (in memory and on disk), argument binding by the kernel
+// ABI, the index space in the backend's order, the checks a launch makes
+// before the driver sees it, and launches in flight (Event).
+//
+// Callers hand over argument values (ArgumentValue) already converted from
+// whatever they hold (the Python bindings convert NumPy arrays, spirjit
+// DeviceArrays and numbers; the C entry point in spirjit_launch.h takes
+// them as they are). A KernelCache is used by one caller at a time: the
+// Python bindings serialise on the GIL, which the launcher gives up while
+// it compiles or waits (setCallerLock); other callers serialise on their
+// own.
+#pragma once
+
+#include "compiler/KernelABI.h"
+#include "compiler/Pipeline.h"
+#include "runtime/Device.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace spirjit::launch {
+
+/// A launch refused before the driver saw it. Each kind becomes one
+/// documented error class in Python.
+enum class LaunchErrorKind {
+  Typing,            // TypingError: arguments the kernel cannot take
+  InvalidRange,      // InvalidRangeError: an index space the device refuses
+  OutOfDeviceMemory, // OutOfDeviceMemoryError: more local memory than it has
+  DeviceInference,   // DeviceInferenceError: arrays on several devices
+  Device,            // DeviceError: no device, or none matching a filter
+  InvalidArgument,   // ValueError: a malformed filter or signature
+};
+
+class LaunchError : public std::runtime_error {
+public:
+  LaunchError(LaunchErrorKind kind, const std::string &message)
+      : std::runtime_error(message), kind_(kind) {}
+  LaunchErrorKind kind() const { return kind_; }
+
+private:
+  LaunchErrorKind kind_;
+};
+
+/// A launch's index space: extents with dimension 0 the slowest (spirjit's
+/// order; the backend's is the reverse), and for an NdRange the work-group
+/// extents.
+struct LaunchRange {
+  int dims = 0;
+  int64_t global[3] = {1, 1, 1};
+  int64_t local[3] = {1, 1, 1};
+  bool ndRange = false;
+};
+
+/// One argument of a launch, as the caller converted it. Pointers are the
+/// caller's and must stay valid until submit() returns; host memory until
+/// the launch's Event has been waited for (or it was dropped and retired).
+struct ArgumentValue {
+  enum class Kind : unsigned char {
+    DeviceArray,   // memory of one device: buffer + byte offset
+    HostArray,     // host memory the launch uses in place or copies
+    Scalar,        // bytes of a number
+    LocalAccessor, // work-group local memory of `localBytes`, by shape
+  };
+  Kind kind = Kind::Scalar;
+  /// The compiler type: the array's (a LocalAccessor's in address space 3)
+  /// or the scalar's.
+  const Type *type = nullptr;
+  /// Arrays and LocalAccessors: extents; arrays: strides in bytes.
+  const int64_t *shape = nullptr;
+  const int64_t *strides = nullptr;
+  int64_t itemsize = 0;
+  /// DeviceArray.
+  const std::shared_ptr<runtime::Buffer> *buffer = nullptr;
+  int64_t offset = 0;
+  /// HostArray: the first element, and whether the kernel may write it.
+  void *data = nullptr;
+  bool writable = true;
+  /// Scalar: little-endian bytes; a complex number's parts in two slots.
+  uint64_t scalar[2] = {0, 0};
+  /// LocalAccessor: its size in bytes.
+  int64_t localBytes = 0;
+};
+
+/// 'C', 'F' or 'A' for an array of `n` dimensions (strides in bytes).
+char layoutOf(const int64_t *shape, const int64_t *strides, int n,
+              int64_t itemsize);
+
+/// The caller's lock, given up while the launcher blocks (compiles, waits
+/// for the device) so that the caller's other threads run meanwhile. The
+/// Python bindings pass the GIL's; by default there is none.
+/// `release` returns what `reacquire` takes back.
+void setCallerLock(void *(*release)(), void (*reacquire)(void *));
+
+/// Something a launch keeps alive for the caller until it completes (the
+/// bindings keep NumPy arrays so); `release(object)` lets go of it, called
+/// with the caller's lock held.
+struct HeldObject {
+  void *object;
+  void (*release)(void *);
+};
+
+/// A launch in flight.
+class Event {
+public:
+  Event() = default;
+  /// Dropped unfinished: never waits, but what the launch uses stays
+  /// alive until the device is done with it.
+  ~Event();
+  Event(const Event &) = delete;
+  Event &operator=(const Event &) = delete;
+
+  /// Waits (giving up the caller's lock), throws a failed launch's
+  /// runtime::DeviceError, and makes host arrays the kernel wrote current.
+  void wait();
+  /// True once wait() has returned.
+  bool done() const { return done_; }
+  const std::shared_ptr<runtime::Device> &device() const { return device_; }
+  /// Keeps `object` until the launch completes. Reserve room for `count`
+  /// first to allocate once.
+  void reserveHeld(size_t count) { held_.reserve(count); }
+  void hold(HeldObject object) { held_.push_back(object); }
+
+private:
+  friend class KernelCache;
+  struct Pending {
+    std::shared_ptr<runtime::Buffer> buffer;
+    void *host;
+    bool wrapped, written;
+  };
+  void releaseHeld();
+
+  std::shared_ptr<runtime::Device> device_;
+  std::unique_ptr<runtime::Event> handle_;
+  uint64_t sequence_ = 0;
+  std::vector<Pending> pending_;
+  std::vector<std::shared_ptr<runtime::Buffer>> alive_;
+  std::vector<HeldObject> held_;
+  bool done_ = false;
+};
+
+struct CacheStatistics {
+  int compiles = 0, memoryHits = 0, diskHits = 0;
+  /// Of the last compile (0 for a disk hit) and the last device build.
+  double compileSeconds = 0, deviceBuildSeconds = 0;
+};
+
+/// The compiled specialisations of one @kernel function, per (argument
+/// types, launch rank, Range or NdRange, device), and its launches.
+class KernelCache {
+public:
+  /// `describe` gives the function's description; it is called once, at
+  /// the first compilation (Python freezes globals and closure values so).
+  KernelCache(std::function<FunctionDescription()> describe,
+              CompileOptions options);
+  KernelCache(const KernelCache &) = delete;
+  KernelCache &operator=(const KernelCache &) = delete;
+
+  /// Launches over `range` on `device` with `args` after `dependencies`
+  /// (queues are in order: only other devices' are waited for, on the
+  /// host), filling `event`. Without `wantEvent` the backend creates no
+  /// event of its own; Event::wait() then waits for a marker. Returns, per
+  /// argument, whether the kernel may write it.
+  const std::vector<bool> &
+  submit(Event &event, const LaunchRange &range, const ArgumentValue *args,
+         size_t n, const std::shared_ptr<runtime::Device> &device,
+         Event *const *dependencies, size_t dependencyCount, bool wantEvent);
+  /// submit() and wait().
+  void launch(const LaunchRange &range, const ArgumentValue *args, size_t n,
+              const std::shared_ptr<runtime::Device> &device);
+
+  /// Restricts launches to these numba-style signatures and compiles each
+  /// now for the default device, at the smallest rank its item queries
+  /// need and the range kind its item annotation asks for, so errors
+  /// surface at decoration and a launch of that rank finds its kernel.
+  /// A malformed signature is LaunchError(InvalidArgument).
+  void setSignatures(const std::vector<std::string> &signatures);
+
+  const CacheStatistics &statistics() const { return statistics_; }
+
+  /// For the dispatch benchmark: enqueues the last launched kernel `count`
+  /// times as it is bound (a bare C++ loop), then finishes. Returns the
+  /// seconds taken.
+  double bareEnqueueLoop(const std::vector<int64_t> &extents, int count);
+
+private:
+  struct Entry {
+    CompiledKernel compiled;
+    std::shared_ptr<runtime::Kernel> kernel;
+    /// The parameters the entry point kept, in order (KernelABI.h).
+    std::vector<KernelParameter> parameters;
+  };
+  struct Key {
+    std::vector<const Type *> types;
+    int dimensions;
+    bool ndRange;
+    const runtime::Device *device;
+    bool operator<(const Key &o) const {
+      return std::tie(types, dimensions, ndRange, device) <
+             std::tie(o.types, o.dimensions, o.ndRange, o.device);
+    }
+  };
+
+  const FunctionDescription &description();
+  Entry &compile(const Key &key,
+                 const std::shared_ptr<runtime::Device> &device);
+  /// `signatures=`: a TypingError for types none of them lists.
+  void checkSignatures(const std::vector<const Type *> &types) const;
+
+  std::function<FunctionDescription()> describe_;
+  std::optional<FunctionDescription> description_;
+  CompileOptions options_;
+  std::map<Key, std::unique_ptr<Entry>> cache_;
+  std::vector<std::vector<const Type *>> signatures_;
+  std::vector<std::string> signatureTexts_;
+  // The last specialisation launched: most launches repeat it.
+  Key lastKey_{};
+  Entry *lastEntry_ = nullptr;
+  CacheStatistics statistics_;
+};
+
+/// What the compiler must know of `device`.
+DeviceCapabilities capabilitiesOf(const runtime::Device &device);
+
+/// The device a launch runs on: the one its device arrays live on, else
+/// defaultDevice(). Arrays on two devices are a DeviceInference error.
+std::shared_ptr<runtime::Device> deviceOfArguments(const ArgumentValue *args,
+                                                   size_t n);
+/// The default device: SPIRJIT_DEVICE's filter, else the first device.
+std::shared_ptr<runtime::Device> defaultDevice();
+/// Devices matching a filter "backend:type:index" (parts may be omitted).
+std::vector<std::shared_ptr<runtime::Device>>
+matchDevices(const std::string &filter);
+
+} // namespace spirjit::launch

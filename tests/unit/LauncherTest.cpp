@@ -1,0 +1,264 @@
+// The launcher with no interpreter: kernels compiled from captured code
+// objects (tests/fixtures) launched through launch::KernelCache and the C
+// entry point on PoCL's CPU device, and their numbers checked.
+#include "Fixtures.h"
+
+#include "launch/Launcher.h"
+#include "launch/spirjit_launch.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <numeric>
+
+using namespace spirjit;
+using namespace spirjit::launch;
+using spirjit::testing::loadFixture;
+
+namespace {
+
+/// PoCL's CPU device, present wherever the tests run (CI installs it).
+std::shared_ptr<runtime::Device> pocl() {
+  for (const auto &device : runtime::allDevices())
+    if (device->info().platform == "Portable Computing Language")
+      return device;
+  return nullptr;
+}
+
+KernelCache cacheOf(const std::string &fixture) {
+  return KernelCache([fixture] { return loadFixture("py311", fixture); },
+                     CompileOptions());
+}
+
+/// A C-contiguous 1-D float32 host array.
+ArgumentValue hostArray(std::vector<float> &data, const int64_t *shape,
+                        const int64_t *strides) {
+  ArgumentValue value;
+  value.kind = ArgumentValue::Kind::HostArray;
+  value.type = types::array(types::floating(32), 1, 'C');
+  value.shape = shape;
+  value.strides = strides;
+  value.itemsize = sizeof(float);
+  value.data = data.data();
+  return value;
+}
+
+class Launcher : public ::testing::Test {
+protected:
+  void SetUp() override {
+    device_ = pocl();
+    if (!device_)
+      GTEST_SKIP() << "no PoCL device";
+    // The default device, for setSignatures and the C entry point.
+    setenv("SPIRJIT_DEVICE", device_->filterString().c_str(), 1);
+    // Compile counts must not depend on what earlier runs cached.
+    setenv("SPIRJIT_DISABLE_CACHE", "1", 1);
+  }
+  std::shared_ptr<runtime::Device> device_;
+};
+
+TEST_F(Launcher, PoCLTakesSPIRBitcodeAndTheCompilerEmitsIt) {
+  DeviceCapabilities capabilities = capabilitiesOf(*device_);
+  ASSERT_EQ(capabilities.imageFormats,
+            std::vector<ImageFormat>{ImageFormat::SPIRBitcode});
+  FunctionDescription f = loadFixture("py311", "vecadd");
+  KernelRequest request;
+  request.function = &f;
+  request.argumentTypes =
+      types::parseSignature("(float32[::1], float32[::1], float32[::1])")
+          .arguments;
+  CompiledKernel kernel = compileKernel(request, capabilities);
+  EXPECT_EQ(kernel.image.format, ImageFormat::SPIRBitcode);
+  ASSERT_GE(kernel.image.bytes.size(), 2u);
+  EXPECT_EQ(kernel.image.bytes[0], 'B');
+  EXPECT_EQ(kernel.image.bytes[1], 'C');
+}
+
+TEST_F(Launcher, LaunchesVecaddOnHostArrays) {
+  const int64_t n = 1000;
+  std::vector<float> a(n), b(n), c(n, -1);
+  std::iota(a.begin(), a.end(), 0.0f);
+  std::iota(b.begin(), b.end(), 100.0f);
+  int64_t shape[] = {n}, strides[] = {sizeof(float)};
+  ArgumentValue args[] = {hostArray(a, shape, strides),
+                          hostArray(b, shape, strides),
+                          hostArray(c, shape, strides)};
+  LaunchRange range;
+  range.dims = 1;
+  range.global[0] = n;
+
+  KernelCache cache = cacheOf("vecadd");
+  cache.launch(range, args, 3, device_);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(c[i], a[i] + b[i]) << "at " << i;
+  EXPECT_EQ(cache.statistics().compiles, 1);
+
+  // The same specialisation again: from memory, with an Event to wait for.
+  std::fill(c.begin(), c.end(), 0.0f);
+  {
+    Event event;
+    const std::vector<bool> &written =
+        cache.submit(event, range, args, 3, device_, nullptr, 0, true);
+    EXPECT_EQ(written, (std::vector<bool>{false, false, true}));
+    event.wait();
+    EXPECT_TRUE(event.done());
+  }
+  EXPECT_EQ(c[n - 1], a[n - 1] + b[n - 1]);
+  EXPECT_EQ(cache.statistics().compiles, 1);
+  EXPECT_EQ(cache.statistics().memoryHits, 1);
+}
+
+TEST_F(Launcher, ASecondCacheFindsTheKernelOnDisk) {
+  char folder[] = "/tmp/spirjit-launcher-test-XXXXXX";
+  ASSERT_NE(mkdtemp(folder), nullptr);
+  setenv("SPIRJIT_DISABLE_CACHE", "0", 1);
+  setenv("SPIRJIT_CACHE_DIR", folder, 1);
+  const int64_t n = 16;
+  std::vector<float> a(n, 1.0f), b(n, 2.0f), c(n, 0.0f);
+  int64_t shape[] = {n}, strides[] = {sizeof(float)};
+  ArgumentValue args[] = {hostArray(a, shape, strides),
+                          hostArray(b, shape, strides),
+                          hostArray(c, shape, strides)};
+  LaunchRange range;
+  range.dims = 1;
+  range.global[0] = n;
+  KernelCache first = cacheOf("vecadd");
+  first.launch(range, args, 3, device_);
+  EXPECT_EQ(first.statistics().compiles, 1);
+  KernelCache second = cacheOf("vecadd");
+  std::fill(c.begin(), c.end(), 0.0f);
+  second.launch(range, args, 3, device_);
+  EXPECT_EQ(second.statistics().compiles, 0);
+  EXPECT_EQ(second.statistics().diskHits, 1);
+  EXPECT_EQ(c[n - 1], 3.0f);
+  unsetenv("SPIRJIT_CACHE_DIR");
+  std::filesystem::remove_all(folder);
+}
+
+TEST_F(Launcher, LaunchesOnDeviceArraysAndDropsEventsSafely) {
+  const int64_t n = 256;
+  std::vector<float> a(n, 1.5f), b(n, 2.0f), c(n, 0.0f);
+  auto bufferA = device_->allocate(n * sizeof(float), a.data());
+  auto bufferB = device_->allocate(n * sizeof(float), b.data());
+  auto bufferC = device_->allocate(n * sizeof(float));
+  int64_t shape[] = {n}, strides[] = {sizeof(float)};
+  auto deviceArray = [&](const std::shared_ptr<runtime::Buffer> &buffer) {
+    ArgumentValue value;
+    value.kind = ArgumentValue::Kind::DeviceArray;
+    value.type = types::array(types::floating(32), 1, 'C');
+    value.buffer = &buffer;
+    value.shape = shape;
+    value.strides = strides;
+    value.itemsize = sizeof(float);
+    return value;
+  };
+  ArgumentValue args[] = {deviceArray(bufferA), deviceArray(bufferB),
+                          deviceArray(bufferC)};
+  EXPECT_EQ(deviceOfArguments(args, 3), device_);
+  LaunchRange range;
+  range.dims = 1;
+  range.global[0] = n;
+  KernelCache cache = cacheOf("vecadd");
+  // Dropped unwaited: the launcher keeps the buffers until they are done.
+  for (int k = 0; k < 100; ++k) {
+    Event event;
+    cache.submit(event, range, args, 3, device_, nullptr, 0, false);
+  }
+  device_->finish();
+  device_->read(*bufferC, c.data(), n * sizeof(float));
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(c[i], 3.5f) << "at " << i;
+}
+
+TEST_F(Launcher, ReportsLaunchErrorsBeforeTheDriver) {
+  const int64_t n = 8;
+  std::vector<float> a(n), b(n), c(n);
+  int64_t shape[] = {n}, strides[] = {sizeof(float)};
+  ArgumentValue args[] = {hostArray(a, shape, strides),
+                          hostArray(b, shape, strides),
+                          hostArray(c, shape, strides)};
+  args[2].writable = false;
+  LaunchRange range;
+  range.dims = 1;
+  range.global[0] = n;
+  KernelCache cache = cacheOf("vecadd");
+  try {
+    cache.launch(range, args, 3, device_);
+    FAIL() << "a read-only written argument was launched";
+  } catch (const LaunchError &e) {
+    EXPECT_EQ(e.kind(), LaunchErrorKind::Typing);
+    EXPECT_EQ(std::string(e.what()),
+              "argument 3 is a read-only array, but the kernel writes to it");
+  }
+}
+
+TEST_F(Launcher, SetSignaturesKeepsWhatItCompiles) {
+  KernelCache cache = cacheOf("two_d");
+  cache.setSignatures({"(float32[:, ::1], float32[:, ::1])"});
+  EXPECT_EQ(cache.statistics().compiles, 1);
+
+  // two_d asks for get_id(1): compiled for a 2-D launch, which finds it.
+  const int64_t rows = 3, columns = 4;
+  std::vector<float> a(rows * columns), out(rows * columns, 0.0f);
+  std::iota(a.begin(), a.end(), 0.0f);
+  int64_t shape[] = {rows, columns};
+  int64_t strides[] = {columns * sizeof(float), sizeof(float)};
+  ArgumentValue args[] = {hostArray(a, shape, strides),
+                          hostArray(out, shape, strides)};
+  for (ArgumentValue &arg : args)
+    arg.type = types::array(types::floating(32), 2, 'C');
+  LaunchRange range;
+  range.dims = 2;
+  range.global[0] = rows;
+  range.global[1] = columns;
+  cache.launch(range, args, 2, device_);
+  EXPECT_EQ(cache.statistics().compiles, 1);
+  EXPECT_EQ(cache.statistics().memoryHits, 1);
+  for (int64_t i = 0; i < rows * columns; ++i)
+    ASSERT_NEAR(out[i], a[i] * 3 + std::sqrt(2.0f), 1e-5) << "at " << i;
+
+  // Other argument types are refused as today.
+  for (ArgumentValue &arg : args)
+    arg.type = types::array(types::floating(32), 2, 'A');
+  EXPECT_THROW(cache.launch(range, args, 2, device_), LaunchError);
+}
+
+TEST_F(Launcher, TheCEntryPointLaunchesACompiledKernel) {
+  const int64_t n = 64;
+  std::vector<float> a(n, 2.0f), b(n, 0.25f), c(n, 0.0f);
+  int64_t shape[] = {n}, strides[] = {sizeof(float)};
+  const Type *type = types::array(types::floating(32), 1, 'C');
+  auto argument = [&](std::vector<float> &data) {
+    spirjit_argument arg{};
+    arg.kind = SPIRJIT_ARGUMENT_HOST_ARRAY;
+    arg.type = type;
+    arg.data = data.data();
+    arg.shape = shape;
+    arg.strides = strides;
+    arg.itemsize = sizeof(float);
+    arg.writable = 1;
+    return arg;
+  };
+  spirjit_argument args[] = {argument(a), argument(b), argument(c)};
+  KernelCache cache = cacheOf("vecadd");
+  auto *handle = reinterpret_cast<spirjit_kernel *>(&cache);
+  char error[256] = "";
+  int64_t global[] = {n};
+  ASSERT_EQ(
+      spirjit_launch(handle, 1, global, nullptr, args, 3, error, sizeof error),
+      0)
+      << error;
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(c[i], 2.25f) << "at " << i;
+
+  // Errors come back as text.
+  int64_t none[] = {0};
+  EXPECT_EQ(
+      spirjit_launch(handle, 4, none, nullptr, args, 3, error, sizeof error),
+      -1);
+  EXPECT_NE(std::string(error).find("1 to 3"), std::string::npos) << error;
+}
+
+} // namespace
