@@ -229,6 +229,7 @@ CompiledKernel compileKernel(const KernelRequest &request,
   kernel.image.format = format;
   if (format == ImageFormat::SPIRBitcode) {
     kernel.image.bytes = lowerSPIRVToSPIRBitcode(spirv);
+    dump(Stage::SPIR, [&] { return disassembleSPIRBitcode(kernel.image.bytes); });
   } else {
     auto bytes = reinterpret_cast<const char *>(spirv.data());
     kernel.image.bytes.assign(bytes, bytes + spirv.size() * 4);

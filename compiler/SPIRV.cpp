@@ -4,6 +4,7 @@
 
 #include <LLVMSPIRVLib/LLVMSPIRVLib.h>
 #include <llvm/ADT/PostOrderIterator.h>
+#include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/DerivedTypes.h>
@@ -11,6 +12,7 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <spirv-tools/libspirv.hpp>
 
@@ -176,6 +178,22 @@ std::vector<char> lowerSPIRVToSPIRBitcode(const std::vector<uint32_t> &words) {
   llvm::raw_svector_ostream os(buffer);
   llvm::WriteBitcodeToFile(*module, os);
   return std::vector<char>(buffer.begin(), buffer.end());
+}
+
+std::string disassembleSPIRBitcode(const std::vector<char> &bitcode) {
+  llvm::LLVMContext context;
+  context.setOpaquePointers(false);
+  auto buffer = llvm::MemoryBuffer::getMemBuffer(
+      llvm::StringRef(bitcode.data(), bitcode.size()), "spir", false);
+  llvm::Expected<std::unique_ptr<llvm::Module>> module =
+      llvm::parseBitcodeFile(buffer->getMemBufferRef(), context);
+  SPIRJIT_INTERNAL_CHECK(static_cast<bool>(module),
+                         "unreadable SPIR bitcode: " +
+                             llvm::toString(module.takeError()));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  (*module)->print(os, nullptr);
+  return os.str();
 }
 
 } // namespace spirjit

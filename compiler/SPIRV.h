@@ -22,5 +22,7 @@ std::vector<uint32_t> emitSPIRV(llvm::Module &module);
 std::string validateSPIRV(const std::vector<uint32_t> &words);
 std::string disassembleSPIRV(const std::vector<uint32_t> &words);
 std::vector<char> lowerSPIRVToSPIRBitcode(const std::vector<uint32_t> &words);
+/// SPIR bitcode as LLVM assembly text.
+std::string disassembleSPIRBitcode(const std::vector<char> &bitcode);
 
 } // namespace spirjit

@@ -114,6 +114,7 @@ const char *stageExtension(Stage stage) {
   switch (stage) {
   case Stage::LLIR:
   case Stage::LLIROpt:
+  case Stage::SPIR:
     return ".ll";
   case Stage::SPV:
     return ".spvasm";
@@ -208,7 +209,7 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
     std::optional<CachedKernel> cached;
     // A dump needs the stages printed, so it compiles even on a cache hit.
     if (dumpRoot.empty())
-      if (auto payload = disk.load(cacheKey))
+      if (auto payload = disk.load(cacheKey, imageFormatName(format)))
         cached = deserialize(*payload, key.types, format);
     auto start = std::chrono::steady_clock::now();
     std::shared_ptr<runtime::Program> program;
@@ -235,7 +236,7 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
       entry->compiled = compileKernel(request, capabilities, options);
       start = std::chrono::steady_clock::now();
       program = device->build(entry->compiled.image);
-      disk.store(cacheKey,
+      disk.store(cacheKey, imageFormatName(format),
                  serialize({entry->compiled, device->programBinary(*program)}));
     }
     if (!fromDisk)

@@ -63,15 +63,16 @@ DiskCache DiskCache::fromEnvironment() {
   return DiskCache(directory);
 }
 
-std::string DiskCache::pathFor(const std::string &key) const {
-  return directory_ + "/" + stableHash(key) + ".kernel";
+std::string DiskCache::pathFor(const std::string &key,
+                               const std::string &kind) const {
+  return directory_ + "/" + stableHash(key) + "." + kind + ".kernel";
 }
 
 std::optional<std::vector<char>>
-DiskCache::load(const std::string &key) const {
+DiskCache::load(const std::string &key, const std::string &kind) const {
   if (!enabled())
     return std::nullopt;
-  std::ifstream in(pathFor(key), std::ios::binary);
+  std::ifstream in(pathFor(key, kind), std::ios::binary);
   if (!in)
     return std::nullopt;
   std::string file((std::istreambuf_iterator<char>(in)),
@@ -90,7 +91,7 @@ DiskCache::load(const std::string &key) const {
   return std::vector<char>(payload.begin(), payload.end());
 }
 
-void DiskCache::store(const std::string &key,
+void DiskCache::store(const std::string &key, const std::string &kind,
                       const std::vector<char> &payload) const {
   if (!enabled())
     return;
@@ -99,7 +100,7 @@ void DiskCache::store(const std::string &key,
   appendField(file, payload.data(), payload.size());
   uint64_t checksum = fnv1a(file.data(), file.size(), kFnvOffsetBasis);
   file.append(reinterpret_cast<const char *>(&checksum), sizeof checksum);
-  std::string path = pathFor(key);
+  std::string path = pathFor(key, kind);
   std::string temporary = path + ".tmp." + std::to_string(getpid());
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);

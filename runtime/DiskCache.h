@@ -1,6 +1,8 @@
 // A directory of compiled kernels, shared by processes.
 //
-// Entries are whole files named by a key's hash; each carries a magic
+// Entries are whole files named by a key's hash and the kind of what they
+// hold (`<hash>.<kind>.kernel`, the kind being a device image format's
+// name, so `ls` tells SPIR-V entries from SPIR or PTX ones); each carries a magic
 // header, its own key, and a checksum, so a truncated, corrupt or foreign
 // file is ignored (and later rewritten), never trusted. Writes go to a
 // temporary file renamed into place, so two processes filling the cache at
@@ -24,13 +26,16 @@ public:
 
   bool enabled() const { return !directory_.empty(); }
 
-  /// The payload stored under `key`, if a valid entry exists.
-  std::optional<std::vector<char>> load(const std::string &key) const;
-  /// Stores `payload` under `key`; failures (read-only disk) are ignored:
-  /// the cache only ever saves time.
-  void store(const std::string &key, const std::vector<char> &payload) const;
-  /// The file an entry for `key` lives in.
-  std::string pathFor(const std::string &key) const;
+  /// The payload stored under `key` as a `kind` entry, if a valid entry
+  /// exists.
+  std::optional<std::vector<char>> load(const std::string &key,
+                                        const std::string &kind) const;
+  /// Stores `payload` under `key` as a `kind` entry; failures (read-only
+  /// disk) are ignored: the cache only ever saves time.
+  void store(const std::string &key, const std::string &kind,
+             const std::vector<char> &payload) const;
+  /// The file a `kind` entry for `key` lives in.
+  std::string pathFor(const std::string &key, const std::string &kind) const;
 
 private:
   std::string directory_;

@@ -208,7 +208,11 @@ py::dict deviceProperties(const runtime::Device &device) {
 void dumpStages(const py::dict &description, const std::string &signature,
                 int dimensions, bool ndRange,
                 const std::vector<std::string> &stages,
-                const py::function &print) {
+                const py::function &print, const std::string &image) {
+  DeviceCapabilities device;
+  if (!imageFormatByName(image, device.imageFormats.front()))
+    throw py::value_error("unknown image format '" + image +
+                          "': use spirv or spir");
   FunctionDescription function = toFunctionDescription(description);
   types::Signature sig;
   try {
@@ -236,8 +240,8 @@ void dumpStages(const py::dict &description, const std::string &signature,
       if (info.stage == stage)
         print(info.name, text);
   };
-  // Device-independent: the dump shows SPIR-V for a device with fp64.
-  compileKernel(request, DeviceCapabilities(), options);
+  // For a device with fp64 that takes `image`.
+  compileKernel(request, device, options);
 }
 
 } // namespace
@@ -362,7 +366,7 @@ PYBIND11_MODULE(_spirjit, m) {
 
   m.def("dump_stages", &dumpStages, py::arg("description"),
         py::arg("signature"), py::arg("dimensions"), py::arg("nd_range"),
-        py::arg("stages"), py::arg("print"));
+        py::arg("stages"), py::arg("print"), py::arg("image") = "spirv");
   m.def("stage_names", [] {
     std::vector<std::pair<std::string, std::string>> out;
     for (const StageInfo &info : allStages())

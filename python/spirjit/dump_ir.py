@@ -1,8 +1,8 @@
 """spirjit-dump-ir: prints a function at every stage of the compiler.
 
     spirjit-dump-ir FILE.py FUNCTION --sig "(float32[::1], float32[::1])"
-                    [--stage bytecode|pyir|typed|parfor|llir|llir.opt|spv|all]
-                    [--ndim N] [--dump-dir DIR]
+                    [--stage bytecode|pyir|typed|parfor|llir|llir.opt|spv|spir|all]
+                    [--image spirv|spir] [--ndim N] [--dump-dir DIR]
 """
 
 import argparse
@@ -40,6 +40,12 @@ def main(argv=None):
                         help="rank of the launch's Range (default 1)")
     parser.add_argument("--nd-range", action="store_true",
                         help="compile for an NdRange launch (NdItem kernels)")
+    parser.add_argument("--image", choices=["spirv", "spir"],
+                        help="the device image to compile for: spirv (the "
+                             "default; devices that take SPIR-V) or spir "
+                             "(SPIR 1.2 bitcode, OpenCL devices without "
+                             "SPIR-V such as PoCL); --stage spir implies "
+                             "spir")
     parser.add_argument("--dump-dir",
                         help="also write each stage to DIR/NN-stage files")
     args = parser.parse_args(argv)
@@ -53,6 +59,7 @@ def main(argv=None):
     function = getattr(namespace[args.function], "py_func",
                        namespace[args.function])
     wanted = stages if args.stage == "all" else [args.stage]
+    image = args.image or ("spir" if args.stage == "spir" else "spirv")
 
     def show(stage, text):
         print(f"; ----- after {stage} (kernel: {function.__name__}) -----")
@@ -66,7 +73,7 @@ def main(argv=None):
 
     try:
         _spirjit.dump_stages(describe_function(function), args.sig,
-                             args.ndim, args.nd_range, wanted, show)
+                             args.ndim, args.nd_range, wanted, show, image)
     except errors.SpirjitError as e:
         print(f"spirjit-dump-ir: {e}", file=sys.stderr)
         return 1

@@ -113,6 +113,10 @@ def test_second_process_hits_disk_cache(runner):
     assert first["out"] == expected_out()
     files = runner.kernel_files()
     assert len(files) == 1, files
+    # An entry is named by its key's hash and the image format it holds.
+    image = "spirv" if spirjit.default_device().supports_spirv \
+        else "spir"
+    assert files[0].name.endswith(f".{image}.kernel"), files
     second = runner.run()
     assert counts(second) == (0, 1)
     assert second["memory_hits"] == 1
@@ -356,6 +360,14 @@ STAGE_FILES = ["01-bytecode.txt", "02-pyir.pyir", "03-typed.pyir",
                "04-parfor.pyir", "05-llir.ll", "06-llir.opt.ll",
                "07-spv.spvasm"]
 
+
+def stage_files(device_filter):
+    """The compiler's stages, then the device image's own stage where the
+    image is not the SPIR-V itself (SPIR bitcode for PoCL)."""
+    if spirjit.Device(device_filter).supports_spirv:
+        return STAGE_FILES
+    return STAGE_FILES + ["08-spir.ll"]
+
 DUMP_SCRIPT = """
 import json
 import sys
@@ -401,11 +413,13 @@ def test_dump_dir_one_folder_with_numbered_stages(device_filter, tmp_path):
     assert folders[0].is_dir()
     assert "dumped_kernel" in folders[0].name
     files = sorted(p.name for p in folders[0].iterdir())
-    assert files == STAGE_FILES
-    for name in STAGE_FILES:
+    assert files == stage_files(device_filter)
+    for name in files:
         assert (folders[0] / name).stat().st_size > 0, name
     assert "dumped_kernel" in (folders[0] / "01-bytecode.txt").read_text()
     assert "OpEntryPoint" in (folders[0] / "07-spv.spvasm").read_text()
+    if "08-spir.ll" in files:
+        assert "spir_kernel" in (folders[0] / "08-spir.ll").read_text()
 
 
 def test_dump_dir_one_folder_per_specialisation(device_filter, tmp_path):
@@ -414,7 +428,8 @@ def test_dump_dir_one_folder_per_specialisation(device_filter, tmp_path):
     folders = sorted((tmp_path / "dump").iterdir())
     assert len(folders) == 2, folders
     for folder in folders:
-        assert sorted(p.name for p in folder.iterdir()) == STAGE_FILES
+        assert sorted(p.name for p in folder.iterdir()) == \
+            stage_files(device_filter)
     typed = [(f / "03-typed.pyir").read_text() for f in folders]
     assert typed[0] != typed[1]
 

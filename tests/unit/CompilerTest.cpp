@@ -172,7 +172,7 @@ TEST(Pipeline, StageTableListsEveryStageOnceInOrder) {
     names.push_back(info.name);
   EXPECT_EQ(names, (std::vector<std::string>{"bytecode", "pyir", "typed",
                                              "parfor", "llir", "llir.opt",
-                                             "spv"}));
+                                             "spv", "spir"}));
   EXPECT_EQ(stageByName("llir.opt"), Stage::LLIROpt);
   EXPECT_THROW(stageByName("nope"), std::invalid_argument);
 }
@@ -216,8 +216,18 @@ TEST(Pipeline, EveryFixtureGivesValidSPIRV) {
                 kernel.image.bytes.size());
     EXPECT_EQ(spirv[0], 0x07230203u) << "SPIR-V magic";
     EXPECT_EQ(validateSPIRV(spirv), "") << c.name;
-    EXPECT_EQ(printed.size(), allStages().size()) << "every stage printable";
+    // Every stage up to the image's: the SPIR-V is the image here.
+    EXPECT_EQ(printed.size(), allStages().size() - 1) << "every stage printable";
+    EXPECT_EQ(printed.back(), Stage::SPV);
     EXPECT_EQ(kernel.entryPoint, std::string("spirjit_") + c.name);
+    // A device that takes SPIR bitcode gets it as its image, printed as
+    // the last stage.
+    DeviceCapabilities spirDevice;
+    spirDevice.imageFormats = {ImageFormat::SPIRBitcode};
+    printed.clear();
+    CompiledKernel spir = compileKernel(request, spirDevice, options);
+    EXPECT_EQ(spir.image.format, ImageFormat::SPIRBitcode) << c.name;
+    EXPECT_EQ(printed.back(), Stage::SPIR) << c.name;
     // The way back for PoCL: SPIR 1.2 bitcode starts with 'BC'.
     std::vector<char> bitcode = lowerSPIRVToSPIRBitcode(spirv);
     ASSERT_GE(bitcode.size(), 4u);
