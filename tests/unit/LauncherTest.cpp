@@ -247,16 +247,58 @@ TEST_F(Launcher, TheCEntryPointLaunchesACompiledKernel) {
   char error[256] = "";
   int64_t global[] = {n};
   ASSERT_EQ(
-      spirjit_launch(handle, 1, global, nullptr, args, 3, error, sizeof error),
+      spirjit_launch(handle, nullptr, 1, global, nullptr, args, 3, error,
+                     sizeof error),
       0)
       << error;
   for (int64_t i = 0; i < n; ++i)
     ASSERT_EQ(c[i], 2.25f) << "at " << i;
 
+  // On a device named by its filter, with memory allocated there: the
+  // result is read back from the device.
+  spirjit_device *device =
+      spirjit_device_find(device_->filterString().c_str(), error, sizeof error);
+  ASSERT_NE(device, nullptr) << error;
+  spirjit_buffer *output =
+      spirjit_buffer_allocate(device, n * sizeof(float), nullptr, error,
+                              sizeof error);
+  ASSERT_NE(output, nullptr) << error;
+  args[2] = spirjit_argument{};
+  args[2].kind = SPIRJIT_ARGUMENT_DEVICE_ARRAY;
+  args[2].type = type;
+  args[2].buffer = output;
+  args[2].shape = shape;
+  args[2].strides = strides;
+  args[2].itemsize = sizeof(float);
+  b.assign(n, 1.0f);
+  ASSERT_EQ(spirjit_launch(handle, device, 1, global, nullptr, args, 3, error,
+                           sizeof error),
+            0)
+      << error;
+  std::vector<float> read(n, 0.0f);
+  ASSERT_EQ(spirjit_buffer_read(output, read.data(), n * sizeof(float), 0,
+                                error, sizeof error),
+            0)
+      << error;
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(read[i], 3.0f) << "at " << i;
+  // A read past the end is refused, not performed.
+  EXPECT_EQ(spirjit_buffer_read(output, read.data(), n * sizeof(float), 4,
+                                error, sizeof error),
+            -1);
+  EXPECT_NE(std::string(error).find("outside"), std::string::npos) << error;
+  spirjit_buffer_release(output);
+  EXPECT_EQ(spirjit_device_find("level_zero:accelerator:7", error,
+                                sizeof error),
+            nullptr);
+  EXPECT_NE(std::string(error).find("no device matches"), std::string::npos)
+      << error;
+
   // Errors come back as text.
   int64_t none[] = {0};
   EXPECT_EQ(
-      spirjit_launch(handle, 4, none, nullptr, args, 3, error, sizeof error),
+      spirjit_launch(handle, nullptr, 4, none, nullptr, args, 3, error,
+                     sizeof error),
       -1);
   EXPECT_NE(std::string(error).find("1 to 3"), std::string::npos) << error;
 }
