@@ -1,23 +1,20 @@
 #include "compiler/ItemRank.h"
 
+#include "compiler/KernelAPI.h"
+
 #include <algorithm>
-#include <set>
 #include <string>
 
 namespace spirjit {
 namespace {
 
+/// A query of the item, its group or its range along one dimension: a
+/// method of Item, NdItem or Group whose one parameter is the dimension.
 bool isPerDimensionQuery(const Type *callee) {
-  static const std::set<std::string> queries = {
-      "get_id",       "get_range",        "get_global_id",
-      "get_local_id", "get_global_range", "get_local_range",
-      "get_group_id", "get_group_range"};
-  if (!callee || callee->kind != TypeKind::Method || callee->elements.empty())
-    return false;
-  TypeKind receiver = callee->elements[0]->kind;
-  return (receiver == TypeKind::Item || receiver == TypeKind::NdItem ||
-          receiver == TypeKind::Group) &&
-         queries.count(callee->name);
+  const KernelApiFunction *function = findKernelApi(callee);
+  return function && function->receiver != KernelApiReceiver::Module &&
+         function->receiver != KernelApiReceiver::AtomicRef &&
+         function->parameters == std::vector<std::string>{"dim"};
 }
 
 int rankOf(const TypedFunction &typed) {

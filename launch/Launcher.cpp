@@ -7,6 +7,7 @@
 #include "compiler/CheckDeviceCapabilities.h"
 #include "frontend/Diagnostics.h"
 #include "launch/CallerLock.h"
+#include "launch/ScratchLease.h"
 
 #include <algorithm>
 #include <atomic>
@@ -137,27 +138,6 @@ struct LaunchScratch {
   void release() { buffers.clear(); }
 };
 
-/// Holds the calling thread's scratch for one submit(); a nested launch
-/// on the same thread (none exists today) gets a scratch of its own.
-class ScratchLease {
-public:
-  ScratchLease() {
-    thread_local LaunchScratch shared;
-    if (shared.inUse)
-      own_ = std::make_unique<LaunchScratch>();
-    scratch_ = own_ ? own_.get() : &shared;
-    scratch_->inUse = true;
-  }
-  ~ScratchLease() {
-    scratch_->release();
-    scratch_->inUse = false;
-  }
-  LaunchScratch &operator*() { return *scratch_; }
-
-private:
-  std::unique_ptr<LaunchScratch> own_;
-  LaunchScratch *scratch_;
-};
 
 /// Bytes from element [0, ..., 0] to one past the last element.
 size_t spanOf(const ArgumentValue &a) {
@@ -274,7 +254,7 @@ const std::vector<bool> &KernelCache::submit(
     groupSize *= range.local[d];
   if (retiredLaunches().count >= sweepThreshold)
     sweepRetiredLaunches();
-  ScratchLease lease;
+  ScratchLease<LaunchScratch> lease;
   LaunchScratch &scratch = *lease;
   scratch.reset(n);
   auto &argTypes = scratch.argTypes;

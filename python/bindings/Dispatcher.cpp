@@ -1,6 +1,7 @@
 #include "python/bindings/Dispatcher.h"
 
 #include "frontend/Diagnostics.h"
+#include "launch/ScratchLease.h"
 #include "python/bindings/Describe.h"
 #include "python/bindings/Errors.h"
 
@@ -141,27 +142,6 @@ struct ConversionScratch {
   }
 };
 
-/// Holds the calling thread's scratch for one submit(); a nested launch
-/// on the same thread gets a scratch of its own.
-class ScratchLease {
-public:
-  ScratchLease() {
-    thread_local ConversionScratch shared;
-    if (shared.inUse)
-      own_ = std::make_unique<ConversionScratch>();
-    scratch_ = own_ ? own_.get() : &shared;
-    scratch_->inUse = true;
-  }
-  ~ScratchLease() {
-    scratch_->release();
-    scratch_->inUse = false;
-  }
-  ConversionScratch &operator*() { return *scratch_; }
-
-private:
-  std::unique_ptr<ConversionScratch> own_;
-  ConversionScratch *scratch_;
-};
 
 /// The C++ object inside a pybind11 DeviceArray, or nullptr for any other
 /// object; no type-registry lookup on the launch path.
@@ -198,7 +178,7 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
                         PyObject *const *args, size_t n,
                         PyObject *const *dependencies, size_t dependencyCount,
                         bool wantEvent) {
-  ScratchLease lease;
+  launch::ScratchLease<ConversionScratch> lease;
   ConversionScratch &scratch = *lease;
   scratch.reset(n);
   auto &values = scratch.values;

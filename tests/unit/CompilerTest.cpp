@@ -1,6 +1,7 @@
 // The compiler in isolation: NumPy promotion, signatures, type inference,
 // and whole-pipeline output that SPIRV-Tools accepts.
 #include "Fixtures.h"
+#include "Requests.h"
 
 #include "compiler/KernelAPI.h"
 #include "compiler/LowerToLLVM.h"
@@ -28,6 +29,7 @@
 #include <sstream>
 
 using namespace spirjit;
+using spirjit::testing::kernelRequest;
 using spirjit::testing::loadFixture;
 
 namespace {
@@ -197,10 +199,7 @@ TEST(Pipeline, EveryFixtureGivesValidSPIRV) {
   };
   for (const Case &c : cases) {
     FunctionDescription f = loadFixture("py311", c.name);
-    KernelRequest request;
-    request.function = &f;
-    request.argumentTypes = types::parseSignature(c.signature).arguments;
-    request.itemDimensions = c.ndim;
+    KernelRequest request = kernelRequest(f, c.signature, c.ndim);
     CompileOptions options;
     std::vector<Stage> printed;
     options.dump = [&](Stage s, const std::string &text) {
@@ -239,9 +238,7 @@ TEST(Pipeline, EveryFixtureGivesValidSPIRV) {
 namespace {
 std::string optimizedLLVM(const FunctionDescription &f,
                           const std::string &signature) {
-  KernelRequest request;
-  request.function = &f;
-  request.argumentTypes = types::parseSignature(signature).arguments;
+  KernelRequest request = kernelRequest(f, signature);
   std::string text;
   CompileOptions options;
   options.wantsDump = [](Stage s) { return s == Stage::LLIROpt; };
@@ -424,16 +421,15 @@ TEST(KernelAPI, CalleeTypesFindTheirTableRow) {
 TEST(Pipeline, RequiredItemRankFollowsTheItemQueries) {
   FunctionDescription vecadd = loadFixture("py311", "vecadd");
   FunctionDescription twoD = loadFixture("py311", "two_d");
-  KernelRequest request;
-  request.function = &vecadd;
-  request.argumentTypes =
-      types::parseSignature("(float32[::1], float32[::1], float32[::1])")
-          .arguments;
-  EXPECT_EQ(requiredItemRank(request, {}), 1);
-  request.function = &twoD;
-  request.argumentTypes =
-      types::parseSignature("(float32[:, ::1], float32[:, ::1])").arguments;
-  EXPECT_EQ(requiredItemRank(request, {}), 2);
+  EXPECT_EQ(requiredItemRank(
+                kernelRequest(vecadd,
+                              "(float32[::1], float32[::1], float32[::1])"),
+                {}),
+            1);
+  EXPECT_EQ(
+      requiredItemRank(kernelRequest(twoD, "(float32[:, ::1], float32[:, ::1])"),
+                       {}),
+      2);
 }
 
 TEST(Pipeline, DoublePrecisionOnADeviceWithoutItIsATypingErrorAtTheLine) {
@@ -443,11 +439,8 @@ TEST(Pipeline, DoublePrecisionOnADeviceWithoutItIsATypingErrorAtTheLine) {
   // An argument: named, at the function's first line (the message users
   // know from the launcher's former check).
   FunctionDescription vecadd = loadFixture("py311", "vecadd");
-  KernelRequest request;
-  request.function = &vecadd;
-  request.argumentTypes =
-      types::parseSignature("(float32[::1], float64[::1], float32[::1])")
-          .arguments;
+  KernelRequest request =
+      kernelRequest(vecadd, "(float32[::1], float64[::1], float32[::1])");
   try {
     compileKernel(request, noFp64);
     FAIL() << "float64 compiled for a device without fp64";
@@ -459,9 +452,7 @@ TEST(Pipeline, DoublePrecisionOnADeviceWithoutItIsATypingErrorAtTheLine) {
   }
   // An operation: int32 * 2.0 is float64 (NEP 50), at its own line.
   FunctionDescription literal = loadFixture("py311", "literal_float32");
-  request.function = &literal;
-  request.argumentTypes =
-      types::parseSignature("(int32[::1], float32[::1])").arguments;
+  request = kernelRequest(literal, "(int32[::1], float32[::1])");
   try {
     compileKernel(request, noFp64);
     FAIL() << "a float64 operation compiled for a device without fp64";
@@ -475,7 +466,6 @@ TEST(Pipeline, DoublePrecisionOnADeviceWithoutItIsATypingErrorAtTheLine) {
   // The same kernels compile where fp64 is available, and float32 code
   // compiles without it.
   EXPECT_NO_THROW(compileKernel(request, {}));
-  request.argumentTypes =
-      types::parseSignature("(float32[::1], float32[::1])").arguments;
+  request = kernelRequest(literal, "(float32[::1], float32[::1])");
   EXPECT_NO_THROW(compileKernel(request, noFp64));
 }

@@ -2,6 +2,7 @@
 // objects (tests/fixtures) launched through launch::KernelCache and the C
 // entry point on PoCL's CPU device, and their numbers checked.
 #include "Fixtures.h"
+#include "Requests.h"
 
 #include "launch/Launcher.h"
 #include "launch/spirjit_launch.h"
@@ -15,6 +16,7 @@
 
 using namespace spirjit;
 using namespace spirjit::launch;
+using spirjit::testing::kernelRequest;
 using spirjit::testing::loadFixture;
 
 namespace {
@@ -45,6 +47,23 @@ ArgumentValue hostArray(std::vector<float> &data, const int64_t *shape,
   return value;
 }
 
+/// vecadd's three C-contiguous float32 host arrays of `n` elements and a
+/// 1-D range over them.
+struct VecaddLaunch {
+  explicit VecaddLaunch(int64_t n, float a0 = 0, float b0 = 0)
+      : a(n, a0), b(n, b0), c(n, 0.0f), shape{n}, strides{sizeof(float)} {
+    args[0] = hostArray(a, shape, strides);
+    args[1] = hostArray(b, shape, strides);
+    args[2] = hostArray(c, shape, strides);
+    range.dims = 1;
+    range.global[0] = n;
+  }
+  std::vector<float> a, b, c;
+  int64_t shape[1], strides[1];
+  ArgumentValue args[3];
+  LaunchRange range;
+};
+
 class Launcher : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -64,12 +83,9 @@ TEST_F(Launcher, PoCLTakesSPIRBitcodeAndTheCompilerEmitsIt) {
   ASSERT_EQ(capabilities.imageFormats,
             std::vector<ImageFormat>{ImageFormat::SPIRBitcode});
   FunctionDescription f = loadFixture("py311", "vecadd");
-  KernelRequest request;
-  request.function = &f;
-  request.argumentTypes =
-      types::parseSignature("(float32[::1], float32[::1], float32[::1])")
-          .arguments;
-  CompiledKernel kernel = compileKernel(request, capabilities);
+  CompiledKernel kernel = compileKernel(
+      kernelRequest(f, "(float32[::1], float32[::1], float32[::1])"),
+      capabilities);
   EXPECT_EQ(kernel.image.format, ImageFormat::SPIRBitcode);
   ASSERT_GE(kernel.image.bytes.size(), 2u);
   EXPECT_EQ(kernel.image.bytes[0], 'B');
@@ -78,16 +94,12 @@ TEST_F(Launcher, PoCLTakesSPIRBitcodeAndTheCompilerEmitsIt) {
 
 TEST_F(Launcher, LaunchesVecaddOnHostArrays) {
   const int64_t n = 1000;
-  std::vector<float> a(n), b(n), c(n, -1);
+  VecaddLaunch vecadd(n);
+  std::vector<float> &a = vecadd.a, &b = vecadd.b, &c = vecadd.c;
   std::iota(a.begin(), a.end(), 0.0f);
   std::iota(b.begin(), b.end(), 100.0f);
-  int64_t shape[] = {n}, strides[] = {sizeof(float)};
-  ArgumentValue args[] = {hostArray(a, shape, strides),
-                          hostArray(b, shape, strides),
-                          hostArray(c, shape, strides)};
-  LaunchRange range;
-  range.dims = 1;
-  range.global[0] = n;
+  ArgumentValue *args = vecadd.args;
+  LaunchRange &range = vecadd.range;
 
   KernelCache cache = cacheOf("vecadd");
   cache.launch(range, args, 3, device_);
@@ -116,14 +128,10 @@ TEST_F(Launcher, ASecondCacheFindsTheKernelOnDisk) {
   setenv("SPIRJIT_DISABLE_CACHE", "0", 1);
   setenv("SPIRJIT_CACHE_DIR", folder, 1);
   const int64_t n = 16;
-  std::vector<float> a(n, 1.0f), b(n, 2.0f), c(n, 0.0f);
-  int64_t shape[] = {n}, strides[] = {sizeof(float)};
-  ArgumentValue args[] = {hostArray(a, shape, strides),
-                          hostArray(b, shape, strides),
-                          hostArray(c, shape, strides)};
-  LaunchRange range;
-  range.dims = 1;
-  range.global[0] = n;
+  VecaddLaunch vecadd(n, 1.0f, 2.0f);
+  std::vector<float> &c = vecadd.c;
+  ArgumentValue *args = vecadd.args;
+  LaunchRange &range = vecadd.range;
   KernelCache first = cacheOf("vecadd");
   first.launch(range, args, 3, device_);
   EXPECT_EQ(first.statistics().compiles, 1);
@@ -173,16 +181,10 @@ TEST_F(Launcher, LaunchesOnDeviceArraysAndDropsEventsSafely) {
 }
 
 TEST_F(Launcher, ReportsLaunchErrorsBeforeTheDriver) {
-  const int64_t n = 8;
-  std::vector<float> a(n), b(n), c(n);
-  int64_t shape[] = {n}, strides[] = {sizeof(float)};
-  ArgumentValue args[] = {hostArray(a, shape, strides),
-                          hostArray(b, shape, strides),
-                          hostArray(c, shape, strides)};
+  VecaddLaunch vecadd(8);
+  ArgumentValue *args = vecadd.args;
   args[2].writable = false;
-  LaunchRange range;
-  range.dims = 1;
-  range.global[0] = n;
+  LaunchRange &range = vecadd.range;
   KernelCache cache = cacheOf("vecadd");
   try {
     cache.launch(range, args, 3, device_);
