@@ -193,6 +193,28 @@ def test_float64_on_a_device_without_fp64_is_a_typing_error():
 
 
 @needs_null_driver
+def test_a_float64_operation_on_a_device_without_fp64_fails_at_its_line():
+    # float32 arguments, a float64 product: the compiler refuses it at the
+    # product's line, before the driver's build could fail on it.
+    out = run(code="""
+        @spirjit.kernel
+        def widen(item: kapi.Item, a, b):
+            i = item.get_id(0)
+            b[i] = a[i] * np.float64(3)
+
+        x = spirjit.zeros(4, dtype=np.float32, device="level_zero")
+        try:
+            spirjit.call_kernel(widen, kapi.Range(4), x, x)
+        except errors.TypingError as e:
+            print(type(e).__name__,
+                  e.lineno - widen.py_func.__code__.co_firstlineno, e)
+    """)
+    name, offset, message = out.split(" ", 2)
+    assert (name, offset) == ("TypingError", "3"), out
+    assert "float64" in message and "Null Device" in message, out
+
+
+@needs_null_driver
 def test_arrays_on_opencl_and_level_zero_are_a_device_inference_error():
     out = run(kernels=True, code="""
         x = spirjit.zeros(4, dtype=np.float32, device="level_zero")
