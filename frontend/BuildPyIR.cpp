@@ -1,5 +1,6 @@
 #include "frontend/BuildPyIR.h"
 
+#include "frontend/DefiniteAssignment.h"
 #include "frontend/Diagnostics.h"
 
 #include <algorithm>
@@ -357,6 +358,10 @@ Instruction *Builder::emitConst(const ConstValue &value, int line) {
     unsupported(line, "nested function");
   }
   case ConstValue::Kind::Other:
+    // NumPy 2 raises OverflowError when such an int meets a typed integer.
+    if (value.text == "int beyond 64 bits")
+      throw UserError(UserErrorKind::Typing, desc_.filename, line,
+                      "integer literal does not fit int64");
     unsupported(line, value.text);
   case ConstValue::Kind::Tuple: {
     std::vector<Instruction *> items;
@@ -879,6 +884,8 @@ std::unique_ptr<ir::Function> buildPyIR(const FunctionDescription &function,
       throw unsupportedConstruct(function.filename, inst.line, what,
                                  /*planned=*/true);
   }
+  // Before SSA construction, which would turn such a read into undef.
+  checkDefiniteAssignment(function, cfg);
   return Builder(function, cfg).run();
 }
 

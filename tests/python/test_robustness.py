@@ -87,3 +87,41 @@ def test_elif_chain_on_id(device_filter):
     launch(id_elif_chain, N, out)
     np.testing.assert_array_equal(out,
                                   reference(lambda i: cases.get(i, -1)))
+
+
+# --------------------------------------------------------------------------
+# Python ints: literal arithmetic that stays within int64 is exact; reads
+# of locals that every feasible path assigns compile (the error cases are
+# in errors/test_robustness_errors.py).
+
+@spirjit.kernel
+def assigned_on_every_taken_path(item: kapi.Item, out):
+    i = item.get_id(0)
+    if i > 2:
+        x = 1
+    else:
+        x = 2
+    # a constant non-empty range runs its body at least once
+    for k in range(3):
+        v = k * i
+    # read only under the condition that assigned it
+    if i > 5:
+        y = i
+    if i > 5:
+        x += y
+    # assigned in an earlier iteration before it is read
+    for k in range(4):
+        if k > 0:
+            x += z
+        z = k
+    out[i] = x + v + k + (2**62 + 2**62 - 1) // 2**61
+
+
+def test_locals_assigned_on_every_taken_path(device_filter):
+    def body(i):
+        x = (1 if i > 2 else 2) + (i if i > 5 else 0) + 0 + 1 + 2
+        return x + 2 * i + 3 + (2**62 + 2**62 - 1) // 2**61
+
+    out = np.zeros(N, np.int64)
+    launch(assigned_on_every_taken_path, N, out)
+    np.testing.assert_array_equal(out, reference(body))
