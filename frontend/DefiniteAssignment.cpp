@@ -7,8 +7,7 @@
 namespace spirjit {
 namespace {
 
-/// Which locals are assigned on every path to a point: one flag per
-/// `varnames` entry.
+/// A set of locals: one flag per `varnames` entry.
 using Assigned = std::vector<bool>;
 
 Assigned intersect(const Assigned &a, const Assigned &b) {
@@ -18,43 +17,42 @@ Assigned intersect(const Assigned &a, const Assigned &b) {
   return result;
 }
 
-/// The number of iterations of `range(...)` with constant arguments, when
-/// block `b` (ending in GET_ITER) creates such a range iterator.
-std::optional<int64_t> constantRangeLength(const FunctionDescription &function,
-                                           const ControlFlowGraph &cfg,
-                                           const BytecodeBlock &block) {
+/// Does `block` end by making the iterator of a `range(...)` of constant
+/// arguments that yields at least one value?
+bool makesNonEmptyConstantRange(const FunctionDescription &function,
+                                const ControlFlowGraph &cfg,
+                                const BytecodeBlock &block) {
   // LOAD_GLOBAL range; LOAD_CONST...; [PRECALL]; CALL; GET_ITER
   int i = block.end - 1;
   if (i < block.begin || cfg.code[i].op != PyOp::GET_ITER)
-    return std::nullopt;
+    return false;
   if (--i < block.begin || cfg.code[i].op != PyOp::CALL)
-    return std::nullopt;
+    return false;
   int count = cfg.code[i].arg;
   if (i - 1 >= block.begin && cfg.code[i - 1].op == PyOp::PRECALL)
     --i;
   if (count < 1 || count > 3 || i - count - 1 < block.begin)
-    return std::nullopt;
+    return false;
   int64_t args[3];
   for (int k = 0; k < count; ++k) {
     const BytecodeInstruction &load = cfg.code[i - count + k];
     if (load.op != PyOp::LOAD_CONST ||
         load.arg >= static_cast<int>(function.consts.size()) ||
         function.consts[load.arg].kind != ConstValue::Kind::Int)
-      return std::nullopt;
+      return false;
     args[k] = function.consts[load.arg].intValue;
   }
   const BytecodeInstruction &callee = cfg.code[i - count - 1];
   if (callee.op != PyOp::LOAD_GLOBAL ||
       (callee.arg >> 1) >= static_cast<int>(function.names.size()) ||
       function.names[callee.arg >> 1] != "range")
-    return std::nullopt;
+    return false;
   int64_t start = count == 1 ? 0 : args[0];
   int64_t stop = count == 1 ? args[0] : args[1];
   int64_t step = count == 3 ? args[2] : 1;
   if (step == 0)
-    return std::nullopt;
-  bool empty = step > 0 ? start >= stop : start <= stop;
-  return empty ? 0 : 1; // only "none" or "some" matters here
+    return false;
+  return step > 0 ? start < stop : start > stop;
 }
 
 /// Which locals some path assigns before each block's start.
@@ -251,11 +249,10 @@ void checkDefiniteAssignment(const FunctionDescription &function,
       continue;
     int next = block.successors[0];
     const BytecodeBlock &head = cfg.blocks[next];
-    if (head.end - head.begin == 1 && cfg.code[head.begin].op == PyOp::FOR_ITER)
-      if (std::optional<int64_t> length =
-              constantRangeLength(function, cfg, block))
-        if (*length > 0)
-          runsOnce[next] = true;
+    if (head.end - head.begin == 1 &&
+        cfg.code[head.begin].op == PyOp::FOR_ITER &&
+        makesNonEmptyConstantRange(function, cfg, block))
+      runsOnce[next] = true;
   }
 
   // Forward must-analysis to a fixed point, in reverse post-order; a block
