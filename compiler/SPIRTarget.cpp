@@ -66,7 +66,9 @@ public:
   void legalize(llvm::Module &module) const override {
     removeFreezes(module);
     expandIntegerAbs(module);
+    promoteIllegalIntegers(module); // after expandIntegerAbs: abs of an iN
     splitAggregateSelects(module);
+    separateRepeatedEdges(module);
   }
 
   /// OpenCL: local buffers are kernel arguments the launch sizes.

@@ -1,5 +1,5 @@
 // Rewrites of optimised LLVM IR that the SPIR-V translator of LLVM 15
-// cannot take. The SPIR target runs all three as its legalisation hook
+// cannot take. The SPIR target runs all five as its legalisation hook
 // (Target::legalize); each is also callable on its own, by name, so a test
 // driver can run one at a time.
 //
@@ -19,8 +19,20 @@ void removeFreezes(llvm::Module &module);
 /// is unsigned, NumPy's abs(INT_MIN) is INT_MIN.
 void expandIntegerAbs(llvm::Module &module);
 
+/// Rewrites every integer of a width SPIR-V lacks (all but 1, 8, 16, 32
+/// and 64 bits), which LLVM's optimiser makes when it narrows values, to
+/// the next wider SPIR-V width, keeping the arithmetic of the narrow one.
+/// Requires: no freeze of such a width, no function parameter or return
+/// value of one (internal error otherwise).
+void promoteIllegalIntegers(llvm::Module &module);
+
 /// Splits a select between structs (complex numbers) into one select per
 /// field: SPIR-V 1.0's OpSelect takes scalars and vectors only.
 void splitAggregateSelects(llvm::Module &module);
+
+/// Sends the second and later edges from one block to the same successor
+/// with phis (a switch's cases) through a new block: SPIR-V's OpPhi names
+/// each predecessor block once.
+void separateRepeatedEdges(llvm::Module &module);
 
 } // namespace spirjit

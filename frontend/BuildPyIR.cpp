@@ -1,10 +1,12 @@
 #include "frontend/BuildPyIR.h"
 
+#include "frontend/DefiniteAssignment.h"
 #include "frontend/Diagnostics.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace spirjit {
 namespace {
@@ -28,7 +30,12 @@ bool isTrivialPhi(const Instruction *phi, Instruction **same) {
   return true;
 }
 
-/// SSA construction over named variables (Braun et al.).
+/// SSA construction over named variables (Braun et al.). A trivial phi is
+/// not replaced in every instruction at once, which costs a walk of the
+/// whole function per phi: it is mapped to its replacement, reads resolve
+/// through that map, and resolveAll() rewrites every operand once at the
+/// end. Each phi knows the phis that use it, so removing one rechecks only
+/// those.
 class SSABuilder {
 public:
   SSABuilder(ir::Function &function, Instruction *undef)
@@ -42,7 +49,7 @@ public:
     auto &perBlock = defs_[var];
     auto it = perBlock.find(block);
     if (it != perBlock.end())
-      return it->second;
+      return resolve(it->second);
     return readRecursive(var, block, line);
   }
 
@@ -54,6 +61,29 @@ public:
     sealed_.insert(block);
     for (auto &[var, phi] : pending)
       addOperands(var, phi);
+  }
+
+  /// The value that stands for `value` now that trivial phis are gone.
+  Instruction *resolve(Instruction *value) {
+    Instruction *result = value;
+    for (auto it = replaced_.find(result); it != replaced_.end();
+         it = replaced_.find(result))
+      result = it->second;
+    // Path compression: later lookups of a long chain take one step.
+    while (value != result) {
+      Instruction *&next = replaced_[value];
+      value = next;
+      next = result;
+    }
+    return result;
+  }
+
+  /// Maps every operand still naming a removed phi to its replacement.
+  void resolveAll() {
+    for (auto &block : function_.blocks)
+      for (auto &inst : block->instructions)
+        for (Instruction *&operand : inst->operands)
+          operand = resolve(operand);
   }
 
 private:
@@ -76,70 +106,46 @@ private:
   }
 
   Instruction *addOperands(const std::string &var, Instruction *phi) {
-    for (Block *pred : phi->parent->predecessors)
-      phi->operands.push_back(read(var, pred, phi->line));
+    for (Block *pred : phi->parent->predecessors) {
+      Instruction *value = read(var, pred, phi->line);
+      phi->operands.push_back(value);
+      if (value->opcode == Opcode::Phi && value != phi)
+        phiUsers_[value].push_back(phi);
+    }
     return removeIfTrivial(phi);
   }
 
   Instruction *removeIfTrivial(Instruction *phi) {
+    for (Instruction *&operand : phi->operands)
+      operand = resolve(operand);
     Instruction *same;
     if (!isTrivialPhi(phi, &same))
       return phi;
     if (!same)
       same = undef_;
-    std::vector<Instruction *> phiUsers;
-    for (auto &block : function_.blocks)
-      for (auto &inst : block->instructions)
-        if (inst.get() != phi && inst->opcode == Opcode::Phi &&
-            std::count(inst->operands.begin(), inst->operands.end(), phi))
-          phiUsers.push_back(inst.get());
-    function_.replaceAllUsesWith(phi, same);
-    for (auto &[var, perBlock] : defs_)
-      for (auto &[block, value] : perBlock)
-        if (value == phi)
-          value = same;
+    replaced_[phi] = same;
+    std::vector<Instruction *> users = std::move(phiUsers_[phi]);
+    phiUsers_.erase(phi);
+    if (same->opcode == Opcode::Phi) // they use `same` now
+      phiUsers_[same].insert(phiUsers_[same].end(), users.begin(),
+                             users.end());
     // Callers up the stack may still hold `phi`: keep it alive, detached,
     // and let resolve() map it to its replacement.
-    replaced_[phi] = same;
     auto &list = phi->parent->instructions;
     auto it = std::find_if(list.begin(), list.end(),
                            [&](auto &i) { return i.get() == phi; });
     graveyard_.push_back(std::move(*it));
     list.erase(it);
-    for (Instruction *user : phiUsers)
-      if (isLive(user))
+    for (Instruction *user : users)
+      if (user != phi && !replaced_.count(user))
         removeIfTrivial(user);
     return same;
   }
 
-  bool isLive(Instruction *inst) const {
-    for (auto &block : function_.blocks)
-      for (auto &i : block->instructions)
-        if (i.get() == inst)
-          return true;
-    return false;
-  }
-
-public:
-  /// The value that stands for `value` now that trivial phis are gone.
-  Instruction *resolve(Instruction *value) const {
-    for (auto it = replaced_.find(value); it != replaced_.end();
-         it = replaced_.find(value))
-      value = it->second;
-    return value;
-  }
-  /// Maps every operand still naming a removed phi to its replacement.
-  void resolveAll() {
-    for (auto &block : function_.blocks)
-      for (auto &inst : block->instructions)
-        for (Instruction *&operand : inst->operands)
-          operand = resolve(operand);
-  }
-
-private:
   ir::Function &function_;
   Instruction *undef_;
-  std::map<Instruction *, Instruction *> replaced_;
+  std::unordered_map<Instruction *, Instruction *> replaced_;
+  std::unordered_map<Instruction *, std::vector<Instruction *>> phiUsers_;
   std::vector<std::unique_ptr<Instruction>> graveyard_;
   std::map<std::string, std::map<Block *, Instruction *>> defs_;
   std::map<Block *, std::map<std::string, Instruction *>> incomplete_;
@@ -357,6 +363,10 @@ Instruction *Builder::emitConst(const ConstValue &value, int line) {
     unsupported(line, "nested function");
   }
   case ConstValue::Kind::Other:
+    // NumPy 2 raises OverflowError when such an int meets a typed integer.
+    if (value.text == "int beyond 64 bits")
+      throw UserError(UserErrorKind::Typing, desc_.filename, line,
+                      "integer literal does not fit int64");
     unsupported(line, value.text);
   case ConstValue::Kind::Tuple: {
     std::vector<Instruction *> items;
@@ -795,21 +805,40 @@ std::unique_ptr<ir::Function> Builder::run() {
   ssa_->resolveAll();
   checkStrings();
   // Resolving can leave phis whose operands have become one value: remove
-  // them until none is left (one per block per sweep: erasing ends the
-  // walk of that block's list).
+  // them, a round at a time, each round one walk of the function: a phi
+  // found trivial maps to its value, later phis of the round read through
+  // that map, and one rewrite of every operand ends the round.
   for (bool changed = true; changed;) {
     changed = false;
+    std::unordered_map<Instruction *, Instruction *> replacement;
+    auto current = [&](Instruction *value) {
+      for (auto it = replacement.find(value); it != replacement.end();
+           it = replacement.find(value))
+        value = it->second;
+      return value;
+    };
+    std::vector<Instruction *> removed;
     for (auto &blk : function_->blocks)
       for (auto &inst : blk->instructions) {
-        Instruction *same;
-        if (inst->opcode != Opcode::Phi || !isTrivialPhi(inst.get(), &same) ||
-            !same)
+        if (inst->opcode != Opcode::Phi)
           continue;
-        function_->replaceAllUsesWith(inst.get(), same);
-        function_->erase(inst.get());
-        changed = true;
-        break;
+        for (Instruction *&operand : inst->operands)
+          operand = current(operand);
+        Instruction *same;
+        if (!isTrivialPhi(inst.get(), &same) || !same)
+          continue;
+        replacement[inst.get()] = same;
+        removed.push_back(inst.get());
       }
+    if (removed.empty())
+      break;
+    for (auto &blk : function_->blocks)
+      for (auto &inst : blk->instructions)
+        for (Instruction *&operand : inst->operands)
+          operand = current(operand);
+    for (Instruction *inst : removed)
+      function_->erase(inst);
+    changed = true;
   }
   // Unused values that have no effect are dropped (the NULL marker, stack
   // copies, constants of folded branches).
@@ -879,6 +908,8 @@ std::unique_ptr<ir::Function> buildPyIR(const FunctionDescription &function,
       throw unsupportedConstruct(function.filename, inst.line, what,
                                  /*planned=*/true);
   }
+  // Before SSA construction, which would turn such a read into undef.
+  checkDefiniteAssignment(function, cfg);
   return Builder(function, cfg).run();
 }
 

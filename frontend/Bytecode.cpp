@@ -68,6 +68,40 @@ bool isSupportedPythonVersion(int major, int minor) {
   return tableFor(major, minor) != nullptr;
 }
 
+namespace {
+/// The line of each offset, asked in increasing order. CPython's co_lines()
+/// ranges are sorted and disjoint, so one walk over them serves a whole
+/// decoding, where FunctionDescription::lineAt searches from the first
+/// range for every instruction (quadratic in the function's length).
+class LineCursor {
+public:
+  explicit LineCursor(const FunctionDescription &function)
+      : function_(function) {
+    const std::vector<LineRange> &ranges = function.lines;
+    for (size_t i = 1; i < ranges.size() && ordered_; ++i)
+      ordered_ = ranges[i - 1].start <= ranges[i].start &&
+                 ranges[i - 1].end <= ranges[i].start;
+  }
+
+  int lineAt(int offset) {
+    if (!ordered_)
+      return function_.lineAt(offset);
+    const std::vector<LineRange> &ranges = function_.lines;
+    while (next_ < ranges.size() && ranges[next_].end <= offset)
+      ++next_;
+    if (next_ < ranges.size() && ranges[next_].start <= offset &&
+        ranges[next_].line > 0)
+      return ranges[next_].line;
+    return function_.firstLine;
+  }
+
+private:
+  const FunctionDescription &function_;
+  bool ordered_ = true;
+  size_t next_ = 0;
+};
+} // namespace
+
 std::vector<BytecodeInstruction>
 decodeBytecode(const FunctionDescription &function) {
   auto malformed = [&](int offset, const std::string &why) {
@@ -91,6 +125,7 @@ decodeBytecode(const FunctionDescription &function) {
     throw malformed(0, "odd code length " + std::to_string(code.size()));
 
   std::vector<BytecodeInstruction> out;
+  LineCursor lines(function);
   int size = static_cast<int>(code.size());
   int offset = 0;
   while (offset < size) {
@@ -117,7 +152,7 @@ decodeBytecode(const FunctionDescription &function) {
       inst.arg = static_cast<int>(arg >> info.shift);
       inst.offset = start;
       inst.next = offset + 2 + 2 * info.cacheEntries;
-      inst.line = function.lineAt(offset);
+      inst.line = lines.lineAt(offset);
       if (inst.next > size)
         throw malformed(offset, "truncated inline cache");
       if (info.jump == JumpKind::Forward)

@@ -3,6 +3,7 @@
 #include "frontend/Diagnostics.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -181,6 +182,10 @@ std::string verify(const Function &function) {
     for (const auto &inst : block->instructions)
       defined.insert(inst.get());
   }
+  std::map<const Block *, std::set<const Block *>> predecessorsOf;
+  for (const auto &block : function.blocks)
+    for (const Block *succ : block->successors())
+      predecessorsOf[succ].insert(block.get());
   for (const auto &block : function.blocks) {
     const auto &list = block->instructions;
     if (list.empty() || !block->terminator())
@@ -222,7 +227,12 @@ std::string verify(const Function &function) {
           errors << "%" << inst.id << " branches to a block not in the "
                  << "function\n";
     }
-    // Predecessor lists must match the terminators.
+    // Predecessor lists must match the terminators. Comparing the sets is
+    // linear; only when they differ does each block get named, in order.
+    std::set<const Block *> listed(block->predecessors.begin(),
+                                   block->predecessors.end());
+    if (listed == predecessorsOf[block.get()])
+      continue;
     for (const auto &other : function.blocks) {
       auto succ = other->successors();
       bool edge = std::find(succ.begin(), succ.end(), block.get()) != succ.end();

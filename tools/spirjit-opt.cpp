@@ -86,10 +86,21 @@ const std::vector<Pass> &passTable() {
        [](llvm::Module &module, const Options &) {
          spirjit::expandIntegerAbs(module);
        }},
+      {"promote-illegal-integers",
+       "widen integers of widths SPIR-V lacks (i62, i3, ...) to the next "
+       "SPIR-V width",
+       [](llvm::Module &module, const Options &) {
+         spirjit::promoteIllegalIntegers(module);
+       }},
       {"split-aggregate-selects",
        "select each field of a struct-typed select on its own",
        [](llvm::Module &module, const Options &) {
          spirjit::splitAggregateSelects(module);
+       }},
+      {"separate-repeated-edges",
+       "route repeated edges to a block with phis through a new block",
+       [](llvm::Module &module, const Options &) {
+         spirjit::separateRepeatedEdges(module);
        }},
   };
   return table;

@@ -15,6 +15,8 @@ const Type *Inference::inferBinary(Instruction &inst, const Type *a,
     unsupported(inst, "the '@' operator is not supported in kernels");
   const Type *common = types::promote(a, b);
   SPIRJIT_INTERNAL_CHECK(common, "no promotion of two numbers");
+  if (common->kind == TypeKind::WeakInt)
+    literalValue(&inst); // reports a literal expression beyond int64
   switch (op) {
   case ir::BinaryOperator::TrueDiv:
     if (common->kind == TypeKind::WeakInt)
@@ -59,6 +61,77 @@ const Type *Inference::inferBinary(Instruction &inst, const Type *a,
     }
     return common;
   }
+}
+
+std::optional<int64_t> Inference::literalValue(const Instruction *inst) {
+  auto known = literalValues_.find(inst);
+  if (known != literalValues_.end())
+    return known->second;
+  std::optional<int64_t> value;
+  if (const ConstValue *c = constantOf(inst)) {
+    if (c->kind == ConstValue::Kind::Int)
+      value = c->intValue;
+  } else if (inst->opcode == Opcode::UnaryOp &&
+             static_cast<ir::UnaryOperator>(inst->index) ==
+                 ir::UnaryOperator::Neg) {
+    if (std::optional<int64_t> x = literalValue(inst->operands[0]))
+      value = -static_cast<__int128>(*x) > INT64_MAX ? std::nullopt
+                                                     : std::optional(-*x);
+  } else if (inst->opcode == Opcode::BinaryOp) {
+    std::optional<int64_t> x = literalValue(inst->operands[0]);
+    std::optional<int64_t> y = literalValue(inst->operands[1]);
+    if (x && y) {
+      // Python ints do not wrap: compute wide, then see if int64 holds it.
+      std::optional<__int128> exact;
+      auto op = static_cast<ir::BinaryOperator>(inst->index);
+      switch (op) {
+      case ir::BinaryOperator::Add:
+        exact = static_cast<__int128>(*x) + *y;
+        break;
+      case ir::BinaryOperator::Sub:
+        exact = static_cast<__int128>(*x) - *y;
+        break;
+      case ir::BinaryOperator::Mul:
+        exact = static_cast<__int128>(*x) * *y;
+        break;
+      case ir::BinaryOperator::LShift:
+        if (*y >= 0)
+          exact = *x == 0 ? 0 : *y >= 64 ? static_cast<__int128>(1) << 100
+                                       : static_cast<__int128>(*x) << *y;
+        break;
+      case ir::BinaryOperator::Pow:
+        if (*y < 0)
+          break;
+        if (*x == 0 || *x == 1 || *x == -1) {
+          exact = *y == 0 ? 1 : *x == -1 && *y % 2 == 0 ? 1 : *x;
+          break;
+        }
+        // |x| >= 2: at most 64 steps before the power leaves int64.
+        exact = 1;
+        for (int64_t k = 0; k < *y && *exact <= INT64_MAX &&
+                            *exact >= INT64_MIN;
+             ++k)
+          *exact *= *x;
+        break;
+      case ir::BinaryOperator::FloorDiv:
+        if (*x == INT64_MIN && *y == -1)
+          exact = -static_cast<__int128>(INT64_MIN);
+        break;
+      default:
+        break;
+      }
+      if (exact && (*exact > INT64_MAX || *exact < INT64_MIN))
+        typingError(*inst, "the integer " + std::to_string(*x) + " " +
+                               ir::binaryOperatorText(op) + " " +
+                               std::to_string(*y) +
+                               " does not fit int64 (NumPy raises "
+                               "OverflowError for such a Python int)");
+      if (exact)
+        value = static_cast<int64_t>(*exact);
+    }
+  }
+  literalValues_[inst] = value;
+  return value;
 }
 
 const Type *Inference::inferUnary(Instruction &inst, const Type *a) {

@@ -76,6 +76,9 @@ Inference::inferWorkItemMethod(Instruction &inst, const Type *callee,
     typingError(inst, "'" + receiver->str() + "' has no method '" + name + "'");
   requireArity(inst, args, api->required, api->parameters.size(), name);
   if (!api->parameters.empty()) { // the dimension
+    // As numba-dpex: a bool is no dimension, though Python would take it.
+    if (args[0]->kind == TypeKind::Bool)
+      typingError(inst, name + " takes an integer dimension, not bool");
     requireInteger(inst, args[0], "the dimension of " + name + "()");
     if (const ConstValue *dim = constantOf(inst.operands[1]))
       if (dim->kind == ConstValue::Kind::Int &&

@@ -15,6 +15,8 @@
 #include "compiler/TypeInference.h"
 #include "frontend/Diagnostics.h"
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +74,9 @@ private:
   // InferArithmetic.cpp
   const Type *inferBinary(Instruction &inst, const Type *a, const Type *b);
   const Type *inferUnary(Instruction &inst, const Type *a);
+  /// The value of a constant expression of Python int literals, nullopt
+  /// for anything else; a TypingError when it leaves int64.
+  std::optional<int64_t> literalValue(const Instruction *inst);
   const Type *inferCompare(Instruction &inst, const Type *a, const Type *b);
 
   // InferMath.cpp
@@ -109,6 +114,7 @@ private:
   TypedFunction &result_;
   Specializations &specializations_;
   const Type *returnType_ = nullptr;
+  std::map<const Instruction *, std::optional<int64_t>> literalValues_;
 };
 
 } // namespace spirjit::infer

@@ -309,9 +309,13 @@ llvm::Value *Lowering::floatBinary(BinaryOperator op, llvm::Value *a,
         builder_.CreateFAdd(floorDiv, llvm::ConstantFP::get(type, 1.0)),
         floorDiv);
     llvm::Value *divZero = builder_.CreateFCmpOEQ(div, zero);
-    llvm::Value *signedZero = target_.emitMathCall(
-        builder_, "copysign", {zero, builder_.CreateFDiv(a, b)});
-    return builder_.CreateSelect(divZero, signedZero, floorDiv);
+    llvm::Value *quotient = builder_.CreateFDiv(a, b);
+    llvm::Value *signedZero =
+        target_.emitMathCall(builder_, "copysign", {zero, quotient});
+    // NumPy's npy_divmod: a zero divisor gives a / b, ±inf (nan for 0/0).
+    return builder_.CreateSelect(
+        builder_.CreateFCmpOEQ(b, zero), quotient,
+        builder_.CreateSelect(divZero, signedZero, floorDiv));
   }
   default:
     SPIRJIT_INTERNAL_CHECK(false, "float operator not lowered");
@@ -356,11 +360,20 @@ llvm::Value *Lowering::complexBinary(BinaryOperator op, llvm::Value *a,
         builder_.CreateFAdd(builder_.CreateFMul(ar, r2), ai), d2);
     llvm::Value *im2 = builder_.CreateFDiv(
         builder_.CreateFSub(builder_.CreateFMul(ai, r2), ar), d2);
-    return makeComplex(builder_.CreateSelect(realBigger, re1, re2),
-                       builder_.CreateSelect(realBigger, im1, im2));
+    // NumPy divides each part by |br| when the divisor is zero: a complex
+    // inf or nan instead of Smith's 0/0.
+    llvm::Value *zero = llvm::ConstantFP::get(ar->getType(), 0.0);
+    llvm::Value *byZero = builder_.CreateAnd(
+        builder_.CreateFCmpOEQ(br, zero), builder_.CreateFCmpOEQ(bi, zero));
+    return makeComplex(
+        builder_.CreateSelect(byZero, builder_.CreateFDiv(ar, absBr),
+                              builder_.CreateSelect(realBigger, re1, re2)),
+        builder_.CreateSelect(byZero, builder_.CreateFDiv(ai, absBr),
+                              builder_.CreateSelect(realBigger, im1, im2)));
   }
   case BinaryOperator::Pow: {
-    // a ** b = exp(b * log(a)); 0 ** b is 0 for b != 0, as in Python.
+    // a ** b = exp(b * log(a)). As NumPy's npy_cpow, 0 ** b is 0 for a
+    // positive real b and nan+nanj for any other b but 0.
     llvm::Value *modulus = target_.emitMathCall(builder_, "hypot", {ar, ai});
     llvm::Value *angle = target_.emitMathCall(builder_, "atan2", {ai, ar});
     llvm::Value *logRe = target_.emitMathCall(builder_, "log", {modulus});
@@ -379,8 +392,13 @@ llvm::Value *Lowering::complexBinary(BinaryOperator op, llvm::Value *a,
     llvm::Value *expZero = builder_.CreateAnd(builder_.CreateFCmpOEQ(br, zero),
                                               builder_.CreateFCmpOEQ(bi, zero));
     llvm::Value *one = llvm::ConstantFP::get(ar->getType(), 1.0);
-    outRe = builder_.CreateSelect(baseZero, zero, outRe);
-    outIm = builder_.CreateSelect(baseZero, zero, outIm);
+    llvm::Value *positiveReal = builder_.CreateAnd(
+        builder_.CreateFCmpOGT(br, zero), builder_.CreateFCmpOEQ(bi, zero));
+    llvm::Value *zeroPower = builder_.CreateSelect(
+        positiveReal, zero,
+        llvm::ConstantFP::getNaN(ar->getType()));
+    outRe = builder_.CreateSelect(baseZero, zeroPower, outRe);
+    outIm = builder_.CreateSelect(baseZero, zeroPower, outIm);
     outRe = builder_.CreateSelect(expZero, one, outRe);
     outIm = builder_.CreateSelect(expZero, zero, outIm);
     return makeComplex(outRe, outIm);

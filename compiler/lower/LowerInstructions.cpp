@@ -246,8 +246,21 @@ void Lowering::lowerInstruction(const Instruction &inst) {
     const Lowered &iter = values_.at(inst.operands[0]);
     llvm::Value *cursor =
         builder_.CreateLoad(builder_.getInt64Ty(), iter.scalar);
-    builder_.CreateStore(builder_.CreateAdd(cursor, iter.elements[1].scalar),
-                         iter.scalar);
+    // Python's range ends where its counter would pass INT64_MAX (INT64_MIN
+    // going down); a wrapped counter would start the loop over. The cursor
+    // then becomes `stop`, which IterValid reads as the end.
+    llvm::Value *stop = iter.elements[0].scalar;
+    llvm::Value *step = iter.elements[1].scalar;
+    llvm::Value *overflows = builder_.CreateSelect(
+        builder_.CreateICmpSGT(step, builder_.getInt64(0)),
+        builder_.CreateICmpSGT(
+            cursor, builder_.CreateSub(builder_.getInt64(INT64_MAX), step)),
+        builder_.CreateICmpSLT(
+            cursor, builder_.CreateSub(builder_.getInt64(INT64_MIN), step)));
+    builder_.CreateStore(
+        builder_.CreateSelect(overflows, stop,
+                              builder_.CreateAdd(cursor, step)),
+        iter.scalar);
     values_[&inst] = {cursor};
     return;
   }

@@ -58,16 +58,54 @@ Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
                                              {target_.emitMathCall(
                                                  builder_, "hypot", {re, im})}),
                         target_.emitMathCall(builder_, "atan2", {im, re}))};
-  // sqrt: the principal root, as cmath.
-  llvm::Value *half = llvm::ConstantFP::get(re->getType(), 0.5);
-  llvm::Value *modulus = target_.emitMathCall(builder_, "hypot", {re, im});
-  llvm::Value *outRe = target_.emitMathCall(
-      builder_, "sqrt",
-      {builder_.CreateFMul(builder_.CreateFAdd(modulus, re), half)});
+  // sqrt: the principal root by CPython's cmath_sqrt_impl, which scales so
+  // that no intermediate overflows (1e308+1e308j) or loses a subnormal.
+  llvm::Type *type = re->getType();
+  bool isDouble = type->isDoubleTy();
+  auto constant = [&](double value) { return llvm::ConstantFP::get(type, value); };
+  llvm::Value *absRe = target_.emitMathCall(builder_, "fabs", {re});
+  llvm::Value *absIm = target_.emitMathCall(builder_, "fabs", {im});
+  // Both parts below the smallest normal: scale up by 2^(2*(digits/2)+1).
+  double smallest = isDouble ? 0x1p-1022 : 0x1p-126;
+  double scaleUp = isDouble ? 0x1p53 : 0x1p25;
+  double scaleDown = isDouble ? 0x1p-27 : 0x1p-13;
+  llvm::Value *tiny = builder_.CreateAnd(
+      builder_.CreateFCmpOLT(absRe, constant(smallest)),
+      builder_.CreateFCmpOLT(absIm, constant(smallest)));
+  llvm::Value *upRe = builder_.CreateFMul(absRe, constant(scaleUp));
+  llvm::Value *tinyRoot = builder_.CreateFMul(
+      target_.emitMathCall(
+          builder_, "sqrt",
+          {builder_.CreateFAdd(
+              upRe, target_.emitMathCall(
+                        builder_, "hypot",
+                        {upRe, builder_.CreateFMul(absIm,
+                                                   constant(scaleUp))}))}),
+      constant(scaleDown));
+  llvm::Value *eighthRe = builder_.CreateFMul(absRe, constant(0.125));
+  llvm::Value *root = builder_.CreateFMul(
+      constant(2.0),
+      target_.emitMathCall(
+          builder_, "sqrt",
+          {builder_.CreateFAdd(
+              eighthRe, target_.emitMathCall(
+                            builder_, "hypot",
+                            {eighthRe,
+                             builder_.CreateFMul(absIm, constant(0.125))}))}));
+  llvm::Value *s = builder_.CreateSelect(tiny, tinyRoot, root);
+  llvm::Value *d =
+      builder_.CreateFDiv(absIm, builder_.CreateFMul(constant(2.0), s));
+  llvm::Value *nonNegative = builder_.CreateFCmpOGE(re, constant(0.0));
+  llvm::Value *outRe = builder_.CreateSelect(nonNegative, s, d);
   llvm::Value *outIm = target_.emitMathCall(
-      builder_, "sqrt",
-      {builder_.CreateFMul(builder_.CreateFSub(modulus, re), half)});
-  outIm = target_.emitMathCall(builder_, "copysign", {outIm, im});
+      builder_, "copysign",
+      {builder_.CreateSelect(nonNegative, d, s), im});
+  // sqrt(±0 ± 0j) is (0, imag), where d would be 0/0.
+  llvm::Value *isZero = builder_.CreateAnd(
+      builder_.CreateFCmpOEQ(re, constant(0.0)),
+      builder_.CreateFCmpOEQ(im, constant(0.0)));
+  outRe = builder_.CreateSelect(isZero, constant(0.0), outRe);
+  outIm = builder_.CreateSelect(isZero, im, outIm);
   return {makeComplex(outRe, outIm)};
 }
 

@@ -188,6 +188,31 @@ TEST(PyIR, VerifierCatchesBrokenIR) {
             std::string::npos);
 }
 
+// The verifier compares predecessor sets rather than every pair of blocks
+// (quadratic); a missing or an extra predecessor must still be named.
+TEST(PyIR, VerifierCatchesWrongPredecessorLists) {
+  auto f = pyirOf(loadFixture("py311", "loop_branch"));
+  ir::Block *merge = nullptr;
+  for (const auto &block : f->blocks)
+    if (block->predecessors.size() >= 2)
+      merge = block.get();
+  ASSERT_NE(merge, nullptr);
+  ir::Block *dropped = merge->predecessors.back();
+  merge->predecessors.pop_back();
+  EXPECT_NE(ir::verify(*f).find("bb" + std::to_string(merge->id) +
+                                ": predecessor list disagrees with the "
+                                "branch from bb" +
+                                std::to_string(dropped->id)),
+            std::string::npos);
+  merge->predecessors.push_back(dropped);
+  ir::Block *entry = f->blocks.front().get();
+  ASSERT_NE(entry, merge);
+  entry->predecessors.push_back(merge); // no edge from merge to the entry
+  EXPECT_NE(ir::verify(*f).find("bb" + std::to_string(entry->id) +
+                                ": predecessor list disagrees"),
+            std::string::npos);
+}
+
 // Random and truncated bytecode must only ever produce clean errors.
 TEST(Fuzz, RandomAndTruncatedBytecodeGivesCleanErrors) {
   std::mt19937 random(20261122);
