@@ -79,6 +79,54 @@ py::array DeviceArray::toNumPy() const {
   return out;
 }
 
+void DeviceArray::writeFromHost(const py::array &input) const {
+  // The caller casts as NumPy's setitem does; here the bytes must match.
+  if (!py::detail::npy_api::get().PyArray_EquivTypes_(input.dtype().ptr(),
+                                                      dtype_.ptr()))
+    throw py::type_error("writing " +
+                         py::str(input.dtype()).cast<std::string>() +
+                         " elements into a DeviceArray of " +
+                         py::str(dtype_).cast<std::string>());
+  if (std::vector<int64_t>(input.shape(), input.shape() + input.ndim()) !=
+      shape_)
+    throw py::value_error("writing an array of another shape into a view");
+  if (size() == 0)
+    return;
+  py::array host = py::array::ensure(input, py::array::c_style);
+  int64_t itemsize = dtype_.itemsize();
+  // A C-contiguous view is one copy; any other is read back whole, scattered
+  // into on the host and written back, which keeps the bytes between its
+  // elements and costs one pass over the span, whatever the strides.
+  bool contiguous = true;
+  int64_t expected = itemsize;
+  for (size_t d = shape_.size(); d-- > 0;) {
+    if (shape_[d] == 1)
+      continue;
+    contiguous = contiguous && strides_[d] == expected;
+    expected *= shape_[d];
+  }
+  const std::shared_ptr<Device> &device = buffer_->device();
+  if (contiguous) {
+    device->write(*buffer_, host.data(), static_cast<size_t>(host.nbytes()),
+                  static_cast<size_t>(offset_));
+    return;
+  }
+  int64_t low = 0, high = 0;
+  for (size_t d = 0; d < shape_.size(); ++d) {
+    int64_t reach = (shape_[d] - 1) * strides_[d];
+    (reach < 0 ? low : high) += reach;
+  }
+  size_t span = static_cast<size_t>(high - low + itemsize);
+  py::array_t<uint8_t> bytes(static_cast<py::ssize_t>(span));
+  device->read(*buffer_, bytes.mutable_data(), span,
+               static_cast<size_t>(offset_ + low));
+  py::array view(dtype_, shape_, strides_,
+                 reinterpret_cast<const char *>(bytes.data()) - low, bytes);
+  view[py::ellipsis()] = host;
+  device->write(*buffer_, bytes.data(), span,
+                static_cast<size_t>(offset_ + low));
+}
+
 DeviceArray DeviceArray::empty(const std::vector<int64_t> &shape,
                                const py::dtype &dtype,
                                const std::shared_ptr<Device> &device) {

@@ -43,6 +43,10 @@ public:
                            const pybind11::dtype &dtype,
                            const std::shared_ptr<runtime::Device> &device);
   pybind11::array toNumPy() const;
+  /// Writes `host` (this view's shape and dtype; any layout) into the
+  /// view's elements on the device, after everything queued before; bytes
+  /// between the view's elements keep their values.
+  void writeFromHost(const pybind11::array &host) const;
 
   const std::shared_ptr<runtime::Buffer> &buffer() const { return buffer_; }
   const pybind11::dtype &dtype() const { return dtype_; }

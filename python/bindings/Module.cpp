@@ -271,6 +271,7 @@ PYBIND11_MODULE(_spirjit, m) {
       .def_property_readonly(
           "_device", [](const DeviceArray &a) { return a.buffer()->device(); })
       .def("asnumpy", &DeviceArray::toNumPy)
+      .def("_write_from", &DeviceArray::writeFromHost)
       .def_property_readonly("_offset", &DeviceArray::offset)
       .def("_view",
            [](const DeviceArray &a, std::vector<int64_t> shape,
