@@ -185,44 +185,93 @@ def _device_of(x):
     return x.device if isinstance(x, DeviceArray) else None
 
 
+_BAD_INDEX = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+              "(`None`) and integer or boolean arrays are valid indices")
+
+
 def _normalise_index(key, ndim):
     if not isinstance(key, tuple):
         key = (key,)
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
     real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if real > ndim:
-        raise IndexError(f"too many indices for a {ndim}-dimensional array")
+        raise IndexError(f"too many indices for array: array is "
+                         f"{ndim}-dimensional, but {real} were indexed")
     if any(k is Ellipsis for k in key):
         at = key.index(Ellipsis)
         return key[:at] + (slice(None),) * (ndim - real) + key[at + 1:]
     return key + (slice(None),) * (ndim - real)
 
 
-def _getitem(self, key):
-    """Basic slicing (integers, slices with any step, ..., None) gives a
-    view."""
+def _select(self, key):
+    """The view basic slicing (integers, slices with any step, ..., None)
+    selects, and whether ``key`` names one element by integers alone (NumPy
+    then reads a scalar, and writes as into one element)."""
     import operator
     shape, strides, offset = [], [], self._offset
-    dims = iter(zip(self.shape, self.strides))
+    axis = 0
     for k in _normalise_index(key, self.ndim):
         if k is None:  # np.newaxis: a new axis of length 1
             shape.append(1)
             strides.append(0)
             continue
-        n, st = next(dims)
+        n, st = self.shape[axis], self.strides[axis]
         if isinstance(k, slice):
             start, stop, step = k.indices(n)
             shape.append(len(range(start, stop, step)))
             strides.append(st * step)
             offset += start * st
         else:
-            i = operator.index(k)
+            if isinstance(k, list) or getattr(k, "ndim", 0) > 0:
+                raise IndexError("a DeviceArray takes basic indices only "
+                                 "(integers, slices, ..., None), not "
+                                 "integer or boolean arrays")
+            try:
+                i = operator.index(k)
+            except TypeError:
+                raise IndexError(_BAD_INDEX) from None
             if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for size {n}")
+                raise IndexError(f"index {i} is out of bounds for axis "
+                                 f"{axis} with size {n}")
             offset += (i % n) * st
-    view = self._view(shape, strides, offset)
-    if not shape:  # a single element: read it
+        axis += 1
+    element = not shape and not any(
+        k is None or k is Ellipsis or isinstance(k, slice)
+        for k in (key if isinstance(key, tuple) else (key,)))
+    return self._view(shape, strides, offset), element
+
+
+def _getitem(self, key):
+    """Basic slicing gives a view; one element by integers is read."""
+    view, element = _select(self, key)
+    if element:
         return view.asnumpy()[()]
     return view
+
+
+def _setitem(self, key, value):
+    """Writes ``value``, broadcast to the selected view and cast as NumPy's
+    setitem casts, into the view on the device. The value is made whole on
+    the host first, so a DeviceArray value (of any device, this array
+    included, overlapping or not) is read before anything is written."""
+    import numpy as np
+    view, element = _select(self, key)
+    if isinstance(value, DeviceArray):
+        value = value.asnumpy()
+    if element:
+        # One element: NumPy's element assignment, with its errors
+        # (a sequence into an element, complex into a real dtype).
+        host = np.empty(1, dtype=self.dtype)
+        host[0] = value
+        host = host.reshape(())
+    elif isinstance(value, np.ndarray) and value.dtype == self.dtype and \
+            value.shape == view.shape:
+        host = value
+    else:
+        host = np.empty(view.shape, dtype=self.dtype)
+        host[...] = value
+    view._write_from(host)
 
 
 def _usm_interface(self):
@@ -245,6 +294,9 @@ def _to_device(self, device):
 
 
 DeviceArray.__getitem__ = _getitem
+DeviceArray.__setitem__ = _setitem
+
+
 def _len(self):
     if not self.shape:
         raise TypeError("len() of unsized object")
