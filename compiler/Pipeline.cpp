@@ -109,10 +109,10 @@ void checkArity(const FunctionDescription &function,
   std::string names;
   for (size_t i = 1; i <= expected; ++i)
     names += (i > 1 ? ", " : "") + function.varnames[i];
-  std::string takes =
-      expected == 0 ? std::string("no arguments")
-                    : std::to_string(expected) +
-                          (expected == 1 ? " argument" : " arguments");
+  std::string takes = expected == 0
+                          ? std::string("no arguments")
+                          : std::to_string(expected) +
+                                (expected == 1 ? " argument" : " arguments");
   throw UserError(UserErrorKind::Typing, function.filename, function.firstLine,
                   "'" + function.name + "' takes " + takes +
                       " after its work item" +
