@@ -53,7 +53,7 @@ namespace {
 
 /// The kernel's item type, from the annotation of its first parameter,
 /// checked against the launch: Item kernels take a Range, NdItem kernels
-/// an NdRange.
+/// an NdRange. Without an annotation the launch decides, as in numba-dpex.
 const Type *itemType(const FunctionDescription &function,
                      const KernelRequest &request) {
   if (function.argCount < 1)
@@ -62,7 +62,7 @@ const Type *itemType(const FunctionDescription &function,
                     "a kernel's first parameter must be the work item "
                     "(kapi.Item or kapi.NdItem); '" + function.name +
                         "' has none");
-  bool ndItem = false;
+  bool ndItem = request.ndRange;
   auto it = function.annotations.find(function.varnames[0]);
   if (it != function.annotations.end()) {
     const std::string &name = it->second.name;
@@ -96,6 +96,30 @@ const Type *itemType(const FunctionDescription &function,
                           function.name + "' with kapi.NdRange");
   return ndItem ? types::ndItem(request.itemDimensions)
                 : types::item(request.itemDimensions);
+}
+
+/// A launch must pass one argument per parameter after the item. Counted
+/// as the user counts them: the item is the launch's, not an argument.
+void checkArity(const FunctionDescription &function,
+                const KernelRequest &request) {
+  size_t expected = static_cast<size_t>(function.argCount - 1);
+  size_t given = request.argumentTypes.size();
+  if (given == expected)
+    return;
+  std::string names;
+  for (size_t i = 1; i <= expected; ++i)
+    names += (i > 1 ? ", " : "") + function.varnames[i];
+  std::string takes = expected == 0
+                          ? std::string("no arguments")
+                          : std::to_string(expected) +
+                                (expected == 1 ? " argument" : " arguments");
+  throw UserError(UserErrorKind::Typing, function.filename, function.firstLine,
+                  "'" + function.name + "' takes " + takes +
+                      " after its work item" +
+                      (expected ? " (" + names + ")" : std::string()) +
+                      ", but the launch passed " + std::to_string(given) +
+                      " (its first parameter, '" + function.varnames[0] +
+                      "', is the work item the launch provides)");
 }
 
 class StagePrinter {
@@ -134,6 +158,7 @@ std::unique_ptr<TypedKernel> typeKernel(const KernelRequest &request,
 
   // typed: every value gets a NumPy type; user type errors surface here.
   std::vector<const Type *> argumentTypes = {itemType(function, request)};
+  checkArity(function, request);
   argumentTypes.insert(argumentTypes.end(), request.argumentTypes.begin(),
                        request.argumentTypes.end());
   // Device functions are typed per call signature as the kernel is.

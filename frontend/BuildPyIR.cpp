@@ -331,6 +331,9 @@ private:
   std::vector<Instruction *> stack_;
   Instruction *null_ = nullptr; // the NULL that CPython pushes before calls
   std::vector<Instruction *> strings_;
+  std::set<const Instruction *> getattrNames_; // strings getattr consumed
+  const std::string *constantString(const Instruction *value) const;
+  void foldConstantGetattr();
   void checkStrings();
   bool pendingKeywords_ = false;
   std::vector<std::string> keywords_;
@@ -710,6 +713,62 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
   }
 }
 
+/// The text of a string known at compile time: a literal, or a global or
+/// closure value that was a string when the function was described.
+const std::string *Builder::constantString(const Instruction *value) const {
+  if (value->opcode == Opcode::Const)
+    return value->constant.kind == ConstValue::Kind::Str ? &value->constant.text
+                                                         : nullptr;
+  const GlobalValue *frozen = nullptr;
+  if (value->opcode == Opcode::FreeVar && value->index >= 0 &&
+      static_cast<size_t>(value->index) < desc_.closure.size())
+    frozen = &desc_.closure[value->index];
+  if (value->opcode == Opcode::Global)
+    if (auto it = desc_.globals.find(value->name); it != desc_.globals.end())
+      frozen = &it->second;
+  if (frozen && frozen->kind == GlobalValue::Kind::Unknown &&
+      frozen->value.kind == ConstValue::Kind::Str)
+    return &frozen->value.text;
+  return nullptr;
+}
+
+/// `getattr(obj, "name")` with a constant name is `obj.name` (numba-dpex
+/// code names atomic methods this way, from a closure string): the call
+/// becomes a GetAttr, so typing sees no string and no getattr.
+void Builder::foldConstantGetattr() {
+  auto builtinGetattr = [&](const Instruction *callee) {
+    if (callee->opcode != Opcode::Global || callee->name != "getattr")
+      return false;
+    auto it = desc_.globals.find("getattr");
+    return it != desc_.globals.end() &&
+           it->second.kind == GlobalValue::Kind::Builtin &&
+           it->second.name == "getattr";
+  };
+  for (auto &block : function_->blocks)
+    for (auto &inst : block->instructions) {
+      if (inst->opcode != Opcode::Call || !builtinGetattr(inst->operands[0]))
+        continue;
+      if (inst->operands.size() != 3 || !inst->name.empty())
+        throw UserError(UserErrorKind::UnsupportedFeature, desc_.filename,
+                        inst->line,
+                        "getattr in a kernel takes an object and a constant "
+                        "attribute name, and no default");
+      const Instruction *name = inst->operands[2];
+      const std::string *text = constantString(name);
+      if (!text)
+        throw UserError(UserErrorKind::UnsupportedFeature, desc_.filename,
+                        inst->line,
+                        "getattr's attribute name must be a constant string "
+                        "(a literal, or a global or closure string, frozen "
+                        "at compile time)");
+      if (name->opcode == Opcode::Const)
+        getattrNames_.insert(name);
+      inst->opcode = Opcode::GetAttr;
+      inst->name = *text;
+      inst->operands = {inst->operands[1]};
+    }
+}
+
 void Builder::checkStrings() {
   for (Instruction *text : strings_) {
     bool allowed = true, used = false;
@@ -729,7 +788,7 @@ void Builder::checkStrings() {
           if (!reduce || i != 3)
             allowed = false;
         }
-    if (!used || !allowed)
+    if ((!used && !getattrNames_.count(text)) || !allowed)
       unsupported(text->line, "str");
   }
 }
@@ -803,7 +862,6 @@ std::unique_ptr<ir::Function> Builder::run() {
   }
 
   ssa_->resolveAll();
-  checkStrings();
   // Resolving can leave phis whose operands have become one value: remove
   // them, a round at a time, each round one walk of the function: a phi
   // found trivial maps to its value, later phis of the round read through
@@ -840,6 +898,10 @@ std::unique_ptr<ir::Function> Builder::run() {
       function_->erase(inst);
     changed = true;
   }
+  // After the trivial phis are gone, so a string held in a local across a
+  // loop is seen as the constant it is.
+  foldConstantGetattr();
+  checkStrings();
   // Unused values that have no effect are dropped (the NULL marker, stack
   // copies, constants of folded branches).
   for (bool changed = true; changed;) {

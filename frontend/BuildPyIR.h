@@ -5,9 +5,13 @@
 // verified ir::Function whose every instruction carries its source line.
 // Constructs spirjit does not compile (try, with, yield, lists, dicts,
 // strings, nested functions, ...) raise UserError(UnsupportedFeature) naming
-// the construct and its line. Stack slots and locals are SSA variables of
-// the algorithm of Braun et al. ("Simple and Efficient Construction of SSA
-// Form", CC 2013), so no dominance frontiers are needed.
+// the construct and its line; the strings it keeps are group_reduce's
+// operation, and getattr's constant name, which it folds into a getattr
+// instruction (`getattr(obj, "name")` is `obj.name`; a name that is not a
+// literal, global or closure string is UnsupportedFeature at the call).
+// Stack slots and locals are SSA variables of the algorithm of Braun et al.
+// ("Simple and Efficient Construction of SSA Form", CC 2013), so no
+// dominance frontiers are needed.
 #pragma once
 
 #include "frontend/ControlFlowGraph.h"

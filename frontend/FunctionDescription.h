@@ -73,7 +73,8 @@ struct GlobalValue {
                 // ("numpy.float32", "spirjit.kernel_api.Item", "math.sqrt")
     DeviceFunction, // a @spirjit.device_func: `name` is its key in the
                     // deviceFunctions table of the function compiled
-    Unknown,    // anything else: `name` is its Python type name
+    Unknown,    // anything else: `name` is its Python type name; a
+                // string's text is in `value` (getattr's name, nothing else)
   };
   Kind kind = Kind::Unknown;
   std::string name;

@@ -12,7 +12,7 @@ import types
 import numpy as np
 
 _BUILTINS = {"range", "abs", "min", "max", "int", "float", "bool", "round",
-             "len", "complex", "print", "isinstance", "pow"}
+             "len", "complex", "print", "isinstance", "pow", "getattr"}
 
 
 def _const(value):
@@ -69,6 +69,9 @@ def describe_value(value, table=None):
             return {"kind": "unknown", "name": "int beyond 64 bits"}
         return {"kind": "number", "name": type(value).__name__,
                 "value": _const(value)}
+    if isinstance(value, str):
+        # Only getattr's name may be one; the text keys the disk cache.
+        return {"kind": "unknown", "name": "str", "value": _const(value)}
     if isinstance(value, (np.bool_, np.number)):
         return {"kind": "number", "name": type(value).__name__,
                 "value": _const(value.item()), "dtype": value.dtype.name}
