@@ -259,9 +259,19 @@ _atomic_lock = threading.Lock()
 class AtomicRef:
     """An atomic view of one element of a global array or LocalAccessor."""
 
+    _DTYPES = tuple(np.dtype(t) for t in (np.int32, np.uint32, np.int64,
+                                          np.uint64, np.float32, np.float64))
+
     def __init__(self, ref, index=0, memory_order=MemoryOrder.RELAXED,
                  memory_scope=MemoryScope.DEVICE,
                  address_space=AddressSpace.GLOBAL):
+        dtype = getattr(ref, "dtype", None)
+        if dtype not in self._DTYPES or not hasattr(ref, "__setitem__"):
+            what = f"an array of {dtype}" if dtype is not None \
+                else f"a '{type(ref).__name__}'"
+            raise TypeError(f"AtomicRef refers to an element of an array of "
+                            f"int32, uint32, int64, uint64, float32 or "
+                            f"float64, not {what}")
         self._ref = ref
         self._index = index
 

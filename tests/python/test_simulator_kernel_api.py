@@ -326,3 +326,13 @@ def test_simulator_matches_device(device_filter, device, kernel,
             np.testing.assert_array_equal(d, s, err_msg=f"argument {k}")
             compared += 1
     assert compared
+
+
+@pytest.mark.parametrize("ref", [1, 2.5, np.zeros(4, np.int8),
+                                 np.zeros(4, np.complex64)],
+                         ids=["int", "float", "int8-array", "complex-array"])
+def test_atomic_ref_of_what_atomics_cannot_take_is_a_type_error(ref):
+    # As numba-dpex's kapi: only arrays of the six atomic dtypes.
+    with pytest.raises(TypeError, match="AtomicRef refers to an element of "
+                                        "an array of int32"):
+        kapi.AtomicRef(ref, 0)
