@@ -122,6 +122,10 @@ def run_device(device, tests_root, budget, test_timeout):
                                      f"{budget:.0f} s ran out in it")
             started = read_log(log, results, os.path.join(
                 tests_root, PREFIX))
+            # The next run logs afresh: a test that ended this one is not
+            # read again as unfinished.
+            if os.path.exists(log):
+                os.remove(log)
             if started is None:
                 if proc is not None and proc.returncode not in (0, 1) and \
                         not results:
