@@ -278,7 +278,7 @@ def main():
     if os.path.exists(expected_file):
         expected = set(open(expected_file).read().split())
 
-    regressions, newly, passing_everywhere = [], set(), None
+    regressions, passing_everywhere = [], None
     for filter_string, label in devices:
         started = time.monotonic()
         results = run_device(filter_string, tests_root, args.budget,
@@ -294,13 +294,13 @@ def main():
             outcome = classified.get(test_id, ("did not run", ""))
             regressions.append(f"{label}: {test_id}: {outcome[0]} "
                                f"{outcome[1]}".rstrip())
-        newly |= passed - expected
 
     if args.write_expected:
         with open(expected_file, "w") as f:
             f.write("".join(t + "\n" for t in sorted(passing_everywhere)))
         print(f"\nwrote {len(passing_everywhere)} ids to {expected_file}")
-    elif newly:
+    newly = passing_everywhere - expected
+    if newly and not args.write_expected:
         print(f"\nnow passes ({len(newly)}), add it to "
               f"tests/compat/expected_pass.txt:")
         for test_id in sorted(newly):
