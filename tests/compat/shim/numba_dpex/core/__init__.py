@@ -1,0 +1,3 @@
+"""numba_dpex.core: only what numba-dpex's behaviour tests import from it."""
+
+from .. import config  # noqa: F401
