@@ -304,6 +304,46 @@ def _len(self):
 
 
 DeviceArray.__len__ = _len
+
+
+class _Flags:
+    """A DeviceArray's memory layout, named as NumPy's ``ndarray.flags``
+    names it (attributes and ``flags["C_CONTIGUOUS"]``)."""
+
+    def __init__(self, array):
+        shape, strides = array.shape, array.strides
+        itemsize = array.dtype.itemsize
+
+        def contiguous(order):
+            expected = itemsize
+            for n, st in order(list(zip(shape, strides))):
+                if n != 1 and st != expected:
+                    return False
+                expected *= n
+            return True
+
+        empty = any(n == 0 for n in shape)
+        self.c_contiguous = empty or contiguous(lambda d: reversed(d))
+        self.f_contiguous = empty or contiguous(lambda d: d)
+        self.contiguous = self.c_contiguous
+        self.writeable = True
+        self.aligned = True
+        self.owndata = array._offset == 0 and self.c_contiguous
+
+    def __getitem__(self, name):
+        key = {"C": "c_contiguous", "F": "f_contiguous",
+               "W": "writeable", "A": "aligned", "O": "owndata"}.get(
+                   name, name.lower())
+        return getattr(self, key)
+
+    def __repr__(self):
+        return "\n".join(f"  {name.upper()} : {getattr(self, name)}" for name in
+                         ("c_contiguous", "f_contiguous", "owndata",
+                          "writeable", "aligned"))
+
+
+DeviceArray.__len__ = _len
+DeviceArray.flags = property(_Flags)
 DeviceArray.device = property(lambda self: Device._wrap(self._device))
 DeviceArray.to_device = _to_device
 DeviceArray.__sycl_usm_array_interface__ = property(_usm_interface)

@@ -338,3 +338,19 @@ def test_level_zero_shared_memory_assignment():
         print("ok")
     """)
     assert out.strip() == "ok"
+
+
+@pytest.mark.parametrize("make", [
+    lambda a: a, lambda a: a[::2], lambda a: a[:, 1:3], lambda a: a[1:2, :],
+    lambda a: a[::-1], lambda a: a[:, :1], lambda a: a[0:0]],
+    ids=["whole", "every-other-row", "column-slice", "one-row", "reversed",
+         "one-column", "empty"])
+def test_flags_describe_the_layout_as_numpy_does(device, make):
+    host = np.arange(24, dtype=np.float32).reshape(4, 6)
+    view = make(spirjit.asarray(host, device=device))
+    expected = make(host).flags
+    assert view.flags.c_contiguous == expected.c_contiguous
+    assert view.flags.f_contiguous == expected.f_contiguous
+    assert view.flags["C_CONTIGUOUS"] == expected["C_CONTIGUOUS"]
+    assert view.flags["F"] == expected["F"]
+    assert view.flags.writeable
