@@ -44,7 +44,13 @@ DeviceArray DeviceArray::fromNumPy(const py::array &input,
     throw py::type_error("arrays of dtype " +
                          py::str(input.dtype()).cast<std::string>() +
                          " cannot live on a device");
-  py::array array = py::array::ensure(input, py::array::c_style);
+  // Keep a Fortran-ordered array Fortran-ordered, as np.asarray does;
+  // anything else becomes C-contiguous.
+  using npy = py::detail::npy_api;
+  bool fortranOnly = (input.flags() & npy::NPY_ARRAY_F_CONTIGUOUS_) &&
+                     !(input.flags() & npy::NPY_ARRAY_C_CONTIGUOUS_);
+  py::array array = py::array::ensure(
+      input, fortranOnly ? py::array::f_style : py::array::c_style);
   std::vector<int64_t> shape(array.shape(), array.shape() + array.ndim());
   std::vector<int64_t> strides(array.strides(), array.strides() + array.ndim());
   size_t bytes = static_cast<size_t>(array.nbytes());

@@ -244,6 +244,13 @@ class LocalAccessor:
     def __repr__(self):
         return f"LocalAccessor({self.shape}, {self.dtype})"
 
+    def _outside_a_kernel(self, *args):
+        raise NotImplementedError(
+            "a LocalAccessor's memory exists only inside a kernel launched "
+            "over an NdRange (one array per work-group); index it there")
+
+    __getitem__ = __setitem__ = _outside_a_kernel
+
 
 def PrivateArray(shape, dtype, fill_zeros=False):
     """A per-work-item array; `shape` and `dtype` are compile-time constants

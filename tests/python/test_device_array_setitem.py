@@ -354,3 +354,16 @@ def test_flags_describe_the_layout_as_numpy_does(device, make):
     assert view.flags["C_CONTIGUOUS"] == expected["C_CONTIGUOUS"]
     assert view.flags["F"] == expected["F"]
     assert view.flags.writeable
+
+
+def test_asarray_keeps_fortran_order_as_numpy_does(device):
+    # np.asarray keeps an F-ordered array F-ordered; so does spirjit.asarray,
+    # and kernels see the same elements.
+    host = np.arange(12, dtype=np.int64).reshape(3, 4, order="F")
+    x = spirjit.asarray(host, device=device)
+    assert x.flags.f_contiguous and not x.flags.c_contiguous
+    assert x.strides == host.strides
+    np.testing.assert_array_equal(spirjit.asnumpy(x), host)
+    x[1, 2] = -1
+    host[1, 2] = -1
+    np.testing.assert_array_equal(spirjit.asnumpy(x), host)

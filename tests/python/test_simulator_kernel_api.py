@@ -336,3 +336,12 @@ def test_atomic_ref_of_what_atomics_cannot_take_is_a_type_error(ref):
     with pytest.raises(TypeError, match="AtomicRef refers to an element of "
                                         "an array of int32"):
         kapi.AtomicRef(ref, 0)
+
+
+def test_local_accessor_memory_is_not_reachable_outside_a_kernel():
+    # As numba-dpex's kapi: the memory exists per work-group, in a kernel.
+    local = kapi.LocalAccessor((8,), np.float32)
+    with pytest.raises(NotImplementedError, match="only inside a kernel"):
+        local[0]
+    with pytest.raises(NotImplementedError, match="only inside a kernel"):
+        local[0] = 1.0
