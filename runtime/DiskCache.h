@@ -7,6 +7,12 @@
 // file is ignored (and later rewritten), never trusted. Writes go to a
 // temporary file renamed into place, so two processes filling the cache at
 // once never see half a file. Knows bytes and files only.
+//
+// The cache holds code the process will run, so it is trusted only in a
+// directory of the current user's that no one else can write (created
+// 0700); elsewhere it is disabled, with a reason for the caller to warn
+// about. Only regular files are read, without blocking: a FIFO, directory,
+// socket or symlink at an entry's path is a miss, never a hang or an error.
 #pragma once
 
 #include <cstdint>
@@ -20,11 +26,15 @@ namespace spirjit::runtime {
 class DiskCache {
 public:
   /// The cache at SPIRJIT_CACHE_DIR (default ~/.cache/spirjit), or a
-  /// disabled one when SPIRJIT_DISABLE_CACHE=1 or no directory is usable.
+  /// disabled one when SPIRJIT_DISABLE_CACHE=1, no directory is usable, or
+  /// the directory is not safe to run code from (see disabledReason).
   static DiskCache fromEnvironment();
   explicit DiskCache(std::string directory) : directory_(std::move(directory)) {}
 
   bool enabled() const { return !directory_.empty(); }
+  /// Why a cache directory that exists was refused (another user's, or
+  /// writable by others), with how to fix it; empty otherwise.
+  const std::string &disabledReason() const { return disabledReason_; }
 
   /// The payload stored under `key` as a `kind` entry, if a valid entry
   /// exists.
@@ -39,10 +49,17 @@ public:
 
 private:
   std::string directory_;
+  std::string disabledReason_;
 };
 
-/// Creates `path` and its parents; true when it exists as a folder.
-bool makeDirectories(const std::string &path);
+/// The first disabledReason fromEnvironment gave in this process, once:
+/// later calls, and calls before any refusal, give an empty string. The
+/// bindings turn it into one RuntimeWarning; the runtime stays Python-free.
+std::string takeDiskCacheWarning();
+
+/// Creates `path` and its parents with `mode` (those that exist keep
+/// theirs); true when it exists as a folder.
+bool makeDirectories(const std::string &path, unsigned mode = 0755);
 
 /// A stable 128-bit hash of `text`, as 32 hex digits.
 std::string stableHash(const std::string &text);
