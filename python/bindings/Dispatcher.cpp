@@ -4,6 +4,7 @@
 #include "launch/ScratchLease.h"
 #include "python/bindings/Describe.h"
 #include "python/bindings/Errors.h"
+#include "runtime/DiskCache.h"
 
 #include <pybind11/stl.h>
 
@@ -17,6 +18,16 @@ using runtime::Device;
 
 static_assert(sizeof(py::ssize_t) == sizeof(int64_t),
               "NumPy's shapes and strides are read as int64_t");
+
+/// A disk cache refused as unsafe becomes one RuntimeWarning per process,
+/// at the first launch or decoration that compiled since (the runtime
+/// records it; only this layer speaks Python). Under -W error it raises.
+static void warnOfUnsafeDiskCache() {
+  std::string warning = runtime::takeDiskCacheWarning();
+  if (!warning.empty() &&
+      PyErr_WarnEx(PyExc_RuntimeWarning, warning.c_str(), 1) < 0)
+    throw py::error_already_set();
+}
 
 DeviceArray::DeviceArray(std::shared_ptr<runtime::Buffer> buffer,
                          py::dtype dtype, std::vector<int64_t> shape,
@@ -412,6 +423,7 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
         event.copyBack(arrays[i], work[i]);
     }
   }
+  warnOfUnsafeDiskCache();
 }
 
 void Dispatcher::launch(const LaunchShape &shape, PyObject *const *args,
@@ -440,6 +452,7 @@ void Event::wait() {
 
 void Dispatcher::setSignatures(const std::vector<std::string> &signatures) {
   cache_.setSignatures(signatures);
+  warnOfUnsafeDiskCache();
 }
 
 py::dict Dispatcher::stats() const {
