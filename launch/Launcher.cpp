@@ -40,8 +40,12 @@ void checkTotalWorkItems(const LaunchRange &range, const Device &device) {
   uint64_t total = 1;
   bool tooMany = false;
   for (int d = 0; d < range.dims; ++d) {
-    SPIRJIT_INTERNAL_CHECK(range.global[d] > 0,
-                           "the caller checks that extents are positive");
+    // Python's Range refuses these itself; the C entry passes them on.
+    if (range.global[d] <= 0)
+      throw LaunchError(LaunchErrorKind::InvalidRange,
+                        "global extent " + std::to_string(d) + " is " +
+                            std::to_string(range.global[d]) +
+                            "; extents must be positive");
     tooMany |= __builtin_mul_overflow(
         total, static_cast<uint64_t>(range.global[d]), &total);
   }
