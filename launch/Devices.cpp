@@ -2,12 +2,30 @@
 // default device (SPIRJIT_DEVICE's filter, else the first one found).
 #include "launch/Launcher.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 
 namespace spirjit::launch {
 
 using runtime::Device;
+
+namespace {
+
+/// A filter's index, digits only. An index too large for size_t names no
+/// device, like any other index past the last match, rather than failing
+/// in the parse.
+size_t parseIndex(const std::string &digits) {
+  size_t index = 0;
+  for (char c : digits)
+    if (__builtin_mul_overflow(index, size_t(10), &index) ||
+        __builtin_add_overflow(index, size_t(c - '0'), &index))
+      return SIZE_MAX;
+  return index;
+}
+
+} // namespace
 
 std::vector<std::shared_ptr<Device>> matchDevices(const std::string &filter) {
   std::vector<std::string> parts;
@@ -20,7 +38,7 @@ std::vector<std::shared_ptr<Device>> matchDevices(const std::string &filter) {
     start = colon + 1;
   }
   std::string backend, type;
-  int index = -1;
+  std::optional<size_t> index;
   for (const std::string &part : parts) {
     if (part.empty())
       continue;
@@ -29,7 +47,7 @@ std::vector<std::shared_ptr<Device>> matchDevices(const std::string &filter) {
     else if (part == "cpu" || part == "gpu" || part == "accelerator")
       type = part;
     else if (part.find_first_not_of("0123456789") == std::string::npos)
-      index = std::stoi(part);
+      index = parseIndex(part);
     else
       throw LaunchError(LaunchErrorKind::InvalidArgument,
                         "invalid device filter '" + filter +
@@ -44,10 +62,10 @@ std::vector<std::shared_ptr<Device>> matchDevices(const std::string &filter) {
       continue;
     matches.push_back(device);
   }
-  if (index >= 0) {
-    if (index >= static_cast<int>(matches.size()))
+  if (index) {
+    if (*index >= matches.size())
       return {};
-    return {matches[index]};
+    return {matches[*index]};
   }
   return matches;
 }

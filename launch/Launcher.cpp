@@ -27,6 +27,41 @@ std::string describeArgument(size_t index) {
   return "argument " + std::to_string(index + 1);
 }
 
+/// Refuses a launch whose total number of work-items the device cannot
+/// run, before the driver sees it: drivers abort (PoCL), trap (Intel's CPU
+/// runtime) or silently run nothing when the product of the extents
+/// overflows their size_t. The limit is the device's size_t, capped at
+/// 2^53 work-items, far more than any device finishes in one launch.
+void checkTotalWorkItems(const LaunchRange &range, const Device &device) {
+  const runtime::DeviceInfo &info = device.info();
+  uint64_t limit = uint64_t(1) << 53;
+  if (info.addressBits > 0 && info.addressBits < 53)
+    limit = (uint64_t(1) << info.addressBits) - 1;
+  uint64_t total = 1;
+  bool tooMany = false;
+  for (int d = 0; d < range.dims; ++d) {
+    // Python's Range refuses these itself; the C entry passes them on.
+    if (range.global[d] <= 0)
+      throw LaunchError(LaunchErrorKind::InvalidRange,
+                        "global extent " + std::to_string(d) + " is " +
+                            std::to_string(range.global[d]) +
+                            "; extents must be positive");
+    tooMany |= __builtin_mul_overflow(
+        total, static_cast<uint64_t>(range.global[d]), &total);
+  }
+  if (!tooMany && total <= limit)
+    return;
+  std::string items;
+  for (int d = 0; d < range.dims; ++d)
+    items += (d ? " x " : "") + std::to_string(range.global[d]);
+  throw LaunchError(LaunchErrorKind::InvalidRange,
+                    "a launch of " + items + " work-items is more than " +
+                        info.name + " can run (at most " +
+                        std::to_string(limit) +
+                        " in one launch); split the work into several "
+                        "launches");
+}
+
 /// Launches whose Event was dropped before it was waited for: their memory
 /// stays here until the device is done with it.
 ///
@@ -138,7 +173,6 @@ struct LaunchScratch {
   void release() { buffers.clear(); }
 };
 
-
 /// Bytes from element [0, ..., 0] to one past the last element.
 size_t spanOf(const ArgumentValue &a) {
   int ndim = a.type->ndim;
@@ -249,6 +283,8 @@ const std::vector<bool> &KernelCache::submit(
     const std::shared_ptr<Device> &device, Event *const *dependencies,
     size_t dependencyCount, bool wantEvent) {
   bool ndRange = range.ndRange;
+  checkTotalWorkItems(range, *device);
+  // Local extents divide the global ones, so this product fits too.
   int64_t groupSize = 1; // work-items per work-group (1 for a Range)
   for (int d = 0; ndRange && d < range.dims; ++d)
     groupSize *= range.local[d];

@@ -9,6 +9,7 @@
 """
 
 import functools
+import types as _types
 
 from . import errors, kernel_api
 from ._spirjit import DeviceArray
@@ -349,18 +350,48 @@ DeviceArray.to_device = _to_device
 DeviceArray.__sycl_usm_array_interface__ = property(_usm_interface)
 
 
+def _check_function(fn, decorator):
+    # The compiler reads the function's bytecode: without a code object
+    # the failure would be an AttributeError from deep inside.
+    if not isinstance(getattr(fn, "__code__", None), _types.CodeType):
+        raise TypeError(f"spirjit.{decorator} decorates a Python function, "
+                        f"not {type(fn).__name__}")
+
+
+def _signature_list(signatures, decorator, example):
+    """``signatures=`` as a list of strings, or a TypeError naming the bad
+    element and the expected form (rather than the binding's dump)."""
+    if not signatures:
+        return []
+    if isinstance(signatures, str):
+        return [signatures]
+    form = (f"spirjit.{decorator}'s signatures= takes a string such as "
+            f"{example!r} or a list of them")
+    try:
+        signatures = list(signatures)
+    except TypeError:
+        raise TypeError(
+            f"{form}, not {type(signatures).__name__} {signatures!r}") from None
+    for i, text in enumerate(signatures):
+        if not isinstance(text, str):
+            raise TypeError(f"{form}; element {i} is "
+                            f"{type(text).__name__} {text!r}")
+    return signatures
+
+
 class Kernel:
     """A function compiled for devices; launch it with call_kernel."""
 
     def __init__(self, fn, fastmath=False, opt=2, signatures=None):
+        _check_function(fn, "kernel")
+        signatures = _signature_list(signatures, "kernel",
+                                     "(float32[::1], int64)")
         functools.update_wrapper(self, fn)
         self.py_func = fn
         self._dispatcher = _Dispatcher(
             functools.partial(_describe_function, fn), fastmath, opt)
         if signatures:
-            if isinstance(signatures, str):
-                signatures = [signatures]
-            self._dispatcher.set_signatures(list(signatures))
+            self._dispatcher.set_signatures(signatures)
 
     @property
     def stats(self):
@@ -394,11 +425,12 @@ class DeviceFunction:
     called from plain Python it simply runs."""
 
     def __init__(self, fn, signatures=()):
+        _check_function(fn, "device_func")
+        signatures = _signature_list(signatures, "device_func",
+                                     "float64(float64, int64)")
         functools.update_wrapper(self, fn)
         self.py_func = fn
-        if isinstance(signatures, str):
-            signatures = [signatures]
-        self.signatures = tuple(signatures or ())
+        self.signatures = tuple(signatures)
         self.__spirjit_device_func__ = self
 
     def __call__(self, *args, **kwargs):

@@ -9,6 +9,7 @@ import argparse
 import os
 import runpy
 import sys
+import types
 
 from . import _spirjit, errors
 from ._describe import describe_function
@@ -17,6 +18,31 @@ from ._describe import describe_function
 def _stage_help():
     return "\n".join(f"  {name:9} {summary}"
                      for name, summary in _spirjit.stage_names())
+
+
+def _find_function(path, name):
+    """The plain Python function `name` of the file at `path`, or a line
+    saying why there is none: a mistake in the command line or the file is
+    the user's, and a traceback through runpy would only hide it."""
+    # Run the file as a module of its own, so `if __name__ == "__main__"`
+    # blocks stay quiet, then find the function in its namespace.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        namespace = runpy.run_path(path, run_name="__spirjit_dump_ir__")
+    except OSError as e:
+        return f"cannot read {path}: {e.strerror or e}"
+    except SyntaxError as e:
+        return (f"{e.filename or path}:{e.lineno}: {e.msg}; fix the file's "
+                "syntax first")
+    if name not in namespace:
+        return f"{path} has no function '{name}'"
+    # Decorated kernels and device functions keep the function as py_func.
+    function = getattr(namespace[name], "py_func", namespace[name])
+    if not isinstance(getattr(function, "__code__", None), types.CodeType):
+        return (f"'{name}' in {path} is not a function but a value of type "
+                f"{type(function).__name__}; name a function defined with "
+                "def")
+    return function
 
 
 def main(argv=None):
@@ -50,14 +76,10 @@ def main(argv=None):
                         help="also write each stage to DIR/NN-stage files")
     args = parser.parse_args(argv)
 
-    # Run the file as a module of its own, so `if __name__ == "__main__"`
-    # blocks stay quiet, then find the function in its namespace.
-    sys.path.insert(0, os.path.dirname(os.path.abspath(args.file)))
-    namespace = runpy.run_path(args.file, run_name="__spirjit_dump_ir__")
-    if args.function not in namespace:
-        parser.error(f"{args.file} has no function '{args.function}'")
-    function = getattr(namespace[args.function], "py_func",
-                       namespace[args.function])
+    function = _find_function(args.file, args.function)
+    if isinstance(function, str):
+        print(f"spirjit-dump-ir: {function}", file=sys.stderr)
+        return 2
     wanted = stages if args.stage == "all" else [args.stage]
     image = args.image or ("spir" if args.stage == "spir" else "spirv")
 

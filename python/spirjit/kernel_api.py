@@ -45,6 +45,9 @@ class AddressSpace(enum.IntEnum):
     GENERIC = 4
 
 
+_MAX_EXTENT = 2**63 - 1
+
+
 def _extent(value, what):
     # Python and NumPy integers only: bool and floats (even 2.0) are refused.
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -53,6 +56,11 @@ def _extent(value, what):
     value = operator.index(value)
     if value <= 0:
         raise InvalidRangeError(f"{what} must be positive, got {value}")
+    # Extents travel as int64; a larger one could never launch anyway.
+    if value > _MAX_EXTENT:
+        raise InvalidRangeError(
+            f"{what} is {value}, more than a launch can have (2**63 - 1); "
+            "split the work into several launches")
     return value
 
 
