@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <atomic>
 #include <mutex>
 #include <sstream>
 #include <sys/stat.h>
@@ -58,6 +59,8 @@ std::string unsafeBecause(const std::string &directory) {
 std::mutex warningMutex;
 bool warningRecorded = false; // once per process, taken or not
 std::string pendingWarning;
+// Read at every launch: the lock is taken only once there is a warning.
+std::atomic<bool> warningPending{false};
 
 void recordWarning(const std::string &reason) {
   std::lock_guard<std::mutex> lock(warningMutex);
@@ -65,12 +68,16 @@ void recordWarning(const std::string &reason) {
     return;
   warningRecorded = true;
   pendingWarning = reason;
+  warningPending.store(true, std::memory_order_release);
 }
 
 } // namespace
 
 std::string takeDiskCacheWarning() {
+  if (!warningPending.load(std::memory_order_acquire))
+    return std::string();
   std::lock_guard<std::mutex> lock(warningMutex);
+  warningPending.store(false, std::memory_order_relaxed);
   return std::exchange(pendingWarning, std::string());
 }
 
