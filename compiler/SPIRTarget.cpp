@@ -1,6 +1,7 @@
 #include "compiler/Target.h"
 
 #include "compiler/SPIRVLegalize.h"
+#include "compiler/ScalarLoopHint.h"
 #include "frontend/Diagnostics.h"
 
 #include <llvm/IR/MDBuilder.h>
@@ -69,6 +70,7 @@ public:
     promoteIllegalIntegers(module); // after expandIntegerAbs: abs of an iN
     splitAggregateSelects(module);
     separateRepeatedEdges(module);
+    hintScalarForRotatingLoops(module); // Intel's CPU vectoriser: see there
   }
 
   /// OpenCL: local buffers are kernel arguments the launch sizes.

@@ -13,6 +13,7 @@
 #include "compiler/Optimize.h"
 #include "compiler/SPIRV.h"
 #include "compiler/SPIRVLegalize.h"
+#include "compiler/ScalarLoopHint.h"
 #include "compiler/Target.h"
 
 #include <llvm/IR/CallingConv.h>
@@ -102,6 +103,11 @@ const std::vector<Pass> &passTable() {
        [](llvm::Module &module, const Options &) {
          spirjit::separateRepeatedEdges(module);
        }},
+      {"hint-scalar-rotating-loops",
+       "mark kernels with rotating loop values not to be vectorised",
+       [](llvm::Module &module, const Options &) {
+         spirjit::hintScalarForRotatingLoops(module);
+       }},
   };
   return table;
 }
@@ -119,7 +125,7 @@ void printHelp() {
          "instead of LLVM IR\n\npasses:\n";
   for (const Pass &pass : passTable()) {
     std::string name = pass.name;
-    llvm::outs() << "  " << name << std::string(26 - name.size(), ' ')
+    llvm::outs() << "  " << name << std::string(28 - name.size(), ' ')
                  << pass.summary << "\n";
   }
 }
