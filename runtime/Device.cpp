@@ -78,6 +78,11 @@ const std::vector<std::shared_ptr<Device>> &allDevices() {
     std::vector<std::shared_ptr<Device>> all = openclDevices();
     for (const auto &device : levelZeroDevices())
       all.push_back(device);
+    // GPUs first, whichever backend drives them: the first device listed
+    // is the default one (each backend has put its own in order).
+    std::stable_sort(all.begin(), all.end(), [](const auto &a, const auto &b) {
+      return (a->info().deviceType == "gpu") > (b->info().deviceType == "gpu");
+    });
     return all;
   }();
   return devices;

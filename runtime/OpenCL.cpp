@@ -1,5 +1,7 @@
 #include "runtime/OpenCL.h"
 
+#include <algorithm>
+
 #include <CL/cl.h>
 
 #include <chrono>
@@ -500,8 +502,12 @@ const std::vector<std::shared_ptr<Device>> &openclDevices() {
       return found;
     std::vector<cl_platform_id> platforms(count);
     clGetPlatformIDs(count, platforms.data(), nullptr);
-    // A filter's index counts among devices of the same backend and type.
-    std::map<std::string, int> indexOfType;
+    struct Candidate {
+      cl_platform_id platform;
+      cl_device_id id;
+      DeviceInfo info;
+    };
+    std::vector<Candidate> candidates;
     for (cl_platform_id platform : platforms) {
       cl_uint n = 0;
       if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &n) !=
@@ -510,14 +516,35 @@ const std::vector<std::shared_ptr<Device>> &openclDevices() {
         continue;
       std::vector<cl_device_id> ids(n);
       clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, n, ids.data(), nullptr);
-      for (cl_device_id id : ids) {
-        DeviceInfo info = describe(platform, id);
-        info.backendIndex = indexOfType[info.deviceType]++;
-        try {
-          found.push_back(std::make_shared<CLDevice>(platform, id, info));
-        } catch (const DeviceError &) {
-          // A device we cannot open is not listed.
-        }
+      for (cl_device_id id : ids)
+        candidates.push_back({platform, id, describe(platform, id)});
+    }
+    // The ICD loader lists platforms in no useful order. Ours: GPUs, then
+    // accelerators, then CPUs, and among CPUs PoCL last: it is the portable
+    // fallback, and a vendor's CPU runtime (Intel's) runs kernels with math
+    // or barriers many times faster. The first one listed is the default.
+    auto rank = [](const DeviceInfo &info) {
+      if (info.deviceType == "gpu")
+        return 0;
+      if (info.deviceType == "accelerator")
+        return 1;
+      return info.platform == "Portable Computing Language" ? 3 : 2;
+    };
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [&](const Candidate &a, const Candidate &b) {
+                       return rank(a.info) < rank(b.info);
+                     });
+    // A filter's index counts among devices of the same backend and type.
+    std::map<std::string, int> indexOfType;
+    for (Candidate &candidate : candidates) {
+      try {
+        DeviceInfo info = candidate.info;
+        info.backendIndex = indexOfType[info.deviceType];
+        found.push_back(std::make_shared<CLDevice>(candidate.platform,
+                                                   candidate.id, info));
+        ++indexOfType[info.deviceType];
+      } catch (const DeviceError &) {
+        // A device we cannot open is not listed.
       }
     }
     return found;

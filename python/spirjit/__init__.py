@@ -11,7 +11,11 @@
 import functools
 import types as _types
 
-from . import errors, kernel_api
+from . import _drivers
+
+_drivers.register_environment_drivers()  # before the OpenCL loader first runs
+
+from . import errors, kernel_api  # noqa: E402
 from ._spirjit import DeviceArray
 from ._spirjit import Dispatcher as _Dispatcher
 from . import _spirjit

@@ -155,10 +155,11 @@ TEST_F(LevelZeroNullDriver, ListsTheDeviceWithItsFilterString) {
   EXPECT_FALSE(info.hasFp64);
   EXPECT_FALSE(info.hasAtomic64);
   EXPECT_EQ(info.maxWorkGroupSize, 0u);
-  // Every device list holds it after the OpenCL devices.
+  // It is a GPU, so the device list holds it first (GPUs before the
+  // OpenCL CPU devices): it would be the default device.
   const auto &all = allDevices();
   ASSERT_FALSE(all.empty());
-  EXPECT_EQ(all.back().get(), levelZeroDevices()[0].get());
+  EXPECT_EQ(all.front().get(), levelZeroDevices()[0].get());
   EXPECT_EQ(all.size(), openclDevices().size() + 1);
 }
 
