@@ -13,6 +13,7 @@
 
 #include "compiler/KernelAPI.h"
 #include "compiler/LowerToLLVM.h"
+#include "compiler/NonNegative.h"
 #include "frontend/Diagnostics.h"
 
 #include <functional>
@@ -49,7 +50,7 @@ public:
            llvm::Module *module, FunctionMap &functions)
       : typed_(typed), target_(target), context_(context), options_(options),
         builder_(context), allocaBuilder_(context), module_(module),
-        functions_(functions) {}
+        functions_(functions), nonNegative_(findNonNegativeIntegers(typed)) {}
 
   /// Creates the LLVM function (the kernel ABI for parameters).
   llvm::Function *declare();
@@ -155,6 +156,8 @@ private:
   std::map<const ir::Block *, llvm::BasicBlock *> startBlocks_, endBlocks_;
   std::vector<Lowered> arguments_;
   llvm::Value *groupScratch_ = nullptr; // i8 addrspace(local)*, if used
+  /// Indices that need no negative wrap-around (compiler/NonNegative.h).
+  std::unordered_set<const Instruction *> nonNegative_;
 };
 
 } // namespace spirjit::lower
