@@ -16,7 +16,8 @@ scalars of the arrays' dtype.  Every backend computes the same formulation:
 
 Backends (each timed on data already resident where it computes):
   spirjit      @spirjit.kernel + @spirjit.device_func cnd, on DeviceArrays
-  OpenCL C     the same kernel in OpenCL C via pyopencl on the PoCL device
+  OpenCL C     the same kernel in OpenCL C via pyopencl on the same runtime
+               (spirjit and OpenCL C run on every CPU OpenCL runtime present)
                (float: 0.5f literals and float math; double: double)
   numba        @njit(parallel=True) with prange, constants of the dtype
   NumPy        vectorised, with scipy.special.erf (NumPy has no erf ufunc:
@@ -39,7 +40,7 @@ import numpy as np
 
 from bench_vecadd import (REFERENCE, Backend, Benchmark, Case, Unavailable,
                           WrongResult, _import_spirjit, check_close,
-                          pocl_context, reason, run_main, spirjit_first_call)
+                          opencl_context, reason, run_main, spirjit_first_call)
 
 RATE = 0.02
 VOLATILITY = 0.30
@@ -196,7 +197,7 @@ def opencl_c_source(dtype):
 
 
 def setup_bs_opencl_c(inputs, dtype):
-    cl, ctx, queue, dev = pocl_context()
+    cl, ctx, queue, dev = opencl_context()
     n = inputs["S"].size
     if dtype == np.float64 and "cl_khr_fp64" not in dev.extensions:
         raise Unavailable("device has no cl_khr_fp64")
@@ -229,7 +230,7 @@ def setup_bs_opencl_c(inputs, dtype):
             buf.release()
 
     return Case(run=run, result=result, close=close,
-                notes={"PoCL build of OpenCL C source": build})
+                notes={"build of OpenCL C source": build})
 
 
 # --------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Launch overhead and compile caching, side by side with pyopencl.
 
-Tiny kernels (n = 64) on DeviceArrays with 1, 3 and 8 array arguments:
+Tiny kernels (n = 64) on DeviceArrays with 1, 3 and 8 array arguments, on
+every CPU OpenCL runtime present (Intel's, PoCL), the default device first:
 
   bare C++ loop    clEnqueueNDRangeKernel on spirjit's kernel with its
                    arguments preset, in C++ (the floor for any dispatcher)
@@ -81,17 +82,34 @@ def per_launch(fn, launches):
     return seconds / launches * 1e6
 
 
-def pocl_queue():
+RUNTIMES = (("Intel", "Intel(R) OpenCL"),
+            ("PoCL", "Portable Computing Language"))
+
+
+def runtimes():
+    """[(short name, platform name, spirjit filter)], the default first."""
+    default = spirjit.default_device()
+    found = []
+    for short, plat in RUNTIMES:
+        for d in spirjit.devices():
+            if d.device_type == "cpu" and d.platform == plat:
+                found.append((short, plat, d.filter_string))
+                break
+    found.sort(key=lambda r: r[1] != default.platform)
+    return found
+
+
+def opencl_queue(platform_name):
     import pyopencl as cl
     for platform in cl.get_platforms():
-        if "Portable Computing Language" in platform.name:
+        if platform_name in platform.name:
             device = platform.get_devices()[0]
             context = cl.Context([device])
             return cl, context, cl.CommandQueue(context)
-    raise RuntimeError("no PoCL platform")
+    raise RuntimeError(f"no OpenCL platform '{platform_name}'")
 
 
-def measure(k, launches, rounds):
+def measure(k, launches, rounds, platform_name):
     kernel = make_kernel(k)
     host = [np.ones(N, np.float32) for _ in range(k)]
     device = [spirjit.asarray(h) for h in host]
@@ -130,7 +148,7 @@ def sp_sync(count, call=spirjit.call_kernel, kernel=kernel, space=space,
     cases = {"bare C++ loop": bare, "spirjit async": sp_async,
              "spirjit sync": sp_sync, "NumPy launch": sp_numpy}
     try:
-        cl, context, queue = pocl_queue()
+        cl, context, queue = opencl_queue(platform_name)
         program = cl.Program(context, opencl_c_source(k)).build()
         cl_kernel = getattr(program, f"add{k}")
         buffers = [cl.Buffer(context, cl.mem_flags.READ_WRITE |
@@ -200,15 +218,7 @@ def cache_times():
         return out
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--launches", type=int, default=2000)
-    parser.add_argument("--rounds", type=int, default=7)
-    args = parser.parse_args(argv)
-    print("== dispatch: n = 64 float32 DeviceArrays, median of "
-          f"{args.rounds} interleaved rounds of {args.launches} launches, "
-          "us per launch")
-    rows = {k: measure(k, args.launches, args.rounds) for k in (1, 3, 8)}
+def report_dispatch(rows):
     names = list(rows[1])
     print(f"{'case':26}" + "".join(f"| {k} array{'s' if k > 1 else ''}   "
                                    for k in rows))
@@ -231,9 +241,29 @@ def main(argv=None):
         print("spirjit sync beats pyopencl sync (3 arrays): "
               f"{'yes' if three['spirjit sync'] < three['pyopencl sync'] else 'no'}"
               f" ({three['spirjit sync']:.2f} vs {three['pyopencl sync']:.2f})")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--launches", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args(argv)
+    chosen = os.environ.get("SPIRJIT_DEVICE")
+    for short, platform_name, device_filter in runtimes():
+        os.environ["SPIRJIT_DEVICE"] = device_filter
+        print(f"== dispatch on [{short}] ({device_filter}): n = 64 float32 "
+              f"DeviceArrays, median of {args.rounds} interleaved rounds of "
+              f"{args.launches} launches, us per launch")
+        report_dispatch({k: measure(k, args.launches, args.rounds,
+                                    platform_name) for k in (1, 3, 8)})
+        print()
+    if chosen is None:
+        os.environ.pop("SPIRJIT_DEVICE", None)
+    else:
+        os.environ["SPIRJIT_DEVICE"] = chosen
     first, second = cache_times()
-    print(f"\n== compile cache (vecadd, fresh processes, PoCL's own cache "
-          f"off)\nfirst process:  {first[0] * 1e3:8.1f} ms to a runnable "
+    print(f"== compile cache (vecadd, fresh processes, default device, "
+          f"PoCL's own cache off)\nfirst process:  {first[0] * 1e3:8.1f} ms to a runnable "
           f"kernel (our compile {first[3] * 1e3:.1f} ms, compiles "
           f"{first[1]})\nsecond process: {second[0] * 1e3:8.1f} ms (disk "
           f"hits {second[2]}); {first[0] / second[0]:.0f}x faster "

@@ -16,9 +16,16 @@ reduction  the sum of n = 2**24 float64 values uniform in [0, 1): work-groups
 
 Backends (each timed on data already resident where it computes):
   spirjit      @spirjit.kernel with kapi.NdItem, kapi.LocalAccessor tiles and
-               kapi.group_barrier, on DeviceArrays (default device, PoCL CPU)
-  OpenCL C     the same algorithm in OpenCL C via pyopencl on the PoCL device:
-               __local tiles, barrier(CLK_LOCAL_MEM_FENCE)
+               kapi.group_barrier, on DeviceArrays, on every CPU OpenCL
+               runtime present ([Intel], [PoCL]; the default device first)
+  spirjit CPU-style
+               the kernel a CPU runs well (docs/user-guide.md, "Kernels for
+               CPUs"): matmul one work-item per element of C with no tiles
+               (neighbouring work-items read neighbouring B[k, j]); the sum
+               with each work-group summing one contiguous block, its
+               work-items reading neighbouring elements, no barriers
+  OpenCL C     the tiled / tree algorithm in OpenCL C via pyopencl on the
+               same runtime: __local tiles, barrier(CLK_LOCAL_MEM_FENCE)
   numba        @njit(parallel=True): matmul with prange over the rows of C
                (i-k-j loop order), the sum as a prange reduction
   NumPy        A @ B (BLAS), a.sum()
@@ -44,7 +51,7 @@ import numpy as np
 
 from bench_vecadd import (REFERENCE, Backend, Benchmark, Case, Unavailable,
                           WrongResult, _import_spirjit, check_close,
-                          pocl_context, reason, run_main, spirjit_first_call)
+                          opencl_context, reason, run_main, spirjit_first_call)
 
 TILE = 16                 # matmul work-group / tile side
 GROUP = 256               # reduction work-group size
@@ -133,6 +140,38 @@ def setup_matmul_spirjit(inputs, dtype):
     return Case(run=run, result=lambda: spirjit.asnumpy(dC), notes=notes)
 
 
+def make_spirjit_matmul_cpu(spirjit, kapi):
+    @spirjit.kernel
+    def matmul_cpu(item: kapi.Item, A, B, C):
+        i = item.get_id(0)
+        j = item.get_id(1)
+        acc = C.dtype.type(0)
+        for k in range(A.shape[1]):
+            acc += A[i, k] * B[k, j]
+        C[i, j] = acc
+
+    return matmul_cpu
+
+
+def setup_matmul_spirjit_cpu(inputs, dtype):
+    spirjit, kapi = _import_spirjit()
+    A, B = inputs["A"], inputs["B"]
+    m = A.shape[0]
+    try:
+        kern = make_spirjit_matmul_cpu(spirjit, kapi)
+        dA, dB = spirjit.asarray(A), spirjit.asarray(B)
+        dC = spirjit.asarray(np.zeros((m, m), dtype))
+        space = kapi.Range(m, m)
+    except Exception as exc:
+        raise Unavailable(reason(exc)) from exc
+
+    def run():
+        spirjit.call_kernel(kern, space, dA, dB, dC)
+
+    notes = spirjit_first_call(kern, run)
+    return Case(run=run, result=lambda: spirjit.asnumpy(dC), notes=notes)
+
+
 # --------------------------------------------------------------------------
 # matmul: OpenCL C
 
@@ -172,7 +211,7 @@ def _opencl_c_type(dtype, dev):
 
 
 def setup_matmul_opencl_c(inputs, dtype):
-    cl, ctx, queue, dev = pocl_context()
+    cl, ctx, queue, dev = opencl_context()
     A, B = inputs["A"], inputs["B"]
     m = A.shape[0]
     pragma, T = _opencl_c_type(dtype, dev)
@@ -203,7 +242,7 @@ def setup_matmul_opencl_c(inputs, dtype):
             buf.release()
 
     return Case(run=run, result=result, close=close,
-                notes={"PoCL build of OpenCL C source": build})
+                notes={"build of OpenCL C source": build})
 
 
 # --------------------------------------------------------------------------
@@ -266,6 +305,7 @@ MATMUL = Benchmark(
     reference=matmul_reference,
     backends=[
         Backend("spirjit", setup_matmul_spirjit),
+        Backend("spirjit CPU-style", setup_matmul_spirjit_cpu),
         Backend(REFERENCE, setup_matmul_opencl_c),
         Backend("numba parallel", setup_matmul_numba),
         Backend("NumPy", setup_matmul_numpy),
@@ -339,6 +379,51 @@ def setup_reduction_spirjit(inputs, dtype):
     return Case(run=run, result=lambda: np.array([out["sum"]]), notes=notes)
 
 
+BLOCK_PER_ITEM = 1024     # CPU-style sum: elements each work-item adds
+BLOCK_GROUP = 16          # CPU-style sum: work-items per group
+
+
+def make_spirjit_block_sums(spirjit, kapi):
+    @spirjit.kernel
+    def block_sums(item: kapi.NdItem, a, partial, per_item):
+        # Group g sums a[g*L*per_item : (g+1)*L*per_item]; work-item l of
+        # it reads l, l + L, l + 2L, ...: neighbours read neighbours.
+        lid = item.get_local_id(0)
+        size = item.get_local_range(0)
+        base = item.get_group().get_group_id(0) * size * per_item + lid
+        s = a.dtype.type(0)
+        for k in range(per_item):
+            s += a[base + k * size]
+        partial[item.get_global_id(0)] = s
+
+    return block_sums
+
+
+def setup_reduction_spirjit_cpu(inputs, dtype):
+    spirjit, kapi = _import_spirjit()
+    a = inputs["a"]
+    n = a.size
+    per_group = BLOCK_GROUP * BLOCK_PER_ITEM
+    if n % per_group:
+        raise Unavailable(f"n is not a multiple of {per_group}")
+    try:
+        kern = make_spirjit_block_sums(spirjit, kapi)
+        da = spirjit.asarray(a)
+        items = n // BLOCK_PER_ITEM
+        dpartial = spirjit.asarray(np.zeros(items, dtype))
+        nd = kapi.NdRange(items, BLOCK_GROUP)
+    except Exception as exc:
+        raise Unavailable(reason(exc)) from exc
+    out = {}
+
+    def run():
+        spirjit.call_kernel(kern, nd, da, dpartial, BLOCK_PER_ITEM)
+        out["sum"] = spirjit.asnumpy(dpartial).sum()
+
+    notes = spirjit_first_call(kern, run)
+    return Case(run=run, result=lambda: np.array([out["sum"]]), notes=notes)
+
+
 # --------------------------------------------------------------------------
 # reduction: OpenCL C
 
@@ -364,7 +449,7 @@ __kernel void partial_sums(__global const real *a, __global real *partial)
 
 
 def setup_reduction_opencl_c(inputs, dtype):
-    cl, ctx, queue, dev = pocl_context()
+    cl, ctx, queue, dev = opencl_context()
     a = inputs["a"]
     n = a.size
     pragma, T = _opencl_c_type(dtype, dev)
@@ -391,7 +476,7 @@ def setup_reduction_opencl_c(inputs, dtype):
             buf.release()
 
     return Case(run=run, result=lambda: np.array([out["sum"]]), close=close,
-                notes={"PoCL build of OpenCL C source": build})
+                notes={"build of OpenCL C source": build})
 
 
 # --------------------------------------------------------------------------
@@ -428,6 +513,7 @@ REDUCTION = Benchmark(
     reference=reduction_reference,
     backends=[
         Backend("spirjit", setup_reduction_spirjit),
+        Backend("spirjit CPU-style", setup_reduction_spirjit_cpu),
         Backend(REFERENCE, setup_reduction_opencl_c),
         Backend("numba parallel", setup_reduction_numba),
         Backend("NumPy", setup_reduction_numpy),

@@ -2,14 +2,17 @@
 """Vector add benchmark: c = a + b, float32 and float64, side by side.
 
 Backends (each timed on data already resident where it computes):
-  spirjit      spirjit.call_kernel on DeviceArrays (default device, PoCL CPU)
-  OpenCL C     the same kernel in OpenCL C via pyopencl on the PoCL device
+  spirjit      spirjit.call_kernel on DeviceArrays, once per CPU OpenCL
+               runtime present ([Intel], [PoCL]; the default device first)
+  OpenCL C     the same kernel in OpenCL C via pyopencl on the same runtime
   numba        @njit(parallel=True) with prange into a preallocated output
   NumPy        np.add(a, b, out=c)
 
 Every result is checked against NumPy before timing.  A backend that cannot
 be imported or set up is shown as "unavailable: <reason>" instead of
-stopping the script.  Ratios are relative to the OpenCL C row.
+stopping the script.  Ratios are relative to the OpenCL C row of the same
+runtime; after each table, one line compares spirjit on the default device
+with numba parallel.
 
     python benchmarks/bench_vecadd.py [--n N] [--reps R] [--warmup W]
 
@@ -214,24 +217,90 @@ def _import_pyopencl():
     return cl
 
 
-_POCL = None
+# The CPU OpenCL runtimes the spirjit and OpenCL C rows run on, each once:
+# (short name, OpenCL platform name).
+RUNTIMES = (("Intel", "Intel(R) OpenCL"), ("PoCL", POCL_PLATFORM))
+# The runtime the setup or run in progress is for (per_runtime() sets it).
+_CURRENT = {"runtime": "PoCL"}
+_CONTEXTS = {}
 
 
-def pocl_context():
-    """(cl, context, queue, device) for the PoCL device, created once."""
-    global _POCL
-    if _POCL is None:
+def cpu_runtimes():
+    """[(short name, spirjit filter string or None)] of the runtimes present,
+    the one of spirjit's default device first. spirjit is imported first:
+    importing it registers Intel's runtime from the Python environment with
+    the OpenCL loader, which pyopencl then sees too."""
+    found = {}
+    default = None
+    try:
+        spirjit, _ = _import_spirjit()
+        default = spirjit.default_device()
+        for d in spirjit.devices():
+            for short, plat in RUNTIMES:
+                if d.device_type == "cpu" and d.platform == plat:
+                    found.setdefault(short, d.filter_string)
+    except Exception:
+        pass
+    try:
+        for p in _import_pyopencl().get_platforms():
+            for short, plat in RUNTIMES:
+                if plat in p.name:
+                    found.setdefault(short, None)
+    except Exception:
+        pass
+    order = [s for s, plat in RUNTIMES
+             if default is not None and default.platform == plat]
+    order += [s for s, _ in RUNTIMES if s not in order]
+    return [(s, found[s]) for s in order if s in found]
+
+
+def opencl_context():
+    """(cl, context, queue, device) for the current runtime's CPU device,
+    created once per runtime."""
+    name = _CURRENT["runtime"]
+    if name not in _CONTEXTS:
         cl = _import_pyopencl()
+        plat_name = dict(RUNTIMES)[name]
         try:
-            plats = [p for p in cl.get_platforms() if POCL_PLATFORM in p.name]
+            plats = [p for p in cl.get_platforms() if plat_name in p.name]
         except Exception as exc:
             raise Unavailable(reason(exc)) from exc
         if not plats:
-            raise Unavailable(f"no OpenCL platform named '{POCL_PLATFORM}'")
+            raise Unavailable(f"no OpenCL platform named '{plat_name}'")
         dev = plats[0].get_devices()[0]
         ctx = cl.Context([dev])
-        _POCL = (cl, ctx, cl.CommandQueue(ctx), dev)
-    return _POCL
+        _CONTEXTS[name] = (cl, ctx, cl.CommandQueue(ctx), dev)
+    return _CONTEXTS[name]
+
+
+def runs_per_runtime(label):
+    """spirjit's rows and the OpenCL C reference run on every runtime."""
+    return label.startswith("spirjit") or label == REFERENCE
+
+
+def per_runtime(setup, runtime, device_filter):
+    """setup, made to run (and its Case to run) on one runtime: the OpenCL
+    C rows through opencl_context(), spirjit's through SPIRJIT_DEVICE."""
+    def enter():
+        _CURRENT["runtime"] = runtime
+        if device_filter is not None:
+            os.environ["SPIRJIT_DEVICE"] = device_filter
+
+    def wrapped(inputs, dtype):
+        enter()
+        if device_filter is None and setup.__name__.find("spirjit") >= 0:
+            raise Unavailable(f"spirjit sees no {runtime} device")
+        case = setup(inputs, dtype)
+        inner = case.run
+
+        def run():
+            enter()
+            return inner()
+
+        case.run = run
+        return case
+
+    return wrapped
 
 
 # --------------------------------------------------------------------------
@@ -272,7 +341,7 @@ def spirjit_first_call(kern, run):
     notes = {"first call (incl. compile + build)": first}
     for key, label in (("compile_seconds",
                         "our compile time (bytecode -> validated SPIR-V)"),
-                       ("device_build_seconds", "PoCL program build time")):
+                       ("device_build_seconds", "device program build time")):
         notes[label] = stats.get(key, missing)
     notes["compiles"] = str(stats.get("compiles", missing))
     return notes
@@ -329,7 +398,7 @@ __kernel void vecadd(__global const {T} *a, __global const {T} *b,
 
 
 def setup_vecadd_opencl_c(inputs, dtype):
-    cl, ctx, queue, dev = pocl_context()
+    cl, ctx, queue, dev = opencl_context()
     a, b = inputs["a"], inputs["b"]
     n = a.size
     if dtype == np.float64:
@@ -364,7 +433,7 @@ def setup_vecadd_opencl_c(inputs, dtype):
             buf.release()
 
     return Case(run=run, result=result, close=close,
-                notes={"PoCL build of OpenCL C source": build})
+                notes={"build of OpenCL C source": build})
 
 
 _NUMBA_VECADD = None
@@ -427,13 +496,28 @@ class Cell:
     notes: dict = field(default_factory=dict)
 
 
-def run_benchmark(bench: Benchmark, n, reps, warmup, seed=0):
+def expand_backends(backends, runtimes):
+    """Each spirjit and OpenCL C backend once per runtime, labelled
+    "spirjit [Intel]"; the others (numba, NumPy) once."""
+    out = []
+    for be in backends:
+        if runs_per_runtime(be.label) and runtimes:
+            out += [Backend(f"{be.label} [{name}]",
+                            per_runtime(be.setup, name, device_filter))
+                    for name, device_filter in runtimes]
+        else:
+            out.append(be)
+    return out
+
+
+def run_benchmark(bench: Benchmark, n, reps, warmup, seed=0, runtimes=()):
     """Return {label: {dtype_name: Cell}}.
 
     All backends of one dtype are set up first, then timed in interleaved
     rounds (one run of each per round), so load that comes and goes on this
     noisy machine lands on every backend alike and the ratios stay fair."""
-    results = {be.label: {} for be in bench.backends}
+    backends = expand_backends(bench.backends, runtimes)
+    results = {be.label: {} for be in backends}
     for dtype in bench.dtypes:
         dname = np.dtype(dtype).name
         inputs = bench.make_inputs(n, np.dtype(dtype), np.random.default_rng(seed))
@@ -455,7 +539,7 @@ def run_benchmark(bench: Benchmark, n, reps, warmup, seed=0):
                 except Exception:
                     pass
 
-        for be in bench.backends:
+        for be in backends:
             cell = results[be.label][dname] = Cell()
             try:
                 case = cases[be.label] = be.setup(inputs, np.dtype(dtype))
@@ -502,12 +586,29 @@ def fmt_seconds(v):
     return str(v)
 
 
-def report(bench: Benchmark, results, n, reps, warmup, max_ratio):
+def _runtime_of(label):
+    """"Intel" for "spirjit [Intel]", None for rows run once."""
+    if label.endswith("]") and " [" in label:
+        return label[label.rindex(" [") + 2:-1]
+    return None
+
+
+def report(bench: Benchmark, results, n, reps, warmup, max_ratio,
+           runtimes=()):
+    """Prints the table and its check lines; returns (ok, wrong, summary):
+    summary is the line comparing spirjit on the default device with numba.
+    Each row's ratio is against OpenCL C on the same runtime; rows run once
+    (numba, NumPy) are compared with OpenCL C on the default device's."""
     dnames = [np.dtype(d).name for d in bench.dtypes]
+    default_rt = runtimes[0][0] if runtimes else None
+
+    def reference_of(label):
+        rt = _runtime_of(label) or default_rt
+        return results.get(f"{REFERENCE} [{rt}]" if rt else REFERENCE, {})
+
     headers = ["backend"]
     for d in dnames:
         headers += [f"{d} median ms", f"{d} min ms", f"{d} / {REFERENCE}"]
-    ref = results.get(REFERENCE, {})
     rows = []
     for label, cells in results.items():
         errors = {c.error for c in cells.values() if c.error}
@@ -515,6 +616,7 @@ def report(bench: Benchmark, results, n, reps, warmup, max_ratio):
             rows.append([label, Span(errors.pop())])
             continue
         row = [label]
+        ref = reference_of(label)
         for d in dnames:
             c = cells[d]
             if c.error:
@@ -527,6 +629,10 @@ def report(bench: Benchmark, results, n, reps, warmup, max_ratio):
         rows.append(row)
     print(f"\n== {bench.name}: n = {n}, median of {reps} runs after "
           f"{warmup} warm-up runs, backends interleaved (wall time, perf_counter)")
+    if default_rt:
+        print(f"   [runtime]: the CPU OpenCL runtime a row ran on; ratios "
+              f"against {REFERENCE} on the same runtime ({REFERENCE} "
+              f"[{default_rt}] for rows without one)")
     print_table(headers, rows)
 
     # errors for single dtypes, then per-backend notes
@@ -546,29 +652,66 @@ def report(bench: Benchmark, results, n, reps, warmup, max_ratio):
                              for d in dnames if k in cells[d].notes)
             print(f"  {label}: {k}: {vals}")
 
-    # the spirjit acceptance line
-    sj = results.get("spirjit", {})
-    ratios, why = [], None
-    for d in dnames:
-        c, r = sj.get(d), ref.get(d)
-        if c is None or c.error:
-            why = c.error if c is not None else "not run"
-            break
-        if r is None or r.error or not r.median:
-            why = f"{REFERENCE} {d} " + (r.error if r is not None else "not run")
-            break
-        ratios.append((d, c.median / r.median))
-    if why is None:
-        ok = all(x <= max_ratio for _, x in ratios)
-        detail = ", ".join(f"{d} {x:.2f}" for d, x in ratios)
-        print(f"spirjit / OpenCL C ratio <= {max_ratio:g}: "
-              f"{'yes' if ok else 'no'} ({detail})")
-    else:
-        ok = False
-        print(f"spirjit / OpenCL C ratio <= {max_ratio:g}: no ({why})")
+    # the spirjit acceptance lines, one per runtime
+    all_ok = True
+    for rt in [name for name, _ in runtimes] or [None]:
+        suffix = f" [{rt}]" if rt else ""
+        sj = results.get("spirjit" + suffix, {})
+        ref = results.get(REFERENCE + suffix, {})
+        ratios, why = [], None
+        for d in dnames:
+            c, r = sj.get(d), ref.get(d)
+            if c is None or c.error:
+                why = c.error if c is not None else "not run"
+                break
+            if r is None or r.error or not r.median:
+                why = f"{REFERENCE} {d} " + (r.error if r is not None
+                                             else "not run")
+                break
+            ratios.append((d, c.median / r.median))
+        if why is None:
+            ok = all(x <= max_ratio for _, x in ratios)
+            detail = ", ".join(f"{d} {x:.2f}" for d, x in ratios)
+            print(f"spirjit / OpenCL C{suffix} ratio <= {max_ratio:g}: "
+                  f"{'yes' if ok else 'no'} ({detail})")
+        else:
+            ok = False
+            print(f"spirjit / OpenCL C{suffix} ratio <= {max_ratio:g}: "
+                  f"no ({why})")
+        all_ok &= ok
+    summary = numba_summary(bench, results, dnames, default_rt)
+    print(summary)
     wrong = any(c.error and c.error.startswith("WRONG")
                 for cells in results.values() for c in cells.values())
-    return ok, wrong
+    return all_ok, wrong, summary
+
+
+def numba_summary(bench, results, dnames, default_rt):
+    """One line: spirjit on the default device against numba parallel
+    (time ratio; below 1 is faster), per dtype; where a benchmark has a
+    "spirjit CPU-style" row too, a second line for it."""
+    lines = [_numba_line(bench, results, dnames, default_rt, "spirjit")]
+    if any(label.startswith("spirjit CPU-style") for label in results):
+        lines.append(_numba_line(bench, results, dnames, default_rt,
+                                 "spirjit CPU-style"))
+    return "\n".join(lines)
+
+
+def _numba_line(bench, results, dnames, default_rt, label):
+    sj = results.get(f"{label} [{default_rt}]" if default_rt else label, {})
+    nb = results.get("numba parallel", {})
+    parts = []
+    for d in dnames:
+        c, r = sj.get(d), nb.get(d)
+        if c is None or c.error or r is None or r.error or not r.median:
+            parts.append(f"{d} n/a")
+            continue
+        verdict = "faster" if c.median <= r.median else "SLOWER"
+        parts.append(f"{d} {c.median * 1e3:.2f} vs {r.median * 1e3:.2f} ms, "
+                     f"{c.median / r.median:.2f}x, {verdict}")
+    where = f"default device, {default_rt}" if default_rt else "default device"
+    return (f"{bench.name.split()[0]}: {label} ({where}) vs numba parallel: "
+            + "; ".join(parts))
 
 
 def versions_line():
@@ -600,21 +743,38 @@ def run_main(benchmarks, argv=None, description=None, header=None):
         print(header)
     print(f"host: {platform.node()}, {os.cpu_count()} logical CPUs, "
           f"{platform.machine()}")
-    try:
-        _, _, _, dev = pocl_context()
-        print(f"OpenCL C device: {dev.name} ({dev.platform.name}, "
-              f"{dev.max_compute_units} compute units)")
-    except Unavailable as exc:
-        print(f"OpenCL C device: unavailable: {exc}")
+    runtimes = cpu_runtimes()
+    for name, device_filter in runtimes:
+        _CURRENT["runtime"] = name
+        try:
+            _, _, _, dev = opencl_context()
+            where = f"{dev.name} ({dev.platform.name}, " \
+                    f"{dev.max_compute_units} compute units)"
+        except Unavailable as exc:
+            where = f"OpenCL C unavailable: {exc}"
+        print(f"runtime [{name}]: {where}; spirjit device "
+              f"{device_filter or 'none'}"
+              + (" (the default)" if name == runtimes[0][0] else ""))
+    if not runtimes:
+        print("no CPU OpenCL runtime found: spirjit and OpenCL C rows "
+              "are unavailable")
 
-    all_ok, any_wrong = True, False
+    all_ok, any_wrong, summaries = True, False, []
     for bench in benchmarks:
         n = args.n if args.n is not None else bench.n
-        results = run_benchmark(bench, n, args.reps, args.warmup)
-        ok, wrong = report(bench, results, n, args.reps, args.warmup,
-                           args.max_ratio)
+        results = run_benchmark(bench, n, args.reps, args.warmup,
+                                runtimes=runtimes)
+        ok, wrong, summary = report(bench, results, n, args.reps,
+                                    args.warmup, args.max_ratio, runtimes)
+        summaries.append(summary)
         all_ok &= ok
         any_wrong |= wrong
+    if len(benchmarks) > 1:
+        print("\n== summary: spirjit on the default device against numba "
+              "parallel (median times)")
+        for summary in summaries:
+            for line in summary.splitlines():
+                print("  " + line)
     print(versions_line())
     if any_wrong or (args.strict and not all_ok):
         return 1
