@@ -230,6 +230,11 @@ CompiledKernel compileKernel(const KernelRequest &request,
   std::unique_ptr<Target> target = createSPIRTarget();
   LoweringOptions lowering;
   lowering.fastmath = options.fastmath;
+  lowering.boundscheck = options.boundscheck || options.debug;
+  lowering.debug = options.debug;
+  CompiledKernel kernel;
+  lowering.sites = &kernel.debugSites;
+  kernel.usesDebugRecord = lowering.boundscheck;
   std::unique_ptr<llvm::Module> module =
       lowerToLLVM(typed, *target, context, lowering);
   dump(Stage::LLIR, [&] { return printModule(*module); });
@@ -237,7 +242,6 @@ CompiledKernel compileKernel(const KernelRequest &request,
   // llir.opt: LLVM's standard pipeline; then the parameters the optimised
   // code never reads are dropped, so launches do not pass them.
   optimizeModule(*module, options.optLevel, *target);
-  CompiledKernel kernel;
   kernel.entryPoint = entryPointName(typed.function->name);
   kernel.keptParameters = dropUnusedParameters(*module, kernel.entryPoint);
   dump(Stage::LLIROpt, [&] { return printModule(*module); });

@@ -49,6 +49,9 @@ std::vector<char> serialize(const CachedKernel &cached) {
   for (bool k : cached.compiled.keptParameters)
     kept += k ? '1' : '0';
   runtime::appendField(out, kept.data(), kept.size());
+  std::string debug = std::string(1, k.usesDebugRecord ? '1' : '0') +
+                      serializeDebugSites(k.debugSites);
+  runtime::appendField(out, debug.data(), debug.size());
   return out;
 }
 
@@ -62,11 +65,15 @@ std::optional<CachedKernel> deserialize(const std::vector<char> &in,
   auto take = [&](std::string &field) {
     return runtime::readField(in, at, field);
   };
-  std::string entry, flags, image, binary, kept;
+  std::string entry, flags, image, binary, kept, debug;
+  std::vector<DebugSite> sites;
   if (!take(entry) || !take(flags) || !take(image) || !take(binary) ||
-      !take(kept) || at != in.size() || flags.size() != arguments + 1 ||
-      (format == ImageFormat::SPIRV && image.size() % 4) ||
-      kept.size() != kernelParameters(types, flags[0] == '1').size())
+      !take(kept) || !take(debug) || at != in.size() ||
+      flags.size() != arguments + 1 ||
+      (format == ImageFormat::SPIRV && image.size() % 4) || debug.empty() ||
+      !parseDebugSites(debug.substr(1), sites) ||
+      kept.size() !=
+          kernelParameters(types, flags[0] == '1', debug[0] == '1').size())
     return std::nullopt;
   for (char k : kept)
     if (k != '0' && k != '1')
@@ -82,6 +89,8 @@ std::optional<CachedKernel> deserialize(const std::vector<char> &in,
   cached.deviceBinary.assign(binary.begin(), binary.end());
   for (char k : kept)
     cached.compiled.keptParameters.push_back(k == '1');
+  cached.compiled.usesDebugRecord = debug[0] == '1';
+  cached.compiled.debugSites = std::move(sites);
   return cached;
 }
 
@@ -178,7 +187,9 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
       "\nrank " + std::to_string(key.dimensions) +
       (key.ndRange ? " ndrange" : " range") + "\nfastmath " +
       std::to_string(options_.fastmath) + " opt " +
-      std::to_string(options_.optLevel) + "\nimage " + imageFormatName(format) +
+      std::to_string(options_.optLevel) + " boundscheck " +
+      std::to_string(options_.boundscheck) + " debug " +
+      std::to_string(options_.debug) + "\nimage " + imageFormatName(format) +
       "\ndevice " + info.name + "|" + info.platform + "|" + info.version +
       "\ncompiler " + compilerBuildId();
 
@@ -245,7 +256,10 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
   }
   // The launcher binds the parameters the entry point kept, in order.
   std::vector<KernelParameter> all =
-      kernelParameters(key.types, entry->compiled.usesGroupScratch);
+      kernelParameters(key.types, entry->compiled.usesGroupScratch,
+                       entry->compiled.usesDebugRecord);
+  entry->debugSites = std::make_shared<const std::vector<DebugSite>>(
+      entry->compiled.debugSites);
   const std::vector<bool> &kept = entry->compiled.keptParameters;
   SPIRJIT_INTERNAL_CHECK(kept.size() == all.size(),
                          "a kept-parameter mask of the wrong length");

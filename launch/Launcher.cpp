@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <deque>
 #include <mutex>
 
@@ -245,6 +246,33 @@ void Event::wait() {
   pending_.clear();
   alive_.clear();
   releaseHeld();
+  if (debugRecord_)
+    throwReportedFailure();
+}
+
+void Event::throwReportedFailure() {
+  char record[DebugRecordLayout::size];
+  device_->read(*debugRecord_, record, sizeof record);
+  debugRecord_ = nullptr;
+  uint32_t site;
+  int64_t index, extent;
+  std::memcpy(&site, record + DebugRecordLayout::site, sizeof site);
+  std::memcpy(&index, record + DebugRecordLayout::index, sizeof index);
+  std::memcpy(&extent, record + DebugRecordLayout::extent, sizeof extent);
+  if (site == 0)
+    return;
+  SPIRJIT_INTERNAL_CHECK(debugSites_ && site <= debugSites_->size(),
+                         "a debug record names site " + std::to_string(site) +
+                             " of " +
+                             std::to_string(debugSites_ ? debugSites_->size()
+                                                        : 0));
+  const DebugSite &failed = (*debugSites_)[site - 1];
+  LaunchErrorKind kind = failed.kind == DebugSite::Kind::Index
+                             ? LaunchErrorKind::IndexOutOfBounds
+                         : failed.kind == DebugSite::Kind::ZeroDivision
+                             ? LaunchErrorKind::ZeroDivision
+                             : LaunchErrorKind::AssertionFailed;
+  throw LaunchError(kind, describeDebugFailure(failed, index, extent));
 }
 
 Event::~Event() {
@@ -253,7 +281,11 @@ Event::~Event() {
     return;
   }
   // Dropped before it finished: never wait here (a loop of launches would
-  // become synchronous), but keep its memory alive until it completes.
+  // become synchronous), but keep its memory alive until it completes. A
+  // failure its kernel reports goes unseen, as any error of a launch that
+  // nobody waits for.
+  if (debugRecord_)
+    alive_.push_back(std::move(debugRecord_));
   if (!handle_ && pending_.empty() && alive_.empty() && held_.empty())
     return; // nothing to keep alive
   for (Pending &p : pending_)
@@ -382,6 +414,7 @@ const std::vector<bool> &KernelCache::submit(
   auto &buffers = scratch.buffers;
   auto &wrapped = scratch.wrapped;
   runtime::Kernel &kernel = *entry->kernel;
+  std::shared_ptr<runtime::Buffer> debugRecord;
   unsigned index = 0;
   bool hostSync = false; // a written host array used in place
   for (const KernelParameter &p : entry->parameters) {
@@ -390,6 +423,14 @@ const std::vector<bool> &KernelCache::submit(
     case KernelParameter::Kind::GroupScratch:
       kernel.setArgument(index, static_cast<size_t>(groupSize) * 16, nullptr);
       break;
+    case KernelParameter::Kind::DebugRecord: {
+      // A record of its own per launch: launches in flight at once must
+      // not report into each other's.
+      static const char zeros[DebugRecordLayout::size] = {};
+      debugRecord = device->allocate(sizeof zeros, zeros);
+      kernel.setBuffer(index, *debugRecord);
+      break;
+    }
     case KernelParameter::Kind::LocalData:
       kernel.setArgument(index, static_cast<size_t>(args[a].localBytes),
                          nullptr);
@@ -452,6 +493,10 @@ const std::vector<bool> &KernelCache::submit(
   }
   event.device_ = device;
   event.handle_ = std::move(launched);
+  if (debugRecord) {
+    event.debugRecord_ = std::move(debugRecord);
+    event.debugSites_ = entry->debugSites;
+  }
   event.sequence_ = ++launchCount;
   size_t copies = 0;
   for (size_t i = 0; i < n; ++i)

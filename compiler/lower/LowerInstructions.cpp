@@ -2,6 +2,8 @@
 // calls go to LowerCalls.cpp.
 #include "compiler/lower/Lowering.h"
 
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+
 namespace spirjit::lower {
 
 Lowered Lowering::createPhi(const Type *t) {
@@ -74,7 +76,8 @@ void Lowering::addIncoming(Lowered &phi, const Lowered &value,
 }
 
 Lowered Lowering::index(const Lowered &array, const Type *arrayType,
-                        const Instruction *indexInst) {
+                        const Instruction *indexInst,
+                        const Instruction *arrayInst) {
   std::vector<llvm::Value *> indices;
   std::vector<const Type *> indexTypes;
   const Lowered &idx = values_.at(indexInst);
@@ -88,18 +91,54 @@ Lowered Lowering::index(const Lowered &array, const Type *arrayType,
     indexTypes.push_back(indexInst->type);
   }
   llvm::Value *offset = builder_.getInt64(0);
+  bool checked = checksIndices();
+  std::vector<llvm::Value *> outside, written;
   for (size_t d = 0; d < indices.size(); ++d) {
     llvm::Value *i = convert(indices[d], indexTypes[d], types::int64());
     // NumPy wrap-around: a negative index counts from the end.
     llvm::Value *wrapped =
         builder_.CreateSelect(builder_.CreateICmpSLT(i, builder_.getInt64(0)),
                               builder_.CreateAdd(i, array.shape[d]), i);
+    if (checked) {
+      // One unsigned comparison catches both ends; a failing index reads
+      // as 0 so the address stays inside a non-empty array.
+      llvm::Value *inside = builder_.CreateICmpULT(wrapped, array.shape[d]);
+      outside.push_back(builder_.CreateNot(inside));
+      written.push_back(i);
+      wrapped = builder_.CreateSelect(inside, wrapped, builder_.getInt64(0));
+    }
     offset = builder_.CreateAdd(offset,
                                 builder_.CreateMul(wrapped, array.strides[d]));
+  }
+  llvm::Value *failed = nullptr;
+  if (checked && !indices.empty()) {
+    // The first failing axis is reported.
+    int firstAxis;
+    std::string what = describeArray(arrayInst, firstAxis);
+    size_t last = indices.size() - 1;
+    auto siteOf = [&](size_t d) {
+      return builder_.getInt32(addDebugSite(DebugSite::Kind::Index, what,
+                                            firstAxis + static_cast<int>(d)));
+    };
+    llvm::Value *site = siteOf(last), *index = written[last],
+                *extent = array.shape[last];
+    failed = outside[last];
+    for (size_t d = last; d-- > 0;) {
+      site = builder_.CreateSelect(outside[d], siteOf(d), site);
+      index = builder_.CreateSelect(outside[d], written[d], index);
+      extent = builder_.CreateSelect(outside[d], array.shape[d], extent);
+      failed = builder_.CreateOr(outside[d], failed);
+    }
+    reportIf(failed, site, index, extent);
   }
   llvm::Type *element = memoryType(arrayType->element);
   Lowered result;
   result.data = builder_.CreateInBoundsGEP(element, array.data, offset);
+  // An element access that failed goes to a sink, so that even an empty
+  // array's is harmless.
+  if (failed && static_cast<int>(indices.size()) == arrayType->ndim)
+    if (llvm::Value *sink = sinkFor(arrayType))
+      result.data = builder_.CreateSelect(failed, sink, result.data);
   result.shape.assign(array.shape.begin() + indices.size(), array.shape.end());
   result.strides.assign(array.strides.begin() + indices.size(),
                         array.strides.end());
@@ -136,6 +175,7 @@ Lowered Lowering::lowerGetAttr(const Instruction &inst) {
 }
 
 void Lowering::lowerInstruction(const Instruction &inst) {
+  current_ = &inst;
   auto c = typed_.constants.find(&inst);
   if (c != typed_.constants.end() && inst.type && inst.type->isNumber()) {
     values_[&inst] = {constant(c->second, inst.type)};
@@ -186,7 +226,7 @@ void Lowering::lowerInstruction(const Instruction &inst) {
       values_[&inst] = value.elements.at(i < 0 ? i + n : i);
       return;
     }
-    Lowered element = index(value, object, inst.operands[1]);
+    Lowered element = index(value, object, inst.operands[1], inst.operands[0]);
     if (inst.type->kind == TypeKind::Array) {
       values_[&inst] = element;
       return;
@@ -200,8 +240,8 @@ void Lowering::lowerInstruction(const Instruction &inst) {
   }
   case Opcode::SetItem: {
     const Type *object = inst.operands[0]->type;
-    Lowered element =
-        index(values_.at(inst.operands[0]), object, inst.operands[1]);
+    Lowered element = index(values_.at(inst.operands[0]), object,
+                            inst.operands[1], inst.operands[0]);
     llvm::Value *v = scalarOf(inst.operands[2], object->element);
     if (object->element->kind == TypeKind::Bool)
       v = builder_.CreateZExt(v, builder_.getInt8Ty());
@@ -268,6 +308,13 @@ void Lowering::lowerInstruction(const Instruction &inst) {
     builder_.CreateBr(startBlocks_.at(inst.targets[0]));
     return;
   case Opcode::CondBranch:
+    // Without debug an assert never fails: its branch is not taken.
+    for (int k = 0; k < 2 && !options_.debug; ++k)
+      if (isFailedAssert(inst.targets[k])) {
+        builder_.CreateBr(startBlocks_.at(inst.targets[1 - k]));
+        skippedAsserts_ = true;
+        return;
+      }
     builder_.CreateCondBr(values_.at(inst.operands[0]).scalar,
                           startBlocks_.at(inst.targets[0]),
                           startBlocks_.at(inst.targets[1]));
@@ -276,6 +323,9 @@ void Lowering::lowerInstruction(const Instruction &inst) {
     const Type *returned = typed_.returnType;
     if (typed_.kind == FunctionKind::Kernel || returned->kind == TypeKind::None)
       builder_.CreateRetVoid();
+    else if (inst.name == "assert") // the caller goes on; the launch fails
+      builder_.CreateRet(
+          llvm::Constant::getNullValue(function_->getReturnType()));
     else
       builder_.CreateRet(scalarOf(inst.operands[0], returned));
     return;
@@ -323,6 +373,8 @@ void Lowering::lowerBody() {
                     incoming->type, endBlocks_.at(block->predecessors[i]));
       }
     }
+  if (skippedAsserts_)
+    llvm::EliminateUnreachableBlocks(*function_);
 }
 
 } // namespace spirjit::lower

@@ -154,6 +154,15 @@ void translateErrors(std::exception_ptr pointer) {
     case launch::LaunchErrorKind::InvalidArgument:
       PyErr_SetString(PyExc_ValueError, e.what());
       break;
+    case launch::LaunchErrorKind::IndexOutOfBounds:
+      PyErr_SetString(PyExc_IndexError, e.what());
+      break;
+    case launch::LaunchErrorKind::ZeroDivision:
+      PyErr_SetString(PyExc_ZeroDivisionError, e.what());
+      break;
+    case launch::LaunchErrorKind::AssertionFailed:
+      PyErr_SetString(PyExc_AssertionError, e.what());
+      break;
     }
   } catch (const InternalError &e) {
     raise("InternalCompilerError", e.what());
@@ -332,8 +341,9 @@ PYBIND11_MODULE(_spirjit, m) {
   installCallerLock();
 
   py::class_<Dispatcher>(m, "Dispatcher")
-      .def(py::init<py::object, bool, int>(), py::arg("describe"),
-           py::arg("fastmath") = false, py::arg("opt") = 2)
+      .def(py::init<py::object, bool, int, bool, bool>(), py::arg("describe"),
+           py::arg("fastmath") = false, py::arg("opt") = 2,
+           py::arg("boundscheck") = false, py::arg("debug") = false)
       .def("_bare_enqueue_loop", &Dispatcher::bareEnqueueLoop)
       .def("set_signatures", &Dispatcher::setSignatures)
       .def_property_readonly("stats", &Dispatcher::stats);

@@ -9,6 +9,7 @@
 """
 
 import functools
+import os
 import types as _types
 
 from . import errors, kernel_api
@@ -358,6 +359,11 @@ def _check_function(fn, decorator):
                         f"not {type(fn).__name__}")
 
 
+def _env_flag(name):
+    """An environment switch: set to anything but "", "0" or "false"."""
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false")
+
+
 def _signature_list(signatures, decorator, example):
     """``signatures=`` as a list of strings, or a TypeError naming the bad
     element and the expected form (rather than the binding's dump)."""
@@ -382,14 +388,23 @@ def _signature_list(signatures, decorator, example):
 class Kernel:
     """A function compiled for devices; launch it with call_kernel."""
 
-    def __init__(self, fn, fastmath=False, opt=2, signatures=None):
+    def __init__(self, fn, fastmath=False, opt=2, signatures=None,
+                 debug=False, boundscheck=False):
         _check_function(fn, "kernel")
         signatures = _signature_list(signatures, "kernel",
                                      "(float32[::1], int64)")
         functools.update_wrapper(self, fn)
         self.py_func = fn
+        # SPIRJIT_DEBUG / SPIRJIT_BOUNDSCHECK turn the checks on for every
+        # kernel of the process; the options key the compile caches.
+        debug = bool(debug) or _env_flag("SPIRJIT_DEBUG")
+        boundscheck = bool(boundscheck) or debug or _env_flag(
+            "SPIRJIT_BOUNDSCHECK")
+        self.debug = debug
+        self.boundscheck = boundscheck
         self._dispatcher = _Dispatcher(
-            functools.partial(_describe_function, fn), fastmath, opt)
+            functools.partial(_describe_function, fn), fastmath, opt,
+            boundscheck, debug)
         if signatures:
             self._dispatcher.set_signatures(signatures)
 
@@ -416,7 +431,8 @@ def kernel(fn=None, *, signatures=None, debug=False, fastmath=False,
         return lambda f: kernel(f, signatures=signatures, debug=debug,
                                 fastmath=fastmath, boundscheck=boundscheck,
                                 opt=opt)
-    return Kernel(fn, fastmath=fastmath, opt=opt, signatures=signatures)
+    return Kernel(fn, fastmath=fastmath, opt=opt, signatures=signatures,
+                  debug=debug, boundscheck=boundscheck)
 
 
 class DeviceFunction:
