@@ -49,9 +49,11 @@ std::vector<char> serialize(const CachedKernel &cached) {
   for (bool k : cached.compiled.keptParameters)
     kept += k ? '1' : '0';
   runtime::appendField(out, kept.data(), kept.size());
-  std::string debug = std::string(1, k.usesDebugRecord ? '1' : '0') +
-                      serializeDebugSites(k.debugSites);
-  runtime::appendField(out, debug.data(), debug.size());
+  // A checked kernel's entry has a sixth field: its sites.
+  if (k.usesDebugRecord) {
+    std::string sites = serializeDebugSites(k.debugSites);
+    runtime::appendField(out, sites.data(), sites.size());
+  }
   return out;
 }
 
@@ -68,12 +70,13 @@ std::optional<CachedKernel> deserialize(const std::vector<char> &in,
   std::string entry, flags, image, binary, kept, debug;
   std::vector<DebugSite> sites;
   if (!take(entry) || !take(flags) || !take(image) || !take(binary) ||
-      !take(kept) || !take(debug) || at != in.size() ||
-      flags.size() != arguments + 1 ||
-      (format == ImageFormat::SPIRV && image.size() % 4) || debug.empty() ||
-      !parseDebugSites(debug.substr(1), sites) ||
-      kept.size() !=
-          kernelParameters(types, flags[0] == '1', debug[0] == '1').size())
+      !take(kept))
+    return std::nullopt;
+  bool checked = at != in.size();
+  if ((checked && (!take(debug) || !parseDebugSites(debug, sites))) ||
+      at != in.size() || flags.size() != arguments + 1 ||
+      (format == ImageFormat::SPIRV && image.size() % 4) ||
+      kept.size() != kernelParameters(types, flags[0] == '1', checked).size())
     return std::nullopt;
   for (char k : kept)
     if (k != '0' && k != '1')
@@ -89,7 +92,7 @@ std::optional<CachedKernel> deserialize(const std::vector<char> &in,
   cached.deviceBinary.assign(binary.begin(), binary.end());
   for (char k : kept)
     cached.compiled.keptParameters.push_back(k == '1');
-  cached.compiled.usesDebugRecord = debug[0] == '1';
+  cached.compiled.usesDebugRecord = checked;
   cached.compiled.debugSites = std::move(sites);
   return cached;
 }

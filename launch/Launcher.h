@@ -111,6 +111,13 @@ struct HeldObject {
   void (*release)(void *);
 };
 
+/// Where a checked kernel reports (DebugRecord.h): a buffer, over host
+/// memory (`host`) where the device shares the host's.
+struct DebugRecord {
+  std::shared_ptr<runtime::Buffer> buffer;
+  char *host = nullptr;
+};
+
 /// A launch in flight.
 class Event {
 public:
@@ -152,7 +159,7 @@ private:
   std::vector<std::shared_ptr<runtime::Buffer>> alive_;
   std::vector<HeldObject> held_;
   /// A checked kernel's debug record, and its sites.
-  std::shared_ptr<runtime::Buffer> debugRecord_;
+  DebugRecord debugRecord_;
   std::shared_ptr<const std::vector<DebugSite>> debugSites_;
   bool done_ = false;
 };

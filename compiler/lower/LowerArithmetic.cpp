@@ -230,10 +230,8 @@ llvm::Value *Lowering::integerBinary(BinaryOperator op, llvm::Value *a,
     // INT_MIN // -1 wraps: nothing traps. Debug mode reports the zero.
     llvm::Value *isZero = builder_.CreateICmpEQ(b, zero);
     if (options_.debug)
-      reportIf(isZero,
-               builder_.getInt32(
-                   addDebugSite(DebugSite::Kind::ZeroDivision, "")),
-               builder_.getInt64(0), builder_.getInt64(0));
+      pend(isZero, addDebugSite(DebugSite::Kind::ZeroDivision, ""),
+           builder_.getInt64(0), builder_.getInt64(0));
     if (!isSigned) {
       llvm::Value *safe = builder_.CreateSelect(isZero, one, b);
       llvm::Value *r = op == BinaryOperator::FloorDiv

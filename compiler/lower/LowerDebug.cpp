@@ -1,6 +1,11 @@
 // What a user debugging a kernel asks for: the checks of boundscheck and
-// debug (reported through the debug record, DebugRecord.h), `assert`, and
-// `print` through the device's printf.
+// debug, `assert`, and `print` through the device's printf.
+//
+// A failing check does not branch: it keeps the function's first failure
+// in three private values (pend), which each return of the function hands
+// to the debug record (flushPending, DebugRecord.h) in one rarely taken
+// branch. So checks in a loop leave it vectorisable, and a work-item goes
+// on after a failure with the failing index read as 0.
 #include "compiler/lower/Lowering.h"
 
 #include <llvm/IR/MDBuilder.h>
@@ -39,7 +44,7 @@ llvm::Function *Lowering::reportFunction() {
       type, llvm::Function::InternalLinkage, name, module_);
   report->setCallingConv(target_.functionCallingConvention());
   report->addFnAttr(llvm::Attribute::NoUnwind);
-  // Off the hot path: a check's failing branch is one call.
+  // Off the hot path: the failing branch of a return is one call.
   report->addFnAttr(llvm::Attribute::Cold);
   report->addFnAttr(llvm::Attribute::NoInline);
   auto arg = report->arg_begin();
@@ -71,23 +76,69 @@ llvm::Function *Lowering::reportFunction() {
   return report;
 }
 
-void Lowering::report(llvm::Value *site, llvm::Value *index,
-                      llvm::Value *extent) {
-  builder_.CreateCall(reportFunction(), {debugRecord_, site, index, extent})
-      ->setCallingConv(target_.functionCallingConvention());
+llvm::Value *Lowering::pendingSlot(unsigned k) {
+  if (!debugPending_) {
+    // [site, index, extent] of this function's first failure, zero while
+    // there is none: SROA makes registers of it.
+    llvm::BasicBlock &entry = function_->getEntryBlock();
+    allocaBuilder_.SetInsertPoint(&entry, entry.getFirstInsertionPt());
+    auto *type = llvm::ArrayType::get(builder_.getInt64Ty(), 3);
+    debugPending_ = allocaBuilder_.CreateAlloca(type, nullptr, "debug.pending");
+    allocaBuilder_.CreateStore(llvm::ConstantAggregateZero::get(type),
+                               debugPending_);
+  }
+  return builder_.CreateConstInBoundsGEP2_32(
+      llvm::ArrayType::get(builder_.getInt64Ty(), 3), debugPending_, 0, k);
 }
 
-void Lowering::reportIf(llvm::Value *failed, llvm::Value *site,
-                        llvm::Value *index, llvm::Value *extent) {
-  auto *failure = llvm::BasicBlock::Create(context_, "check.failed", function_);
-  auto *passed = llvm::BasicBlock::Create(context_, "check.passed", function_);
-  builder_.CreateCondBr(failed, failure, passed)
+void Lowering::pend(llvm::Value *failed, int site, llvm::Value *index,
+                    llvm::Value *extent) {
+  pend(failed, builder_.getInt64(site), index, extent);
+}
+
+void Lowering::pend(llvm::Value *failed, llvm::Value *site,
+                    llvm::Value *index, llvm::Value *extent) {
+  // Selects, not branches: a check in a loop must leave it vectorisable.
+  llvm::Type *i64 = builder_.getInt64Ty();
+  llvm::Value *siteSlot = pendingSlot(0);
+  llvm::Value *old = builder_.CreateLoad(i64, siteSlot);
+  llvm::Value *first =
+      builder_.CreateAnd(failed, builder_.CreateICmpEQ(old, builder_.getInt64(0)));
+  builder_.CreateStore(
+      builder_.CreateSelect(first, builder_.CreateZExt(site, i64), old),
+      siteSlot);
+  llvm::Value *values[] = {index, extent};
+  for (unsigned k = 1; k < 3; ++k) {
+    llvm::Value *slot = pendingSlot(k);
+    builder_.CreateStore(
+        builder_.CreateSelect(first, values[k - 1],
+                              builder_.CreateLoad(i64, slot)),
+        slot);
+  }
+}
+
+void Lowering::flushPending() {
+  if (!debugPending_)
+    return; // nothing checked on the way here
+  llvm::Type *i64 = builder_.getInt64Ty();
+  llvm::Value *site = builder_.CreateLoad(i64, pendingSlot(0));
+  llvm::Value *index = builder_.CreateLoad(i64, pendingSlot(1));
+  llvm::Value *extent = builder_.CreateLoad(i64, pendingSlot(2));
+  auto *failure = llvm::BasicBlock::Create(context_, "debug.report", function_);
+  auto *done = llvm::BasicBlock::Create(context_, "debug.done", function_);
+  builder_.CreateCondBr(builder_.CreateICmpNE(site, builder_.getInt64(0)),
+                        failure, done)
       ->setMetadata(llvm::LLVMContext::MD_prof,
                     llvm::MDBuilder(context_).createBranchWeights(1, 1 << 20));
   builder_.SetInsertPoint(failure);
-  report(site, index, extent);
-  builder_.CreateBr(passed);
-  builder_.SetInsertPoint(passed);
+  builder_
+      .CreateCall(reportFunction(),
+                  {debugRecord_,
+                   builder_.CreateTrunc(site, builder_.getInt32Ty()), index,
+                   extent})
+      ->setCallingConv(target_.functionCallingConvention());
+  builder_.CreateBr(done);
+  builder_.SetInsertPoint(done);
 }
 
 std::string Lowering::describeArray(const Instruction *array,
@@ -127,13 +178,37 @@ llvm::Value *Lowering::sinkFor(const Type *arrayType) {
   return sink->getType() == type ? sink : nullptr;
 }
 
+llvm::Value *Lowering::guardedAccess(
+    llvm::Value *failed, const std::function<llvm::Value *()> &access) {
+  if (!failed)
+    return access();
+  // A branch around the access: vectorisers make a masked access of it,
+  // where a safe address chosen by a select would become a gather.
+  llvm::BasicBlock *before = builder_.GetInsertBlock();
+  auto *inside = llvm::BasicBlock::Create(context_, "check.inside", function_);
+  auto *after = llvm::BasicBlock::Create(context_, "check.after", function_);
+  builder_.CreateCondBr(failed, after, inside)
+      ->setMetadata(llvm::LLVMContext::MD_prof,
+                    llvm::MDBuilder(context_).createBranchWeights(1, 1 << 20));
+  builder_.SetInsertPoint(inside);
+  llvm::Value *result = access();
+  builder_.CreateBr(after);
+  builder_.SetInsertPoint(after);
+  if (result->getType()->isVoidTy())
+    return result;
+  llvm::PHINode *merged = builder_.CreatePHI(result->getType(), 2);
+  merged->addIncoming(result, inside);
+  merged->addIncoming(llvm::Constant::getNullValue(result->getType()), before);
+  return merged;
+}
+
 Lowered Lowering::lowerAssert(const Instruction &inst) {
   if (!options_.debug)
     return {};
   std::string message =
       inst.operands.size() > 1 ? inst.operands[1]->constant.text : "";
-  int site = addDebugSite(DebugSite::Kind::Assertion, message);
-  report(builder_.getInt32(site), builder_.getInt64(0), builder_.getInt64(0));
+  pend(builder_.getTrue(), addDebugSite(DebugSite::Kind::Assertion, message),
+       builder_.getInt64(0), builder_.getInt64(0));
   return {};
 }
 

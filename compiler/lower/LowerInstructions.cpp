@@ -77,7 +77,7 @@ void Lowering::addIncoming(Lowered &phi, const Lowered &value,
 
 Lowered Lowering::index(const Lowered &array, const Type *arrayType,
                         const Instruction *indexInst,
-                        const Instruction *arrayInst) {
+                        const Instruction *arrayInst, llvm::Value **guard) {
   std::vector<llvm::Value *> indices;
   std::vector<const Type *> indexTypes;
   const Lowered &idx = values_.at(indexInst);
@@ -92,6 +92,9 @@ Lowered Lowering::index(const Lowered &array, const Type *arrayType,
   }
   llvm::Value *offset = builder_.getInt64(0);
   bool checked = checksIndices();
+  // An element load or store the caller guards needs no safe address.
+  bool guarded = checked && guard &&
+                 static_cast<int>(indices.size()) == arrayType->ndim;
   std::vector<llvm::Value *> outside, written;
   for (size_t d = 0; d < indices.size(); ++d) {
     llvm::Value *i = convert(indices[d], indexTypes[d], types::int64());
@@ -105,7 +108,9 @@ Lowered Lowering::index(const Lowered &array, const Type *arrayType,
       llvm::Value *inside = builder_.CreateICmpULT(wrapped, array.shape[d]);
       outside.push_back(builder_.CreateNot(inside));
       written.push_back(i);
-      wrapped = builder_.CreateSelect(inside, wrapped, builder_.getInt64(0));
+      if (!guarded)
+        wrapped =
+            builder_.CreateSelect(inside, wrapped, builder_.getInt64(0));
     }
     offset = builder_.CreateAdd(offset,
                                 builder_.CreateMul(wrapped, array.strides[d]));
@@ -117,7 +122,7 @@ Lowered Lowering::index(const Lowered &array, const Type *arrayType,
     std::string what = describeArray(arrayInst, firstAxis);
     size_t last = indices.size() - 1;
     auto siteOf = [&](size_t d) {
-      return builder_.getInt32(addDebugSite(DebugSite::Kind::Index, what,
+      return builder_.getInt64(addDebugSite(DebugSite::Kind::Index, what,
                                             firstAxis + static_cast<int>(d)));
     };
     llvm::Value *site = siteOf(last), *index = written[last],
@@ -129,14 +134,16 @@ Lowered Lowering::index(const Lowered &array, const Type *arrayType,
       extent = builder_.CreateSelect(outside[d], array.shape[d], extent);
       failed = builder_.CreateOr(outside[d], failed);
     }
-    reportIf(failed, site, index, extent);
+    pend(failed, site, index, extent);
   }
   llvm::Type *element = memoryType(arrayType->element);
   Lowered result;
   result.data = builder_.CreateInBoundsGEP(element, array.data, offset);
   // An element access that failed goes to a sink, so that even an empty
   // array's is harmless.
-  if (failed && static_cast<int>(indices.size()) == arrayType->ndim)
+  if (guarded)
+    *guard = failed;
+  else if (failed && static_cast<int>(indices.size()) == arrayType->ndim)
     if (llvm::Value *sink = sinkFor(arrayType))
       result.data = builder_.CreateSelect(failed, sink, result.data);
   result.shape.assign(array.shape.begin() + indices.size(), array.shape.end());
@@ -226,13 +233,16 @@ void Lowering::lowerInstruction(const Instruction &inst) {
       values_[&inst] = value.elements.at(i < 0 ? i + n : i);
       return;
     }
-    Lowered element = index(value, object, inst.operands[1], inst.operands[0]);
+    llvm::Value *guard = nullptr;
+    Lowered element =
+        index(value, object, inst.operands[1], inst.operands[0], &guard);
     if (inst.type->kind == TypeKind::Array) {
       values_[&inst] = element;
       return;
     }
-    llvm::Value *loaded =
-        builder_.CreateLoad(memoryType(inst.type), element.data);
+    llvm::Value *loaded = guardedAccess(guard, [&] {
+      return builder_.CreateLoad(memoryType(inst.type), element.data);
+    });
     if (inst.type->kind == TypeKind::Bool)
       loaded = builder_.CreateICmpNE(loaded, builder_.getInt8(0));
     values_[&inst] = {loaded};
@@ -240,12 +250,13 @@ void Lowering::lowerInstruction(const Instruction &inst) {
   }
   case Opcode::SetItem: {
     const Type *object = inst.operands[0]->type;
+    llvm::Value *guard = nullptr;
     Lowered element = index(values_.at(inst.operands[0]), object,
-                            inst.operands[1], inst.operands[0]);
+                            inst.operands[1], inst.operands[0], &guard);
     llvm::Value *v = scalarOf(inst.operands[2], object->element);
     if (object->element->kind == TypeKind::Bool)
       v = builder_.CreateZExt(v, builder_.getInt8Ty());
-    builder_.CreateStore(v, element.data);
+    guardedAccess(guard, [&] { return builder_.CreateStore(v, element.data); });
     return;
   }
   case Opcode::BuildTuple: {
@@ -320,6 +331,8 @@ void Lowering::lowerInstruction(const Instruction &inst) {
                           startBlocks_.at(inst.targets[1]));
     return;
   case Opcode::Return: {
+    if (checksIndices())
+      flushPending();
     const Type *returned = typed_.returnType;
     if (typed_.kind == FunctionKind::Kernel || returned->kind == TypeKind::None)
       builder_.CreateRetVoid();
@@ -349,6 +362,10 @@ void Lowering::lowerBody() {
   llvm::BasicBlock *entry = startBlocks_.at(pyir.blocks[0].get());
   builder_.SetInsertPoint(entry);
   lowerEntry(function_);
+  // Every return of a checked function reports what is pending, wherever
+  // the checks sit in the block order.
+  if (checksIndices())
+    pendingSlot(0);
   for (const auto &block : pyir.blocks) {
     llvm::BasicBlock *bb = startBlocks_.at(block.get());
     if (bb != entry)

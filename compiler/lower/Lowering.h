@@ -139,11 +139,15 @@ private:
   int addDebugSite(DebugSite::Kind kind, const std::string &detail,
                    int axis = 0);
   llvm::Function *reportFunction();
-  /// Reports a failure at `site` (i32) to the debug record.
-  void report(llvm::Value *site, llvm::Value *index, llvm::Value *extent);
-  /// report() when `failed`; lowering goes on where it passed.
-  void reportIf(llvm::Value *failed, llvm::Value *site, llvm::Value *index,
-                llvm::Value *extent);
+  /// Slot k of this function's pending failure: site, index, extent.
+  llvm::Value *pendingSlot(unsigned k);
+  /// Keeps `site` (the function's first failure) when `failed`.
+  void pend(llvm::Value *failed, int site, llvm::Value *index,
+            llvm::Value *extent);
+  void pend(llvm::Value *failed, llvm::Value *site, llvm::Value *index,
+            llvm::Value *extent);
+  /// At a return: reports the pending failure to the debug record.
+  void flushPending();
   /// Which array `array` is, for messages, and its first axis as indexed
   /// (a view a[i] starts at axis 1 of a).
   std::string describeArray(const Instruction *array, int &firstAxis) const;
@@ -162,9 +166,15 @@ private:
                    const Type *valueType, llvm::BasicBlock *from);
   Lowered lowerGetAttr(const Instruction &inst);
   /// Element pointer of a[index...] or, with fewer indices, a view;
-  /// `arrayInst` names the array in a failed check's message.
+  /// `arrayInst` names the array in a failed check's message. A checked
+  /// element access is safe as it is, or, given `guard`, sets it to the
+  /// check's failure and the caller accesses through guardedAccess.
   Lowered index(const Lowered &array, const Type *arrayType,
-                const Instruction *indexInst, const Instruction *arrayInst);
+                const Instruction *indexInst, const Instruction *arrayInst,
+                llvm::Value **guard = nullptr);
+  /// access() unless `failed` (then a load gives 0); no guard: access().
+  llvm::Value *guardedAccess(llvm::Value *failed,
+                             const std::function<llvm::Value *()> &access);
 
   const TypedFunction &typed_;
   const Target &target_;
@@ -180,6 +190,7 @@ private:
   std::vector<Lowered> arguments_;
   llvm::Value *groupScratch_ = nullptr; // i8 addrspace(local)*, if used
   llvm::Value *debugRecord_ = nullptr;  // i8 addrspace(global)*, if checked
+  llvm::Value *debugPending_ = nullptr; // [3 x i64]*, once a check pends
   const Instruction *current_ = nullptr; // the instruction being lowered
   bool skippedAsserts_ = false; // branches into failed asserts dropped
 };
