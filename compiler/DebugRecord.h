@@ -37,10 +37,10 @@ struct DebugSite {
 /// go to the sink instead, so a failing work-item never touches memory
 /// outside its arrays.
 struct DebugRecordLayout {
-  static constexpr unsigned site = 0;   // i32: 0, or the failing site's number
-  static constexpr unsigned index = 8;  // i64: the index as written
+  static constexpr unsigned site = 0;    // i32: 0, or the failing site's number
+  static constexpr unsigned index = 8;   // i64: the index as written
   static constexpr unsigned extent = 16; // i64: the extent it missed
-  static constexpr unsigned sink = 32;  // 32 bytes any element fits in
+  static constexpr unsigned sink = 32;   // 32 bytes any element fits in
   static constexpr unsigned size = 64;
 };
 

@@ -35,13 +35,13 @@ llvm::Function *Lowering::reportFunction() {
   if (llvm::Function *existing = module_->getFunction(name))
     return existing;
   llvm::Type *record = debugRecord_->getType();
-  auto *type = llvm::FunctionType::get(
-      builder_.getVoidTy(),
-      {record, builder_.getInt32Ty(), builder_.getInt64Ty(),
-       builder_.getInt64Ty()},
-      false);
-  auto *report = llvm::Function::Create(
-      type, llvm::Function::InternalLinkage, name, module_);
+  auto *type =
+      llvm::FunctionType::get(builder_.getVoidTy(),
+                              {record, builder_.getInt32Ty(),
+                               builder_.getInt64Ty(), builder_.getInt64Ty()},
+                              false);
+  auto *report = llvm::Function::Create(type, llvm::Function::InternalLinkage,
+                                        name, module_);
   report->setCallingConv(target_.functionCallingConvention());
   report->addFnAttr(llvm::Attribute::NoUnwind);
   // Off the hot path: the failing branch of a return is one call.
@@ -53,9 +53,9 @@ llvm::Function *Lowering::reportFunction() {
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(context_, "entry", report));
   unsigned space = record->getPointerAddressSpace();
   auto field = [&](unsigned offset, llvm::Type *t) {
-    return b.CreateBitCast(b.CreateConstInBoundsGEP1_32(b.getInt8Ty(), base,
-                                                        offset),
-                           llvm::PointerType::get(t, space));
+    return b.CreateBitCast(
+        b.CreateConstInBoundsGEP1_32(b.getInt8Ty(), base, offset),
+        llvm::PointerType::get(t, space));
   };
   // The first failure claims the record; the others leave it alone.
   auto ordering = llvm::AtomicOrdering::SequentiallyConsistent;
@@ -96,24 +96,23 @@ void Lowering::pend(llvm::Value *failed, int site, llvm::Value *index,
   pend(failed, builder_.getInt64(site), index, extent);
 }
 
-void Lowering::pend(llvm::Value *failed, llvm::Value *site,
-                    llvm::Value *index, llvm::Value *extent) {
+void Lowering::pend(llvm::Value *failed, llvm::Value *site, llvm::Value *index,
+                    llvm::Value *extent) {
   // Selects, not branches: a check in a loop must leave it vectorisable.
   llvm::Type *i64 = builder_.getInt64Ty();
   llvm::Value *siteSlot = pendingSlot(0);
   llvm::Value *old = builder_.CreateLoad(i64, siteSlot);
-  llvm::Value *first =
-      builder_.CreateAnd(failed, builder_.CreateICmpEQ(old, builder_.getInt64(0)));
+  llvm::Value *first = builder_.CreateAnd(
+      failed, builder_.CreateICmpEQ(old, builder_.getInt64(0)));
   builder_.CreateStore(
       builder_.CreateSelect(first, builder_.CreateZExt(site, i64), old),
       siteSlot);
   llvm::Value *values[] = {index, extent};
   for (unsigned k = 1; k < 3; ++k) {
     llvm::Value *slot = pendingSlot(k);
-    builder_.CreateStore(
-        builder_.CreateSelect(first, values[k - 1],
-                              builder_.CreateLoad(i64, slot)),
-        slot);
+    builder_.CreateStore(builder_.CreateSelect(first, values[k - 1],
+                                               builder_.CreateLoad(i64, slot)),
+                         slot);
   }
 }
 
@@ -126,8 +125,9 @@ void Lowering::flushPending() {
   llvm::Value *extent = builder_.CreateLoad(i64, pendingSlot(2));
   auto *failure = llvm::BasicBlock::Create(context_, "debug.report", function_);
   auto *done = llvm::BasicBlock::Create(context_, "debug.done", function_);
-  builder_.CreateCondBr(builder_.CreateICmpNE(site, builder_.getInt64(0)),
-                        failure, done)
+  builder_
+      .CreateCondBr(builder_.CreateICmpNE(site, builder_.getInt64(0)), failure,
+                    done)
       ->setMetadata(llvm::LLVMContext::MD_prof,
                     llvm::MDBuilder(context_).createBranchWeights(1, 1 << 20));
   builder_.SetInsertPoint(failure);
@@ -178,8 +178,9 @@ llvm::Value *Lowering::sinkFor(const Type *arrayType) {
   return sink->getType() == type ? sink : nullptr;
 }
 
-llvm::Value *Lowering::guardedAccess(
-    llvm::Value *failed, const std::function<llvm::Value *()> &access) {
+llvm::Value *
+Lowering::guardedAccess(llvm::Value *failed,
+                        const std::function<llvm::Value *()> &access) {
   if (!failed)
     return access();
   // A branch around the access: vectorisers make a masked access of it,
@@ -295,8 +296,8 @@ Lowered Lowering::lowerPrint(const Instruction &inst) {
     PrintedValue printed;
     auto floatVariants = [&](llvm::Value *x, bool single) {
       if (auto *known = llvm::dyn_cast<llvm::ConstantFP>(x)) {
-        printed.formats = {escapeFormat(floatRepr(
-            known->getValueAPF().convertToDouble(), single))};
+        printed.formats = {escapeFormat(
+            floatRepr(known->getValueAPF().convertToDouble(), single))};
         return;
       }
       llvm::Value *d = builder_.CreateFPExt(x, builder_.getDoubleTy());
@@ -309,9 +310,10 @@ Lowered Lowering::lowerPrint(const Instruction &inst) {
       llvm::Value *integral =
           builder_.CreateAnd(builder_.CreateFCmpOEQ(math("floor", {d}), d),
                              builder_.CreateFCmpOLT(magnitude, c(1e16)));
-      llvm::Value *scale = math(
-          "pow", {c(10), builder_.CreateFSub(
-                             c(5), math("floor", {math("log10", {magnitude})}))});
+      llvm::Value *scale =
+          math("pow",
+               {c(10), builder_.CreateFSub(
+                           c(5), math("floor", {math("log10", {magnitude})}))});
       llvm::Value *rounded = builder_.CreateFDiv(
           math("rint", {builder_.CreateFMul(d, scale)}), scale);
       llvm::Value *shortEnough =
@@ -371,8 +373,7 @@ Lowered Lowering::lowerPrint(const Instruction &inst) {
   for (const PrintedValue &value : values) {
     if (value.choice)
       selector = builder_.CreateAdd(
-          selector, builder_.CreateMul(value.choice,
-                                       builder_.getInt32(radix)));
+          selector, builder_.CreateMul(value.choice, builder_.getInt32(radix)));
     radix *= value.formats.size();
   }
   auto emit = [&](size_t combination) {
@@ -393,8 +394,8 @@ Lowered Lowering::lowerPrint(const Instruction &inst) {
     return {};
   }
   auto *done = llvm::BasicBlock::Create(context_, "print.done", function_);
-  llvm::SwitchInst *choose =
-      builder_.CreateSwitch(selector, done, static_cast<unsigned>(combinations));
+  llvm::SwitchInst *choose = builder_.CreateSwitch(
+      selector, done, static_cast<unsigned>(combinations));
   for (size_t k = 0; k < combinations; ++k) {
     auto *bb = llvm::BasicBlock::Create(context_, "print", function_);
     choose->addCase(builder_.getInt32(static_cast<uint32_t>(k)), bb);

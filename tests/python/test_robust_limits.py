@@ -44,3 +44,13 @@ def test_kernel_just_below_the_limit_runs(device_filter, tmp_path):
     out = np.zeros(1)
     spirjit.call_kernel(kernel, kapi.Range(1), out, *[1.0] * 250)
     assert out[0] == 250
+
+
+def test_allocation_beyond_global_memory(device):
+    with pytest.raises(errors.OutOfDeviceMemoryError) as e:
+        spirjit.empty(4 * device.global_mem_size, dtype=np.uint8,
+                      device=device)
+    assert isinstance(e.value, MemoryError)
+    # The device is still usable.
+    assert np.array_equal(np.asarray(spirjit.ones(3, device=device)),
+                          np.ones(3))
