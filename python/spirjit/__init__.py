@@ -9,6 +9,8 @@
 """
 
 import functools
+import inspect
+import operator
 import os
 import types as _types
 
@@ -357,6 +359,21 @@ def _check_function(fn, decorator):
     if not isinstance(getattr(fn, "__code__", None), _types.CodeType):
         raise TypeError(f"spirjit.{decorator} decorates a Python function, "
                         f"not {type(fn).__name__}")
+    # What the def line itself asks for, named as the user wrote it (the
+    # bytecode would show an async def only as a 'yield').
+    code = fn.__code__
+    what = None
+    if code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+        what = "async def"
+    elif code.co_flags & inspect.CO_VARKEYWORDS:
+        what = "**kwargs"
+    elif code.co_flags & inspect.CO_VARARGS:
+        what = "*args"
+    if what:
+        where = f"{code.co_filename}:{code.co_firstlineno}"
+        raise errors.UnsupportedFeatureError(
+            f"{where}: '{what}' is not supported in spirjit kernels and "
+            f"device functions", code.co_filename, code.co_firstlineno)
 
 
 def _env_flag(name):
@@ -391,6 +408,13 @@ class Kernel:
     def __init__(self, fn, fastmath=False, opt=2, signatures=None,
                  debug=False, boundscheck=False):
         _check_function(fn, "kernel")
+        try:
+            level = operator.index(opt)
+        except TypeError:
+            level = None
+        if isinstance(opt, bool) or level not in (0, 1, 2, 3):
+            raise ValueError(f"spirjit.kernel's opt= is an optimisation "
+                             f"level 0 to 3, not {opt!r}")
         signatures = _signature_list(signatures, "kernel",
                                      "(float32[::1], int64)")
         functools.update_wrapper(self, fn)
