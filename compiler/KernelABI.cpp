@@ -4,7 +4,7 @@ namespace spirjit {
 
 std::vector<KernelParameter>
 kernelParameters(const std::vector<const Type *> &arguments,
-                 bool groupScratch) {
+                 bool groupScratch, bool debugRecord) {
   std::vector<KernelParameter> params;
   for (int i = 0; i < static_cast<int>(arguments.size()); ++i) {
     const Type *t = arguments[i];
@@ -37,6 +37,8 @@ kernelParameters(const std::vector<const Type *> &arguments,
   }
   if (groupScratch)
     params.push_back({KernelParameter::Kind::GroupScratch, -1});
+  if (debugRecord)
+    params.push_back({KernelParameter::Kind::DebugRecord, -1});
   return params;
 }
 

@@ -16,6 +16,8 @@ struct KernelParameter {
                  // extents follow as ArrayShape; it has no strides)
     GroupScratch, // hidden, last: local memory for group_reduce and
                   // group_broadcast, 16 bytes per work-item
+    DebugRecord,  // hidden, after GroupScratch: global memory where checks
+                  // report their first failure (DebugRecord.h)
     ArrayShape,  // int64 extent of dimension `dim`
     ArrayStride, // int64 stride of dimension `dim`, in elements (layout
                  // 'A' only: C and F strides follow from the shape)
@@ -32,9 +34,10 @@ struct KernelParameter {
 /// types, in order. An item argument has no parameter. Local memory
 /// (LocalData, GroupScratch) arrives as pointer parameters, OpenCL's model:
 /// only for targets whose DeviceTarget::localMemoryAsParameters() says so,
-/// which the lowering checks.
+/// which the lowering checks. `debugRecord`: compiled with boundscheck or
+/// debug.
 std::vector<KernelParameter>
 kernelParameters(const std::vector<const Type *> &arguments,
-                 bool groupScratch = false);
+                 bool groupScratch = false, bool debugRecord = false);
 
 } // namespace spirjit

@@ -9,9 +9,13 @@
 // its device layer (DeviceTarget): the lowering itself is
 // target-independent. compiler/lower/ holds it. Python semantics are kept:
 // floor division and modulo round toward negative infinity, integer
-// division by zero gives 0, negative indices wrap around once.
+// division by zero gives 0, negative indices wrap around once. With
+// boundscheck or debug, the checks of DebugRecord.h are added; without
+// them, an `assert` compiles to nothing and a `print` to an OpenCL printf
+// either way.
 #pragma once
 
+#include "compiler/DebugRecord.h"
 #include "compiler/Target.h"
 #include "compiler/TypeInference.h"
 
@@ -25,6 +29,12 @@ namespace spirjit {
 
 struct LoweringOptions {
   bool fastmath = false;
+  /// Check indices; `debug` also integer division by zero and asserts.
+  /// Either adds the hidden DebugRecord parameter to every function of the
+  /// module, and appends the checks' sites to `sites` (DebugRecord.h).
+  bool boundscheck = false;
+  bool debug = false;
+  std::vector<DebugSite> *sites = nullptr;
 };
 
 /// The symbol name of the entry point lowered from a function called `name`.

@@ -12,6 +12,7 @@
 #include "compiler/CheckDeviceCapabilities.h"
 #include "compiler/DropUnusedParameters.h"
 #include "compiler/ItemRank.h"
+#include "compiler/KernelABI.h"
 #include "compiler/LowerToLLVM.h"
 #include "compiler/Optimize.h"
 #include "compiler/SPIRV.h"
@@ -25,6 +26,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
@@ -50,6 +52,28 @@ Stage stageByName(const std::string &name) {
 }
 
 namespace {
+
+/// SPIR-V's limit on a function's parameters (OpTypeFunction).
+constexpr size_t maxParameters = 255;
+
+/// A function of more parameters than SPIR-V takes is the user's error, at
+/// its def: arrays count one parameter each plus their extents (and
+/// strides), complex numbers two.
+void checkParameterCount(const FunctionDescription &function,
+                         const std::string &what, size_t count) {
+  if (count <= maxParameters)
+    return;
+  throw UserError(UserErrorKind::Compile, function.filename,
+                  function.firstLine,
+                  what + " '" + function.name + "' needs " +
+                      std::to_string(count) +
+                      " device parameters (an array takes one for its data "
+                      "and one per extent, and a strided one one per "
+                      "stride; a complex number two), more than the " +
+                      std::to_string(maxParameters) +
+                      " SPIR-V allows; pass fewer arguments, or pack "
+                      "scalars into an array");
+}
 
 /// The kernel's item type, from the annotation of its first parameter,
 /// checked against the launch: Item kernels take a Range, NdItem kernels
@@ -219,6 +243,12 @@ CompiledKernel compileKernel(const KernelRequest &request,
   // Double precision on a device without it fails here, at the user's
   // line, not in the driver's build.
   checkDeviceCapabilities(typed, specializations, device.fp64, device.name);
+  bool checked = options.boundscheck || options.debug;
+  for (const auto &[key, callee] : specializations.byKey)
+    checkParameterCount(*callee->description, "device function",
+                        kernelParameters(callee->argumentTypes,
+                                         callee->usesGroupScratch, checked)
+                            .size());
 
   // parfor: prange lowering applies to jit functions; a kernel is unchanged.
   dump(Stage::Parfor, printTyped);
@@ -230,6 +260,11 @@ CompiledKernel compileKernel(const KernelRequest &request,
   std::unique_ptr<Target> target = createSPIRTarget();
   LoweringOptions lowering;
   lowering.fastmath = options.fastmath;
+  lowering.boundscheck = options.boundscheck || options.debug;
+  lowering.debug = options.debug;
+  CompiledKernel kernel;
+  lowering.sites = &kernel.debugSites;
+  kernel.usesDebugRecord = lowering.boundscheck;
   std::unique_ptr<llvm::Module> module =
       lowerToLLVM(typed, *target, context, lowering);
   dump(Stage::LLIR, [&] { return printModule(*module); });
@@ -237,9 +272,12 @@ CompiledKernel compileKernel(const KernelRequest &request,
   // llir.opt: LLVM's standard pipeline; then the parameters the optimised
   // code never reads are dropped, so launches do not pass them.
   optimizeModule(*module, options.optLevel, *target);
-  CompiledKernel kernel;
   kernel.entryPoint = entryPointName(typed.function->name);
   kernel.keptParameters = dropUnusedParameters(*module, kernel.entryPoint);
+  // Counted once unused ones are gone: those the device sees.
+  checkParameterCount(function, "kernel",
+                      std::count(kernel.keptParameters.begin(),
+                                 kernel.keptParameters.end(), true));
   dump(Stage::LLIROpt, [&] { return printModule(*module); });
 
   // spv: translate, then validate every module we produce.

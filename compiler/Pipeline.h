@@ -1,6 +1,7 @@
 // The compiler, one stage after another. See Pipeline.cpp.
 #pragma once
 
+#include "compiler/DebugRecord.h"
 #include "compiler/FunctionKind.h"
 #include "compiler/Types.h"
 #include "frontend/FunctionDescription.h"
@@ -32,6 +33,10 @@ Stage stageByName(const std::string &name);
 struct CompileOptions {
   int optLevel = 2;
   bool fastmath = false;
+  /// Debug checks (DebugRecord.h): indices; `debug` adds integer division
+  /// by zero and asserts, and implies boundscheck.
+  bool boundscheck = false;
+  bool debug = false;
   /// Which stages to print, and where each printed stage goes.
   std::function<bool(Stage)> wantsDump;
   std::function<void(Stage, const std::string &text)> dump;
@@ -69,10 +74,15 @@ struct CompiledKernel {
   double compileSeconds = 0; // bytecode to validated device image
   /// The hidden GroupScratch parameter follows the arguments (KernelABI.h).
   bool usesGroupScratch = false;
-  /// Per parameter of kernelParameters(argumentTypes, usesGroupScratch):
+  /// Per parameter of kernelParameters(argumentTypes, usesGroupScratch,
+  /// usesDebugRecord):
   /// does the entry point still take it? Unused ones are dropped
   /// (DropUnusedParameters.h); the launcher binds the kept ones only.
   std::vector<bool> keptParameters;
+  /// Compiled with checks: the hidden DebugRecord parameter follows
+  /// (KernelABI.h), and these are its sites.
+  bool usesDebugRecord = false;
+  std::vector<DebugSite> debugSites;
 };
 
 /// The image format compileKernel emits for `device`: the first of its

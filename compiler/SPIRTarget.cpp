@@ -103,6 +103,33 @@ public:
     return llvm::CallingConv::SPIR_FUNC;
   }
 
+  bool emitPrintf(llvm::IRBuilder<> &builder, const std::string &format,
+                  llvm::ArrayRef<llvm::Value *> args) const override {
+    // OpenCL's printf takes its format in the constant address space (2);
+    // the translator makes OpenCL.std's printf of the call.
+    llvm::Module &module = *builder.GetInsertBlock()->getModule();
+    unsigned constant = 2;
+    auto *text = llvm::ConstantDataArray::getString(builder.getContext(),
+                                                    format);
+    auto *global = new llvm::GlobalVariable(
+        module, text->getType(), true, llvm::GlobalValue::InternalLinkage,
+        text, "printf.format", nullptr, llvm::GlobalValue::NotThreadLocal,
+        constant);
+    global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    auto *formatType = llvm::PointerType::get(builder.getInt8Ty(), constant);
+    llvm::FunctionCallee printf = module.getOrInsertFunction(
+        "printf",
+        llvm::FunctionType::get(builder.getInt32Ty(), {formatType}, true));
+    if (auto *declared = llvm::dyn_cast<llvm::Function>(printf.getCallee()))
+      declared->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+    std::vector<llvm::Value *> operands = {
+        builder.CreateConstInBoundsGEP2_32(text->getType(), global, 0, 0)};
+    operands.insert(operands.end(), args.begin(), args.end());
+    builder.CreateCall(printf, operands)
+        ->setCallingConv(llvm::CallingConv::SPIR_FUNC);
+    return true;
+  }
+
   llvm::Value *emitWorkItemQuery(llvm::IRBuilder<> &builder,
                                  WorkItemQuery query,
                                  llvm::Value *dim) const override {

@@ -82,6 +82,13 @@ public:
   /// Can the device add floats atomically (atomicrmw fadd, fsub)? If not,
   /// float atomics become compare-and-swap loops on the bits.
   virtual bool hasFloatAtomicAdd() const = 0;
+  /// printf(format, args...) as the device prints (OpenCL's printf: `%ld`
+  /// for 64-bit integers, doubles for floats). Returns false where the
+  /// target cannot print; the lowering then refuses `print`.
+  virtual bool emitPrintf(llvm::IRBuilder<> &builder, const std::string &format,
+                          llvm::ArrayRef<llvm::Value *> args) const {
+    return false;
+  }
 };
 
 /// SPIR-V through the SPIR 64-bit target: OpenCL built-ins by their

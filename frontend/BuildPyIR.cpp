@@ -21,7 +21,7 @@ using ir::isTrivialPhi;
 std::string slotName(size_t slot) { return "$stack" + std::to_string(slot); }
 
 /// The error for a construct kernels do not compile, at its own line;
-/// `planned` ones (print, assert, ...) are promised for later.
+/// `planned` ones are promised for later.
 UserError unsupportedConstruct(const std::string &filename, int line,
                                const std::string &what, bool planned = false) {
   return UserError(UserErrorKind::UnsupportedFeature, filename, line,
@@ -73,10 +73,6 @@ const char *unsupportedConstruct(PyOp op) {
   case PyOp::RERAISE:
   case PyOp::PREP_RERAISE_STAR:
     return "try";
-  case PyOp::RAISE_VARARGS:
-    return "raise";
-  case PyOp::LOAD_ASSERTION_ERROR:
-    return "assert";
   case PyOp::YIELD_VALUE:
   case PyOp::RETURN_GENERATOR:
   case PyOp::SEND:
@@ -567,6 +563,33 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     terminated_ = true;
     return;
   }
+  case PyOp::LOAD_ASSERTION_ERROR: {
+    // `assert c, "message"`: the raise becomes a call of the unforgeable
+    // global `assert` (no user name can be a keyword), then a return
+    // marked "assert": the lowering reports it in debug mode and otherwise
+    // never takes the branch into it (asserts compile to nothing, as
+    // under `python -O`).
+    Instruction *g = emit(Opcode::Global, {}, line);
+    g->name = "assert";
+    stack_.push_back(g);
+    return;
+  }
+  case PyOp::RAISE_VARARGS: {
+    Instruction *raised = arg == 1 ? pop(line) : nullptr;
+    auto isAssert = [](const Instruction *v) {
+      return v && v->opcode == Opcode::Global && v->name == "assert";
+    };
+    if (isAssert(raised))
+      raised = emit(Opcode::Call, {raised}, line);
+    else if (!raised || raised->opcode != Opcode::Call ||
+             !isAssert(raised->operands[0]))
+      unsupported(line, "raise");
+    Instruction *ret = emit(Opcode::Return, {emitConst(ConstValue::none(), line)},
+                            line);
+    ret->name = "assert";
+    terminated_ = true;
+    return;
+  }
   case PyOp::RETURN_CONST: {
     if (arg >= static_cast<int>(desc_.consts.size()))
       malformed(line, "constant index out of range");
@@ -644,14 +667,17 @@ void Builder::checkStrings() {
           if (inst->operands[i] != text)
             continue;
           used = true;
-          // The op of group_reduce(group, value, op): third argument.
+          // The op of group_reduce(group, value, op): third argument;
+          // any argument of print and an assert's message.
           const Instruction *callee =
               inst->opcode == Opcode::Call ? inst->operands[0] : nullptr;
           bool reduce = callee &&
                         (callee->opcode == Opcode::GetAttr ||
                          callee->opcode == Opcode::Global) &&
                         callee->name == "group_reduce";
-          if (!reduce || i != 3)
+          bool printed = callee && i > 0 && callee->opcode == Opcode::Global &&
+                         (callee->name == "print" || callee->name == "assert");
+          if (!printed && (!reduce || i != 3))
             allowed = false;
         }
     if ((!used && !getattrNames_.count(text)) || !allowed)
@@ -819,19 +845,19 @@ std::unique_ptr<ir::Function> buildPyIR(const FunctionDescription &function,
   }
   // Some constructs are seen only through what they use first (a raise
   // builds its message string, a generator starts with RETURN_GENERATOR at
-  // the def line): name the construct itself, at its own line.
+  // the def line): name the construct itself, at its own line. An
+  // assert's raise follows its LOAD_ASSERTION_ERROR.
+  bool inAssert = false;
   for (const BytecodeInstruction &inst : cfg.code) {
     const char *what = nullptr;
     if (inst.op == PyOp::YIELD_VALUE)
       what = "yield";
-    else if (inst.op == PyOp::RAISE_VARARGS)
-      what = "raise";
     else if (inst.op == PyOp::LOAD_ASSERTION_ERROR)
-      what = "assert";
-    else if (inst.op == PyOp::LOAD_GLOBAL &&
-             (inst.arg >> 1) < static_cast<int>(function.names.size()) &&
-             function.names[inst.arg >> 1] == "print")
-      what = "print";
+      inAssert = true;
+    else if (inst.op == PyOp::RAISE_VARARGS && !inAssert)
+      what = "raise";
+    if (inst.op == PyOp::RAISE_VARARGS)
+      inAssert = false;
     if (what)
       throw unsupportedConstruct(function.filename, inst.line, what,
                                  /*planned=*/true);

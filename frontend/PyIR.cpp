@@ -128,6 +128,10 @@ static void printAttributes(std::ostream &os, const Instruction &inst) {
     if (!inst.name.empty())
       os << " keywords(" << inst.name << ")";
     break;
+  case Opcode::Return:
+    if (!inst.name.empty())
+      os << " '" << inst.name << "'";
+    break;
   default:
     break;
   }

@@ -49,6 +49,11 @@ std::vector<char> serialize(const CachedKernel &cached) {
   for (bool k : cached.compiled.keptParameters)
     kept += k ? '1' : '0';
   runtime::appendField(out, kept.data(), kept.size());
+  // A checked kernel's entry has a sixth field: its sites.
+  if (k.usesDebugRecord) {
+    std::string sites = serializeDebugSites(k.debugSites);
+    runtime::appendField(out, sites.data(), sites.size());
+  }
   return out;
 }
 
@@ -62,11 +67,16 @@ std::optional<CachedKernel> deserialize(const std::vector<char> &in,
   auto take = [&](std::string &field) {
     return runtime::readField(in, at, field);
   };
-  std::string entry, flags, image, binary, kept;
+  std::string entry, flags, image, binary, kept, debug;
+  std::vector<DebugSite> sites;
   if (!take(entry) || !take(flags) || !take(image) || !take(binary) ||
-      !take(kept) || at != in.size() || flags.size() != arguments + 1 ||
+      !take(kept))
+    return std::nullopt;
+  bool checked = at != in.size();
+  if ((checked && (!take(debug) || !parseDebugSites(debug, sites))) ||
+      at != in.size() || flags.size() != arguments + 1 ||
       (format == ImageFormat::SPIRV && image.size() % 4) ||
-      kept.size() != kernelParameters(types, flags[0] == '1').size())
+      kept.size() != kernelParameters(types, flags[0] == '1', checked).size())
     return std::nullopt;
   for (char k : kept)
     if (k != '0' && k != '1')
@@ -82,6 +92,8 @@ std::optional<CachedKernel> deserialize(const std::vector<char> &in,
   cached.deviceBinary.assign(binary.begin(), binary.end());
   for (char k : kept)
     cached.compiled.keptParameters.push_back(k == '1');
+  cached.compiled.usesDebugRecord = checked;
+  cached.compiled.debugSites = std::move(sites);
   return cached;
 }
 
@@ -178,7 +190,9 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
       "\nrank " + std::to_string(key.dimensions) +
       (key.ndRange ? " ndrange" : " range") + "\nfastmath " +
       std::to_string(options_.fastmath) + " opt " +
-      std::to_string(options_.optLevel) + "\nimage " + imageFormatName(format) +
+      std::to_string(options_.optLevel) + " boundscheck " +
+      std::to_string(options_.boundscheck) + " debug " +
+      std::to_string(options_.debug) + "\nimage " + imageFormatName(format) +
       "\ndevice " + info.name + "|" + info.platform + "|" + info.version +
       "\ncompiler " + compilerBuildId();
 
@@ -245,7 +259,10 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
   }
   // The launcher binds the parameters the entry point kept, in order.
   std::vector<KernelParameter> all =
-      kernelParameters(key.types, entry->compiled.usesGroupScratch);
+      kernelParameters(key.types, entry->compiled.usesGroupScratch,
+                       entry->compiled.usesDebugRecord);
+  entry->debugSites = std::make_shared<const std::vector<DebugSite>>(
+      entry->compiled.debugSites);
   const std::vector<bool> &kept = entry->compiled.keptParameters;
   SPIRJIT_INTERNAL_CHECK(kept.size() == all.size(),
                          "a kept-parameter mask of the wrong length");

@@ -11,6 +11,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <map>
 #include <deque>
 #include <mutex>
 
@@ -155,6 +158,64 @@ void sweepRetiredLaunches() {
   retired.markers.push_back({device, launchCount, device->enqueueMarker()});
 }
 
+/// Debug records (DebugRecord.h), reused: allocating one per launch, and
+/// reading it back with a copy, cost a small checked launch more than the
+/// launch itself. Where the device shares the host's memory a record is
+/// host memory it writes in place, made current behind the kernel and read
+/// with no copy; elsewhere device memory read back after the launch. Each
+/// launch in flight has a record of its own.
+struct DebugRecords {
+  std::mutex mutex;
+  std::map<const Device *, std::vector<DebugRecord>> free;
+};
+DebugRecords &debugRecords() {
+  static auto *records = new DebugRecords(); // never destroyed
+  return *records;
+}
+
+DebugRecord takeDebugRecord(Device &device) {
+  {
+    auto &records = debugRecords();
+    std::lock_guard<std::mutex> lock(records.mutex);
+    auto &free = records.free[&device];
+    if (!free.empty()) {
+      DebugRecord record = std::move(free.back());
+      free.pop_back();
+      return record;
+    }
+  }
+  // The host memory outlives the buffer over it: one owner holds both and
+  // lets go of the buffer first.
+  struct Owner {
+    std::shared_ptr<char> host;
+    std::shared_ptr<runtime::Buffer> buffer;
+  };
+  auto owner = std::make_shared<Owner>();
+  constexpr size_t page = 4096; // aligned as any device wants
+  owner->host.reset(static_cast<char *>(std::aligned_alloc(page, page)),
+                    std::free);
+  SPIRJIT_INTERNAL_CHECK(owner->host != nullptr, "no memory for a record");
+  std::memset(owner->host.get(), 0, page);
+  owner->buffer =
+      device.wrapHostMemory(owner->host.get(), DebugRecordLayout::size);
+  DebugRecord record;
+  if (owner->buffer) {
+    record.host = owner->host.get();
+    record.buffer =
+        std::shared_ptr<runtime::Buffer>(owner, owner->buffer.get());
+  } else {
+    static const char zeros[DebugRecordLayout::size] = {};
+    record.buffer = device.allocate(sizeof zeros, zeros);
+  }
+  return record;
+}
+
+void giveBackDebugRecord(Device &device, DebugRecord record) {
+  auto &records = debugRecords();
+  std::lock_guard<std::mutex> lock(records.mutex);
+  records.free[&device].push_back(std::move(record));
+}
+
 /// What one launch needs per argument, kept per thread so that launches
 /// allocate nothing once warm. Released on every exit from submit().
 struct LaunchScratch {
@@ -245,6 +306,44 @@ void Event::wait() {
   pending_.clear();
   alive_.clear();
   releaseHeld();
+  if (debugRecord_.buffer)
+    throwReportedFailure();
+}
+
+void Event::throwReportedFailure() {
+  char record[DebugRecordLayout::size];
+  if (debugRecord_.host)
+    std::memcpy(record, debugRecord_.host, sizeof record);
+  else
+    device_->read(*debugRecord_.buffer, record, sizeof record);
+  uint32_t site;
+  int64_t index, extent;
+  std::memcpy(&site, record + DebugRecordLayout::site, sizeof site);
+  std::memcpy(&index, record + DebugRecordLayout::index, sizeof index);
+  std::memcpy(&extent, record + DebugRecordLayout::extent, sizeof extent);
+  if (site != 0) { // zeroed for its next launch
+    static const char zeros[DebugRecordLayout::size] = {};
+    if (debugRecord_.host)
+      std::memset(debugRecord_.host, 0, sizeof zeros);
+    else
+      device_->write(*debugRecord_.buffer, zeros, sizeof zeros);
+  }
+  giveBackDebugRecord(*device_, std::move(debugRecord_));
+  debugRecord_ = {};
+  if (site == 0)
+    return;
+  SPIRJIT_INTERNAL_CHECK(debugSites_ && site <= debugSites_->size(),
+                         "a debug record names site " + std::to_string(site) +
+                             " of " +
+                             std::to_string(debugSites_ ? debugSites_->size()
+                                                        : 0));
+  const DebugSite &failed = (*debugSites_)[site - 1];
+  LaunchErrorKind kind = failed.kind == DebugSite::Kind::Index
+                             ? LaunchErrorKind::IndexOutOfBounds
+                         : failed.kind == DebugSite::Kind::ZeroDivision
+                             ? LaunchErrorKind::ZeroDivision
+                             : LaunchErrorKind::AssertionFailed;
+  throw LaunchError(kind, describeDebugFailure(failed, index, extent));
 }
 
 Event::~Event() {
@@ -253,7 +352,11 @@ Event::~Event() {
     return;
   }
   // Dropped before it finished: never wait here (a loop of launches would
-  // become synchronous), but keep its memory alive until it completes.
+  // become synchronous), but keep its memory alive until it completes. A
+  // failure its kernel reports goes unseen, as any error of a launch that
+  // nobody waits for.
+  if (debugRecord_.buffer)
+    alive_.push_back(std::move(debugRecord_.buffer));
   if (!handle_ && pending_.empty() && alive_.empty() && held_.empty())
     return; // nothing to keep alive
   for (Pending &p : pending_)
@@ -382,6 +485,7 @@ const std::vector<bool> &KernelCache::submit(
   auto &buffers = scratch.buffers;
   auto &wrapped = scratch.wrapped;
   runtime::Kernel &kernel = *entry->kernel;
+  DebugRecord debugRecord;
   unsigned index = 0;
   bool hostSync = false; // a written host array used in place
   for (const KernelParameter &p : entry->parameters) {
@@ -389,6 +493,11 @@ const std::vector<bool> &KernelCache::submit(
     switch (p.kind) {
     case KernelParameter::Kind::GroupScratch:
       kernel.setArgument(index, static_cast<size_t>(groupSize) * 16, nullptr);
+      break;
+    case KernelParameter::Kind::DebugRecord:
+      debugRecord = takeDebugRecord(*device);
+      kernel.setBuffer(index, *debugRecord.buffer);
+      hostSync |= debugRecord.host != nullptr;
       break;
     case KernelParameter::Kind::LocalData:
       kernel.setArgument(index, static_cast<size_t>(args[a].localBytes),
@@ -447,11 +556,17 @@ const std::vector<bool> &KernelCache::submit(
     for (size_t i = 0; i < n; ++i)
       if (wrapped[i] && written[i])
         device->enqueueHostSynchronization(*buffers[i]);
+    if (debugRecord.host)
+      device->enqueueHostSynchronization(*debugRecord.buffer);
     if (wantEvent)
       launched = device->enqueueMarker();
   }
   event.device_ = device;
   event.handle_ = std::move(launched);
+  if (debugRecord.buffer) {
+    event.debugRecord_ = std::move(debugRecord);
+    event.debugSites_ = entry->debugSites;
+  }
   event.sequence_ = ++launchCount;
   size_t copies = 0;
   for (size_t i = 0; i < n; ++i)

@@ -36,6 +36,11 @@ enum class LaunchErrorKind {
   DeviceInference,   // DeviceInferenceError: arrays on several devices
   Device,            // DeviceError: no device, or none matching a filter
   InvalidArgument,   // ValueError: a malformed filter or signature
+  // Failures a kernel compiled with checks reported (DebugRecord.h),
+  // raised after the launch:
+  IndexOutOfBounds, // IndexError
+  ZeroDivision,     // ZeroDivisionError
+  AssertionFailed,  // AssertionError
 };
 
 class LaunchError : public std::runtime_error {
@@ -106,6 +111,13 @@ struct HeldObject {
   void (*release)(void *);
 };
 
+/// Where a checked kernel reports (DebugRecord.h): a buffer, over host
+/// memory (`host`) where the device shares the host's.
+struct DebugRecord {
+  std::shared_ptr<runtime::Buffer> buffer;
+  char *host = nullptr;
+};
+
 /// A launch in flight.
 class Event {
 public:
@@ -117,7 +129,9 @@ public:
   Event &operator=(const Event &) = delete;
 
   /// Waits (giving up the caller's lock), throws a failed launch's
-  /// runtime::DeviceError, and makes host arrays the kernel wrote current.
+  /// runtime::DeviceError, makes host arrays the kernel wrote current, and
+  /// throws the first failure a checked kernel reported (LaunchError of
+  /// IndexOutOfBounds, ZeroDivision or AssertionFailed).
   void wait();
   /// True once wait() has returned.
   bool done() const { return done_; }
@@ -135,6 +149,8 @@ private:
     bool wrapped, written;
   };
   void releaseHeld();
+  /// After the launch: the failure the debug record holds, if any.
+  void throwReportedFailure();
 
   std::shared_ptr<runtime::Device> device_;
   std::unique_ptr<runtime::Event> handle_;
@@ -142,6 +158,9 @@ private:
   std::vector<Pending> pending_;
   std::vector<std::shared_ptr<runtime::Buffer>> alive_;
   std::vector<HeldObject> held_;
+  /// A checked kernel's debug record, and its sites.
+  DebugRecord debugRecord_;
+  std::shared_ptr<const std::vector<DebugSite>> debugSites_;
   bool done_ = false;
 };
 
@@ -195,6 +214,8 @@ private:
     std::shared_ptr<runtime::Kernel> kernel;
     /// The parameters the entry point kept, in order (KernelABI.h).
     std::vector<KernelParameter> parameters;
+    /// compiled.debugSites, shared with the Events of launches in flight.
+    std::shared_ptr<const std::vector<DebugSite>> debugSites;
   };
   struct Key {
     std::vector<const Type *> types;

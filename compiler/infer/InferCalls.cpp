@@ -120,6 +120,9 @@ const Type *Inference::inferCall(Instruction &inst) {
   if (callee->kind == TypeKind::Method &&
       callee->elements[0]->kind == TypeKind::AtomicRef)
     return inferAtomicMethod(inst, callee);
+  if (callee->kind == TypeKind::Function &&
+      (callee->name == "print" || callee->name == "assert"))
+    return inferPrintOrAssert(inst, callee->name);
   if (!inst.name.empty())
     unsupported(inst, "keyword arguments are supported for kapi functions "
                       "only; pass the arguments by position");
@@ -135,6 +138,44 @@ const Type *Inference::inferCall(Instruction &inst) {
       callee->name.compare(0, 7, "device:") == 0)
     return inferDeviceCall(inst, callee->name.substr(7), args);
   return inferBuiltinCall(inst, args);
+}
+
+/// print(...) takes numbers and string literals, and `sep` and `end` as
+/// string literals; an assert's message is a string literal.
+const Type *Inference::inferPrintOrAssert(Instruction &inst,
+                                          const std::string &name) {
+  auto isText = [](const Instruction *v) {
+    return v->opcode == Opcode::Const &&
+           v->constant.kind == ConstValue::Kind::Str;
+  };
+  std::vector<std::string> keywords;
+  for (size_t at = 0; !inst.name.empty() && at != std::string::npos;) {
+    size_t comma = inst.name.find(',', at);
+    keywords.push_back(inst.name.substr(at, comma - at));
+    at = comma == std::string::npos ? comma : comma + 1;
+  }
+  size_t positional = inst.operands.size() - 1 - keywords.size();
+  if (name == "assert") {
+    if (positional == 1 && !isText(inst.operands[1]))
+      unsupported(inst, "an assert's message in a kernel must be a string "
+                        "literal");
+    return types::none();
+  }
+  for (size_t k = 0; k < keywords.size(); ++k) {
+    if (keywords[k] != "sep" && keywords[k] != "end")
+      unsupported(inst, "print() in a kernel takes the keywords sep and end "
+                        "only, not '" + keywords[k] + "'");
+    if (!isText(inst.operands[1 + positional + k]))
+      unsupported(inst, "print()'s " + keywords[k] +
+                            " in a kernel must be a string literal");
+  }
+  for (size_t i = 1; i <= positional; ++i) {
+    const Instruction *v = inst.operands[i];
+    if (!isText(v) && !v->type->isNumber())
+      typingError(inst, "print() in a kernel prints numbers and string "
+                        "literals, not '" + v->type->str() + "'");
+  }
+  return types::none();
 }
 
 std::vector<const Instruction *>

@@ -168,6 +168,8 @@ const Type *Inference::infer(Instruction &inst) {
     return t;
   }
   case Opcode::Global: {
+    if (inst.name == "assert") // an assert's raise (BuildPyIR)
+      return types::function("assert");
     auto it = desc_.globals.find(inst.name);
     SPIRJIT_INTERNAL_CHECK(it != desc_.globals.end(),
                            "unresolved global " + inst.name);
@@ -286,6 +288,8 @@ const Type *Inference::infer(Instruction &inst) {
   case Opcode::CondBranch:
     return types::none();
   case Opcode::Return: {
+    if (inst.name == "assert") // a failed assert returns nothing
+      return types::none();
     const Type *t = operandType(0);
     if (result_.kind == FunctionKind::Kernel && t->kind != TypeKind::None)
       throw UserError(UserErrorKind::KernelReturnValue, desc_.filename,

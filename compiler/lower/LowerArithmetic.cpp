@@ -227,8 +227,11 @@ llvm::Value *Lowering::integerBinary(BinaryOperator op, llvm::Value *a,
   case BinaryOperator::Mod: {
     // Python semantics: the quotient rounds toward negative infinity and
     // the remainder has the divisor's sign. x // 0 and x % 0 give 0, and
-    // INT_MIN // -1 wraps: nothing traps.
+    // INT_MIN // -1 wraps: nothing traps. Debug mode reports the zero.
     llvm::Value *isZero = builder_.CreateICmpEQ(b, zero);
+    if (options_.debug)
+      pend(isZero, addDebugSite(DebugSite::Kind::ZeroDivision, ""),
+           builder_.getInt64(0), builder_.getInt64(0));
     if (!isSigned) {
       llvm::Value *safe = builder_.CreateSelect(isZero, one, b);
       llvm::Value *r = op == BinaryOperator::FloorDiv

@@ -17,11 +17,16 @@ void Lowering::lowerEntry(llvm::Function *function) {
   arguments_.assign(types.size(), Lowered{});
   auto arg = function->arg_begin();
   for (const KernelParameter &p :
-       kernelParameters(types, typed_.usesGroupScratch)) {
+       kernelParameters(types, typed_.usesGroupScratch, checksIndices())) {
     llvm::Value *v = &*arg++;
     if (p.kind == KernelParameter::Kind::GroupScratch) {
       v->setName("group.scratch");
       groupScratch_ = v;
+      continue;
+    }
+    if (p.kind == KernelParameter::Kind::DebugRecord) {
+      v->setName("debug.record");
+      debugRecord_ = v;
       continue;
     }
     Lowered &value = arguments_[p.argument];
@@ -29,6 +34,7 @@ void Lowering::lowerEntry(llvm::Function *function) {
     const std::string &name = typed_.function->parameterNames[p.argument];
     switch (p.kind) {
     case KernelParameter::Kind::GroupScratch:
+    case KernelParameter::Kind::DebugRecord:
       break;
     case KernelParameter::Kind::ArrayData:
     case KernelParameter::Kind::LocalData:
@@ -83,7 +89,8 @@ void Lowering::lowerEntry(llvm::Function *function) {
 llvm::Function *Lowering::declare() {
   std::vector<llvm::Type *> params;
   for (const KernelParameter &p :
-       kernelParameters(typed_.argumentTypes, typed_.usesGroupScratch)) {
+       kernelParameters(typed_.argumentTypes, typed_.usesGroupScratch,
+                        checksIndices())) {
     const Type *t =
         p.argument >= 0 ? typed_.argumentTypes[p.argument] : nullptr;
     if (p.kind == KernelParameter::Kind::LocalData ||
@@ -100,6 +107,10 @@ llvm::Function *Lowering::declare() {
     case KernelParameter::Kind::GroupScratch:
       params.push_back(llvm::PointerType::get(
           builder_.getInt8Ty(), target_.addressSpace(MemorySpace::Local)));
+      break;
+    case KernelParameter::Kind::DebugRecord:
+      params.push_back(llvm::PointerType::get(
+          builder_.getInt8Ty(), target_.addressSpace(MemorySpace::Global)));
       break;
     case KernelParameter::Kind::ArrayShape:
     case KernelParameter::Kind::ArrayStride:
@@ -141,6 +152,11 @@ Lowered Lowering::lowerCall(const Instruction &inst) {
     return lowerDeviceCall(inst, *device->second);
   if (const KernelApiFunction *api = findKernelApi(inst.operands[0]->type))
     return lowerKernelApiCall(inst, *api);
+  const Type *callee = inst.operands[0]->type;
+  if (callee->kind == TypeKind::Function && callee->name == "print")
+    return lowerPrint(inst);
+  if (callee->kind == TypeKind::Function && callee->name == "assert")
+    return lowerAssert(inst);
   return lowerBuiltinCall(inst);
 }
 
@@ -149,9 +165,14 @@ Lowered Lowering::lowerDeviceCall(const Instruction &inst,
   // A device function: its arguments go by the same ABI as a kernel's.
   std::vector<llvm::Value *> args;
   for (const KernelParameter &p :
-       kernelParameters(callee.argumentTypes, callee.usesGroupScratch)) {
+       kernelParameters(callee.argumentTypes, callee.usesGroupScratch,
+                        checksIndices())) {
     if (p.kind == KernelParameter::Kind::GroupScratch) {
       args.push_back(groupScratch_);
+      continue;
+    }
+    if (p.kind == KernelParameter::Kind::DebugRecord) {
+      args.push_back(debugRecord_);
       continue;
     }
     const Instruction *operand = inst.operands[p.argument + 1];
@@ -159,6 +180,7 @@ Lowered Lowering::lowerDeviceCall(const Instruction &inst,
     const Type *t = callee.argumentTypes[p.argument];
     switch (p.kind) {
     case KernelParameter::Kind::GroupScratch:
+    case KernelParameter::Kind::DebugRecord:
       break;
     case KernelParameter::Kind::ArrayData:
     case KernelParameter::Kind::LocalData:

@@ -2,6 +2,8 @@
 // calls go to LowerCalls.cpp.
 #include "compiler/lower/Lowering.h"
 
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+
 namespace spirjit::lower {
 
 Lowered Lowering::createPhi(const Type *t) {
@@ -74,7 +76,8 @@ void Lowering::addIncoming(Lowered &phi, const Lowered &value,
 }
 
 Lowered Lowering::index(const Lowered &array, const Type *arrayType,
-                        const Instruction *indexInst) {
+                        const Instruction *indexInst,
+                        const Instruction *arrayInst, llvm::Value **guard) {
   std::vector<llvm::Value *> indices;
   std::vector<const Type *> indexTypes;
   std::vector<bool> nonNegative;
@@ -92,6 +95,11 @@ Lowered Lowering::index(const Lowered &array, const Type *arrayType,
     nonNegative.push_back(nonNegative_.count(indexInst) > 0);
   }
   llvm::Value *offset = builder_.getInt64(0);
+  bool checked = checksIndices();
+  // An element load or store the caller guards needs no safe address.
+  bool guarded = checked && guard &&
+                 static_cast<int>(indices.size()) == arrayType->ndim;
+  std::vector<llvm::Value *> outside, written;
   for (size_t d = 0; d < indices.size(); ++d) {
     llvm::Value *i = convert(indices[d], indexTypes[d], types::int64());
     // NumPy wrap-around: a negative index counts from the end. Indices
@@ -103,12 +111,51 @@ Lowered Lowering::index(const Lowered &array, const Type *arrayType,
             : builder_.CreateSelect(
                   builder_.CreateICmpSLT(i, builder_.getInt64(0)),
                   builder_.CreateAdd(i, array.shape[d]), i);
+    if (checked) {
+      // One unsigned comparison catches both ends (a non-negative index
+      // that overflowed too); a failing index reads as 0 so the address
+      // stays inside a non-empty array.
+      llvm::Value *inside = builder_.CreateICmpULT(wrapped, array.shape[d]);
+      outside.push_back(builder_.CreateNot(inside));
+      written.push_back(i);
+      if (!guarded)
+        wrapped =
+            builder_.CreateSelect(inside, wrapped, builder_.getInt64(0));
+    }
     offset = builder_.CreateAdd(offset,
                                 builder_.CreateMul(wrapped, array.strides[d]));
+  }
+  llvm::Value *failed = nullptr;
+  if (checked && !indices.empty()) {
+    // The first failing axis is reported.
+    int firstAxis;
+    std::string what = describeArray(arrayInst, firstAxis);
+    size_t last = indices.size() - 1;
+    auto siteOf = [&](size_t d) {
+      return builder_.getInt64(addDebugSite(DebugSite::Kind::Index, what,
+                                            firstAxis + static_cast<int>(d)));
+    };
+    llvm::Value *site = siteOf(last), *index = written[last],
+                *extent = array.shape[last];
+    failed = outside[last];
+    for (size_t d = last; d-- > 0;) {
+      site = builder_.CreateSelect(outside[d], siteOf(d), site);
+      index = builder_.CreateSelect(outside[d], written[d], index);
+      extent = builder_.CreateSelect(outside[d], array.shape[d], extent);
+      failed = builder_.CreateOr(outside[d], failed);
+    }
+    pend(failed, site, index, extent);
   }
   llvm::Type *element = memoryType(arrayType->element);
   Lowered result;
   result.data = builder_.CreateInBoundsGEP(element, array.data, offset);
+  // An element access that failed goes to a sink, so that even an empty
+  // array's is harmless.
+  if (guarded)
+    *guard = failed;
+  else if (failed && static_cast<int>(indices.size()) == arrayType->ndim)
+    if (llvm::Value *sink = sinkFor(arrayType))
+      result.data = builder_.CreateSelect(failed, sink, result.data);
   result.shape.assign(array.shape.begin() + indices.size(), array.shape.end());
   result.strides.assign(array.strides.begin() + indices.size(),
                         array.strides.end());
@@ -145,6 +192,7 @@ Lowered Lowering::lowerGetAttr(const Instruction &inst) {
 }
 
 void Lowering::lowerInstruction(const Instruction &inst) {
+  current_ = &inst;
   auto c = typed_.constants.find(&inst);
   if (c != typed_.constants.end() && inst.type && inst.type->isNumber()) {
     values_[&inst] = {constant(c->second, inst.type)};
@@ -195,13 +243,16 @@ void Lowering::lowerInstruction(const Instruction &inst) {
       values_[&inst] = value.elements.at(i < 0 ? i + n : i);
       return;
     }
-    Lowered element = index(value, object, inst.operands[1]);
+    llvm::Value *guard = nullptr;
+    Lowered element =
+        index(value, object, inst.operands[1], inst.operands[0], &guard);
     if (inst.type->kind == TypeKind::Array) {
       values_[&inst] = element;
       return;
     }
-    llvm::Value *loaded =
-        builder_.CreateLoad(memoryType(inst.type), element.data);
+    llvm::Value *loaded = guardedAccess(guard, [&] {
+      return builder_.CreateLoad(memoryType(inst.type), element.data);
+    });
     if (inst.type->kind == TypeKind::Bool)
       loaded = builder_.CreateICmpNE(loaded, builder_.getInt8(0));
     values_[&inst] = {loaded};
@@ -209,12 +260,13 @@ void Lowering::lowerInstruction(const Instruction &inst) {
   }
   case Opcode::SetItem: {
     const Type *object = inst.operands[0]->type;
-    Lowered element =
-        index(values_.at(inst.operands[0]), object, inst.operands[1]);
+    llvm::Value *guard = nullptr;
+    Lowered element = index(values_.at(inst.operands[0]), object,
+                            inst.operands[1], inst.operands[0], &guard);
     llvm::Value *v = scalarOf(inst.operands[2], object->element);
     if (object->element->kind == TypeKind::Bool)
       v = builder_.CreateZExt(v, builder_.getInt8Ty());
-    builder_.CreateStore(v, element.data);
+    guardedAccess(guard, [&] { return builder_.CreateStore(v, element.data); });
     return;
   }
   case Opcode::BuildTuple: {
@@ -277,14 +329,26 @@ void Lowering::lowerInstruction(const Instruction &inst) {
     builder_.CreateBr(startBlocks_.at(inst.targets[0]));
     return;
   case Opcode::CondBranch:
+    // Without debug an assert never fails: its branch is not taken.
+    for (int k = 0; k < 2 && !options_.debug; ++k)
+      if (isFailedAssert(inst.targets[k])) {
+        builder_.CreateBr(startBlocks_.at(inst.targets[1 - k]));
+        skippedAsserts_ = true;
+        return;
+      }
     builder_.CreateCondBr(values_.at(inst.operands[0]).scalar,
                           startBlocks_.at(inst.targets[0]),
                           startBlocks_.at(inst.targets[1]));
     return;
   case Opcode::Return: {
+    if (checksIndices())
+      flushPending();
     const Type *returned = typed_.returnType;
     if (typed_.kind == FunctionKind::Kernel || returned->kind == TypeKind::None)
       builder_.CreateRetVoid();
+    else if (inst.name == "assert") // the caller goes on; the launch fails
+      builder_.CreateRet(
+          llvm::Constant::getNullValue(function_->getReturnType()));
     else
       builder_.CreateRet(scalarOf(inst.operands[0], returned));
     return;
@@ -308,6 +372,10 @@ void Lowering::lowerBody() {
   llvm::BasicBlock *entry = startBlocks_.at(pyir.blocks[0].get());
   builder_.SetInsertPoint(entry);
   lowerEntry(function_);
+  // Every return of a checked function reports what is pending, wherever
+  // the checks sit in the block order.
+  if (checksIndices())
+    pendingSlot(0);
   for (const auto &block : pyir.blocks) {
     llvm::BasicBlock *bb = startBlocks_.at(block.get());
     if (bb != entry)
@@ -332,6 +400,8 @@ void Lowering::lowerBody() {
                     incoming->type, endBlocks_.at(block->predecessors[i]));
       }
     }
+  if (skippedAsserts_)
+    llvm::EliminateUnreachableBlocks(*function_);
 }
 
 } // namespace spirjit::lower

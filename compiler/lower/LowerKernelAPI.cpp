@@ -346,7 +346,7 @@ Lowered Lowering::lowerKernelApiCall(const Instruction &inst,
       atomic.data = values_.at(ref).data;
       return atomic;
     }
-    return index(values_.at(ref), ref->type, position);
+    return index(values_.at(ref), ref->type, position, ref);
   }
   default:
     SPIRJIT_INTERNAL_CHECK(false, "kapi." + api.name + " is no function");
@@ -395,7 +395,8 @@ Lowered Lowering::lowerAtomicMethod(const Instruction &inst, const Type *atomic,
     const Instruction *expectedIndex = callArgument(inst, 2);
     llvm::Value *expectedPointer =
         expectedIndex
-            ? index(values_.at(expectedRef), expectedRef->type, expectedIndex)
+            ? index(values_.at(expectedRef), expectedRef->type, expectedIndex,
+                    expectedRef)
                   .data
             : values_.at(expectedRef).data;
     llvm::Value *expected =

@@ -8,6 +8,7 @@
 //   LowerMath.cpp         builtins and the math, cmath and NumPy functions
 //   LowerKernelAPI.cpp    work-item queries, barriers, group collectives,
 //                         PrivateArray and atomics (KernelAPI.def)
+//   LowerDebug.cpp        boundscheck and debug checks, assert, print
 // LowerToLLVM.h states the contract.
 #pragma once
 
@@ -133,15 +134,48 @@ private:
     return c->kind == ConstValue::Kind::Bool ? c->boolValue : c->intValue;
   }
 
+  // LowerDebug.cpp
+  bool checksIndices() const { return options_.boundscheck || options_.debug; }
+  /// A check at the instruction being lowered; returns its site number.
+  int addDebugSite(DebugSite::Kind kind, const std::string &detail,
+                   int axis = 0);
+  llvm::Function *reportFunction();
+  /// Slot k of this function's pending failure: site, index, extent.
+  llvm::Value *pendingSlot(unsigned k);
+  /// Keeps `site` (the function's first failure) when `failed`.
+  void pend(llvm::Value *failed, int site, llvm::Value *index,
+            llvm::Value *extent);
+  void pend(llvm::Value *failed, llvm::Value *site, llvm::Value *index,
+            llvm::Value *extent);
+  /// At a return: reports the pending failure to the debug record.
+  void flushPending();
+  /// Which array `array` is, for messages, and its first axis as indexed
+  /// (a view a[i] starts at axis 1 of a).
+  std::string describeArray(const Instruction *array, int &firstAxis) const;
+  /// Where an out-of-bounds element access of an array of this type goes
+  /// instead, or nullptr (index 0 then stands in).
+  llvm::Value *sinkFor(const Type *arrayType);
+  Lowered lowerAssert(const Instruction &inst);
+  Lowered lowerPrint(const Instruction &inst);
+  /// A block a failed assert ends (BuildPyIR marks its return).
+  static bool isFailedAssert(const ir::Block *block);
+
   // LowerInstructions.cpp
   void lowerInstruction(const Instruction &inst);
   Lowered createPhi(const Type *t);
   void addIncoming(Lowered &phi, const Lowered &value, const Type *phiType,
                    const Type *valueType, llvm::BasicBlock *from);
   Lowered lowerGetAttr(const Instruction &inst);
-  /// Element pointer of a[index...] or, with fewer indices, a view.
+  /// Element pointer of a[index...] or, with fewer indices, a view;
+  /// `arrayInst` names the array in a failed check's message. A checked
+  /// element access is safe as it is, or, given `guard`, sets it to the
+  /// check's failure and the caller accesses through guardedAccess.
   Lowered index(const Lowered &array, const Type *arrayType,
-                const Instruction *indexInst);
+                const Instruction *indexInst, const Instruction *arrayInst,
+                llvm::Value **guard = nullptr);
+  /// access() unless `failed` (then a load gives 0); no guard: access().
+  llvm::Value *guardedAccess(llvm::Value *failed,
+                             const std::function<llvm::Value *()> &access);
 
   const TypedFunction &typed_;
   const Target &target_;
@@ -158,6 +192,10 @@ private:
   llvm::Value *groupScratch_ = nullptr; // i8 addrspace(local)*, if used
   /// Indices that need no negative wrap-around (compiler/NonNegative.h).
   std::unordered_set<const Instruction *> nonNegative_;
+  llvm::Value *debugRecord_ = nullptr;  // i8 addrspace(global)*, if checked
+  llvm::Value *debugPending_ = nullptr; // [3 x i64]*, once a check pends
+  const Instruction *current_ = nullptr; // the instruction being lowered
+  bool skippedAsserts_ = false; // branches into failed asserts dropped
 };
 
 } // namespace spirjit::lower

@@ -169,7 +169,8 @@ DeviceArray DeviceArray::empty(const std::vector<int64_t> &shape,
   return DeviceArray(buffer, dtype, shape, strides, 0);
 }
 
-Dispatcher::Dispatcher(py::object describe, bool fastmath, int optLevel)
+Dispatcher::Dispatcher(py::object describe, bool fastmath, int optLevel,
+                       bool boundscheck, bool debug)
     : describe_(std::move(describe)),
       cache_(
           [this] {
@@ -179,6 +180,8 @@ Dispatcher::Dispatcher(py::object describe, bool fastmath, int optLevel)
             CompileOptions options;
             options.fastmath = fastmath;
             options.optLevel = optLevel;
+            options.boundscheck = boundscheck || debug;
+            options.debug = debug;
             return options;
           }()) {}
 

@@ -89,7 +89,8 @@ class Dispatcher {
 public:
   /// `describe` returns the function's description dict; it is called once,
   /// at the first compilation, which freezes globals and closure values.
-  Dispatcher(pybind11::object describe, bool fastmath, int optLevel);
+  Dispatcher(pybind11::object describe, bool fastmath, int optLevel,
+             bool boundscheck = false, bool debug = false);
 
   /// Launches over `shape` with the `n` arguments at `args`, and waits.
   void launch(const LaunchShape &shape, PyObject *const *args, size_t n);

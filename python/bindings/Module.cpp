@@ -154,6 +154,15 @@ void translateErrors(std::exception_ptr pointer) {
     case launch::LaunchErrorKind::InvalidArgument:
       PyErr_SetString(PyExc_ValueError, e.what());
       break;
+    case launch::LaunchErrorKind::IndexOutOfBounds:
+      PyErr_SetString(PyExc_IndexError, e.what());
+      break;
+    case launch::LaunchErrorKind::ZeroDivision:
+      PyErr_SetString(PyExc_ZeroDivisionError, e.what());
+      break;
+    case launch::LaunchErrorKind::AssertionFailed:
+      PyErr_SetString(PyExc_AssertionError, e.what());
+      break;
     }
   } catch (const InternalError &e) {
     raise("InternalCompilerError", e.what());
@@ -208,7 +217,8 @@ py::dict deviceProperties(const runtime::Device &device) {
 void dumpStages(const py::dict &description, const std::string &signature,
                 int dimensions, bool ndRange,
                 const std::vector<std::string> &stages,
-                const py::function &print, const std::string &image) {
+                const py::function &print, const std::string &image,
+                bool boundscheck, bool debug) {
   DeviceCapabilities device;
   if (!imageFormatByName(image, device.imageFormats.front()))
     throw py::value_error("unknown image format '" + image +
@@ -234,6 +244,8 @@ void dumpStages(const py::dict &description, const std::string &signature,
   request.itemDimensions = dimensions;
   request.ndRange = ndRange;
   CompileOptions options;
+  options.boundscheck = boundscheck || debug;
+  options.debug = debug;
   options.wantsDump = [&](Stage stage) { return wanted.count(stage) != 0; };
   options.dump = [&](Stage stage, const std::string &text) {
     for (const StageInfo &info : allStages())
@@ -332,8 +344,9 @@ PYBIND11_MODULE(_spirjit, m) {
   installCallerLock();
 
   py::class_<Dispatcher>(m, "Dispatcher")
-      .def(py::init<py::object, bool, int>(), py::arg("describe"),
-           py::arg("fastmath") = false, py::arg("opt") = 2)
+      .def(py::init<py::object, bool, int, bool, bool>(), py::arg("describe"),
+           py::arg("fastmath") = false, py::arg("opt") = 2,
+           py::arg("boundscheck") = false, py::arg("debug") = false)
       .def("_bare_enqueue_loop", &Dispatcher::bareEnqueueLoop)
       .def("set_signatures", &Dispatcher::setSignatures)
       .def_property_readonly("stats", &Dispatcher::stats);
@@ -367,7 +380,8 @@ PYBIND11_MODULE(_spirjit, m) {
 
   m.def("dump_stages", &dumpStages, py::arg("description"),
         py::arg("signature"), py::arg("dimensions"), py::arg("nd_range"),
-        py::arg("stages"), py::arg("print"), py::arg("image") = "spirv");
+        py::arg("stages"), py::arg("print"), py::arg("image") = "spirv",
+        py::arg("boundscheck") = false, py::arg("debug") = false);
   m.def("stage_names", [] {
     std::vector<std::pair<std::string, std::string>> out;
     for (const StageInfo &info : allStages())

@@ -9,6 +9,9 @@
 """
 
 import functools
+import inspect
+import operator
+import os
 import types as _types
 
 from . import _drivers
@@ -360,6 +363,26 @@ def _check_function(fn, decorator):
     if not isinstance(getattr(fn, "__code__", None), _types.CodeType):
         raise TypeError(f"spirjit.{decorator} decorates a Python function, "
                         f"not {type(fn).__name__}")
+    # What the def line itself asks for, named as the user wrote it (the
+    # bytecode would show an async def only as a 'yield').
+    code = fn.__code__
+    what = None
+    if code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+        what = "async def"
+    elif code.co_flags & inspect.CO_VARKEYWORDS:
+        what = "**kwargs"
+    elif code.co_flags & inspect.CO_VARARGS:
+        what = "*args"
+    if what:
+        where = f"{code.co_filename}:{code.co_firstlineno}"
+        raise errors.UnsupportedFeatureError(
+            f"{where}: '{what}' is not supported in spirjit kernels and "
+            f"device functions", code.co_filename, code.co_firstlineno)
+
+
+def _env_flag(name):
+    """An environment switch: set to anything but "", "0" or "false"."""
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false")
 
 
 def _signature_list(signatures, decorator, example):
@@ -386,14 +409,30 @@ def _signature_list(signatures, decorator, example):
 class Kernel:
     """A function compiled for devices; launch it with call_kernel."""
 
-    def __init__(self, fn, fastmath=False, opt=2, signatures=None):
+    def __init__(self, fn, fastmath=False, opt=2, signatures=None,
+                 debug=False, boundscheck=False):
         _check_function(fn, "kernel")
+        try:
+            level = operator.index(opt)
+        except TypeError:
+            level = None
+        if isinstance(opt, bool) or level not in (0, 1, 2, 3):
+            raise ValueError(f"spirjit.kernel's opt= is an optimisation "
+                             f"level 0 to 3, not {opt!r}")
         signatures = _signature_list(signatures, "kernel",
                                      "(float32[::1], int64)")
         functools.update_wrapper(self, fn)
         self.py_func = fn
+        # SPIRJIT_DEBUG / SPIRJIT_BOUNDSCHECK turn the checks on for every
+        # kernel of the process; the options key the compile caches.
+        debug = bool(debug) or _env_flag("SPIRJIT_DEBUG")
+        boundscheck = bool(boundscheck) or debug or _env_flag(
+            "SPIRJIT_BOUNDSCHECK")
+        self.debug = debug
+        self.boundscheck = boundscheck
         self._dispatcher = _Dispatcher(
-            functools.partial(_describe_function, fn), fastmath, opt)
+            functools.partial(_describe_function, fn), fastmath, opt,
+            boundscheck, debug)
         if signatures:
             self._dispatcher.set_signatures(signatures)
 
@@ -420,7 +459,8 @@ def kernel(fn=None, *, signatures=None, debug=False, fastmath=False,
         return lambda f: kernel(f, signatures=signatures, debug=debug,
                                 fastmath=fastmath, boundscheck=boundscheck,
                                 opt=opt)
-    return Kernel(fn, fastmath=fastmath, opt=opt, signatures=signatures)
+    return Kernel(fn, fastmath=fastmath, opt=opt, signatures=signatures,
+                  debug=debug, boundscheck=boundscheck)
 
 
 class DeviceFunction:

@@ -72,6 +72,11 @@ def main(argv=None):
                              "(SPIR 1.2 bitcode, OpenCL devices without "
                              "SPIR-V such as PoCL); --stage spir implies "
                              "spir")
+    parser.add_argument("--boundscheck", action="store_true",
+                        help="compile with index checks, as "
+                             "@spirjit.kernel(boundscheck=True)")
+    parser.add_argument("--debug", action="store_true",
+                        help="compile as @spirjit.kernel(debug=True)")
     parser.add_argument("--dump-dir",
                         help="also write each stage to DIR/NN-stage files")
     args = parser.parse_args(argv)
@@ -95,7 +100,8 @@ def main(argv=None):
 
     try:
         _spirjit.dump_stages(describe_function(function), args.sig,
-                             args.ndim, args.nd_range, wanted, show, image)
+                             args.ndim, args.nd_range, wanted, show, image,
+                             args.boundscheck, args.debug)
     except errors.SpirjitError as e:
         print(f"spirjit-dump-ir: {e}", file=sys.stderr)
         return 1

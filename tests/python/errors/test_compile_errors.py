@@ -170,24 +170,6 @@ def uses_raise_with_message(item, a):
     a[i] = 1
 
 
-def uses_assert(item, a):
-    i = item.get_id(0)
-    assert i >= 0  # <- assert
-    a[i] = 1
-
-
-def uses_print(item, a):
-    i = item.get_id(0)
-    print(i)  # <- print
-    a[i] = 1
-
-
-def uses_print_with_text(item, a):
-    i = item.get_id(0)
-    print("item", i)  # <- print-text
-    a[i] = 1
-
-
 def uses_import(item, a):
     import os  # <- import  # noqa: F401
     a[0] = 1
@@ -269,9 +251,6 @@ UNSUPPORTED = [
     (uses_nested_def, "nested-def", "function"),
     (uses_raise, "raise", "raise"),
     pytest.param(uses_raise_with_message, "raise-message", "raise"),
-    (uses_assert, "assert", "assert"),
-    (uses_print, "print", "print"),
-    pytest.param(uses_print_with_text, "print-text", "print"),
     (uses_import, "import", "import"),
     (uses_global_statement, "global", "global"),
     (uses_del, "del", "del"),

@@ -1,0 +1,410 @@
+// What a user debugging a kernel asks for: the checks of boundscheck and
+// debug, `assert`, and `print` through the device's printf.
+//
+// A failing check does not branch: it keeps the function's first failure
+// in three private values (pend), which each return of the function hands
+// to the debug record (flushPending, DebugRecord.h) in one rarely taken
+// branch. So checks in a loop leave it vectorisable, and a work-item goes
+// on after a failure with the failing index read as 0.
+#include "compiler/lower/Lowering.h"
+
+#include <llvm/IR/MDBuilder.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace spirjit::lower {
+
+int Lowering::addDebugSite(DebugSite::Kind kind, const std::string &detail,
+                           int axis) {
+  SPIRJIT_INTERNAL_CHECK(options_.sites && current_,
+                         "a debug check without a table of sites");
+  DebugSite site;
+  site.kind = kind;
+  site.filename = filename();
+  site.line = current_->line;
+  site.detail = detail;
+  site.axis = axis;
+  options_.sites->push_back(site);
+  return static_cast<int>(options_.sites->size()); // 0 means "no failure"
+}
+
+llvm::Function *Lowering::reportFunction() {
+  const char *name = "spirjit.debug.report";
+  if (llvm::Function *existing = module_->getFunction(name))
+    return existing;
+  llvm::Type *record = debugRecord_->getType();
+  auto *type =
+      llvm::FunctionType::get(builder_.getVoidTy(),
+                              {record, builder_.getInt32Ty(),
+                               builder_.getInt64Ty(), builder_.getInt64Ty()},
+                              false);
+  auto *report = llvm::Function::Create(type, llvm::Function::InternalLinkage,
+                                        name, module_);
+  report->setCallingConv(target_.functionCallingConvention());
+  report->addFnAttr(llvm::Attribute::NoUnwind);
+  // Off the hot path: the failing branch of a return is one call.
+  report->addFnAttr(llvm::Attribute::Cold);
+  report->addFnAttr(llvm::Attribute::NoInline);
+  auto arg = report->arg_begin();
+  llvm::Value *base = &*arg++, *site = &*arg++, *index = &*arg++;
+  llvm::Value *extent = &*arg;
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context_, "entry", report));
+  unsigned space = record->getPointerAddressSpace();
+  auto field = [&](unsigned offset, llvm::Type *t) {
+    return b.CreateBitCast(
+        b.CreateConstInBoundsGEP1_32(b.getInt8Ty(), base, offset),
+        llvm::PointerType::get(t, space));
+  };
+  // The first failure claims the record; the others leave it alone.
+  auto ordering = llvm::AtomicOrdering::SequentiallyConsistent;
+  llvm::Value *claimed = b.CreateExtractValue(
+      b.CreateAtomicCmpXchg(field(DebugRecordLayout::site, b.getInt32Ty()),
+                            b.getInt32(0), site, llvm::MaybeAlign(), ordering,
+                            ordering),
+      1);
+  auto *write = llvm::BasicBlock::Create(context_, "claimed", report);
+  auto *done = llvm::BasicBlock::Create(context_, "done", report);
+  b.CreateCondBr(claimed, write, done);
+  b.SetInsertPoint(write);
+  b.CreateStore(index, field(DebugRecordLayout::index, b.getInt64Ty()));
+  b.CreateStore(extent, field(DebugRecordLayout::extent, b.getInt64Ty()));
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  b.CreateRetVoid();
+  return report;
+}
+
+llvm::Value *Lowering::pendingSlot(unsigned k) {
+  if (!debugPending_) {
+    // [site, index, extent] of this function's first failure, zero while
+    // there is none: SROA makes registers of it.
+    llvm::BasicBlock &entry = function_->getEntryBlock();
+    allocaBuilder_.SetInsertPoint(&entry, entry.getFirstInsertionPt());
+    auto *type = llvm::ArrayType::get(builder_.getInt64Ty(), 3);
+    debugPending_ = allocaBuilder_.CreateAlloca(type, nullptr, "debug.pending");
+    allocaBuilder_.CreateStore(llvm::ConstantAggregateZero::get(type),
+                               debugPending_);
+  }
+  return builder_.CreateConstInBoundsGEP2_32(
+      llvm::ArrayType::get(builder_.getInt64Ty(), 3), debugPending_, 0, k);
+}
+
+void Lowering::pend(llvm::Value *failed, int site, llvm::Value *index,
+                    llvm::Value *extent) {
+  pend(failed, builder_.getInt64(site), index, extent);
+}
+
+void Lowering::pend(llvm::Value *failed, llvm::Value *site, llvm::Value *index,
+                    llvm::Value *extent) {
+  // Selects, not branches: a check in a loop must leave it vectorisable.
+  llvm::Type *i64 = builder_.getInt64Ty();
+  llvm::Value *siteSlot = pendingSlot(0);
+  llvm::Value *old = builder_.CreateLoad(i64, siteSlot);
+  llvm::Value *first = builder_.CreateAnd(
+      failed, builder_.CreateICmpEQ(old, builder_.getInt64(0)));
+  builder_.CreateStore(
+      builder_.CreateSelect(first, builder_.CreateZExt(site, i64), old),
+      siteSlot);
+  llvm::Value *values[] = {index, extent};
+  for (unsigned k = 1; k < 3; ++k) {
+    llvm::Value *slot = pendingSlot(k);
+    builder_.CreateStore(builder_.CreateSelect(first, values[k - 1],
+                                               builder_.CreateLoad(i64, slot)),
+                         slot);
+  }
+}
+
+void Lowering::flushPending() {
+  if (!debugPending_)
+    return; // nothing checked on the way here
+  llvm::Type *i64 = builder_.getInt64Ty();
+  llvm::Value *site = builder_.CreateLoad(i64, pendingSlot(0));
+  llvm::Value *index = builder_.CreateLoad(i64, pendingSlot(1));
+  llvm::Value *extent = builder_.CreateLoad(i64, pendingSlot(2));
+  auto *failure = llvm::BasicBlock::Create(context_, "debug.report", function_);
+  auto *done = llvm::BasicBlock::Create(context_, "debug.done", function_);
+  builder_
+      .CreateCondBr(builder_.CreateICmpNE(site, builder_.getInt64(0)), failure,
+                    done)
+      ->setMetadata(llvm::LLVMContext::MD_prof,
+                    llvm::MDBuilder(context_).createBranchWeights(1, 1 << 20));
+  builder_.SetInsertPoint(failure);
+  builder_
+      .CreateCall(reportFunction(),
+                  {debugRecord_,
+                   builder_.CreateTrunc(site, builder_.getInt32Ty()), index,
+                   extent})
+      ->setCallingConv(target_.functionCallingConvention());
+  builder_.CreateBr(done);
+  builder_.SetInsertPoint(done);
+}
+
+std::string Lowering::describeArray(const Instruction *array,
+                                    int &firstAxis) const {
+  firstAxis = 0;
+  while (array->opcode == Opcode::GetItem) {
+    const Type *index = array->operands[1]->type;
+    firstAxis += index->kind == TypeKind::Tuple
+                     ? static_cast<int>(index->elements.size())
+                     : 1;
+    array = array->operands[0];
+  }
+  if (array->opcode == Opcode::Arg)
+    return "array parameter '" + array->name + "' of '" +
+           typed_.function->name + "'";
+  if (array->opcode == Opcode::Call) {
+    const KernelApiFunction *api = findKernelApi(array->operands[0]->type);
+    if (api && api->id == KernelApi::PrivateArray)
+      return "a PrivateArray in '" + typed_.function->name + "'";
+  }
+  return "an array in '" + typed_.function->name + "'";
+}
+
+llvm::Value *Lowering::sinkFor(const Type *arrayType) {
+  llvm::PointerType *type = pointerType(arrayType);
+  if (arrayType->memorySpace == MemorySpace::Global)
+    return builder_.CreateBitCast(
+        builder_.CreateConstInBoundsGEP1_32(builder_.getInt8Ty(), debugRecord_,
+                                            DebugRecordLayout::sink),
+        type);
+  if (arrayType->memorySpace != MemorySpace::Private)
+    return nullptr; // local memory: index 0 stands in (see index())
+  llvm::BasicBlock &entry = function_->getEntryBlock();
+  allocaBuilder_.SetInsertPoint(&entry, entry.getFirstInsertionPt());
+  llvm::Value *sink =
+      allocaBuilder_.CreateAlloca(memoryType(arrayType->element));
+  return sink->getType() == type ? sink : nullptr;
+}
+
+llvm::Value *
+Lowering::guardedAccess(llvm::Value *failed,
+                        const std::function<llvm::Value *()> &access) {
+  if (!failed)
+    return access();
+  // A branch around the access: vectorisers make a masked access of it,
+  // where a safe address chosen by a select would become a gather.
+  llvm::BasicBlock *before = builder_.GetInsertBlock();
+  auto *inside = llvm::BasicBlock::Create(context_, "check.inside", function_);
+  auto *after = llvm::BasicBlock::Create(context_, "check.after", function_);
+  builder_.CreateCondBr(failed, after, inside)
+      ->setMetadata(llvm::LLVMContext::MD_prof,
+                    llvm::MDBuilder(context_).createBranchWeights(1, 1 << 20));
+  builder_.SetInsertPoint(inside);
+  llvm::Value *result = access();
+  builder_.CreateBr(after);
+  builder_.SetInsertPoint(after);
+  if (result->getType()->isVoidTy())
+    return result;
+  llvm::PHINode *merged = builder_.CreatePHI(result->getType(), 2);
+  merged->addIncoming(result, inside);
+  merged->addIncoming(llvm::Constant::getNullValue(result->getType()), before);
+  return merged;
+}
+
+Lowered Lowering::lowerAssert(const Instruction &inst) {
+  if (!options_.debug)
+    return {};
+  std::string message =
+      inst.operands.size() > 1 ? inst.operands[1]->constant.text : "";
+  pend(builder_.getTrue(), addDebugSite(DebugSite::Kind::Assertion, message),
+       builder_.getInt64(0), builder_.getInt64(0));
+  return {};
+}
+
+bool Lowering::isFailedAssert(const ir::Block *block) {
+  const Instruction *last = block->terminator();
+  return last && last->opcode == Opcode::Return && last->name == "assert";
+}
+
+namespace {
+
+/// Text as a printf format prints it.
+std::string escapeFormat(const std::string &text) {
+  std::string out;
+  for (char c : text)
+    out += c == '%' ? std::string("%%") : std::string(1, c);
+  return out;
+}
+
+/// Python's repr of a float known at compile time (float32: the shortest
+/// text that gives the float32 back, as NumPy prints it).
+std::string floatRepr(double value, bool single) {
+  if (std::isnan(value))
+    return "nan";
+  if (std::isinf(value))
+    return value > 0 ? "inf" : "-inf";
+  char text[64];
+  if (value == std::floor(value) && std::fabs(value) < 1e16) {
+    std::snprintf(text, sizeof text, "%.1f", value);
+    return text;
+  }
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, value);
+    if (single ? std::strtof(text, nullptr) == static_cast<float>(value)
+               : std::strtod(text, nullptr) == value)
+      break;
+  }
+  return text;
+}
+
+/// How one printed value may be formatted: each variant a format and the
+/// arguments it takes; `choice` (i32) picks the variant at run time.
+struct PrintedValue {
+  std::vector<std::string> formats;
+  std::vector<llvm::Value *> args;
+  llvm::Value *choice = nullptr;
+};
+
+} // namespace
+
+Lowered Lowering::lowerPrint(const Instruction &inst) {
+  // Keywords ride on the call (BuildPyIR): the last arguments.
+  std::vector<std::string> keywords;
+  for (size_t at = 0; !inst.name.empty() && at != std::string::npos;) {
+    size_t comma = inst.name.find(',', at);
+    keywords.push_back(inst.name.substr(at, comma - at));
+    at = comma == std::string::npos ? comma : comma + 1;
+  }
+  size_t positional = inst.operands.size() - 1 - keywords.size();
+  std::string sep = " ", end = "\n";
+  for (size_t k = 0; k < keywords.size(); ++k)
+    (keywords[k] == "sep" ? sep : end) =
+        inst.operands[1 + positional + k]->constant.text;
+
+  // Python's str() of each value. Floats print as Python's repr would
+  // where printf can: an integral value below 1e16 as "%.1f" ("3.0"),
+  // one that six digits give back as "%g" ("0.1", "1e-05"), otherwise
+  // with all the digits that give it back ("%.17g"); bools as their name.
+  std::vector<std::string> pieces; // text between the values
+  std::vector<PrintedValue> values;
+  std::string text;
+  for (size_t i = 1; i <= positional; ++i) {
+    if (i > 1)
+      text += escapeFormat(sep);
+    const Instruction *operand = inst.operands[i];
+    if (operand->opcode == Opcode::Const &&
+        operand->constant.kind == ConstValue::Kind::Str) {
+      text += escapeFormat(operand->constant.text);
+      continue;
+    }
+    pieces.push_back(text);
+    text.clear();
+    const Type *t = types::materialize(operand->type);
+    llvm::Value *v = scalarOf(operand, t);
+    PrintedValue printed;
+    auto floatVariants = [&](llvm::Value *x, bool single) {
+      if (auto *known = llvm::dyn_cast<llvm::ConstantFP>(x)) {
+        printed.formats = {escapeFormat(
+            floatRepr(known->getValueAPF().convertToDouble(), single))};
+        return;
+      }
+      llvm::Value *d = builder_.CreateFPExt(x, builder_.getDoubleTy());
+      llvm::Type *f64 = builder_.getDoubleTy();
+      auto c = [&](double value) { return llvm::ConstantFP::get(f64, value); };
+      auto math = [&](const char *name, std::vector<llvm::Value *> args) {
+        return target_.emitMathCall(builder_, name, args);
+      };
+      llvm::Value *magnitude = math("fabs", {d});
+      llvm::Value *integral =
+          builder_.CreateAnd(builder_.CreateFCmpOEQ(math("floor", {d}), d),
+                             builder_.CreateFCmpOLT(magnitude, c(1e16)));
+      llvm::Value *scale =
+          math("pow",
+               {c(10), builder_.CreateFSub(
+                           c(5), math("floor", {math("log10", {magnitude})}))});
+      llvm::Value *rounded = builder_.CreateFDiv(
+          math("rint", {builder_.CreateFMul(d, scale)}), scale);
+      llvm::Value *shortEnough =
+          single ? builder_.CreateFCmpOEQ(
+                       builder_.CreateFPTrunc(rounded, x->getType()), x)
+                 : builder_.CreateFCmpOEQ(rounded, d);
+      printed.formats = {"%.1f", "%g", single ? "%.9g" : "%.17g"};
+      printed.args = {d};
+      printed.choice = builder_.CreateSelect(
+          integral, builder_.getInt32(0),
+          builder_.CreateSelect(shortEnough, builder_.getInt32(1),
+                                builder_.getInt32(2)));
+    };
+    switch (t->kind) {
+    case TypeKind::Bool:
+      printed.formats = {"False", "True"};
+      if (auto *known = llvm::dyn_cast<llvm::ConstantInt>(v))
+        printed.formats = {known->isZero() ? "False" : "True"};
+      else
+        printed.choice = builder_.CreateZExt(v, builder_.getInt32Ty());
+      break;
+    case TypeKind::Int:
+      printed.formats = {t->isSigned ? "%ld" : "%lu"};
+      printed.args = {t->isSigned
+                          ? builder_.CreateSExt(v, builder_.getInt64Ty())
+                          : builder_.CreateZExt(v, builder_.getInt64Ty())};
+      break;
+    case TypeKind::Float:
+      floatVariants(v, t->bits == 32);
+      break;
+    case TypeKind::Complex: {
+      // "(re+imj)", each part with all its digits.
+      const char *part = t->bits == 32 ? "%.9g" : "%.17g";
+      printed.formats = {std::string("(") + part + "%+" + (part + 1) + "j)"};
+      for (unsigned k = 0; k < 2; ++k)
+        printed.args.push_back(builder_.CreateFPExt(
+            builder_.CreateExtractValue(v, k), builder_.getDoubleTy()));
+      break;
+    }
+    default:
+      SPIRJIT_INTERNAL_CHECK(false, "print of a '" + t->str() + "'");
+    }
+    values.push_back(printed);
+  }
+  pieces.push_back(text + escapeFormat(end));
+
+  // One printf per combination of variants, so each line is one printf
+  // (lines of different work-items do not interleave).
+  size_t combinations = 1;
+  for (const PrintedValue &value : values)
+    combinations *= value.formats.size();
+  if (combinations > 256)
+    unsupported(inst, "print of more than a few floats and bools at once in "
+                      "a kernel; print them in several calls");
+  llvm::Value *selector = builder_.getInt32(0);
+  size_t radix = 1;
+  for (const PrintedValue &value : values) {
+    if (value.choice)
+      selector = builder_.CreateAdd(
+          selector, builder_.CreateMul(value.choice, builder_.getInt32(radix)));
+    radix *= value.formats.size();
+  }
+  auto emit = [&](size_t combination) {
+    std::string format = pieces[0];
+    std::vector<llvm::Value *> args;
+    size_t rest = combination;
+    for (size_t k = 0; k < values.size(); ++k) {
+      const PrintedValue &value = values[k];
+      format += value.formats[rest % value.formats.size()] + pieces[k + 1];
+      rest /= value.formats.size();
+      args.insert(args.end(), value.args.begin(), value.args.end());
+    }
+    if (!device().emitPrintf(builder_, format, args))
+      unsupported(inst, "print on " + target_.name());
+  };
+  if (combinations == 1) {
+    emit(0);
+    return {};
+  }
+  auto *done = llvm::BasicBlock::Create(context_, "print.done", function_);
+  llvm::SwitchInst *choose = builder_.CreateSwitch(
+      selector, done, static_cast<unsigned>(combinations));
+  for (size_t k = 0; k < combinations; ++k) {
+    auto *bb = llvm::BasicBlock::Create(context_, "print", function_);
+    choose->addCase(builder_.getInt32(static_cast<uint32_t>(k)), bb);
+    builder_.SetInsertPoint(bb);
+    emit(k);
+    builder_.CreateBr(done);
+  }
+  builder_.SetInsertPoint(done);
+  return {};
+}
+
+} // namespace spirjit::lower
