@@ -212,7 +212,7 @@ void dumpStages(const py::dict &description, const std::string &signature,
   DeviceCapabilities device;
   if (!imageFormatByName(image, device.imageFormats.front()))
     throw py::value_error("unknown image format '" + image +
-                          "': use spirv or spir");
+                          "': use spirv, spir or ptx");
   FunctionDescription function = toFunctionDescription(description);
   types::Signature sig;
   try {
