@@ -144,6 +144,7 @@ DeviceCapabilities capabilitiesOf(const Device &device) {
   capabilities.atomic64 = info.hasAtomic64;
   capabilities.floatAtomics = info.hasFloatAtomics;
   capabilities.addressBits = info.addressBits;
+  capabilities.computeCapability = info.computeCapability;
   capabilities.imageFormats = device.acceptedFormats();
   return capabilities;
 }
