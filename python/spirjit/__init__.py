@@ -96,6 +96,9 @@ def asarray(obj, dtype=None, device=None):
             return _spirjit.to_device(obj.asnumpy().astype(dtype),
                                       obj._device)
         return obj
+    if hasattr(obj, "__cuda_array_interface__") and dtype is None and \
+            device is None:
+        return _from_cuda_array_interface(obj)
     if hasattr(obj, "__sycl_usm_array_interface__") and \
             not isinstance(obj, np.ndarray):
         obj = _usm_to_numpy(obj)
@@ -103,6 +106,42 @@ def asarray(obj, dtype=None, device=None):
         obj = np.from_dlpack(obj)
     array = np.asarray(obj, dtype=dtype)
     return _spirjit.to_device(array, _resolve_device(device))
+
+
+def _from_cuda_array_interface(obj):
+    """A DeviceArray over the memory of a CUDA array of another library
+    (CuPy, PyTorch, numba-cuda), without a copy; it keeps ``obj`` alive."""
+    import numpy as np
+    info = obj.__cuda_array_interface__
+    pointer, _readonly = info["data"]
+    dtype = np.dtype(info["typestr"])
+    shape = tuple(info["shape"])
+    strides = info.get("strides")
+    if strides is None:
+        strides = tuple(int(np.prod(shape[k + 1:])) * dtype.itemsize
+                        for k in range(len(shape)))
+    if any(st < 0 for st in strides):
+        raise ValueError("a __cuda_array_interface__ array with negative "
+                         "strides cannot be viewed; copy it first")
+    count = int(np.prod(shape)) if shape else 1
+    span = (sum((n - 1) * st for n, st in zip(shape, strides)) +
+            dtype.itemsize) if count else 0
+    cuda = [d for d in _spirjit.devices()
+            if d.properties()["backend"] == "cuda"]
+    if not cuda:
+        raise errors.DeviceError("a __cuda_array_interface__ array needs a "
+                                 "CUDA device, and spirjit found none")
+    return _spirjit._wrap_device_memory(cuda[0], pointer or 0, span, dtype,
+                                        list(shape), list(strides), obj)
+
+
+def _cuda_interface(self):
+    if self._device.properties()["backend"] != "cuda":
+        raise AttributeError("__cuda_array_interface__ is for arrays in CUDA "
+                             "device memory")
+    return {"data": (self._pointer, False), "shape": tuple(self.shape),
+            "strides": tuple(self.strides), "typestr": self.dtype.str,
+            "version": 3, "stream": None}
 
 
 def _usm_to_numpy(obj):
@@ -277,7 +316,7 @@ def _setitem(self, key, value):
 
 def _usm_interface(self):
     pointer = self._pointer
-    if pointer is None:
+    if pointer is None or self._device.properties()["backend"] == "cuda":
         raise AttributeError("__sycl_usm_array_interface__ needs shared "
                              "virtual memory, which this device lacks")
     itemsize = self.dtype.itemsize
@@ -348,6 +387,7 @@ DeviceArray.flags = property(_Flags)
 DeviceArray.device = property(lambda self: Device._wrap(self._device))
 DeviceArray.to_device = _to_device
 DeviceArray.__sycl_usm_array_interface__ = property(_usm_interface)
+DeviceArray.__cuda_array_interface__ = property(_cuda_interface)
 
 
 def _check_function(fn, decorator):

@@ -192,7 +192,8 @@ def test_libdevice_math(monkeypatch):
 def test_async_launch_and_event():
     a = spirjit.asarray(np.ones(1 << 20, np.float32), device="cuda:gpu:0")
     c = spirjit.empty_like(a)
-    event = spirjit.call_kernel_async(vecadd, spirjit.Range(a.size), a, a, c)
+    event = spirjit.call_kernel_async(vecadd, spirjit.Range(a.size), [], a,
+                                      a, c)
     event.wait()
     assert float(c.asnumpy().sum()) == 2 * a.size
 
