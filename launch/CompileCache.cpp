@@ -118,6 +118,8 @@ const char *stageExtension(Stage stage) {
     return ".ll";
   case Stage::SPV:
     return ".spvasm";
+  case Stage::PTX:
+    return ".ptx";
   case Stage::Bytecode:
     return ".txt";
   default:

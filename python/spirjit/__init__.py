@@ -108,31 +108,45 @@ def asarray(obj, dtype=None, device=None):
     return _spirjit.to_device(array, _resolve_device(device))
 
 
+_CUDA_DEVICES = None
+
+
 def _from_cuda_array_interface(obj):
     """A DeviceArray over the memory of a CUDA array of another library
-    (CuPy, PyTorch, numba-cuda), without a copy; it keeps ``obj`` alive."""
-    import numpy as np
-    info = obj.__cuda_array_interface__
-    pointer, _readonly = info["data"]
-    dtype = np.dtype(info["typestr"])
-    shape = tuple(info["shape"])
-    strides = info.get("strides")
-    if strides is None:
-        strides = tuple(int(np.prod(shape[k + 1:])) * dtype.itemsize
-                        for k in range(len(shape)))
-    if any(st < 0 for st in strides):
-        raise ValueError("a __cuda_array_interface__ array with negative "
-                         "strides cannot be viewed; copy it first")
-    count = int(np.prod(shape)) if shape else 1
-    span = (sum((n - 1) * st for n, st in zip(shape, strides)) +
-            dtype.itemsize) if count else 0
-    cuda = [d for d in _spirjit.devices()
-            if d.properties()["backend"] == "cuda"]
-    if not cuda:
+    (CuPy, PyTorch, numba-cuda), without a copy; it keeps ``obj`` alive.
+    Launches call it for each such argument, so it stays cheap."""
+    global _CUDA_DEVICES
+    if _CUDA_DEVICES is None:
+        _CUDA_DEVICES = [d for d in _spirjit.devices()
+                         if d.filter_string.startswith("cuda:")]
+    if not _CUDA_DEVICES:
         raise errors.DeviceError("a __cuda_array_interface__ array needs a "
                                  "CUDA device, and spirjit found none")
-    return _spirjit._wrap_device_memory(cuda[0], pointer or 0, span, dtype,
-                                        list(shape), list(strides), obj)
+    import numpy as np
+    info = obj.__cuda_array_interface__
+    dtype = np.dtype(info["typestr"])
+    itemsize = dtype.itemsize
+    shape = list(info["shape"])
+    strides = info.get("strides")
+    if strides is None:
+        strides, step = [], itemsize
+        for n in reversed(shape):
+            strides.append(step)
+            step *= n
+        strides.reverse()
+    else:
+        strides = list(strides)
+    span = itemsize
+    for n, st in zip(shape, strides):
+        if n == 0:
+            span = 0
+            break
+        if st < 0:
+            raise ValueError("a __cuda_array_interface__ array with negative "
+                             "strides cannot be viewed; copy it first")
+        span += (n - 1) * st
+    return _spirjit._wrap_device_memory(_CUDA_DEVICES[0], info["data"][0] or 0,
+                                        span, dtype, shape, strides, obj)
 
 
 def _cuda_interface(self):

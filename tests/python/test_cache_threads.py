@@ -114,8 +114,9 @@ def test_second_process_hits_disk_cache(runner):
     files = runner.kernel_files()
     assert len(files) == 1, files
     # An entry is named by its key's hash and the image format it holds.
-    image = "spirv" if spirjit.default_device().supports_spirv \
-        else "spir"
+    default = spirjit.default_device()
+    image = "ptx" if default.backend == "cuda" else \
+        "spirv" if default.supports_spirv else "spir"
     assert files[0].name.endswith(f".{image}.kernel"), files
     second = runner.run()
     assert counts(second) == (0, 1)
@@ -363,7 +364,10 @@ STAGE_FILES = ["01-bytecode.txt", "02-pyir.pyir", "03-typed.pyir",
 
 def stage_files(device_filter):
     """The compiler's stages, then the device image's own stage where the
-    image is not the SPIR-V itself (SPIR bitcode for PoCL)."""
+    image is not the SPIR-V itself (SPIR bitcode for PoCL; a CUDA device's
+    PTX comes from LLVM IR, in place of the SPIR-V)."""
+    if spirjit.Device(device_filter).backend == "cuda":
+        return STAGE_FILES[:-1] + ["09-ptx.ptx"]
     if spirjit.Device(device_filter).supports_spirv:
         return STAGE_FILES
     return STAGE_FILES + ["08-spir.ll"]
