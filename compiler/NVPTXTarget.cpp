@@ -268,12 +268,10 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(int capability) {
   std::string processor = ptxProcessor(capability);
   std::string cpu = processor.substr(0, processor.find(' '));
   std::string features = processor.substr(processor.find(' ') + 1);
-  // a*b+c contracts into fma, as nvcc does by default (-fmad=true): the
-  // RawKernels spirjit is measured against are compiled so.
-  llvm::TargetOptions options;
-  options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  // No fma contraction (nvcc's -fmad=true would contract): results stay
+  // those of the other devices and of every optimisation level.
   return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
-      Triple, cpu, features, options, llvm::None, llvm::None,
+      Triple, cpu, features, llvm::TargetOptions(), llvm::None, llvm::None,
       llvm::CodeGenOpt::Aggressive));
 }
 

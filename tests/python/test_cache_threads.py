@@ -421,7 +421,11 @@ def test_dump_dir_one_folder_with_numbered_stages(device_filter, tmp_path):
     for name in files:
         assert (folders[0] / name).stat().st_size > 0, name
     assert "dumped_kernel" in (folders[0] / "01-bytecode.txt").read_text()
-    assert "OpEntryPoint" in (folders[0] / "07-spv.spvasm").read_text()
+    if "09-ptx.ptx" in files:  # a CUDA device: PTX in place of SPIR-V
+        assert ".entry spirjit_dumped_kernel" in (
+            folders[0] / "09-ptx.ptx").read_text()
+    else:
+        assert "OpEntryPoint" in (folders[0] / "07-spv.spvasm").read_text()
     if "08-spir.ll" in files:
         assert "spir_kernel" in (folders[0] / "08-spir.ll").read_text()
 
