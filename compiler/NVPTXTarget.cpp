@@ -82,8 +82,7 @@ llvm::Value *byDimension(llvm::IRBuilder<> &builder, llvm::Value *dim,
                          PerDimension perDimension) {
   if (auto *constant = llvm::dyn_cast<llvm::ConstantInt>(dim))
     return perDimension(static_cast<unsigned>(constant->getZExtValue()));
-  llvm::Value *x = perDimension(0), *y = perDimension(1),
-              *z = perDimension(2);
+  llvm::Value *x = perDimension(0), *y = perDimension(1), *z = perDimension(2);
   return builder.CreateSelect(
       builder.CreateICmpEQ(dim, builder.getInt32(0)), x,
       builder.CreateSelect(builder.CreateICmpEQ(dim, builder.getInt32(1)), y,
@@ -190,14 +189,13 @@ public:
     // bar.sync 0 orders shared and global memory among the block's
     // threads; the intrinsic is convergent.
     builder.CreateCall(llvm::Intrinsic::getDeclaration(
-        builder.GetInsertBlock()->getModule(),
-        llvm::Intrinsic::nvvm_barrier0));
+        builder.GetInsertBlock()->getModule(), llvm::Intrinsic::nvvm_barrier0));
   }
 
   void emitMemoryFence(llvm::IRBuilder<> &builder) const override {
-    builder.CreateCall(llvm::Intrinsic::getDeclaration(
-        builder.GetInsertBlock()->getModule(),
-        llvm::Intrinsic::nvvm_membar_gl));
+    builder.CreateCall(
+        llvm::Intrinsic::getDeclaration(builder.GetInsertBlock()->getModule(),
+                                        llvm::Intrinsic::nvvm_membar_gl));
   }
 
   llvm::Value *emitWorkItemQuery(llvm::IRBuilder<> &builder,
@@ -235,17 +233,18 @@ public:
     // parameter emitPTX adds.
     llvm::Module *module = builder.GetInsertBlock()->getModule();
     llvm::FunctionCallee declared = module->getOrInsertFunction(
-        GlobalSizeQuery, llvm::FunctionType::get(builder.getInt64Ty(),
-                                                 {builder.getInt32Ty()}, false));
+        GlobalSizeQuery,
+        llvm::FunctionType::get(builder.getInt64Ty(), {builder.getInt32Ty()},
+                                false));
     auto *function = llvm::cast<llvm::Function>(declared.getCallee());
     function->addFnAttr(llvm::Attribute::NoUnwind);
     function->addFnAttr(llvm::Attribute::ReadNone);
     function->addFnAttr(llvm::Attribute::WillReturn);
     llvm::CallInst *call = builder.CreateCall(declared, {dim});
     llvm::MDBuilder md(builder.getContext());
-    call->setMetadata(llvm::LLVMContext::MD_range,
-                      md.createRange(llvm::APInt(64, 1),
-                                     llvm::APInt(64, 1ull << 62)));
+    call->setMetadata(
+        llvm::LLVMContext::MD_range,
+        md.createRange(llvm::APInt(64, 1), llvm::APInt(64, 1ull << 62)));
     return call;
   }
 };
@@ -263,7 +262,8 @@ void initializeNVPTX() {
 std::unique_ptr<llvm::TargetMachine> createTargetMachine(int capability) {
   initializeNVPTX();
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(Triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(Triple, error);
   SPIRJIT_INTERNAL_CHECK(target, "LLVM has no NVPTX target: " + error);
   std::string processor = ptxProcessor(capability);
   std::string cpu = processor.substr(0, processor.find(' '));
@@ -325,9 +325,9 @@ void answerGlobalSizeQueries(llvm::Module &module, llvm::Function &kernel,
                            "a global-size query outside the kernel was not "
                            "inlined");
     llvm::IRBuilder<> builder(call);
-    call->replaceAllUsesWith(byDimension(
-        builder, call->getArgOperand(0),
-        [&](unsigned d) { return extents[d < 3 ? d : 2]; }));
+    call->replaceAllUsesWith(
+        byDimension(builder, call->getArgOperand(0),
+                    [&](unsigned d) { return extents[d < 3 ? d : 2]; }));
     call->eraseFromParent();
   }
   query->eraseFromParent();
@@ -363,9 +363,9 @@ llvm::Function *rewriteEntryPoint(llvm::Module &module,
   auto *type = llvm::FunctionType::get(old->getReturnType(), params, false);
   llvm::Function *kernel = llvm::Function::Create(
       type, llvm::Function::ExternalLinkage, "", &module);
-  kernel->setAttributes(llvm::AttributeList::get(
-      context, oldAttributes.getFnAttrs(), oldAttributes.getRetAttrs(),
-      attributes));
+  kernel->setAttributes(
+      llvm::AttributeList::get(context, oldAttributes.getFnAttrs(),
+                               oldAttributes.getRetAttrs(), attributes));
   kernel->takeName(old);
   kernel->getBasicBlockList().splice(kernel->end(), old->getBasicBlockList());
   llvm::BasicBlock *body = &kernel->getEntryBlock();
@@ -377,9 +377,9 @@ llvm::Function *rewriteEntryPoint(llvm::Module &module,
   llvm::Type *segmentType = llvm::ArrayType::get(builder.getInt8Ty(), 0);
   if (usesShared) {
     segment = new llvm::GlobalVariable(
-        module, segmentType, false, llvm::GlobalValue::ExternalLinkage,
-        nullptr, "spirjit_shared", nullptr,
-        llvm::GlobalValue::NotThreadLocal, SharedSpace);
+        module, segmentType, false, llvm::GlobalValue::ExternalLinkage, nullptr,
+        "spirjit_shared", nullptr, llvm::GlobalValue::NotThreadLocal,
+        SharedSpace);
     segment->setAlignment(llvm::Align(16));
   }
   auto arg = kernel->arg_begin();
@@ -433,7 +433,8 @@ llvm::Function *rewriteEntryPoint(llvm::Module &module,
       module.getOrInsertNamedMetadata("nvvm.annotations");
   annotations->clearOperands();
   llvm::Metadata *operands[] = {
-      llvm::ValueAsMetadata::get(kernel), llvm::MDString::get(context, "kernel"),
+      llvm::ValueAsMetadata::get(kernel),
+      llvm::MDString::get(context, "kernel"),
       llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32, 1))};
   annotations->addOperand(llvm::MDNode::get(context, operands));
 
@@ -506,7 +507,8 @@ std::unique_ptr<DeviceTarget> createNVPTXTarget() {
 
 std::string libdevicePath() {
   const char *path = std::getenv("SPIRJIT_LIBDEVICE");
-  return path && *path ? path : "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc";
+  return path && *path ? path
+                       : "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc";
 }
 
 std::string ptxProcessor(int computeCapability) {
@@ -533,8 +535,8 @@ std::string emitPTX(llvm::Module &module, const PTXRequest &request) {
   llvm::SmallString<0> ptx;
   llvm::raw_svector_ostream out(ptx);
   llvm::legacy::PassManager passes;
-  SPIRJIT_INTERNAL_CHECK(!machine->addPassesToEmitFile(
-                             passes, out, nullptr, llvm::CGFT_AssemblyFile),
+  SPIRJIT_INTERNAL_CHECK(!machine->addPassesToEmitFile(passes, out, nullptr,
+                                                       llvm::CGFT_AssemblyFile),
                          "the NVPTX back end cannot emit PTX");
   passes.run(module);
   return std::string(ptx.str());

@@ -95,8 +95,8 @@ const Driver &driver() {
   static const Driver api = [] {
     Driver d;
     const char *name = std::getenv("SPIRJIT_CUDA_DRIVER");
-    void *library = dlopen(name && *name ? name : "libcuda.so.1",
-                           RTLD_NOW | RTLD_LOCAL);
+    void *library =
+        dlopen(name && *name ? name : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!library)
       return d;
     bool complete = true;
@@ -262,8 +262,8 @@ public:
     makeCurrent();
     CUdeviceptr pointer = 0;
     CUresult result = driver().cuMemAlloc(&pointer, size ? size : 1);
-    check(result, "cuMemAlloc of " + std::to_string(size) + " bytes on " +
-                      info().name);
+    check(result,
+          "cuMemAlloc of " + std::to_string(size) + " bytes on " + info().name);
     auto buffer =
         std::make_shared<CudaBuffer>(shared_from_this(), pointer, size);
     if (host && size)
@@ -334,9 +334,9 @@ public:
     void **parameters = ck.prepare(shape.extents, shared);
     ck.allowShared(shared);
     check(driver().cuLaunchKernel(ck.handle(), shape.grid[0], shape.grid[1],
-                                  shape.grid[2], shape.block[0],
-                                  shape.block[1], shape.block[2], shared,
-                                  stream_, parameters, nullptr),
+                                  shape.grid[2], shape.block[0], shape.block[1],
+                                  shape.block[2], shared, stream_, parameters,
+                                  nullptr),
           "cuLaunchKernel");
     return wantEvent ? enqueueMarker() : nullptr;
   }
@@ -366,26 +366,27 @@ public:
   }
 
 protected:
-  std::shared_ptr<Program>
-  buildFromSPIRV(const std::vector<char> &) override {
+  std::shared_ptr<Program> buildFromSPIRV(const std::vector<char> &) override {
     throw DeviceError("cuda", -1, "UNSUPPORTED",
                       info().name + " takes PTX, not SPIR-V");
   }
 
   /// cuModuleLoadDataEx, with ptxas's log in the error on failure.
-  std::shared_ptr<Program> buildFromPTX(const std::vector<char> &text) override {
+  std::shared_ptr<Program>
+  buildFromPTX(const std::vector<char> &text) override {
     makeCurrent();
     std::vector<char> ptx(text);
     if (ptx.empty() || ptx.back() != '\0')
       ptx.push_back('\0');
     char errors[8192] = {}, infos[4096] = {};
-    int options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-                     CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+    int options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                     CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER,
+                     CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
     void *values[] = {errors, reinterpret_cast<void *>(sizeof errors - 1),
                       infos, reinterpret_cast<void *>(sizeof infos - 1)};
     CUmodule module = nullptr;
-    CUresult result = driver().cuModuleLoadDataEx(&module, ptx.data(), 4,
-                                                  options, values);
+    CUresult result =
+        driver().cuModuleLoadDataEx(&module, ptx.data(), 4, options, values);
     if (result != CUDA_SUCCESS)
       throw DeviceError("cuda", result, cudaResultName(result),
                         "cuModuleLoadDataEx (the driver's PTX JIT) on " +
@@ -423,9 +424,8 @@ private:
         throw DeviceError("cuda", -1, "INVALID_RANGE",
                           "a launch of " + std::to_string(global[d]) +
                               " work-items in dimension " + std::to_string(d) +
-                              " needs more than the " +
-                              std::to_string(limit) + " blocks " +
-                              info().name + " allows there");
+                              " needs more than the " + std::to_string(limit) +
+                              " blocks " + info().name + " allows there");
       shape.block[d] = static_cast<unsigned>(block);
       shape.grid[d] = static_cast<unsigned>(grid);
     }
@@ -462,8 +462,9 @@ std::shared_ptr<CudaDevice> openDevice(int ordinal) {
   check(api.cuDeviceGetName(name, sizeof name - 1, device), "cuDeviceGetName");
   int version = 0;
   check(api.cuDriverGetVersion(&version), "cuDriverGetVersion");
-  int capability = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
-                   attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  int capability =
+      attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
+      attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
   DeviceInfo info;
   info.name = name;
   info.vendor = "NVIDIA Corporation";
@@ -487,7 +488,8 @@ std::shared_ptr<CudaDevice> openDevice(int ordinal) {
   info.globalMemSize = total;
   int optIn = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   info.localMemSize = static_cast<uint64_t>(
-      optIn ? optIn : attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));
+      optIn ? optIn
+            : attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));
   info.memBaseAddrAlign = 256;
   info.hasSvm = true; // device pointers: views are pointer offsets
   CUcontext context = nullptr;
@@ -497,10 +499,10 @@ std::shared_ptr<CudaDevice> openDevice(int ordinal) {
   CUstream stream = nullptr;
   check(api.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   auto opened = std::make_shared<CudaDevice>(std::move(info), context, stream);
-  opened->maxGrid_[1] = static_cast<size_t>(
-      attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y));
-  opened->maxGrid_[2] = static_cast<size_t>(
-      attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z));
+  opened->maxGrid_[1] =
+      static_cast<size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y));
+  opened->maxGrid_[2] =
+      static_cast<size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z));
   return opened;
 }
 
