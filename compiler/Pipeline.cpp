@@ -1,12 +1,12 @@
 // The whole compiler, top to bottom:
 //
-//   bytecode -> pyir -> typed -> parfor -> llir -> llir.opt -> spv
+//   bytecode -> pyir -> typed -> parfor -> llir -> llir.opt -> spv | ptx
 //
 // Each step is one call into its own file; each is printable by name
 // (Stages.def), and the IR is verified after every step that changes it.
 // The last step emits the device image in the first format the device
 // takes that the pipeline produces: SPIR-V, or SPIR 1.2 bitcode lowered
-// from it.
+// from it; or, for CUDA devices, PTX from a module lowered for NVPTX.
 #include "compiler/Pipeline.h"
 
 #include "compiler/CheckDeviceCapabilities.h"
@@ -14,6 +14,7 @@
 #include "compiler/ItemRank.h"
 #include "compiler/KernelABI.h"
 #include "compiler/LowerToLLVM.h"
+#include "compiler/NVPTX.h"
 #include "compiler/Optimize.h"
 #include "compiler/SPIRV.h"
 #include "compiler/Target.h"
@@ -205,7 +206,8 @@ std::string printModule(const llvm::Module &module) {
 
 ImageFormat imageFormatFor(const DeviceCapabilities &device) {
   for (ImageFormat format : device.imageFormats)
-    if (format == ImageFormat::SPIRV || format == ImageFormat::SPIRBitcode)
+    if (format == ImageFormat::SPIRV || format == ImageFormat::SPIRBitcode ||
+        format == ImageFormat::PTX)
       return format;
   return ImageFormat::SPIRBitcode;
 }
@@ -229,6 +231,17 @@ CompiledKernel compileKernel(const KernelRequest &request,
   std::unique_ptr<TypedKernel> kernelCode = typeKernel(request, device, dump);
   const TypedFunction &typed = kernelCode->typed;
   const Specializations &specializations = kernelCode->specializations;
+  // What every image format's kernel carries besides the image.
+  auto finish = [&](CompiledKernel &kernel) -> CompiledKernel {
+    kernel.usesGroupScratch = typed.usesGroupScratch;
+    kernel.argumentTypes = request.argumentTypes;
+    kernel.writtenArguments.assign(typed.writtenArguments.begin() + 1,
+                                   typed.writtenArguments.end());
+    kernel.compileSeconds = std::chrono::duration<double>(
+                                std::chrono::steady_clock::now() - start)
+                                .count();
+    return std::move(kernel);
+  };
   auto printTyped = [&] {
     auto annotate = [](const ir::Instruction &inst) {
       return inst.type ? inst.type->str() : std::string();
@@ -253,11 +266,14 @@ CompiledKernel compileKernel(const KernelRequest &request,
   // parfor: prange lowering applies to jit functions; a kernel is unchanged.
   dump(Stage::Parfor, printTyped);
 
-  // llir: target-independent lowering against the SPIR target's hooks.
-  // Typed pointers: the SPIR-V translator of LLVM 15 is most reliable so.
+  // llir: target-independent lowering against the target's hooks (SPIR,
+  // or NVPTX for a PTX image). Typed pointers: the SPIR-V translator of
+  // LLVM 15 is most reliable so, and libdevice is typed-pointer bitcode.
   llvm::LLVMContext context;
   context.setOpaquePointers(false);
-  std::unique_ptr<Target> target = createSPIRTarget();
+  std::unique_ptr<Target> target = format == ImageFormat::PTX
+                                       ? createNVPTXTarget()
+                                       : createSPIRTarget();
   LoweringOptions lowering;
   lowering.fastmath = options.fastmath;
   lowering.boundscheck = options.boundscheck || options.debug;
@@ -280,6 +296,23 @@ CompiledKernel compileKernel(const KernelRequest &request,
                                  kernel.keptParameters.end(), true));
   dump(Stage::LLIROpt, [&] { return printModule(*module); });
 
+  kernel.image.format = format;
+  if (format == ImageFormat::PTX) {
+    // ptx: the CUDA entry-point ABI, libdevice, NVPTX code generation.
+    PTXRequest ptx;
+    ptx.entryPoint = kernel.entryPoint;
+    ptx.computeCapability = device.computeCapability;
+    ptx.dimensions = request.itemDimensions;
+    ptx.fastmath = options.fastmath;
+    ptx.functionName = function.name;
+    ptx.filename = function.filename;
+    ptx.line = function.firstLine;
+    std::string text = emitPTX(*module, ptx);
+    dump(Stage::PTX, [&] { return text; });
+    kernel.image.bytes.assign(text.begin(), text.end());
+    return finish(kernel);
+  }
+
   // spv: translate, then validate every module we produce.
   std::vector<uint32_t> spirv = emitSPIRV(*module);
   std::string problems = validateSPIRV(spirv);
@@ -289,7 +322,6 @@ CompiledKernel compileKernel(const KernelRequest &request,
 
   // The device image: SPIR-V as it is, or lowered to SPIR 1.2 bitcode for
   // an OpenCL device that takes only cl_khr_spir.
-  kernel.image.format = format;
   if (format == ImageFormat::SPIRBitcode) {
     kernel.image.bytes = lowerSPIRVToSPIRBitcode(spirv);
     dump(Stage::SPIR, [&] { return disassembleSPIRBitcode(kernel.image.bytes); });
@@ -298,14 +330,7 @@ CompiledKernel compileKernel(const KernelRequest &request,
     kernel.image.bytes.assign(bytes, bytes + spirv.size() * 4);
   }
 
-  kernel.usesGroupScratch = typed.usesGroupScratch;
-  kernel.argumentTypes = request.argumentTypes;
-  kernel.writtenArguments.assign(typed.writtenArguments.begin() + 1,
-                                 typed.writtenArguments.end());
-  kernel.compileSeconds = std::chrono::duration<double>(
-                              std::chrono::steady_clock::now() - start)
-                              .count();
-  return kernel;
+  return finish(kernel);
 }
 
 int requiredItemRank(const KernelRequest &request,

@@ -51,6 +51,9 @@ struct DeviceCapabilities {
   bool atomic64 = true;
   bool floatAtomics = false;
   int addressBits = 64;
+  /// An NVIDIA GPU's compute capability, major*10+minor (0: none known);
+  /// it picks the PTX processor.
+  int computeCapability = 0;
   /// Formats the device builds, the preferred first; the compiler emits
   /// the first one it can produce.
   std::vector<ImageFormat> imageFormats = {ImageFormat::SPIRV};
@@ -86,7 +89,7 @@ struct CompiledKernel {
 };
 
 /// The image format compileKernel emits for `device`: the first of its
-/// formats the pipeline produces (SPIR-V, SPIR bitcode). A device that
+/// formats the pipeline produces (SPIR-V, SPIR bitcode, PTX). A device that
 /// takes neither gets SPIR bitcode, which its build refuses with the
 /// device's own error.
 ImageFormat imageFormatFor(const DeviceCapabilities &device);

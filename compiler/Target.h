@@ -96,4 +96,9 @@ public:
 /// extended instruction set and built-in variables.
 std::unique_ptr<DeviceTarget> createSPIRTarget();
 
+/// NVIDIA GPUs through LLVM's NVPTX back end (nvptx64-nvidia-cuda): PTX
+/// special registers, bar.sync, libdevice math, native float atomics. Its
+/// modules end in emitPTX (NVPTX.h).
+std::unique_ptr<DeviceTarget> createNVPTXTarget();
+
 } // namespace spirjit

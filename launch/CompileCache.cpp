@@ -130,6 +130,8 @@ const char *stageExtension(Stage stage) {
     return ".ll";
   case Stage::SPV:
     return ".spvasm";
+  case Stage::PTX:
+    return ".ptx";
   case Stage::Bytecode:
     return ".txt";
   default:
@@ -156,6 +158,7 @@ DeviceCapabilities capabilitiesOf(const Device &device) {
   capabilities.atomic64 = info.hasAtomic64;
   capabilities.floatAtomics = info.hasFloatAtomics;
   capabilities.addressBits = info.addressBits;
+  capabilities.computeCapability = info.computeCapability;
   capabilities.imageFormats = device.acceptedFormats();
   return capabilities;
 }

@@ -1,5 +1,6 @@
 #include "runtime/Device.h"
 
+#include "runtime/CUDA.h"
 #include "runtime/LevelZero.h"
 #include "runtime/OpenCL.h"
 
@@ -60,7 +61,7 @@ std::shared_ptr<Program> Device::build(const DeviceImage &image) {
   case ImageFormat::SPIRBitcode:
     return buildFromSPIRBitcode(image.bytes);
   case ImageFormat::PTX:
-    break;
+    return buildFromPTX(image.bytes);
   }
   throw DeviceError(info_.backend, -1, "UNSUPPORTED",
                     info_.name + " has no builder for " +
@@ -73,9 +74,17 @@ Device::buildFromSPIRBitcode(const std::vector<char> &) {
                     info_.name + " takes no SPIR bitcode");
 }
 
+std::shared_ptr<Program> Device::buildFromPTX(const std::vector<char> &) {
+  throw DeviceError(info_.backend, -1, "UNSUPPORTED",
+                    info_.name + " takes no PTX");
+}
+
 const std::vector<std::shared_ptr<Device>> &allDevices() {
   static const std::vector<std::shared_ptr<Device>> devices = [] {
-    std::vector<std::shared_ptr<Device>> all = openclDevices();
+    // GPUs first: the default device is the first one.
+    std::vector<std::shared_ptr<Device>> all = cudaDevices();
+    for (const auto &device : openclDevices())
+      all.push_back(device);
     for (const auto &device : levelZeroDevices())
       all.push_back(device);
     // GPUs first, whichever backend drives them: the first device listed

@@ -1,8 +1,8 @@
 // What every backend offers, and all the rest of spirjit sees of one: a
 // Device with memory (Buffer), programs built from SPIR-V (Program),
 // kernels with arguments (Kernel), launches and their completion (Event).
-// OpenCL.cpp and LevelZero.cpp implement it; allDevices() lists the devices
-// of both. Every backend failure throws DeviceError naming the backend's
+// OpenCL.cpp, LevelZero.cpp and CUDA.cpp implement it; allDevices() lists
+// the devices of all three. Every backend failure throws DeviceError naming the backend's
 // own error code.
 //
 // Contract shared by the backends:
@@ -26,7 +26,7 @@ namespace spirjit::runtime {
 
 struct DeviceInfo {
   std::string name, vendor, platform, version;
-  std::string backend;    // "opencl", "level_zero"
+  std::string backend;    // "opencl", "level_zero", "cuda"
   std::string deviceType; // "cpu", "gpu", "accelerator"
   int backendIndex = 0;   // index among this backend's devices of this type
   /// 0 when the driver does not say (Level Zero's null driver).
@@ -37,6 +37,8 @@ struct DeviceInfo {
   /// Atomic add and exchange on float32 (cl_ext_float_atomics).
   bool hasFloatAtomics = false;
   int addressBits = 64;
+  /// An NVIDIA GPU's compute capability, major*10+minor; 0 elsewhere.
+  int computeCapability = 0;
   std::string ilVersion;
   /// The image formats build() takes, the preferred one first.
   std::vector<ImageFormat> imageFormats;
@@ -221,12 +223,14 @@ protected:
   buildFromSPIRV(const std::vector<char> &bytes) = 0;
   virtual std::shared_ptr<Program>
   buildFromSPIRBitcode(const std::vector<char> &bits);
+  virtual std::shared_ptr<Program> buildFromPTX(const std::vector<char> &text);
 
 private:
   DeviceInfo info_;
 };
 
-/// Every device of every backend (OpenCL first, then Level Zero), found
+/// Every device of every backend (CUDA GPUs first, then OpenCL, then
+/// Level Zero), found
 /// once per process. A backend without a driver adds none and no error.
 const std::vector<std::shared_ptr<Device>> &allDevices();
 

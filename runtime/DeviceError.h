@@ -28,7 +28,8 @@ public:
            codeName_ == "CL_MEM_OBJECT_ALLOCATION_FAILURE" ||
            codeName_ == "CL_INVALID_BUFFER_SIZE" ||
            codeName_ == "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY" ||
-           codeName_ == "ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY";
+           codeName_ == "ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY" ||
+           codeName_ == "CUDA_ERROR_OUT_OF_MEMORY";
   }
 
 private:

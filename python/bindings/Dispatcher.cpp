@@ -240,6 +240,13 @@ launch::HeldObject hold(const py::handle &object) {
             PyGILState_Release(state);
           }};
 }
+/// Not a NumPy array or a plain number, but another library's CUDA array.
+bool hasCudaArrayInterface(PyObject *obj) {
+  if (PyLong_Check(obj) || PyFloat_Check(obj) || PyComplex_Check(obj) ||
+      py::isinstance<py::array>(obj))
+    return false;
+  return PyObject_HasAttrString(obj, "__cuda_array_interface__") == 1;
+}
 } // namespace
 
 void Dispatcher::submit(Event &event, const LaunchShape &shape,
@@ -256,10 +263,21 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
     return i < arrays.size() && arrays[i].ptr() != nullptr;
   };
 
-  // Device arrays first: they decide the device.
+  // Device arrays first: they decide the device. CUDA arrays of other
+  // libraries (CuPy, PyTorch: __cuda_array_interface__) are viewed as
+  // DeviceArrays over their memory, without a copy.
   bool anyDeviceArray = false;
+  std::vector<py::object> foreign;
   for (size_t i = 0; i < n; ++i) {
-    if (const DeviceArray *array = asDeviceArray(args[i])) {
+    const DeviceArray *array = asDeviceArray(args[i]);
+    if (!array && hasCudaArrayInterface(args[i])) {
+      static py::handle wrap = py::object(py::module_::import("spirjit").attr(
+                                              "_from_cuda_array_interface"))
+                                   .release();
+      foreign.push_back(wrap(py::handle(args[i])));
+      array = asDeviceArray(foreign.back().ptr());
+    }
+    if (array) {
       launch::ArgumentValue &value = values[i];
       value.kind = launch::ArgumentValue::Kind::DeviceArray;
       value.type = array->type();

@@ -43,7 +43,29 @@ struct DLManagedTensor {
   void *manager_ctx;
   void (*deleter)(DLManagedTensor *);
 };
-constexpr int32_t kDLCPU = 1, kDLOpenCL = 4;
+constexpr int32_t kDLCPU = 1, kDLCUDA = 2, kDLOpenCL = 4;
+
+/// Another library's device memory (a CuPy array, a PyTorch tensor) seen
+/// as a Buffer: it keeps the owning Python object alive, and frees nothing.
+class ForeignBuffer final : public runtime::Buffer {
+public:
+  ForeignBuffer(std::shared_ptr<runtime::Device> device, void *pointer,
+                size_t size, py::object owner)
+      : Buffer(std::move(device), size, nullptr, pointer, false),
+        owner_(owner.release().ptr()) {}
+  ~ForeignBuffer() override {
+    PyGILState_STATE state = PyGILState_Ensure();
+    Py_DECREF(owner_);
+    PyGILState_Release(state);
+  }
+
+private:
+  PyObject *owner_;
+};
+
+bool isCuda(const runtime::Buffer &buffer) {
+  return buffer.device()->info().backend == "cuda";
+}
 
 struct DLPackOwner {
   DLManagedTensor tensor;
@@ -57,7 +79,8 @@ void deleteDLPack(DLManagedTensor *tensor) {
 
 py::capsule toDLPack(const DeviceArray &array) {
   const auto &buffer = array.buffer();
-  if (!buffer->svm() || !buffer->hostAddressable())
+  bool cuda = isCuda(*buffer);
+  if (!cuda && (!buffer->svm() || !buffer->hostAddressable()))
     throw py::buffer_error("this device's memory cannot be shared through "
                            "DLPack: it is not addressable by pointer");
   auto *owner = new DLPackOwner;
@@ -68,7 +91,10 @@ py::capsule toDLPack(const DeviceArray &array) {
     owner->strides.push_back(stride / itemsize);
   DLTensor &t = owner->tensor.dl_tensor;
   t.data = static_cast<char *>(buffer->svm()) + array.offset();
-  t.device = {kDLCPU, 0}; // host-addressable memory: the CPU's view of it
+  // CUDA memory is the GPU's; other memory here is host-addressable: the
+  // CPU's view of it.
+  t.device = cuda ? DLDevice{kDLCUDA, buffer->device()->info().backendIndex}
+                  : DLDevice{kDLCPU, 0};
   t.ndim = static_cast<int32_t>(owner->shape.size());
   char kind = array.dtype().kind();
   t.dtype = {static_cast<uint8_t>(kind == 'i'   ? 0
@@ -209,6 +235,7 @@ py::dict deviceProperties(const runtime::Device &device) {
   d["supports_spirv"] = info.supportsSpirv;
   d["il_version"] = info.ilVersion;
   d["host_unified_memory"] = info.hostUnifiedMemory;
+  d["compute_capability"] = info.computeCapability;
   return d;
 }
 
@@ -222,7 +249,7 @@ void dumpStages(const py::dict &description, const std::string &signature,
   DeviceCapabilities device;
   if (!imageFormatByName(image, device.imageFormats.front()))
     throw py::value_error("unknown image format '" + image +
-                          "': use spirv or spir");
+                          "': use spirv, spir or ptx");
   FunctionDescription function = toFunctionDescription(description);
   types::Signature sig;
   try {
@@ -311,7 +338,10 @@ PYBIND11_MODULE(_spirjit, m) {
           py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
           py::arg("dl_device") = py::none(), py::arg("copy") = py::none())
       .def("__dlpack_device__",
-           [](const DeviceArray &a) {
+           [](const DeviceArray &a) -> py::tuple {
+             if (isCuda(*a.buffer()))
+               return py::make_tuple(
+                   kDLCUDA, a.buffer()->device()->info().backendIndex);
              bool host = a.buffer()->svm() && a.buffer()->hostAddressable();
              return py::make_tuple(host ? kDLCPU : kDLOpenCL, 0);
            })
@@ -336,6 +366,18 @@ PYBIND11_MODULE(_spirjit, m) {
                         const std::shared_ptr<runtime::Device> &device) {
     return DeviceArray::fromNumPy(array, device);
   });
+  m.def(
+      "_wrap_device_memory",
+      [](const std::shared_ptr<runtime::Device> &device, uintptr_t pointer,
+         size_t size, const py::dtype &dtype, std::vector<int64_t> shape,
+         std::vector<int64_t> strides, py::object owner) {
+        auto buffer = std::make_shared<ForeignBuffer>(
+            device, reinterpret_cast<void *>(pointer), size, owner);
+        return DeviceArray(buffer, dtype, std::move(shape), std::move(strides),
+                           0);
+      },
+      "a DeviceArray over another library's memory on `device` (no copy); "
+      "`owner` is kept alive as long as the array");
   m.def("devices", [] { return runtime::allDevices(); });
   m.def("match_devices", &launch::matchDevices);
   m.def("default_device", &launch::defaultDevice);

@@ -103,6 +103,9 @@ def asarray(obj, dtype=None, device=None):
             return _spirjit.to_device(obj.asnumpy().astype(dtype),
                                       obj._device)
         return obj
+    if hasattr(obj, "__cuda_array_interface__") and dtype is None and \
+            device is None:
+        return _from_cuda_array_interface(obj)
     if hasattr(obj, "__sycl_usm_array_interface__") and \
             not isinstance(obj, np.ndarray):
         obj = _usm_to_numpy(obj)
@@ -110,6 +113,56 @@ def asarray(obj, dtype=None, device=None):
         obj = np.from_dlpack(obj)
     array = np.asarray(obj, dtype=dtype)
     return _spirjit.to_device(array, _resolve_device(device))
+
+
+_CUDA_DEVICES = None
+
+
+def _from_cuda_array_interface(obj):
+    """A DeviceArray over the memory of a CUDA array of another library
+    (CuPy, PyTorch, numba-cuda), without a copy; it keeps ``obj`` alive.
+    Launches call it for each such argument, so it stays cheap."""
+    global _CUDA_DEVICES
+    if _CUDA_DEVICES is None:
+        _CUDA_DEVICES = [d for d in _spirjit.devices()
+                         if d.filter_string.startswith("cuda:")]
+    if not _CUDA_DEVICES:
+        raise errors.DeviceError("a __cuda_array_interface__ array needs a "
+                                 "CUDA device, and spirjit found none")
+    import numpy as np
+    info = obj.__cuda_array_interface__
+    dtype = np.dtype(info["typestr"])
+    itemsize = dtype.itemsize
+    shape = list(info["shape"])
+    strides = info.get("strides")
+    if strides is None:
+        strides, step = [], itemsize
+        for n in reversed(shape):
+            strides.append(step)
+            step *= n
+        strides.reverse()
+    else:
+        strides = list(strides)
+    span = itemsize
+    for n, st in zip(shape, strides):
+        if n == 0:
+            span = 0
+            break
+        if st < 0:
+            raise ValueError("a __cuda_array_interface__ array with negative "
+                             "strides cannot be viewed; copy it first")
+        span += (n - 1) * st
+    return _spirjit._wrap_device_memory(_CUDA_DEVICES[0], info["data"][0] or 0,
+                                        span, dtype, shape, strides, obj)
+
+
+def _cuda_interface(self):
+    if self._device.properties()["backend"] != "cuda":
+        raise AttributeError("__cuda_array_interface__ is for arrays in CUDA "
+                             "device memory")
+    return {"data": (self._pointer, False), "shape": tuple(self.shape),
+            "strides": tuple(self.strides), "typestr": self.dtype.str,
+            "version": 3, "stream": None}
 
 
 def _usm_to_numpy(obj):
@@ -284,7 +337,7 @@ def _setitem(self, key, value):
 
 def _usm_interface(self):
     pointer = self._pointer
-    if pointer is None:
+    if pointer is None or self._device.properties()["backend"] == "cuda":
         raise AttributeError("__sycl_usm_array_interface__ needs shared "
                              "virtual memory, which this device lacks")
     itemsize = self.dtype.itemsize
@@ -355,6 +408,7 @@ DeviceArray.flags = property(_Flags)
 DeviceArray.device = property(lambda self: Device._wrap(self._device))
 DeviceArray.to_device = _to_device
 DeviceArray.__sycl_usm_array_interface__ = property(_usm_interface)
+DeviceArray.__cuda_array_interface__ = property(_cuda_interface)
 
 
 def _check_function(fn, decorator):

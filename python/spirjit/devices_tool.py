@@ -8,7 +8,8 @@ import spirjit
 def main(argv=None):
     devices = spirjit.devices()
     if not devices:
-        print("no devices: install an OpenCL driver such as pocl-opencl-icd")
+        print("no devices: install an OpenCL driver such as "
+              "pocl-opencl-icd, or an NVIDIA driver")
         return 1
     try:
         default = spirjit.default_device()
@@ -16,7 +17,8 @@ def main(argv=None):
         default = None
     for d in devices:
         mark = "*" if d == default else " "
-        spirv = "SPIR-V" if d.supports_spirv else "SPIR 1.2 bitcode"
+        spirv = ("PTX" if d.backend == "cuda" else
+                 "SPIR-V" if d.supports_spirv else "SPIR 1.2 bitcode")
         print(f"{mark} [{d.filter_string}] {d.name} ({d.platform}, "
               f"{d.version})")
         print(f"    type {d.device_type}, vendor {d.vendor}, programs from "

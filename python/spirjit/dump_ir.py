@@ -2,7 +2,8 @@
 
     spirjit-dump-ir FILE.py FUNCTION --sig "(float32[::1], float32[::1])"
                     [--stage bytecode|pyir|typed|parfor|llir|llir.opt|spv|spir|all]
-                    [--image spirv|spir] [--ndim N] [--dump-dir DIR]
+                    [--image spirv|spir|ptx] [--target cuda] [--ndim N]
+                    [--dump-dir DIR]
 """
 
 import argparse
@@ -66,12 +67,15 @@ def main(argv=None):
                         help="rank of the launch's Range (default 1)")
     parser.add_argument("--nd-range", action="store_true",
                         help="compile for an NdRange launch (NdItem kernels)")
-    parser.add_argument("--image", choices=["spirv", "spir"],
+    parser.add_argument("--image", choices=["spirv", "spir", "ptx"],
                         help="the device image to compile for: spirv (the "
-                             "default; devices that take SPIR-V) or spir "
+                             "default; devices that take SPIR-V), spir "
                              "(SPIR 1.2 bitcode, OpenCL devices without "
-                             "SPIR-V such as PoCL); --stage spir implies "
-                             "spir")
+                             "SPIR-V such as PoCL) or ptx (CUDA devices); "
+                             "--stage spir implies spir, --stage ptx ptx")
+    parser.add_argument("--target", choices=["opencl", "cuda"],
+                        help="cuda: compile for NVIDIA GPUs (the ptx image; "
+                             "no GPU needed)")
     parser.add_argument("--boundscheck", action="store_true",
                         help="compile with index checks, as "
                              "@spirjit.kernel(boundscheck=True)")
@@ -86,7 +90,9 @@ def main(argv=None):
         print(f"spirjit-dump-ir: {function}", file=sys.stderr)
         return 2
     wanted = stages if args.stage == "all" else [args.stage]
-    image = args.image or ("spir" if args.stage == "spir" else "spirv")
+    image = args.image or ("ptx" if args.target == "cuda"
+                           or args.stage == "ptx" else
+                           "spir" if args.stage == "spir" else "spirv")
 
     def show(stage, text):
         print(f"; ----- after {stage} (kernel: {function.__name__}) -----")

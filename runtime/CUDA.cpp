@@ -1,0 +1,536 @@
+// The CUDA backend: see CUDA.h. The driver API's few types and constants
+// are declared here (values from cuda.h), so building needs no toolkit.
+//
+// Launch ABI (compiler/NVPTX.h): the entry point takes the kept
+// parameters in order, each local-memory parameter as an i32 byte offset
+// into the launch's dynamic shared segment, then three i64 global extents
+// in OpenCL order. A Range launch picks its own block shape and rounds the
+// grid up; the kernel guards the extra threads.
+#include "runtime/CUDA.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <type_traits>
+
+namespace spirjit::runtime {
+namespace {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = struct CUctx_st *;
+using CUmodule = struct CUmod_st *;
+using CUfunction = struct CUfunc_st *;
+using CUstream = struct CUstream_st *;
+using CUevent = struct CUevent_st *;
+
+constexpr CUresult CUDA_SUCCESS = 0;
+constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
+constexpr CUresult CUDA_ERROR_NOT_READY = 600;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y = 6;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z = 7;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
+constexpr int CU_JIT_INFO_LOG_BUFFER = 3;
+constexpr int CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4;
+constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
+constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
+constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
+constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
+
+/// The driver entry points spirjit uses: member, symbol, parameters.
+#define CUDA_FUNCTIONS(X)                                                      \
+  X(cuInit, "cuInit", unsigned)                                                \
+  X(cuDriverGetVersion, "cuDriverGetVersion", int *)                           \
+  X(cuDeviceGetCount, "cuDeviceGetCount", int *)                               \
+  X(cuDeviceGet, "cuDeviceGet", CUdevice *, int)                               \
+  X(cuDeviceGetName, "cuDeviceGetName", char *, int, CUdevice)                 \
+  X(cuDeviceGetAttribute, "cuDeviceGetAttribute", int *, int, CUdevice)        \
+  X(cuDeviceTotalMem, "cuDeviceTotalMem_v2", size_t *, CUdevice)               \
+  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", CUcontext *,         \
+    CUdevice)                                                                  \
+  X(cuCtxSetCurrent, "cuCtxSetCurrent", CUcontext)                             \
+  X(cuStreamCreate, "cuStreamCreate", CUstream *, unsigned)                    \
+  X(cuStreamSynchronize, "cuStreamSynchronize", CUstream)                      \
+  X(cuMemAlloc, "cuMemAlloc_v2", CUdeviceptr *, size_t)                        \
+  X(cuMemFree, "cuMemFree_v2", CUdeviceptr)                                    \
+  X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", CUdeviceptr, const void *,      \
+    size_t, CUstream)                                                          \
+  X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", void *, CUdeviceptr, size_t,    \
+    CUstream)                                                                  \
+  X(cuModuleLoadDataEx, "cuModuleLoadDataEx", CUmodule *, const void *,        \
+    unsigned, int *, void **)                                                  \
+  X(cuModuleUnload, "cuModuleUnload", CUmodule)                                \
+  X(cuModuleGetFunction, "cuModuleGetFunction", CUfunction *, CUmodule,        \
+    const char *)                                                              \
+  X(cuFuncSetAttribute, "cuFuncSetAttribute", CUfunction, int, int)            \
+  X(cuLaunchKernel, "cuLaunchKernel", CUfunction, unsigned, unsigned,          \
+    unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void **,       \
+    void **)                                                                   \
+  X(cuEventCreate, "cuEventCreate", CUevent *, unsigned)                       \
+  X(cuEventRecord, "cuEventRecord", CUevent, CUstream)                         \
+  X(cuEventQuery, "cuEventQuery", CUevent)                                     \
+  X(cuEventSynchronize, "cuEventSynchronize", CUevent)                         \
+  X(cuEventDestroy, "cuEventDestroy_v2", CUevent)                              \
+  X(cuGetErrorName, "cuGetErrorName", CUresult, const char **)
+
+struct Driver {
+#define CUDA_DECLARE(name, symbol, ...) CUresult (*name)(__VA_ARGS__) = nullptr;
+  CUDA_FUNCTIONS(CUDA_DECLARE)
+#undef CUDA_DECLARE
+  bool loaded = false;
+};
+
+/// The driver, loaded and initialised once; `loaded` is false without one.
+const Driver &driver() {
+  static const Driver api = [] {
+    Driver d;
+    const char *name = std::getenv("SPIRJIT_CUDA_DRIVER");
+    void *library =
+        dlopen(name && *name ? name : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!library)
+      return d;
+    bool complete = true;
+    auto resolve = [&](auto &function, const char *symbol) {
+      function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(
+          dlsym(library, symbol));
+      complete &= function != nullptr;
+    };
+#define CUDA_RESOLVE(name, symbol, ...) resolve(d.name, symbol);
+    CUDA_FUNCTIONS(CUDA_RESOLVE)
+#undef CUDA_RESOLVE
+    d.loaded = complete && d.cuInit(0) == CUDA_SUCCESS;
+    return d;
+  }();
+  return api;
+}
+
+void check(CUresult result, const std::string &what) {
+  if (result == CUDA_SUCCESS)
+    return;
+  throw DeviceError("cuda", result, cudaResultName(result), what);
+}
+
+class CudaDevice;
+
+/// Plain device memory (cuMemAlloc): a pointer, but not the host's.
+class CudaBuffer final : public Buffer {
+public:
+  CudaBuffer(std::shared_ptr<Device> device, CUdeviceptr pointer, size_t size)
+      : Buffer(std::move(device), size, nullptr,
+               reinterpret_cast<void *>(pointer), /*hostAddressable=*/false) {}
+  ~CudaBuffer() override;
+};
+
+class CudaProgram final : public Program {
+public:
+  CudaProgram(std::shared_ptr<Device> device, CUmodule module,
+              std::vector<char> ptx)
+      : Program(std::move(device)), module_(module), ptx_(std::move(ptx)) {}
+  ~CudaProgram() override { driver().cuModuleUnload(module_); }
+  CUmodule handle() const { return module_; }
+  const std::vector<char> &ptx() const { return ptx_; }
+
+private:
+  CUmodule module_;
+  std::vector<char> ptx_;
+};
+
+/// A function with its parameters' bytes, kept between launches.
+class CudaKernel final : public Kernel {
+public:
+  CudaKernel(std::shared_ptr<Program> program, CUfunction function)
+      : Kernel(std::move(program)), function_(function) {}
+  CUfunction handle() const { return function_; }
+
+  /// Lays the local buffers out in the shared segment (16-byte aligned),
+  /// sets the extents and gives the parameter pointers and the segment's
+  /// size.
+  void **prepare(const size_t extents[3], unsigned &sharedBytes) {
+    size_t offset = 0;
+    for (Slot &slot : slots_)
+      if (slot.localBytes) {
+        offset = (offset + 15) / 16 * 16;
+        auto at = static_cast<uint32_t>(offset);
+        std::memcpy(slot.bytes, &at, sizeof at);
+        offset += slot.localBytes;
+      }
+    for (int d = 0; d < 3; ++d)
+      extents_[d] = static_cast<int64_t>(extents[d]);
+    if (pointers_.size() != slots_.size() + 3) {
+      pointers_.clear();
+      for (Slot &slot : slots_)
+        pointers_.push_back(slot.bytes);
+      for (int64_t &extent : extents_)
+        pointers_.push_back(&extent);
+    }
+    sharedBytes = static_cast<unsigned>(offset);
+    return pointers_.data();
+  }
+  /// Shared memory above 48 KiB needs the function's opt-in.
+  void allowShared(unsigned bytes) {
+    if (bytes <= 48 * 1024 || bytes <= allowedShared_)
+      return;
+    check(driver().cuFuncSetAttribute(
+              function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+              static_cast<int>(bytes)),
+          "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+    allowedShared_ = bytes;
+  }
+
+protected:
+  void bindValue(unsigned index, size_t size, const void *value) override {
+    Slot &slot = slotAt(index);
+    if (!value) { // local memory: an offset prepare() fills in
+      slot.localBytes = size ? size : 1;
+      return;
+    }
+    if (size > sizeof slot.bytes)
+      throw DeviceError("cuda", -1, "INVALID_VALUE",
+                        "a kernel parameter of " + std::to_string(size) +
+                            " bytes");
+    slot.localBytes = 0;
+    std::memcpy(slot.bytes, value, size);
+  }
+  void bindBuffer(unsigned index, const Buffer &buffer,
+                  size_t offset) override {
+    Slot &slot = slotAt(index);
+    slot.localBytes = 0;
+    void *pointer = static_cast<char *>(buffer.svm()) + offset;
+    std::memcpy(slot.bytes, &pointer, sizeof pointer);
+  }
+
+private:
+  struct Slot {
+    alignas(8) unsigned char bytes[16] = {};
+    size_t localBytes = 0; // non-zero: a local buffer of that size
+  };
+  Slot &slotAt(unsigned index) {
+    if (slots_.size() <= index) {
+      slots_.resize(index + 1);
+      pointers_.clear(); // the slots moved
+    }
+    return slots_[index];
+  }
+
+  CUfunction function_;
+  std::vector<Slot> slots_;
+  int64_t extents_[3] = {1, 1, 1};
+  std::vector<void *> pointers_;
+  unsigned allowedShared_ = 48 * 1024;
+};
+
+class CudaEvent final : public Event {
+public:
+  explicit CudaEvent(CUevent event) : event_(event) {}
+  ~CudaEvent() override { driver().cuEventDestroy(event_); }
+  bool complete() override {
+    return driver().cuEventQuery(event_) != CUDA_ERROR_NOT_READY;
+  }
+  void wait() override {
+    check(driver().cuEventSynchronize(event_), "cuEventSynchronize");
+  }
+
+private:
+  CUevent event_;
+};
+
+class CudaDevice final : public Device {
+public:
+  CudaDevice(DeviceInfo info, CUcontext context, CUstream stream)
+      : Device(std::move(info)), context_(context), stream_(stream) {}
+
+  /// The context on the calling thread: each thread starts without one.
+  void makeCurrent() const {
+    thread_local CUcontext current = nullptr;
+    if (current == context_)
+      return;
+    check(driver().cuCtxSetCurrent(context_), "cuCtxSetCurrent");
+    current = context_;
+  }
+
+  std::shared_ptr<Buffer> allocate(size_t size, const void *host) override {
+    makeCurrent();
+    CUdeviceptr pointer = 0;
+    CUresult result = driver().cuMemAlloc(&pointer, size ? size : 1);
+    check(result,
+          "cuMemAlloc of " + std::to_string(size) + " bytes on " + info().name);
+    auto buffer =
+        std::make_shared<CudaBuffer>(shared_from_this(), pointer, size);
+    if (host && size)
+      write(*buffer, host, size, 0);
+    return buffer;
+  }
+
+  void read(const Buffer &buffer, void *host, size_t size,
+            size_t offset) override {
+    if (size == 0)
+      return;
+    makeCurrent();
+    check(driver().cuMemcpyDtoHAsync(host, address(buffer, offset), size,
+                                     stream_),
+          "cuMemcpyDtoHAsync");
+    finish();
+  }
+  void write(const Buffer &buffer, const void *host, size_t size,
+             size_t offset) override {
+    if (size == 0)
+      return;
+    makeCurrent();
+    check(driver().cuMemcpyHtoDAsync(address(buffer, offset), host, size,
+                                     stream_),
+          "cuMemcpyHtoDAsync");
+    finish();
+  }
+
+  std::unique_ptr<Event> enqueueMarker() override {
+    makeCurrent();
+    CUevent event = nullptr;
+    check(driver().cuEventCreate(&event, CU_EVENT_DISABLE_TIMING),
+          "cuEventCreate");
+    auto owned = std::make_unique<CudaEvent>(event);
+    check(driver().cuEventRecord(event, stream_), "cuEventRecord");
+    return owned;
+  }
+
+  /// The PTX itself: the driver keeps its own cache of what it compiled
+  /// from it (~/.nv/ComputeCache), so loading it again is cheap.
+  std::shared_ptr<Program>
+  buildFromDeviceBinary(const std::vector<char> &bits) override {
+    return buildFromPTX(bits);
+  }
+  std::vector<char> programBinary(const Program &program) override {
+    return static_cast<const CudaProgram &>(program).ptx();
+  }
+
+  std::shared_ptr<Kernel> createKernel(const std::shared_ptr<Program> &program,
+                                       const std::string &name) override {
+    makeCurrent();
+    CUfunction function = nullptr;
+    check(driver().cuModuleGetFunction(
+              &function, static_cast<const CudaProgram &>(*program).handle(),
+              name.c_str()),
+          "cuModuleGetFunction(" + name + ")");
+    return std::make_shared<CudaKernel>(program, function);
+  }
+
+  std::unique_ptr<Event> launch(Kernel &kernel,
+                                const std::vector<size_t> &global,
+                                const std::vector<size_t> &local,
+                                bool wantEvent) override {
+    makeCurrent();
+    auto &ck = static_cast<CudaKernel &>(kernel);
+    Shape shape = shapeOf(global, local);
+    unsigned shared = 0;
+    void **parameters = ck.prepare(shape.extents, shared);
+    ck.allowShared(shared);
+    check(driver().cuLaunchKernel(ck.handle(), shape.grid[0], shape.grid[1],
+                                  shape.grid[2], shape.block[0], shape.block[1],
+                                  shape.block[2], shared, stream_, parameters,
+                                  nullptr),
+          "cuLaunchKernel");
+    return wantEvent ? enqueueMarker() : nullptr;
+  }
+
+  void finish() override {
+    makeCurrent();
+    check(driver().cuStreamSynchronize(stream_), "cuStreamSynchronize");
+  }
+
+  double bareLaunchLoop(Kernel &kernel, const std::vector<size_t> &global,
+                        int count) override {
+    makeCurrent();
+    auto &ck = static_cast<CudaKernel &>(kernel);
+    Shape shape = shapeOf(global, {});
+    unsigned shared = 0;
+    void **parameters = ck.prepare(shape.extents, shared);
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < count; ++i)
+      driver().cuLaunchKernel(ck.handle(), shape.grid[0], shape.grid[1],
+                              shape.grid[2], shape.block[0], shape.block[1],
+                              shape.block[2], shared, stream_, parameters,
+                              nullptr);
+    finish();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  }
+
+protected:
+  std::shared_ptr<Program> buildFromSPIRV(const std::vector<char> &) override {
+    throw DeviceError("cuda", -1, "UNSUPPORTED",
+                      info().name + " takes PTX, not SPIR-V");
+  }
+
+  /// cuModuleLoadDataEx, with ptxas's log in the error on failure.
+  std::shared_ptr<Program>
+  buildFromPTX(const std::vector<char> &text) override {
+    makeCurrent();
+    std::vector<char> ptx(text);
+    if (ptx.empty() || ptx.back() != '\0')
+      ptx.push_back('\0');
+    char errors[8192] = {}, infos[4096] = {};
+    int options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                     CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER,
+                     CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {errors, reinterpret_cast<void *>(sizeof errors - 1),
+                      infos, reinterpret_cast<void *>(sizeof infos - 1)};
+    CUmodule module = nullptr;
+    CUresult result =
+        driver().cuModuleLoadDataEx(&module, ptx.data(), 4, options, values);
+    if (result != CUDA_SUCCESS)
+      throw DeviceError("cuda", result, cudaResultName(result),
+                        "cuModuleLoadDataEx (the driver's PTX JIT) on " +
+                            info().name,
+                        std::string(errors) + infos);
+    ptx.pop_back();
+    return std::make_shared<CudaProgram>(shared_from_this(), module,
+                                         std::move(ptx));
+  }
+
+private:
+  struct Shape {
+    unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+    size_t extents[3] = {1, 1, 1};
+  };
+
+  /// A Range's block: up to 256 threads, the fastest dimension first, no
+  /// wider than the extents need; an NdRange's is its work-group.
+  Shape shapeOf(const std::vector<size_t> &global,
+                const std::vector<size_t> &local) const {
+    Shape shape;
+    size_t budget = 256;
+    for (size_t d = 0; d < global.size() && d < 3; ++d) {
+      shape.extents[d] = global[d];
+      size_t block = 1;
+      if (!local.empty())
+        block = local[d];
+      else
+        while (block * 2 <= budget && block < global[d])
+          block *= 2;
+      budget /= block ? block : 1;
+      size_t grid = global[d] == 0 ? 0 : (global[d] + block - 1) / block;
+      size_t limit = d == 0 ? 0x7fffffffu : maxGrid_[d];
+      if (grid > limit)
+        throw DeviceError("cuda", -1, "INVALID_RANGE",
+                          "a launch of " + std::to_string(global[d]) +
+                              " work-items in dimension " + std::to_string(d) +
+                              " needs more than the " + std::to_string(limit) +
+                              " blocks " + info().name + " allows there");
+      shape.block[d] = static_cast<unsigned>(block);
+      shape.grid[d] = static_cast<unsigned>(grid);
+    }
+    return shape;
+  }
+
+  CUdeviceptr address(const Buffer &buffer, size_t offset) const {
+    return reinterpret_cast<CUdeviceptr>(buffer.svm()) + offset;
+  }
+
+  CUcontext context_;
+  CUstream stream_;
+
+public:
+  size_t maxGrid_[3] = {0x7fffffffu, 65535, 65535};
+};
+
+CudaBuffer::~CudaBuffer() {
+  static_cast<const CudaDevice &>(*device()).makeCurrent();
+  driver().cuMemFree(reinterpret_cast<CUdeviceptr>(svm()));
+}
+
+std::shared_ptr<CudaDevice> openDevice(int ordinal) {
+  const Driver &api = driver();
+  CUdevice device = 0;
+  check(api.cuDeviceGet(&device, ordinal), "cuDeviceGet");
+  auto attribute = [&](int which) {
+    int value = 0;
+    check(api.cuDeviceGetAttribute(&value, which, device),
+          "cuDeviceGetAttribute");
+    return value;
+  };
+  char name[256] = {};
+  check(api.cuDeviceGetName(name, sizeof name - 1, device), "cuDeviceGetName");
+  int version = 0;
+  check(api.cuDriverGetVersion(&version), "cuDriverGetVersion");
+  int capability =
+      attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
+      attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  DeviceInfo info;
+  info.name = name;
+  info.vendor = "NVIDIA Corporation";
+  info.platform = "CUDA";
+  // The disk cache keys images by this: driver and compute capability.
+  info.version = "CUDA " + std::to_string(version / 1000) + "." +
+                 std::to_string(version % 1000 / 10) + ", sm_" +
+                 std::to_string(capability);
+  info.backend = "cuda";
+  info.deviceType = "gpu";
+  info.backendIndex = ordinal;
+  info.computeCapability = capability;
+  info.maxWorkGroupSize =
+      static_cast<size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
+  info.hasFp64 = true;
+  info.hasAtomic64 = true;
+  info.hasFloatAtomics = true;
+  info.imageFormats = {ImageFormat::PTX};
+  size_t total = 0;
+  check(api.cuDeviceTotalMem(&total, device), "cuDeviceTotalMem");
+  info.globalMemSize = total;
+  int optIn = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  info.localMemSize = static_cast<uint64_t>(
+      optIn ? optIn
+            : attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));
+  info.memBaseAddrAlign = 256;
+  info.hasSvm = true; // device pointers: views are pointer offsets
+  CUcontext context = nullptr;
+  check(api.cuDevicePrimaryCtxRetain(&context, device),
+        "cuDevicePrimaryCtxRetain");
+  check(api.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+  CUstream stream = nullptr;
+  check(api.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  auto opened = std::make_shared<CudaDevice>(std::move(info), context, stream);
+  opened->maxGrid_[1] =
+      static_cast<size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y));
+  opened->maxGrid_[2] =
+      static_cast<size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z));
+  return opened;
+}
+
+} // namespace
+
+std::string cudaResultName(int code) {
+  const char *name = nullptr;
+  const Driver &api = driver();
+  if (api.cuGetErrorName && api.cuGetErrorName(code, &name) == CUDA_SUCCESS &&
+      name)
+    return name;
+  if (code == CUDA_ERROR_OUT_OF_MEMORY)
+    return "CUDA_ERROR_OUT_OF_MEMORY";
+  return "CUresult " + std::to_string(code);
+}
+
+const std::vector<std::shared_ptr<Device>> &cudaDevices() {
+  static const std::vector<std::shared_ptr<Device>> devices = [] {
+    std::vector<std::shared_ptr<Device>> found;
+    const Driver &api = driver();
+    int count = 0;
+    if (!api.loaded || api.cuDeviceGetCount(&count) != CUDA_SUCCESS)
+      return found;
+    for (int i = 0; i < count; ++i)
+      found.push_back(openDevice(i));
+    return found;
+  }();
+  return devices;
+}
+
+} // namespace spirjit::runtime

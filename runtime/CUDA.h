@@ -1,0 +1,26 @@
+// The CUDA backend (Device.h's interface) for NVIDIA GPUs, through the
+// driver API loaded at run time with dlopen("libcuda.so.1"): no link-time
+// dependency, and a machine without the driver simply has no CUDA devices.
+// One primary context (shared with CuPy, PyTorch and numba-cuda in the
+// same process) and one non-blocking stream per device, plain device
+// allocations (cuMemAlloc, never managed memory), modules from PTX.
+#pragma once
+
+#include "runtime/Device.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace spirjit::runtime {
+
+/// Every CUDA device, found once per process. No libcuda.so.1, or no GPU,
+/// gives an empty list, not an error. SPIRJIT_CUDA_DRIVER names another
+/// library to load (tests point it at a missing file).
+const std::vector<std::shared_ptr<Device>> &cudaDevices();
+
+/// The name of a CUresult ("CUDA_ERROR_OUT_OF_MEMORY"), from the driver
+/// when it is loaded.
+std::string cudaResultName(int code);
+
+} // namespace spirjit::runtime

@@ -1,0 +1,246 @@
+"""The CUDA backend: PTX generation and the driver-absent case on any
+machine; kernels, memory, errors and array interchange on an NVIDIA GPU
+when one is present (skipped otherwise)."""
+
+import math
+import os
+
+import numpy as np
+import pytest
+
+import spirjit
+from spirjit import _spirjit, errors
+from spirjit import kernel_api as kapi
+from spirjit.dump_ir import main as dump_ir
+
+_CUDA = [d for d in spirjit.devices() if d.backend == "cuda"]
+needs_gpu = pytest.mark.skipif(not _CUDA, reason="no CUDA device")
+_HERE = os.path.abspath(__file__)
+
+
+def exp_kernel(item, a, out):
+    i = item.get_id(0)
+    out[i] = math.exp(a[i]) + math.sqrt(a[i])
+
+
+def plain_kernel(item, a, out):
+    i = item.get_id(0)
+    out[i] = a[i] * 2.0 + math.sqrt(a[i])
+
+
+def _ptx(capsys, function, sig):
+    code = dump_ir([_HERE, function, "--sig", sig, "--target", "cuda",
+                    "--stage", "ptx"])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_ptx_without_libdevice_names_the_function(capsys, monkeypatch):
+    monkeypatch.setenv("SPIRJIT_LIBDEVICE", "/nonexistent/libdevice.10.bc")
+    code, out, err = _ptx(capsys, "exp_kernel", "(float32[::1], float32[::1])")
+    assert code == 1
+    assert "test_cuda.py" in err and "'exp_kernel'" in err
+    assert "exp" in err and "SPIRJIT_LIBDEVICE" in err
+
+
+def test_ptx_needs_no_libdevice_for_native_math(capsys, monkeypatch):
+    monkeypatch.setenv("SPIRJIT_LIBDEVICE", "/nonexistent/libdevice.10.bc")
+    code, out, err = _ptx(capsys, "plain_kernel",
+                          "(float64[::1], float64[::1])")
+    assert code == 0, err
+    assert ".visible .entry spirjit_plain_kernel(" in out
+    assert "sqrt.rn.f64" in out
+
+
+@pytest.mark.skipif(not os.path.exists(
+    "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc"),
+    reason="no CUDA libdevice here")
+def test_ptx_links_libdevice(capsys, monkeypatch):
+    monkeypatch.delenv("SPIRJIT_LIBDEVICE", raising=False)
+    code, out, err = _ptx(capsys, "exp_kernel", "(float32[::1], float32[::1])")
+    assert code == 0, err
+    assert "__nv_" not in out  # linked and inlined, not called
+    assert "ex2.approx" in out
+
+
+def test_no_driver_lists_no_cuda_device(run_isolated, monkeypatch):
+    monkeypatch.setenv("SPIRJIT_CUDA_DRIVER", "/nonexistent/libcuda.so.1")
+    monkeypatch.delenv("SPIRJIT_DEVICE", raising=False)
+    result = run_isolated("""
+        import spirjit
+        print([d.backend for d in spirjit.devices()])
+        print(spirjit.Device.__name__)
+    """)
+    assert result.returncode == 0, result.stderr
+    assert "cuda" not in result.stdout.splitlines()[0]
+
+
+@spirjit.kernel
+def vecadd(item, a, b, c):
+    i = item.get_id(0)
+    c[i] = a[i] + b[i]
+
+
+@spirjit.kernel
+def grid2d(item, out):
+    i = item.get_id(0)
+    j = item.get_id(1)
+    out[i, j] = i * 1000 + j + item.get_range(1) * 0
+
+
+@spirjit.kernel
+def local_sum(item: kapi.NdItem, a, partial, loc):
+    lid = item.get_local_id(0)
+    loc[lid] = a[item.get_global_id(0)]
+    g = item.get_group()
+    kapi.group_barrier(g)
+    s = item.get_local_range(0) // 2
+    while s > 0:
+        if lid < s:
+            loc[lid] += loc[lid + s]
+        kapi.group_barrier(g)
+        s //= 2
+    if lid == 0:
+        partial[g.get_group_id(0)] = loc[0]
+
+
+@spirjit.kernel
+def atomic_sum(item, a, total):
+    kapi.AtomicRef(total, 0).fetch_add(a[item.get_id(0)])
+
+
+@spirjit.kernel
+def black_scholes_like(item, s, out):
+    i = item.get_id(0)
+    out[i] = math.exp(-s[i]) * math.log(s[i] + 1.0) + math.erf(s[i])
+
+
+@needs_gpu
+def test_cuda_is_listed_first_and_filters():
+    assert spirjit.devices()[0].backend == "cuda"
+    device = spirjit.Device("cuda:gpu:0")
+    assert device.filter_string == "cuda:gpu:0"
+    assert device.device_type == "gpu"
+
+
+@needs_gpu
+@pytest.mark.parametrize("n", [1, 1000, 1 << 20, (1 << 20) + 3])
+def test_vecadd_on_device_arrays(n):
+    rng = np.random.default_rng(0)
+    a = rng.random(n, dtype=np.float32)
+    b = rng.random(n, dtype=np.float32)
+    da = spirjit.asarray(a, device="cuda:gpu:0")
+    db = spirjit.asarray(b, device="cuda:gpu:0")
+    dc = spirjit.empty_like(da)
+    spirjit.call_kernel(vecadd, spirjit.Range(n), da, db, dc)
+    assert dc.device.backend == "cuda"  # compute follows data
+    np.testing.assert_array_equal(dc.asnumpy(), a + b)
+
+
+@needs_gpu
+def test_numpy_arguments_are_copied_in_and_back(monkeypatch):
+    monkeypatch.setenv("SPIRJIT_DEVICE", "cuda:gpu:0")
+    a = np.arange(999, dtype=np.float64)
+    c = np.zeros_like(a)
+    spirjit.call_kernel(vecadd, spirjit.Range(a.size), a, a, c)
+    np.testing.assert_array_equal(c, 2 * a)
+
+
+@needs_gpu
+def test_2d_range_is_guarded(monkeypatch):
+    monkeypatch.setenv("SPIRJIT_DEVICE", "cuda:gpu:0")
+    out = np.zeros((37, 300), dtype=np.int64)
+    spirjit.call_kernel(grid2d, spirjit.Range(37, 300), out)
+    i, j = np.indices(out.shape)
+    np.testing.assert_array_equal(out, i * 1000 + j)
+
+
+@needs_gpu
+def test_local_memory_and_barriers(monkeypatch):
+    monkeypatch.setenv("SPIRJIT_DEVICE", "cuda:gpu:0")
+    a = np.arange(1 << 16, dtype=np.float32)
+    partial = np.zeros(256, dtype=np.float32)
+    loc = kapi.LocalAccessor(256, np.float32)
+    spirjit.call_kernel(local_sum, kapi.NdRange((1 << 16,), (256,)), a,
+                        partial, loc)
+    np.testing.assert_allclose(partial, a.reshape(256, 256).sum(axis=1))
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint32, np.uint64,
+                                   np.float32, np.float64])
+def test_atomic_add_all_dtypes(dtype, monkeypatch):
+    monkeypatch.setenv("SPIRJIT_DEVICE", "cuda:gpu:0")
+    a = np.ones(100_000, dtype=dtype)
+    total = np.zeros(1, dtype=dtype)
+    spirjit.call_kernel(atomic_sum, spirjit.Range(a.size), a, total)
+    assert total[0] == a.size
+
+
+@needs_gpu
+def test_libdevice_math(monkeypatch):
+    monkeypatch.setenv("SPIRJIT_DEVICE", "cuda:gpu:0")
+    s = np.linspace(0.1, 4, 4097)
+    out = np.zeros_like(s)
+    spirjit.call_kernel(black_scholes_like, spirjit.Range(s.size), s, out)
+    from math import erf
+    expected = np.exp(-s) * np.log(s + 1) + np.vectorize(erf)(s)
+    np.testing.assert_allclose(out, expected, rtol=1e-12)
+
+
+@needs_gpu
+def test_async_launch_and_event():
+    a = spirjit.asarray(np.ones(1 << 20, np.float32), device="cuda:gpu:0")
+    c = spirjit.empty_like(a)
+    event = spirjit.call_kernel_async(vecadd, spirjit.Range(a.size), [], a,
+                                      a, c)
+    event.wait()
+    assert float(c.asnumpy().sum()) == 2 * a.size
+
+
+@needs_gpu
+def test_bad_ptx_is_a_device_error_naming_the_curesult():
+    device = spirjit.Device("cuda:gpu:0")
+    with pytest.raises(errors.DeviceError) as info:
+        _spirjit._build_program(device._device, "ptx",
+                                b".version 7.5\n.target sm_80\nnonsense;\n")
+    assert info.value.backend == "cuda"
+    assert "CUDA_ERROR" in str(info.value)
+
+
+@needs_gpu
+def test_spirv_is_refused_by_cuda():
+    device = spirjit.Device("cuda:gpu:0")
+    with pytest.raises(errors.DeviceError, match="takes no spirv"):
+        _spirjit._build_program(device._device, "spirv", b"\x03\x02\x23\x07")
+
+
+@needs_gpu
+def test_cupy_array_into_kernel_without_copy():
+    cupy = pytest.importorskip("cupy")
+    a = cupy.arange(4096, dtype=cupy.float32)
+    c = cupy.zeros_like(a)
+    spirjit.call_kernel(vecadd, spirjit.Range(a.size), a, a, c)
+    assert float(c.sum()) == float(2 * a.sum())
+
+
+@needs_gpu
+def test_torch_tensor_into_kernel_without_copy():
+    torch = pytest.importorskip("torch")
+    a = torch.arange(4096, dtype=torch.float32, device="cuda")
+    c = torch.zeros_like(a)
+    spirjit.call_kernel(vecadd, spirjit.Range(a.numel()), a, a, c)
+    assert float(c.sum()) == float(2 * a.sum())
+
+
+@needs_gpu
+def test_device_array_into_cupy_and_torch_without_copy():
+    cupy = pytest.importorskip("cupy")
+    d = spirjit.asarray(np.arange(10, dtype=np.float32), device="cuda:gpu:0")
+    view = cupy.asarray(d)
+    assert view.data.ptr == d.__cuda_array_interface__["data"][0]
+    view += 1  # writes the DeviceArray's memory
+    np.testing.assert_array_equal(d.asnumpy(), np.arange(10) + 1)
+    torch = pytest.importorskip("torch")
+    t = torch.from_dlpack(d)
+    assert t.device.type == "cuda" and t.data_ptr() == view.data.ptr
