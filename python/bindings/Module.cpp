@@ -273,6 +273,12 @@ PYBIND11_MODULE(_spirjit, m) {
       .def("asnumpy", &DeviceArray::toNumPy)
       .def("_write_from", &DeviceArray::writeFromHost)
       .def_property_readonly("_offset", &DeviceArray::offset)
+      .def_property_readonly("_buffer_key",
+                             [](const DeviceArray &a) {
+                               // views of one allocation share it
+                               return reinterpret_cast<uintptr_t>(
+                                   a.buffer().get());
+                             })
       .def("_view",
            [](const DeviceArray &a, std::vector<int64_t> shape,
               std::vector<int64_t> strides, int64_t offset) {

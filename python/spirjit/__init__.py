@@ -17,6 +17,7 @@ from ._spirjit import Dispatcher as _Dispatcher
 from . import _spirjit
 from ._describe import describe_function as _describe_function
 from .kernel_api import Range
+from . import _array_ops
 
 __all__ = ["kernel", "device_func", "call_kernel", "call_kernel_async",
            "Event", "NdRange", "empty", "zeros", "ones", "full", "empty_like",
@@ -348,6 +349,7 @@ DeviceArray.flags = property(_Flags)
 DeviceArray.device = property(lambda self: Device._wrap(self._device))
 DeviceArray.to_device = _to_device
 DeviceArray.__sycl_usm_array_interface__ = property(_usm_interface)
+_array_ops.install(DeviceArray)
 
 
 def _check_function(fn, decorator):
