@@ -102,9 +102,9 @@ def elementwise(name, expression, operands, loop_dtypes, out):
     scalars), broadcast to ``out``'s shape. ``expression`` names the operand
     values {0}, {1}, ... converted to ``loop_dtypes`` (inputs, then the
     result's); the result is converted to ``out``'s dtype."""
-    shape = out.shape
+    result, shape = out, out.shape
     if 0 in shape:
-        return out
+        return result
     ndim = max(len(shape), 1)
     if not shape:  # 0-d: one element, seen as a 1-D array of one
         out = out._view([1], [0], out._offset)
@@ -137,7 +137,7 @@ def elementwise(name, expression, operands, loop_dtypes, out):
     kernel = _kernel(key, name, source)
     from . import call_kernel
     call_kernel(kernel, _launch_range(shape), *arguments, out)
-    return out
+    return result
 
 
 # Reductions. A pass reduces each row of a 2-D (M, K) view to G partial
