@@ -18,12 +18,13 @@ from . import _spirjit
 from ._describe import describe_function as _describe_function
 from .kernel_api import Range
 from . import _array_ops
+from ._vectorize import vectorize
 
 __all__ = ["kernel", "device_func", "call_kernel", "call_kernel_async",
            "Event", "NdRange", "empty", "zeros", "ones", "full", "empty_like",
            "zeros_like", "from_dlpack", "Range", "DeviceArray", "asarray",
            "asnumpy", "devices", "default_device", "Device", "errors",
-           "kernel_api"]
+           "kernel_api", "vectorize"]
 __version__ = "0.1.0"
 
 

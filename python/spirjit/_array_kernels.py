@@ -22,10 +22,12 @@ from . import kernel_api as kapi
 _KERNELS = {}
 
 
-def _kernel(key, name, build_source):
-    """The kernel for ``key``; ``build_source()`` gives its source (a function
-    called ``name``) the first time."""
-    kernel = _KERNELS.get(key)
+def _kernel(key, name, build_source, names=None, kernels=None):
+    """The kernel for ``key`` in ``kernels`` (default: ``_KERNELS``);
+    ``build_source()`` gives its source (a function called ``name`` that may
+    use ``names`` as globals) the first time."""
+    kernels = _KERNELS if kernels is None else kernels
+    kernel = kernels.get(key)
     if kernel is not None:
         return kernel
     from . import Kernel
@@ -38,9 +40,10 @@ def _kernel(key, name, build_source):
                                  filename)
     namespace = {"np": np, "kapi": kapi}
     namespace.update(_DTYPE_CLASSES)
+    namespace.update(names or {})
     exec(compile(source, filename, "exec"), namespace)
     kernel = Kernel(namespace[name])
-    _KERNELS[key] = kernel
+    kernels[key] = kernel
     return kernel
 
 
@@ -97,11 +100,14 @@ def _launch_range(shape):
     return kapi.Range(int(np.prod(shape)))
 
 
-def elementwise(name, expression, operands, loop_dtypes, out):
+def elementwise(name, expression, operands, loop_dtypes, out, names=None,
+                kernels=None):
     """out[...] = expression over ``operands`` (DeviceArrays or NumPy
     scalars), broadcast to ``out``'s shape. ``expression`` names the operand
     values {0}, {1}, ... converted to ``loop_dtypes`` (inputs, then the
-    result's); the result is converted to ``out``'s dtype."""
+    result's) and may call ``names`` (globals of the kernel); the result is
+    converted to ``out``'s dtype. ``kernels`` caches the kernels of an
+    expression whose ``names`` are not the same for every caller."""
     result, shape = out, out.shape
     if 0 in shape:
         return result
@@ -134,7 +140,7 @@ def elementwise(name, expression, operands, loop_dtypes, out):
         return (f"def {name}(item, {params}, out):\n" + "\n".join(lines) +
                 "\n")
 
-    kernel = _kernel(key, name, source)
+    kernel = _kernel(key, name, source, names, kernels)
     from . import call_kernel
     call_kernel(kernel, _launch_range(shape), *arguments, out)
     return result
