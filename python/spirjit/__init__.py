@@ -255,11 +255,15 @@ def _getitem(self, key):
 
 def _setitem(self, key, value):
     """Writes ``value``, broadcast to the selected view and cast as NumPy's
-    setitem casts, into the view on the device. The value is made whole on
-    the host first, so a DeviceArray value (of any device, this array
-    included, overlapping or not) is read before anything is written."""
+    setitem casts, into the view on the device. A DeviceArray value on the
+    same device is copied by a kernel there (through a temporary when it
+    overlaps the view); any other value is made whole on the host first, so
+    it is read before anything is written."""
     import numpy as np
     view, element = _select(self, key)
+    if isinstance(value, DeviceArray) and not element and \
+            _array_ops.assign_on_device(view, value):
+        return
     if isinstance(value, DeviceArray):
         value = value.asnumpy()
     if element:

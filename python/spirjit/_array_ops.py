@@ -185,6 +185,25 @@ def copy(x, dtype=None):
     return K.elementwise("copy", "{0}", [x], (x.dtype, x.dtype), out)
 
 
+def assign_on_device(view, value):
+    """view[...] = value by a kernel when both DeviceArrays live on one
+    device and NumPy would broadcast and cast ``value`` without complaint;
+    False (nothing written) otherwise, for the host path and its errors."""
+    if value._device.filter_string != view._device.filter_string:
+        return False
+    if value.dtype.kind == "c" and view.dtype.kind != "c":
+        return False  # NumPy warns that the imaginary part is dropped
+    try:
+        if np.broadcast_shapes(value.shape, view.shape) != view.shape:
+            return False
+    except ValueError:
+        return False
+    if _overlaps(value, view):
+        value = copy(value)
+    K.elementwise("copy", "{0}", [value], (value.dtype, value.dtype), view)
+    return True
+
+
 def astype(x, dtype, copy=True):
     dtype = np.dtype(dtype)
     if dtype == x.dtype and not copy:
