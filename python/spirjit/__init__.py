@@ -300,6 +300,34 @@ def _to_device(self, device):
     return _spirjit.to_device(self.asnumpy(), target._device)
 
 
+def _dlpack(self, *, stream=None, max_version=None, dl_device=None,
+            copy=None):
+    """DLPack export as the Array API standard specifies it: a versioned
+    capsule for consumers passing ``max_version`` >= (1, 0), else the
+    unversioned one; ``copy=True`` exports a host copy; ``stream`` is ignored
+    (launches are synchronous, and the memory is the host's view); a
+    ``dl_device`` other than the array's own raises BufferError unless a
+    copy is allowed."""
+    import numpy as np
+    versioned = max_version is not None and max_version[0] >= 1
+    if dl_device is not None and tuple(dl_device) != \
+            tuple(self.__dlpack_device__()):
+        if copy is False or tuple(dl_device)[0] != 1:
+            raise BufferError(f"cannot export this DeviceArray to DLPack "
+                              f"device {tuple(dl_device)} without a copy")
+        copy = True
+    if copy is True or (copy is None and not self._host_addressable):
+        if copy is None:
+            raise BufferError(
+                "this device's memory is not addressable by pointer; pass "
+                "copy=True for a host copy (or use np.asarray(x))")
+        host = self.asnumpy()
+        return host.__dlpack__(max_version=max_version) if versioned \
+            else host.__dlpack__()
+    return self._dlpack_capsule(versioned)
+
+
+DeviceArray.__dlpack__ = _dlpack
 DeviceArray.__getitem__ = _getitem
 DeviceArray.__setitem__ = _setitem
 
