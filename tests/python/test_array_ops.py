@@ -344,3 +344,17 @@ def test_kernels_are_generated_once_and_cached(device, run_isolated):
     assert second.returncode == 0, second.stderr
     hits, compiles = map(int, second.stdout.split())
     assert hits >= 1 and compiles == 0
+
+
+def test_assignment_from_a_device_array_runs_on_the_device(device):
+    x = np.arange(10.0)
+    X = spirjit.asarray(x, device=device)
+    X[1:] = X[:-1]                                  # overlapping
+    x[1:] = x[:-1].copy()
+    check(X, x, device)
+    X[::2] = spirjit.asarray(np.arange(5, dtype=np.int32), device=device)
+    x[::2] = np.arange(5)
+    check(X, x, device)
+    M = spirjit.zeros((3, 4), device=device)
+    M[...] = spirjit.asarray(np.arange(4.0), device=device)  # broadcast
+    check(M, np.broadcast_to(np.arange(4.0), (3, 4)), device)
