@@ -229,6 +229,12 @@ py::dict deviceProperties(const runtime::Device &device) {
   d["supports_spirv"] = info.supportsSpirv;
   d["il_version"] = info.ilVersion;
   d["host_unified_memory"] = info.hostUnifiedMemory;
+  d["driver_version"] = info.driverVersion;
+  d["platform_version"] = info.platformVersion;
+  d["compute_units"] = info.computeUnits;
+  d["sub_group_sizes"] = py::tuple(py::cast(info.subGroupSizes));
+  d["has_fp16"] = info.hasFp16;
+  d["image_support"] = info.imageSupport;
   return d;
 }
 
