@@ -37,7 +37,7 @@ pip_packages=(numpy pybind11 pytest lit)
 [ "$mode" = test ] && pip_packages+=(numba)
 # mpi4py builds against the Open MPI above (examples/laplace/laplace_mpi.py).
 [ "$mode" = test ] && pip_packages+=(mpi4py)
-[ "$mode" = bench ] && pip_packages+=(numba pyopencl)
+[ "$mode" = bench ] && pip_packages+=(numba pyopencl matplotlib)
 .venv/bin/python -m pip install -q "${pip_packages[@]}"
 
 # Intel's CPU OpenCL runtime takes SPIR-V as IL: with it, the tests also run
