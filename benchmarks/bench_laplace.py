@@ -3,7 +3,8 @@ examples/laplace on each device, and the MPI solver's strong and weak
 scaling over 1 and 2 ranks; prints Markdown tables and, where matplotlib is
 installed (scripts/bootstrap.sh bench), writes PNG charts.
 
-    python benchmarks/bench_laplace.py [--n 500] [--sweeps 20] [--png-dir docs/img]
+    python benchmarks/bench_laplace.py [--n 500] [--sweeps 20]
+                                        [--png-dir docs/img]
 
 MPI runs need mpirun and mpi4py; each rank uses SPIRJIT_DEVICE (the device
 given by --mpi-device, default PoCL) with POCL_MAX_PTHREAD_COUNT=1, so that

@@ -352,10 +352,7 @@ def matmul(a, b, out=None):
     """a @ b for 1-D and 2-D operands, NumPy's rules for 1-D ones."""
     device = common_device([a, b, out])
     loop = np.matmul.resolve_dtypes((_dtype_key(a), _dtype_key(b), None))
-    a = _to_operand(a, loop[0], device) if not isinstance(
-        a, DeviceArray) else a
-    b = _to_operand(b, loop[1], device) if not isinstance(
-        b, DeviceArray) else b
+    a, b = (_to_operand(v, d, device) for v, d in zip((a, b), loop))
     if not isinstance(a, DeviceArray) or not isinstance(b, DeviceArray):
         raise ValueError("matmul: Input operand does not have enough "
                          "dimensions (a scalar is not a matrix)")

@@ -189,7 +189,7 @@ def test_where(device):
 def test_reductions(device, op, dtype):
     x = data((37, 53), dtype)
     if op == "prod" and x.dtype.kind == "f":
-        x = (1 + (x - 2) / 1000).astype(dtype)     # a product that stays finite
+        x = (1 + (x - 2) / 1000).astype(dtype)  # a finite product
     X = spirjit.asarray(x, device=device)
     for axis in (None, 0, 1, -1):
         result = getattr(X, op)(axis=axis)
