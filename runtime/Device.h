@@ -47,6 +47,11 @@ struct DeviceInfo {
   /// Allocations are plain pointers (OpenCL SVM, Level Zero USM), so views
   /// are pointer offsets; host-addressable ones the host may also use.
   bool hasSvm = false, hasFineGrainSvm = false;
+  /// For device listings (spirjit-devices): what clinfo and sycl-ls show.
+  std::string driverVersion, platformVersion;
+  uint32_t computeUnits = 0;          // 0 when the driver does not say
+  std::vector<size_t> subGroupSizes; // empty when the driver does not say
+  bool hasFp16 = false, imageSupport = false;
 };
 
 class Device;

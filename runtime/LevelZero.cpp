@@ -412,12 +412,28 @@ DeviceInfo describe(ze_driver_handle_t driver, ze_device_handle_t device,
   zeDeviceGetComputeProperties(device, &compute);
   info.maxWorkGroupSize = compute.maxTotalGroupSize; // 0: not said
   info.localMemSize = compute.maxSharedLocalMemory;
+  for (uint32_t i = 0; i < compute.numSubGroupSizes &&
+                       i < ZE_SUBGROUPSIZE_COUNT;
+       ++i)
+    info.subGroupSizes.push_back(compute.subGroupSizes[i]);
+  info.computeUnits = properties.numSlices * properties.numSubslicesPerSlice *
+                      properties.numEUsPerSubslice;
+  info.driverVersion = std::to_string(driverProperties.driverVersion);
+  info.platformVersion = "Level Zero " +
+                         std::to_string(ZE_MAJOR_VERSION(api)) + "." +
+                         std::to_string(ZE_MINOR_VERSION(api));
 
   ze_device_module_properties_t module{};
   module.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES;
   zeDeviceGetModuleProperties(device, &module);
   info.hasFp64 = (module.flags & ZE_DEVICE_MODULE_FLAG_FP64) != 0;
   info.hasAtomic64 = (module.flags & ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS) != 0;
+  info.hasFp16 = (module.flags & ZE_DEVICE_MODULE_FLAG_FP16) != 0;
+  ze_device_image_properties_t image{};
+  image.stype = ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES;
+  info.imageSupport = zeDeviceGetImageProperties(device, &image) ==
+                          ZE_RESULT_SUCCESS &&
+                      image.maxImageDims2D > 0;
   // Level Zero takes SPIR-V by definition; the version is informative.
   info.supportsSpirv = true;
   info.imageFormats = {ImageFormat::SPIRV};

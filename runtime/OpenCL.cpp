@@ -89,6 +89,25 @@ DeviceInfo describe(cl_platform_id platform, cl_device_id device) {
       device, CL_DEVICE_SVM_CAPABILITIES);
   info.hasSvm = (svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) != 0;
   info.hasFineGrainSvm = (svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0;
+  info.driverVersion = deviceString(device, CL_DRIVER_VERSION);
+  info.platformVersion = platformString(platform, CL_PLATFORM_VERSION);
+  info.computeUnits = deviceValue<cl_uint>(device, CL_DEVICE_MAX_COMPUTE_UNITS);
+  info.hasFp16 = extensions.find("cl_khr_fp16") != std::string::npos;
+  info.imageSupport =
+      deviceValue<cl_bool>(device, CL_DEVICE_IMAGE_SUPPORT) == CL_TRUE;
+  // Sub-group sizes: only Intel's extension lists them.
+  constexpr cl_device_info subGroupSizesIntel = 0x4108;
+  size_t bytes = 0;
+  if (extensions.find("cl_intel_required_subgroup_size") !=
+          std::string::npos &&
+      clGetDeviceInfo(device, subGroupSizesIntel, 0, nullptr, &bytes) ==
+          CL_SUCCESS &&
+      bytes >= sizeof(size_t)) {
+    info.subGroupSizes.resize(bytes / sizeof(size_t));
+    if (clGetDeviceInfo(device, subGroupSizesIntel, bytes,
+                        info.subGroupSizes.data(), nullptr) != CL_SUCCESS)
+      info.subGroupSizes.clear();
+  }
   return info;
 }
 

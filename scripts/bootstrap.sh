@@ -15,6 +15,8 @@ jobs=${SPIRJIT_JOBS:-2}
 apt_packages=(cmake ninja-build g++ ccache pkg-config python3 python3-venv
   llvm-15-dev libllvmspirvlib-15-dev spirv-tools llvm-15-tools
   ocl-icd-opencl-dev pocl-opencl-icd clinfo libze-dev libgtest-dev)
+# Open MPI: the MPI Laplace solver's test (mpirun -np 2) and mpi4py's build.
+[ "$mode" = test ] && apt_packages+=(openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -33,7 +35,9 @@ fi
 pip_packages=(numpy pybind11 pytest lit)
 # numba: the compatibility tier's tests import its types and errors.
 [ "$mode" = test ] && pip_packages+=(numba)
-[ "$mode" = bench ] && pip_packages+=(numba pyopencl)
+# mpi4py builds against the Open MPI above (examples/laplace/laplace_mpi.py).
+[ "$mode" = test ] && pip_packages+=(mpi4py)
+[ "$mode" = bench ] && pip_packages+=(numba pyopencl matplotlib)
 .venv/bin/python -m pip install -q "${pip_packages[@]}"
 
 # Intel's CPU OpenCL runtime (PyPI) is the fast CPU device, and the default

@@ -20,8 +20,9 @@ using namespace spirjit::python;
 
 namespace {
 
-// DLPack (v0.8 ABI, the unversioned "dltensor" capsule every consumer
-// takes), declared here as the standard defines it.
+// DLPack as the standard defines it: the unversioned "dltensor" capsule of
+// v0.8 for consumers that ask for no version, and the "dltensor_versioned"
+// capsule of v1.0 for those passing max_version >= (1, 0).
 struct DLDevice {
   int32_t device_type;
   int32_t device_id;
@@ -42,6 +43,16 @@ struct DLManagedTensor {
   DLTensor dl_tensor;
   void *manager_ctx;
   void (*deleter)(DLManagedTensor *);
+};
+struct DLPackVersion {
+  uint32_t major, minor;
+};
+struct DLManagedTensorVersioned {
+  DLPackVersion version;
+  void *manager_ctx;
+  void (*deleter)(DLManagedTensorVersioned *);
+  uint64_t flags;
+  DLTensor dl_tensor;
 };
 constexpr int32_t kDLCPU = 1, kDLCUDA = 2, kDLOpenCL = 4;
 
@@ -69,15 +80,25 @@ bool isCuda(const runtime::Buffer &buffer) {
 
 struct DLPackOwner {
   DLManagedTensor tensor;
+  DLManagedTensorVersioned versioned;
   std::shared_ptr<runtime::Buffer> buffer; // keeps the memory alive
   std::vector<int64_t> shape, strides;
 };
 
-void deleteDLPack(DLManagedTensor *tensor) {
+template <typename Managed> void deleteDLPack(Managed *tensor) {
   delete static_cast<DLPackOwner *>(tensor->manager_ctx);
 }
 
-py::capsule toDLPack(const DeviceArray &array) {
+template <typename Managed>
+void deleteUnconsumedCapsule(PyObject *capsule, const char *name) {
+  // A consumer renames the capsule once it owns the tensor.
+  if (PyCapsule_IsValid(capsule, name)) {
+    auto *tensor = static_cast<Managed *>(PyCapsule_GetPointer(capsule, name));
+    tensor->deleter(tensor);
+  }
+}
+
+py::capsule toDLPack(const DeviceArray &array, bool versioned) {
   const auto &buffer = array.buffer();
   bool cuda = isCuda(*buffer);
   if (!cuda && (!buffer->svm() || !buffer->hostAddressable()))
@@ -89,7 +110,7 @@ py::capsule toDLPack(const DeviceArray &array) {
   int64_t itemsize = array.dtype().itemsize();
   for (int64_t stride : array.strides())
     owner->strides.push_back(stride / itemsize);
-  DLTensor &t = owner->tensor.dl_tensor;
+  DLTensor t;
   t.data = static_cast<char *>(buffer->svm()) + array.offset();
   // CUDA memory is the GPU's; other memory here is host-addressable: the
   // CPU's view of it.
@@ -106,15 +127,23 @@ py::capsule toDLPack(const DeviceArray &array) {
   t.shape = owner->shape.data();
   t.strides = owner->strides.data();
   t.byte_offset = 0;
+  if (versioned) {
+    DLManagedTensorVersioned &v = owner->versioned;
+    v.version = {1, 0};
+    v.manager_ctx = owner;
+    v.deleter = deleteDLPack<DLManagedTensorVersioned>;
+    v.flags = 0; // writable, and not a copy
+    v.dl_tensor = t;
+    return py::capsule(&v, "dltensor_versioned", [](PyObject *capsule) {
+      deleteUnconsumedCapsule<DLManagedTensorVersioned>(capsule,
+                                                        "dltensor_versioned");
+    });
+  }
+  owner->tensor.dl_tensor = t;
   owner->tensor.manager_ctx = owner;
-  owner->tensor.deleter = deleteDLPack;
+  owner->tensor.deleter = deleteDLPack<DLManagedTensor>;
   return py::capsule(&owner->tensor, "dltensor", [](PyObject *capsule) {
-    // A consumer renames the capsule once it owns the tensor.
-    if (PyCapsule_IsValid(capsule, "dltensor")) {
-      auto *tensor = static_cast<DLManagedTensor *>(
-          PyCapsule_GetPointer(capsule, "dltensor"));
-      tensor->deleter(tensor);
-    }
+    deleteUnconsumedCapsule<DLManagedTensor>(capsule, "dltensor");
   });
 }
 
@@ -236,6 +265,12 @@ py::dict deviceProperties(const runtime::Device &device) {
   d["il_version"] = info.ilVersion;
   d["host_unified_memory"] = info.hostUnifiedMemory;
   d["compute_capability"] = info.computeCapability;
+  d["driver_version"] = info.driverVersion;
+  d["platform_version"] = info.platformVersion;
+  d["compute_units"] = info.computeUnits;
+  d["sub_group_sizes"] = py::tuple(py::cast(info.subGroupSizes));
+  d["has_fp16"] = info.hasFp16;
+  d["image_support"] = info.imageSupport;
   return d;
 }
 
@@ -312,6 +347,12 @@ PYBIND11_MODULE(_spirjit, m) {
       .def("asnumpy", &DeviceArray::toNumPy)
       .def("_write_from", &DeviceArray::writeFromHost)
       .def_property_readonly("_offset", &DeviceArray::offset)
+      .def_property_readonly("_buffer_key",
+                             [](const DeviceArray &a) {
+                               // views of one allocation share it
+                               return reinterpret_cast<uintptr_t>(
+                                   a.buffer().get());
+                             })
       .def("_view",
            [](const DeviceArray &a, std::vector<int64_t> shape,
               std::vector<int64_t> strides, int64_t offset) {
@@ -331,12 +372,7 @@ PYBIND11_MODULE(_spirjit, m) {
                                return a.buffer()->svm() &&
                                       a.buffer()->hostAddressable();
                              })
-      .def(
-          "__dlpack__",
-          [](const DeviceArray &a, py::object stream, py::object maxVersion,
-             py::object dlDevice, py::object copy) { return toDLPack(a); },
-          py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
-          py::arg("dl_device") = py::none(), py::arg("copy") = py::none())
+      .def("_dlpack_capsule", &toDLPack, py::arg("versioned"))
       .def("__dlpack_device__",
            [](const DeviceArray &a) -> py::tuple {
              if (isCuda(*a.buffer()))

@@ -24,12 +24,14 @@ from ._spirjit import Dispatcher as _Dispatcher
 from . import _spirjit
 from ._describe import describe_function as _describe_function
 from .kernel_api import Range
+from . import _array_ops
+from ._vectorize import vectorize
 
 __all__ = ["kernel", "device_func", "call_kernel", "call_kernel_async",
            "Event", "NdRange", "empty", "zeros", "ones", "full", "empty_like",
            "zeros_like", "from_dlpack", "Range", "DeviceArray", "asarray",
            "asnumpy", "devices", "default_device", "Device", "errors",
-           "kernel_api"]
+           "kernel_api", "vectorize"]
 __version__ = "0.1.0"
 
 
@@ -313,11 +315,15 @@ def _getitem(self, key):
 
 def _setitem(self, key, value):
     """Writes ``value``, broadcast to the selected view and cast as NumPy's
-    setitem casts, into the view on the device. The value is made whole on
-    the host first, so a DeviceArray value (of any device, this array
-    included, overlapping or not) is read before anything is written."""
+    setitem casts, into the view on the device. A DeviceArray value on the
+    same device is copied by a kernel there (through a temporary when it
+    overlaps the view); any other value is made whole on the host first, so
+    it is read before anything is written."""
     import numpy as np
     view, element = _select(self, key)
+    if isinstance(value, DeviceArray) and not element and \
+            _array_ops.assign_on_device(view, value):
+        return
     if isinstance(value, DeviceArray):
         value = value.asnumpy()
     if element:
@@ -354,6 +360,34 @@ def _to_device(self, device):
     return _spirjit.to_device(self.asnumpy(), target._device)
 
 
+def _dlpack(self, *, stream=None, max_version=None, dl_device=None,
+            copy=None):
+    """DLPack export as the Array API standard specifies it: a versioned
+    capsule for consumers passing ``max_version`` >= (1, 0), else the
+    unversioned one; ``copy=True`` exports a host copy; ``stream`` is ignored
+    (launches are synchronous, and the memory is the host's view); a
+    ``dl_device`` other than the array's own raises BufferError unless a
+    copy is allowed."""
+    import numpy as np
+    versioned = max_version is not None and max_version[0] >= 1
+    if dl_device is not None and tuple(dl_device) != \
+            tuple(self.__dlpack_device__()):
+        if copy is False or tuple(dl_device)[0] != 1:
+            raise BufferError(f"cannot export this DeviceArray to DLPack "
+                              f"device {tuple(dl_device)} without a copy")
+        copy = True
+    if copy is True or (copy is None and not self._host_addressable):
+        if copy is None:
+            raise BufferError(
+                "this device's memory is not addressable by pointer; pass "
+                "copy=True for a host copy (or use np.asarray(x))")
+        host = self.asnumpy()
+        return host.__dlpack__(max_version=max_version) if versioned \
+            else host.__dlpack__()
+    return self._dlpack_capsule(versioned)
+
+
+DeviceArray.__dlpack__ = _dlpack
 DeviceArray.__getitem__ = _getitem
 DeviceArray.__setitem__ = _setitem
 
@@ -409,6 +443,7 @@ DeviceArray.device = property(lambda self: Device._wrap(self._device))
 DeviceArray.to_device = _to_device
 DeviceArray.__sycl_usm_array_interface__ = property(_usm_interface)
 DeviceArray.__cuda_array_interface__ = property(_cuda_interface)
+_array_ops.install(DeviceArray)
 
 
 def _check_function(fn, decorator):

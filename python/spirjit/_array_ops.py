@@ -1,0 +1,537 @@
+"""DeviceArray arithmetic as NumPy users know it: operators, ufuncs through
+``__array_ufunc__``, ``np.where`` and friends through ``__array_function__``,
+reductions, ``astype``/``copy``/``reshape``/``T`` and the matrix product.
+
+Contract: ``install(DeviceArray)`` adds these methods. Every operation finds
+one device (the DeviceArrays' own; DeviceArrays on two devices raise
+DeviceInferenceError), moves NumPy operands there, asks NumPy for the result
+dtype (``ufunc.resolve_dtypes``, so NEP 50's weak Python scalars and every
+promotion and casting error are NumPy's own) and the broadcast shape, and
+launches a generated kernel (``_array_kernels``) there. Nothing is computed
+on the host: a ufunc without a kernel raises TypeError rather than copying.
+"""
+
+import numbers
+import operator
+
+import numpy as np
+
+from . import _array_kernels as K
+from . import _spirjit, errors
+from ._spirjit import DeviceArray
+
+# ufunc name -> kernel expression over the converted operands {0}, {1}
+_EXPRESSIONS = {
+    "add": "{0} + {1}", "subtract": "{0} - {1}", "multiply": "{0} * {1}",
+    "divide": "{0} / {1}", "floor_divide": "{0} // {1}",
+    "remainder": "{0} % {1}", "power": "{0} ** {1}",
+    "less": "{0} < {1}", "less_equal": "{0} <= {1}",
+    "greater": "{0} > {1}", "greater_equal": "{0} >= {1}",
+    "equal": "{0} == {1}", "not_equal": "{0} != {1}",
+    "bitwise_and": "{0} & {1}", "bitwise_or": "{0} | {1}",
+    "bitwise_xor": "{0} ^ {1}", "left_shift": "{0} << {1}",
+    "right_shift": "{0} >> {1}",
+    "logical_and": "({0} != 0) and ({1} != 0)",
+    "logical_or": "({0} != 0) or ({1} != 0)",
+    "logical_xor": "({0} != 0) != ({1} != 0)",
+    "logical_not": "not ({0} != 0)",
+    "maximum": "{0} if ({0} >= {1} or {0} != {0}) else {1}",
+    "minimum": "{0} if ({0} <= {1} or {0} != {0}) else {1}",
+    "negative": "-{0}", "positive": "+{0}", "absolute": "abs({0})",
+    "invert": "~{0}", "square": "{0} * {0}", "reciprocal": "1 / {0}",
+    "copy": "{0}",
+}
+# What NumPy computes for bools where Python's operator would give an int.
+_BOOL_EXPRESSIONS = {
+    "add": "{0} or {1}", "multiply": "{0} and {1}", "invert": "not {0}",
+    "bitwise_and": "{0} and {1}", "bitwise_or": "{0} or {1}",
+    "bitwise_xor": "{0} != {1}", "maximum": "{0} or {1}",
+    "minimum": "{0} and {1}", "absolute": "{0}", "positive": "{0}",
+    "square": "{0} and {0}",
+}
+# The NumPy functions of the kernels' math table (compiler/MathFunctions.def).
+for _name in ("sqrt", "exp", "expm1", "exp2", "log", "log1p", "log2",
+              "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin",
+              "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "cbrt",
+              "fabs", "floor", "ceil", "trunc", "rint", "isnan", "isinf",
+              "isfinite", "radians", "degrees", "deg2rad", "rad2deg"):
+    _EXPRESSIONS[_name] = f"np.{_name}({{0}})"
+for _name in ("arctan2", "hypot", "copysign", "fmod"):
+    _EXPRESSIONS[_name] = f"np.{_name}({{0}}, {{1}})"
+
+_SCALARS = (numbers.Number, np.generic)
+
+
+def _is_operand(value):
+    return isinstance(value, (DeviceArray, np.ndarray, list, tuple) +
+                      _SCALARS)
+
+
+def common_device(values, what="operands"):
+    """The runtime device of the DeviceArrays among ``values`` (None if
+    there are none); DeviceInferenceError if they live on different ones."""
+    device = None
+    for value in values:
+        if isinstance(value, DeviceArray):
+            if device is None:
+                device = value._device
+            elif value._device.filter_string != device.filter_string:
+                raise errors.DeviceInferenceError(
+                    f"{what} live on different devices: "
+                    f"{device.filter_string} and "
+                    f"{value._device.filter_string}; move one first, "
+                    "e.g. x.to_device(y.device)")
+    return device
+
+
+def _dtype_key(value):
+    """What resolve_dtypes sees of ``value``: Python numbers are weak."""
+    if isinstance(value, (DeviceArray, np.ndarray, np.generic)):
+        return value.dtype
+    if isinstance(value, bool):
+        return np.dtype(np.bool_)
+    if isinstance(value, (int, float, complex)):
+        return type(value)
+    return np.asarray(value).dtype
+
+
+def _to_operand(value, dtype, device):
+    """``value`` as a kernel operand: DeviceArrays as they are, NumPy data
+    moved to ``device`` as ``dtype``, scalars as NumPy scalars of ``dtype``
+    (NumPy's conversion errors included: int8 + 300 overflows)."""
+    if isinstance(value, DeviceArray):
+        return value
+    if isinstance(value, _SCALARS):
+        return np.asarray(value, dtype=dtype)[()]
+    array = np.asarray(value)
+    if array.ndim == 0:
+        return array.astype(dtype)[()]
+    return _spirjit.to_device(np.ascontiguousarray(array, dtype=dtype),
+                              device)
+
+
+def _unsupported(ufunc, method="__call__"):
+    what = f"numpy.{ufunc.__name__}"
+    if method != "__call__":
+        what += f".{method}"
+    return TypeError(
+        f"{what} has no spirjit kernel for DeviceArrays; copy the data to "
+        "the host first (np.asarray(x)) to compute it with NumPy")
+
+
+def _overlaps(a, b):
+    """Whether two DeviceArrays may share memory and are not the same view
+    (a kernel writing one while reading the other would race)."""
+    if a._buffer_key != b._buffer_key:
+        return False
+    return not (a._offset == b._offset and a.shape == b.shape and
+                a.strides == b.strides)
+
+
+def apply_ufunc(ufunc, inputs, out=None, device=None):
+    """ufunc(*inputs, out=out) on the device of the DeviceArrays among
+    ``inputs`` and ``out`` (or ``device``, or the default device)."""
+    name = ufunc.__name__
+    if name == "matmul":
+        a, b = inputs
+        return matmul(a, b, out)
+    if name not in _EXPRESSIONS or ufunc.nout != 1:
+        raise _unsupported(ufunc)
+    if ufunc.nin != len(inputs):
+        raise TypeError(f"numpy.{name} takes {ufunc.nin} inputs, "
+                        f"got {len(inputs)}")
+    if device is None:
+        device = common_device(list(inputs) + [out])
+    if device is None:
+        from . import _resolve_device
+        device = _resolve_device(None)
+    # NumPy's own loop choice: weak Python scalars (NEP 50), the casting
+    # of each input, the result dtype, and TypeError where no loop fits.
+    loop = ufunc.resolve_dtypes(tuple(_dtype_key(v) for v in inputs) +
+                                (None,))
+    shapes = [np.shape(v) if not isinstance(v, DeviceArray) else v.shape
+              for v in inputs]
+    shape = np.broadcast_shapes(*shapes)
+    if out is None:
+        out = K.empty(shape, loop[-1], device)
+    else:
+        if not isinstance(out, DeviceArray):
+            raise TypeError("out= of a DeviceArray operation must be a "
+                            f"DeviceArray, not {type(out).__name__}")
+        if out.shape != shape:
+            raise ValueError(
+                f"non-broadcastable output operand with shape {out.shape} "
+                f"doesn't match the broadcast shape {shape}")
+        if not np.can_cast(loop[-1], out.dtype, "same_kind"):
+            raise TypeError(
+                f"Cannot cast ufunc '{name}' output from {loop[-1]!r} to "
+                f"{out.dtype!r} with casting rule 'same_kind'")
+    operands = []
+    for value, dtype in zip(inputs, loop):
+        operand = _to_operand(value, dtype, device)
+        if isinstance(operand, DeviceArray) and _overlaps(operand, out):
+            operand = copy(operand)
+        operands.append(operand)
+    expression = _EXPRESSIONS[name]
+    if all(np.dtype(d) == np.bool_ for d in loop[:-1]):
+        expression = _BOOL_EXPRESSIONS.get(name, expression)
+    return K.elementwise(name, expression, operands, loop, out)
+
+
+def copy(x, dtype=None):
+    """A new C-contiguous DeviceArray with ``x``'s elements (as ``dtype``)."""
+    dtype = np.dtype(dtype) if dtype is not None else x.dtype
+    out = K.empty(x.shape, dtype, x._device)
+    return K.elementwise("copy", "{0}", [x], (x.dtype, x.dtype), out)
+
+
+def assign_on_device(view, value):
+    """view[...] = value by a kernel when both DeviceArrays live on one
+    device and NumPy would broadcast and cast ``value`` without complaint;
+    False (nothing written) otherwise, for the host path and its errors."""
+    if value._device.filter_string != view._device.filter_string:
+        return False
+    if value.dtype.kind == "c" and view.dtype.kind != "c":
+        return False  # NumPy warns that the imaginary part is dropped
+    try:
+        if np.broadcast_shapes(value.shape, view.shape) != view.shape:
+            return False
+    except ValueError:
+        return False
+    if _overlaps(value, view):
+        value = copy(value)
+    K.elementwise("copy", "{0}", [value], (value.dtype, value.dtype), view)
+    return True
+
+
+def astype(x, dtype, copy=True):
+    dtype = np.dtype(dtype)
+    if dtype == x.dtype and not copy:
+        return x
+    return globals()["copy"](x, dtype)
+
+
+def reshape(x, *shape, order="C"):
+    """A view with ``shape`` when ``x`` is C-contiguous (else a copy, as
+    NumPy does); one extent may be -1."""
+    if order != "C":
+        raise NotImplementedError("DeviceArray.reshape supports order='C'")
+    if len(shape) == 1 and not isinstance(shape[0], numbers.Integral):
+        shape = tuple(shape[0])
+    shape = tuple(operator.index(n) for n in shape)
+    # NumPy's own checks and the -1 extent
+    shape = np.empty(x.shape, dtype=np.bool_).reshape(shape).shape
+    if not x.flags.c_contiguous:
+        x = copy(x)
+    strides, step = [], x.dtype.itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    return x._view(list(shape), list(reversed(strides)), x._offset)
+
+
+def transpose(x, axes=None):
+    axes = tuple(reversed(range(x.ndim))) if axes is None else tuple(axes)
+    if sorted(a % x.ndim for a in axes) != list(range(x.ndim)) or \
+            len(axes) != x.ndim:
+        raise ValueError("axes don't match array")
+    axes = [a % x.ndim for a in axes]
+    return x._view([x.shape[a] for a in axes], [x.strides[a] for a in axes],
+                   x._offset)
+
+
+_REDUCTION_DTYPE = {"sum": np.sum, "prod": np.prod, "min": np.min,
+                    "max": np.max, "mean": np.mean}
+
+
+def reduce(op, x, axis=None, keepdims=False, out=None):
+    """``op`` ("sum", "prod", "min", "max", "mean") over all of ``x`` or one
+    axis, as NumPy's method of that name; the result is a DeviceArray (0-d
+    for axis=None) of NumPy's result dtype."""
+    if out is not None:
+        raise NotImplementedError(f"DeviceArray.{op}(out=...) is not "
+                                  "supported; assign the result instead")
+    if isinstance(axis, tuple):
+        if len(axis) != 1:
+            raise NotImplementedError(
+                f"DeviceArray.{op} reduces over all axes or one axis")
+        axis = axis[0]
+    result_dtype = _REDUCTION_DTYPE[op](np.zeros(1, x.dtype)).dtype
+    if op == "mean":
+        acc_dtype = np.float64 if x.dtype.kind in "biu" else result_dtype
+    else:
+        acc_dtype = result_dtype
+    if axis is None:
+        axes = list(range(x.ndim))
+    else:
+        axes = [operator.index(axis)]
+        if not -x.ndim <= axes[0] < max(x.ndim, 1) or x.ndim == 0:
+            raise np.exceptions.AxisError(axes[0], x.ndim)
+        axes[0] %= x.ndim
+    kept = [a for a in range(x.ndim) if a not in axes]
+    rows = int(np.prod([x.shape[a] for a in kept]))
+    count = int(np.prod([x.shape[a] for a in axes]))
+    final = tuple(1 if a in axes else x.shape[a] for a in range(x.ndim)) \
+        if keepdims else tuple(x.shape[a] for a in kept)
+    device = x._device
+    if count == 0:
+        if op in ("min", "max"):
+            name = "minimum" if op == "min" else "maximum"
+            raise ValueError(f"zero-size array to reduction operation {name} "
+                             "which has no identity")
+        fill = {"sum": 0, "prod": 1, "mean": np.nan}[op]
+        return _spirjit.to_device(np.full(final, fill, result_dtype), device)
+    if rows == 0:
+        return K.empty(final, result_dtype, device)
+    # A 2-D (rows, count) view: the reduced axes last, the kept ones merged
+    # (a copy in that order when the strides do not allow a view).
+    moved = transpose(x, kept + axes) if x.ndim else x._view([1], [0],
+                                                             x._offset)
+    matrix = _as_matrix(moved, len(kept), rows, count)
+    if matrix is None:
+        matrix = _as_matrix(copy(moved), len(kept), rows, count)
+    partial = K.reduce_rows("sum" if op == "mean" else op, matrix, acc_dtype)
+    result = partial._view(list(final), _c_strides(final, acc_dtype),
+                           partial._offset)
+    if op == "mean":
+        result = apply_ufunc(np.divide,
+                             (result, np.dtype(acc_dtype).type(count)))
+        if result.dtype != result_dtype:
+            result = copy(result, result_dtype)
+    elif np.dtype(acc_dtype) != result_dtype:
+        result = copy(result, result_dtype)
+    return result
+
+
+def _c_strides(shape, dtype):
+    strides, step = [], np.dtype(dtype).itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    return list(reversed(strides))
+
+
+def _merged_stride(shape, strides):
+    """The one stride that walks axes ``shape`` in C order, or None when no
+    single stride does."""
+    pairs = [(n, st) for n, st in zip(shape, strides) if n != 1]
+    if not pairs:
+        return 0
+    for (n0, st0), (n1, st1) in zip(pairs, pairs[1:]):
+        if st0 != n1 * st1:
+            return None
+    return pairs[-1][1]
+
+
+def _as_matrix(x, nkept, rows, count):
+    row_stride = _merged_stride(x.shape[:nkept], x.strides[:nkept])
+    column_stride = _merged_stride(x.shape[nkept:], x.strides[nkept:])
+    if row_stride is None or column_stride is None:
+        return None
+    return x._view([rows, count], [row_stride, column_stride], x._offset)
+
+
+def where(condition, x, y):
+    """np.where(condition, x, y) on the operands' device."""
+    device = common_device([condition, x, y])
+    if device is None:
+        from . import _resolve_device
+        device = _resolve_device(None)
+    dtype = np.result_type(*(v.dtype if isinstance(v, DeviceArray) else v
+                             for v in (x, y)))
+    shape = np.broadcast_shapes(*(np.shape(v) if not isinstance(
+        v, DeviceArray) else v.shape for v in (condition, x, y)))
+    loop = (np.dtype(np.bool_), dtype, dtype, dtype)
+    operands = [_to_operand(v, d, device) for v, d in zip(
+        (condition, x, y), loop)]
+    out = K.empty(shape, dtype, device)
+    return K.elementwise("where", "{1} if {0} else {2}", operands, loop, out)
+
+
+def matmul(a, b, out=None):
+    """a @ b for 1-D and 2-D operands, NumPy's rules for 1-D ones."""
+    device = common_device([a, b, out])
+    loop = np.matmul.resolve_dtypes((_dtype_key(a), _dtype_key(b), None))
+    a, b = (_to_operand(v, d, device) for v, d in zip((a, b), loop))
+    if not isinstance(a, DeviceArray) or not isinstance(b, DeviceArray):
+        raise ValueError("matmul: Input operand does not have enough "
+                         "dimensions (a scalar is not a matrix)")
+    if a.ndim not in (1, 2) or b.ndim not in (1, 2):
+        raise NotImplementedError(
+            "DeviceArray @ takes 1-D and 2-D operands")
+    a2 = a if a.ndim == 2 else a._view([1, a.shape[0]], [0, a.strides[0]],
+                                       a._offset)
+    b2 = b if b.ndim == 2 else b._view([b.shape[0], 1], [b.strides[0], 0],
+                                       b._offset)
+    if a2.shape[1] != b2.shape[0]:
+        raise ValueError(
+            f"matmul: Input operand 1 has a mismatch in its core dimension "
+            f"0, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size "
+            f"{b2.shape[0]} is different from {a2.shape[1]})")
+    shape = (a2.shape[0], b2.shape[1])
+    final = tuple(n for n, keep in zip(shape, (a.ndim == 2, b.ndim == 2))
+                  if keep)
+    result = K.matmul(a2, b2, K.empty(shape, loop[-1], a._device))
+    result = result._view(list(final), _c_strides(final, loop[-1]),
+                          result._offset)
+    if out is not None:
+        out[...] = result
+        return out
+    return result
+
+
+def _one_element(x, kind):
+    if x.size != 1:
+        if kind is bool:
+            raise ValueError(
+                "The truth value of an array with more than one element is "
+                "ambiguous. Use a.any() or a.all()")
+        raise TypeError("only 1-element DeviceArrays can be converted to "
+                        "Python scalars")
+    return x.asnumpy().reshape(())[()]
+
+
+def _binary(ufunc, reflected=False):
+    def method(self, other):
+        if not _is_operand(other):
+            return NotImplemented
+        inputs = (other, self) if reflected else (self, other)
+        return apply_ufunc(ufunc, inputs)
+    return method
+
+
+def _inplace(ufunc):
+    def method(self, other):
+        if not _is_operand(other):
+            return NotImplemented
+        return apply_ufunc(ufunc, (self, other), out=self)
+    return method
+
+
+def _unary(ufunc):
+    return lambda self: apply_ufunc(ufunc, (self,))
+
+
+def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
+    if not all(_is_operand(v) for v in inputs):
+        return NotImplemented
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise _unsupported(ufunc, method)
+        out = out[0]
+    if kwargs:
+        raise TypeError(f"numpy.{ufunc.__name__} on DeviceArrays takes "
+                        f"out= only, not {', '.join(sorted(kwargs))}")
+    if method == "__call__":
+        return apply_ufunc(ufunc, inputs, out=out)
+    reductions = {"add": "sum", "multiply": "prod", "minimum": "min",
+                  "maximum": "max"}
+    if method == "reduce" and ufunc.__name__ in reductions and out is None:
+        (x,) = inputs
+        return reduce(reductions[ufunc.__name__], x, axis=0)
+    raise _unsupported(ufunc, method)
+
+
+def _array_function(self, func, types, args, kwargs):
+    implementation = _FUNCTIONS.get(func)
+    if implementation is not None:
+        return implementation(*args, **kwargs)
+    # NumPy functions without a device version see host copies, as they
+    # did through __array__ before DeviceArrays took part in dispatch.
+    return func(*_to_host(args), **_to_host(kwargs))
+
+
+def _to_host(value):
+    if isinstance(value, DeviceArray):
+        return value.asnumpy()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_host(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _to_host(v) for k, v in value.items()}
+    return value
+
+
+def _method_reduction(op):
+    def method(self, axis=None, dtype=None, out=None, keepdims=False):
+        if dtype is not None:
+            raise NotImplementedError(
+                f"DeviceArray.{op}(dtype=...) is not supported; use "
+                f"x.astype(dtype).{op}()")
+        return reduce(op, self, axis=axis, keepdims=keepdims, out=out)
+    method.__name__ = op
+    return method
+
+
+def _function_reduction(op):
+    def function(a, axis=None, dtype=None, out=None, keepdims=False,
+                 **kwargs):
+        if kwargs:
+            raise TypeError(f"numpy.{op} on DeviceArrays does not take "
+                            f"{', '.join(sorted(kwargs))}")
+        return _method_reduction(op)(a, axis=axis, dtype=dtype, out=out,
+                                     keepdims=keepdims)
+    return function
+
+
+def _dot(a, b, out=None):
+    return matmul(a, b, out)
+
+
+_FUNCTIONS = {
+    np.where: where,
+    np.sum: _function_reduction("sum"),
+    np.prod: _function_reduction("prod"),
+    np.min: _function_reduction("min"),
+    np.max: _function_reduction("max"),
+    np.amin: _function_reduction("min"),
+    np.amax: _function_reduction("max"),
+    np.mean: _function_reduction("mean"),
+    np.dot: _dot,
+    np.reshape: lambda a, shape, order="C": reshape(a, shape, order=order),
+    np.transpose: lambda a, axes=None: transpose(a, axes),
+    np.copy: lambda a, order="K", subok=False: copy(a),
+    np.astype: lambda x, dtype, copy=True, **kw: astype(x, dtype, copy),
+}
+
+
+def install(cls):
+    """Adds the operators and methods to DeviceArray."""
+    for name, ufunc in (("add", np.add), ("sub", np.subtract),
+                        ("mul", np.multiply), ("truediv", np.divide),
+                        ("floordiv", np.floor_divide), ("mod", np.remainder),
+                        ("pow", np.power), ("and", np.bitwise_and),
+                        ("or", np.bitwise_or), ("xor", np.bitwise_xor),
+                        ("lshift", np.left_shift), ("rshift", np.right_shift)):
+        setattr(cls, f"__{name}__", _binary(ufunc))
+        setattr(cls, f"__r{name}__", _binary(ufunc, reflected=True))
+        setattr(cls, f"__i{name}__", _inplace(ufunc))
+    for name, ufunc in (("lt", np.less), ("le", np.less_equal),
+                        ("gt", np.greater), ("ge", np.greater_equal),
+                        ("eq", np.equal), ("ne", np.not_equal)):
+        setattr(cls, f"__{name}__", _binary(ufunc))
+    cls.__hash__ = None  # == is elementwise, as for NumPy arrays
+    cls.__matmul__ = lambda self, other: matmul(self, other) \
+        if _is_operand(other) else NotImplemented
+    cls.__rmatmul__ = lambda self, other: matmul(other, self) \
+        if _is_operand(other) else NotImplemented
+    cls.__neg__ = _unary(np.negative)
+    cls.__pos__ = _unary(np.positive)
+    cls.__abs__ = _unary(np.absolute)
+    cls.__invert__ = _unary(np.invert)
+    cls.__array_ufunc__ = _array_ufunc
+    cls.__array_function__ = _array_function
+    for op in ("sum", "prod", "min", "max", "mean"):
+        setattr(cls, op, _method_reduction(op))
+    cls.astype = astype
+    cls.copy = lambda self: copy(self)
+    cls.reshape = reshape
+    cls.transpose = lambda self, *axes: transpose(
+        self, axes[0] if len(axes) == 1 and not isinstance(
+            axes[0], numbers.Integral) else (axes or None))
+    cls.T = property(lambda self: transpose(self))
+    cls.dot = lambda self, other, out=None: matmul(self, other, out)
+    cls.item = lambda self: _one_element(self, None)
+    cls.__float__ = lambda self: float(_one_element(self, float))
+    cls.__int__ = lambda self: int(_one_element(self, int))
+    cls.__complex__ = lambda self: complex(_one_element(self, complex))
+    cls.__bool__ = lambda self: bool(_one_element(self, bool))

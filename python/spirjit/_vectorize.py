@@ -1,0 +1,160 @@
+"""``spirjit.vectorize``: a scalar Python function made into a ufunc that
+runs over arrays on a device.
+
+Contract: the scalar function becomes a device function; each call picks a
+loop (the first signature the inputs cast to safely, as NumPy picks ufunc
+loops, or, without signatures, the inputs' own dtypes), and runs the
+elementwise kernel of ``_array_kernels`` that calls the device function once
+per element of the broadcast shape. Compile errors are the device
+function's, so they name its file and line. The device is that of the
+DeviceArray inputs, else the decorator's ``device=``, else the default one.
+"""
+
+import functools
+import re
+
+import numpy as np
+
+from . import _array_kernels as K
+from . import _array_ops, _spirjit, errors
+from ._spirjit import DeviceArray
+
+_NAMES = {"boolean": "bool", "b1": "bool", "double": "float64",
+          "float": "float32", "intp": "int64"}
+
+
+def _dtype(text, signature):
+    text = text.strip()
+    try:
+        return np.dtype(_NAMES.get(text, text))
+    except TypeError:
+        raise TypeError(f"vectorize signature {signature!r}: unknown type "
+                        f"{text!r}") from None
+
+
+def parse_signature(text):
+    """``"float32(float32, int64)"`` -> (dtype of the result, input dtypes)."""
+    match = re.fullmatch(r"\s*(\w+)\s*\((.*)\)\s*", text)
+    if not match:
+        raise TypeError(f"vectorize takes signatures such as "
+                        f"'float32(float32, float32)', not {text!r}")
+    inputs = [_dtype(t, text) for t in match.group(2).split(",") if t.strip()]
+    return _dtype(match.group(1), text), tuple(inputs)
+
+
+def _casts_safely(value, dtype):
+    """Whether input ``value`` goes to a loop of ``dtype`` as NumPy's loop
+    search allows: typed data by the 'safe' rule, Python numbers weakly
+    (an int to any number type, a float to floating and complex)."""
+    if isinstance(value, bool):
+        return True
+    if isinstance(value, int):
+        return dtype.kind in "iufc"
+    if isinstance(value, float):
+        return dtype.kind in "fc"
+    if isinstance(value, complex):
+        return dtype.kind == "c"
+    return np.can_cast(_array_ops._dtype_key(value), dtype, "safe")
+
+
+class Vectorized:
+    """The ufunc ``spirjit.vectorize`` makes of a scalar function."""
+
+    def __init__(self, fn, signatures, device):
+        from . import DeviceFunction, _check_function
+        _check_function(fn, "vectorize")
+        if isinstance(signatures, str):
+            signatures = [signatures]
+        functools.update_wrapper(self, fn)
+        self.py_func = fn
+        self.signatures = [parse_signature(s) for s in signatures or ()]
+        self._device = device
+        self._scalar = DeviceFunction(fn)
+        self._kernels = {}
+        self.nin = fn.__code__.co_argcount
+        for result, inputs in self.signatures:
+            if len(inputs) != self.nin:
+                raise TypeError(
+                    f"vectorize signature {result}{inputs} has "
+                    f"{len(inputs)} inputs; {fn.__qualname__} takes "
+                    f"{self.nin}")
+        # Signatures compile now, as numba's do: errors in the scalar
+        # function surface at decoration (on the device a call would use).
+        if self.signatures and _spirjit.devices():
+            for result, inputs in self.signatures:
+                self(*(np.ones(1, d) for d in inputs))
+
+    def _loop(self, inputs):
+        """(input dtypes, result dtype) for ``inputs``."""
+        if self.signatures:
+            for result, dtypes in self.signatures:
+                if all(_casts_safely(v, d) for v, d in zip(inputs, dtypes)):
+                    return dtypes, result
+            given = ", ".join(str(np.result_type(_array_ops._dtype_key(v)))
+                              for v in inputs)
+            known = ", ".join(f"{r}({', '.join(map(str, d))})"
+                              for r, d in self.signatures)
+            raise errors.TypingError(
+                f"{self.__qualname__}: no signature takes inputs of types "
+                f"({given}); the signatures are {known}")
+        typed = [v.dtype for v in inputs
+                 if isinstance(v, (DeviceArray, np.ndarray, np.generic))]
+        dtypes = tuple(np.result_type(*typed, v) if not isinstance(
+            v, (DeviceArray, np.ndarray, np.generic)) else v.dtype
+            for v in inputs)
+        return dtypes, self._result_dtype(dtypes)
+
+    def _result_dtype(self, dtypes):
+        # What the function returns for ones of those types, run on the host
+        # (the device computes with the same NumPy typing rules).
+        try:
+            value = self.py_func(*(d.type(1) for d in dtypes))
+            return np.asarray(value).dtype
+        except Exception:
+            return np.result_type(*dtypes)
+
+    def __call__(self, *inputs, out=None):
+        if len(inputs) != self.nin:
+            raise TypeError(f"{self.__qualname__} takes {self.nin} inputs, "
+                            f"got {len(inputs)}")
+        device = _array_ops.common_device(list(inputs) + [out], "inputs")
+        if device is None:
+            from . import _resolve_device
+            device = _resolve_device(self._device)
+        on_device = any(isinstance(v, DeviceArray) for v in inputs)
+        dtypes, result_dtype = self._loop(inputs)
+        operands = [_array_ops._to_operand(v, d, device)
+                    for v, d in zip(inputs, dtypes)]
+        shape = np.broadcast_shapes(*(np.shape(v) if not isinstance(
+            v, DeviceArray) else v.shape for v in inputs))
+        target = out if isinstance(out, DeviceArray) else K.empty(
+            shape, result_dtype, device)
+        if target.shape != shape:
+            raise ValueError(
+                f"non-broadcastable output operand with shape "
+                f"{target.shape} doesn't match the broadcast shape {shape}")
+        arguments = ", ".join(f"{{{k}}}" for k in range(self.nin))
+        K.elementwise(f"vectorized_{self.py_func.__name__}",
+                      f"scalar_function({arguments})", operands,
+                      dtypes + (result_dtype,), target,
+                      {"scalar_function": self._scalar}, self._kernels)
+        if isinstance(out, np.ndarray):
+            out[...] = target.asnumpy()
+            return out
+        if out is not None or on_device:
+            return target
+        host = target.asnumpy()
+        return host[()] if host.ndim == 0 else host
+
+    def __repr__(self):
+        return f"<spirjit.vectorize {self.__qualname__}>"
+
+
+def vectorize(signatures=None, *, device=None):
+    """Decorator: a scalar function becomes a ufunc over NumPy arrays,
+    DeviceArrays and scalars. ``signatures`` ("float32(float32, float32)" or
+    a list of them) fixes its loops; without, it compiles per input dtypes
+    at call time."""
+    if callable(signatures):
+        return Vectorized(signatures, None, device)
+    return lambda fn: Vectorized(fn, signatures, device)
