@@ -81,7 +81,6 @@ std::shared_ptr<Program> Device::buildFromPTX(const std::vector<char> &) {
 
 const std::vector<std::shared_ptr<Device>> &allDevices() {
   static const std::vector<std::shared_ptr<Device>> devices = [] {
-    // GPUs first: the default device is the first one.
     std::vector<std::shared_ptr<Device>> all = cudaDevices();
     for (const auto &device : openclDevices())
       all.push_back(device);
