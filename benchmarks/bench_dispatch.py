@@ -247,16 +247,27 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--launches", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=7)
-    args = parser.parse_args(argv)
+    parser.add_argument("--png-dir", default=None,
+                        help="also write a PNG chart of the 3-array rows")
+    args, _ = parser.parse_known_args(argv)
     chosen = os.environ.get("SPIRJIT_DEVICE")
+    three = {}
     for short, platform_name, device_filter in runtimes():
         os.environ["SPIRJIT_DEVICE"] = device_filter
         print(f"== dispatch on [{short}] ({device_filter}): n = 64 float32 "
               f"DeviceArrays, median of {args.rounds} interleaved rounds of "
               f"{args.launches} launches, us per launch")
-        report_dispatch({k: measure(k, args.launches, args.rounds,
-                                    platform_name) for k in (1, 3, 8)})
+        rows = {k: measure(k, args.launches, args.rounds, platform_name)
+                for k in (1, 3, 8)}
+        report_dispatch(rows)
+        three[short] = rows[3]
         print()
+    if args.png_dir and three:
+        sys.path.insert(0, HERE)
+        from charts import dispatch_chart
+        path = dispatch_chart(args.png_dir, three)
+        if path:
+            print(f"chart: {path}")
     if chosen is None:
         os.environ.pop("SPIRJIT_DEVICE", None)
     else:

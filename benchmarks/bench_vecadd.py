@@ -735,6 +735,8 @@ def run_main(benchmarks, argv=None, description=None, header=None):
     p.add_argument("--warmup", type=int, default=3, help="untimed runs first")
     p.add_argument("--max-ratio", type=float, default=1.15,
                    help="spirjit / OpenCL C threshold for the check line")
+    p.add_argument("--png-dir", default=None,
+                   help="also write a PNG chart per table into this folder")
     p.add_argument("--strict", action="store_true",
                    help="exit 1 unless the spirjit check line says yes")
     args = p.parse_args(argv)
@@ -760,6 +762,7 @@ def run_main(benchmarks, argv=None, description=None, header=None):
               "are unavailable")
 
     all_ok, any_wrong, summaries = True, False, []
+    chosen = os.environ.get("SPIRJIT_DEVICE")  # per_runtime() changes it
     for bench in benchmarks:
         n = args.n if args.n is not None else bench.n
         results = run_benchmark(bench, n, args.reps, args.warmup,
@@ -767,8 +770,20 @@ def run_main(benchmarks, argv=None, description=None, header=None):
         ok, wrong, summary = report(bench, results, n, args.reps,
                                     args.warmup, args.max_ratio, runtimes)
         summaries.append(summary)
+        if args.png_dir:
+            from charts import backends_chart
+            path = backends_chart(args.png_dir, f"{bench.name}: n = {n}", {
+                label: {d: c.median for d, c in cells.items()
+                        if c.median is not None}
+                for label, cells in results.items()})
+            if path:
+                print(f"chart: {path}")
         all_ok &= ok
         any_wrong |= wrong
+    if chosen is None:
+        os.environ.pop("SPIRJIT_DEVICE", None)
+    else:
+        os.environ["SPIRJIT_DEVICE"] = chosen
     if len(benchmarks) > 1:
         print("\n== summary: spirjit on the default device against numba "
               "parallel (median times)")

@@ -6,7 +6,7 @@ benchmarks/bench_*.py (Black-Scholes, ...) in file-name order: one table
 each, with one host / device header and one versions line.
 
     python benchmarks/run_all.py [--n N] [--reps R] [--warmup W]
-                                 [--max-ratio X] [--strict]
+                                 [--max-ratio X] [--strict] [--png-dir DIR]
 
 Each benchmark runs at its own default size unless --n is given (then all
 use N).  Exit status: 0, or 1 if any backend produced a wrong result (or,
@@ -21,6 +21,21 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+_SKIPPED = set()
+
+
+def _import(name):
+    """The module, or None when it needs what this machine lacks
+    (bench_cuda.py: CuPy and an NVIDIA GPU), said once."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        if name not in _SKIPPED:
+            _SKIPPED.add(name)
+            print(f"{name}.py skipped: {exc}")
+        return None
+
+
 def collect():
     """[(module name, Benchmark)] from every bench_*.py next to this file."""
     if HERE not in sys.path:
@@ -29,7 +44,9 @@ def collect():
     names = [os.path.splitext(os.path.basename(p))[0]
              for p in glob.glob(os.path.join(HERE, "bench_*.py"))]
     for name in sorted(names, key=lambda m: (m != "bench_vecadd", m)):
-        module = importlib.import_module(name)
+        module = _import(name)
+        if module is None:
+            continue
         for bench in getattr(module, "BENCHMARKS", []):
             if id(bench) not in seen:
                 seen.add(id(bench))
@@ -42,8 +59,8 @@ def standalone():
     overhead and cache timings): each module's STANDALONE functions."""
     names = sorted(os.path.splitext(os.path.basename(p))[0]
                    for p in glob.glob(os.path.join(HERE, "bench_*.py")))
-    return [fn for name in names
-            for fn in getattr(importlib.import_module(name), "STANDALONE", [])]
+    modules = [m for m in map(_import, names) if m is not None]
+    return [fn for m in modules for fn in getattr(m, "STANDALONE", [])]
 
 
 def main(argv=None):
@@ -53,9 +70,16 @@ def main(argv=None):
                                         for m, b in benchmarks)
     status = run_main([b for _, b in benchmarks], argv,
                       __doc__.splitlines()[0], header=header)
+    # --png-dir reaches the standalone reports too (each takes what it
+    # knows of the command line).
+    extra = []
+    argv_list = list(sys.argv[1:] if argv is None else argv)
+    if "--png-dir" in argv_list:
+        i = argv_list.index("--png-dir")
+        extra = argv_list[i:i + 2]
     for report in standalone():
         print()
-        report([])
+        report(extra)
     return status
 
 
