@@ -8,8 +8,8 @@ for the first and last rank). Every sweep runs the single-process kernel
 (laplace.laplace_sweep, unchanged) on the block through
 laplace.SpirjitKernel, exchanges halo rows with the neighbours (Sendrecv of
 DeviceArray rows, which mpi4py reads and writes in place through DLPack on
-devices whose memory the host addresses) and sums the residual over all
-ranks with Allreduce.
+devices whose memory the host addresses, through host copies on GPUs) and
+sums the residual over all ranks with Allreduce.
 
 Rank -> device: SPIRJIT_DEVICE, where set in the rank's environment
 (`mpirun -x SPIRJIT_DEVICE=...`, or a per-rank wrapper), names the device;
@@ -59,6 +59,22 @@ def row_block(n_interior, size, rank):
     return first, count
 
 
+def exchange(comm, grid, send_row, recv_row, dest, source):
+    """Sends grid[send_row] to dest and receives grid[recv_row] from source:
+    in place where the host addresses the device's memory (mpi4py reads
+    DeviceArrays through DLPack), through host copies elsewhere (GPU memory,
+    which an MPI without CUDA support cannot read)."""
+    if getattr(grid, "_host_addressable", True):
+        comm.Sendrecv(grid[send_row], dest=dest, recvbuf=grid[recv_row],
+                      source=source)
+        return
+    received = np.empty(grid.shape[1], grid.dtype)
+    comm.Sendrecv(np.asarray(grid[send_row]), dest=dest, recvbuf=received,
+                  source=source)
+    if source != MPI.PROC_NULL:
+        grid[recv_row] = received
+
+
 def solve(nx, ny, sweeps, tol=None, comm=MPI.COMM_WORLD, device=None):
     """Runs the distributed solver; returns (this rank's rows of the grid
     without halos, first global row, sweeps done, residual)."""
@@ -76,8 +92,8 @@ def solve(nx, ny, sweeps, tol=None, comm=MPI.COMM_WORLD, device=None):
         local = float(solver.step())
         new = solver.un.reshape(count + 2, ny)
         # Halo rows: my first row up, my last row down, theirs into mine.
-        comm.Sendrecv(new[1], dest=up, recvbuf=new[count + 1], source=down)
-        comm.Sendrecv(new[count], dest=down, recvbuf=new[0], source=up)
+        exchange(comm, new, 1, count + 1, up, down)
+        exchange(comm, new, count, 0, down, up)
         solver.swap()
         residual = math.sqrt(comm.allreduce(local, op=MPI.SUM))
         done += 1
