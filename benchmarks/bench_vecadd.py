@@ -278,7 +278,7 @@ def runs_per_runtime(label):
     return label.startswith("spirjit") or label == REFERENCE
 
 
-def per_runtime(setup, runtime, device_filter):
+def per_runtime(setup, runtime, device_filter, needs_spirjit):
     """setup, made to run (and its Case to run) on one runtime: the OpenCL
     C rows through opencl_context(), spirjit's through SPIRJIT_DEVICE."""
     def enter():
@@ -288,7 +288,7 @@ def per_runtime(setup, runtime, device_filter):
 
     def wrapped(inputs, dtype):
         enter()
-        if device_filter is None and setup.__name__.find("spirjit") >= 0:
+        if device_filter is None and needs_spirjit:
             raise Unavailable(f"spirjit sees no {runtime} device")
         case = setup(inputs, dtype)
         inner = case.run
@@ -503,7 +503,8 @@ def expand_backends(backends, runtimes):
     for be in backends:
         if runs_per_runtime(be.label) and runtimes:
             out += [Backend(f"{be.label} [{name}]",
-                            per_runtime(be.setup, name, device_filter))
+                            per_runtime(be.setup, name, device_filter,
+                                        be.label.startswith("spirjit")))
                     for name, device_filter in runtimes]
         else:
             out.append(be)

@@ -13,6 +13,8 @@ from spirjit import _spirjit, errors
 from spirjit import kernel_api as kapi
 from spirjit.dump_ir import main as dump_ir
 
+from kapi_kernels import tree_reduce
+
 _CUDA = [d for d in spirjit.devices() if d.backend == "cuda"]
 needs_gpu = pytest.mark.skipif(not _CUDA, reason="no CUDA device")
 _HERE = os.path.abspath(__file__)
@@ -89,22 +91,6 @@ def grid2d(item, out):
 
 
 @spirjit.kernel
-def local_sum(item: kapi.NdItem, a, partial, loc):
-    lid = item.get_local_id(0)
-    loc[lid] = a[item.get_global_id(0)]
-    g = item.get_group()
-    kapi.group_barrier(g)
-    s = item.get_local_range(0) // 2
-    while s > 0:
-        if lid < s:
-            loc[lid] += loc[lid + s]
-        kapi.group_barrier(g)
-        s //= 2
-    if lid == 0:
-        partial[g.get_group_id(0)] = loc[0]
-
-
-@spirjit.kernel
 def atomic_sum(item, a, total):
     kapi.AtomicRef(total, 0).fetch_add(a[item.get_id(0)])
 
@@ -161,7 +147,7 @@ def test_local_memory_and_barriers(monkeypatch):
     a = np.arange(1 << 16, dtype=np.float32)
     partial = np.zeros(256, dtype=np.float32)
     loc = kapi.LocalAccessor(256, np.float32)
-    spirjit.call_kernel(local_sum, kapi.NdRange((1 << 16,), (256,)), a,
+    spirjit.call_kernel(tree_reduce, kapi.NdRange((1 << 16,), (256,)), a,
                         partial, loc)
     np.testing.assert_allclose(partial, a.reshape(256, 256).sum(axis=1))
 
