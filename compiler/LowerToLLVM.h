@@ -27,6 +27,8 @@
 
 namespace spirjit {
 
+struct Parfor;
+
 struct LoweringOptions {
   bool fastmath = false;
   /// Check indices; `debug` also integer division by zero and asserts.
@@ -35,7 +37,21 @@ struct LoweringOptions {
   bool boundscheck = false;
   bool debug = false;
   std::vector<DebugSite> *sites = nullptr;
+  /// A host function's launches (the parfor stage's; Parfor.h).
+  const std::vector<Parfor> *parfors = nullptr;
 };
+
+/// The host ABI (FunctionKind::Host): the lowered function takes the
+/// kernel-ABI parameters of its arguments, then the call's context (an
+/// opaque pointer the helpers get) and the result buffer, and returns 0 or
+/// a helper's failure code. The wrapper `<entry>_call(ctx, args, result)`
+/// takes a pointer to each parameter's value instead, as the binding has
+/// them. The result buffer holds the returned value in 8-byte slots: a
+/// number in one (a complex number in two), an array as its data pointer,
+/// extents and strides in elements, a tuple as its elements in order.
+std::string hostWrapperName(const std::string &name);
+/// The 8-byte slots the result buffer needs for a value of type `t`.
+size_t hostResultSlots(const Type *t);
 
 /// The symbol name of the entry point lowered from a function called `name`.
 std::string entryPointName(const std::string &name);

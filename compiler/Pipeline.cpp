@@ -11,6 +11,8 @@
 
 #include "compiler/CheckDeviceCapabilities.h"
 #include "compiler/DropUnusedParameters.h"
+#include "compiler/HostTarget.h"
+#include "compiler/Parfor.h"
 #include "compiler/ItemRank.h"
 #include "compiler/KernelABI.h"
 #include "compiler/LowerToLLVM.h"
@@ -20,6 +22,7 @@
 #include "compiler/Target.h"
 #include "compiler/TypeInference.h"
 #include "frontend/BuildPyIR.h"
+#include "frontend/CloneFunction.h"
 #include "frontend/Bytecode.h"
 #include "frontend/ControlFlowGraph.h"
 #include "frontend/Diagnostics.h"
@@ -28,6 +31,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <stdexcept>
 
@@ -160,6 +164,31 @@ private:
   const CompileOptions &options_;
 };
 
+/// bytecode -> pyir; a kernel the parfor stage made has its pyir already.
+std::unique_ptr<ir::Function> buildPyIRStages(const FunctionDescription &function,
+                                              StagePrinter &dump) {
+  if (function.prebuiltPyIR) {
+    dump(Stage::Bytecode, [&] {
+      return "; " + function.name + " is a prange loop of a jit function, "
+             "outlined by the parfor stage: it has no bytecode of its own\n";
+    });
+    ir::ValueMap map;
+    std::unique_ptr<ir::Function> pyir =
+        ir::cloneFunction(*function.prebuiltPyIR, map);
+    dump(Stage::PyIR, [&] { return ir::print(*pyir); });
+    return pyir;
+  }
+  // bytecode: version-specific decoding ends here.
+  std::vector<BytecodeInstruction> code = decodeBytecode(function);
+  dump(Stage::Bytecode, [&] { return printBytecode(function, code); });
+
+  // pyir: the control-flow graph, then stack and locals into SSA values.
+  ControlFlowGraph cfg = buildControlFlowGraph(std::move(code));
+  std::unique_ptr<ir::Function> pyir = buildPyIR(function, cfg);
+  dump(Stage::PyIR, [&] { return ir::print(*pyir); });
+  return pyir;
+}
+
 /// The kernel's typed code and the device functions typed for it.
 struct TypedKernel {
   TypedFunction typed;
@@ -172,14 +201,7 @@ std::unique_ptr<TypedKernel> typeKernel(const KernelRequest &request,
                                         StagePrinter &dump) {
   const FunctionDescription &function = *request.function;
 
-  // bytecode: version-specific decoding ends here.
-  std::vector<BytecodeInstruction> code = decodeBytecode(function);
-  dump(Stage::Bytecode, [&] { return printBytecode(function, code); });
-
-  // pyir: the control-flow graph, then stack and locals into SSA values.
-  ControlFlowGraph cfg = buildControlFlowGraph(std::move(code));
-  std::unique_ptr<ir::Function> pyir = buildPyIR(function, cfg);
-  dump(Stage::PyIR, [&] { return ir::print(*pyir); });
+  std::unique_ptr<ir::Function> pyir = buildPyIRStages(function, dump);
 
   // typed: every value gets a NumPy type; user type errors surface here.
   std::vector<const Type *> argumentTypes = {itemType(function, request)};
@@ -331,6 +353,103 @@ CompiledKernel compileKernel(const KernelRequest &request,
   }
 
   return finish(kernel);
+}
+
+CompiledHost compileHost(const HostRequest &request,
+                         const CompileOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  const FunctionDescription &function = *request.function;
+  StagePrinter dump(options);
+  std::unique_ptr<ir::Function> pyir = buildPyIRStages(function, dump);
+  if (static_cast<size_t>(function.argCount) != request.argumentTypes.size())
+    throw UserError(UserErrorKind::Typing, function.filename,
+                    function.firstLine,
+                    "'" + function.name + "' takes " +
+                        std::to_string(function.argCount) +
+                        " arguments but was given " +
+                        std::to_string(request.argumentTypes.size()));
+
+  // typed: as for kernels, with host code's rules (FunctionKind::Host).
+  struct Typed {
+    TypedFunction typed;
+    Specializations specializations;
+  };
+  auto host = std::make_shared<Typed>();
+  host->specializations.deviceFunctions = &function.deviceFunctions;
+  host->typed = inferTypes(function, std::move(pyir), request.argumentTypes,
+                           FunctionKind::Host, host->specializations);
+  TypedFunction &typed = host->typed;
+  auto printTyped = [&](const TypedFunction &t) {
+    auto annotate = [](const ir::Instruction &inst) {
+      return inst.type ? inst.type->str() : std::string();
+    };
+    return ir::print(*t.function, annotate);
+  };
+  dump(Stage::Typed, [&] { return printTyped(typed); });
+  for (const Type *t : typed.argumentTypes)
+    if (t->kind == TypeKind::Array && t->ndim > 3)
+      throw UserError(UserErrorKind::UnsupportedFeature, function.filename,
+                      function.firstLine,
+                      "jit functions take arrays of up to 3 dimensions");
+
+  // parfor: each prange loop nest becomes a kernel and a launch.
+  CompiledHost compiled;
+  compiled.parfors = outlineParfors(typed);
+  dump(Stage::Parfor, [&] {
+    std::string text = printTyped(typed);
+    for (const Parfor &parfor : compiled.parfors) {
+      text += "\n; parfor " + std::to_string(parfor.index) + ": a " +
+              std::to_string(parfor.dims) + "-D launch of kernel " +
+              parfor.kernel->name + (parfor.reductions.empty()
+                                         ? std::string()
+                                         : " (" +
+                                               std::to_string(
+                                                   parfor.reductions.size()) +
+                                               " reduction(s))") +
+              ", argument types " +
+              types::formatArguments(parfor.kernelArgumentTypes) + "\n";
+      text += ir::print(*parfor.kernel->prebuiltPyIR);
+    }
+    return text;
+  });
+
+  // llir: the host target; llir.opt: LLVM's pipeline; then machine code.
+  HostJIT &jit = HostJIT::instance();
+  auto context = std::make_unique<llvm::LLVMContext>();
+  context->setOpaquePointers(false);
+  std::unique_ptr<Target> target =
+      createHostTarget(jit.triple(), jit.dataLayout());
+  LoweringOptions lowering;
+  lowering.fastmath = options.fastmath;
+  lowering.parfors = &compiled.parfors;
+  std::unique_ptr<llvm::Module> module =
+      lowerToLLVM(typed, *target, *context, lowering);
+  // One name per compiled specialisation in the process's JIT.
+  static std::atomic<int> counter{0};
+  std::string entry = entryPointName(typed.function->name) + "_" +
+                      std::to_string(counter++);
+  module->getFunction(entryPointName(typed.function->name))->setName(entry);
+  module->getFunction(hostWrapperName(entryPointName(typed.function->name)))
+      ->setName(hostWrapperName(entry));
+  dump(Stage::LLIR, [&] { return printModule(*module); });
+  optimizeModule(*module, options.optLevel, *target);
+  dump(Stage::LLIROpt, [&] { return printModule(*module); });
+  compiled.entry =
+      jit.add(std::move(module), std::move(context), hostWrapperName(entry));
+
+  compiled.argumentTypes = request.argumentTypes;
+  compiled.returnType = typed.returnType;
+  compiled.writtenArguments = typed.writtenArguments;
+  // A loop's kernel may write what it is given.
+  for (const Parfor &parfor : compiled.parfors)
+    for (const ir::Instruction *a : parfor.arguments)
+      if (a->isa(ir::Opcode::Arg) && a->type->kind == TypeKind::Array)
+        compiled.writtenArguments[a->index] = true;
+  compiled.keepAlive = host;
+  compiled.compileSeconds = std::chrono::duration<double>(
+                                std::chrono::steady_clock::now() - start)
+                                .count();
+  return compiled;
 }
 
 int requiredItemRank(const KernelRequest &request,

@@ -3,6 +3,7 @@
 
 #include "compiler/DebugRecord.h"
 #include "compiler/FunctionKind.h"
+#include "compiler/Parfor.h"
 #include "compiler/Types.h"
 #include "frontend/FunctionDescription.h"
 #include "runtime/DeviceImage.h"
@@ -87,6 +88,37 @@ struct CompiledKernel {
   bool usesDebugRecord = false;
   std::vector<DebugSite> debugSites;
 };
+
+/// A jit function's host code, for one argument signature.
+struct HostRequest {
+  const FunctionDescription *function = nullptr;
+  std::vector<const Type *> argumentTypes;
+};
+
+struct Parfor;
+
+struct CompiledHost {
+  /// The host ABI's wrapper (LowerToLLVM.h): int32 (void *context,
+  /// void **parameters, void *result), compiled into this process.
+  void *entry = nullptr;
+  /// The prange loops, each a kernel launched through the context.
+  std::vector<Parfor> parfors;
+  std::vector<const Type *> argumentTypes;
+  /// As callers see it; the result buffer holds it materialised.
+  const Type *returnType = nullptr;
+  /// Per argument: may the function (its host code or a loop) write it?
+  std::vector<bool> writtenArguments;
+  double compileSeconds = 0;
+  /// The typed host function the parfors point into.
+  std::shared_ptr<const void> keepAlive;
+};
+
+/// Compiles a jit function: bytecode -> pyir -> typed (host) -> parfor
+/// (each prange loop outlined into a kernel's pyir) -> llir -> llir.opt,
+/// then machine code through the in-process JIT (HostTarget.h). The
+/// kernels are compiled per device when they are first launched.
+CompiledHost compileHost(const HostRequest &request,
+                         const CompileOptions &options = {});
 
 /// The image format compileKernel emits for `device`: the first of its
 /// formats the pipeline produces (SPIR-V, SPIR bitcode, PTX). A device that

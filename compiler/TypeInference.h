@@ -71,6 +71,10 @@ struct TypedFunction {
 const ConstValue *constantOf(const TypedFunction &typed,
                              const ir::Instruction *inst);
 
+/// np.empty/zeros/ones/full and their _like forms, from numpy or spirjit:
+/// host code only.
+bool isArrayConstructor(const std::string &qualifiedName);
+
 TypedFunction inferTypes(const FunctionDescription &description,
                          std::unique_ptr<ir::Function> function,
                          const std::vector<const Type *> &argumentTypes,

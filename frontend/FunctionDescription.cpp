@@ -1,5 +1,7 @@
 #include "frontend/FunctionDescription.h"
 
+#include "frontend/PyIR.h"
+
 #include <cstdio>
 
 namespace spirjit {
@@ -89,6 +91,8 @@ std::string FunctionDescription::fingerprint() const {
   for (const auto &[key, callee] : deviceFunctions)
     out += "\ndevice " + key + "{" + (callee ? callee->fingerprint() : "") +
            "}";
+  if (prebuiltPyIR)
+    out += "\npyir\n" + ir::print(*prebuiltPyIR);
   return out;
 }
 

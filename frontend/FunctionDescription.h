@@ -12,6 +12,10 @@
 
 namespace spirjit {
 
+namespace ir {
+class Function;
+}
+
 /// A constant from co_consts, a module-level number or a closure value.
 struct ConstValue {
   enum class Kind { None, Bool, Int, Float, Complex, Str, Tuple, Code, Other };
@@ -112,6 +116,9 @@ struct FunctionDescription {
   /// Every device function reachable from the function being compiled, by
   /// key (filled in the top-level description only).
   std::map<std::string, std::shared_ptr<FunctionDescription>> deviceFunctions;
+  /// A kernel the compiler made (the parfor stage outlines prange loops):
+  /// its untyped pyir, which stands in for the bytecode.
+  std::shared_ptr<const ir::Function> prebuiltPyIR;
 
   /// The source line of the instruction at byte offset `offset`.
   int lineAt(int offset) const;

@@ -115,6 +115,16 @@ void Inference::requireNumbers(const Instruction &inst,
 
 const Type *Inference::inferCall(Instruction &inst) {
   const Type *callee = inst.operands[0]->type;
+  if (result_.kind == FunctionKind::Host &&
+      ((callee->kind == TypeKind::Function && isKernelApiName(callee->name)) ||
+       (callee->kind == TypeKind::Method &&
+        callee->elements[0]->kind == TypeKind::AtomicRef)))
+    unsupported(inst, "'" + callee->str() +
+                          "' is the kernel API, which only @spirjit.kernel "
+                          "functions can call; in a jit function write the "
+                          "parallel loop with prange, or launch a kernel");
+  if (callee->kind == TypeKind::Function && isArrayConstructor(callee->name))
+    return inferArrayConstructor(inst, callee->name);
   if (callee->kind == TypeKind::Function && isKernelApiName(callee->name))
     return inferKernelApiCall(inst, callee);
   if (callee->kind == TypeKind::Method &&

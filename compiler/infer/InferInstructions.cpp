@@ -2,6 +2,7 @@
 #include "compiler/infer/Inference.h"
 
 #include <cmath>
+#include <functional>
 
 namespace spirjit::infer {
 
@@ -299,7 +300,27 @@ const Type *Inference::infer(Instruction &inst) {
     if (!returnType_)
       returnType_ = t;
     else if (returnType_ != t) {
-      const Type *merged = types::promote(returnType_, t);
+      // Types widen as inference iterates; tuples widen element-wise.
+      std::function<const Type *(const Type *, const Type *)> merge =
+          [&](const Type *a, const Type *b) -> const Type * {
+        if (a == b)
+          return a;
+        if (a->kind == TypeKind::Tuple && b->kind == TypeKind::Tuple &&
+            a->elements.size() == b->elements.size()) {
+          std::vector<const Type *> elements;
+          for (size_t i = 0; i < a->elements.size(); ++i) {
+            const Type *e = merge(a->elements[i], b->elements[i]);
+            if (!e)
+              return nullptr;
+            elements.push_back(e);
+          }
+          return types::tuple(elements);
+        }
+        if (a->kind == TypeKind::Array || b->kind == TypeKind::Array)
+          return nullptr;
+        return types::promote(a, b);
+      };
+      const Type *merged = merge(returnType_, t);
       if (!merged)
         typingError(inst, "the function returns a '" + returnType_->str() +
                               "' and a '" + t->str() + "'");

@@ -60,8 +60,8 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
     typingError(inst, "'" + callee->str() + "' is not callable in a kernel");
 
   const std::string &name = callee->name;
-  if (name == "range") {
-    arity(1, 3, "range");
+  if (name == "range" || name == "spirjit.prange") {
+    arity(1, 3, name == "range" ? "range" : "prange");
     for (const Type *t : args)
       requireInteger(inst, t, "a range() argument");
     return types::range();

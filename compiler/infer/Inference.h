@@ -16,7 +16,9 @@
 #include "frontend/Diagnostics.h"
 
 #include <map>
+#include <cstring>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,7 @@ using ir::Opcode;
 
 /// The type of the real or imaginary part of a number of type `t`.
 const Type *complexPart(const Type *t);
+
 
 /// Infers the types of one function (the kernel or one device-function
 /// specialisation), typing the device functions it calls on the way.
@@ -96,6 +99,9 @@ private:
   /// kapi.Enum.member, a compile-time constant; nullptr if `object` is no
   /// kapi enum.
   const Type *inferKernelApiConstant(Instruction &inst, const Type *object);
+
+  // InferHost.cpp
+  const Type *inferArrayConstructor(Instruction &inst, const std::string &name);
 
   // InferCalls.cpp
   const Type *inferCall(Instruction &inst);

@@ -62,6 +62,12 @@ void Lowering::lowerEntry(llvm::Function *function) {
       break;
     }
   }
+  if (isHost()) {
+    hostContext_ = &*arg++;
+    hostContext_->setName("context");
+    hostResult_ = &*arg++;
+    hostResult_->setName("result");
+  }
   // Contiguous layouts: strides follow from the shape, so LLVM sees the
   // unit stride and the device compiler can vectorise.
   for (size_t i = 0; i < types.size(); ++i) {
@@ -124,13 +130,23 @@ llvm::Function *Lowering::declare() {
     }
   }
   const Type *returned = typed_.returnType;
-  llvm::Type *result =
-      typed_.kind == FunctionKind::Kernel || returned->kind == TypeKind::None
-          ? builder_.getVoidTy()
-          : scalarType(returned);
+  llvm::Type *result = nullptr;
+  if (isHost()) { // context, result buffer; a status back
+    params.push_back(builder_.getInt8PtrTy());
+    params.push_back(builder_.getInt8PtrTy());
+    result = builder_.getInt32Ty();
+  } else {
+    result = typed_.kind == FunctionKind::Kernel ||
+                     returned->kind == TypeKind::None
+                 ? builder_.getVoidTy()
+                 : scalarType(returned);
+  }
   auto *type = llvm::FunctionType::get(result, params, false);
   const std::string &name = typed_.function->name;
-  if (typed_.kind == FunctionKind::Kernel) {
+  if (isHost()) {
+    function_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
+                                       entryPointName(name), module_);
+  } else if (typed_.kind == FunctionKind::Kernel) {
     function_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
                                        entryPointName(name), module_);
     target_.markKernel(*function_);
@@ -147,6 +163,13 @@ llvm::Function *Lowering::declare() {
 }
 
 Lowered Lowering::lowerCall(const Instruction &inst) {
+  const Type *calleeType = inst.operands[0]->type;
+  if (calleeType->kind == TypeKind::Function &&
+      calleeType->name.compare(0, 7, "parfor:") == 0)
+    return lowerParforLaunch(inst, std::stoi(calleeType->name.substr(7)));
+  if (calleeType->kind == TypeKind::Function &&
+      isArrayConstructor(calleeType->name))
+    return lowerArrayConstructor(inst);
   auto device = typed_.calls.find(&inst);
   if (device != typed_.calls.end())
     return lowerDeviceCall(inst, *device->second);
@@ -260,6 +283,9 @@ std::unique_ptr<llvm::Module> lowerToLLVM(const TypedFunction &kernel,
   }
   for (auto &lowering : lowerings)
     lowering->lowerBody();
+  if (kernel.kind == FunctionKind::Host)
+    lower::addHostWrapper(*module,
+                          module->getFunction(entryPointName(kernel.function->name)));
   std::string problems;
   llvm::raw_string_ostream os(problems);
   SPIRJIT_INTERNAL_CHECK(!llvm::verifyModule(*module, &os),

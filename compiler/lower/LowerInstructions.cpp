@@ -343,6 +343,10 @@ void Lowering::lowerInstruction(const Instruction &inst) {
   case Opcode::Return: {
     if (checksIndices())
       flushPending();
+    if (isHost()) {
+      lowerHostReturn(inst);
+      return;
+    }
     const Type *returned = typed_.returnType;
     if (typed_.kind == FunctionKind::Kernel || returned->kind == TypeKind::None)
       builder_.CreateRetVoid();

@@ -130,7 +130,7 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
   }
 
   const std::string &name = callee->name;
-  if (name == "range") {
+  if (name == "range" || name == "spirjit.prange") {
     Lowered range;
     std::vector<llvm::Value *> v;
     for (size_t i = 0; i < argCount; ++i)

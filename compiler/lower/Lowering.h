@@ -134,6 +134,18 @@ private:
     return c->kind == ConstValue::Kind::Bool ? c->boolValue : c->intValue;
   }
 
+  // LowerHost.cpp: a jit function's host code.
+  bool isHost() const { return typed_.kind == FunctionKind::Host; }
+  /// Returns from a host function with `status` when it is not 0.
+  void checkStatus(llvm::Value *status);
+  llvm::FunctionCallee hostHelper(const char *name, llvm::Type *result,
+                                  llvm::ArrayRef<llvm::Type *> params);
+  Lowered lowerParforLaunch(const Instruction &inst, int index);
+  Lowered lowerArrayConstructor(const Instruction &inst);
+  void storeHostResult(const Lowered &value, const Type *from, const Type *to,
+                       size_t &slot);
+  void lowerHostReturn(const Instruction &inst);
+
   // LowerDebug.cpp
   bool checksIndices() const { return options_.boundscheck || options_.debug; }
   /// A check at the instruction being lowered; returns its site number.
@@ -192,10 +204,15 @@ private:
   llvm::Value *groupScratch_ = nullptr; // i8 addrspace(local)*, if used
   /// Indices that need no negative wrap-around (compiler/NonNegative.h).
   std::unordered_set<const Instruction *> nonNegative_;
+  llvm::Value *hostContext_ = nullptr; // i8*, host functions only
+  llvm::Value *hostResult_ = nullptr;  // i8*, host functions only
   llvm::Value *debugRecord_ = nullptr;  // i8 addrspace(global)*, if checked
   llvm::Value *debugPending_ = nullptr; // [3 x i64]*, once a check pends
   const Instruction *current_ = nullptr; // the instruction being lowered
   bool skippedAsserts_ = false; // branches into failed asserts dropped
 };
+
+/// Adds the host ABI's wrapper of the lowered host function `inner`.
+void addHostWrapper(llvm::Module &module, llvm::Function *inner);
 
 } // namespace spirjit::lower

@@ -211,6 +211,8 @@ struct ConversionScratch {
 };
 
 
+} // namespace
+
 /// The C++ object inside a pybind11 DeviceArray, or nullptr for any other
 /// object; no type-registry lookup on the launch path.
 const DeviceArray *asDeviceArray(PyObject *obj) {
@@ -221,6 +223,8 @@ const DeviceArray *asDeviceArray(PyObject *obj) {
   auto *inst = reinterpret_cast<py::detail::instance *>(obj);
   return inst->get_value_and_holder().value_ptr<DeviceArray>();
 }
+
+namespace {
 
 std::string describeArgument(size_t index) {
   return "argument " + std::to_string(index + 1);

@@ -117,6 +117,9 @@ private:
   launch::KernelCache cache_;
 };
 
+/// The C++ object inside a DeviceArray, or nullptr for any other object.
+const DeviceArray *asDeviceArray(PyObject *obj);
+
 /// Lets the launcher give up the GIL while it compiles or waits.
 void installCallerLock();
 

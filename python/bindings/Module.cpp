@@ -5,6 +5,7 @@
 #include "frontend/Diagnostics.h"
 #include "python/bindings/Describe.h"
 #include "python/bindings/Dispatcher.h"
+#include "python/bindings/Jit.h"
 #include "python/bindings/Errors.h"
 #include "runtime/Device.h"
 #include "runtime/OpenCL.h"
@@ -428,6 +429,8 @@ PYBIND11_MODULE(_spirjit, m) {
       .def("_bare_enqueue_loop", &Dispatcher::bareEnqueueLoop)
       .def("set_signatures", &Dispatcher::setSignatures)
       .def_property_readonly("stats", &Dispatcher::stats);
+
+  addJit(m);
 
   PyModule_AddFunctions(m.ptr(), callKernelMethods);
 

@@ -31,7 +31,7 @@ __all__ = ["kernel", "device_func", "call_kernel", "call_kernel_async",
            "Event", "NdRange", "empty", "zeros", "ones", "full", "empty_like",
            "zeros_like", "from_dlpack", "Range", "DeviceArray", "asarray",
            "asnumpy", "devices", "default_device", "Device", "errors",
-           "kernel_api", "vectorize"]
+           "kernel_api", "vectorize", "jit", "dpjit", "prange"]
 __version__ = "0.1.0"
 
 
@@ -580,6 +580,82 @@ def device_func(fn=None, *, signatures=None):
     if fn is None:
         return lambda f: device_func(f, signatures=signatures)
     return DeviceFunction(fn, signatures)
+
+
+class _PRange:
+    """``range`` that marks a loop as parallel: in a jit function each
+    prange loop nest (up to 3 deep) becomes a kernel launch; called from
+    plain Python it is ``range``."""
+
+    __spirjit_name__ = "spirjit.prange"
+
+    def __call__(self, *args):
+        return range(*args)
+
+    def __repr__(self):
+        return "spirjit.prange"
+
+
+prange = _PRange()
+
+
+class JitFunction:
+    """A function compiled whole: host code through LLVM's JIT, its prange
+    loops as kernels on the device of its arrays (or ``device=``)."""
+
+    def __init__(self, fn, device=None, fastmath=False, opt=2):
+        _check_function(fn, "jit")
+        try:
+            level = operator.index(opt)
+        except TypeError:
+            level = None
+        if isinstance(opt, bool) or level not in (0, 1, 2, 3):
+            raise ValueError(f"spirjit.jit's opt= is an optimisation "
+                             f"level 0 to 3, not {opt!r}")
+        functools.update_wrapper(self, fn)
+        self.py_func = fn
+        self.device = None if device is None else Device(device)
+        dispatcher = _spirjit.JitDispatcher(
+            functools.partial(_describe_function, fn),
+            None if self.device is None else self.device._device,
+            bool(fastmath), level)
+        self._dispatcher = dispatcher
+        # The bound method itself: a call goes straight to C++.
+        self._call = dispatcher.__call__
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            args = self._bind(args, kwargs)
+        return self._call(*args)
+
+    def _bind(self, args, kwargs):
+        try:
+            bound = inspect.signature(self.py_func).bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}(): {e}") from None
+        bound.apply_defaults()
+        return bound.args
+
+    @property
+    def stats(self):
+        """compiles: the specialisations compiled so far."""
+        return {"compiles": self._dispatcher.compiles, "memory_hits": 0,
+                "disk_hits": 0}
+
+    def __repr__(self):
+        return f"<spirjit.jit {self.__qualname__}>"
+
+
+def jit(fn=None, *, device=None, fastmath=False, opt=2):
+    """Decorator: compiles the whole function; its ``prange`` loops run as
+    kernels on the device of its DeviceArray arguments, or on ``device=``
+    (a Device or a filter string), or on the default device."""
+    if fn is None:
+        return lambda f: jit(f, device=device, fastmath=fastmath, opt=opt)
+    return JitFunction(fn, device=device, fastmath=fastmath, opt=opt)
+
+
+dpjit = jit
 
 
 def _launch_shape(kernel_object, index_space):

@@ -81,6 +81,10 @@ def describe_value(value, table=None):
         return {"kind": "object", "name": "numpy." + np.dtype(value).name}
     if isinstance(value, np.ufunc):
         return {"kind": "object", "name": "numpy." + value.__name__}
+    if (getattr(value, "__name__", None) == "prange" and str(
+            getattr(value, "__module__", "")).startswith(("numba",))):
+        # numba's and numba-dpex's prange mean what spirjit's does.
+        return {"kind": "object", "name": "spirjit.prange"}
     name = getattr(value, "__spirjit_name__", None)
     if name is not None:
         return {"kind": "object", "name": name}

@@ -1,0 +1,49 @@
+/* What compiled host code (a jit function's driver, FunctionKind::Host)
+ * calls back into: the launcher's helpers, by these C names. The lowering
+ * (compiler/lower/LowerHost.cpp) emits the calls; launch/HostCall.cpp
+ * defines them; the JIT binds the names to their addresses. `context` is
+ * the call's launch::HostCall. A helper that fails leaves its message in
+ * the context and returns non-zero (or NULL); the host code then returns
+ * that status at once. */
+#ifndef SPIRJIT_HOST_ABI_H
+#define SPIRJIT_HOST_ABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One value a prange loop's kernel takes, as the host code holds it: an
+ * array's first element, extents and strides in elements; a number's bytes
+ * (a complex number's parts in the two slots). */
+typedef struct spirjit_host_value {
+  void *data;
+  int64_t shape[3];
+  int64_t strides[3];
+  uint64_t scalar[2];
+} spirjit_host_value;
+
+/* Runs parfor `index` of the function (Parfor.h) over `ranges` (start,
+ * stop, step per dimension) with the kernel's values `args`, and waits for
+ * it. Reduction results go to `results` (16 bytes each), starting from
+ * `initials` (likewise). Returns 0 or a failure. */
+int32_t spirjit_host_parfor(void *context, int32_t index,
+                            const int64_t *ranges,
+                            const spirjit_host_value *args, void *results,
+                            const void *initials);
+
+/* A new C-contiguous array of `ndim` extents on the call's device (or in
+ * host memory for a call on NumPy arrays); NULL on failure. */
+void *spirjit_host_alloc(void *context, int32_t ndim, const int64_t *shape,
+                         int64_t itemsize);
+
+/* Stores the `itemsize` bytes at `value` into `count` elements. */
+void spirjit_host_fill(void *data, int64_t count, int64_t itemsize,
+                       const void *value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPIRJIT_HOST_ABI_H */

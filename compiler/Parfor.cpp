@@ -1,0 +1,752 @@
+// The parfor stage (Parfor.h states the contract): find the prange loops,
+// check their bodies, build each kernel's pyir, put a launch in the loop's
+// place.
+#include "compiler/Parfor.h"
+
+#include "frontend/CloneFunction.h"
+#include "frontend/Diagnostics.h"
+#include "frontend/Dominators.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace spirjit {
+
+using ir::Block;
+using ir::Instruction;
+using ir::Opcode;
+
+namespace {
+
+/// The prange call a header's loop iterates over, or nullptr.
+Instruction *prangeOf(const ir::Loop &loop) {
+  for (auto &inst : loop.header->instructions) {
+    if (!inst->isa(Opcode::IterValid))
+      continue;
+    Instruction *iter = inst->operands[0];
+    if (!iter->isa(Opcode::GetIter))
+      return nullptr;
+    Instruction *call = iter->operands[0];
+    if (call->isa(Opcode::Call) && call->operands[0]->type &&
+        call->operands[0]->type->kind == TypeKind::Function &&
+        call->operands[0]->type->name == "spirjit.prange")
+      return call;
+    return nullptr;
+  }
+  return nullptr;
+}
+
+Instruction *findIn(const Block *block, Opcode opcode) {
+  for (auto &inst : block->instructions)
+    if (inst->isa(opcode))
+      return inst.get();
+  return nullptr;
+}
+
+/// The header's condbr: true target is the body, false target the exit.
+Instruction *headerBranch(const ir::Loop &loop) {
+  Instruction *br = loop.header->terminator();
+  return br && br->isa(Opcode::CondBranch) ? br : nullptr;
+}
+
+bool isCompileTimeValue(const Instruction *inst) {
+  return inst->isa(Opcode::Const) || inst->isa(Opcode::Global) ||
+         inst->isa(Opcode::FreeVar) || inst->isa(Opcode::Undef);
+}
+
+class Outliner {
+public:
+  Outliner(TypedFunction &host) : host_(host), fn_(*host.function) {}
+
+  std::vector<Parfor> run() {
+    // One loop at a time, outermost first; the loop tree is rebuilt after
+    // each rewrite, since the rewrite deletes blocks.
+    for (;;) {
+      ir::DominatorTree dominators(fn_);
+      ir::LoopTree loops(fn_, dominators);
+      const ir::Loop *found = nullptr;
+      for (const auto &loop : loops.loops())
+        if (prangeOf(*loop) && !outermostPrangeAbove(*loop)) {
+          found = loop.get();
+          break;
+        }
+      if (!found)
+        break;
+      outline(*found);
+    }
+    std::string problems = ir::verify(fn_);
+    SPIRJIT_INTERNAL_CHECK(problems.empty(),
+                           "the parfor stage broke the host function: " +
+                               problems);
+    return std::move(parfors_);
+  }
+
+private:
+  [[noreturn]] void error(int line, const std::string &message) {
+    throw UserError(UserErrorKind::UnsupportedFeature,
+                    host_.description->filename, line, message);
+  }
+
+  static bool outermostPrangeAbove(const ir::Loop &loop) {
+    for (const ir::Loop *p = loop.parent; p; p = p->parent)
+      if (prangeOf(*p))
+        return true;
+    return false;
+  }
+
+  /// The loops of a perfect nest starting at `outer`, outermost first.
+  std::vector<const ir::Loop *> perfectNest(const ir::Loop &outer) {
+    std::vector<const ir::Loop *> nest = {&outer};
+    while (nest.size() < 3) {
+      const ir::Loop &loop = *nest.back();
+      if (loop.children.size() != 1 || !headerPhis(loop).empty())
+        break;
+      const ir::Loop &inner = *loop.children[0];
+      Instruction *innerRange = prangeOf(inner);
+      if (!innerRange || !headerPhis(inner).empty())
+        break;
+      // The outer body's first block only starts the inner loop...
+      Block *start = headerBranch(loop)->targets[0];
+      if (start->predecessors.size() != 1 || start->terminator() == nullptr ||
+          !start->terminator()->isa(Opcode::Branch) ||
+          start->terminator()->targets[0] != inner.header)
+        break;
+      bool onlyStart = true;
+      for (auto &inst : start->instructions) {
+        Instruction *i = inst.get();
+        if (isCompileTimeValue(i) || i->isa(Opcode::Branch) ||
+            i == innerRange || i == innerRange->operands[0] ||
+            (i->isa(Opcode::GetIter) && i->operands[0] == innerRange))
+          continue;
+        onlyStart = false;
+      }
+      // ... with a range that does not depend on the outer loop ...
+      for (size_t k = 1; k < innerRange->operands.size(); ++k) {
+        Instruction *arg = innerRange->operands[k];
+        if (!isCompileTimeValue(arg) && loop.contains(arg->parent))
+          onlyStart = false;
+      }
+      // ... and the inner loop's exit goes straight back.
+      Instruction *innerBranch = headerBranch(inner);
+      Block *exit = innerBranch ? innerBranch->targets[1] : nullptr;
+      if (!onlyStart || !exit || exit->instructions.size() != 1 ||
+          !exit->terminator()->isa(Opcode::Branch) ||
+          exit->terminator()->targets[0] != loop.header ||
+          inner.latches.empty())
+        break;
+      nest.push_back(&inner);
+    }
+    return nest;
+  }
+
+  static std::vector<Instruction *> headerPhis(const ir::Loop &loop) {
+    std::vector<Instruction *> phis;
+    for (auto &inst : loop.header->instructions)
+      if (inst->isa(Opcode::Phi))
+        phis.push_back(inst.get());
+    return phis;
+  }
+
+  // --- reductions ---------------------------------------------------------
+
+  /// The reduction class of an update `inst` of accumulator value `acc`:
+  /// the other operand goes into `other`.
+  static std::optional<ReductionOp> updateOp(const Instruction *inst,
+                                             const Instruction *acc,
+                                             const Instruction *&other) {
+    if (inst->isa(Opcode::BinaryOp)) {
+      auto op = static_cast<ir::BinaryOperator>(inst->index);
+      bool first = inst->operands[0] == acc, second = inst->operands[1] == acc;
+      if (first == second)
+        return std::nullopt;
+      other = first ? inst->operands[1] : inst->operands[0];
+      switch (op) {
+      case ir::BinaryOperator::Add:
+        return ReductionOp::Add;
+      case ir::BinaryOperator::Sub:
+        return first ? std::optional(ReductionOp::Add) : std::nullopt;
+      case ir::BinaryOperator::Mul:
+        return ReductionOp::Mul;
+      case ir::BinaryOperator::BitOr:
+        return ReductionOp::Or;
+      case ir::BinaryOperator::BitAnd:
+        return ReductionOp::And;
+      case ir::BinaryOperator::BitXor:
+        return ReductionOp::Xor;
+      default:
+        return std::nullopt;
+      }
+    }
+    if (inst->isa(Opcode::Call) && inst->operands.size() == 3 &&
+        inst->name.empty() && inst->operands[0]->type &&
+        inst->operands[0]->type->kind == TypeKind::Function) {
+      const std::string &name = inst->operands[0]->type->name;
+      bool first = inst->operands[1] == acc, second = inst->operands[2] == acc;
+      if (first == second)
+        return std::nullopt;
+      other = first ? inst->operands[2] : inst->operands[1];
+      if (name == "min")
+        return ReductionOp::Min;
+      if (name == "max")
+        return ReductionOp::Max;
+    }
+    return std::nullopt;
+  }
+
+  /// Is `phi` (a header phi of `loop`) a reduction? Fills `op`.
+  bool isReduction(const ir::Loop &loop, Instruction *phi, ReductionOp &op) {
+    if (!phi->type || !phi->type->isNumber() ||
+        phi->type->kind == TypeKind::Complex ||
+        phi->type->kind == TypeKind::WeakComplex)
+      return false;
+    // The values of the chain: the phi, its updates, and body phis that
+    // merge them.
+    std::set<const Instruction *> chain = {phi};
+    std::optional<ReductionOp> kind;
+    std::vector<const Instruction *> others;
+    std::function<bool(const Instruction *)> walk =
+        [&](const Instruction *v) -> bool {
+      if (chain.count(v) && v != phi)
+        return true;
+      if (v == phi)
+        return true;
+      if (!loop.contains(v->parent) || v->parent == loop.header)
+        return false;
+      if (v->isa(Opcode::Phi)) {
+        chain.insert(v);
+        for (const Instruction *in : v->operands)
+          if (!walk(in))
+            return false;
+        return true;
+      }
+      const Instruction *other = nullptr;
+      for (size_t i = 0; i < v->operands.size(); ++i) {
+        const Instruction *acc = v->operands[i];
+        if (!loop.contains(acc->parent) && acc != phi)
+          continue;
+        auto o = updateOp(v, acc, other);
+        if (!o)
+          continue;
+        if (kind && *kind != *o)
+          return false;
+        kind = o;
+        chain.insert(v);
+        others.push_back(other);
+        return walk(acc);
+      }
+      return false;
+    };
+    size_t fromLatch = 0;
+    for (size_t i = 0; i < phi->operands.size(); ++i)
+      if (loop.contains(phi->parent->predecessors[i])) {
+        ++fromLatch;
+        if (!walk(phi->operands[i]))
+          return false;
+      }
+    if (!kind || fromLatch == 0)
+      return false;
+    if (((*kind == ReductionOp::Or || *kind == ReductionOp::And ||
+          *kind == ReductionOp::Xor) &&
+         phi->type->kind != TypeKind::Int &&
+         phi->type->kind != TypeKind::WeakInt &&
+         phi->type->kind != TypeKind::Bool))
+      return false;
+    // Chain values are used only by the chain (and, for the phi, after the
+    // loop), and no update's other operand depends on the chain.
+    for (auto &block : fn_.blocks) {
+      if (!loop.contains(block.get()))
+        continue;
+      for (auto &inst : block->instructions) {
+        if (chain.count(inst.get()))
+          continue;
+        for (const Instruction *operand : inst->operands)
+          if (chain.count(operand))
+            return false;
+      }
+    }
+    std::set<const Instruction *> seen;
+    std::function<bool(const Instruction *)> dependsOnChain =
+        [&](const Instruction *v) -> bool {
+      if (chain.count(v))
+        return true;
+      if (!loop.contains(v->parent) || !seen.insert(v).second)
+        return false;
+      for (const Instruction *o : v->operands)
+        if (dependsOnChain(o))
+          return true;
+      return false;
+    };
+    for (const Instruction *o : others)
+      if (dependsOnChain(o))
+        return false;
+    op = *kind;
+    return true;
+  }
+
+  // --- outlining ------------------------------------------------------------
+
+  void outline(const ir::Loop &outer) {
+    Parfor parfor;
+    parfor.index = static_cast<int>(parfors_.size());
+    Instruction *outerRange = prangeOf(outer);
+    parfor.line = outerRange->line;
+    Instruction *outerBranch = headerBranch(outer);
+    SPIRJIT_INTERNAL_CHECK(outerBranch, "a prange loop without a condbr");
+    Block *exit = outerBranch->targets[1];
+
+    // One way in, one way out: break and return leave from the body.
+    std::vector<Block *> preheaders;
+    for (Block *p : outer.header->predecessors)
+      if (!outer.contains(p))
+        preheaders.push_back(p);
+    SPIRJIT_INTERNAL_CHECK(preheaders.size() == 1 &&
+                               preheaders[0]->terminator()->isa(
+                                   Opcode::Branch),
+                           "a prange loop with several entries");
+    Block *preheader = preheaders[0];
+    for (Block *block : outer.blocks)
+      for (Block *succ : block->successors())
+        if (!outer.contains(succ) && block != outer.header)
+          error(block->terminator()->line,
+                "a prange loop cannot be left early (break or return): its "
+                "iterations run in parallel, in any order; compute a flag "
+                "array in the loop and act on it after the loop");
+
+    // Phis nothing reads (a variable the body assigns and never reads
+    // afterwards) would look like values carried across iterations.
+    removeDeadPhis();
+
+    // Reductions and the other values carried across iterations.
+    std::vector<Instruction *> reductionPhis;
+    for (Instruction *phi : headerPhis(outer)) {
+      ReductionOp op;
+      bool usedAnywhere = false;
+      for (auto &block : fn_.blocks)
+        for (auto &inst : block->instructions)
+          if (inst.get() != phi &&
+              std::count(inst->operands.begin(), inst->operands.end(), phi))
+            usedAnywhere = true;
+      if (!usedAnywhere)
+        continue;
+      if (!isReduction(outer, phi, op))
+        error(phi->line,
+              "a prange loop assigns a variable that the loop (or the code "
+              "after it) also reads, and not as a reduction (s += x, s *= x, "
+              "s = min(s, x), ...): iterations run in parallel, in any order, "
+              "so the value would be a race; assign it in each iteration "
+              "before reading it, or make it a reduction");
+      Instruction *initial = nullptr;
+      for (size_t i = 0; i < phi->operands.size(); ++i)
+        if (!outer.contains(outer.header->predecessors[i]))
+          initial = phi->operands[i];
+      if (initial->isa(Opcode::Undef))
+        error(phi->line, "a reduction variable must be assigned before the "
+                         "prange loop");
+      reductionPhis.push_back(phi);
+      parfor.reductions.push_back(
+          {op, types::materialize(phi->type), initial});
+    }
+    bool reduces = !reductionPhis.empty();
+    std::vector<const ir::Loop *> nest =
+        reduces ? std::vector<const ir::Loop *>{&outer} : perfectNest(outer);
+    parfor.dims = static_cast<int>(nest.size());
+    const ir::Loop &innermost = *nest.back();
+
+    // The loop's index must not be read after it.
+    for (const ir::Loop *loop : nest) {
+      Instruction *index = findIn(loop->header, Opcode::IterNext);
+      for (auto &block : fn_.blocks)
+        if (!outer.contains(block.get()))
+          for (auto &inst : block->instructions)
+            if (std::count(inst->operands.begin(), inst->operands.end(),
+                           index))
+              error(inst->line, "a prange loop's index is read after the "
+                                "loop; iterations run in any order, so it "
+                                "has no last value");
+    }
+
+    // The kernel's blocks: the innermost body, or for a reduction the
+    // whole loop but its header.
+    std::vector<Block *> body;
+    for (Block *block : innermost.blocks)
+      if (block != innermost.header)
+        body.push_back(block);
+    std::set<const Block *> bodySet(body.begin(), body.end());
+
+    // --- the kernel ---
+    auto kernel = std::make_unique<ir::Function>();
+    kernel->name = fn_.name + "_parfor" + std::to_string(parfor.index);
+    kernel->filename = fn_.filename;
+    kernel->firstLine = parfor.line;
+    kernel->parameterNames.push_back("item");
+    Block *entry = kernel->addBlock();
+    int line = parfor.line;
+    Instruction *item = kernel->create(entry, Opcode::Arg, {}, line);
+    item->index = 0;
+    item->name = "item";
+    ir::ValueMap map;
+    std::map<const Instruction *, Instruction *> &values = map.values;
+
+    auto description = std::make_shared<FunctionDescription>(*host_.description);
+    description->deviceFunctions = host_.description->deviceFunctions;
+    auto addGlobal = [&](const std::string &name, GlobalValue::Kind kind,
+                         const std::string &value) {
+      std::string key = name;
+      auto it = description->globals.find(key);
+      if (it != description->globals.end() &&
+          !(it->second.kind == kind && it->second.name == value))
+        key = "__spirjit_" + name;
+      GlobalValue g;
+      g.kind = kind;
+      g.name = value;
+      description->globals[key] = g;
+      Instruction *inst = kernel->create(entry, Opcode::Global, {}, line);
+      inst->name = key;
+      return inst;
+    };
+    auto constant = [&](ConstValue c) {
+      Instruction *inst = kernel->create(entry, Opcode::Const, {}, line);
+      inst->constant = std::move(c);
+      return inst;
+    };
+    auto parameter = [&](const std::string &name) {
+      Instruction *inst = kernel->create(entry, Opcode::Arg, {}, line);
+      inst->index = static_cast<int64_t>(kernel->parameterNames.size());
+      inst->name = name;
+      kernel->parameterNames.push_back(name);
+      return inst;
+    };
+
+    // Values from outside: compile-time values are copied in; others
+    // become parameters, in the order of first use.
+    std::vector<Instruction *> indices; // per dimension, in the host
+    for (const ir::Loop *loop : nest)
+      indices.push_back(findIn(loop->header, Opcode::IterNext));
+    std::set<const Instruction *> special(indices.begin(), indices.end());
+    special.insert(reductionPhis.begin(), reductionPhis.end());
+    auto importValue = [&](Instruction *v) {
+      if (values.count(v) || special.count(v))
+        return;
+      if (bodySet.count(v->parent))
+        return;
+      if (reduces && v->parent == outer.header)
+        return;
+      if (isCompileTimeValue(v)) {
+        Instruction *copy = ir::cloneInstruction(*v, *kernel, entry);
+        copy->type = nullptr;
+        values[v] = copy;
+        return;
+      }
+      std::string name = v->isa(Opcode::Arg) ? v->name
+                                              : "v" + std::to_string(v->id);
+      values[v] = parameter(name);
+      parfor.arguments.push_back(v);
+      parfor.kernelArgumentTypes.push_back(types::materialize(v->type));
+    };
+    for (Block *block : body)
+      for (auto &inst : block->instructions)
+        for (Instruction *operand : inst->operands)
+          importValue(operand);
+    // Each dimension's start and step, imported likewise.
+    for (const ir::Loop *loop : nest) {
+      Instruction *range = prangeOf(*loop);
+      std::vector<const Instruction *> args(range->operands.begin() + 1,
+                                            range->operands.end());
+      for (const Instruction *a : args)
+        if (a->type->kind != TypeKind::Int && a->type->kind != TypeKind::WeakInt &&
+            a->type->kind != TypeKind::Bool)
+          error(range->line, "prange() takes integers");
+      parfor.ranges.push_back(args);
+      if (args.size() >= 2)
+        importValue(range->operands[1]);
+      if (args.size() == 3)
+        importValue(range->operands[3]);
+    }
+    // The index of each dimension: start + id * step.
+    auto indexValue = [&](size_t d, Instruction *id) -> Instruction * {
+      Instruction *range = prangeOf(*nest[d]);
+      size_t n = range->operands.size() - 1;
+      Instruction *v = id;
+      if (n == 3) {
+        Instruction *mul = kernel->create(v->parent, Opcode::BinaryOp,
+                                          {v, values.at(range->operands[3])},
+                                          line);
+        mul->index = static_cast<int64_t>(ir::BinaryOperator::Mul);
+        v = mul;
+      }
+      if (n >= 2) {
+        Instruction *add = kernel->create(v->parent, Opcode::BinaryOp,
+                                          {values.at(range->operands[1]), v},
+                                          line);
+        add->index = static_cast<int64_t>(ir::BinaryOperator::Add);
+        v = add;
+      }
+      return v;
+    };
+    auto workItemQuery = [&](const char *method, int dim) {
+      Instruction *get = kernel->create(entry, Opcode::GetAttr, {item}, line);
+      get->name = method;
+      return kernel->create(entry, Opcode::Call, {get, constant(ConstValue::ofInt(dim))},
+                            line);
+    };
+
+    Block *done = nullptr;
+    std::vector<Block *> copies;
+    if (!reduces) {
+      for (size_t d = 0; d < nest.size(); ++d)
+        values[indices[d]] = indexValue(d, workItemQuery("get_id", static_cast<int>(d)));
+      copies = ir::cloneBlocks(body, *kernel, map);
+      Block *first = map[headerBranch(innermost)->targets[0]];
+      Instruction *br = kernel->create(entry, Opcode::Branch, {}, line);
+      br->targets = {first};
+      first->predecessors = {entry};
+      done = kernel->addBlock();
+      for (Block *latch : innermost.latches) {
+        Instruction *back = map[latch]->terminator();
+        for (Block *&t : back->targets)
+          if (t == innermost.header)
+            t = done;
+        done->predecessors.push_back(map[latch]);
+      }
+    } else {
+      // The trip count and the partial arrays come after the values.
+      Instruction *count = parameter("count");
+      parfor.kernelArgumentTypes.push_back(types::int64());
+      std::vector<Instruction *> partials;
+      for (size_t j = 0; j < reductionPhis.size(); ++j) {
+        partials.push_back(parameter("partial" + std::to_string(j)));
+        parfor.kernelArgumentTypes.push_back(
+            types::array(parfor.reductions[j].type, 1, 'C'));
+      }
+      Instruction *gid = workItemQuery("get_id", 0);
+      Instruction *items = workItemQuery("get_range", 0);
+      Instruction *rangeFn = addGlobal("range", GlobalValue::Kind::Builtin, "range");
+      Instruction *range =
+          kernel->create(entry, Opcode::Call, {rangeFn, gid, count, items}, line);
+      Instruction *iter = kernel->create(entry, Opcode::GetIter, {range}, line);
+      std::vector<Instruction *> identities;
+      for (size_t j = 0; j < reductionPhis.size(); ++j) {
+        const Type *t = parfor.reductions[j].type;
+        Instruction *cast =
+            addGlobal("dtype_" + t->str(), GlobalValue::Kind::Object,
+                      "numpy." + t->str());
+        identities.push_back(kernel->create(
+            entry, Opcode::Call,
+            {cast, constant(reductionIdentity(parfor.reductions[j].op, t))},
+            line));
+      }
+      Block *header = kernel->addBlock();
+      Block *indexBlock = kernel->addBlock();
+      Instruction *toHeader = kernel->create(entry, Opcode::Branch, {}, line);
+      toHeader->targets = {header};
+      std::vector<Instruction *> accumulators;
+      for (size_t j = 0; j < reductionPhis.size(); ++j) {
+        Instruction *phi = kernel->create(header, Opcode::Phi, {}, line);
+        values[reductionPhis[j]] = phi;
+        accumulators.push_back(phi);
+      }
+      Instruction *valid = kernel->create(header, Opcode::IterValid, {iter}, line);
+      Instruction *k = kernel->create(header, Opcode::IterNext, {iter}, line);
+      values[indices[0]] = indexValue(0, k);
+      // indexValue appended to the header; move what it made to indexBlock.
+      auto &headerList = header->instructions;
+      for (auto it = headerList.begin(); it != headerList.end();) {
+        Instruction *i = it->get();
+        if (i->isa(Opcode::BinaryOp)) {
+          i->parent = indexBlock;
+          indexBlock->instructions.push_back(std::move(*it));
+          it = headerList.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      map.blocks[outer.header] = header;
+      copies = ir::cloneBlocks(body, *kernel, map);
+      Block *first = map[outerBranch->targets[0]];
+      Instruction *toFirst = kernel->create(indexBlock, Opcode::Branch, {}, line);
+      toFirst->targets = {first};
+      indexBlock->predecessors = {header};
+      first->predecessors = {indexBlock};
+      done = kernel->addBlock();
+      Instruction *cond =
+          kernel->create(header, Opcode::CondBranch, {valid}, line);
+      cond->targets = {indexBlock, done};
+      done->predecessors = {header};
+      header->predecessors = {entry};
+      for (size_t j = 0; j < reductionPhis.size(); ++j)
+        accumulators[j]->operands.push_back(identities[j]);
+      for (size_t p = 0; p < outer.header->predecessors.size(); ++p) {
+        Block *latch = outer.header->predecessors[p];
+        if (!outer.contains(latch))
+          continue;
+        header->predecessors.push_back(map[latch]);
+        for (size_t j = 0; j < reductionPhis.size(); ++j)
+          accumulators[j]->operands.push_back(
+              map[reductionPhis[j]->operands[p]]);
+      }
+      for (size_t j = 0; j < reductionPhis.size(); ++j) {
+        Instruction *store = kernel->create(
+            done, Opcode::SetItem, {partials[j], gid, accumulators[j]}, line);
+        (void)store;
+      }
+    }
+    Instruction *none = kernel->create(done, Opcode::Const, {}, line);
+    none->constant = ConstValue::none();
+    kernel->create(done, Opcode::Return, {none}, line);
+    // Copies keep the host's types; the kernel is typed afresh.
+    for (auto &block : kernel->blocks)
+      for (auto &inst : block->instructions)
+        inst->type = nullptr;
+    std::string problems = ir::verify(*kernel);
+    SPIRJIT_INTERNAL_CHECK(problems.empty(),
+                           "the outlined prange loop is malformed: " +
+                               problems + "\n" + ir::print(*kernel));
+
+    description->name = kernel->name;
+    description->qualifiedName =
+        host_.description->qualifiedName + ".<prange " +
+        std::to_string(parfor.index) + ">";
+    description->firstLine = parfor.line;
+    description->argCount = static_cast<int>(kernel->parameterNames.size());
+    description->varnames = kernel->parameterNames;
+    description->annotations.clear();
+    description->prebuiltPyIR = std::move(kernel);
+    parfor.kernel = description;
+
+    // --- the host: a launch in the loop's place ---
+    Instruction *callee = fn_.create(preheader, Opcode::Global, {}, line);
+    callee->name = "parfor" + std::to_string(parfor.index);
+    callee->type = types::function("parfor:" + std::to_string(parfor.index));
+    // The preheader's branch goes last again.
+    auto &list = preheader->instructions;
+    auto brIt = std::find_if(list.begin(), list.end(), [](auto &i) {
+      return i->isa(Opcode::Branch);
+    });
+    std::unique_ptr<Instruction> oldBranch = std::move(*brIt);
+    list.erase(brIt);
+    std::vector<Instruction *> operands = {callee};
+    for (const Instruction *a : parfor.arguments)
+      operands.push_back(const_cast<Instruction *>(a));
+    for (const auto &args : parfor.ranges)
+      for (const Instruction *a : args)
+        operands.push_back(const_cast<Instruction *>(a));
+    Instruction *launch = fn_.create(preheader, Opcode::Call, operands, line);
+    std::vector<const Type *> resultTypes;
+    for (Instruction *phi : reductionPhis)
+      resultTypes.push_back(phi->type);
+    launch->type = types::tuple(resultTypes);
+    parfor.launch = launch;
+    for (size_t j = 0; j < reductionPhis.size(); ++j) {
+      Instruction *get = fn_.create(preheader, Opcode::TupleGet, {launch}, line);
+      get->index = static_cast<int64_t>(j);
+      get->type = reductionPhis[j]->type;
+      fn_.replaceAllUsesWith(reductionPhis[j], get);
+    }
+    Instruction *br = fn_.create(preheader, Opcode::Branch, {}, line);
+    br->targets = {exit};
+    br->type = types::none();
+    for (Block *&p : exit->predecessors)
+      if (p == outer.header)
+        p = preheader;
+    // The loop's blocks go; so do the prange call and iterator when
+    // nothing else reads them.
+    std::set<const Block *> dead(outer.blocks.begin(), outer.blocks.end());
+    for (auto &block : fn_.blocks)
+      if (dead.count(block.get()))
+        for (auto &inst : block->instructions)
+          inst->operands.clear();
+    fn_.blocks.erase(std::remove_if(fn_.blocks.begin(), fn_.blocks.end(),
+                                    [&](auto &b) { return dead.count(b.get()); }),
+                     fn_.blocks.end());
+    eraseIfUnused(findIn(preheader, Opcode::GetIter));
+    parfors_.push_back(std::move(parfor));
+  }
+
+  void removeDeadPhis() {
+    std::set<const Instruction *> live;
+    std::vector<const Instruction *> work;
+    for (auto &block : fn_.blocks)
+      for (auto &inst : block->instructions)
+        if (!inst->isa(Opcode::Phi))
+          for (const Instruction *o : inst->operands)
+            work.push_back(o);
+    while (!work.empty()) {
+      const Instruction *v = work.back();
+      work.pop_back();
+      if (!live.insert(v).second || !v->isa(Opcode::Phi))
+        continue;
+      for (const Instruction *o : v->operands)
+        work.push_back(o);
+    }
+    std::vector<Instruction *> dead;
+    for (auto &block : fn_.blocks)
+      for (auto &inst : block->instructions)
+        if (inst->isa(Opcode::Phi) && !live.count(inst.get()))
+          dead.push_back(inst.get());
+    for (Instruction *phi : dead)
+      phi->operands.clear();
+    for (Instruction *phi : dead)
+      fn_.erase(phi);
+  }
+
+  void eraseIfUnused(Instruction *inst) {
+    if (!inst)
+      return;
+    for (auto &block : fn_.blocks)
+      for (auto &other : block->instructions)
+        if (std::count(other->operands.begin(), other->operands.end(), inst))
+          return;
+    fn_.erase(inst);
+  }
+
+  TypedFunction &host_;
+  ir::Function &fn_;
+  std::vector<Parfor> parfors_;
+};
+
+} // namespace
+
+ConstValue reductionIdentity(ReductionOp op, const Type *type) {
+  bool isFloat = type->kind == TypeKind::Float;
+  switch (op) {
+  case ReductionOp::Add:
+  case ReductionOp::Or:
+  case ReductionOp::Xor:
+    return isFloat ? ConstValue::ofFloat(0) : ConstValue::ofInt(0);
+  case ReductionOp::Mul:
+    return isFloat ? ConstValue::ofFloat(1) : ConstValue::ofInt(1);
+  case ReductionOp::And:
+    return type->kind == TypeKind::Bool ? ConstValue::ofBool(true)
+                                        : ConstValue::ofInt(-1);
+  case ReductionOp::Min:
+  case ReductionOp::Max: {
+    bool min = op == ReductionOp::Min;
+    if (isFloat)
+      return ConstValue::ofFloat(min ? INFINITY : -INFINITY);
+    if (type->kind == TypeKind::Bool)
+      return ConstValue::ofBool(min);
+    int bits = type->bits;
+    if (type->isSigned)
+      return ConstValue::ofInt(min ? (bits == 64 ? INT64_MAX
+                                                 : (int64_t(1) << (bits - 1)) - 1)
+                                   : (bits == 64 ? INT64_MIN
+                                                 : -(int64_t(1) << (bits - 1))));
+    // Unsigned: the largest value is all ones (np.uint64(-1) wraps so).
+    return ConstValue::ofInt(min ? (bits == 64 ? -1 : (int64_t(1) << bits) - 1)
+                                 : 0);
+  }
+  }
+  return ConstValue::ofInt(0);
+}
+
+std::vector<Parfor> outlineParfors(TypedFunction &host) {
+  return Outliner(host).run();
+}
+
+} // namespace spirjit

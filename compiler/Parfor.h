@@ -1,0 +1,68 @@
+// The parfor stage: a jit function's prange loops become kernels.
+//
+// Contract: requires the typed host function (FunctionKind::Host). Finds
+// every outermost loop over `prange(...)` and replaces it by one `call` of
+// a global named `parfor<k>` that stands for the launch: its operands are
+// the values the loop's kernel takes, then each dimension's range
+// arguments; it returns a tuple of the loop's reduction results, which
+// `tuple_get`s hand to the code after the loop. The host function stays
+// typed and verified. Each loop becomes the untyped pyir of a kernel
+// (Parfor::kernel holds it in a FunctionDescription, as a @kernel's
+// bytecode would be), typed and compiled later per device like any kernel.
+//
+// What a loop becomes:
+//  - Up to 3 perfectly nested pranges (the inner one's range does not
+//    depend on the outer index, and nothing else sits between them) form
+//    a 1-3-D Range; each work-item runs the body once for its indices.
+//  - A loop with reductions (a scalar updated by +=, -=, *=, |=, &=, ^=,
+//    s = min(s, x) or s = max(s, x), possibly under ifs) is 1-D: each of
+//    `items` work-items runs the loop over iterations gid, gid+items, ...
+//    into private accumulators and writes them to one partial array per
+//    reduction; the host combines the partials with the initial value.
+//  - Loops inside the body (pranges included) stay loops in the kernel.
+// A scalar the body assigns and reads across iterations in any other way,
+// `break` or `return` in the body, and the loop's index read after it are
+// UserErrors at the line.
+#pragma once
+
+#include "compiler/TypeInference.h"
+
+#include <memory>
+#include <vector>
+
+namespace spirjit {
+
+enum class ReductionOp { Add, Mul, Min, Max, Or, And, Xor };
+
+struct Parfor {
+  int index = 0;
+  int line = 0; // of the prange loop
+  int dims = 1;
+  /// In the host: the call that stands for the loop.
+  const ir::Instruction *launch = nullptr;
+  /// Per dimension, outermost first: the prange's arguments in the host
+  /// (1 to 3: stop; start, stop; start, stop, step).
+  std::vector<std::vector<const ir::Instruction *>> ranges;
+  /// In the host: the values the kernel takes after its item, in order.
+  std::vector<const ir::Instruction *> arguments;
+  /// The kernel's parameter types after the item: one per argument, then
+  /// for a reducing loop the trip count (int64) and one partial array per
+  /// reduction.
+  std::vector<const Type *> kernelArgumentTypes;
+  struct Reduction {
+    ReductionOp op;
+    const Type *type;                 // of the accumulator, materialised
+    const ir::Instruction *initial;   // in the host
+  };
+  std::vector<Reduction> reductions;
+  /// The kernel: a description whose prebuilt pyir is the outlined loop.
+  std::shared_ptr<FunctionDescription> kernel;
+};
+
+std::vector<Parfor> outlineParfors(TypedFunction &host);
+
+/// The identity of `op` on values of `type`, as the kernel starts each
+/// accumulator.
+ConstValue reductionIdentity(ReductionOp op, const Type *type);
+
+} // namespace spirjit

@@ -1,0 +1,352 @@
+// A jit function's host code: the launches the parfor stage left in place
+// of prange loops, array constructors, returning values, and the wrapper
+// the binding calls (the host ABI: LowerToLLVM.h, HostABI.h).
+#include "compiler/lower/Lowering.h"
+
+#include "compiler/Parfor.h"
+
+namespace spirjit::lower {
+
+namespace {
+
+llvm::StructType *hostValueType(llvm::LLVMContext &context) {
+  auto *i64 = llvm::Type::getInt64Ty(context);
+  return llvm::StructType::get(
+      context, {llvm::Type::getInt8PtrTy(context), llvm::ArrayType::get(i64, 3),
+                llvm::ArrayType::get(i64, 3), llvm::ArrayType::get(i64, 2)});
+}
+
+} // namespace
+
+llvm::FunctionCallee Lowering::hostHelper(const char *name, llvm::Type *result,
+                                          llvm::ArrayRef<llvm::Type *> params) {
+  return module_->getOrInsertFunction(
+      name, llvm::FunctionType::get(result, params, false));
+}
+
+void Lowering::checkStatus(llvm::Value *status) {
+  auto *failed = llvm::BasicBlock::Create(context_, "failed", function_);
+  auto *ok = llvm::BasicBlock::Create(context_, "ok", function_);
+  builder_.CreateCondBr(builder_.CreateICmpNE(status, builder_.getInt32(0)),
+                        failed, ok);
+  builder_.SetInsertPoint(failed);
+  builder_.CreateRet(status);
+  builder_.SetInsertPoint(ok);
+}
+
+namespace {
+
+/// An alloca in the entry block, where LLVM's mem2reg and SROA look.
+llvm::Value *entryAlloca(llvm::IRBuilder<> &allocaBuilder,
+                         llvm::Function *function, llvm::Type *type,
+                         const char *name) {
+  llvm::BasicBlock &entry = function->getEntryBlock();
+  allocaBuilder.SetInsertPoint(&entry, entry.getFirstInsertionPt());
+  return allocaBuilder.CreateAlloca(type, nullptr, name);
+}
+
+} // namespace
+
+Lowered Lowering::lowerParforLaunch(const Instruction &inst, int index) {
+  SPIRJIT_INTERNAL_CHECK(options_.parfors && isHost(),
+                         "a parfor launch outside host code");
+  const Parfor &parfor = options_.parfors->at(index);
+  auto *i64 = builder_.getInt64Ty();
+  auto *i8ptr = builder_.getInt8PtrTy();
+  size_t count = parfor.arguments.size();
+
+  // Start, stop and step of each dimension.
+  llvm::Value *ranges = entryAlloca(allocaBuilder_, function_,
+                                    llvm::ArrayType::get(i64, 9), "ranges");
+  size_t op = 1 + count;
+  for (size_t d = 0; d < parfor.ranges.size(); ++d) {
+    size_t n = parfor.ranges[d].size();
+    auto value = [&](size_t k) {
+      return scalarOf(inst.operands[op + k], types::int64());
+    };
+    llvm::Value *start = n >= 2 ? value(0) : builder_.getInt64(0);
+    llvm::Value *stop = n >= 2 ? value(1) : value(0);
+    llvm::Value *step = n == 3 ? value(2) : builder_.getInt64(1);
+    op += n;
+    llvm::Value *parts[] = {start, stop, step};
+    for (int k = 0; k < 3; ++k)
+      builder_.CreateStore(
+          parts[k], builder_.CreateConstInBoundsGEP2_32(
+                        llvm::ArrayType::get(i64, 9), ranges, 0,
+                        static_cast<unsigned>(d * 3 + k)));
+  }
+
+  // The kernel's values.
+  llvm::StructType *valueType = hostValueType(context_);
+  auto *argsType = llvm::ArrayType::get(valueType, std::max<size_t>(count, 1));
+  llvm::Value *args = entryAlloca(allocaBuilder_, function_, argsType, "args");
+  for (size_t k = 0; k < count; ++k) {
+    const Instruction *operand = inst.operands[1 + k];
+    const Type *t = parfor.kernelArgumentTypes[k];
+    const Lowered &v = values_.at(operand);
+    llvm::Value *slot = builder_.CreateConstInBoundsGEP2_32(
+        argsType, args, 0, static_cast<unsigned>(k));
+    if (t->kind == TypeKind::Array) {
+      builder_.CreateStore(builder_.CreatePointerCast(v.data, i8ptr),
+                           builder_.CreateStructGEP(valueType, slot, 0));
+      for (int d = 0; d < t->ndim; ++d) {
+        builder_.CreateStore(v.shape[d],
+                             builder_.CreateConstInBoundsGEP2_32(
+                                 llvm::ArrayType::get(i64, 3),
+                                 builder_.CreateStructGEP(valueType, slot, 1),
+                                 0, d));
+        builder_.CreateStore(v.strides[d],
+                             builder_.CreateConstInBoundsGEP2_32(
+                                 llvm::ArrayType::get(i64, 3),
+                                 builder_.CreateStructGEP(valueType, slot, 2),
+                                 0, d));
+      }
+      continue;
+    }
+    llvm::Value *bytes = builder_.CreateStructGEP(valueType, slot, 3);
+    llvm::Value *scalar = convert(v.scalar, operand->type, t);
+    if (t->kind == TypeKind::Complex) {
+      llvm::Type *part = scalarType(types::floating(t->bits));
+      for (unsigned p = 0; p < 2; ++p)
+        builder_.CreateStore(
+            builder_.CreateExtractValue(scalar, p),
+            builder_.CreatePointerCast(
+                builder_.CreateConstInBoundsGEP2_32(
+                    llvm::ArrayType::get(i64, 2), bytes, 0, p),
+                part->getPointerTo()));
+      continue;
+    }
+    if (t->kind == TypeKind::Bool)
+      scalar = builder_.CreateZExt(scalar, builder_.getInt8Ty());
+    builder_.CreateStore(scalar, builder_.CreatePointerCast(
+                                     bytes, memoryType(t)->getPointerTo()));
+  }
+
+  // Reductions start from their values before the loop.
+  size_t reductions = parfor.reductions.size();
+  auto *slotsType = llvm::ArrayType::get(llvm::ArrayType::get(i64, 2),
+                                         std::max<size_t>(reductions, 1));
+  llvm::Value *results =
+      entryAlloca(allocaBuilder_, function_, slotsType, "results");
+  llvm::Value *initials =
+      entryAlloca(allocaBuilder_, function_, slotsType, "initials");
+  auto slotOf = [&](llvm::Value *slots, size_t j, const Type *t) {
+    return builder_.CreatePointerCast(
+        builder_.CreateConstInBoundsGEP2_32(slotsType, slots, 0,
+                                            static_cast<unsigned>(j)),
+        memoryType(t)->getPointerTo());
+  };
+  for (size_t j = 0; j < reductions; ++j) {
+    const Parfor::Reduction &r = parfor.reductions[j];
+    llvm::Value *initial = scalarOf(r.initial, r.type);
+    if (r.type->kind == TypeKind::Bool)
+      initial = builder_.CreateZExt(initial, builder_.getInt8Ty());
+    builder_.CreateStore(initial, slotOf(initials, j, r.type));
+  }
+  llvm::FunctionCallee launch = hostHelper(
+      "spirjit_host_parfor", builder_.getInt32Ty(),
+      {i8ptr, builder_.getInt32Ty(), i64->getPointerTo(), i8ptr, i8ptr, i8ptr});
+  llvm::Value *status = builder_.CreateCall(
+      launch, {hostContext_, builder_.getInt32(index),
+               builder_.CreatePointerCast(ranges, i64->getPointerTo()),
+               builder_.CreatePointerCast(args, i8ptr),
+               builder_.CreatePointerCast(results, i8ptr),
+               builder_.CreatePointerCast(initials, i8ptr)});
+  checkStatus(status);
+  Lowered tuple;
+  for (size_t j = 0; j < reductions; ++j) {
+    const Type *t = parfor.reductions[j].type;
+    llvm::Value *v = builder_.CreateLoad(memoryType(t), slotOf(results, j, t));
+    if (t->kind == TypeKind::Bool)
+      v = builder_.CreateICmpNE(v, builder_.getInt8(0));
+    tuple.elements.push_back(Lowered{v});
+  }
+  return tuple;
+}
+
+Lowered Lowering::lowerArrayConstructor(const Instruction &inst) {
+  SPIRJIT_INTERNAL_CHECK(isHost(), "an array constructor outside host code");
+  const std::string &name = inst.operands[0]->type->name;
+  std::string shortName = name.substr(name.find('.') + 1);
+  bool like = shortName.size() > 5 &&
+              shortName.compare(shortName.size() - 5, 5, "_like") == 0;
+  const auto &args = typed_.callArguments.at(&inst);
+  const Type *array = inst.type;
+  const Type *element = array->element;
+  auto *i64 = builder_.getInt64Ty();
+  int n = array->ndim;
+
+  std::vector<llvm::Value *> shape;
+  const Instruction *shapeArg = args[0];
+  const Lowered &shapeValue = values_.at(shapeArg);
+  if (like)
+    shape = shapeValue.shape;
+  else if (shapeArg->type->kind == TypeKind::Tuple)
+    for (int d = 0; d < n; ++d)
+      shape.push_back(convert(shapeValue.elements[d].scalar,
+                              shapeArg->type->elements[d], types::int64()));
+  else
+    shape.push_back(scalarOf(shapeArg, types::int64()));
+
+  auto *shapeType = llvm::ArrayType::get(i64, 3);
+  llvm::Value *extents = entryAlloca(allocaBuilder_, function_, shapeType, "shape");
+  for (int d = 0; d < n; ++d)
+    builder_.CreateStore(shape[d], builder_.CreateConstInBoundsGEP2_32(
+                                       shapeType, extents, 0, d));
+  llvm::Type *memory = memoryType(element);
+  int64_t itemsize = static_cast<int64_t>(
+      module_->getDataLayout().getTypeAllocSize(memory));
+  auto *i8ptr = builder_.getInt8PtrTy();
+  llvm::FunctionCallee alloc =
+      hostHelper("spirjit_host_alloc", i8ptr,
+                 {i8ptr, builder_.getInt32Ty(), i64->getPointerTo(), i64});
+  llvm::Value *data = builder_.CreateCall(
+      alloc, {hostContext_, builder_.getInt32(n),
+              builder_.CreatePointerCast(extents, i64->getPointerTo()),
+              builder_.getInt64(itemsize)});
+  checkStatus(builder_.CreateZExt(builder_.CreateIsNull(data),
+                                  builder_.getInt32Ty()));
+
+  llvm::Value *count = builder_.getInt64(1);
+  for (llvm::Value *extent : shape)
+    count = builder_.CreateMul(count, extent);
+  llvm::Value *fill = nullptr;
+  if (shortName.compare(0, 5, "zeros") == 0)
+    fill = convert(builder_.getInt1(false), types::boolean(), element);
+  else if (shortName.compare(0, 4, "ones") == 0)
+    fill = convert(builder_.getInt1(true), types::boolean(), element);
+  else if (shortName.compare(0, 4, "full") == 0)
+    fill = scalarOf(args[1], element);
+  if (fill) {
+    if (element->kind == TypeKind::Bool)
+      fill = builder_.CreateZExt(fill, builder_.getInt8Ty());
+    llvm::Value *bytes = entryAlloca(allocaBuilder_, function_,
+                                     llvm::ArrayType::get(i64, 2), "fill");
+    builder_.CreateStore(fill,
+                         builder_.CreatePointerCast(bytes, memory->getPointerTo()));
+    llvm::FunctionCallee fillHelper = hostHelper(
+        "spirjit_host_fill", builder_.getVoidTy(), {i8ptr, i64, i64, i8ptr});
+    builder_.CreateCall(fillHelper, {data, count, builder_.getInt64(itemsize),
+                                     builder_.CreatePointerCast(bytes, i8ptr)});
+  }
+  Lowered result;
+  result.data = builder_.CreatePointerCast(data, pointerType(array));
+  result.shape = shape;
+  result.strides.assign(n, nullptr);
+  llvm::Value *running = builder_.getInt64(1);
+  for (int d = n - 1; d >= 0; --d) {
+    result.strides[d] = running;
+    running = builder_.CreateMul(running, shape[d]);
+  }
+  return result;
+}
+
+void Lowering::storeHostResult(const Lowered &value, const Type *from,
+                               const Type *to, size_t &slot) {
+  auto slotPointer = [&](llvm::Type *type) {
+    llvm::Value *p = builder_.CreateConstInBoundsGEP1_64(
+        builder_.getInt8Ty(), hostResult_, slot * 8);
+    ++slot;
+    return builder_.CreatePointerCast(p, type->getPointerTo());
+  };
+  switch (to->kind) {
+  case TypeKind::None:
+    return;
+  case TypeKind::Tuple:
+    for (size_t i = 0; i < to->elements.size(); ++i)
+      storeHostResult(value.elements[i], from->elements[i], to->elements[i],
+                      slot);
+    return;
+  case TypeKind::Array:
+    builder_.CreateStore(
+        builder_.CreatePointerCast(value.data, builder_.getInt8PtrTy()),
+        slotPointer(builder_.getInt8PtrTy()));
+    for (int d = 0; d < to->ndim; ++d)
+      builder_.CreateStore(value.shape[d], slotPointer(builder_.getInt64Ty()));
+    for (int d = 0; d < to->ndim; ++d)
+      builder_.CreateStore(value.strides[d], slotPointer(builder_.getInt64Ty()));
+    return;
+  default:
+    break;
+  }
+  SPIRJIT_INTERNAL_CHECK(to->isNumber(), "a host function returns a '" +
+                                             to->str() + "'");
+  llvm::Value *v = convert(value.scalar, from, to);
+  if (to->kind == TypeKind::Complex) {
+    llvm::Type *part = scalarType(types::floating(to->bits));
+    for (unsigned p = 0; p < 2; ++p)
+      builder_.CreateStore(builder_.CreateExtractValue(v, p), slotPointer(part));
+    return;
+  }
+  if (to->kind == TypeKind::Bool)
+    v = builder_.CreateZExt(v, builder_.getInt8Ty());
+  builder_.CreateStore(v, slotPointer(memoryType(to)));
+}
+
+void Lowering::lowerHostReturn(const Instruction &inst) {
+  const Type *returned = typed_.returnType;
+  if (inst.name != "assert" && returned->kind != TypeKind::None) {
+    size_t slot = 0;
+    storeHostResult(values_.at(inst.operands[0]), inst.operands[0]->type,
+                    returned, slot);
+  }
+  builder_.CreateRet(builder_.getInt32(0));
+}
+
+/// `<entry>_call(context, parameters, result)`: loads each parameter of
+/// `inner` from the pointer the binding passes and calls it.
+void addHostWrapper(llvm::Module &module, llvm::Function *inner) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::IRBuilder<> builder(context);
+  auto *i8ptr = builder.getInt8PtrTy();
+  auto *type = llvm::FunctionType::get(
+      builder.getInt32Ty(), {i8ptr, i8ptr->getPointerTo(), i8ptr}, false);
+  auto *wrapper =
+      llvm::Function::Create(type, llvm::Function::ExternalLinkage,
+                             hostWrapperName(inner->getName().str()), module);
+  builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", wrapper));
+  auto arg = wrapper->arg_begin();
+  llvm::Value *ctx = &*arg++;
+  llvm::Value *params = &*arg++;
+  llvm::Value *result = &*arg++;
+  std::vector<llvm::Value *> values;
+  unsigned n = inner->arg_size() - 2;
+  for (unsigned k = 0; k < n; ++k) {
+    llvm::Type *t = inner->getArg(k)->getType();
+    llvm::Value *p = builder.CreateLoad(
+        i8ptr, builder.CreateConstInBoundsGEP1_32(i8ptr, params, k));
+    values.push_back(builder.CreateLoad(t, builder.CreatePointerCast(
+                                               p, t->getPointerTo())));
+  }
+  values.push_back(ctx);
+  values.push_back(result);
+  builder.CreateRet(builder.CreateCall(inner, values));
+}
+
+} // namespace spirjit::lower
+
+namespace spirjit {
+
+std::string hostWrapperName(const std::string &name) { return name + "_call"; }
+
+size_t hostResultSlots(const Type *t) {
+  switch (t->kind) {
+  case TypeKind::None:
+    return 0;
+  case TypeKind::Tuple: {
+    size_t n = 0;
+    for (const Type *e : t->elements)
+      n += hostResultSlots(e);
+    return n;
+  }
+  case TypeKind::Array:
+    return 1 + 2 * static_cast<size_t>(t->ndim);
+  case TypeKind::Complex:
+  case TypeKind::WeakComplex:
+    return 2;
+  default:
+    return 1;
+  }
+}
+
+} // namespace spirjit

@@ -1,0 +1,331 @@
+// Jit functions' specialisations, and the helpers their host code calls
+// (HostABI.h): allocation, launching a prange loop's kernel, and combining
+// a reduction's partial results.
+#include "launch/HostCall.h"
+
+#include "compiler/HostABI.h"
+#include "compiler/HostTarget.h"
+#include "frontend/Diagnostics.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <cstring>
+
+namespace spirjit::launch {
+
+HostCall::~HostCall() {
+  for (Region &region : regions)
+    std::free(region.owned);
+}
+
+HostCall::Region *HostCall::regionOf(const void *pointer) {
+  auto p = static_cast<const char *>(pointer);
+  for (Region &region : regions)
+    if (p >= region.begin && p < region.begin + std::max<size_t>(region.bytes, 1))
+      return &region;
+  return nullptr;
+}
+
+void *HostCall::release(Region &region) {
+  void *owned = region.owned;
+  region.owned = nullptr;
+  return owned;
+}
+
+namespace {
+
+size_t itemSize(const Type *t) {
+  if (t->kind == TypeKind::Bool)
+    return 1;
+  if (t->kind == TypeKind::Complex)
+    return 2 * t->bits / 8;
+  return t->bits / 8;
+}
+
+template <typename T> T combine(ReductionOp op, T a, T b) {
+  switch (op) {
+  case ReductionOp::Add:
+    return a + b;
+  case ReductionOp::Mul:
+    return a * b;
+  case ReductionOp::Min:
+    return b < a ? b : a;
+  case ReductionOp::Max:
+    return b > a ? b : a;
+  default:
+    break;
+  }
+  if constexpr (std::is_integral_v<T>) {
+    switch (op) {
+    case ReductionOp::Or:
+      return a | b;
+    case ReductionOp::And:
+      return a & b;
+    case ReductionOp::Xor:
+      return a ^ b;
+    default:
+      break;
+    }
+  }
+  return a;
+}
+
+template <typename T>
+void combineAll(ReductionOp op, const void *initial, const char *partials,
+                int64_t n, void *out) {
+  T value;
+  std::memcpy(&value, initial, sizeof(T));
+  for (int64_t i = 0; i < n; ++i) {
+    T p;
+    std::memcpy(&p, partials + i * sizeof(T), sizeof(T));
+    value = combine(op, value, p);
+  }
+  std::memcpy(out, &value, sizeof(T));
+}
+
+void combinePartials(ReductionOp op, const Type *t, const void *initial,
+                     const char *partials, int64_t n, void *out) {
+  switch (t->kind) {
+  case TypeKind::Bool:
+    return combineAll<bool>(op, initial, partials, n, out);
+  case TypeKind::Float:
+    return t->bits == 32 ? combineAll<float>(op, initial, partials, n, out)
+                         : combineAll<double>(op, initial, partials, n, out);
+  case TypeKind::Int:
+    switch (t->bits * (t->isSigned ? 1 : -1)) {
+    case 8:
+      return combineAll<int8_t>(op, initial, partials, n, out);
+    case 16:
+      return combineAll<int16_t>(op, initial, partials, n, out);
+    case 32:
+      return combineAll<int32_t>(op, initial, partials, n, out);
+    case 64:
+      return combineAll<int64_t>(op, initial, partials, n, out);
+    case -8:
+      return combineAll<uint8_t>(op, initial, partials, n, out);
+    case -16:
+      return combineAll<uint16_t>(op, initial, partials, n, out);
+    case -32:
+      return combineAll<uint32_t>(op, initial, partials, n, out);
+    case -64:
+      return combineAll<uint64_t>(op, initial, partials, n, out);
+    }
+    break;
+  default:
+    break;
+  }
+  SPIRJIT_INTERNAL_CHECK(false, "a reduction of " + t->str());
+}
+
+/// How many work-items run a reducing loop: enough to fill the device,
+/// few enough that each accumulates many iterations privately.
+int64_t reductionItems(int64_t count) {
+  constexpr int64_t items = 1 << 14;
+  return std::min(count, items);
+}
+
+std::shared_ptr<runtime::Buffer> allocateOn(HostCall &call, size_t bytes,
+                                            char *&host) {
+  std::shared_ptr<runtime::Buffer> buffer =
+      call.device->allocate(std::max<size_t>(bytes, 1), nullptr);
+  if (!buffer->svm() || !buffer->hostAddressable())
+    throw LaunchError(LaunchErrorKind::Device,
+                      "jit functions keep their arrays in memory both the "
+                      "host and the device address; " +
+                          call.device->info().name +
+                          " has none (use a @spirjit.kernel there)");
+  host = static_cast<char *>(buffer->svm());
+  return buffer;
+}
+
+} // namespace
+
+JitFunction::JitFunction(std::function<FunctionDescription()> describe,
+                         CompileOptions options)
+    : describe_(std::move(describe)), options_(std::move(options)) {}
+
+const FunctionDescription &JitFunction::description() {
+  if (!description_)
+    description_ = std::make_unique<FunctionDescription>(describe_());
+  return *description_;
+}
+
+const JitSpecialization &
+JitFunction::specialize(const std::vector<const Type *> &types) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto found = specializations_.find(types);
+  if (found != specializations_.end())
+    return *found->second;
+  static std::once_flag helpersDefined;
+  std::call_once(helpersDefined, [] {
+    HostJIT::instance().defineHelpers(
+        {{"spirjit_host_parfor", reinterpret_cast<void *>(&spirjit_host_parfor)},
+         {"spirjit_host_alloc", reinterpret_cast<void *>(&spirjit_host_alloc)},
+         {"spirjit_host_fill", reinterpret_cast<void *>(&spirjit_host_fill)}});
+  });
+  HostRequest request;
+  request.function = &description();
+  request.argumentTypes = types;
+  auto specialization = std::make_unique<JitSpecialization>();
+  specialization->host = compileHost(request, options_);
+  ++compiles_;
+  for (const Parfor &parfor : specialization->host.parfors) {
+    std::shared_ptr<FunctionDescription> kernel = parfor.kernel;
+    specialization->kernels.push_back(std::make_unique<KernelCache>(
+        [kernel] { return *kernel; }, options_));
+  }
+  return *specializations_.emplace(types, std::move(specialization))
+              .first->second;
+}
+
+void JitFunction::call(HostCall &call, void **parameters, void *result) {
+  using Entry = int32_t (*)(void *, void **, void *);
+  auto entry = reinterpret_cast<Entry>(call.function->host.entry);
+  if (entry(&call, parameters, result) != 0) {
+    SPIRJIT_INTERNAL_CHECK(call.error != nullptr,
+                           "host code failed without a reason");
+    std::exception_ptr error = call.error;
+    call.error = nullptr;
+    std::rethrow_exception(error);
+  }
+}
+
+} // namespace spirjit::launch
+
+using namespace spirjit;
+using namespace spirjit::launch;
+
+extern "C" void *spirjit_host_alloc(void *context, int32_t ndim,
+                                    const int64_t *shape, int64_t itemsize) {
+  auto &call = *static_cast<HostCall *>(context);
+  try {
+    int64_t count = 1;
+    for (int d = 0; d < ndim; ++d) {
+      if (shape[d] < 0)
+        throw LaunchError(LaunchErrorKind::InvalidArgument,
+                          "negative dimensions are not allowed");
+      count *= shape[d];
+    }
+    size_t bytes = static_cast<size_t>(count * itemsize);
+    HostCall::Region region;
+    region.bytes = bytes;
+    if (call.deviceMemory) {
+      region.buffer = allocateOn(call, bytes, region.begin);
+    } else {
+      size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
+      region.owned = std::aligned_alloc(64, rounded);
+      if (!region.owned)
+        throw std::bad_alloc();
+      region.begin = static_cast<char *>(region.owned);
+    }
+    call.regions.push_back(region);
+    return region.begin;
+  } catch (...) {
+    call.error = std::current_exception();
+    return nullptr;
+  }
+}
+
+extern "C" void spirjit_host_fill(void *data, int64_t count, int64_t itemsize,
+                                  const void *value) {
+  auto *out = static_cast<char *>(data);
+  for (int64_t i = 0; i < count; ++i)
+    std::memcpy(out + i * itemsize, value, static_cast<size_t>(itemsize));
+}
+
+extern "C" int32_t spirjit_host_parfor(void *context, int32_t index,
+                                       const int64_t *ranges,
+                                       const spirjit_host_value *args,
+                                       void *results, const void *initials) {
+  auto &call = *static_cast<HostCall *>(context);
+  try {
+    const Parfor &parfor = call.function->host.parfors.at(index);
+    const FunctionDescription &kernel = *parfor.kernel;
+    size_t reductions = parfor.reductions.size();
+    int64_t counts[3] = {1, 1, 1};
+    int64_t total = 1;
+    for (int d = 0; d < parfor.dims; ++d) {
+      int64_t start = ranges[3 * d], stop = ranges[3 * d + 1],
+              step = ranges[3 * d + 2];
+      if (step <= 0)
+        throw UserError(UserErrorKind::Typing, kernel.filename, parfor.line,
+                        "prange()'s step must be positive, not " +
+                            std::to_string(step));
+      counts[d] = stop > start ? (stop - start + step - 1) / step : 0;
+      total *= counts[d];
+    }
+    if (total == 0) {
+      std::memcpy(results, initials, 16 * reductions);
+      return 0;
+    }
+    size_t n = parfor.arguments.size();
+    size_t all = parfor.kernelArgumentTypes.size();
+    std::vector<ArgumentValue> values(all);
+    std::vector<std::array<int64_t, 3>> strides(all);
+    for (size_t k = 0; k < n; ++k) {
+      const Type *t = parfor.kernelArgumentTypes[k];
+      ArgumentValue &v = values[k];
+      v.type = t;
+      if (t->kind != TypeKind::Array) {
+        v.kind = ArgumentValue::Kind::Scalar;
+        v.scalar[0] = args[k].scalar[0];
+        v.scalar[1] = args[k].scalar[1];
+        continue;
+      }
+      v.itemsize = static_cast<int64_t>(itemSize(t->element));
+      for (int d = 0; d < t->ndim; ++d)
+        strides[k][d] = args[k].strides[d] * v.itemsize;
+      v.shape = args[k].shape;
+      v.strides = strides[k].data();
+      HostCall::Region *region = call.regionOf(args[k].data);
+      if (region && region->buffer) {
+        v.kind = ArgumentValue::Kind::DeviceArray;
+        v.buffer = &region->buffer;
+        v.offset = static_cast<char *>(args[k].data) - region->begin;
+      } else {
+        v.kind = ArgumentValue::Kind::HostArray;
+        v.data = args[k].data;
+        v.writable = true;
+      }
+    }
+    LaunchRange range;
+    range.dims = parfor.dims;
+    for (int d = 0; d < parfor.dims; ++d)
+      range.global[d] = counts[d];
+    // A reducing loop: its trip count, then one partial array per
+    // reduction, one element per work-item.
+    std::vector<std::shared_ptr<runtime::Buffer>> partials(reductions);
+    std::vector<char *> partialHost(reductions);
+    int64_t items = reductions ? reductionItems(total) : 0;
+    if (reductions) {
+      range.global[0] = items;
+      ArgumentValue &count = values[n];
+      count.type = types::int64();
+      std::memcpy(&count.scalar[0], &total, sizeof total);
+      for (size_t j = 0; j < reductions; ++j) {
+        const Type *t = parfor.reductions[j].type;
+        partials[j] = allocateOn(call, items * itemSize(t), partialHost[j]);
+        ArgumentValue &v = values[n + 1 + j];
+        v.kind = ArgumentValue::Kind::DeviceArray;
+        v.type = parfor.kernelArgumentTypes[n + 1 + j];
+        v.buffer = &partials[j];
+        v.itemsize = static_cast<int64_t>(itemSize(t));
+        strides[n + 1 + j][0] = v.itemsize;
+        v.shape = &items;
+        v.strides = strides[n + 1 + j].data();
+      }
+    }
+    call.function->kernels[index]->launch(range, values.data(), values.size(),
+                                          call.device);
+    for (size_t j = 0; j < reductions; ++j)
+      combinePartials(parfor.reductions[j].op, parfor.reductions[j].type,
+                      static_cast<const char *>(initials) + 16 * j,
+                      partialHost[j], items,
+                      static_cast<char *>(results) + 16 * j);
+    return 0;
+  } catch (...) {
+    call.error = std::current_exception();
+    return 1;
+  }
+}

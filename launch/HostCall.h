@@ -1,0 +1,78 @@
+// Calling a jit function's compiled host code: its specialisations (one per
+// argument types; compileHost), the kernel of each prange loop (a
+// KernelCache each, so per device and on disk like any kernel), and the
+// context of one call, through which the host code's helpers (HostABI.h)
+// allocate and launch. No Python: the bindings convert arguments into the
+// host ABI's parameters and results back.
+#pragma once
+
+#include "launch/Launcher.h"
+
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace spirjit::launch {
+
+struct JitSpecialization {
+  CompiledHost host;
+  std::vector<std::unique_ptr<KernelCache>> kernels; // one per parfor
+};
+
+/// One call of a jit function: where its loops run and what memory it knows.
+struct HostCall {
+  const JitSpecialization *function = nullptr;
+  std::shared_ptr<runtime::Device> device;
+  /// Arrays made in the call are device memory (a call on DeviceArrays)
+  /// or host memory (a call on NumPy arrays).
+  bool deviceMemory = false;
+  /// Memory the call knows: DeviceArray arguments' buffers and what it
+  /// allocated. A launch passes an array inside one as that buffer.
+  struct Region {
+    char *begin = nullptr;
+    size_t bytes = 0;
+    std::shared_ptr<runtime::Buffer> buffer; // device memory
+    void *owned = nullptr;                   // host memory: free()d
+  };
+  std::vector<Region> regions;
+  /// A helper's failure, rethrown by the caller after the host code
+  /// returned its status.
+  std::exception_ptr error;
+
+  HostCall() = default;
+  HostCall(const HostCall &) = delete;
+  HostCall &operator=(const HostCall &) = delete;
+  ~HostCall();
+  /// The region holding `pointer`, or nullptr.
+  Region *regionOf(const void *pointer);
+  /// Hands an owned host allocation over (the caller frees it).
+  void *release(Region &region);
+};
+
+class JitFunction {
+public:
+  JitFunction(std::function<FunctionDescription()> describe,
+              CompileOptions options);
+  /// The specialisation for these argument types, compiled at first use.
+  const JitSpecialization &specialize(const std::vector<const Type *> &types);
+  /// Runs it: `parameters` points at each kernel-ABI parameter's value;
+  /// the result goes to `result` (hostResultSlots of the return type).
+  /// Throws what a helper failed with.
+  static void call(HostCall &call, void **parameters, void *result);
+  const FunctionDescription &description();
+  const CompileOptions &options() const { return options_; }
+  int compiles() const { return compiles_; }
+
+private:
+  std::function<FunctionDescription()> describe_;
+  std::unique_ptr<FunctionDescription> description_;
+  CompileOptions options_;
+  std::map<std::vector<const Type *>, std::unique_ptr<JitSpecialization>>
+      specializations_;
+  std::mutex mutex_;
+  int compiles_ = 0;
+};
+
+} // namespace spirjit::launch

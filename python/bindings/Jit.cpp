@@ -1,0 +1,379 @@
+// @spirjit.jit calls: Python arguments into host-ABI parameters, the call,
+// the result back (Jit.h).
+#include "python/bindings/Jit.h"
+
+#include "compiler/KernelABI.h"
+#include "compiler/LowerToLLVM.h"
+#include "python/bindings/Describe.h"
+#include "python/bindings/Dispatcher.h"
+#include "python/bindings/Errors.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <complex>
+#include <cstring>
+
+namespace py = pybind11;
+
+namespace spirjit::python {
+
+JitDispatcher::JitDispatcher(py::object describe, py::object device,
+                             bool fastmath, int optLevel)
+    : describe_(std::move(describe)),
+      function_([this] {
+                  return toFunctionDescription(describe_().cast<py::dict>());
+                },
+                [&] {
+                  CompileOptions options;
+                  options.fastmath = fastmath;
+                  options.optLevel = optLevel;
+                  return options;
+                }()) {
+  if (!device.is_none())
+    device_ = device.cast<std::shared_ptr<runtime::Device>>();
+}
+
+namespace {
+
+/// One argument as the host code takes it.
+struct Argument {
+  const Type *type = nullptr;
+  void *data = nullptr; // arrays: the first element
+  std::vector<int64_t> shape, strides; // strides in elements
+  uint64_t scalar[2] = {0, 0};
+  py::object object; // arrays: the Python object, for views of it
+  int64_t bytes = 0;  // arrays: span of memory from `data`
+};
+
+py::dtype dtypeOfType(const Type *t) { return py::dtype(t->str()); }
+
+std::string argumentName(size_t i) {
+  return "argument " + std::to_string(i + 1);
+}
+
+struct Converted {
+  std::vector<Argument> arguments;
+  std::vector<const Type *> types;
+  std::shared_ptr<runtime::Device> device;
+  bool anyDeviceArray = false;
+  std::vector<launch::HostCall::Region> regions;
+};
+
+void arrayLayout(Argument &a, const Type *element, const int64_t *shape,
+                 const int64_t *strides, int ndim, int64_t itemsize,
+                 size_t index) {
+  if (ndim < 1 || ndim > 3)
+    throw PythonError("TypingError",
+                      argumentName(index) + " has " + std::to_string(ndim) +
+                          " dimensions; jit functions take arrays of 1 to 3");
+  int64_t span = itemsize;
+  for (int d = 0; d < ndim; ++d) {
+    if (strides[d] % itemsize != 0)
+      throw PythonError("TypingError",
+                        argumentName(index) +
+                            " has strides that are not a multiple of its "
+                            "item size");
+    a.shape.push_back(shape[d]);
+    a.strides.push_back(strides[d] / itemsize);
+    span += (shape[d] - 1) * std::abs(strides[d]);
+  }
+  a.bytes = span;
+  a.type = types::array(element, ndim,
+                        launch::layoutOf(shape, strides, ndim, itemsize));
+}
+
+Converted convert(const py::args &args,
+                  const std::shared_ptr<runtime::Device> &fixed) {
+  static py::handle numpyScalarClass =
+      py::object(py::module_::import("numpy").attr("generic")).release();
+  Converted out;
+  out.arguments.resize(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    Argument &a = out.arguments[i];
+    py::handle obj = args[i];
+    if (const DeviceArray *array = asDeviceArray(obj.ptr())) {
+      const auto &buffer = array->buffer();
+      if (!buffer->svm() || !buffer->hostAddressable())
+        throw PythonError(
+            "DeviceError",
+            argumentName(i) + " lives on " + buffer->device()->info().name +
+                ", whose memory the host cannot address; jit functions run "
+                "their host code on such arrays only where it can (use a "
+                "@spirjit.kernel there)");
+      if (out.device && out.device != buffer->device())
+        throw PythonError("DeviceInferenceError",
+                          "the arrays of a jit call are on different devices (" +
+                              out.device->info().name + " and " +
+                              buffer->device()->info().name +
+                              "); copy them to one device first");
+      out.device = buffer->device();
+      out.anyDeviceArray = true;
+      const Type *element = array->type()->element;
+      a.data = static_cast<char *>(buffer->svm()) + array->offset();
+      arrayLayout(a, element, array->shape().data(), array->strides().data(),
+                  static_cast<int>(array->shape().size()),
+                  array->dtype().itemsize(), i);
+      a.type = array->type();
+      a.object = py::reinterpret_borrow<py::object>(obj);
+      bool known = false;
+      for (auto &region : out.regions)
+        known |= region.buffer == buffer;
+      if (!known) {
+        launch::HostCall::Region region;
+        region.begin = static_cast<char *>(buffer->svm());
+        region.bytes = buffer->size();
+        region.buffer = buffer;
+        out.regions.push_back(region);
+      }
+    } else if (py::isinstance<py::array>(obj)) {
+      py::array array = py::reinterpret_borrow<py::array>(obj);
+      const Type *element = typeOfDType(array.dtype());
+      if (!element)
+        throw PythonError("TypingError",
+                          argumentName(i) + " has dtype " +
+                              py::str(array.dtype()).cast<std::string>() +
+                              ", which jit functions cannot take");
+      a.data = array.mutable_data();
+      arrayLayout(a, element, reinterpret_cast<const int64_t *>(array.shape()),
+                  reinterpret_cast<const int64_t *>(array.strides()),
+                  static_cast<int>(array.ndim()), array.itemsize(), i);
+      a.object = array;
+    } else if (py::isinstance<py::bool_>(obj)) {
+      a.type = types::boolean();
+      a.scalar[0] = obj.cast<bool>();
+    } else if (py::isinstance<py::int_>(obj)) {
+      a.type = types::int64();
+      try {
+        int64_t v = obj.cast<int64_t>();
+        std::memcpy(&a.scalar[0], &v, sizeof v);
+      } catch (const py::cast_error &) {
+        throw PythonError("TypingError",
+                          argumentName(i) + " does not fit in int64");
+      }
+    } else if (py::isinstance<py::float_>(obj)) {
+      a.type = types::floating(64);
+      double v = obj.cast<double>();
+      std::memcpy(&a.scalar[0], &v, sizeof v);
+    } else if (PyComplex_Check(obj.ptr())) {
+      a.type = types::complex(64);
+      double re = PyComplex_RealAsDouble(obj.ptr());
+      double im = PyComplex_ImagAsDouble(obj.ptr());
+      std::memcpy(&a.scalar[0], &re, sizeof re);
+      std::memcpy(&a.scalar[1], &im, sizeof im);
+    } else if (py::isinstance(obj, numpyScalarClass)) {
+      py::dtype dtype = obj.attr("dtype").cast<py::dtype>();
+      const Type *t = typeOfDType(dtype);
+      if (!t)
+        throw PythonError("TypingError",
+                          argumentName(i) + " is a NumPy " +
+                              py::str(dtype).cast<std::string>() +
+                              " scalar, which jit functions cannot take");
+      a.type = t;
+      py::array holder =
+          py::module_::import("numpy").attr("asarray")(obj).cast<py::array>();
+      if (t->kind == TypeKind::Complex) {
+        size_t part = dtype.itemsize() / 2;
+        auto bytes = static_cast<const char *>(holder.data());
+        std::memcpy(&a.scalar[0], bytes, part);
+        std::memcpy(&a.scalar[1], bytes + part, part);
+      } else {
+        std::memcpy(&a.scalar[0], holder.data(), dtype.itemsize());
+      }
+    } else {
+      throw PythonError(
+          "TypingError",
+          argumentName(i) + " is a '" +
+              py::str(py::type::of(obj).attr("__name__")).cast<std::string>() +
+              "'; jit functions take NumPy arrays, DeviceArrays and numbers");
+    }
+    out.types.push_back(a.type);
+  }
+  if (fixed) {
+    if (out.device && out.device != fixed)
+      throw PythonError("DeviceInferenceError",
+                        "the jit function runs on " + fixed->info().name +
+                            " (its device=), but its arrays are on " +
+                            out.device->info().name);
+    out.device = fixed;
+  }
+  if (!out.device)
+    out.device = launch::defaultDevice();
+  return out;
+}
+
+/// Builds the Python value of type `t` from the result buffer's slots.
+class ResultReader {
+public:
+  ResultReader(const uint64_t *slots, launch::HostCall &call,
+               const Converted &converted)
+      : slots_(slots), call_(call), converted_(converted) {}
+
+  py::object read(const Type *t) {
+    switch (t->kind) {
+    case TypeKind::None:
+      return py::none();
+    case TypeKind::Tuple: {
+      py::tuple out(t->elements.size());
+      for (size_t i = 0; i < t->elements.size(); ++i)
+        out[i] = read(t->elements[i]);
+      return std::move(out);
+    }
+    case TypeKind::Array:
+      return readArray(t);
+    default:
+      break;
+    }
+    const Type *m = types::materialize(t);
+    const void *p = &slots_[next_];
+    next_ += m->kind == TypeKind::Complex ? 2 : 1;
+    switch (m->kind) {
+    case TypeKind::Bool:
+      return py::bool_(*static_cast<const uint8_t *>(p) != 0);
+    case TypeKind::Float:
+      return m->bits == 32 ? py::float_(*static_cast<const float *>(p))
+                           : py::float_(*static_cast<const double *>(p));
+    case TypeKind::Complex:
+      if (m->bits == 32) {
+        float re, im;
+        std::memcpy(&re, p, 4);
+        std::memcpy(&im, static_cast<const char *>(p) + 8, 4);
+        return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(re, im));
+      } else {
+        double re, im;
+        std::memcpy(&re, p, 8);
+        std::memcpy(&im, static_cast<const char *>(p) + 8, 8);
+        return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(re, im));
+      }
+    case TypeKind::Int: {
+      uint64_t bits = *static_cast<const uint64_t *>(p);
+      int n = m->bits;
+      if (m->isSigned) {
+        int64_t v = n == 64 ? static_cast<int64_t>(bits)
+                            : static_cast<int64_t>(bits << (64 - n)) >> (64 - n);
+        return py::int_(v);
+      }
+      uint64_t v = n == 64 ? bits : bits & ((uint64_t(1) << n) - 1);
+      return py::int_(v);
+    }
+    default:
+      break;
+    }
+    throw std::logic_error("a jit function returned a " + t->str());
+  }
+
+private:
+  py::object readArray(const Type *t) {
+    auto *data = reinterpret_cast<char *>(slots_[next_++]);
+    int n = t->ndim;
+    std::vector<int64_t> shape(n), strides(n);
+    py::dtype dtype = dtypeOfType(t->element);
+    for (int d = 0; d < n; ++d)
+      shape[d] = static_cast<int64_t>(slots_[next_++]);
+    for (int d = 0; d < n; ++d)
+      strides[d] = static_cast<int64_t>(slots_[next_++]) * dtype.itemsize();
+    launch::HostCall::Region *region = call_.regionOf(data);
+    if (region && region->buffer)
+      return py::cast(DeviceArray(region->buffer, dtype, shape, strides,
+                                  data - region->begin));
+    if (region) {
+      py::object &base = bases_[region->begin];
+      if (!base) {
+        void *owned = call_.release(*region);
+        base = py::capsule(owned, [](void *p) { std::free(p); });
+      }
+      return py::array(dtype, shape, strides, data, base);
+    }
+    // A view of a NumPy argument.
+    for (const Argument &a : converted_.arguments)
+      if (a.type && a.type->kind == TypeKind::Array && a.object &&
+          !asDeviceArray(a.object.ptr())) {
+        auto *begin = static_cast<char *>(a.data);
+        if (data >= begin - a.bytes && data < begin + a.bytes)
+          return py::array(dtype, shape, strides, data, a.object);
+      }
+    throw std::logic_error("a jit function returned an array of unknown "
+                           "memory");
+  }
+
+  const uint64_t *slots_;
+  size_t next_ = 0;
+  launch::HostCall &call_;
+  const Converted &converted_;
+  std::map<char *, py::object> bases_;
+};
+
+/// The host ABI's parameters (KernelABI.h order) of the converted
+/// arguments: `storage` holds the values, the result points into it.
+std::vector<void *> parameters(const Converted &converted,
+                               std::vector<uint64_t> &storage) {
+  std::vector<KernelParameter> params = kernelParameters(converted.types);
+  storage.assign(params.size(), 0);
+  std::vector<void *> out(params.size());
+  for (size_t k = 0; k < params.size(); ++k) {
+    const KernelParameter &p = params[k];
+    const Argument &a = converted.arguments[p.argument];
+    uint64_t &slot = storage[k];
+    switch (p.kind) {
+    case KernelParameter::Kind::ArrayData:
+      std::memcpy(&slot, &a.data, sizeof(void *));
+      break;
+    case KernelParameter::Kind::ArrayShape:
+      std::memcpy(&slot, &a.shape[p.dim], 8);
+      break;
+    case KernelParameter::Kind::ArrayStride:
+      std::memcpy(&slot, &a.strides[p.dim], 8);
+      break;
+    case KernelParameter::Kind::Scalar:
+      slot = a.scalar[a.type->kind == TypeKind::Complex ? p.dim : 0];
+      break;
+    default:
+      throw std::logic_error("a jit function's parameter of an unknown kind");
+    }
+    out[k] = &slot;
+  }
+  return out;
+}
+
+} // namespace
+
+py::object JitDispatcher::call(py::args args) {
+  Converted converted = convert(args, device_);
+  const launch::JitSpecialization &function =
+      function_.specialize(converted.types);
+  for (size_t i = 0; i < converted.arguments.size(); ++i) {
+    const Argument &a = converted.arguments[i];
+    if (function.host.writtenArguments[i] && py::isinstance<py::array>(a.object) &&
+        !py::reinterpret_borrow<py::array>(a.object).writeable())
+      throw PythonError("TypingError",
+                        argumentName(i) + " is a read-only NumPy array, which "
+                                          "the jit function may write");
+  }
+  std::vector<uint64_t> storage;
+  std::vector<void *> params = parameters(converted, storage);
+  launch::HostCall call;
+  call.function = &function;
+  call.device = converted.device;
+  call.deviceMemory = converted.anyDeviceArray;
+  call.regions = converted.regions;
+  std::vector<uint64_t> result(hostResultSlots(function.host.returnType) + 1);
+  launch::JitFunction::call(call, params.data(), result.data());
+  ResultReader reader(result.data(), call, converted);
+  return reader.read(function.host.returnType);
+}
+
+void JitDispatcher::compileFor(py::args args) {
+  Converted converted = convert(args, device_);
+  function_.specialize(converted.types);
+}
+
+void addJit(py::module_ &m) {
+  py::class_<JitDispatcher>(m, "JitDispatcher")
+      .def(py::init<py::object, py::object, bool, int>(), py::arg("describe"),
+           py::arg("device"), py::arg("fastmath"), py::arg("opt"))
+      .def("__call__", &JitDispatcher::call)
+      .def("compile_for", &JitDispatcher::compileFor)
+      .def_property_readonly("compiles", &JitDispatcher::compiles);
+}
+
+} // namespace spirjit::python

@@ -1,0 +1,32 @@
+// @spirjit.jit from Python: arguments into the host ABI's parameters
+// (LowerToLLVM.h), the call through launch::JitFunction, and the result
+// buffer back into Python objects.
+#pragma once
+
+#include "launch/HostCall.h"
+
+#include <pybind11/pybind11.h>
+
+namespace spirjit::python {
+
+class JitDispatcher {
+public:
+  /// `describe` returns the function's description dict (called at the
+  /// first compilation); `device` is None or a Device every call runs on.
+  JitDispatcher(pybind11::object describe, pybind11::object device,
+                bool fastmath, int optLevel);
+  pybind11::object call(pybind11::args args);
+  /// Compiles for these arguments without running; the stages printed by
+  /// `dump` (stage name -> text) when given.
+  void compileFor(pybind11::args args);
+  int compiles() const { return function_.compiles(); }
+
+private:
+  pybind11::object describe_;
+  std::shared_ptr<runtime::Device> device_;
+  launch::JitFunction function_;
+};
+
+void addJit(pybind11::module_ &m);
+
+} // namespace spirjit::python
