@@ -179,6 +179,21 @@ JitFunction::specialize(const std::vector<const Type *> &types) {
               .first->second;
 }
 
+CacheStatistics JitFunction::kernelStatistics() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  CacheStatistics sum;
+  for (const auto &[types, specialization] : specializations_)
+    for (const auto &kernel : specialization->kernels) {
+      const CacheStatistics &s = kernel->statistics();
+      sum.compiles += s.compiles;
+      sum.memoryHits += s.memoryHits;
+      sum.diskHits += s.diskHits;
+      sum.compileSeconds += s.compileSeconds;
+      sum.deviceBuildSeconds += s.deviceBuildSeconds;
+    }
+  return sum;
+}
+
 void JitFunction::call(HostCall &call, void **parameters, void *result) {
   using Entry = int32_t (*)(void *, void **, void *);
   auto entry = reinterpret_cast<Entry>(call.function->host.entry);

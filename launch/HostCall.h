@@ -64,6 +64,8 @@ public:
   const FunctionDescription &description();
   const CompileOptions &options() const { return options_; }
   int compiles() const { return compiles_; }
+  /// Of the prange loops' kernels, summed over every specialisation.
+  CacheStatistics kernelStatistics();
 
 private:
   std::function<FunctionDescription()> describe_;

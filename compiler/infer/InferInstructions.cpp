@@ -85,6 +85,10 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
         if (const Type *dtype = types::fromDTypeName(name))
           return types::dtypeClass(dtype);
     }
+    // numba's and numba-dpex's prange mean spirjit's.
+    if ((module == "numba" || module == "numba_dpex" || module == "spirjit") &&
+        name == "prange")
+      return types::function("spirjit.prange");
     return types::function(module + "." + name);
   }
   case TypeKind::Function:

@@ -367,12 +367,24 @@ void JitDispatcher::compileFor(py::args args) {
   function_.specialize(converted.types);
 }
 
+py::dict JitDispatcher::kernelStats() {
+  launch::CacheStatistics s = function_.kernelStatistics();
+  py::dict out;
+  out["compiles"] = s.compiles;
+  out["memory_hits"] = s.memoryHits;
+  out["disk_hits"] = s.diskHits;
+  out["compile_seconds"] = s.compileSeconds;
+  out["device_build_seconds"] = s.deviceBuildSeconds;
+  return out;
+}
+
 void addJit(py::module_ &m) {
   py::class_<JitDispatcher>(m, "JitDispatcher")
       .def(py::init<py::object, py::object, bool, int>(), py::arg("describe"),
            py::arg("device"), py::arg("fastmath"), py::arg("opt"))
       .def("__call__", &JitDispatcher::call)
       .def("compile_for", &JitDispatcher::compileFor)
+      .def("kernel_stats", &JitDispatcher::kernelStats)
       .def_property_readonly("compiles", &JitDispatcher::compiles);
 }
 

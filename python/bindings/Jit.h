@@ -20,6 +20,9 @@ public:
   /// `dump` (stage name -> text) when given.
   void compileFor(pybind11::args args);
   int compiles() const { return function_.compiles(); }
+  /// compiles, memory_hits, disk_hits, compile_seconds and
+  /// device_build_seconds of the prange loops' kernels.
+  pybind11::dict kernelStats();
 
 private:
   pybind11::object describe_;

@@ -319,6 +319,53 @@ void dumpStages(const py::dict &description, const std::string &signature,
   compileKernel(request, device, options);
 }
 
+/// The dump tool for a jit function: the host code's stages, then each
+/// prange loop's kernel at every stage; `print(stage, text, what)`.
+void dumpHostStages(const py::dict &description, const std::string &signature,
+                    const std::vector<std::string> &stages,
+                    const py::function &print, const std::string &image) {
+  DeviceCapabilities device;
+  if (!imageFormatByName(image, device.imageFormats.front()))
+    throw py::value_error("unknown image format '" + image +
+                          "': use spirv, spir or ptx");
+  FunctionDescription function = toFunctionDescription(description);
+  types::Signature sig;
+  try {
+    sig = types::parseSignature(signature);
+  } catch (const std::invalid_argument &e) {
+    throw py::value_error(e.what());
+  }
+  std::set<Stage> wanted;
+  for (const std::string &name : stages) {
+    try {
+      wanted.insert(stageByName(name));
+    } catch (const std::invalid_argument &e) {
+      throw py::value_error(e.what());
+    }
+  }
+  auto optionsFor = [&](const std::string &what) {
+    CompileOptions options;
+    options.wantsDump = [&](Stage stage) { return wanted.count(stage) != 0; };
+    options.dump = [&, what](Stage stage, const std::string &text) {
+      for (const StageInfo &info : allStages())
+        if (info.stage == stage)
+          print(info.name, text, what);
+    };
+    return options;
+  };
+  HostRequest request;
+  request.function = &function;
+  request.argumentTypes = sig.arguments;
+  CompiledHost host = compileHost(request, optionsFor("jit: " + function.name));
+  for (const Parfor &parfor : host.parfors) {
+    KernelRequest kernel;
+    kernel.function = parfor.kernel.get();
+    kernel.argumentTypes = parfor.kernelArgumentTypes;
+    kernel.itemDimensions = parfor.dims;
+    compileKernel(kernel, device, optionsFor("kernel: " + parfor.kernel->name));
+  }
+}
+
 } // namespace
 
 PYBIND11_MODULE(_spirjit, m) {
@@ -463,6 +510,9 @@ PYBIND11_MODULE(_spirjit, m) {
         py::arg("signature"), py::arg("dimensions"), py::arg("nd_range"),
         py::arg("stages"), py::arg("print"), py::arg("image") = "spirv",
         py::arg("boundscheck") = false, py::arg("debug") = false);
+  m.def("dump_host_stages", &dumpHostStages, py::arg("description"),
+        py::arg("signature"), py::arg("stages"), py::arg("print"),
+        py::arg("image") = "spirv");
   m.def("stage_names", [] {
     std::vector<std::pair<std::string, std::string>> out;
     for (const StageInfo &info : allStages())

@@ -638,9 +638,13 @@ class JitFunction:
 
     @property
     def stats(self):
-        """compiles: the specialisations compiled so far."""
-        return {"compiles": self._dispatcher.compiles, "memory_hits": 0,
-                "disk_hits": 0}
+        """compiles: host-code specialisations compiled so far; kernels:
+        the prange loops' kernels' own stats (compiles, memory_hits,
+        disk_hits, compile_seconds, device_build_seconds)."""
+        kernels = self._dispatcher.kernel_stats()
+        return {"compiles": self._dispatcher.compiles,
+                "memory_hits": 0, "disk_hits": kernels["disk_hits"],
+                "kernels": kernels}
 
     def __repr__(self):
         return f"<spirjit.jit {self.__qualname__}>"

@@ -39,6 +39,8 @@ def _find_function(path, name):
         return f"{path} has no function '{name}'"
     # Decorated kernels and device functions keep the function as py_func.
     function = getattr(namespace[name], "py_func", namespace[name])
+    if type(namespace[name]).__name__ == "JitFunction":
+        function.__spirjit_jit__ = True
     if not isinstance(getattr(function, "__code__", None), types.CodeType):
         return (f"'{name}' in {path} is not a function but a value of type "
                 f"{type(function).__name__}; name a function defined with "
@@ -81,6 +83,11 @@ def main(argv=None):
                              "@spirjit.kernel(boundscheck=True)")
     parser.add_argument("--debug", action="store_true",
                         help="compile as @spirjit.kernel(debug=True)")
+    parser.add_argument("--jit", action="store_true",
+                        help="compile as @spirjit.jit (the default for a "
+                             "function so decorated): the host code's "
+                             "stages, then each prange loop's kernel's; "
+                             "--sig gives all the arguments")
     parser.add_argument("--dump-dir",
                         help="also write each stage to DIR/NN-stage files")
     args = parser.parse_args(argv)
@@ -94,20 +101,28 @@ def main(argv=None):
                            or args.stage == "ptx" else
                            "spir" if args.stage == "spir" else "spirv")
 
-    def show(stage, text):
-        print(f"; ----- after {stage} (kernel: {function.__name__}) -----")
+    def show(stage, text, what=None):
+        what = what or f"kernel: {function.__name__}"
+        print(f"; ----- after {stage} ({what}) -----")
         print(text.rstrip("\n"), flush=True)
         if args.dump_dir:
             os.makedirs(args.dump_dir, exist_ok=True)
             index = stages.index(stage) + 1
+            if what.startswith("kernel: ") and \
+                    what != f"kernel: {function.__name__}":
+                stage = stage + "-" + what[len("kernel: "):]
             with open(os.path.join(args.dump_dir,
                                    f"{index:02d}-{stage}.txt"), "w") as out:
                 out.write(text)
 
     try:
-        _spirjit.dump_stages(describe_function(function), args.sig,
-                             args.ndim, args.nd_range, wanted, show, image,
-                             args.boundscheck, args.debug)
+        if args.jit or getattr(function, "__spirjit_jit__", False):
+            _spirjit.dump_host_stages(describe_function(function), args.sig,
+                                      wanted, show, image)
+        else:
+            _spirjit.dump_stages(describe_function(function), args.sig,
+                                 args.ndim, args.nd_range, wanted, show,
+                                 image, args.boundscheck, args.debug)
     except errors.SpirjitError as e:
         print(f"spirjit-dump-ir: {e}", file=sys.stderr)
         return 1

@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""@spirjit.jit with prange, beside the kernel form, OpenCL C and numba.
+
+One table per CPU OpenCL runtime present (the default device's first), each
+row timed on data already where it computes (DeviceArrays for spirjit,
+pyopencl buffers for OpenCL C, NumPy arrays for numba), medians of --reps:
+
+  vecadd 2^24 float32      prange  vs  @spirjit.kernel  vs  numba parallel
+  Jacobi sweep 4096^2 f32  2-D prange  vs  OpenCL C  vs  numba parallel
+  sum 2^24 float64         prange reduction  vs  tree-reduction kernel
+                           (local memory, groups of 256)  vs  numba
+
+Then the first call of a jit function with one prange in a fresh process
+with the disk cache off (our own work and the runtime's program build
+apart), and in a second process from the disk cache.
+
+    python benchmarks/bench_prange.py [--reps R] [--small]
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "python"))
+
+import spirjit  # noqa: E402
+from spirjit import kernel_api as kapi, prange  # noqa: E402
+
+RUNTIMES = [("Intel", "Intel(R) OpenCL"),
+            ("PoCL", "Portable Computing Language")]
+
+
+def median_time(fn, reps, warmup=2):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+@spirjit.jit
+def vecadd_prange(a, b, c):
+    for i in prange(a.shape[0]):
+        c[i] = a[i] + b[i]
+
+
+@spirjit.kernel
+def vecadd_kernel(item, a, b, c):
+    i = item.get_id(0)
+    c[i] = a[i] + b[i]
+
+
+@spirjit.jit
+def jacobi_prange(u, v):
+    n, m = u.shape
+    for i in prange(1, n - 1):
+        for j in prange(1, m - 1):
+            v[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] +
+                              u[i, j + 1])
+
+
+@spirjit.jit
+def sum_prange(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += a[i]
+    return s
+
+
+@spirjit.kernel
+def tree_reduce(item: kapi.NdItem, a, partial, loc):
+    lid = item.get_local_id(0)
+    loc[lid] = a[item.get_global_id(0)]
+    g = item.get_group()
+    kapi.group_barrier(g)
+    s = item.get_local_range(0) // 2
+    while s > 0:
+        if lid < s:
+            loc[lid] += loc[lid + s]
+        kapi.group_barrier(g)
+        s //= 2
+    if lid == 0:
+        partial[g.get_group_id(0)] = loc[0]
+
+
+JACOBI_CL = """
+__kernel void jacobi(__global const float *u, __global float *v, long m) {
+    long i = get_global_id(1) + 1, j = get_global_id(0) + 1;
+    v[i * m + j] = 0.25f * (u[(i - 1) * m + j] + u[(i + 1) * m + j] +
+                            u[i * m + j - 1] + u[i * m + j + 1]);
+}
+"""
+
+
+def numba_functions():
+    try:
+        import numba
+    except Exception as e:  # noqa: BLE001
+        return None, f"unavailable: {type(e).__name__}"
+
+    @numba.njit(parallel=True)
+    def nb_vecadd(a, b, c):
+        for i in numba.prange(a.shape[0]):
+            c[i] = a[i] + b[i]
+
+    @numba.njit(parallel=True)
+    def nb_jacobi(u, v):
+        n, m = u.shape
+        for i in numba.prange(1, n - 1):
+            for j in range(1, m - 1):
+                v[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] +
+                                  u[i, j + 1])
+
+    @numba.njit(parallel=True)
+    def nb_sum(a):
+        s = 0.0
+        for i in numba.prange(a.shape[0]):
+            s += a[i]
+        return s
+
+    return (nb_vecadd, nb_jacobi, nb_sum), None
+
+
+def pyopencl_context(platform):
+    try:
+        import pyopencl as cl
+        plats = [p for p in cl.get_platforms() if platform in p.name]
+        if not plats:
+            return None
+        dev = plats[0].get_devices()[0]
+        ctx = cl.Context([dev])
+        return cl, ctx, cl.CommandQueue(ctx)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def fmt(t):
+    return f"{t * 1e3:9.2f} ms"
+
+
+def run_runtime(short, device, args, numba_fns):
+    reps = args.reps
+    n = 1 << (20 if args.small else 24)
+    side = 1024 if args.small else 4096
+    rows = []
+    rng = np.random.default_rng(0)
+    to = lambda x: spirjit.asarray(x, device=device)  # noqa: E731
+
+    # vecadd
+    a = rng.random(n, dtype=np.float32)
+    b = rng.random(n, dtype=np.float32)
+    da, db, dc = to(a), to(b), spirjit.zeros(n, dtype="float32", device=device)
+    vecadd_prange(da, db, dc)
+    assert np.array_equal(dc.asnumpy(), a + b)
+    t_prange = median_time(lambda: vecadd_prange(da, db, dc), reps)
+    rng_ = kapi.Range(n)
+    t_kernel = median_time(
+        lambda: spirjit.call_kernel(vecadd_kernel, rng_, da, db, dc), reps)
+    row = [f"vecadd 2^{n.bit_length() - 1} f32", fmt(t_prange),
+           fmt(t_kernel) + " (kernel)"]
+    if numba_fns:
+        c = np.empty_like(a)
+        row.append(fmt(median_time(lambda: numba_fns[0](a, b, c), reps)))
+    else:
+        row.append("-")
+    row.append(f"{t_prange / t_kernel:.2f}x kernel (target <= 1.1)")
+    rows.append(row)
+
+    # Jacobi sweep
+    u = rng.random((side, side), dtype=np.float32)
+    du, dv = to(u), to(u.copy())
+    jacobi_prange(du, dv)
+    want = u.copy()
+    want[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] +
+                               u[1:-1, 2:])
+    assert np.allclose(dv.asnumpy(), want, rtol=1e-6)
+    t_prange = median_time(lambda: jacobi_prange(du, dv), reps)
+    cl = pyopencl_context(dict(RUNTIMES)[short])
+    t_cl = None
+    if cl:
+        clm, ctx, queue = cl
+        prog = clm.Program(ctx, JACOBI_CL).build()
+        knl = prog.jacobi
+        mf = clm.mem_flags
+        bu = clm.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=u)
+        bv = clm.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=u)
+
+        def run_cl():
+            knl(queue, (side - 2, side - 2), None, bu, bv, np.int64(side))
+            queue.finish()
+        t_cl = median_time(run_cl, reps)
+    row = [f"Jacobi {side}^2 f32 (2-D prange)", fmt(t_prange),
+           (fmt(t_cl) + " (OpenCL C)") if t_cl else "unavailable"]
+    t_nb = None
+    if numba_fns:
+        v = u.copy()
+        t_nb = median_time(lambda: numba_fns[1](u, v), reps)
+        row.append(fmt(t_nb))
+    else:
+        row.append("-")
+    row.append((f"{t_prange / t_cl:.2f}x OpenCL C (<= 1.1)" if t_cl else "") +
+               (f", {t_nb / t_prange:.2f}x faster than numba" if t_nb else ""))
+    rows.append(row)
+
+    # sum
+    x = rng.random(n)
+    dx = to(x)
+    got = sum_prange(dx)
+    assert abs(got - x.sum()) <= 1e-9 * n
+    t_prange = median_time(lambda: sum_prange(dx), reps)
+    group = 256
+    partial = spirjit.zeros(n // group, device=device)
+    loc = kapi.LocalAccessor(group, np.float64)
+    nd = kapi.NdRange(kapi.Range(n), kapi.Range(group))
+
+    def tree():
+        spirjit.call_kernel(tree_reduce, nd, dx, partial, loc)
+        return partial.asnumpy().sum()
+    assert abs(tree() - x.sum()) <= 1e-9 * n
+    t_tree = median_time(tree, reps)
+    row = [f"sum 2^{n.bit_length() - 1} f64 (reduction)", fmt(t_prange),
+           fmt(t_tree) + " (tree kernel)"]
+    if numba_fns:
+        row.append(fmt(median_time(lambda: numba_fns[2](x), reps)))
+    else:
+        row.append("-")
+    row.append(f"{t_prange / t_tree:.2f}x tree kernel (<= 1.2)")
+    rows.append(row)
+
+    headers = ["case", "spirjit jit/prange", "reference", "numba parallel",
+               "ratio"]
+    widths = [max(len(str(r[k])) for r in rows + [headers])
+              for k in range(len(headers))]
+    print(f"\n[{short}] {device.name}")
+    print(" | ".join(h.ljust(w) for h, w in zip(headers, widths)))
+    print("-+-".join("-" * w for w in widths))
+    for r in rows:
+        print(" | ".join(str(c).ljust(w) for c, w in zip(r, widths)))
+
+
+FIRST_CALL = r"""
+import os, sys, time
+t0 = time.perf_counter()
+import numpy as np
+sys.path.insert(0, {python!r})
+import spirjit
+from spirjit import prange
+t1 = time.perf_counter()
+
+@spirjit.jit
+def scale(a, b):
+    for i in prange(a.shape[0]):
+        b[i] = a[i] * 2.0 + 1.0
+
+a = np.arange(1000, dtype=np.float32)
+b = np.empty_like(a)
+t2 = time.perf_counter()
+scale(a, b)
+t3 = time.perf_counter()
+assert (b == a * 2 + 1).all()
+stats = scale.stats["kernels"]
+print(f"{{(t3 - t2) * 1e3:.1f}} {{stats['device_build_seconds'] * 1e3:.1f}} "
+      f"{{stats['disk_hits']}}")
+"""
+
+
+def first_call(device_filter, cache_dir, disable_cache):
+    env = dict(os.environ, SPIRJIT_DEVICE=device_filter,
+               SPIRJIT_CACHE_DIR=cache_dir)
+    env.pop("SPIRJIT_DISABLE_CACHE", None)
+    if disable_cache:
+        env["SPIRJIT_DISABLE_CACHE"] = "1"
+    out = subprocess.run([sys.executable, "-c",
+                          FIRST_CALL.format(python=os.path.join(REPO, "python"))],
+                         env=env, capture_output=True, text=True, timeout=300)
+    if out.returncode:
+        return None, out.stderr.strip().splitlines()[-1:]
+    total, build, hits = out.stdout.split()
+    return (float(total), float(build), int(hits)), None
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--reps", type=int, default=10)
+    p.add_argument("--small", action="store_true",
+                   help="2^20 elements and 1024^2 grids (a quick look)")
+    args = p.parse_args(argv)
+    numba_fns, why = numba_functions()
+    if why:
+        print(f"numba: {why}")
+    print(f"spirjit jit/prange benchmarks, {time.strftime('%Y-%m-%d')}, "
+          f"medians of {args.reps}")
+    devices = []
+    default = spirjit.default_device()
+    for short, platform in RUNTIMES:
+        for d in spirjit.devices():
+            if d.device_type == "cpu" and d.platform == platform:
+                devices.append((short, d))
+                break
+    devices.sort(key=lambda sd: sd[1] != default)
+    for short, d in devices:
+        run_runtime(short, d, args, numba_fns)
+
+    import tempfile
+    print("\nfirst call of a jit function with one prange, fresh process "
+          "(ms: whole call / of which the runtime's program build)")
+    for short, d in devices:
+        cache = tempfile.mkdtemp(prefix="spirjit-bench-cache-")
+        off, err = first_call(d.filter_string, cache, True)
+        first, err2 = first_call(d.filter_string, cache, False)
+        second, err3 = first_call(d.filter_string, cache, False)
+        def show(r, e):
+            if not r:
+                return f"failed: {e}"
+            return f"{r[0]:.1f} ({r[1]:.1f} build)"
+        print(f"  [{short}] cache off: {show(off, err)}; "
+              f"second process from the disk cache: {show(second, err3)}"
+              + (f" [{second[2]} disk hit]" if second else ""))
+
+
+if __name__ == "__main__":
+    main()

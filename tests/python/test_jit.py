@@ -1,0 +1,332 @@
+"""@spirjit.jit / dpjit with prange, against NumPy, on every device.
+
+The host code around the loops is compiled (LLVM's JIT); each prange nest
+runs as a kernel on the device of the arrays (SPIRJIT_DEVICE for NumPy-only
+calls, which the device fixture sets)."""
+
+import math
+
+import numpy as np
+import pytest
+
+import spirjit
+from spirjit import dpjit, prange
+from spirjit.errors import (DeviceInferenceError, TypingError,
+                            UnsupportedFeatureError)
+
+
+@dpjit
+def vecadd(a, b, c):
+    for i in prange(a.shape[0]):
+        c[i] = a[i] + b[i]
+
+
+@dpjit
+def axpy_ranged(a, x, y, start, stop, step):
+    for i in prange(start, stop, step):
+        y[i] = a * x[i] + y[i]
+
+
+@dpjit
+def total(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += a[i]
+    return s
+
+
+@dpjit
+def stats(a):
+    lo = a[0]
+    hi = a[0]
+    s = 0.0
+    p = 1.0
+    for i in prange(a.shape[0]):
+        lo = min(lo, a[i])
+        hi = max(hi, a[i])
+        s += a[i]
+        p *= 1.0 + a[i] * 1e-3
+    return lo, hi, s, p
+
+
+@dpjit
+def bits(a):
+    o = 0
+    x = 0
+    n = -1
+    for i in prange(a.shape[0]):
+        o |= a[i]
+        x ^= a[i]
+        n &= a[i] | 256
+    return o, x, n
+
+
+@dpjit
+def conditional_sum(a):
+    s = 0.0
+    m = 0.0
+    for i in prange(a.shape[0]):
+        if a[i] > 0.5:
+            s += a[i]
+        else:
+            s -= 1.0
+        for k in range(3):
+            m += a[i] * k
+    return s, m
+
+
+@dpjit
+def jacobi(u, v, iterations):
+    n, m = u.shape
+    for it in range(iterations):
+        for i in prange(1, n - 1):
+            for j in prange(1, m - 1):
+                v[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] +
+                                  u[i, j - 1] + u[i, j + 1])
+        u, v = v, u
+    return u
+
+
+@dpjit
+def cube(a):
+    n0, n1, n2 = a.shape
+    for i in prange(n0):
+        for j in prange(n1):
+            for k in prange(n2):
+                a[i, j, k] = i * 100 + j * 10 + k
+
+
+@dpjit
+def make(n, dtype_like):
+    out = np.empty(n, dtype=dtype_like.dtype)
+    z = np.zeros((2, n))
+    o = np.ones_like(dtype_like)
+    f = np.full(3, 7.5)
+    for i in prange(n):
+        out[i] = i * 2
+    return out, z, o, f
+
+
+@dpjit
+def host_scalars(x, n):
+    t = 0
+    k = 0
+    while k < n:
+        if k % 2 == 0:
+            t += k * x
+        k += 1
+    return t, math.sqrt(x) + 1.5
+
+
+@dpjit
+def rowsum(a, out):
+    for i in prange(a.shape[0]):
+        s = 0.0
+        for j in range(a.shape[1]):
+            s += a[i, j]
+        out[i] = s
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [0, 1, 7, 1000, 4099])
+def test_vecadd(device, require_dtypes, dtype, n):
+    require_dtypes(dtype)
+    a = np.random.rand(n).astype(dtype)
+    b = np.random.rand(n).astype(dtype)
+    c = np.zeros(n, dtype)
+    vecadd(a, b, c)
+    np.testing.assert_allclose(c, a + b, rtol=1e-6)
+
+
+def test_prange_start_stop_step(device):
+    x = np.arange(50, dtype=np.float64)
+    y = np.ones(50)
+    axpy_ranged(2.0, x, y, 3, 40, 4)
+    expect = np.ones(50)
+    expect[3:40:4] += 2 * x[3:40:4]
+    np.testing.assert_array_equal(y, expect)
+
+
+def test_prange_nonpositive_step(device):
+    x = np.arange(10.0)
+    with pytest.raises(TypingError, match="step must be positive"):
+        axpy_ranged(1.0, x, x.copy(), 0, 10, 0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [0, 1, 5, 100003])
+def test_sum_reduction(device, require_dtypes, dtype, n):
+    require_dtypes(dtype)
+    a = np.random.rand(n).astype(dtype)
+    got = total(a)
+    assert got == pytest.approx(float(a.sum(dtype=np.float64)), rel=1e-5,
+                                abs=1e-9)
+
+
+def test_several_reductions(device):
+    a = np.random.rand(10007)
+    lo, hi, s, p = stats(a)
+    assert lo == a.min() and hi == a.max()
+    assert s == pytest.approx(a.sum())
+    assert p == pytest.approx(np.prod(1.0 + a * 1e-3), rel=1e-9)
+
+
+def test_bitwise_reductions(device):
+    a = np.random.randint(0, 200, size=5000).astype(np.int64)
+    o, x, n = bits(a)
+    assert o == np.bitwise_or.reduce(a)
+    assert x == np.bitwise_xor.reduce(a)
+    assert n == np.bitwise_and.reduce(a | 256) & -1
+
+
+def test_reduction_under_if_and_inner_loop(device):
+    a = np.random.rand(3001)
+    s, m = conditional_sum(a)
+    assert s == pytest.approx(a[a > 0.5].sum() - (a <= 0.5).sum())
+    assert m == pytest.approx(3 * a.sum())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_jacobi_2d_nested_in_sequential_loop(device, require_dtypes, dtype):
+    require_dtypes(dtype)
+    u = np.random.rand(37, 53).astype(dtype)
+    got = jacobi(u.copy(), u.copy(), 7)
+    uu, vv = u.copy(), u.copy()
+    for _ in range(7):
+        vv[1:-1, 1:-1] = 0.25 * (uu[:-2, 1:-1] + uu[2:, 1:-1] +
+                                 uu[1:-1, :-2] + uu[1:-1, 2:])
+        uu, vv = vv, uu
+    np.testing.assert_allclose(got, uu, rtol=1e-5)
+
+
+def test_three_dimensional_nest(device):
+    a = np.zeros((3, 5, 7), np.int64)
+    cube(a)
+    i, j, k = np.indices(a.shape)
+    np.testing.assert_array_equal(a, i * 100 + j * 10 + k)
+
+
+def test_allocation_and_returns(device):
+    like = np.zeros(4, np.float32)
+    out, z, o, f = make(6, like)
+    assert isinstance(out, np.ndarray) and out.dtype == np.float32
+    np.testing.assert_array_equal(out, np.arange(6) * 2)
+    np.testing.assert_array_equal(z, np.zeros((2, 6)))
+    assert o.dtype == np.float32 and (o == 1).all() and o.shape == (4,)
+    np.testing.assert_array_equal(f, np.full(3, 7.5))
+
+
+def test_host_code_scalars():
+    t, r = host_scalars(3, 10)
+    assert t == 3 * (0 + 2 + 4 + 6 + 8)
+    assert r == pytest.approx(math.sqrt(3) + 1.5)
+
+
+def test_inner_sequential_loop(device):
+    a = np.random.rand(17, 33)
+    out = np.zeros(17)
+    rowsum(a, out)
+    np.testing.assert_allclose(out, a.sum(axis=1))
+
+
+def test_device_arrays_stay_on_their_device(device):
+    a = spirjit.asarray(np.arange(8.0), device=device)
+    b = spirjit.asarray(np.ones(8), device=device)
+    c = spirjit.zeros(8, device=device)
+    vecadd(a, b, c)
+    np.testing.assert_array_equal(c.asnumpy(), np.arange(8.0) + 1)
+    assert total(a) == 28.0
+    out, z, o, f = make(5, spirjit.zeros(3, dtype="float32", device=device))
+    assert isinstance(out, spirjit.DeviceArray)
+    assert out.device == device
+
+
+def test_mixed_devices_rejected():
+    devices = spirjit.devices()
+    if len(devices) < 2:
+        pytest.skip("needs two devices")
+    a = spirjit.zeros(4, device=devices[0])
+    b = spirjit.zeros(4, device=devices[1])
+    with pytest.raises(DeviceInferenceError):
+        vecadd(a, b, a)
+
+
+def test_device_keyword(device):
+    @spirjit.jit(device=device.filter_string)
+    def fill(a):
+        for i in prange(a.shape[0]):
+            a[i] = 3
+
+    a = np.zeros(5)
+    fill(a)
+    assert (a == 3).all()
+
+
+def test_numba_style_prange_import():
+    numba = pytest.importorskip("numba")
+
+    @spirjit.jit
+    def f(a):
+        for i in numba.prange(a.shape[0]):
+            a[i] = i
+
+    a = np.zeros(4)
+    f(a)
+    np.testing.assert_array_equal(a, np.arange(4.0))
+
+
+def test_non_reduction_carried_scalar_is_an_error():
+    @spirjit.jit
+    def f(a):
+        last = 0.0
+        for i in prange(a.shape[0]):
+            a[i] = a[i] - last
+            last = a[i]
+        return last
+
+    with pytest.raises(UnsupportedFeatureError,
+                       match=r"test_jit.py:\d+: .*not as a reduction"):
+        f(np.ones(4))
+
+
+def test_break_in_prange_is_an_error():
+    @spirjit.jit
+    def f(a):
+        for i in prange(a.shape[0]):
+            if a[i] > 1:
+                break
+            a[i] = 0
+
+    with pytest.raises(UnsupportedFeatureError, match="cannot be left early"):
+        f(np.ones(4))
+
+
+def test_kernel_api_in_jit_is_an_error():
+    from spirjit import kernel_api as kapi
+
+    @spirjit.jit
+    def f(a):
+        for i in prange(a.shape[0]):
+            kapi.group_barrier(None)
+
+    with pytest.raises(UnsupportedFeatureError,
+                       match=r"test_jit.py:\d+: .*kernel API"):
+        f(np.ones(4))
+
+
+def test_one_compile_per_signature(device):
+    @spirjit.jit
+    def f(a):
+        for i in prange(a.shape[0]):
+            a[i] += 1
+
+    a = np.zeros(3)
+    f(a)
+    f(a)
+    f(np.zeros(3, np.float32))
+    assert f.stats["compiles"] == 2
+    np.testing.assert_array_equal(a, [2, 2, 2])
+
+
+def test_plain_python_prange():
+    assert list(prange(2, 8, 3)) == [2, 5]
