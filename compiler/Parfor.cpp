@@ -100,8 +100,32 @@ private:
     return false;
   }
 
+  /// Pure, cheap, and safe to evaluate once before the loop even if it
+  /// never runs: what an inner prange's bounds are computed with.
+  static bool isHoistable(const Instruction *inst) {
+    switch (inst->opcode) {
+    case Opcode::Const:
+    case Opcode::Global:
+    case Opcode::FreeVar:
+    case Opcode::BinaryOp:
+    case Opcode::UnaryOp:
+    case Opcode::Compare:
+    case Opcode::GetAttr:
+    case Opcode::TupleGet:
+      return true;
+    case Opcode::GetItem:
+      return inst->operands[0]->type &&
+             inst->operands[0]->type->kind == TypeKind::Tuple;
+    default:
+      return false;
+    }
+  }
+
   /// The loops of a perfect nest starting at `outer`, outermost first.
-  std::vector<const ir::Loop *> perfectNest(const ir::Loop &outer) {
+  /// What the outer bodies compute for the inner ranges (loop-invariant,
+  /// pure) moves to `preheader`.
+  std::vector<const ir::Loop *> perfectNest(const ir::Loop &outer,
+                                            Block *preheader) {
     std::vector<const ir::Loop *> nest = {&outer};
     while (nest.size() < 3) {
       const ir::Loop &loop = *nest.back();
@@ -117,19 +141,27 @@ private:
           !start->terminator()->isa(Opcode::Branch) ||
           start->terminator()->targets[0] != inner.header)
         break;
+      // ... from values that do not depend on the outer loops.
+      std::set<const Instruction *> hoisted;
       bool onlyStart = true;
       for (auto &inst : start->instructions) {
         Instruction *i = inst.get();
-        if (isCompileTimeValue(i) || i->isa(Opcode::Branch) ||
-            i == innerRange || i == innerRange->operands[0] ||
+        if (i->isa(Opcode::Branch) || i == innerRange ||
             (i->isa(Opcode::GetIter) && i->operands[0] == innerRange))
           continue;
-        onlyStart = false;
+        bool invariant = isHoistable(i);
+        for (const Instruction *o : i->operands)
+          if (outer.contains(o->parent) && !hoisted.count(o))
+            invariant = false;
+        if (!invariant) {
+          onlyStart = false;
+          break;
+        }
+        hoisted.insert(i);
       }
-      // ... with a range that does not depend on the outer loop ...
-      for (size_t k = 1; k < innerRange->operands.size(); ++k) {
+      for (size_t k = 0; k < innerRange->operands.size(); ++k) {
         Instruction *arg = innerRange->operands[k];
-        if (!isCompileTimeValue(arg) && loop.contains(arg->parent))
+        if (outer.contains(arg->parent) && !hoisted.count(arg))
           onlyStart = false;
       }
       // ... and the inner loop's exit goes straight back.
@@ -140,9 +172,35 @@ private:
           exit->terminator()->targets[0] != loop.header ||
           inner.latches.empty())
         break;
+      // Hoist, keeping the preheader's branch last.
+      auto &list = start->instructions;
+      auto &into = preheader->instructions;
+      for (auto it = list.begin(); it != list.end();) {
+        if (!hoisted.count(it->get())) {
+          ++it;
+          continue;
+        }
+        (*it)->parent = preheader;
+        into.insert(into.end() - 1, std::move(*it));
+        it = list.erase(it);
+      }
       nest.push_back(&inner);
     }
     return nest;
+  }
+
+  /// Where the user sees a carried value: its first read in the loop, or
+  /// else where the loop assigns it.
+  int carriedLine(const ir::Loop &loop, const Instruction *phi) {
+    for (Block *block : loop.blocks)
+      for (auto &inst : block->instructions)
+        if (!inst->isa(Opcode::Phi) &&
+            std::count(inst->operands.begin(), inst->operands.end(), phi))
+          return inst->line;
+    for (size_t i = 0; i < phi->operands.size(); ++i)
+      if (loop.contains(phi->parent->predecessors[i]))
+        return phi->operands[i]->line;
+    return phi->line;
   }
 
   static std::vector<Instruction *> headerPhis(const ir::Loop &loop) {
@@ -335,7 +393,7 @@ private:
       if (!usedAnywhere)
         continue;
       if (!isReduction(outer, phi, op))
-        error(phi->line,
+        error(carriedLine(outer, phi),
               "a prange loop assigns a variable that the loop (or the code "
               "after it) also reads, and not as a reduction (s += x, s *= x, "
               "s = min(s, x), ...): iterations run in parallel, in any order, "
@@ -354,7 +412,8 @@ private:
     }
     bool reduces = !reductionPhis.empty();
     std::vector<const ir::Loop *> nest =
-        reduces ? std::vector<const ir::Loop *>{&outer} : perfectNest(outer);
+        reduces ? std::vector<const ir::Loop *>{&outer}
+                : perfectNest(outer, preheader);
     parfor.dims = static_cast<int>(nest.size());
     const ir::Loop &innermost = *nest.back();
 

@@ -141,6 +141,16 @@ std::shared_ptr<runtime::Buffer> allocateOn(HostCall &call, size_t bytes,
 
 } // namespace
 
+void defineHostHelpers() {
+  static std::once_flag helpersDefined;
+  std::call_once(helpersDefined, [] {
+    HostJIT::instance().defineHelpers(
+        {{"spirjit_host_parfor", reinterpret_cast<void *>(&spirjit_host_parfor)},
+         {"spirjit_host_alloc", reinterpret_cast<void *>(&spirjit_host_alloc)},
+         {"spirjit_host_fill", reinterpret_cast<void *>(&spirjit_host_fill)}});
+  });
+}
+
 JitFunction::JitFunction(std::function<FunctionDescription()> describe,
                          CompileOptions options)
     : describe_(std::move(describe)), options_(std::move(options)) {}
@@ -157,13 +167,7 @@ JitFunction::specialize(const std::vector<const Type *> &types) {
   auto found = specializations_.find(types);
   if (found != specializations_.end())
     return *found->second;
-  static std::once_flag helpersDefined;
-  std::call_once(helpersDefined, [] {
-    HostJIT::instance().defineHelpers(
-        {{"spirjit_host_parfor", reinterpret_cast<void *>(&spirjit_host_parfor)},
-         {"spirjit_host_alloc", reinterpret_cast<void *>(&spirjit_host_alloc)},
-         {"spirjit_host_fill", reinterpret_cast<void *>(&spirjit_host_fill)}});
-  });
+  defineHostHelpers();
   HostRequest request;
   request.function = &description();
   request.argumentTypes = types;

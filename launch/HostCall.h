@@ -51,6 +51,10 @@ struct HostCall {
   void *release(Region &region);
 };
 
+/// Binds the host ABI's helpers in the process's JIT (once; compileHost
+/// needs them bound).
+void defineHostHelpers();
+
 class JitFunction {
 public:
   JitFunction(std::function<FunctionDescription()> describe,

@@ -6,6 +6,7 @@
 #include "python/bindings/Describe.h"
 #include "python/bindings/Dispatcher.h"
 #include "python/bindings/Jit.h"
+#include "launch/HostCall.h"
 #include "python/bindings/Errors.h"
 #include "runtime/Device.h"
 #include "runtime/OpenCL.h"
@@ -353,6 +354,7 @@ void dumpHostStages(const py::dict &description, const std::string &signature,
     };
     return options;
   };
+  launch::defineHostHelpers();
   HostRequest request;
   request.function = &function;
   request.argumentTypes = sig.arguments;
