@@ -575,8 +575,16 @@ private:
       }
     } else {
       // The trip count and the partial arrays come after the values.
+      // Work-item g runs iterations range(g * chunk, min(count, g * chunk
+      // + span), stride): contiguous chunks (chunk = span, stride 1) suit
+      // CPUs, interleaved ones (chunk 1, span count, stride = items) GPUs;
+      // the host picks per device.
       Instruction *count = parameter("count");
-      parfor.kernelArgumentTypes.push_back(types::int64());
+      Instruction *chunk = parameter("chunk");
+      Instruction *span = parameter("span");
+      Instruction *stride = parameter("stride");
+      for (int k = 0; k < 4; ++k)
+        parfor.kernelArgumentTypes.push_back(types::int64());
       std::vector<Instruction *> partials;
       for (size_t j = 0; j < reductionPhis.size(); ++j) {
         partials.push_back(parameter("partial" + std::to_string(j)));
@@ -584,10 +592,18 @@ private:
             types::array(parfor.reductions[j].type, 1, 'C'));
       }
       Instruction *gid = workItemQuery("get_id", 0);
-      Instruction *items = workItemQuery("get_range", 0);
+      Instruction *begin =
+          kernel->create(entry, Opcode::BinaryOp, {gid, chunk}, line);
+      begin->index = static_cast<int64_t>(ir::BinaryOperator::Mul);
+      Instruction *end =
+          kernel->create(entry, Opcode::BinaryOp, {begin, span}, line);
+      end->index = static_cast<int64_t>(ir::BinaryOperator::Add);
+      Instruction *minFn = addGlobal("min", GlobalValue::Kind::Builtin, "min");
+      Instruction *last =
+          kernel->create(entry, Opcode::Call, {minFn, count, end}, line);
       Instruction *rangeFn = addGlobal("range", GlobalValue::Kind::Builtin, "range");
-      Instruction *range =
-          kernel->create(entry, Opcode::Call, {rangeFn, gid, count, items}, line);
+      Instruction *range = kernel->create(
+          entry, Opcode::Call, {rangeFn, begin, last, stride}, line);
       Instruction *iter = kernel->create(entry, Opcode::GetIter, {range}, line);
       std::vector<Instruction *> identities;
       for (size_t j = 0; j < reductionPhis.size(); ++j) {

@@ -15,10 +15,11 @@
 //    depend on the outer index, and nothing else sits between them) form
 //    a 1-3-D Range; each work-item runs the body once for its indices.
 //  - A loop with reductions (a scalar updated by +=, -=, *=, |=, &=, ^=,
-//    s = min(s, x) or s = max(s, x), possibly under ifs) is 1-D: each of
-//    `items` work-items runs the loop over iterations gid, gid+items, ...
-//    into private accumulators and writes them to one partial array per
-//    reduction; the host combines the partials with the initial value.
+//    s = min(s, x) or s = max(s, x), possibly under ifs) is 1-D: each
+//    work-item runs the loop over its share of the iterations (a
+//    contiguous chunk, or every items-th one) into private accumulators
+//    and writes them to one partial array per reduction; the host combines
+//    the partials with the initial value.
 //  - Loops inside the body (pranges included) stay loops in the kernel.
 // A scalar the body assigns and reads across iterations in any other way,
 // `break` or `return` in the body, and the loop's index read after it are
@@ -46,8 +47,9 @@ struct Parfor {
   /// In the host: the values the kernel takes after its item, in order.
   std::vector<const ir::Instruction *> arguments;
   /// The kernel's parameter types after the item: one per argument, then
-  /// for a reducing loop the trip count (int64) and one partial array per
-  /// reduction.
+  /// for a reducing loop its trip count, chunk, span and stride (int64:
+  /// work-item g runs iterations range(g * chunk, min(count, g * chunk +
+  /// span), stride)) and one partial array per reduction.
   std::vector<const Type *> kernelArgumentTypes;
   struct Reduction {
     ReductionOp op;

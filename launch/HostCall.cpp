@@ -118,11 +118,30 @@ void combinePartials(ReductionOp op, const Type *t, const void *initial,
   SPIRJIT_INTERNAL_CHECK(false, "a reduction of " + t->str());
 }
 
-/// How many work-items run a reducing loop: enough to fill the device,
-/// few enough that each accumulates many iterations privately.
-int64_t reductionItems(int64_t count) {
-  constexpr int64_t items = 1 << 14;
-  return std::min(count, items);
+/// How a reducing loop's iterations are shared among work-items (Parfor.h):
+/// on a CPU each work-item runs a contiguous chunk (a few per hardware
+/// thread and vector lane); on a GPU work-item g runs every items-th
+/// iteration from g, so neighbours read neighbouring elements.
+struct ReductionShare {
+  int64_t items, chunk, span, stride;
+};
+
+ReductionShare reductionShare(const runtime::Device &device, int64_t count) {
+  ReductionShare share;
+  if (device.info().deviceType == "cpu") {
+    int64_t units = std::max<int64_t>(device.info().computeUnits, 1);
+    share.items = std::min<int64_t>(count, units * 256);
+    share.chunk = (count + share.items - 1) / share.items;
+    share.items = (count + share.chunk - 1) / share.chunk;
+    share.span = share.chunk;
+    share.stride = 1;
+  } else {
+    share.items = std::min<int64_t>(count, int64_t(1) << 16);
+    share.chunk = 1;
+    share.span = count;
+    share.stride = share.items;
+  }
+  return share;
 }
 
 std::shared_ptr<runtime::Buffer> allocateOn(HostCall &call, size_t bytes,
@@ -316,23 +335,29 @@ extern "C" int32_t spirjit_host_parfor(void *context, int32_t index,
     // reduction, one element per work-item.
     std::vector<std::shared_ptr<runtime::Buffer>> partials(reductions);
     std::vector<char *> partialHost(reductions);
-    int64_t items = reductions ? reductionItems(total) : 0;
+    ReductionShare share{0, 0, 0, 0};
+    if (reductions)
+      share = reductionShare(*call.device, total);
+    int64_t items = share.items;
     if (reductions) {
       range.global[0] = items;
-      ArgumentValue &count = values[n];
-      count.type = types::int64();
-      std::memcpy(&count.scalar[0], &total, sizeof total);
+      int64_t scalars[4] = {total, share.chunk, share.span, share.stride};
+      for (int k = 0; k < 4; ++k) {
+        ArgumentValue &v = values[n + k];
+        v.type = types::int64();
+        std::memcpy(&v.scalar[0], &scalars[k], sizeof(int64_t));
+      }
       for (size_t j = 0; j < reductions; ++j) {
         const Type *t = parfor.reductions[j].type;
         partials[j] = allocateOn(call, items * itemSize(t), partialHost[j]);
-        ArgumentValue &v = values[n + 1 + j];
+        ArgumentValue &v = values[n + 4 + j];
         v.kind = ArgumentValue::Kind::DeviceArray;
-        v.type = parfor.kernelArgumentTypes[n + 1 + j];
+        v.type = parfor.kernelArgumentTypes[n + 4 + j];
         v.buffer = &partials[j];
         v.itemsize = static_cast<int64_t>(itemSize(t));
-        strides[n + 1 + j][0] = v.itemsize;
+        strides[n + 4 + j][0] = v.itemsize;
         v.shape = &items;
-        v.strides = strides[n + 1 + j].data();
+        v.strides = strides[n + 4 + j].data();
       }
     }
     call.function->kernels[index]->launch(range, values.data(), values.size(),
