@@ -452,6 +452,27 @@ std::vector<std::string> libdeviceCalls(const llvm::Module &module) {
   return names;
 }
 
+/// libdevice rounds to the nearest even integer through llvm.nvvm.round.*
+/// (its __nv_rintf is that call alone), but LLVM 15's NVPTX InstCombine
+/// folds those calls into llvm.round, which rounds halves away from zero:
+/// math.gamma's float32 reduction `x - rint(x)` then swapped the results
+/// at +-0.5. llvm.rint is the same rounding and stays cvt.rni.
+void replaceNVVMRound(llvm::Module &module) {
+  const llvm::Intrinsic::ID rounds[] = {llvm::Intrinsic::nvvm_round_f,
+                                        llvm::Intrinsic::nvvm_round_ftz_f,
+                                        llvm::Intrinsic::nvvm_round_d};
+  for (llvm::Intrinsic::ID id : rounds) {
+    llvm::Function *round =
+        module.getFunction(llvm::Intrinsic::getBaseName(id));
+    if (!round)
+      continue;
+    llvm::Function *rint = llvm::Intrinsic::getDeclaration(
+        &module, llvm::Intrinsic::rint, {round->getReturnType()});
+    round->replaceAllUsesWith(rint);
+    round->eraseFromParent();
+  }
+}
+
 void linkLibdevice(llvm::Module &module, const PTXRequest &request,
                    const std::vector<std::string> &calls,
                    llvm::TargetMachine &machine) {
@@ -482,6 +503,7 @@ void linkLibdevice(llvm::Module &module, const PTXRequest &request,
   bool failed = llvm::Linker::linkModules(module, std::move(*library),
                                           llvm::Linker::LinkOnlyNeeded);
   SPIRJIT_INTERNAL_CHECK(!failed, "linking libdevice failed");
+  replaceNVVMRound(module);
   // libdevice asks __nvvm_reflect whether denormals flush; the back end's
   // NVVMReflect answers from this flag.
   module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",

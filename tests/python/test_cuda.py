@@ -174,6 +174,27 @@ def test_libdevice_math(monkeypatch):
     np.testing.assert_allclose(out, expected, rtol=1e-12)
 
 
+@spirjit.kernel
+def gamma_kernel(item, x, out):
+    i = item.get_id(0)
+    out[i] = math.gamma(x[i])
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gamma_at_half_integers(dtype, monkeypatch):
+    # libdevice reduces |x| < 1.5 as x - rint(x); LLVM 15 had turned its
+    # rint into a round-half-away and swapped gamma(0.5) and gamma(-0.5)
+    # on float32.
+    monkeypatch.setenv("SPIRJIT_DEVICE", "cuda:gpu:0")
+    x = np.array([0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.25, 1.0], dtype=dtype)
+    out = np.zeros_like(x)
+    spirjit.call_kernel(gamma_kernel, spirjit.Range(x.size), x, out)
+    expected = np.array([math.gamma(float(v)) for v in x])
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(out, expected, rtol=rtol)
+
+
 @needs_gpu
 def test_async_launch_and_event():
     a = spirjit.asarray(np.ones(1 << 20, np.float32), device="cuda:gpu:0")
