@@ -36,6 +36,8 @@ constexpr int CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y = 6;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z = 7;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8;
+constexpr int CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10;
+constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
@@ -491,6 +493,16 @@ std::shared_ptr<CudaDevice> openDevice(int ordinal) {
       optIn ? optIn
             : attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));
   info.memBaseAddrAlign = 256;
+  // What spirjit-devices lists: multiprocessors are the compute units, a
+  // warp is the one sub-group size, half precision is native from sm_53.
+  info.computeUnits = static_cast<uint32_t>(
+      attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
+  info.subGroupSizes = {
+      static_cast<size_t>(attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE))};
+  info.hasFp16 = capability >= 53;
+  info.driverVersion = std::to_string(version / 1000) + "." +
+                       std::to_string(version % 1000 / 10);
+  info.platformVersion = "CUDA " + info.driverVersion;
   info.hasSvm = true; // device pointers: views are pointer offsets
   CUcontext context = nullptr;
   check(api.cuDevicePrimaryCtxRetain(&context, device),
