@@ -376,7 +376,9 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None,
             raise BufferError(f"cannot export this DeviceArray to DLPack "
                               f"device {tuple(dl_device)} without a copy")
         copy = True
-    if copy is True or (copy is None and not self._host_addressable):
+    # kDLCUDA (2): consumers on the GPU take the device pointer itself.
+    exportable = self._host_addressable or self.__dlpack_device__()[0] == 2
+    if copy is True or (copy is None and not exportable):
         if copy is None:
             raise BufferError(
                 "this device's memory is not addressable by pointer; pass "
