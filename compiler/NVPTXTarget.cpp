@@ -178,6 +178,48 @@ public:
     }
   }
 
+  /// CUDA's device printf: vprintf(format, arguments), the arguments packed
+  /// into one buffer at their natural alignment (8 bytes for the i64s and
+  /// doubles the lowering passes). The driver prints the buffer's lines at
+  /// the next synchronisation.
+  bool emitPrintf(llvm::IRBuilder<> &builder, const std::string &format,
+                  llvm::ArrayRef<llvm::Value *> args) const override {
+    llvm::Module &module = *builder.GetInsertBlock()->getModule();
+    llvm::PointerType *i8Pointer = builder.getInt8PtrTy();
+    auto *text =
+        llvm::ConstantDataArray::getString(builder.getContext(), format);
+    auto *global = new llvm::GlobalVariable(
+        module, text->getType(), true, llvm::GlobalValue::InternalLinkage,
+        text, "printf.format", nullptr, llvm::GlobalValue::NotThreadLocal,
+        /*AddressSpace=*/1);
+    global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    llvm::Value *formatPointer = builder.CreateAddrSpaceCast(
+        builder.CreateConstInBoundsGEP2_32(text->getType(), global, 0, 0),
+        i8Pointer);
+    llvm::Value *buffer = llvm::ConstantPointerNull::get(i8Pointer);
+    if (!args.empty()) {
+      std::vector<llvm::Type *> fields;
+      for (llvm::Value *arg : args)
+        fields.push_back(arg->getType());
+      auto *packed = llvm::StructType::get(builder.getContext(), fields);
+      // In the entry block, so a print in a loop reuses one buffer.
+      llvm::BasicBlock &entry =
+          builder.GetInsertBlock()->getParent()->getEntryBlock();
+      llvm::IRBuilder<> atEntry(&entry, entry.getFirstInsertionPt());
+      llvm::AllocaInst *storage =
+          atEntry.CreateAlloca(packed, nullptr, "printf.args");
+      for (unsigned k = 0; k < args.size(); ++k)
+        builder.CreateStore(args[k],
+                            builder.CreateStructGEP(packed, storage, k));
+      buffer = builder.CreateBitCast(storage, i8Pointer);
+    }
+    llvm::FunctionCallee vprintf = module.getOrInsertFunction(
+        "vprintf", llvm::FunctionType::get(builder.getInt32Ty(),
+                                           {i8Pointer, i8Pointer}, false));
+    builder.CreateCall(vprintf, {formatPointer, buffer});
+    return true;
+  }
+
   /// Local buffers reach the lowering as pointer parameters, as on OpenCL;
   /// emitPTX turns each into an offset into the dynamic shared segment.
   bool localMemoryAsParameters() const override { return true; }
