@@ -251,3 +251,33 @@ def test_device_array_into_cupy_and_torch_without_copy():
     torch = pytest.importorskip("torch")
     t = torch.from_dlpack(d)
     assert t.device.type == "cuda" and t.data_ptr() == view.data.ptr
+
+
+class DLPackOnly:
+    """A producer that speaks DLPack alone (no __cuda_array_interface__)."""
+
+    def __init__(self, tensor):
+        self._tensor = tensor
+
+    def __dlpack__(self, **kwargs):
+        return self._tensor.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._tensor.__dlpack_device__()
+
+
+@needs_gpu
+def test_dlpack_only_cuda_object_into_kernel_without_copy():
+    torch = pytest.importorskip("torch")
+    a = torch.arange(4096, dtype=torch.float32, device="cuda")
+    c = torch.zeros_like(a)
+    torch.cuda.synchronize()
+    spirjit.call_kernel(vecadd, spirjit.Range(a.numel()), DLPackOnly(a),
+                        DLPackOnly(a), DLPackOnly(c))
+    assert float(c.sum()) == float(2 * a.sum())  # written in place
+    view = spirjit.asarray(DLPackOnly(c[::2]))
+    assert view.device.backend == "cuda"
+    assert view.__cuda_array_interface__["data"][0] == c.data_ptr()
+    assert view.shape == (2048,) and view.strides == (8,)
+    del c  # the view keeps the tensor's memory alive
+    np.testing.assert_array_equal(view.asnumpy(), 2 * np.arange(0, 4096, 2))
