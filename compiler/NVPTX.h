@@ -18,6 +18,9 @@ struct PTXRequest {
   /// (the runtime launches one thread in each of the others).
   int dimensions = 3;
   bool fastmath = false;
+  /// The kernel's opt= level; above 0 the module is optimised again with
+  /// the NVPTX target's passes (libdevice is always optimised).
+  int optLevel = 2;
   /// The user's function, for the error when libdevice is missing.
   std::string functionName, filename;
   int line = 0;

@@ -516,8 +516,7 @@ void replaceNVVMRound(llvm::Module &module) {
 }
 
 void linkLibdevice(llvm::Module &module, const PTXRequest &request,
-                   const std::vector<std::string> &calls,
-                   llvm::TargetMachine &machine) {
+                   const std::vector<std::string> &calls) {
   std::string path = libdevicePath();
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer) {
@@ -550,8 +549,17 @@ void linkLibdevice(llvm::Module &module, const PTXRequest &request,
   // NVVMReflect answers from this flag.
   module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
                        request.fastmath ? 1 : 0);
-  // Only the entry point stays visible, so the linked functions inline
-  // and the unused ones go.
+}
+
+/// LLVM's O3 pipeline again, now with the NVPTX target's analyses and
+/// passes, which the target-independent one before (optimizeModule) had
+/// not: special-register ranges (NVVMIntrRange), NVVMReflect, address
+/// spaces inferred from generic pointers, NVPTX's unrolling preferences.
+/// Only the entry point stays visible, so device functions and libdevice
+/// inline and the unused ones go; the entry point's extents guard,
+/// added after the first pipeline, is optimised with the body.
+void optimizeForNVPTX(llvm::Module &module, const PTXRequest &request,
+                      llvm::TargetMachine &machine) {
   for (llvm::Function &function : module)
     if (!function.isDeclaration() && function.getName() != request.entryPoint)
       function.setLinkage(llvm::GlobalValue::InternalLinkage);
@@ -589,7 +597,9 @@ std::string emitPTX(llvm::Module &module, const PTXRequest &request) {
   rewriteEntryPoint(module, request, *machine);
   std::vector<std::string> calls = libdeviceCalls(module);
   if (!calls.empty())
-    linkLibdevice(module, request, calls, *machine);
+    linkLibdevice(module, request, calls);
+  if (request.optLevel > 0 || !calls.empty())
+    optimizeForNVPTX(module, request, *machine);
   llvm::StripDebugInfo(module); // the back end's PTX breaks on it
   std::string problems;
   llvm::raw_string_ostream verifierOutput(problems);

@@ -304,6 +304,7 @@ CompiledKernel compileKernel(const KernelRequest &request,
     ptx.computeCapability = device.computeCapability;
     ptx.dimensions = request.itemDimensions;
     ptx.fastmath = options.fastmath;
+    ptx.optLevel = options.optLevel;
     ptx.functionName = function.name;
     ptx.filename = function.filename;
     ptx.line = function.firstLine;
