@@ -231,19 +231,51 @@ private:
   unsigned allowedShared_ = 48 * 1024;
 };
 
+/// Events, reused: an async launch records one, and creating and
+/// destroying it each time cost about as much as the launch.
+class EventPool {
+public:
+  CUevent take() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!free_.empty()) {
+        CUevent event = free_.back();
+        free_.pop_back();
+        return event;
+      }
+    }
+    CUevent event = nullptr;
+    check(driver().cuEventCreate(&event, CU_EVENT_DISABLE_TIMING),
+          "cuEventCreate");
+    return event;
+  }
+  /// Recording the event again later is safe: cuEventRecord replaces the
+  /// state of one that is still pending.
+  void give(CUevent event) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(event);
+  }
+
+private:
+  std::mutex mutex_;
+  std::vector<CUevent> free_;
+};
+
 class CudaEvent final : public Event {
 public:
-  explicit CudaEvent(CUevent event) : event_(event) {}
-  ~CudaEvent() override { driver().cuEventDestroy(event_); }
+  CudaEvent(CUevent event, EventPool &pool) : event_(event), pool_(pool) {}
+  ~CudaEvent() override { pool_.give(event_); }
   bool complete() override {
     return driver().cuEventQuery(event_) != CUDA_ERROR_NOT_READY;
   }
   void wait() override {
     check(driver().cuEventSynchronize(event_), "cuEventSynchronize");
   }
+  CUevent handle() const { return event_; }
 
 private:
   CUevent event_;
+  EventPool &pool_;
 };
 
 class CudaDevice final : public Device {
@@ -296,11 +328,8 @@ public:
 
   std::unique_ptr<Event> enqueueMarker() override {
     makeCurrent();
-    CUevent event = nullptr;
-    check(driver().cuEventCreate(&event, CU_EVENT_DISABLE_TIMING),
-          "cuEventCreate");
-    auto owned = std::make_unique<CudaEvent>(event);
-    check(driver().cuEventRecord(event, stream_), "cuEventRecord");
+    auto owned = std::make_unique<CudaEvent>(events_.take(), events_);
+    check(driver().cuEventRecord(owned->handle(), stream_), "cuEventRecord");
     return owned;
   }
 
@@ -440,6 +469,7 @@ private:
 
   CUcontext context_;
   CUstream stream_;
+  EventPool events_;
 
 public:
   size_t maxGrid_[3] = {0x7fffffffu, 65535, 65535};
