@@ -571,6 +571,49 @@ void optimizeForNVPTX(llvm::Module &module, const PTXRequest &request,
   });
 }
 
+/// Moves `inst` up its block to just after the latest of `floor` and its
+/// operands, moving the pure instructions that compute them (the address
+/// arithmetic) first.
+void hoistAfter(llvm::Instruction *inst, llvm::Instruction *floor) {
+  llvm::BasicBlock *block = inst->getParent();
+  llvm::Instruction *after = floor;
+  for (llvm::Value *operand : inst->operands()) {
+    auto *def = llvm::dyn_cast<llvm::Instruction>(operand);
+    if (!def || def->getParent() != block)
+      continue;
+    if (!llvm::isa<llvm::PHINode>(def) && !def->mayReadOrWriteMemory() &&
+        !def->mayHaveSideEffects() && (!floor || floor->comesBefore(def)))
+      hoistAfter(def, floor);
+    if (!after || after->comesBefore(def))
+      after = def;
+  }
+  if (!after)
+    inst->moveBefore(&*block->getFirstInsertionPt());
+  else if (inst->getPrevNode() != after)
+    inst->moveAfter(after);
+}
+
+/// Global-memory loads move up their block, with their address
+/// arithmetic, to just after the last instruction that may write memory
+/// (or the block's phis). The GPU then has a thread's loads in flight
+/// together: ptxas does not hoist them over sqrt.rn or div.rn, which
+/// become branches in SASS, so a load written after a square root waited
+/// for the one before it (Black-Scholes ran 14% slower than nvcc's code,
+/// which NVVM had ordered so).
+void hoistGlobalLoads(llvm::Function &function) {
+  for (llvm::BasicBlock &block : function) {
+    llvm::Instruction *floor = nullptr;
+    for (llvm::Instruction &inst : llvm::make_early_inc_range(block)) {
+      auto *load = llvm::dyn_cast<llvm::LoadInst>(&inst);
+      if (load && load->isSimple() && load->getPointerAddressSpace() == 1)
+        hoistAfter(load, floor);
+      else if (inst.mayWriteToMemory() || inst.mayHaveSideEffects() ||
+               llvm::isa<llvm::PHINode>(inst))
+        floor = &inst;
+    }
+  }
+}
+
 } // namespace
 
 std::unique_ptr<DeviceTarget> createNVPTXTarget() {
@@ -600,6 +643,9 @@ std::string emitPTX(llvm::Module &module, const PTXRequest &request) {
     linkLibdevice(module, request, calls);
   if (request.optLevel > 0 || !calls.empty())
     optimizeForNVPTX(module, request, *machine);
+  if (request.optLevel > 0)
+    for (llvm::Function &function : module)
+      hoistGlobalLoads(function);
   llvm::StripDebugInfo(module); // the back end's PTX breaks on it
   std::string problems;
   llvm::raw_string_ostream verifierOutput(problems);
