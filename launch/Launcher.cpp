@@ -578,6 +578,8 @@ const std::vector<bool> &KernelCache::submit(
   for (size_t i = 0; i < n; ++i)
     copies += buffers[i] != nullptr;
   event.pending_.reserve(copies); // one allocation, not one per growth
+  if (!wantEvent)
+    event.alive_.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     if (buffers[i])
       event.pending_.push_back(
