@@ -189,8 +189,8 @@ public:
     auto *text =
         llvm::ConstantDataArray::getString(builder.getContext(), format);
     auto *global = new llvm::GlobalVariable(
-        module, text->getType(), true, llvm::GlobalValue::InternalLinkage,
-        text, "printf.format", nullptr, llvm::GlobalValue::NotThreadLocal,
+        module, text->getType(), true, llvm::GlobalValue::InternalLinkage, text,
+        "printf.format", nullptr, llvm::GlobalValue::NotThreadLocal,
         /*AddressSpace=*/1);
     global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
     llvm::Value *formatPointer = builder.CreateAddrSpaceCast(

@@ -262,8 +262,7 @@ py::handle cudaArrayView(PyObject *obj) {
   if (PyObject_HasAttrString(obj, "__dlpack_device__") != 1)
     return nullptr;
   py::object device = py::handle(obj).attr("__dlpack_device__")();
-  return py::cast<py::tuple>(device)[0].cast<int>() == 2 ? fromDLPack
-                                                         : nullptr;
+  return py::cast<py::tuple>(device)[0].cast<int>() == 2 ? fromDLPack : nullptr;
 }
 } // namespace
 

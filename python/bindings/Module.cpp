@@ -176,8 +176,9 @@ DeviceArray fromCudaDLPack(py::object producer) {
   PyCapsule_SetName(capsule.ptr(),
                     versioned ? "used_dltensor_versioned" : "used_dltensor");
   // Owns the tensor from here on, so every error below releases it.
-  py::capsule owner(managed, versioned ? deleteConsumed<DLManagedTensorVersioned>
-                                       : deleteConsumed<DLManagedTensor>);
+  py::capsule owner(managed, versioned
+                                 ? deleteConsumed<DLManagedTensorVersioned>
+                                 : deleteConsumed<DLManagedTensor>);
   const DLTensor &t =
       versioned ? static_cast<DLManagedTensorVersioned *>(managed)->dl_tensor
                 : static_cast<DLManagedTensor *>(managed)->dl_tensor;
@@ -202,8 +203,9 @@ DeviceArray fromCudaDLPack(py::object producer) {
   auto found = dtypes.find({t.dtype.code, t.dtype.bits});
   if (found == dtypes.end() || t.dtype.lanes != 1)
     throw py::buffer_error("a DLPack tensor of a dtype spirjit has no kernels "
-                           "for (code " + std::to_string(t.dtype.code) +
-                           ", " + std::to_string(t.dtype.bits) + " bits)");
+                           "for (code " +
+                           std::to_string(t.dtype.code) + ", " +
+                           std::to_string(t.dtype.bits) + " bits)");
   py::dtype dtype(found->second);
   int64_t itemsize = dtype.itemsize();
   std::vector<int64_t> shape(t.shape, t.shape + t.ndim), strides(t.ndim);
