@@ -37,7 +37,10 @@ struct PTXRequest {
 ///    a grid rounded up to whole blocks;
 ///  - math calls to libdevice (__nv_*) are linked from libdevice.10.bc
 ///    (SPIRJIT_LIBDEVICE, else CUDA's default path); when it is missing a
-///    UserError names the function.
+///    UserError names the function;
+///  - above optLevel 0 the module is optimised again with the NVPTX
+///    target's passes, and each block's global loads are moved up to be
+///    issued together.
 std::string emitPTX(llvm::Module &module, const PTXRequest &request);
 
 /// The libdevice bitcode file emitPTX links: $SPIRJIT_LIBDEVICE, else
