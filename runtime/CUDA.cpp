@@ -283,6 +283,8 @@ public:
   CudaDevice(DeviceInfo info, CUcontext context, CUstream stream)
       : Device(std::move(info)), context_(context), stream_(stream) {}
 
+  CUstream stream() const { return stream_; }
+
   /// The context on the calling thread: each thread starts without one.
   void makeCurrent() const {
     thread_local CUcontext current = nullptr;
@@ -549,6 +551,11 @@ std::shared_ptr<CudaDevice> openDevice(int ordinal) {
 }
 
 } // namespace
+
+std::uintptr_t cudaStreamHandle(const Device &device) {
+  auto *cuda = dynamic_cast<const CudaDevice *>(&device);
+  return cuda ? reinterpret_cast<std::uintptr_t>(cuda->stream()) : 0;
+}
 
 std::string cudaResultName(int code) {
   const char *name = nullptr;

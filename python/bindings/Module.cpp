@@ -6,6 +6,7 @@
 #include "python/bindings/Describe.h"
 #include "python/bindings/Dispatcher.h"
 #include "python/bindings/Errors.h"
+#include "runtime/CUDA.h"
 #include "runtime/Device.h"
 #include "runtime/OpenCL.h"
 
@@ -159,14 +160,30 @@ template <typename Managed> void deleteConsumed(void *tensor) {
 /// without a copy: the array owns the consumed tensor and calls its
 /// deleter when the last view goes.
 DeviceArray fromCudaDLPack(py::object producer) {
+  // The device first: the producer is asked to order its pending work
+  // before that device's stream, which the kernel then runs on.
+  py::tuple where = producer.attr("__dlpack_device__")();
+  int deviceType = where[0].cast<int>(), deviceId = where[1].cast<int>();
+  std::shared_ptr<runtime::Device> device;
+  for (const auto &candidate : runtime::allDevices())
+    if (candidate->info().backend == "cuda" &&
+        candidate->info().backendIndex == deviceId)
+      device = candidate;
+  if (deviceType != kDLCUDA || !device)
+    throw py::buffer_error(
+        "a DLPack producer on device (" + std::to_string(deviceType) + ", " +
+        std::to_string(deviceId) + ") is not on a CUDA GPU spirjit found");
+  py::int_ stream(runtime::cudaStreamHandle(*device));
   py::object capsule;
   try {
-    capsule = producer.attr("__dlpack__")(py::arg("max_version") =
+    capsule = producer.attr("__dlpack__")(py::arg("stream") = stream,
+                                          py::arg("max_version") =
                                               py::make_tuple(1, 0));
   } catch (py::error_already_set &error) {
     if (!error.matches(PyExc_TypeError))
       throw;
-    capsule = producer.attr("__dlpack__")(); // a producer before v1.0
+    // A producer older than DLPack 1.0 takes no max_version.
+    capsule = producer.attr("__dlpack__")(py::arg("stream") = stream);
   }
   bool versioned = PyCapsule_IsValid(capsule.ptr(), "dltensor_versioned");
   if (!versioned && !PyCapsule_IsValid(capsule.ptr(), "dltensor"))
@@ -185,16 +202,11 @@ DeviceArray fromCudaDLPack(py::object producer) {
   if (versioned &&
       static_cast<DLManagedTensorVersioned *>(managed)->version.major != 1)
     throw py::buffer_error("a DLPack tensor of an unknown major version");
-  std::shared_ptr<runtime::Device> device;
-  for (const auto &candidate : runtime::allDevices())
-    if (candidate->info().backend == "cuda" &&
-        candidate->info().backendIndex == t.device.device_id)
-      device = candidate;
-  if (t.device.device_type != kDLCUDA || !device)
+  if (t.device.device_type != kDLCUDA || t.device.device_id != deviceId)
     throw py::buffer_error("a DLPack tensor on device (" +
                            std::to_string(t.device.device_type) + ", " +
                            std::to_string(t.device.device_id) +
-                           ") is not on a CUDA GPU spirjit found");
+                           "), not where its __dlpack_device__ said");
   static const std::map<std::pair<int, int>, const char *> dtypes = {
       {{0, 8}, "i1"},  {{0, 16}, "i2"}, {{0, 32}, "i4"}, {{0, 64}, "i8"},
       {{1, 8}, "u1"},  {{1, 16}, "u2"}, {{1, 32}, "u4"}, {{1, 64}, "u8"},

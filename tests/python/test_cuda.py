@@ -281,3 +281,18 @@ def test_dlpack_only_cuda_object_into_kernel_without_copy():
     assert view.shape == (2048,) and view.strides == (8,)
     del c  # the view keeps the tensor's memory alive
     np.testing.assert_array_equal(view.asnumpy(), 2 * np.arange(0, 4096, 2))
+
+
+@needs_gpu
+def test_dlpack_only_import_waits_for_the_producers_queued_work():
+    # The producer is handed spirjit's stream (__dlpack__(stream=...)) and
+    # orders its own pending kernels before it: no synchronize here.
+    torch = pytest.importorskip("torch")
+    n = 1 << 24
+    b = torch.full((n,), 3.0, dtype=torch.float32, device="cuda")
+    for _ in range(20):  # milliseconds of work queued on torch's stream
+        b = b * 1.0 + 0.0
+    c = torch.zeros_like(b)
+    spirjit.call_kernel(vecadd, spirjit.Range(n), DLPackOnly(b),
+                        DLPackOnly(b), DLPackOnly(c))
+    assert int((c == 6.0).sum()) == n
