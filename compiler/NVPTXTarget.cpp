@@ -7,6 +7,7 @@
 
 #include "frontend/Diagnostics.h"
 
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/InstIterator.h>
@@ -447,10 +448,12 @@ llvm::Function *rewriteEntryPoint(llvm::Module &module,
   }
 
   // The grid is whole blocks: work-items past the extents return at once.
-  // (An NdRange's extents are whole groups, so none of its items do and
-  // its barriers stay uniform.)
+  // An NdRange's extents are whole groups (the runtime refuses others), so
+  // it has no such items and no guard.
   llvm::Value *outside = builder.getFalse();
-  for (unsigned d = 0; d < static_cast<unsigned>(request.dimensions); ++d) {
+  unsigned guarded =
+      request.wholeGroups ? 0 : static_cast<unsigned>(request.dimensions);
+  for (unsigned d = 0; d < guarded; ++d) {
     llvm::Value *id = builder.CreateAdd(
         builder.CreateMul(readRegister(builder, BlockId, d),
                           readRegister(builder, BlockSize, d)),
@@ -571,6 +574,103 @@ void optimizeForNVPTX(llvm::Module &module, const PTXRequest &request,
   });
 }
 
+/// Which integers of `function` are never negative: constants, zero
+/// extensions, special registers (ranges), and what sums, products and
+/// quotients keep so; phis are assumed so until an incoming value is not
+/// (a greatest fixed point, so loop counters halved each turn qualify).
+class NonNegativeIntegers {
+public:
+  explicit NonNegativeIntegers(llvm::Function &function)
+      : layout_(function.getParent()->getDataLayout()) {
+    for (llvm::Instruction &inst : llvm::instructions(function))
+      if (auto *phi = llvm::dyn_cast<llvm::PHINode>(&inst))
+        if (phi->getType()->isIntegerTy())
+          assumed_.insert(phi);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (llvm::PHINode *phi :
+           std::vector<llvm::PHINode *>(assumed_.begin(), assumed_.end()))
+        for (llvm::Value *incoming : phi->incoming_values())
+          if (!holds(incoming)) {
+            assumed_.erase(phi);
+            changed = true;
+            break;
+          }
+    }
+  }
+
+  bool holds(llvm::Value *value, unsigned depth = 0) const {
+    if (auto *constant = llvm::dyn_cast<llvm::ConstantInt>(value))
+      return !constant->isNegative();
+    if (auto *phi = llvm::dyn_cast<llvm::PHINode>(value))
+      return assumed_.count(phi) != 0;
+    auto *inst = llvm::dyn_cast<llvm::Instruction>(value);
+    if (!inst || depth > 8)
+      return llvm::isKnownNonNegative(value, layout_);
+    auto operand = [&](unsigned k) {
+      return holds(inst->getOperand(k), depth + 1);
+    };
+    auto positiveConstant = [&](unsigned k) {
+      auto *c = llvm::dyn_cast<llvm::ConstantInt>(inst->getOperand(k));
+      return c && c->getValue().isStrictlyPositive();
+    };
+    switch (inst->getOpcode()) {
+    case llvm::Instruction::ZExt:
+      return true;
+    case llvm::Instruction::LShr:
+      return positiveConstant(1) || operand(0);
+    case llvm::Instruction::And:
+      return operand(0) || operand(1);
+    case llvm::Instruction::UDiv:
+    case llvm::Instruction::URem:
+    case llvm::Instruction::AShr:
+      return operand(0);
+    case llvm::Instruction::SDiv:
+      return operand(0) && positiveConstant(1);
+    case llvm::Instruction::Add:
+    case llvm::Instruction::Mul:
+      return inst->hasNoSignedWrap() && operand(0) && operand(1);
+    case llvm::Instruction::Select:
+      return operand(1) && operand(2);
+    default:
+      return llvm::isKnownNonNegative(value, layout_);
+    }
+  }
+
+private:
+  const llvm::DataLayout &layout_;
+  std::set<llvm::PHINode *> assumed_;
+};
+
+/// Python's `//` and `%` by a positive constant are signed; on values that
+/// are never negative they become unsigned, which the back end makes a
+/// shift or mask. LLVM cannot see it for a loop counter halved each turn
+/// (`s //= 2` in a tree reduction), and the signed 64-bit form costs four
+/// instructions a turn instead of one.
+void unsignedDivisions(llvm::Function &function) {
+  NonNegativeIntegers nonNegative(function);
+  std::vector<llvm::BinaryOperator *> divisions;
+  for (llvm::Instruction &inst : llvm::instructions(function))
+    if (auto *op = llvm::dyn_cast<llvm::BinaryOperator>(&inst))
+      if (op->getOpcode() == llvm::Instruction::SDiv ||
+          op->getOpcode() == llvm::Instruction::SRem)
+        if (auto *c = llvm::dyn_cast<llvm::ConstantInt>(op->getOperand(1)))
+          if (c->getValue().isStrictlyPositive() &&
+              nonNegative.holds(op->getOperand(0)))
+            divisions.push_back(op);
+  for (llvm::BinaryOperator *op : divisions) {
+    auto *unsignedOp = llvm::BinaryOperator::Create(
+        op->getOpcode() == llvm::Instruction::SDiv ? llvm::Instruction::UDiv
+                                                   : llvm::Instruction::URem,
+        op->getOperand(0), op->getOperand(1), "", op);
+    unsignedOp->takeName(op);
+    if (op->getOpcode() == llvm::Instruction::SDiv)
+      unsignedOp->setIsExact(op->isExact());
+    op->replaceAllUsesWith(unsignedOp);
+    op->eraseFromParent();
+  }
+}
+
 /// Moves `inst` up its block to just after the latest of `floor` and its
 /// operands, moving the pure instructions that compute them (the address
 /// arithmetic) first.
@@ -644,8 +744,10 @@ std::string emitPTX(llvm::Module &module, const PTXRequest &request) {
   if (request.optLevel > 0 || !calls.empty())
     optimizeForNVPTX(module, request, *machine);
   if (request.optLevel > 0)
-    for (llvm::Function &function : module)
+    for (llvm::Function &function : module) {
+      unsignedDivisions(function);
       hoistGlobalLoads(function);
+    }
   llvm::StripDebugInfo(module); // the back end's PTX breaks on it
   std::string problems;
   llvm::raw_string_ostream verifierOutput(problems);

@@ -303,6 +303,7 @@ CompiledKernel compileKernel(const KernelRequest &request,
     ptx.entryPoint = kernel.entryPoint;
     ptx.computeCapability = device.computeCapability;
     ptx.dimensions = request.itemDimensions;
+    ptx.wholeGroups = request.ndRange;
     ptx.fastmath = options.fastmath;
     ptx.optLevel = options.optLevel;
     ptx.functionName = function.name;

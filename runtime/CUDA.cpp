@@ -445,11 +445,19 @@ private:
     for (size_t d = 0; d < global.size() && d < 3; ++d) {
       shape.extents[d] = global[d];
       size_t block = 1;
-      if (!local.empty())
+      if (!local.empty()) {
         block = local[d];
-      else
+        // The kernel has no guard for items past the extents (NVPTX.h).
+        if (block == 0 || global[d] % block != 0)
+          throw DeviceError("cuda", -1, "INVALID_WORK_GROUP_SIZE",
+                            "a work-group of " + std::to_string(block) +
+                                " work-items does not divide the " +
+                                std::to_string(global[d]) + " of dimension " +
+                                std::to_string(d));
+      } else {
         while (block * 2 <= budget && block < global[d])
           block *= 2;
+      }
       budget /= block ? block : 1;
       size_t grid = global[d] == 0 ? 0 : (global[d] + block - 1) / block;
       size_t limit = d == 0 ? 0x7fffffffu : maxGrid_[d];
