@@ -6,11 +6,17 @@ On the same data, medians of R timed runs (each run synchronised):
   vecadd 2^26 float32   GB/s (3 arrays moved) against a device-to-device
                         copy (2 arrays), CuPy a + b, a CuPy RawKernel of
                         the same CUDA C and numba-cuda
-  Black-Scholes 2^24    ms, against a RawKernel of the same algorithm
+  Black-Scholes 2^24    ms, against a RawKernel of the same algorithm,
+                        compiled as NVRTC does by default (fma
+                        contraction) and with --fmad=false (IEEE products
+                        and sums, as spirjit compiles without fastmath)
   tiled matmul 4096^2   ms (16x16 tiles in local memory), against the
-                        same RawKernel and cuBLAS (cupy.matmul)
+                        same two RawKernels, the RawKernel with its tile
+                        stride a run-time parameter (as a LocalAccessor's)
+                        and cuBLAS (cupy.matmul)
   tree reduction 2^26   ms (float64, 256-item groups, one partial per
-                        group), against the same RawKernel and cupy.sum
+                        group), against the same RawKernel, spirjit's own
+                        PTX launched by CuPy, and cupy.sum
   launch overhead       us per launch of a 3-array tiny kernel: async
                         (launch loop, one wait) and sync, against CuPy,
                         numba-cuda and a bare C++ cuLaunchKernel loop on
@@ -40,6 +46,8 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 import cupy as cp  # noqa: E402
 
 import spirjit  # noqa: E402
+from spirjit import _spirjit  # noqa: E402
+from spirjit._describe import describe_function  # noqa: E402
 from spirjit import kernel_api as kapi  # noqa: E402
 
 DEVICE = "cuda:gpu:0"
@@ -136,6 +144,26 @@ MATMUL_CU = r"""extern "C" __global__ void matmul(const float *a,
     tb[lr][lc] = b[(long long)(k0 + lr) * n + col];
     __syncthreads();
     for (int k = 0; k < 16; ++k) acc += ta[lr][k] * tb[k][lc];
+    __syncthreads();
+  }
+  c[(long long)row * n + col] = acc;
+}"""
+
+
+# The same CUDA C with the tiles' row stride a run-time parameter, as a
+# LocalAccessor's is in spirjit's kernel: what the matmul's gap is.
+MATMUL_STRIDE_CU = r"""extern "C" __global__ void matmul(const float *a,
+    const float *b, float *c, int n, long long ts) {
+  extern __shared__ float tiles[];
+  float *ta = tiles, *tb = tiles + 16 * ts;
+  int lr = threadIdx.y, lc = threadIdx.x;
+  int row = blockIdx.y * 16 + lr, col = blockIdx.x * 16 + lc;
+  float acc = 0.0f;
+  for (int k0 = 0; k0 < n; k0 += 16) {
+    ta[lr * ts + lc] = a[(long long)row * n + k0 + lc];
+    tb[lr * ts + lc] = b[(long long)(k0 + lr) * n + col];
+    __syncthreads();
+    for (int k = 0; k < 16; ++k) acc += ta[lr * ts + k] * tb[k * ts + lc];
     __syncthreads();
   }
   c[(long long)row * n + col] = acc;
@@ -276,6 +304,11 @@ def main():
     ms = median_ms(lambda: raw(((n + 255) // 256,), (256,),
                                (s, x, t, call, put, np.int64(n))), runs)
     row("Black-Scholes 2^24 RawKernel", ms, "ms")
+    raw = cp.RawKernel(BLACK_SCHOLES_CU, "bs", options=("--fmad=false",))
+    ms = median_ms(lambda: raw(((n + 255) // 256,), (256,),
+                               (s, x, t, call, put, np.int64(n))), runs)
+    row("Black-Scholes 2^24 RawKernel --fmad=false", ms, "ms",
+        "no fma contraction, as spirjit")
     np.testing.assert_allclose(mine, call.get(), rtol=1e-3, atol=1e-3)
     del s, x, t, call, put
 
@@ -298,6 +331,18 @@ def main():
                                (a, b, c, np.int32(n))), mruns)
     row("tiled matmul 4096^2 RawKernel", ms, "ms")
     np.testing.assert_allclose(mine, c.get(), rtol=1e-4)
+    raw = cp.RawKernel(MATMUL_CU, "matmul", options=("--fmad=false",))
+    ms = median_ms(lambda: raw((n // 16, n // 16), (16, 16),
+                               (a, b, c, np.int32(n))), mruns)
+    row("tiled matmul 4096^2 RawKernel --fmad=false", ms, "ms",
+        "no fma contraction, as spirjit")
+    raw = cp.RawKernel(MATMUL_STRIDE_CU, "matmul")
+    ms = median_ms(lambda: raw((n // 16, n // 16), (16, 16),
+                               (a, b, c, np.int32(n), np.int64(TILE)),
+                               shared_mem=2 * TILE * TILE * 4), mruns)
+    np.testing.assert_allclose(mine, c.get(), rtol=1e-4)
+    row("tiled matmul 4096^2 RawKernel, run-time tile stride", ms, "ms",
+        "as a LocalAccessor's")
     ms = median_ms(lambda: cp.matmul(a, b, out=c), mruns)
     row("matmul 4096^2 cuBLAS", ms, "ms")
     del a, b, c
@@ -317,6 +362,25 @@ def main():
                                shared_mem=256 * 8), runs)
     row("tree reduction 2^26 f64 RawKernel", ms, "ms")
     assert math.isclose(mine, float(partial.sum()), rel_tol=1e-9)
+    # spirjit's own PTX launched by CuPy: the code's share of the gap.
+    ptx = []
+    _spirjit.dump_stages(
+        describe_function(tree_reduce.py_func),
+        "(float64[::1], float64[::1], float64[::1] local)", 1, True, ["ptx"],
+        lambda stage, text: ptx.append(text), "ptx", False, False)
+    with tempfile.NamedTemporaryFile("w", suffix=".ptx") as file:
+        file.write(ptx[0])
+        file.flush()
+        theirs = cp.RawModule(path=file.name).get_function(
+            "spirjit_tree_reduce")
+    partial[...] = 0
+    ms = median_ms(lambda: theirs((n // 256,), (256,),
+                                  (a, partial, np.uint32(0), np.int64(n),
+                                   np.int64(1), np.int64(1)),
+                                  shared_mem=256 * 8), runs)
+    assert math.isclose(mine, float(partial.sum()), rel_tol=1e-9)
+    row("tree reduction 2^26 f64 spirjit's PTX, CuPy launch", ms, "ms",
+        "the code's share of the gap")
     ms = median_ms(lambda: a.sum(), runs)
     row("sum 2^26 f64 cupy.sum", ms, "ms")
     del a, partial
@@ -351,6 +415,12 @@ def main():
             event = call(tiny, space, (), d[0], d[1], d[2])
         event.wait()
 
+    def spirjit_async_kept(count):
+        call = spirjit.call_kernel_async
+        events = [call(tiny, space, (), d[0], d[1], d[2])
+                  for _ in range(count)]
+        events[-1].wait()
+
     def spirjit_sync(count):
         call = spirjit.call_kernel
         for _ in range(count):
@@ -373,6 +443,9 @@ def main():
         [bare(launches) / launches * 1e6 for _ in range(5)])
     row("launch: bare C++ cuLaunchKernel loop", bare_us, "us")
     row("launch async: spirjit", per_launch(spirjit_async, launches), "us")
+    row("launch async: spirjit, Events kept", per_launch(spirjit_async_kept,
+                                                         launches), "us",
+        "no dropped-Event bookkeeping")
     row("launch async: CuPy RawKernel", per_launch(cupy_async, launches), "us")
     row("launch sync: spirjit", per_launch(spirjit_sync, launches // 4), "us")
     row("launch sync: CuPy RawKernel", per_launch(cupy_sync, launches // 4),

@@ -7,6 +7,7 @@
 
 #include "frontend/Diagnostics.h"
 
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/InstIterator.h>
@@ -176,6 +177,48 @@ public:
       rmw->setOperation(llvm::AtomicRMWInst::FAdd);
       rmw->setOperand(1, builder.CreateFNeg(rmw->getValOperand()));
     }
+  }
+
+  /// CUDA's device printf: vprintf(format, arguments), the arguments packed
+  /// into one buffer at their natural alignment (8 bytes for the i64s and
+  /// doubles the lowering passes). The driver prints the buffer's lines at
+  /// the next synchronisation.
+  bool emitPrintf(llvm::IRBuilder<> &builder, const std::string &format,
+                  llvm::ArrayRef<llvm::Value *> args) const override {
+    llvm::Module &module = *builder.GetInsertBlock()->getModule();
+    llvm::PointerType *i8Pointer = builder.getInt8PtrTy();
+    auto *text =
+        llvm::ConstantDataArray::getString(builder.getContext(), format);
+    auto *global = new llvm::GlobalVariable(
+        module, text->getType(), true, llvm::GlobalValue::InternalLinkage, text,
+        "printf.format", nullptr, llvm::GlobalValue::NotThreadLocal,
+        /*AddressSpace=*/1);
+    global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    llvm::Value *formatPointer = builder.CreateAddrSpaceCast(
+        builder.CreateConstInBoundsGEP2_32(text->getType(), global, 0, 0),
+        i8Pointer);
+    llvm::Value *buffer = llvm::ConstantPointerNull::get(i8Pointer);
+    if (!args.empty()) {
+      std::vector<llvm::Type *> fields;
+      for (llvm::Value *arg : args)
+        fields.push_back(arg->getType());
+      auto *packed = llvm::StructType::get(builder.getContext(), fields);
+      // In the entry block, so a print in a loop reuses one buffer.
+      llvm::BasicBlock &entry =
+          builder.GetInsertBlock()->getParent()->getEntryBlock();
+      llvm::IRBuilder<> atEntry(&entry, entry.getFirstInsertionPt());
+      llvm::AllocaInst *storage =
+          atEntry.CreateAlloca(packed, nullptr, "printf.args");
+      for (unsigned k = 0; k < args.size(); ++k)
+        builder.CreateStore(args[k],
+                            builder.CreateStructGEP(packed, storage, k));
+      buffer = builder.CreateBitCast(storage, i8Pointer);
+    }
+    llvm::FunctionCallee vprintf = module.getOrInsertFunction(
+        "vprintf", llvm::FunctionType::get(builder.getInt32Ty(),
+                                           {i8Pointer, i8Pointer}, false));
+    builder.CreateCall(vprintf, {formatPointer, buffer});
+    return true;
   }
 
   /// Local buffers reach the lowering as pointer parameters, as on OpenCL;
@@ -405,10 +448,12 @@ llvm::Function *rewriteEntryPoint(llvm::Module &module,
   }
 
   // The grid is whole blocks: work-items past the extents return at once.
-  // (An NdRange's extents are whole groups, so none of its items do and
-  // its barriers stay uniform.)
+  // An NdRange's extents are whole groups (the runtime refuses others), so
+  // it has no such items and no guard.
   llvm::Value *outside = builder.getFalse();
-  for (unsigned d = 0; d < static_cast<unsigned>(request.dimensions); ++d) {
+  unsigned guarded =
+      request.wholeGroups ? 0 : static_cast<unsigned>(request.dimensions);
+  for (unsigned d = 0; d < guarded; ++d) {
     llvm::Value *id = builder.CreateAdd(
         builder.CreateMul(readRegister(builder, BlockId, d),
                           readRegister(builder, BlockSize, d)),
@@ -452,9 +497,29 @@ std::vector<std::string> libdeviceCalls(const llvm::Module &module) {
   return names;
 }
 
+/// libdevice rounds to the nearest even integer through llvm.nvvm.round.*
+/// (its __nv_rintf is that call alone), but LLVM 15's NVPTX InstCombine
+/// folds those calls into llvm.round, which rounds halves away from zero:
+/// math.gamma's float32 reduction `x - rint(x)` then swapped the results
+/// at +-0.5. llvm.rint is the same rounding and stays cvt.rni.
+void replaceNVVMRound(llvm::Module &module) {
+  const llvm::Intrinsic::ID rounds[] = {llvm::Intrinsic::nvvm_round_f,
+                                        llvm::Intrinsic::nvvm_round_ftz_f,
+                                        llvm::Intrinsic::nvvm_round_d};
+  for (llvm::Intrinsic::ID id : rounds) {
+    llvm::Function *round =
+        module.getFunction(llvm::Intrinsic::getBaseName(id));
+    if (!round)
+      continue;
+    llvm::Function *rint = llvm::Intrinsic::getDeclaration(
+        &module, llvm::Intrinsic::rint, {round->getReturnType()});
+    round->replaceAllUsesWith(rint);
+    round->eraseFromParent();
+  }
+}
+
 void linkLibdevice(llvm::Module &module, const PTXRequest &request,
-                   const std::vector<std::string> &calls,
-                   llvm::TargetMachine &machine) {
+                   const std::vector<std::string> &calls) {
   std::string path = libdevicePath();
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer) {
@@ -482,12 +547,22 @@ void linkLibdevice(llvm::Module &module, const PTXRequest &request,
   bool failed = llvm::Linker::linkModules(module, std::move(*library),
                                           llvm::Linker::LinkOnlyNeeded);
   SPIRJIT_INTERNAL_CHECK(!failed, "linking libdevice failed");
+  replaceNVVMRound(module);
   // libdevice asks __nvvm_reflect whether denormals flush; the back end's
   // NVVMReflect answers from this flag.
   module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
                        request.fastmath ? 1 : 0);
-  // Only the entry point stays visible, so the linked functions inline
-  // and the unused ones go.
+}
+
+/// LLVM's O3 pipeline again, now with the NVPTX target's analyses and
+/// passes, which the target-independent one before (optimizeModule) had
+/// not: special-register ranges (NVVMIntrRange), NVVMReflect, address
+/// spaces inferred from generic pointers, NVPTX's unrolling preferences.
+/// Only the entry point stays visible, so device functions and libdevice
+/// inline and the unused ones go; the entry point's extents guard,
+/// added after the first pipeline, is optimised with the body.
+void optimizeForNVPTX(llvm::Module &module, const PTXRequest &request,
+                      llvm::TargetMachine &machine) {
   for (llvm::Function &function : module)
     if (!function.isDeclaration() && function.getName() != request.entryPoint)
       function.setLinkage(llvm::GlobalValue::InternalLinkage);
@@ -497,6 +572,146 @@ void linkLibdevice(llvm::Module &module, const PTXRequest &request,
   runPasses(module, machine, [](llvm::PassBuilder &builder) {
     return builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   });
+}
+
+/// Which integers of `function` are never negative: constants, zero
+/// extensions, special registers (ranges), and what sums, products and
+/// quotients keep so; phis are assumed so until an incoming value is not
+/// (a greatest fixed point, so loop counters halved each turn qualify).
+class NonNegativeIntegers {
+public:
+  explicit NonNegativeIntegers(llvm::Function &function)
+      : layout_(function.getParent()->getDataLayout()) {
+    for (llvm::Instruction &inst : llvm::instructions(function))
+      if (auto *phi = llvm::dyn_cast<llvm::PHINode>(&inst))
+        if (phi->getType()->isIntegerTy())
+          assumed_.insert(phi);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (llvm::PHINode *phi :
+           std::vector<llvm::PHINode *>(assumed_.begin(), assumed_.end()))
+        for (llvm::Value *incoming : phi->incoming_values())
+          if (!holds(incoming)) {
+            assumed_.erase(phi);
+            changed = true;
+            break;
+          }
+    }
+  }
+
+  bool holds(llvm::Value *value, unsigned depth = 0) const {
+    if (auto *constant = llvm::dyn_cast<llvm::ConstantInt>(value))
+      return !constant->isNegative();
+    if (auto *phi = llvm::dyn_cast<llvm::PHINode>(value))
+      return assumed_.count(phi) != 0;
+    auto *inst = llvm::dyn_cast<llvm::Instruction>(value);
+    if (!inst || depth > 8)
+      return llvm::isKnownNonNegative(value, layout_);
+    auto operand = [&](unsigned k) {
+      return holds(inst->getOperand(k), depth + 1);
+    };
+    auto positiveConstant = [&](unsigned k) {
+      auto *c = llvm::dyn_cast<llvm::ConstantInt>(inst->getOperand(k));
+      return c && c->getValue().isStrictlyPositive();
+    };
+    switch (inst->getOpcode()) {
+    case llvm::Instruction::ZExt:
+      return true;
+    case llvm::Instruction::LShr:
+      return positiveConstant(1) || operand(0);
+    case llvm::Instruction::And:
+      return operand(0) || operand(1);
+    case llvm::Instruction::UDiv:
+    case llvm::Instruction::URem:
+    case llvm::Instruction::AShr:
+      return operand(0);
+    case llvm::Instruction::SDiv:
+      return operand(0) && positiveConstant(1);
+    case llvm::Instruction::Add:
+    case llvm::Instruction::Mul:
+      return inst->hasNoSignedWrap() && operand(0) && operand(1);
+    case llvm::Instruction::Select:
+      return operand(1) && operand(2);
+    default:
+      return llvm::isKnownNonNegative(value, layout_);
+    }
+  }
+
+private:
+  const llvm::DataLayout &layout_;
+  std::set<llvm::PHINode *> assumed_;
+};
+
+/// Python's `//` and `%` by a positive constant are signed; on values that
+/// are never negative they become unsigned, which the back end makes a
+/// shift or mask. LLVM cannot see it for a loop counter halved each turn
+/// (`s //= 2` in a tree reduction), and the signed 64-bit form costs four
+/// instructions a turn instead of one.
+void unsignedDivisions(llvm::Function &function) {
+  NonNegativeIntegers nonNegative(function);
+  std::vector<llvm::BinaryOperator *> divisions;
+  for (llvm::Instruction &inst : llvm::instructions(function))
+    if (auto *op = llvm::dyn_cast<llvm::BinaryOperator>(&inst))
+      if (op->getOpcode() == llvm::Instruction::SDiv ||
+          op->getOpcode() == llvm::Instruction::SRem)
+        if (auto *c = llvm::dyn_cast<llvm::ConstantInt>(op->getOperand(1)))
+          if (c->getValue().isStrictlyPositive() &&
+              nonNegative.holds(op->getOperand(0)))
+            divisions.push_back(op);
+  for (llvm::BinaryOperator *op : divisions) {
+    auto *unsignedOp = llvm::BinaryOperator::Create(
+        op->getOpcode() == llvm::Instruction::SDiv ? llvm::Instruction::UDiv
+                                                   : llvm::Instruction::URem,
+        op->getOperand(0), op->getOperand(1), "", op);
+    unsignedOp->takeName(op);
+    if (op->getOpcode() == llvm::Instruction::SDiv)
+      unsignedOp->setIsExact(op->isExact());
+    op->replaceAllUsesWith(unsignedOp);
+    op->eraseFromParent();
+  }
+}
+
+/// Moves `inst` up its block to just after the latest of `floor` and its
+/// operands, moving the pure instructions that compute them (the address
+/// arithmetic) first.
+void hoistAfter(llvm::Instruction *inst, llvm::Instruction *floor) {
+  llvm::BasicBlock *block = inst->getParent();
+  llvm::Instruction *after = floor;
+  for (llvm::Value *operand : inst->operands()) {
+    auto *def = llvm::dyn_cast<llvm::Instruction>(operand);
+    if (!def || def->getParent() != block)
+      continue;
+    if (!llvm::isa<llvm::PHINode>(def) && !def->mayReadOrWriteMemory() &&
+        !def->mayHaveSideEffects() && (!floor || floor->comesBefore(def)))
+      hoistAfter(def, floor);
+    if (!after || after->comesBefore(def))
+      after = def;
+  }
+  if (!after)
+    inst->moveBefore(&*block->getFirstInsertionPt());
+  else if (inst->getPrevNode() != after)
+    inst->moveAfter(after);
+}
+
+/// Global-memory loads move up their block, with their address
+/// arithmetic, to just after the last instruction that may write memory
+/// (or the block's phis). The GPU then has a thread's loads in flight
+/// together: ptxas does not hoist them over sqrt.rn or div.rn, which
+/// become branches in SASS, so a load written after a square root waited
+/// for the one before it (Black-Scholes ran 14% slower than nvcc's code,
+/// which NVVM had ordered so).
+void hoistGlobalLoads(llvm::Function &function) {
+  for (llvm::BasicBlock &block : function) {
+    llvm::Instruction *floor = nullptr;
+    for (llvm::Instruction &inst : llvm::make_early_inc_range(block)) {
+      auto *load = llvm::dyn_cast<llvm::LoadInst>(&inst);
+      if (load && load->isSimple() && load->getPointerAddressSpace() == 1)
+        hoistAfter(load, floor);
+      else if (inst.mayWriteToMemory() || inst.mayHaveSideEffects() ||
+               llvm::isa<llvm::PHINode>(inst))
+        floor = &inst;
+    }
+  }
 }
 
 } // namespace
@@ -525,7 +740,14 @@ std::string emitPTX(llvm::Module &module, const PTXRequest &request) {
   rewriteEntryPoint(module, request, *machine);
   std::vector<std::string> calls = libdeviceCalls(module);
   if (!calls.empty())
-    linkLibdevice(module, request, calls, *machine);
+    linkLibdevice(module, request, calls);
+  if (request.optLevel > 0 || !calls.empty())
+    optimizeForNVPTX(module, request, *machine);
+  if (request.optLevel > 0)
+    for (llvm::Function &function : module) {
+      unsignedDivisions(function);
+      hoistGlobalLoads(function);
+    }
   llvm::StripDebugInfo(module); // the back end's PTX breaks on it
   std::string problems;
   llvm::raw_string_ostream verifierOutput(problems);

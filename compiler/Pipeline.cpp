@@ -325,7 +325,9 @@ CompiledKernel compileKernel(const KernelRequest &request,
     ptx.entryPoint = kernel.entryPoint;
     ptx.computeCapability = device.computeCapability;
     ptx.dimensions = request.itemDimensions;
+    ptx.wholeGroups = request.ndRange;
     ptx.fastmath = options.fastmath;
+    ptx.optLevel = options.optLevel;
     ptx.functionName = function.name;
     ptx.filename = function.filename;
     ptx.line = function.firstLine;

@@ -109,6 +109,10 @@ struct Marker {
   uint64_t covers; // every launch up to this number on `device`
   std::unique_ptr<runtime::Event> event;
 };
+/// Sweep once this many dropped launches have piled up: asking a driver
+/// about an event costs a lock it shares with its worker threads.
+constexpr size_t sweepThreshold = 32;
+
 struct RetiredLaunches {
   // Recursive: letting go of a held object may run the caller's code,
   // which may drop another Event.
@@ -116,6 +120,11 @@ struct RetiredLaunches {
   std::deque<Retired> launches;
   std::vector<Marker> markers;
   std::atomic<size_t> count{0}; // launches.size(), read without the mutex
+  /// The count at which the next sweep runs: sweepThreshold more than at
+  /// the last one, so a marker still in flight is asked about once per
+  /// that many drops, not once per launch (a CUDA event query costs about
+  /// a microsecond while the queue is long).
+  std::atomic<size_t> sweepAt{sweepThreshold};
 };
 RetiredLaunches &retiredLaunches() {
   static auto *retired = new RetiredLaunches(); // never destroyed
@@ -123,10 +132,6 @@ RetiredLaunches &retiredLaunches() {
 }
 
 std::atomic<uint64_t> launchCount{0}; // the last launch's number
-
-/// Sweep once this many dropped launches have piled up: asking a driver
-/// about an event costs a lock it shares with its worker threads.
-constexpr size_t sweepThreshold = 32;
 
 /// Frees what finished launches held, and puts a marker behind the newest
 /// dropped launch of a device that has none in flight.
@@ -149,6 +154,7 @@ void sweepRetiredLaunches() {
     retired.markers.erase(retired.markers.begin() + m);
   }
   retired.count = launches.size();
+  retired.sweepAt = launches.size() + sweepThreshold;
   if (launches.size() < sweepThreshold)
     return;
   Device *device = launches.back().device;
@@ -391,7 +397,7 @@ const std::vector<bool> &KernelCache::submit(
   int64_t groupSize = 1; // work-items per work-group (1 for a Range)
   for (int d = 0; ndRange && d < range.dims; ++d)
     groupSize *= range.local[d];
-  if (retiredLaunches().count >= sweepThreshold)
+  if (retiredLaunches().count >= retiredLaunches().sweepAt)
     sweepRetiredLaunches();
   ScratchLease<LaunchScratch> lease;
   LaunchScratch &scratch = *lease;
@@ -572,6 +578,8 @@ const std::vector<bool> &KernelCache::submit(
   for (size_t i = 0; i < n; ++i)
     copies += buffers[i] != nullptr;
   event.pending_.reserve(copies); // one allocation, not one per growth
+  if (!wantEvent)
+    event.alive_.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     if (buffers[i])
       event.pending_.push_back(

@@ -36,6 +36,8 @@ constexpr int CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y = 6;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z = 7;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8;
+constexpr int CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10;
+constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
@@ -229,25 +231,59 @@ private:
   unsigned allowedShared_ = 48 * 1024;
 };
 
+/// Events, reused: an async launch records one, and creating and
+/// destroying it each time cost about as much as the launch.
+class EventPool {
+public:
+  CUevent take() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!free_.empty()) {
+        CUevent event = free_.back();
+        free_.pop_back();
+        return event;
+      }
+    }
+    CUevent event = nullptr;
+    check(driver().cuEventCreate(&event, CU_EVENT_DISABLE_TIMING),
+          "cuEventCreate");
+    return event;
+  }
+  /// Recording the event again later is safe: cuEventRecord replaces the
+  /// state of one that is still pending.
+  void give(CUevent event) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(event);
+  }
+
+private:
+  std::mutex mutex_;
+  std::vector<CUevent> free_;
+};
+
 class CudaEvent final : public Event {
 public:
-  explicit CudaEvent(CUevent event) : event_(event) {}
-  ~CudaEvent() override { driver().cuEventDestroy(event_); }
+  CudaEvent(CUevent event, EventPool &pool) : event_(event), pool_(pool) {}
+  ~CudaEvent() override { pool_.give(event_); }
   bool complete() override {
     return driver().cuEventQuery(event_) != CUDA_ERROR_NOT_READY;
   }
   void wait() override {
     check(driver().cuEventSynchronize(event_), "cuEventSynchronize");
   }
+  CUevent handle() const { return event_; }
 
 private:
   CUevent event_;
+  EventPool &pool_;
 };
 
 class CudaDevice final : public Device {
 public:
   CudaDevice(DeviceInfo info, CUcontext context, CUstream stream)
       : Device(std::move(info)), context_(context), stream_(stream) {}
+
+  CUstream stream() const { return stream_; }
 
   /// The context on the calling thread: each thread starts without one.
   void makeCurrent() const {
@@ -294,11 +330,8 @@ public:
 
   std::unique_ptr<Event> enqueueMarker() override {
     makeCurrent();
-    CUevent event = nullptr;
-    check(driver().cuEventCreate(&event, CU_EVENT_DISABLE_TIMING),
-          "cuEventCreate");
-    auto owned = std::make_unique<CudaEvent>(event);
-    check(driver().cuEventRecord(event, stream_), "cuEventRecord");
+    auto owned = std::make_unique<CudaEvent>(events_.take(), events_);
+    check(driver().cuEventRecord(owned->handle(), stream_), "cuEventRecord");
     return owned;
   }
 
@@ -412,11 +445,19 @@ private:
     for (size_t d = 0; d < global.size() && d < 3; ++d) {
       shape.extents[d] = global[d];
       size_t block = 1;
-      if (!local.empty())
+      if (!local.empty()) {
         block = local[d];
-      else
+        // The kernel has no guard for items past the extents (NVPTX.h).
+        if (block == 0 || global[d] % block != 0)
+          throw DeviceError("cuda", -1, "INVALID_WORK_GROUP_SIZE",
+                            "a work-group of " + std::to_string(block) +
+                                " work-items does not divide the " +
+                                std::to_string(global[d]) + " of dimension " +
+                                std::to_string(d));
+      } else {
         while (block * 2 <= budget && block < global[d])
           block *= 2;
+      }
       budget /= block ? block : 1;
       size_t grid = global[d] == 0 ? 0 : (global[d] + block - 1) / block;
       size_t limit = d == 0 ? 0x7fffffffu : maxGrid_[d];
@@ -438,6 +479,7 @@ private:
 
   CUcontext context_;
   CUstream stream_;
+  EventPool events_;
 
 public:
   size_t maxGrid_[3] = {0x7fffffffu, 65535, 65535};
@@ -491,6 +533,16 @@ std::shared_ptr<CudaDevice> openDevice(int ordinal) {
       optIn ? optIn
             : attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));
   info.memBaseAddrAlign = 256;
+  // What spirjit-devices lists: multiprocessors are the compute units, a
+  // warp is the one sub-group size, half precision is native from sm_53.
+  info.computeUnits = static_cast<uint32_t>(
+      attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
+  info.subGroupSizes = {
+      static_cast<size_t>(attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE))};
+  info.hasFp16 = capability >= 53;
+  info.driverVersion = std::to_string(version / 1000) + "." +
+                       std::to_string(version % 1000 / 10);
+  info.platformVersion = "CUDA " + info.driverVersion;
   info.hasSvm = true; // device pointers: views are pointer offsets
   CUcontext context = nullptr;
   check(api.cuDevicePrimaryCtxRetain(&context, device),
@@ -507,6 +559,11 @@ std::shared_ptr<CudaDevice> openDevice(int ordinal) {
 }
 
 } // namespace
+
+std::uintptr_t cudaStreamHandle(const Device &device) {
+  auto *cuda = dynamic_cast<const CudaDevice *>(&device);
+  return cuda ? reinterpret_cast<std::uintptr_t>(cuda->stream()) : 0;
+}
 
 std::string cudaResultName(int code) {
   const char *name = nullptr;

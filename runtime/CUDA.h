@@ -8,6 +8,7 @@
 
 #include "runtime/Device.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,11 @@ namespace spirjit::runtime {
 /// gives an empty list, not an error. SPIRJIT_CUDA_DRIVER names another
 /// library to load (tests point it at a missing file).
 const std::vector<std::shared_ptr<Device>> &cudaDevices();
+
+/// The CUstream a CUDA device launches on, as the integer DLPack's
+/// `__dlpack__(stream=...)` takes (the producer makes it wait for its own
+/// work); 0 for a device of another backend.
+std::uintptr_t cudaStreamHandle(const Device &device);
 
 /// The name of a CUresult ("CUDA_ERROR_OUT_OF_MEMORY"), from the driver
 /// when it is loaded.

@@ -244,12 +244,29 @@ launch::HeldObject hold(const py::handle &object) {
             PyGILState_Release(state);
           }};
 }
-/// Not a NumPy array or a plain number, but another library's CUDA array.
-bool hasCudaArrayInterface(PyObject *obj) {
+/// Not a NumPy array or a plain number, but another library's CUDA array:
+/// the function that views it as a DeviceArray, or nullptr. Such arrays
+/// come with __cuda_array_interface__ (CuPy, PyTorch) or DLPack alone
+/// (__dlpack_device__ saying kDLCUDA, 2).
+py::handle cudaArrayView(PyObject *obj) {
   if (PyLong_Check(obj) || PyFloat_Check(obj) || PyComplex_Check(obj) ||
       py::isinstance<py::array>(obj))
-    return false;
-  return PyObject_HasAttrString(obj, "__cuda_array_interface__") == 1;
+    return nullptr;
+  // Never destroyed: released after the interpreter has finalised otherwise.
+  static py::handle fromInterface =
+      py::object(
+          py::module_::import("spirjit").attr("_from_cuda_array_interface"))
+          .release();
+  static py::handle fromDLPack =
+      py::object(
+          py::module_::import("spirjit._spirjit").attr("_from_cuda_dlpack"))
+          .release();
+  if (PyObject_HasAttrString(obj, "__cuda_array_interface__") == 1)
+    return fromInterface;
+  if (PyObject_HasAttrString(obj, "__dlpack_device__") != 1)
+    return nullptr;
+  py::object device = py::handle(obj).attr("__dlpack_device__")();
+  return py::cast<py::tuple>(device)[0].cast<int>() == 2 ? fromDLPack : nullptr;
 }
 } // namespace
 
@@ -268,17 +285,15 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
   };
 
   // Device arrays first: they decide the device. CUDA arrays of other
-  // libraries (CuPy, PyTorch: __cuda_array_interface__) are viewed as
-  // DeviceArrays over their memory, without a copy.
+  // libraries (CuPy, PyTorch: __cuda_array_interface__ or DLPack) are
+  // viewed as DeviceArrays over their memory, without a copy.
   bool anyDeviceArray = false;
   std::vector<py::object> foreign;
   for (size_t i = 0; i < n; ++i) {
     const DeviceArray *array = asDeviceArray(args[i]);
-    if (!array && hasCudaArrayInterface(args[i])) {
-      static py::handle wrap = py::object(py::module_::import("spirjit").attr(
-                                              "_from_cuda_array_interface"))
-                                   .release();
-      foreign.push_back(wrap(py::handle(args[i])));
+    py::handle view = array ? nullptr : cudaArrayView(args[i]);
+    if (view) {
+      foreign.push_back(view(py::handle(args[i])));
       array = asDeviceArray(foreign.back().ptr());
     }
     if (array) {

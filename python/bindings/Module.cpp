@@ -8,12 +8,14 @@
 #include "python/bindings/Jit.h"
 #include "launch/HostCall.h"
 #include "python/bindings/Errors.h"
+#include "runtime/CUDA.h"
 #include "runtime/Device.h"
 #include "runtime/OpenCL.h"
 
 #include <pybind11/stl.h>
 
 #include <cstring>
+#include <map>
 #include <set>
 
 namespace py = pybind11;
@@ -147,6 +149,97 @@ py::capsule toDLPack(const DeviceArray &array, bool versioned) {
   return py::capsule(&owner->tensor, "dltensor", [](PyObject *capsule) {
     deleteUnconsumedCapsule<DLManagedTensor>(capsule, "dltensor");
   });
+}
+
+template <typename Managed> void deleteConsumed(void *tensor) {
+  auto *managed = static_cast<Managed *>(tensor);
+  if (managed->deleter)
+    managed->deleter(managed);
+}
+
+/// A DeviceArray over a kDLCUDA DLPack producer's memory (an object with
+/// __dlpack__ and __dlpack_device__ but no __cuda_array_interface__),
+/// without a copy: the array owns the consumed tensor and calls its
+/// deleter when the last view goes.
+DeviceArray fromCudaDLPack(py::object producer) {
+  // The device first: the producer is asked to order its pending work
+  // before that device's stream, which the kernel then runs on.
+  py::tuple where = producer.attr("__dlpack_device__")();
+  int deviceType = where[0].cast<int>(), deviceId = where[1].cast<int>();
+  std::shared_ptr<runtime::Device> device;
+  for (const auto &candidate : runtime::allDevices())
+    if (candidate->info().backend == "cuda" &&
+        candidate->info().backendIndex == deviceId)
+      device = candidate;
+  if (deviceType != kDLCUDA || !device)
+    throw py::buffer_error(
+        "a DLPack producer on device (" + std::to_string(deviceType) + ", " +
+        std::to_string(deviceId) + ") is not on a CUDA GPU spirjit found");
+  py::int_ stream(runtime::cudaStreamHandle(*device));
+  py::object capsule;
+  try {
+    capsule = producer.attr("__dlpack__")(py::arg("stream") = stream,
+                                          py::arg("max_version") =
+                                              py::make_tuple(1, 0));
+  } catch (py::error_already_set &error) {
+    if (!error.matches(PyExc_TypeError))
+      throw;
+    // A producer older than DLPack 1.0 takes no max_version.
+    capsule = producer.attr("__dlpack__")(py::arg("stream") = stream);
+  }
+  bool versioned = PyCapsule_IsValid(capsule.ptr(), "dltensor_versioned");
+  if (!versioned && !PyCapsule_IsValid(capsule.ptr(), "dltensor"))
+    throw py::type_error("__dlpack__ returned no unconsumed DLPack capsule");
+  const char *name = versioned ? "dltensor_versioned" : "dltensor";
+  void *managed = PyCapsule_GetPointer(capsule.ptr(), name);
+  PyCapsule_SetName(capsule.ptr(),
+                    versioned ? "used_dltensor_versioned" : "used_dltensor");
+  // Owns the tensor from here on, so every error below releases it.
+  py::capsule owner(managed, versioned
+                                 ? deleteConsumed<DLManagedTensorVersioned>
+                                 : deleteConsumed<DLManagedTensor>);
+  const DLTensor &t =
+      versioned ? static_cast<DLManagedTensorVersioned *>(managed)->dl_tensor
+                : static_cast<DLManagedTensor *>(managed)->dl_tensor;
+  if (versioned &&
+      static_cast<DLManagedTensorVersioned *>(managed)->version.major != 1)
+    throw py::buffer_error("a DLPack tensor of an unknown major version");
+  if (t.device.device_type != kDLCUDA || t.device.device_id != deviceId)
+    throw py::buffer_error("a DLPack tensor on device (" +
+                           std::to_string(t.device.device_type) + ", " +
+                           std::to_string(t.device.device_id) +
+                           "), not where its __dlpack_device__ said");
+  static const std::map<std::pair<int, int>, const char *> dtypes = {
+      {{0, 8}, "i1"},  {{0, 16}, "i2"}, {{0, 32}, "i4"}, {{0, 64}, "i8"},
+      {{1, 8}, "u1"},  {{1, 16}, "u2"}, {{1, 32}, "u4"}, {{1, 64}, "u8"},
+      {{2, 32}, "f4"}, {{2, 64}, "f8"}, {{5, 64}, "c8"}, {{5, 128}, "c16"},
+      {{6, 8}, "?"}};
+  auto found = dtypes.find({t.dtype.code, t.dtype.bits});
+  if (found == dtypes.end() || t.dtype.lanes != 1)
+    throw py::buffer_error("a DLPack tensor of a dtype spirjit has no kernels "
+                           "for (code " +
+                           std::to_string(t.dtype.code) + ", " +
+                           std::to_string(t.dtype.bits) + " bits)");
+  py::dtype dtype(found->second);
+  int64_t itemsize = dtype.itemsize();
+  std::vector<int64_t> shape(t.shape, t.shape + t.ndim), strides(t.ndim);
+  int64_t span = itemsize;
+  int64_t step = 1;
+  for (int d = t.ndim - 1; d >= 0; --d) {
+    int64_t elements = t.strides ? t.strides[d] : step;
+    if (elements < 0)
+      throw py::buffer_error("a DLPack tensor with negative strides cannot "
+                             "be viewed; copy it first");
+    strides[d] = elements * itemsize;
+    span += (shape[d] - 1) * strides[d];
+    step *= shape[d];
+  }
+  for (int64_t n : shape)
+    span = n == 0 ? 0 : span;
+  auto buffer = std::make_shared<ForeignBuffer>(
+      device, static_cast<char *>(t.data) + t.byte_offset,
+      static_cast<size_t>(span), std::move(owner));
+  return DeviceArray(buffer, dtype, std::move(shape), std::move(strides), 0);
 }
 
 void raise(const char *className, const std::string &message,
@@ -464,6 +557,8 @@ PYBIND11_MODULE(_spirjit, m) {
       },
       "a DeviceArray over another library's memory on `device` (no copy); "
       "`owner` is kept alive as long as the array");
+  m.def("_from_cuda_dlpack", &fromCudaDLPack,
+        "a DeviceArray over a kDLCUDA DLPack producer's memory (no copy)");
   m.def("devices", [] { return runtime::allDevices(); });
   m.def("match_devices", &launch::matchDevices);
   m.def("default_device", &launch::defaultDevice);

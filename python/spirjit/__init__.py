@@ -108,6 +108,8 @@ def asarray(obj, dtype=None, device=None):
     if hasattr(obj, "__cuda_array_interface__") and dtype is None and \
             device is None:
         return _from_cuda_array_interface(obj)
+    if _is_cuda_dlpack(obj) and dtype is None and device is None:
+        return _spirjit._from_cuda_dlpack(obj)
     if hasattr(obj, "__sycl_usm_array_interface__") and \
             not isinstance(obj, np.ndarray):
         obj = _usm_to_numpy(obj)
@@ -118,6 +120,14 @@ def asarray(obj, dtype=None, device=None):
 
 
 _CUDA_DEVICES = None
+
+
+def _is_cuda_dlpack(obj):
+    """A DLPack producer whose memory is a CUDA GPU's (kDLCUDA, 2)."""
+    import numpy as np
+    return hasattr(obj, "__dlpack_device__") and \
+        not isinstance(obj, (np.ndarray, DeviceArray)) and \
+        tuple(obj.__dlpack_device__())[0] == 2
 
 
 def _from_cuda_array_interface(obj):
@@ -196,10 +206,13 @@ def _usm_to_numpy(obj):
 
 def from_dlpack(obj, device=None):
     """A DeviceArray holding a copy of any DLPack producer's data (NumPy
-    arrays included)."""
+    arrays included); a producer in CUDA memory is viewed without a copy
+    unless ``device`` is given."""
     import numpy as np
     if isinstance(obj, DeviceArray):
         return obj
+    if device is None and _is_cuda_dlpack(obj):
+        return _spirjit._from_cuda_dlpack(obj)
     return asarray(np.from_dlpack(obj), device=device)
 
 
@@ -376,7 +389,9 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None,
             raise BufferError(f"cannot export this DeviceArray to DLPack "
                               f"device {tuple(dl_device)} without a copy")
         copy = True
-    if copy is True or (copy is None and not self._host_addressable):
+    # kDLCUDA (2): consumers on the GPU take the device pointer itself.
+    exportable = self._host_addressable or self.__dlpack_device__()[0] == 2
+    if copy is True or (copy is None and not exportable):
         if copy is None:
             raise BufferError(
                 "this device's memory is not addressable by pointer; pass "
