@@ -38,9 +38,10 @@ int32_t spirjit_host_parfor(void *context, int32_t index,
 void *spirjit_host_alloc(void *context, int32_t ndim, const int64_t *shape,
                          int64_t itemsize);
 
-/* Stores the `itemsize` bytes at `value` into `count` elements. */
-void spirjit_host_fill(void *data, int64_t count, int64_t itemsize,
-                       const void *value);
+/* Stores the `itemsize` bytes at `value` into `count` elements of an
+ * array the call allocated. Returns 0 or a failure. */
+int32_t spirjit_host_fill(void *context, void *data, int64_t count,
+                          int64_t itemsize, const void *value);
 
 #ifdef __cplusplus
 }

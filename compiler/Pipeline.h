@@ -93,9 +93,11 @@ struct CompiledKernel {
 struct HostRequest {
   const FunctionDescription *function = nullptr;
   std::vector<const Type *> argumentTypes;
+  /// Can the host read and write the arrays' memory? If not (a GPU's
+  /// memory), host code may pass arrays to loops and allocate them, but
+  /// touching an element outside a prange loop is a UserError.
+  bool hostAddressable = true;
 };
-
-struct Parfor;
 
 struct CompiledHost {
   /// The host ABI's wrapper (LowerToLLVM.h): int32 (void *context,

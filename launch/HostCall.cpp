@@ -144,17 +144,20 @@ ReductionShare reductionShare(const runtime::Device &device, int64_t count) {
   return share;
 }
 
+/// Device memory for the call; `address` is where its elements are: a
+/// host pointer where the host can address it, else the device's own
+/// address, which host code only passes on (compileHost checks).
 std::shared_ptr<runtime::Buffer> allocateOn(HostCall &call, size_t bytes,
-                                            char *&host) {
+                                            char *&address) {
   std::shared_ptr<runtime::Buffer> buffer =
       call.device->allocate(std::max<size_t>(bytes, 1), nullptr);
-  if (!buffer->svm() || !buffer->hostAddressable())
+  if (!buffer->svm())
     throw LaunchError(LaunchErrorKind::Device,
-                      "jit functions keep their arrays in memory both the "
-                      "host and the device address; " +
+                      "jit functions keep their arrays in memory with a "
+                      "pointer (SVM, USM or CUDA memory); " +
                           call.device->info().name +
                           " has none (use a @spirjit.kernel there)");
-  host = static_cast<char *>(buffer->svm());
+  address = static_cast<char *>(buffer->svm());
   return buffer;
 }
 
@@ -181,15 +184,18 @@ const FunctionDescription &JitFunction::description() {
 }
 
 const JitSpecialization &
-JitFunction::specialize(const std::vector<const Type *> &types) {
+JitFunction::specialize(const std::vector<const Type *> &types,
+                        bool hostAddressable) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto found = specializations_.find(types);
+  auto key = std::make_pair(types, hostAddressable);
+  auto found = specializations_.find(key);
   if (found != specializations_.end())
     return *found->second;
   defineHostHelpers();
   HostRequest request;
   request.function = &description();
   request.argumentTypes = types;
+  request.hostAddressable = hostAddressable;
   auto specialization = std::make_unique<JitSpecialization>();
   specialization->host = compileHost(request, options_);
   ++compiles_;
@@ -198,7 +204,7 @@ JitFunction::specialize(const std::vector<const Type *> &types) {
     specialization->kernels.push_back(std::make_unique<KernelCache>(
         [kernel] { return *kernel; }, options_));
   }
-  return *specializations_.emplace(types, std::move(specialization))
+  return *specializations_.emplace(key, std::move(specialization))
               .first->second;
 }
 
@@ -265,11 +271,28 @@ extern "C" void *spirjit_host_alloc(void *context, int32_t ndim,
   }
 }
 
-extern "C" void spirjit_host_fill(void *data, int64_t count, int64_t itemsize,
-                                  const void *value) {
-  auto *out = static_cast<char *>(data);
-  for (int64_t i = 0; i < count; ++i)
-    std::memcpy(out + i * itemsize, value, static_cast<size_t>(itemsize));
+extern "C" int32_t spirjit_host_fill(void *context, void *data, int64_t count,
+                                     int64_t itemsize, const void *value) {
+  auto &call = *static_cast<HostCall *>(context);
+  try {
+    HostCall::Region *region = call.regionOf(data);
+    bool staged = region && region->buffer && !region->buffer->hostAddressable();
+    std::vector<char> staging;
+    auto *out = static_cast<char *>(data);
+    if (staged) {
+      staging.resize(static_cast<size_t>(count * itemsize));
+      out = staging.data();
+    }
+    for (int64_t i = 0; i < count; ++i)
+      std::memcpy(out + i * itemsize, value, static_cast<size_t>(itemsize));
+    if (staged && !staging.empty())
+      call.device->write(*region->buffer, staging.data(), staging.size(),
+                         static_cast<char *>(data) - region->begin);
+    return 0;
+  } catch (...) {
+    call.error = std::current_exception();
+    return 1;
+  }
 }
 
 extern "C" int32_t spirjit_host_parfor(void *context, int32_t index,
@@ -362,11 +385,18 @@ extern "C" int32_t spirjit_host_parfor(void *context, int32_t index,
     }
     call.function->kernels[index]->launch(range, values.data(), values.size(),
                                           call.device);
-    for (size_t j = 0; j < reductions; ++j)
+    for (size_t j = 0; j < reductions; ++j) {
+      std::vector<char> copy;
+      const char *values = partialHost[j];
+      if (!partials[j]->hostAddressable()) {
+        copy.resize(items * itemSize(parfor.reductions[j].type));
+        call.device->read(*partials[j], copy.data(), copy.size());
+        values = copy.data();
+      }
       combinePartials(parfor.reductions[j].op, parfor.reductions[j].type,
-                      static_cast<const char *>(initials) + 16 * j,
-                      partialHost[j], items,
-                      static_cast<char *>(results) + 16 * j);
+                      static_cast<const char *>(initials) + 16 * j, values,
+                      items, static_cast<char *>(results) + 16 * j);
+    }
     return 0;
   } catch (...) {
     call.error = std::current_exception();

@@ -59,8 +59,10 @@ class JitFunction {
 public:
   JitFunction(std::function<FunctionDescription()> describe,
               CompileOptions options);
-  /// The specialisation for these argument types, compiled at first use.
-  const JitSpecialization &specialize(const std::vector<const Type *> &types);
+  /// The specialisation for these argument types, compiled at first use;
+  /// for arrays the host cannot address (HostRequest::hostAddressable).
+  const JitSpecialization &specialize(const std::vector<const Type *> &types,
+                                      bool hostAddressable = true);
   /// Runs it: `parameters` points at each kernel-ABI parameter's value;
   /// the result goes to `result` (hostResultSlots of the return type).
   /// Throws what a helper failed with.
@@ -75,7 +77,8 @@ private:
   std::function<FunctionDescription()> describe_;
   std::unique_ptr<FunctionDescription> description_;
   CompileOptions options_;
-  std::map<std::vector<const Type *>, std::unique_ptr<JitSpecialization>>
+  std::map<std::pair<std::vector<const Type *>, bool>,
+           std::unique_ptr<JitSpecialization>>
       specializations_;
   std::mutex mutex_;
   int compiles_ = 0;

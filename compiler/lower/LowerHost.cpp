@@ -224,10 +224,12 @@ Lowered Lowering::lowerArrayConstructor(const Instruction &inst) {
                                      llvm::ArrayType::get(i64, 2), "fill");
     builder_.CreateStore(fill,
                          builder_.CreatePointerCast(bytes, memory->getPointerTo()));
-    llvm::FunctionCallee fillHelper = hostHelper(
-        "spirjit_host_fill", builder_.getVoidTy(), {i8ptr, i64, i64, i8ptr});
-    builder_.CreateCall(fillHelper, {data, count, builder_.getInt64(itemsize),
-                                     builder_.CreatePointerCast(bytes, i8ptr)});
+    llvm::FunctionCallee fillHelper =
+        hostHelper("spirjit_host_fill", builder_.getInt32Ty(),
+                   {i8ptr, i8ptr, i64, i64, i8ptr});
+    checkStatus(builder_.CreateCall(
+        fillHelper, {hostContext_, data, count, builder_.getInt64(itemsize),
+                     builder_.CreatePointerCast(bytes, i8ptr)}));
   }
   Lowered result;
   result.data = builder_.CreatePointerCast(data, pointerType(array));

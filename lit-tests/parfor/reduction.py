@@ -1,7 +1,8 @@
 # RUN: %spirjit-dump-ir %s total --jit --sig "(float32[::1], float32[::1])" --stage parfor | FileCheck %s
 # A prange loop with a reduction: the host function keeps a launch in the
 # loop's place and takes the result out of its tuple; the kernel runs a
-# grid-stride loop from the identity into its work-item's partial.
+# loop over its share of the iterations from the identity into its
+# work-item's partial.
 import spirjit
 from spirjit import prange
 
@@ -18,9 +19,10 @@ def total(a, b):
 # CHECK: [[L:%[0-9]+]] = call %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}} : Tuple(float32)
 # CHECK-NEXT: [[S:%[0-9]+]] = tuple_get 0 [[L]] : float32
 # CHECK: ret [[S]]
-# CHECK: ; parfor 0: a 1-D launch of kernel total_parfor0 (1 reduction(s)), argument types (float32[::1], float32[::1], int64, float32[::1])
-# CHECK: function total_parfor0(item, a, b, count, partial0)
+# CHECK: ; parfor 0: a 1-D launch of kernel total_parfor0 (1 reduction(s)), argument types (float32[::1], float32[::1], int64, int64, int64, int64, float32[::1])
+# CHECK: function total_parfor0(item, a, b, count, chunk, span, stride, partial0)
+# CHECK: global 'min'
 # CHECK: global 'range'
 # CHECK: [[ACC:%[0-9]+]] = phi
 # CHECK: binop + [[ACC]],
-# CHECK: setitem %4, %7, [[ACC]]
+# CHECK: setitem %7, %{{[0-9]+}}, [[ACC]]

@@ -57,6 +57,7 @@ struct Converted {
   std::vector<const Type *> types;
   std::shared_ptr<runtime::Device> device;
   bool anyDeviceArray = false;
+  bool hostAddressable = true;
   std::vector<launch::HostCall::Region> regions;
 };
 
@@ -94,13 +95,14 @@ Converted convert(const py::args &args,
     py::handle obj = args[i];
     if (const DeviceArray *array = asDeviceArray(obj.ptr())) {
       const auto &buffer = array->buffer();
-      if (!buffer->svm() || !buffer->hostAddressable())
+      if (!buffer->svm())
         throw PythonError(
             "DeviceError",
             argumentName(i) + " lives on " + buffer->device()->info().name +
-                ", whose memory the host cannot address; jit functions run "
-                "their host code on such arrays only where it can (use a "
-                "@spirjit.kernel there)");
+                " in memory without a pointer; jit functions take arrays in "
+                "SVM, USM or CUDA memory (use a @spirjit.kernel there)");
+      if (!buffer->hostAddressable())
+        out.hostAddressable = false;
       if (out.device && out.device != buffer->device())
         throw PythonError("DeviceInferenceError",
                           "the arrays of a jit call are on different devices (" +
@@ -340,7 +342,7 @@ std::vector<void *> parameters(const Converted &converted,
 py::object JitDispatcher::call(py::args args) {
   Converted converted = convert(args, device_);
   const launch::JitSpecialization &function =
-      function_.specialize(converted.types);
+      function_.specialize(converted.types, converted.hostAddressable);
   for (size_t i = 0; i < converted.arguments.size(); ++i) {
     const Argument &a = converted.arguments[i];
     if (function.host.writtenArguments[i] && py::isinstance<py::array>(a.object) &&
@@ -364,7 +366,7 @@ py::object JitDispatcher::call(py::args args) {
 
 void JitDispatcher::compileFor(py::args args) {
   Converted converted = convert(args, device_);
-  function_.specialize(converted.types);
+  function_.specialize(converted.types, converted.hostAddressable);
 }
 
 py::dict JitDispatcher::kernelStats() {

@@ -330,3 +330,17 @@ def test_one_compile_per_signature(device):
 
 def test_plain_python_prange():
     assert list(prange(2, 8, 3)) == [2, 5]
+
+
+def test_host_element_access_on_gpu_memory_is_an_error():
+    gpus = [d for d in spirjit.devices() if d.backend == "cuda"]
+    if not gpus:
+        pytest.skip("needs a device whose memory the host cannot address")
+
+    @spirjit.jit
+    def first(a):
+        return a[0]
+
+    with pytest.raises(UnsupportedFeatureError,
+                       match=r"test_jit.py:\d+: .*cannot address"):
+        first(spirjit.zeros(3, device=gpus[0]))
