@@ -50,8 +50,6 @@ struct LoweringOptions {
 /// number in one (a complex number in two), an array as its data pointer,
 /// extents and strides in elements, a tuple as its elements in order.
 std::string hostWrapperName(const std::string &name);
-/// The 8-byte slots the result buffer needs for a value of type `t`.
-size_t hostResultSlots(const Type *t);
 
 /// The symbol name of the entry point lowered from a function called `name`.
 std::string entryPointName(const std::string &name);

@@ -115,6 +115,10 @@ struct CompiledHost {
   std::shared_ptr<const void> keepAlive;
 };
 
+/// The 8-byte slots a host function's result buffer needs for a value of
+/// type `t` (the host ABI: LowerToLLVM.h).
+size_t hostResultSlots(const Type *t);
+
 /// Compiles a jit function: bytecode -> pyir -> typed (host) -> parfor
 /// (each prange loop outlined into a kernel's pyir) -> llir -> llir.opt,
 /// then machine code through the in-process JIT (HostTarget.h). The

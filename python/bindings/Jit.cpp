@@ -3,7 +3,6 @@
 #include "python/bindings/Jit.h"
 
 #include "compiler/KernelABI.h"
-#include "compiler/LowerToLLVM.h"
 #include "python/bindings/Describe.h"
 #include "python/bindings/Dispatcher.h"
 #include "python/bindings/Errors.h"
