@@ -327,5 +327,13 @@ def main(argv=None):
               + (f" [{second[2]} disk hit]" if second else ""))
 
 
+def _standalone(argv):
+    """run_all.py's hook: the whole report with its defaults."""
+    main([])
+
+
+STANDALONE = [_standalone]
+
+
 if __name__ == "__main__":
     main()
