@@ -241,6 +241,28 @@ def report(label, classified, markdown):
                       else f"    {test_id}")
 
 
+def report_dpjit(results, classified, markdown):
+    """What the dpjit column's tests do now that spirjit has jit/prange:
+    their outcomes and the most common failure causes (not gating)."""
+    outcomes = collections.Counter()
+    causes = collections.Counter()
+    for test_id, (kind, _) in classified.items():
+        if kind != "dpjit":
+            continue
+        outcome, reason = results[test_id]
+        outcomes[outcome] += 1
+        if outcome != "passed" and outcome != "skipped":
+            causes[cause(reason)[:160]] += 1
+    if not outcomes:
+        return
+    ran = outcomes["passed"] + sum(n for o, n in outcomes.items()
+                                   if o not in ("passed", "skipped"))
+    print(f"\ndpjit tests: {outcomes['passed']} passed of {ran} run "
+          f"({outcomes['skipped']} skipped)")
+    for reason, n in causes.most_common(8):
+        print(f"{'- ' if markdown else '    '}{n} x {reason}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tests", default=os.path.join(
@@ -290,6 +312,7 @@ def main():
                       for t, (o, r) in results.items()}
         report(f"{label}: {time.monotonic() - started:.0f} s", classified,
                args.markdown)
+        report_dpjit(results, classified, args.markdown)
         passed = {t for t, (k, _) in classified.items() if k == "pass"}
         passing_everywhere = passed if passing_everywhere is None \
             else passing_everywhere & passed
