@@ -270,9 +270,7 @@ private:
     std::vector<const Instruction *> others;
     std::function<bool(const Instruction *)> walk =
         [&](const Instruction *v) -> bool {
-      if (chain.count(v) && v != phi)
-        return true;
-      if (v == phi)
+      if (chain.count(v)) // the accumulator, or an update already seen
         return true;
       if (!loop.contains(v->parent) || v->parent == loop.header)
         return false;
@@ -556,11 +554,10 @@ private:
     };
 
     Block *done = nullptr;
-    std::vector<Block *> copies;
     if (!reduces) {
       for (size_t d = 0; d < nest.size(); ++d)
         values[indices[d]] = indexValue(d, workItemQuery("get_id", static_cast<int>(d)));
-      copies = ir::cloneBlocks(body, *kernel, map);
+      ir::cloneBlocks(body, *kernel, map);
       Block *first = map[headerBranch(innermost)->targets[0]];
       Instruction *br = kernel->create(entry, Opcode::Branch, {}, line);
       br->targets = {first};
@@ -642,7 +639,7 @@ private:
         }
       }
       map.blocks[outer.header] = header;
-      copies = ir::cloneBlocks(body, *kernel, map);
+      ir::cloneBlocks(body, *kernel, map);
       Block *first = map[outerBranch->targets[0]];
       Instruction *toFirst = kernel->create(indexBlock, Opcode::Branch, {}, line);
       toFirst->targets = {first};
@@ -666,9 +663,8 @@ private:
               map[reductionPhis[j]->operands[p]]);
       }
       for (size_t j = 0; j < reductionPhis.size(); ++j) {
-        Instruction *store = kernel->create(
-            done, Opcode::SetItem, {partials[j], gid, accumulators[j]}, line);
-        (void)store;
+        kernel->create(done, Opcode::SetItem,
+                       {partials[j], gid, accumulators[j]}, line);
       }
     }
     Instruction *none = kernel->create(done, Opcode::Const, {}, line);
@@ -703,7 +699,6 @@ private:
     auto brIt = std::find_if(list.begin(), list.end(), [](auto &i) {
       return i->isa(Opcode::Branch);
     });
-    std::unique_ptr<Instruction> oldBranch = std::move(*brIt);
     list.erase(brIt);
     std::vector<Instruction *> operands = {callee};
     for (const Instruction *a : parfor.arguments)
@@ -716,7 +711,6 @@ private:
     for (Instruction *phi : reductionPhis)
       resultTypes.push_back(phi->type);
     launch->type = types::tuple(resultTypes);
-    parfor.launch = launch;
     for (size_t j = 0; j < reductionPhis.size(); ++j) {
       Instruction *get = fn_.create(preheader, Opcode::TupleGet, {launch}, line);
       get->index = static_cast<int64_t>(j);

@@ -39,8 +39,6 @@ struct Parfor {
   int index = 0;
   int line = 0; // of the prange loop
   int dims = 1;
-  /// In the host: the call that stands for the loop.
-  const ir::Instruction *launch = nullptr;
   /// Per dimension, outermost first: the prange's arguments in the host
   /// (1 to 3: stop; start, stop; start, stop, step).
   std::vector<std::vector<const ir::Instruction *>> ranges;

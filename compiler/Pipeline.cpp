@@ -217,6 +217,13 @@ std::unique_ptr<TypedKernel> typeKernel(const KernelRequest &request,
   return kernel;
 }
 
+/// pyir with each instruction's type: the `typed` stage.
+std::string printTypedFunction(const TypedFunction &typed) {
+  return ir::print(*typed.function, [](const ir::Instruction &inst) {
+    return inst.type ? inst.type->str() : std::string();
+  });
+}
+
 std::string printModule(const llvm::Module &module) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -265,13 +272,10 @@ CompiledKernel compileKernel(const KernelRequest &request,
     return std::move(kernel);
   };
   auto printTyped = [&] {
-    auto annotate = [](const ir::Instruction &inst) {
-      return inst.type ? inst.type->str() : std::string();
-    };
-    std::string text = ir::print(*typed.function, annotate);
+    std::string text = printTypedFunction(typed);
     for (const auto &[key, callee] : specializations.byKey)
       text += "\n; device function " + key + "\n" +
-              ir::print(*callee->function, annotate);
+              printTypedFunction(*callee);
     return text;
   };
   dump(Stage::Typed, printTyped);
@@ -381,13 +385,7 @@ CompiledHost compileHost(const HostRequest &request,
   host->typed = inferTypes(function, std::move(pyir), request.argumentTypes,
                            FunctionKind::Host, host->specializations);
   TypedFunction &typed = host->typed;
-  auto printTyped = [&](const TypedFunction &t) {
-    auto annotate = [](const ir::Instruction &inst) {
-      return inst.type ? inst.type->str() : std::string();
-    };
-    return ir::print(*t.function, annotate);
-  };
-  dump(Stage::Typed, [&] { return printTyped(typed); });
+  dump(Stage::Typed, [&] { return printTypedFunction(typed); });
   for (const Type *t : typed.argumentTypes)
     if (t->kind == TypeKind::Array && t->ndim > 3)
       throw UserError(UserErrorKind::UnsupportedFeature, function.filename,
@@ -409,7 +407,7 @@ CompiledHost compileHost(const HostRequest &request,
                           "touches an array element outside a prange loop; "
                           "move the access into a prange loop");
   dump(Stage::Parfor, [&] {
-    std::string text = printTyped(typed);
+    std::string text = printTypedFunction(typed);
     for (const Parfor &parfor : compiled.parfors) {
       text += "\n; parfor " + std::to_string(parfor.index) + ": a " +
               std::to_string(parfor.dims) + "-D launch of kernel " +

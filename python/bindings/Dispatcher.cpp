@@ -213,6 +213,57 @@ struct ConversionScratch {
 
 } // namespace
 
+const Type *scalarArgument(py::handle obj, uint64_t scalar[2],
+                           const std::string &what, const char *taker) {
+  static py::handle numpy = py::module_::import("numpy").release();
+  static py::handle numpyScalarClass =
+      py::object(numpy.attr("generic")).release();
+  if (py::isinstance<py::bool_>(obj)) {
+    scalar[0] = obj.cast<bool>();
+    return types::boolean();
+  }
+  if (py::isinstance<py::int_>(obj)) {
+    try {
+      int64_t v = obj.cast<int64_t>();
+      std::memcpy(&scalar[0], &v, sizeof v);
+    } catch (const py::cast_error &) {
+      throw PythonError("TypingError", what + " does not fit in int64");
+    }
+    return types::int64();
+  }
+  if (py::isinstance<py::float_>(obj)) {
+    double v = obj.cast<double>();
+    std::memcpy(&scalar[0], &v, sizeof v);
+    return types::floating(64);
+  }
+  if (PyComplex_CheckExact(obj.ptr())) {
+    double re = PyComplex_RealAsDouble(obj.ptr());
+    double im = PyComplex_ImagAsDouble(obj.ptr());
+    std::memcpy(&scalar[0], &re, sizeof re);
+    std::memcpy(&scalar[1], &im, sizeof im);
+    return types::complex(64);
+  }
+  if (!py::isinstance(obj, numpyScalarClass))
+    return nullptr;
+  py::dtype dtype = obj.attr("dtype").cast<py::dtype>();
+  const Type *t = typeOfDType(dtype);
+  if (!t)
+    throw PythonError("TypingError", what + " is a NumPy " +
+                                         py::str(dtype).cast<std::string>() +
+                                         " scalar, which " + taker +
+                                         " cannot take yet");
+  py::array holder = numpy.attr("asarray")(obj).cast<py::array>();
+  if (t->kind == TypeKind::Complex) { // parts of 4 or 8 bytes each
+    size_t part = dtype.itemsize() / 2;
+    auto bytes = static_cast<const char *>(holder.data());
+    std::memcpy(&scalar[0], bytes, part);
+    std::memcpy(&scalar[1], bytes + part, part);
+  } else {
+    std::memcpy(&scalar[0], holder.data(), dtype.itemsize());
+  }
+  return t;
+}
+
 /// The C++ object inside a pybind11 DeviceArray, or nullptr for any other
 /// object; no type-registry lookup on the launch path.
 const DeviceArray *asDeviceArray(PyObject *obj) {
@@ -318,8 +369,6 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
       py::object(
           py::module_::import("spirjit.kernel_api").attr("LocalAccessor"))
           .release();
-  static py::handle numpyScalarClass =
-      py::object(numpy.attr("generic")).release();
   auto &localShapes = scratch.localShapes;
   for (size_t i = 0; i < n; ++i) {
     launch::ArgumentValue &value = values[i];
@@ -386,48 +435,9 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
           element, static_cast<int>(localShapes[i].size()), 'C', MemorySpace::Local);
       continue;
     }
-    uint64_t *scalar = value.scalar;
-    if (py::isinstance<py::bool_>(obj)) {
-      value.type = types::boolean();
-      scalar[0] = obj.cast<bool>();
-    } else if (py::isinstance<py::int_>(obj)) {
-      value.type = types::int64();
-      try {
-        int64_t v = obj.cast<int64_t>();
-        std::memcpy(&scalar[0], &v, sizeof v);
-      } catch (const py::cast_error &) {
-        throw PythonError("TypingError",
-                          describeArgument(i) + " does not fit in int64");
-      }
-    } else if (py::isinstance<py::float_>(obj)) {
-      value.type = types::floating(64);
-      double v = obj.cast<double>();
-      std::memcpy(&scalar[0], &v, sizeof v);
-    } else if (PyComplex_CheckExact(obj.ptr())) {
-      value.type = types::complex(64);
-      double re = PyComplex_RealAsDouble(obj.ptr());
-      double im = PyComplex_ImagAsDouble(obj.ptr());
-      std::memcpy(&scalar[0], &re, sizeof re);
-      std::memcpy(&scalar[1], &im, sizeof im);
-    } else if (py::isinstance(obj, numpyScalarClass)) {
-      py::dtype dtype = obj.attr("dtype").cast<py::dtype>();
-      const Type *t = typeOfDType(dtype);
-      if (!t)
-        throw PythonError("TypingError",
-                          describeArgument(i) + " is a NumPy " +
-                              py::str(dtype).cast<std::string>() +
-                              " scalar, which kernels cannot take yet");
-      value.type = t;
-      py::array holder = numpy.attr("asarray")(obj).cast<py::array>();
-      if (t->kind == TypeKind::Complex) { // parts of 4 or 8 bytes each
-        size_t part = dtype.itemsize() / 2;
-        auto bytes = static_cast<const char *>(holder.data());
-        std::memcpy(&scalar[0], bytes, part);
-        std::memcpy(&scalar[1], bytes + part, part);
-      } else {
-        std::memcpy(&scalar[0], holder.data(), dtype.itemsize());
-      }
-    } else {
+    value.type = scalarArgument(obj, value.scalar, describeArgument(i),
+                                "kernels");
+    if (!value.type) {
       throw PythonError(
           "TypingError",
           describeArgument(i) + " is a '" +

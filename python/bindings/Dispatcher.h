@@ -117,6 +117,12 @@ private:
   launch::KernelCache cache_;
 };
 
+/// The compiler type and bytes (`scalar`, a complex number's parts in two
+/// slots) of a Python or NumPy number, or nullptr for anything else; a
+/// TypingError naming `what` for a number `taker` ("kernels") cannot take.
+const Type *scalarArgument(pybind11::handle obj, uint64_t scalar[2],
+                           const std::string &what, const char *taker);
+
 /// The C++ object inside a DeviceArray, or nullptr for any other object.
 const DeviceArray *asDeviceArray(PyObject *obj);
 

@@ -85,8 +85,6 @@ void arrayLayout(Argument &a, const Type *element, const int64_t *shape,
 
 Converted convert(const py::args &args,
                   const std::shared_ptr<runtime::Device> &fixed) {
-  static py::handle numpyScalarClass =
-      py::object(py::module_::import("numpy").attr("generic")).release();
   Converted out;
   out.arguments.resize(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
@@ -115,7 +113,6 @@ Converted convert(const py::args &args,
       arrayLayout(a, element, array->shape().data(), array->strides().data(),
                   static_cast<int>(array->shape().size()),
                   array->dtype().itemsize(), i);
-      a.type = array->type();
       a.object = py::reinterpret_borrow<py::object>(obj);
       bool known = false;
       for (auto &region : out.regions)
@@ -140,47 +137,9 @@ Converted convert(const py::args &args,
                   reinterpret_cast<const int64_t *>(array.strides()),
                   static_cast<int>(array.ndim()), array.itemsize(), i);
       a.object = array;
-    } else if (py::isinstance<py::bool_>(obj)) {
-      a.type = types::boolean();
-      a.scalar[0] = obj.cast<bool>();
-    } else if (py::isinstance<py::int_>(obj)) {
-      a.type = types::int64();
-      try {
-        int64_t v = obj.cast<int64_t>();
-        std::memcpy(&a.scalar[0], &v, sizeof v);
-      } catch (const py::cast_error &) {
-        throw PythonError("TypingError",
-                          argumentName(i) + " does not fit in int64");
-      }
-    } else if (py::isinstance<py::float_>(obj)) {
-      a.type = types::floating(64);
-      double v = obj.cast<double>();
-      std::memcpy(&a.scalar[0], &v, sizeof v);
-    } else if (PyComplex_Check(obj.ptr())) {
-      a.type = types::complex(64);
-      double re = PyComplex_RealAsDouble(obj.ptr());
-      double im = PyComplex_ImagAsDouble(obj.ptr());
-      std::memcpy(&a.scalar[0], &re, sizeof re);
-      std::memcpy(&a.scalar[1], &im, sizeof im);
-    } else if (py::isinstance(obj, numpyScalarClass)) {
-      py::dtype dtype = obj.attr("dtype").cast<py::dtype>();
-      const Type *t = typeOfDType(dtype);
-      if (!t)
-        throw PythonError("TypingError",
-                          argumentName(i) + " is a NumPy " +
-                              py::str(dtype).cast<std::string>() +
-                              " scalar, which jit functions cannot take");
+    } else if (const Type *t = scalarArgument(obj, a.scalar, argumentName(i),
+                                              "jit functions")) {
       a.type = t;
-      py::array holder =
-          py::module_::import("numpy").attr("asarray")(obj).cast<py::array>();
-      if (t->kind == TypeKind::Complex) {
-        size_t part = dtype.itemsize() / 2;
-        auto bytes = static_cast<const char *>(holder.data());
-        std::memcpy(&a.scalar[0], bytes, part);
-        std::memcpy(&a.scalar[1], bytes + part, part);
-      } else {
-        std::memcpy(&a.scalar[0], holder.data(), dtype.itemsize());
-      }
     } else {
       throw PythonError(
           "TypingError",
@@ -356,7 +315,7 @@ py::object JitDispatcher::call(py::args args) {
   call.function = &function;
   call.device = converted.device;
   call.deviceMemory = converted.anyDeviceArray;
-  call.regions = converted.regions;
+  call.regions = std::move(converted.regions);
   std::vector<uint64_t> result(hostResultSlots(function.host.returnType) + 1);
   launch::JitFunction::call(call, params.data(), result.data());
   ResultReader reader(result.data(), call, converted);

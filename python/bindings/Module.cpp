@@ -16,6 +16,7 @@
 
 #include <cstring>
 #include <map>
+#include <functional>
 #include <set>
 
 namespace py = pybind11;
@@ -369,6 +370,53 @@ py::dict deviceProperties(const runtime::Device &device) {
   return d;
 }
 
+/// What both dump entry points take: a device of `image` format, the
+/// signature's argument types, and options that print each wanted stage
+/// through `print(stage name, text)`.
+struct DumpRequest {
+  DeviceCapabilities device;
+  types::Signature signature;
+  std::set<Stage> wanted;
+};
+
+DumpRequest parseDumpRequest(const std::string &image,
+                             const std::string &signature,
+                             const std::vector<std::string> &stages) {
+  DumpRequest request;
+  if (!imageFormatByName(image, request.device.imageFormats.front()))
+    throw py::value_error("unknown image format '" + image +
+                          "': use spirv, spir or ptx");
+  try {
+    request.signature = types::parseSignature(signature);
+  } catch (const std::invalid_argument &e) {
+    throw py::value_error(e.what());
+  }
+  for (const std::string &name : stages) {
+    try {
+      request.wanted.insert(stageByName(name));
+    } catch (const std::invalid_argument &e) {
+      throw py::value_error(e.what());
+    }
+  }
+  return request;
+}
+
+/// Options printing `request`'s stages through `print(name, text)`.
+CompileOptions dumpOptions(const DumpRequest &request,
+                           std::function<void(const char *, const std::string &)>
+                               print) {
+  CompileOptions options;
+  options.wantsDump = [&request](Stage stage) {
+    return request.wanted.count(stage) != 0;
+  };
+  options.dump = [print](Stage stage, const std::string &text) {
+    for (const StageInfo &info : allStages())
+      if (info.stage == stage)
+        print(info.name, text);
+  };
+  return options;
+}
+
 /// Compiles for the dump tool, calling `print(stage, text)` as each wanted
 /// stage is reached, so the stages before a failure are still shown.
 void dumpStages(const py::dict &description, const std::string &signature,
@@ -376,41 +424,19 @@ void dumpStages(const py::dict &description, const std::string &signature,
                 const std::vector<std::string> &stages,
                 const py::function &print, const std::string &image,
                 bool boundscheck, bool debug) {
-  DeviceCapabilities device;
-  if (!imageFormatByName(image, device.imageFormats.front()))
-    throw py::value_error("unknown image format '" + image +
-                          "': use spirv, spir or ptx");
+  DumpRequest dump = parseDumpRequest(image, signature, stages);
   FunctionDescription function = toFunctionDescription(description);
-  types::Signature sig;
-  try {
-    sig = types::parseSignature(signature);
-  } catch (const std::invalid_argument &e) {
-    throw py::value_error(e.what());
-  }
-  std::set<Stage> wanted;
-  for (const std::string &name : stages) {
-    try {
-      wanted.insert(stageByName(name));
-    } catch (const std::invalid_argument &e) {
-      throw py::value_error(e.what());
-    }
-  }
   KernelRequest request;
   request.function = &function;
-  request.argumentTypes = sig.arguments;
+  request.argumentTypes = dump.signature.arguments;
   request.itemDimensions = dimensions;
   request.ndRange = ndRange;
-  CompileOptions options;
+  CompileOptions options = dumpOptions(
+      dump, [&](const char *name, const std::string &text) { print(name, text); });
   options.boundscheck = boundscheck || debug;
   options.debug = debug;
-  options.wantsDump = [&](Stage stage) { return wanted.count(stage) != 0; };
-  options.dump = [&](Stage stage, const std::string &text) {
-    for (const StageInfo &info : allStages())
-      if (info.stage == stage)
-        print(info.name, text);
-  };
   // For a device with fp64 that takes `image`.
-  compileKernel(request, device, options);
+  compileKernel(request, dump.device, options);
 }
 
 /// The dump tool for a jit function: the host code's stages, then each
@@ -418,46 +444,26 @@ void dumpStages(const py::dict &description, const std::string &signature,
 void dumpHostStages(const py::dict &description, const std::string &signature,
                     const std::vector<std::string> &stages,
                     const py::function &print, const std::string &image) {
-  DeviceCapabilities device;
-  if (!imageFormatByName(image, device.imageFormats.front()))
-    throw py::value_error("unknown image format '" + image +
-                          "': use spirv, spir or ptx");
+  DumpRequest dump = parseDumpRequest(image, signature, stages);
   FunctionDescription function = toFunctionDescription(description);
-  types::Signature sig;
-  try {
-    sig = types::parseSignature(signature);
-  } catch (const std::invalid_argument &e) {
-    throw py::value_error(e.what());
-  }
-  std::set<Stage> wanted;
-  for (const std::string &name : stages) {
-    try {
-      wanted.insert(stageByName(name));
-    } catch (const std::invalid_argument &e) {
-      throw py::value_error(e.what());
-    }
-  }
-  auto optionsFor = [&](const std::string &what) {
-    CompileOptions options;
-    options.wantsDump = [&](Stage stage) { return wanted.count(stage) != 0; };
-    options.dump = [&, what](Stage stage, const std::string &text) {
-      for (const StageInfo &info : allStages())
-        if (info.stage == stage)
-          print(info.name, text, what);
-    };
-    return options;
+  auto printing = [&](const std::string &what) {
+    return dumpOptions(dump, [&print, what](const char *name,
+                                            const std::string &text) {
+      print(name, text, what);
+    });
   };
   launch::defineHostHelpers();
   HostRequest request;
   request.function = &function;
-  request.argumentTypes = sig.arguments;
-  CompiledHost host = compileHost(request, optionsFor("jit: " + function.name));
+  request.argumentTypes = dump.signature.arguments;
+  CompiledHost host = compileHost(request, printing("jit: " + function.name));
   for (const Parfor &parfor : host.parfors) {
     KernelRequest kernel;
     kernel.function = parfor.kernel.get();
     kernel.argumentTypes = parfor.kernelArgumentTypes;
     kernel.itemDimensions = parfor.dims;
-    compileKernel(kernel, device, optionsFor("kernel: " + parfor.kernel->name));
+    compileKernel(kernel, dump.device,
+                  printing("kernel: " + parfor.kernel->name));
   }
 }
 

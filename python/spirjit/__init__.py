@@ -484,6 +484,18 @@ def _check_function(fn, decorator):
             f"device functions", code.co_filename, code.co_firstlineno)
 
 
+def _opt_level(opt, decorator):
+    """``opt=`` as an int 0 to 3, or a ValueError naming the decorator."""
+    try:
+        level = operator.index(opt)
+    except TypeError:
+        level = None
+    if isinstance(opt, bool) or level not in (0, 1, 2, 3):
+        raise ValueError(f"spirjit.{decorator}'s opt= is an optimisation "
+                         f"level 0 to 3, not {opt!r}")
+    return level
+
+
 def _env_flag(name):
     """An environment switch: set to anything but "", "0" or "false"."""
     return os.environ.get(name, "").strip().lower() not in ("", "0", "false")
@@ -516,13 +528,7 @@ class Kernel:
     def __init__(self, fn, fastmath=False, opt=2, signatures=None,
                  debug=False, boundscheck=False):
         _check_function(fn, "kernel")
-        try:
-            level = operator.index(opt)
-        except TypeError:
-            level = None
-        if isinstance(opt, bool) or level not in (0, 1, 2, 3):
-            raise ValueError(f"spirjit.kernel's opt= is an optimisation "
-                             f"level 0 to 3, not {opt!r}")
+        _opt_level(opt, "kernel")
         signatures = _signature_list(signatures, "kernel",
                                      "(float32[::1], int64)")
         functools.update_wrapper(self, fn)
@@ -620,13 +626,7 @@ class JitFunction:
 
     def __init__(self, fn, device=None, fastmath=False, opt=2):
         _check_function(fn, "jit")
-        try:
-            level = operator.index(opt)
-        except TypeError:
-            level = None
-        if isinstance(opt, bool) or level not in (0, 1, 2, 3):
-            raise ValueError(f"spirjit.jit's opt= is an optimisation "
-                             f"level 0 to 3, not {opt!r}")
+        level = _opt_level(opt, "jit")
         functools.update_wrapper(self, fn)
         self.py_func = fn
         self.device = None if device is None else Device(device)
