@@ -43,6 +43,12 @@ void *spirjit_host_alloc(void *context, int32_t ndim, const int64_t *shape,
 int32_t spirjit_host_fill(void *context, void *data, int64_t count,
                           int64_t itemsize, const void *value);
 
+/* A check of the host code failed (compiler/ArrayExpressions.h): raises a
+ * ValueError with `message`, in which "{got}" and "{expected}" stand for
+ * the two numbers. Returns non-zero. */
+int32_t spirjit_host_fail(void *context, const char *message, int64_t got,
+                          int64_t expected);
+
 #ifdef __cplusplus
 }
 #endif

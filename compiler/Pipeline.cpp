@@ -12,6 +12,7 @@
 #include "compiler/CheckDeviceCapabilities.h"
 #include "compiler/DropUnusedParameters.h"
 #include "compiler/HostTarget.h"
+#include "compiler/ArrayExpressions.h"
 #include "compiler/Parfor.h"
 #include "compiler/ItemRank.h"
 #include "compiler/KernelABI.h"
@@ -379,6 +380,9 @@ CompiledHost compileHost(const HostRequest &request,
   struct Typed {
     TypedFunction typed;
     Specializations specializations;
+    /// The array-expression stage's description, which the typed function
+    /// points to when that stage rewrote it.
+    std::shared_ptr<FunctionDescription> rewritten;
   };
   auto host = std::make_shared<Typed>();
   host->specializations.deviceFunctions = &function.deviceFunctions;
@@ -391,6 +395,18 @@ CompiledHost compileHost(const HostRequest &request,
       throw UserError(UserErrorKind::UnsupportedFeature, function.filename,
                       function.firstLine,
                       "jit functions take arrays of up to 3 dimensions");
+
+  // Array expressions become prange loops, typed again (the parfor stage
+  // below shows the result).
+  if (std::optional<ArrayExpressionResult> loops =
+          lowerArrayExpressions(typed)) {
+    host->rewritten = loops->description;
+    host->specializations = Specializations();
+    host->specializations.deviceFunctions = &host->rewritten->deviceFunctions;
+    typed = inferTypes(*host->rewritten, std::move(loops->function),
+                       request.argumentTypes, FunctionKind::Host,
+                       host->specializations);
+  }
 
   // parfor: each prange loop nest becomes a kernel and a launch.
   CompiledHost compiled;

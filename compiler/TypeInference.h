@@ -75,6 +75,11 @@ const ConstValue *constantOf(const TypedFunction &typed,
 /// host code only.
 bool isArrayConstructor(const std::string &qualifiedName);
 
+/// a.sum() and friends, as "numpy.sum", "numpy.prod", "numpy.min",
+/// "numpy.max", "numpy.amin", "numpy.amax", "numpy.mean", "numpy.dot" (a
+/// method `a.sum` is named as the function): host code only.
+bool isArrayReduction(const std::string &qualifiedName);
+
 TypedFunction inferTypes(const FunctionDescription &description,
                          std::unique_ptr<ir::Function> function,
                          const std::vector<const Type *> &argumentTypes,

@@ -67,6 +67,8 @@ std::string Type::str() const {
     return "Method(" + elements[0]->str() + "." + name + ")";
   case TypeKind::DTypeClass:
     return "class(" + element->str() + ")";
+  case TypeKind::Slice:
+    return "slice";
   }
   return "?";
 }
@@ -154,6 +156,7 @@ const Type *item(int ndim) {
 }
 const Type *range() { return intern(make(TypeKind::Range)); }
 const Type *rangeIterator() { return intern(make(TypeKind::RangeIterator)); }
+const Type *slice() { return intern(make(TypeKind::Slice)); }
 const Type *module(const std::string &name) {
   Type t = make(TypeKind::Module);
   t.name = name;

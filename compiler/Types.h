@@ -44,6 +44,8 @@ enum class TypeKind {
   Function, // name: a builtin, math or NumPy function, a kapi class
   Method,   // name, receiver in elements[0]
   DTypeClass, // element: np.float32 and friends, callable as casts
+  Slice,    // start:stop:step in an index; host code only, gone after the
+            // array-expression stage
 };
 
 struct Type {
@@ -96,6 +98,7 @@ const Type *module(const std::string &name);
 const Type *function(const std::string &name);
 const Type *method(const Type *receiver, const std::string &name);
 const Type *dtypeClass(const Type *element);
+const Type *slice();
 
 /// A NumPy dtype name ("float32", "int64", "bool", ...) or nullptr.
 const Type *fromDTypeName(const std::string &name);

@@ -54,8 +54,6 @@ const char *unsupportedConstruct(PyOp op) {
   case PyOp::FORMAT_VALUE:
   case PyOp::BUILD_STRING:
     return "str";
-  case PyOp::BUILD_SLICE:
-    return "slice";
   case PyOp::BEFORE_WITH:
   case PyOp::WITH_EXCEPT_START:
     return "with";
@@ -115,9 +113,6 @@ const char *unsupportedConstruct(PyOp op) {
     return "starred assignment";
   case PyOp::LOAD_FAST_AND_CLEAR:
     return "comprehension";
-  case PyOp::BINARY_SLICE:
-  case PyOp::STORE_SLICE:
-    return "slice";
   case PyOp::END_SEND:
   case PyOp::CLEANUP_THROW:
     return "yield";
@@ -171,6 +166,15 @@ private:
     return function_->create(current_, op, std::move(operands), line);
   }
   Instruction *emitConst(const ConstValue &value, int line);
+  Instruction *makeSlice(Instruction *start, Instruction *stop,
+                         Instruction *step, int line) {
+    Instruction *g = emit(Opcode::Global, {}, line);
+    g->name = "<slice>";
+    std::vector<Instruction *> operands = {g, start, stop};
+    if (step)
+      operands.push_back(step);
+    return emit(Opcode::Call, operands, line);
+  }
   const std::string &nameAt(const std::vector<std::string> &list, int index,
                             int line) {
     if (index < 0 || index >= static_cast<int>(list.size()))
@@ -429,6 +433,8 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     Instruction *lhs = pop(line);
     Instruction *op = emit(Opcode::BinaryOp, {lhs, rhs}, line);
     op->index = static_cast<int64_t>(ops[arg % 13]);
+    if (arg >= 13) // `a += b`: on arrays it writes into a (numbers ignore it)
+      op->name = "inplace";
     stack_.push_back(op);
     return;
   }
@@ -473,6 +479,32 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     Instruction *obj = pop(line);
     Instruction *value = pop(line);
     emit(Opcode::SetItem, {obj, index, value}, line);
+    return;
+  }
+  case PyOp::BUILD_SLICE: {
+    // `start:stop:step` becomes a call of the unforgeable global `<slice>`
+    // (no Python name has angle brackets), typed only in host code.
+    Instruction *step = arg == 3 ? pop(line) : nullptr;
+    Instruction *stop = pop(line);
+    Instruction *start = pop(line);
+    stack_.push_back(makeSlice(start, stop, step, line));
+    return;
+  }
+  case PyOp::BINARY_SLICE: { // 3.12: container[start:stop]
+    Instruction *stop = pop(line);
+    Instruction *start = pop(line);
+    Instruction *obj = pop(line);
+    Instruction *slice = makeSlice(start, stop, nullptr, line);
+    stack_.push_back(emit(Opcode::GetItem, {obj, slice}, line));
+    return;
+  }
+  case PyOp::STORE_SLICE: { // 3.12: container[start:stop] = value
+    Instruction *stop = pop(line);
+    Instruction *start = pop(line);
+    Instruction *obj = pop(line);
+    Instruction *value = pop(line);
+    Instruction *slice = makeSlice(start, stop, nullptr, line);
+    emit(Opcode::SetItem, {obj, slice, value}, line);
     return;
   }
   case PyOp::BUILD_TUPLE: {
@@ -807,9 +839,11 @@ std::unique_ptr<ir::Function> Builder::run() {
       std::vector<Instruction *> dead;
       for (auto &inst : blk->instructions) {
         Opcode op = inst->opcode;
+        // `a += b` writes into an array a (the types are not known yet).
         bool hasEffect = ir::isTerminator(op) || op == Opcode::SetItem ||
                          op == Opcode::Call || op == Opcode::IterNext ||
-                         op == Opcode::Arg;
+                         op == Opcode::Arg ||
+                         (op == Opcode::BinaryOp && inst->name == "inplace");
         if (!hasEffect && !used.count(inst.get()))
           dead.push_back(inst.get());
       }

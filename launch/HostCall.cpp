@@ -169,7 +169,8 @@ void defineHostHelpers() {
     HostJIT::instance().defineHelpers(
         {{"spirjit_host_parfor", reinterpret_cast<void *>(&spirjit_host_parfor)},
          {"spirjit_host_alloc", reinterpret_cast<void *>(&spirjit_host_alloc)},
-         {"spirjit_host_fill", reinterpret_cast<void *>(&spirjit_host_fill)}});
+         {"spirjit_host_fill", reinterpret_cast<void *>(&spirjit_host_fill)},
+         {"spirjit_host_fail", reinterpret_cast<void *>(&spirjit_host_fail)}});
   });
 }
 
@@ -402,4 +403,19 @@ extern "C" int32_t spirjit_host_parfor(void *context, int32_t index,
     call.error = std::current_exception();
     return 1;
   }
+}
+
+extern "C" int32_t spirjit_host_fail(void *context, const char *message,
+                                     int64_t got, int64_t expected) {
+  auto &call = *static_cast<HostCall *>(context);
+  std::string text = message;
+  for (auto [name, value] : {std::make_pair("{got}", got),
+                             std::make_pair("{expected}", expected)}) {
+    size_t at = text.find(name);
+    if (at != std::string::npos)
+      text.replace(at, std::strlen(name), std::to_string(value));
+  }
+  call.error = std::make_exception_ptr(
+      LaunchError(LaunchErrorKind::InvalidArgument, text));
+  return 1;
 }

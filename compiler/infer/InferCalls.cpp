@@ -133,6 +133,12 @@ const Type *Inference::inferCall(Instruction &inst) {
   if (callee->kind == TypeKind::Function &&
       (callee->name == "print" || callee->name == "assert"))
     return inferPrintOrAssert(inst, callee->name);
+  if (callee->kind == TypeKind::Function && callee->name == "<slice>")
+    return inferSlice(inst);
+  if (callee->kind == TypeKind::Function && callee->name == "<fail>")
+    return types::none(); // the array-expression stage's failed check
+  if (const Type *t = inferArrayCall(inst))
+    return t;
   if (!inst.name.empty())
     unsupported(inst, "keyword arguments are supported for kapi functions "
                       "only; pass the arguments by position");

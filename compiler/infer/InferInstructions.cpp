@@ -125,6 +125,8 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
       return types::weakInt();
     if (name == "dtype")
       return types::dtypeClass(object->element);
+    if (const Type *method = arrayMethodType(object, name))
+      return method;
     break;
   case TypeKind::DTypeClass:
     if (name == "type")
@@ -173,8 +175,9 @@ const Type *Inference::infer(Instruction &inst) {
     return t;
   }
   case Opcode::Global: {
-    if (inst.name == "assert") // an assert's raise (BuildPyIR)
-      return types::function("assert");
+    if (inst.name == "assert" || inst.name == "<slice>" ||
+        inst.name == "<fail>") // unforgeable names (PyIROpcodes.def)
+      return types::function(inst.name);
     auto it = desc_.globals.find(inst.name);
     SPIRJIT_INTERNAL_CHECK(it != desc_.globals.end(),
                            "unresolved global " + inst.name);
@@ -210,10 +213,16 @@ const Type *Inference::infer(Instruction &inst) {
     return t;
   }
   case Opcode::BinaryOp:
+    if (const Type *t = inferArrayOperation(inst))
+      return t;
     return inferBinary(inst, operandType(0), operandType(1));
   case Opcode::UnaryOp:
+    if (const Type *t = inferArrayOperation(inst))
+      return t;
     return inferUnary(inst, operandType(0));
   case Opcode::Compare:
+    if (const Type *t = inferArrayOperation(inst))
+      return t;
     return inferCompare(inst, operandType(0), operandType(1));
   case Opcode::Truth:
     if (!operandType(0)->isNumber())
@@ -226,8 +235,11 @@ const Type *Inference::infer(Instruction &inst) {
     return inferCall(inst);
   case Opcode::GetItem: {
     const Type *object = operandType(0);
-    if (object->kind == TypeKind::Array)
+    if (object->kind == TypeKind::Array) {
+      if (const Type *view = inferView(inst, object, operandType(1)))
+        return view;
       return inferIndex(inst, object, *inst.operands[1]);
+    }
     if (object->kind == TypeKind::Tuple) {
       const Instruction *index = inst.operands[1];
       if (index->opcode != Opcode::Const ||
@@ -248,6 +260,23 @@ const Type *Inference::infer(Instruction &inst) {
     if (object->kind != TypeKind::Array)
       typingError(inst,
                   "cannot assign to an item of a '" + object->str() + "'");
+    if (const Type *view = inferView(inst, object, operandType(1))) {
+      // a[1:-1] = b or a[:] = 0: an array assignment in host code.
+      const Type *value = operandType(2);
+      if (!value->isNumber() && value->kind != TypeKind::Array)
+        typingError(inst, "cannot store a '" + value->str() +
+                              "' into an array of " + object->element->str());
+      if (value->kind == TypeKind::Array && value->ndim > view->ndim)
+        typingError(inst, "cannot store a " + std::to_string(value->ndim) +
+                              "-D array into a " +
+                              std::to_string(view->ndim) + "-D slice");
+      const Type *e = value->kind == TypeKind::Array ? value->element : value;
+      if ((e->kind == TypeKind::Complex || e->kind == TypeKind::WeakComplex) &&
+          object->element->kind != TypeKind::Complex)
+        typingError(inst, "cannot store complex values into an array of " +
+                              object->element->str());
+      return types::none();
+    }
     const Type *element = inferIndex(inst, object, *inst.operands[1]);
     if (element->kind == TypeKind::Array)
       typingError(inst, "cannot assign to a whole row of an array yet; "
@@ -293,7 +322,7 @@ const Type *Inference::infer(Instruction &inst) {
   case Opcode::CondBranch:
     return types::none();
   case Opcode::Return: {
-    if (inst.name == "assert") // a failed assert returns nothing
+    if (inst.name == "assert" || inst.name == "fail") // returns nothing
       return types::none();
     const Type *t = operandType(0);
     if (result_.kind == FunctionKind::Kernel && t->kind != TypeKind::None)

@@ -103,6 +103,15 @@ private:
   // InferHost.cpp
   const Type *inferArrayConstructor(Instruction &inst, const std::string &name);
 
+  // InferArrays.cpp: whole arrays in host code; nullptr where the
+  // instruction is not an array operation (the scalar rules apply).
+  const Type *inferSlice(Instruction &inst);
+  const Type *inferView(Instruction &inst, const Type *array,
+                        const Type *index);
+  const Type *inferArrayOperation(Instruction &inst);
+  const Type *inferArrayCall(Instruction &inst);
+  const Type *arrayMethodType(const Type *array, const std::string &name);
+
   // InferCalls.cpp
   const Type *inferCall(Instruction &inst);
   const Type *inferDeviceCall(Instruction &inst, const std::string &key,

@@ -287,12 +287,29 @@ void Lowering::storeHostResult(const Lowered &value, const Type *from,
 
 void Lowering::lowerHostReturn(const Instruction &inst) {
   const Type *returned = typed_.returnType;
-  if (inst.name != "assert" && returned->kind != TypeKind::None) {
+  if (inst.name != "assert" && inst.name != "fail" &&
+      returned->kind != TypeKind::None) {
     size_t slot = 0;
     storeHostResult(values_.at(inst.operands[0]), inst.operands[0]->type,
                     returned, slot);
   }
   builder_.CreateRet(builder_.getInt32(0));
+}
+
+Lowered Lowering::lowerHostFail(const Instruction &inst) {
+  SPIRJIT_INTERNAL_CHECK(isHost(), "a failed check outside host code");
+  auto *i64 = builder_.getInt64Ty();
+  auto *i8ptr = builder_.getInt8PtrTy();
+  llvm::FunctionCallee fail =
+      hostHelper("spirjit_host_fail", builder_.getInt32Ty(),
+                 {i8ptr, i8ptr, i64, i64});
+  llvm::Value *status = builder_.CreateCall(
+      fail, {hostContext_,
+             builder_.CreateGlobalStringPtr(inst.operands[1]->constant.text),
+             scalarOf(inst.operands[2], types::int64()),
+             scalarOf(inst.operands[3], types::int64())});
+  checkStatus(status);
+  return {};
 }
 
 /// `<entry>_call(context, parameters, result)`: loads each parameter of

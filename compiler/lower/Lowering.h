@@ -142,6 +142,8 @@ private:
                                   llvm::ArrayRef<llvm::Type *> params);
   Lowered lowerParforLaunch(const Instruction &inst, int index);
   Lowered lowerArrayConstructor(const Instruction &inst);
+  /// The array-expression stage's failed run-time check: a ValueError.
+  Lowered lowerHostFail(const Instruction &inst);
   void storeHostResult(const Lowered &value, const Type *from, const Type *to,
                        size_t &slot);
   void lowerHostReturn(const Instruction &inst);

@@ -1,0 +1,1079 @@
+// The array-expression stage (ArrayExpressions.h states the contract):
+// walk the typed host function block by block, copy what is not an array
+// operation, and put a prange loop nest where each array statement was.
+#include "compiler/ArrayExpressions.h"
+
+#include "compiler/Parfor.h"
+#include "frontend/CloneFunction.h"
+#include "frontend/Diagnostics.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <map>
+#include <set>
+
+namespace spirjit {
+
+using ir::Block;
+using ir::Instruction;
+using ir::Opcode;
+
+namespace {
+
+bool isArray(const Type *t) { return t && t->kind == TypeKind::Array; }
+
+bool isSliceIndex(const Type *t) {
+  if (t->kind == TypeKind::Slice)
+    return true;
+  if (t->kind == TypeKind::Tuple)
+    for (const Type *e : t->elements)
+      if (e->kind == TypeKind::Slice)
+        return true;
+  return false;
+}
+
+/// A call's function as NumPy names it ("numpy.sum" for a.sum()), or "".
+std::string calleeName(const Instruction *call) {
+  const Type *callee = call->operands[0]->type;
+  if (callee->kind == TypeKind::Method && isArray(callee->elements[0]))
+    return "numpy." + callee->name;
+  if (callee->kind == TypeKind::Function)
+    return callee->name;
+  return "";
+}
+
+enum class Role {
+  Copied,      // not an array operation: copied as it is
+  Index,       // a slice, or a tuple of them: only indexing reads it
+  Callee,      // a.sum: only its call reads it
+  View,        // a[1:-1]
+  Elementwise, // an array-valued expression
+  InPlace,     // a += b on an array a
+  Assign,      // a[...] = x
+  Reduction,   // a.sum(), np.dot(a, b), ...
+};
+
+Role roleOf(const Instruction *inst) {
+  switch (inst->opcode) {
+  case Opcode::Call: {
+    std::string name = calleeName(inst);
+    if (name == "<slice>")
+      return Role::Index;
+    bool anyArray = false;
+    for (size_t i = 1; i < inst->operands.size(); ++i)
+      anyArray |= isArray(inst->operands[i]->type);
+    if (isArrayReduction(name) &&
+        (anyArray || inst->operands[0]->type->kind == TypeKind::Method))
+      return Role::Reduction;
+    if (isArray(inst->type) && !name.empty() && !isArrayConstructor(name) &&
+        name.compare(0, 7, "device:") != 0 &&
+        name.compare(0, 7, "parfor:") != 0)
+      return Role::Elementwise;
+    return Role::Copied;
+  }
+  case Opcode::GetAttr:
+    return inst->type->kind == TypeKind::Method &&
+                   isArray(inst->type->elements[0])
+               ? Role::Callee
+               : Role::Copied;
+  case Opcode::BuildTuple:
+    return isSliceIndex(inst->type) ? Role::Index : Role::Copied;
+  case Opcode::GetItem:
+    return isArray(inst->operands[0]->type) &&
+                   isSliceIndex(inst->operands[1]->type)
+               ? Role::View
+               : Role::Copied;
+  case Opcode::SetItem:
+    return isArray(inst->operands[0]->type) &&
+                   isSliceIndex(inst->operands[1]->type)
+               ? Role::Assign
+               : Role::Copied;
+  case Opcode::BinaryOp:
+    if (!isArray(inst->type))
+      return Role::Copied;
+    return inst->name == "inplace" && isArray(inst->operands[0]->type)
+               ? Role::InPlace
+               : Role::Elementwise;
+  case Opcode::UnaryOp:
+  case Opcode::Compare:
+    return isArray(inst->type) ? Role::Elementwise : Role::Copied;
+  default:
+    return Role::Copied;
+  }
+}
+
+/// Host code that may move before a loop emitted later: it reads no array
+/// element and has no effect.
+bool isPure(const Instruction *inst) {
+  switch (inst->opcode) {
+  case Opcode::Const:
+  case Opcode::Global:
+  case Opcode::FreeVar:
+  case Opcode::GetAttr:
+  case Opcode::TupleGet:
+  case Opcode::BuildTuple:
+  case Opcode::BinaryOp:
+  case Opcode::UnaryOp:
+  case Opcode::Compare:
+  case Opcode::Truth:
+    return true;
+  case Opcode::GetItem:
+    return inst->operands[0]->type->kind == TypeKind::Tuple;
+  default:
+    return false;
+  }
+}
+
+/// How one statement reads or writes one array: per dimension of the base
+/// array, either a fixed index or a dimension of the view (start, step,
+/// length in the host).
+struct Access {
+  Instruction *base = nullptr; // the real array (an old or new value)
+  std::string baseKey;         // which array, for dependences
+  struct Dim {
+    int baseDim = 0;
+    Instruction *start = nullptr; // nullptr: 0
+    int64_t step = 1;
+    Instruction *length = nullptr;
+    std::string startKey, extentKey;
+  };
+  std::vector<Instruction *> fixed; // per base dimension, or nullptr
+  std::vector<std::string> fixedKeys;
+  std::vector<Dim> dims;
+
+  /// Equal keys: the same element at every iteration.
+  std::string key(size_t loopDims) const {
+    std::string k = baseKey + "@" + std::to_string(loopDims - dims.size());
+    size_t d = 0;
+    for (size_t b = 0; b < fixed.size(); ++b) {
+      if (fixed[b]) {
+        k += "[" + fixedKeys[b] + "]";
+        continue;
+      }
+      const Dim &dim = dims[d++];
+      k += "[" + dim.startKey + ":" + std::to_string(dim.step) + "]";
+    }
+    return k;
+  }
+};
+
+std::string keyOf(const Instruction *v) {
+  if (v->isa(Opcode::Const))
+    return v->constant.str();
+  return "%" + std::to_string(v->id);
+}
+
+class Rewriter {
+public:
+  explicit Rewriter(const TypedFunction &typed)
+      : typed_(typed), old_(*typed.function) {}
+
+  bool hasArrayOperations() const {
+    for (const auto &block : old_.blocks)
+      for (const auto &inst : block->instructions)
+        if (roleOf(inst.get()) != Role::Copied)
+          return true;
+    return false;
+  }
+
+  ArrayExpressionResult run() {
+    description_ = std::make_shared<FunctionDescription>(*typed_.description);
+    fn_ = std::make_unique<ir::Function>();
+    fn_->name = old_.name;
+    fn_->filename = old_.filename;
+    fn_->firstLine = old_.firstLine;
+    fn_->parameterNames = old_.parameterNames;
+    for (const auto &block : old_.blocks)
+      for (const auto &inst : block->instructions) {
+        for (Instruction *operand : inst->operands)
+          users_[operand].push_back(inst.get());
+      }
+
+    for (const auto &block : old_.blocks) {
+      Block *copy = fn_->addBlock();
+      map_.blocks[block.get()] = copy;
+      cur_ = copy;
+      for (const auto &inst : block->instructions)
+        walk(inst.get());
+      closeGroup();
+      last_[block.get()] = cur_;
+    }
+    // Mend the edges: a block's predecessors are now the blocks its
+    // original predecessors ended in; operands and targets are the copies.
+    for (const auto &block : old_.blocks) {
+      Block *copy = map_.blocks.at(block.get());
+      copy->predecessors.clear();
+      for (Block *pred : block->predecessors)
+        copy->predecessors.push_back(last_.at(pred));
+    }
+    for (const auto &block : fn_->blocks)
+      for (const auto &inst : block->instructions) {
+        for (Instruction *&operand : inst->operands)
+          operand = map_[operand];
+        for (Block *&target : inst->targets)
+          target = map_[target];
+        inst->type = nullptr;
+      }
+    std::string problems = ir::verify(*fn_);
+    SPIRJIT_INTERNAL_CHECK(problems.empty(),
+                           "the array-expression stage broke the function: " +
+                               problems);
+    return {std::move(fn_), description_};
+  }
+
+private:
+  [[noreturn]] void error(int line, const std::string &message) {
+    throw UserError(UserErrorKind::UnsupportedFeature,
+                    typed_.description->filename, line, message);
+  }
+
+  // --- making pyir ---------------------------------------------------------
+
+  Instruction *make(Block *block, Opcode op, std::vector<Instruction *> operands,
+                    int line) {
+    return fn_->create(block, op, std::move(operands), line);
+  }
+  Instruction *make(Opcode op, std::vector<Instruction *> operands, int line) {
+    return make(cur_, op, std::move(operands), line);
+  }
+  Instruction *constant(Block *block, ConstValue c, int line) {
+    Instruction *inst = make(block, Opcode::Const, {}, line);
+    inst->constant = std::move(c);
+    return inst;
+  }
+  Instruction *integer(int64_t v, int line, Block *block = nullptr) {
+    return constant(block ? block : cur_, ConstValue::ofInt(v), line);
+  }
+  /// A global the loops call, added to the description under a name no
+  /// user global has.
+  Instruction *global(Block *block, const std::string &name,
+                      GlobalValue::Kind kind, const std::string &value,
+                      int line) {
+    std::string key = "__spirjit_" + name;
+    GlobalValue g;
+    g.kind = kind;
+    g.name = value;
+    description_->globals[key] = g;
+    Instruction *inst = make(block, Opcode::Global, {}, line);
+    inst->name = key;
+    return inst;
+  }
+  Instruction *binary(Block *block, ir::BinaryOperator op, Instruction *a,
+                      Instruction *b, int line) {
+    Instruction *inst = make(block, Opcode::BinaryOp, {a, b}, line);
+    inst->index = static_cast<int64_t>(op);
+    return inst;
+  }
+  Instruction *compare(Block *block, ir::CompareOperator op, Instruction *a,
+                       Instruction *b, int line) {
+    Instruction *inst = make(block, Opcode::Compare, {a, b}, line);
+    inst->index = static_cast<int64_t>(op);
+    return inst;
+  }
+  Instruction *builtin(Block *block, const std::string &name,
+                       std::vector<Instruction *> args, int line) {
+    args.insert(args.begin(),
+                global(block, name, GlobalValue::Kind::Builtin, name, line));
+    return make(block, Opcode::Call, args, line);
+  }
+  Instruction *extent(Instruction *array, int d, int line) {
+    Instruction *shape = make(Opcode::GetAttr, {array}, line);
+    shape->name = "shape";
+    Instruction *e = make(Opcode::TupleGet, {shape}, line);
+    e->index = d;
+    return e;
+  }
+  /// Copies a compile-time chain (np.sqrt, np.float32) into `block`, so a
+  /// loop body calls it instead of taking it as a kernel argument.
+  Instruction *cloneChain(Instruction *v, Block *block) {
+    if (v->isa(Opcode::GetAttr)) {
+      Instruction *object = cloneChain(v->operands[0], block);
+      Instruction *copy = make(block, Opcode::GetAttr, {object}, v->line);
+      copy->name = v->name;
+      return copy;
+    }
+    if (v->isa(Opcode::Global) || v->isa(Opcode::FreeVar) ||
+        v->isa(Opcode::Const)) {
+      Instruction *copy = ir::cloneInstruction(*v, *fn_, block);
+      copy->type = nullptr;
+      return copy;
+    }
+    return v;
+  }
+
+  /// `if not ok: raise ValueError(message)` in the host, at the cursor.
+  void check(Instruction *ok, const std::string &message, Instruction *got,
+             Instruction *expected, int line) {
+    Block *fail = fn_->addBlock();
+    Block *next = fn_->addBlock();
+    Instruction *br = make(Opcode::CondBranch, {ok}, line);
+    br->targets = {next, fail};
+    fail->predecessors = {cur_};
+    next->predecessors = {cur_};
+    Instruction *g = make(fail, Opcode::Global, {}, line);
+    g->name = "<fail>";
+    Instruction *text = constant(
+        fail,
+        ConstValue::ofText(ConstValue::Kind::Str,
+                           typed_.description->filename + ":" +
+                               std::to_string(line) + ": " + message),
+        line);
+    make(fail, Opcode::Call, {g, text, got, expected}, line);
+    Instruction *ret = make(
+        fail, Opcode::Return, {constant(fail, ConstValue::none(), line)}, line);
+    ret->name = "fail";
+    cur_ = next;
+  }
+
+  // --- views ---------------------------------------------------------------
+
+  /// The access of a whole array (a value of the host, or a temporary).
+  Access wholeArray(Instruction *array, const Type *type, int line) {
+    Access a;
+    a.base = array;
+    auto known = temporaryExtents_.find(array);
+    a.baseKey = (known != temporaryExtents_.end() ? "T" : "") + keyOf(array);
+    a.fixed.assign(type->ndim, nullptr);
+    a.fixedKeys.assign(type->ndim, "");
+    for (int d = 0; d < type->ndim; ++d) {
+      Access::Dim dim;
+      dim.baseDim = d;
+      dim.startKey = "0";
+      if (known != temporaryExtents_.end()) {
+        dim.length = known->second.first[d];
+        dim.extentKey = known->second.second[d];
+      } else {
+        dim.length = extent(array, d, line);
+        dim.extentKey = "shape(" + a.baseKey + "," + std::to_string(d) + ")";
+      }
+      a.dims.push_back(dim);
+    }
+    return a;
+  }
+
+  /// The access an array value reads: a view, a temporary, or an array.
+  Access accessOf(Instruction *value, int line) {
+    const Type *type = value->type;
+    for (auto a = aliases_.find(value); a != aliases_.end();
+         a = aliases_.find(value))
+      value = a->second;
+    auto view = views_.find(value);
+    if (view != views_.end())
+      return view->second;
+    return wholeArray(value, type, line);
+  }
+
+  /// `start` normalised against `n` as Python does for a slice bound of a
+  /// positive step: negative counts from the end, then clamped to [0, n].
+  Instruction *sliceBound(Instruction *bound, Instruction *n, int line) {
+    if (bound->isa(Opcode::Const) &&
+        bound->constant.kind == ConstValue::Kind::Int) {
+      int64_t c = bound->constant.intValue;
+      if (c >= 0)
+        return builtin(cur_, "min", {integer(c, line), n}, line);
+      return builtin(cur_, "max",
+                     {binary(cur_, ir::BinaryOperator::Add, n,
+                             integer(c, line), line),
+                      integer(0, line)},
+                     line);
+    }
+    Instruction *negative =
+        compare(cur_, ir::CompareOperator::Lt, bound, integer(0, line), line);
+    Instruction *shift = binary(cur_, ir::BinaryOperator::Mul,
+                                builtin(cur_, "int", {negative}, line), n, line);
+    Instruction *b = binary(cur_, ir::BinaryOperator::Add, bound, shift, line);
+    return builtin(
+        cur_, "min",
+        {builtin(cur_, "max", {b, integer(0, line)}, line), n}, line);
+  }
+
+  /// An index normalised against `n`: negative counts from the end.
+  Instruction *fixedIndex(Instruction *index, Instruction *n, int line) {
+    if (index->isa(Opcode::Const) &&
+        index->constant.kind == ConstValue::Kind::Int &&
+        index->constant.intValue >= 0)
+      return index;
+    Instruction *negative =
+        compare(cur_, ir::CompareOperator::Lt, index, integer(0, line), line);
+    Instruction *shift = binary(cur_, ir::BinaryOperator::Mul,
+                                builtin(cur_, "int", {negative}, line), n, line);
+    return binary(cur_, ir::BinaryOperator::Add, index, shift, line);
+  }
+
+  /// array[index], where array is an array or a view: a view of its base.
+  Access makeView(Instruction *array, Instruction *index, int line) {
+    Access base = accessOf(array, line);
+    std::vector<Instruction *> parts;
+    if (index->isa(Opcode::BuildTuple))
+      parts = index->operands;
+    else
+      parts = {index};
+    Access view = base;
+    view.dims.clear();
+    size_t d = 0;
+    for (; d < base.dims.size(); ++d) {
+      const Access::Dim &from = base.dims[d];
+      Instruction *part = d < parts.size() ? parts[d] : nullptr;
+      bool isSlice = !part || (part->isa(Opcode::Call) &&
+                               calleeName(part) == "<slice>");
+      auto startIn = [&](Instruction *offset, const std::string &offsetKey) {
+        // from.start + offset * from.step, in the base's index space
+        Instruction *scaled = from.step == 1
+                                  ? offset
+                                  : binary(cur_, ir::BinaryOperator::Mul,
+                                           offset, integer(from.step, line),
+                                           line);
+        return std::make_pair(
+            from.start ? binary(cur_, ir::BinaryOperator::Add, from.start,
+                                scaled, line)
+                       : scaled,
+            "(" + from.startKey + "+" + offsetKey + "*" +
+                std::to_string(from.step) + ")");
+      };
+      if (!isSlice) {
+        SPIRJIT_INTERNAL_CHECK(part->type->kind != TypeKind::Slice,
+                               "a slice that is not a slice call");
+        Instruction *i = fixedIndex(part, from.length, line);
+        auto [at, key] = startIn(i, keyOf(part));
+        view.fixed[from.baseDim] = at;
+        view.fixedKeys[from.baseDim] = key;
+        continue;
+      }
+      Access::Dim dim;
+      dim.baseDim = from.baseDim;
+      Instruction *start = part ? part->operands[1] : nullptr;
+      Instruction *stop = part ? part->operands[2] : nullptr;
+      int64_t step = 1;
+      if (part && part->operands.size() == 4 &&
+          part->operands[3]->isa(Opcode::Const) &&
+          part->operands[3]->constant.kind == ConstValue::Kind::Int)
+        step = part->operands[3]->constant.intValue;
+      auto isNone = [](Instruction *v) {
+        return !v || v->type->kind == TypeKind::None;
+      };
+      Instruction *s = isNone(start) ? integer(0, line)
+                                     : sliceBound(start, from.length, line);
+      Instruction *e =
+          isNone(stop) ? from.length : sliceBound(stop, from.length, line);
+      std::string sKey = isNone(start) ? "0" : keyOf(start);
+      std::string eKey = isNone(stop) ? "end" : keyOf(stop);
+      // length = max(e - s + step - 1, 0) // step
+      Instruction *span = binary(cur_, ir::BinaryOperator::Sub, e, s, line);
+      if (step != 1)
+        span = binary(cur_, ir::BinaryOperator::Add, span,
+                      integer(step - 1, line), line);
+      Instruction *length = builtin(cur_, "max", {span, integer(0, line)}, line);
+      if (step != 1)
+        length = binary(cur_, ir::BinaryOperator::FloorDiv, length,
+                        integer(step, line), line);
+      dim.length = length;
+      dim.extentKey = "len(" + from.extentKey + "," + sKey + "," + eKey + "," +
+                      std::to_string(step) + ")";
+      auto [at, key] = startIn(s, sKey);
+      dim.start = at;
+      dim.startKey = key;
+      dim.step = from.step * step;
+      view.dims.push_back(dim);
+    }
+    if (parts.size() > base.dims.size())
+      error(line, "too many indices for this array");
+    return view;
+  }
+
+  // --- statements and loops ------------------------------------------------
+
+  /// One statement inside a loop nest: what it computes per element.
+  struct LoopBody {
+    std::vector<Instruction *> indices; // one per loop dimension
+    Block *block = nullptr;             // where the statement's code goes
+    std::vector<Instruction *> accumulators; // the current value of each
+  };
+  struct Reduction {
+    ReductionOp op;
+    Instruction *initial;
+    const Instruction *original; // the reduction call
+    bool mean = false;
+    Instruction *count = nullptr; // mean: the number of elements
+    int line = 0;
+  };
+  struct Group {
+    int line = 0;
+    std::vector<Instruction *> extents;
+    std::vector<std::string> extentKeys;
+    std::vector<std::function<void(LoopBody &)>> statements;
+    std::vector<Reduction> reductions;
+    std::vector<std::pair<std::string, std::string>> reads, writes; // base, key
+  };
+  std::optional<Group> group_;
+
+  static bool conflicts(
+      const std::vector<std::pair<std::string, std::string>> &a,
+      const std::vector<std::pair<std::string, std::string>> &b) {
+    for (const auto &x : a)
+      for (const auto &y : b)
+        if (x.first == y.first && x.second != y.second)
+          return true;
+    return false;
+  }
+
+  /// Starts a statement over `extents`: joins the open loop when it may,
+  /// else closes it and opens a new one.
+  Group &openGroup(const std::vector<Instruction *> &extents,
+                   const std::vector<std::string> &keys,
+                   const std::vector<std::pair<std::string, std::string>> &reads,
+                   const std::vector<std::pair<std::string, std::string>> &writes,
+                   int line) {
+    if (group_ && (group_->extentKeys != keys ||
+                   conflicts(group_->writes, reads) ||
+                   conflicts(writes, group_->reads) ||
+                   conflicts(writes, group_->writes)))
+      closeGroup();
+    if (!group_) {
+      group_.emplace();
+      group_->line = line;
+      group_->extents = extents;
+      group_->extentKeys = keys;
+    }
+    group_->reads.insert(group_->reads.end(), reads.begin(), reads.end());
+    group_->writes.insert(group_->writes.end(), writes.begin(), writes.end());
+    return *group_;
+  }
+
+  /// Emits the open group's loop nest at the cursor.
+  void closeGroup() {
+    if (!group_)
+      return;
+    Group g = std::move(*group_);
+    group_.reset();
+    int line = g.line;
+    size_t n = g.extents.size();
+    bool reducing = !g.reductions.empty();
+    // headers[d], with the accumulators' phis of each level
+    std::vector<Block *> headers(n);
+    std::vector<std::vector<Instruction *>> phis(n);
+    std::vector<Instruction *> indices(n);
+
+    for (size_t d = 0; d < n; ++d) {
+      // The outer loop is a prange; a reduction's inner loops run in each
+      // work-item (its share of rows), the others are pranges too.
+      Instruction *range =
+          d == 0 || !reducing
+              ? global(cur_, "prange", GlobalValue::Kind::Object,
+                       "spirjit.prange", line)
+              : global(cur_, "range", GlobalValue::Kind::Builtin, "range",
+                       line);
+      Instruction *call = make(Opcode::Call, {range, g.extents[d]}, line);
+      Instruction *iter = make(Opcode::GetIter, {call}, line);
+      Block *header = fn_->addBlock();
+      Instruction *br = make(Opcode::Branch, {}, line);
+      br->targets = {header};
+      header->predecessors = {cur_};
+      for (size_t r = 0; r < g.reductions.size(); ++r) {
+        Instruction *incoming = d == 0 ? g.reductions[r].initial : phis[d - 1][r];
+        phis[d].push_back(make(header, Opcode::Phi, {incoming}, line));
+      }
+      Instruction *valid = make(header, Opcode::IterValid, {iter}, line);
+      indices[d] = make(header, Opcode::IterNext, {iter}, line);
+      Block *body = fn_->addBlock();
+      body->predecessors = {header};
+      Instruction *cond = make(header, Opcode::CondBranch, {valid}, line);
+      cond->targets = {body, nullptr}; // the exits: set below
+      headers[d] = header;
+      cur_ = body;
+    }
+    LoopBody body;
+    body.indices = indices;
+    body.block = cur_;
+    for (size_t r = 0; r < g.reductions.size(); ++r)
+      body.accumulators.push_back(phis[n - 1][r]);
+    for (auto &statement : g.statements)
+      statement(body);
+    // Close the levels from the innermost out: the body's end branches back
+    // to its header; an inner loop's exit is a block branching to the
+    // header around it.
+    Block *latch = body.block;
+    std::vector<Instruction *> values = body.accumulators;
+    for (size_t d = n; d-- > 0;) {
+      Instruction *back = make(latch, Opcode::Branch, {}, line);
+      back->targets = {headers[d]};
+      headers[d]->predecessors.push_back(latch);
+      for (size_t r = 0; r < phis[d].size(); ++r)
+        phis[d][r]->operands.push_back(values[r]);
+      if (d == 0)
+        break;
+      Block *innerExit = fn_->addBlock();
+      innerExit->predecessors = {headers[d]};
+      headers[d]->terminator()->targets[1] = innerExit;
+      latch = innerExit;
+      values = phis[d];
+    }
+    Block *exit = fn_->addBlock();
+    exit->predecessors = {headers[0]};
+    headers[0]->terminator()->targets[1] = exit;
+    cur_ = exit;
+    for (size_t r = 0; r < g.reductions.size(); ++r) {
+      const Reduction &red = g.reductions[r];
+      Instruction *result = phis[0][r];
+      if (red.mean)
+        result = binary(cur_, ir::BinaryOperator::TrueDiv, result, red.count,
+                        red.line);
+      map_.values[red.original] = result;
+    }
+  }
+
+  /// The extents a statement iterates over: its first operand of the most
+  /// dimensions; every other operand is checked against them.
+  struct Space {
+    std::vector<Instruction *> extents;
+    std::vector<std::string> keys;
+  };
+
+  void checkAgainst(const Space &space, const Access &a, int line) {
+    size_t n = space.extents.size();
+    size_t offset = n - a.dims.size();
+    for (size_t k = 0; k < a.dims.size(); ++k) {
+      if (a.dims[k].extentKey == space.keys[offset + k])
+        continue;
+      Instruction *ok = compare(cur_, ir::CompareOperator::Eq, a.dims[k].length,
+                                space.extents[offset + k], line);
+      check(ok,
+            "operands could not be broadcast together: an extent of {got} "
+            "meets one of {expected} (jit functions broadcast across "
+            "missing dimensions and numbers, not extents of 1)",
+            a.dims[k].length, space.extents[offset + k], line);
+    }
+  }
+
+  /// Is expression v computed in the loop being emitted (rather than read
+  /// from an array)? `expand`: even if v is stored elsewhere (this is the
+  /// statement that stores it).
+  bool computedHere(const Instruction *v, bool expand) const {
+    Role role = roleOf(v);
+    return (expand || inlined_.count(v)) &&
+           (role == Role::Elementwise || role == Role::InPlace);
+  }
+
+  /// The arrays expression v reads, each with its access.
+  void leaves(Instruction *v, std::vector<std::pair<Instruction *, Access>> &out,
+              int line, bool expand = false) {
+    if (!isArray(v->type))
+      return;
+    if (computedHere(v, expand)) {
+      size_t first = v->isa(Opcode::Call) ? 1 : 0;
+      for (size_t i = first; i < v->operands.size(); ++i)
+        leaves(v->operands[i], out, line);
+      if (v->isa(Opcode::Call) &&
+          v->operands[0]->type->kind == TypeKind::Method)
+        leaves(v->operands[0]->operands[0], out, line);
+      return;
+    }
+    out.push_back({v, accessOf(v, line)});
+  }
+
+  /// Reads element `indices` of an access, in `block`.
+  Instruction *element(const Access &a, const std::vector<Instruction *> &indices,
+                       Block *block, int line) {
+    size_t offset = indices.size() - a.dims.size();
+    std::vector<Instruction *> at(a.fixed.size());
+    size_t k = 0;
+    for (size_t b = 0; b < a.fixed.size(); ++b) {
+      if (a.fixed[b]) {
+        at[b] = a.fixed[b];
+        continue;
+      }
+      const Access::Dim &dim = a.dims[k];
+      Instruction *i = indices[offset + k];
+      ++k;
+      if (dim.step != 1)
+        i = binary(block, ir::BinaryOperator::Mul, i,
+                   integer(dim.step, line, block), line);
+      if (dim.start)
+        i = binary(block, ir::BinaryOperator::Add, i, dim.start, line);
+      at[b] = i;
+    }
+    if (at.size() == 1)
+      return at[0];
+    return make(block, Opcode::BuildTuple, at, line);
+  }
+
+  /// Emits the element of expression `v` at the body's indices.
+  Instruction *emitElement(Instruction *v, LoopBody &body, int line,
+                           bool expand = false) {
+    if (!isArray(v->type))
+      return v; // a number of the host: a kernel argument
+    if (!computedHere(v, expand)) {
+      Access a = accessOf(v, line);
+      Instruction *index = element(a, body.indices, body.block, line);
+      return make(body.block, Opcode::GetItem, {a.base, index}, line);
+    }
+    auto operand = [&](size_t i) { return emitElement(v->operands[i], body, line); };
+    switch (v->opcode) {
+    case Opcode::BinaryOp:
+    case Opcode::Compare: {
+      Instruction *a = operand(0), *b = operand(1);
+      Instruction *op = make(body.block, v->opcode, {a, b}, line);
+      op->index = v->index;
+      return op;
+    }
+    case Opcode::UnaryOp: {
+      Instruction *op = make(body.block, Opcode::UnaryOp, {operand(0)}, line);
+      op->index = v->index;
+      return op;
+    }
+    case Opcode::Call:
+      break;
+    default:
+      SPIRJIT_INTERNAL_CHECK(false, "an inlined array value of an unknown kind");
+    }
+    std::string name = calleeName(v);
+    if (name == "numpy.copy") {
+      return v->operands[0]->type->kind == TypeKind::Method
+                 ? emitElement(v->operands[0]->operands[0], body, line)
+                 : operand(1);
+    }
+    if (name == "numpy.astype") {
+      bool method = v->operands[0]->type->kind == TypeKind::Method;
+      Instruction *x = method
+                           ? emitElement(v->operands[0]->operands[0], body, line)
+                           : operand(1);
+      return make(body.block, Opcode::Call,
+                  {cloneChain(v->operands[method ? 1 : 2], body.block), x},
+                  line);
+    }
+    if (name == "numpy.where") {
+      Instruction *c = operand(1), *x = operand(2), *y = operand(3);
+      Block *from = body.block;
+      Block *yes = fn_->addBlock(), *no = fn_->addBlock(),
+            *join = fn_->addBlock();
+      Instruction *br = make(from, Opcode::CondBranch, {c}, line);
+      br->targets = {yes, no};
+      yes->predecessors = {from};
+      no->predecessors = {from};
+      make(yes, Opcode::Branch, {}, line)->targets = {join};
+      make(no, Opcode::Branch, {}, line)->targets = {join};
+      join->predecessors = {yes, no};
+      body.block = join;
+      return make(join, Opcode::Phi, {x, y}, line);
+    }
+    if (name == "numpy.minimum" || name == "numpy.maximum")
+      return builtin(body.block, name == "numpy.minimum" ? "min" : "max",
+                     {operand(1), operand(2)}, line);
+    std::vector<Instruction *> args = {cloneChain(v->operands[0], body.block)};
+    for (size_t i = 1; i < v->operands.size(); ++i)
+      args.push_back(operand(i));
+    return make(body.block, Opcode::Call, args, line);
+  }
+
+  /// The space of an expression: its operand of the most dimensions.
+  Space spaceOf(const std::vector<std::pair<Instruction *, Access>> &ls) {
+    Space s;
+    const Access *widest = nullptr;
+    for (const auto &l : ls)
+      if (!widest || l.second.dims.size() > widest->dims.size())
+        widest = &l.second;
+    for (const Access::Dim &d : widest->dims) {
+      s.extents.push_back(d.length);
+      s.keys.push_back(d.extentKey);
+    }
+    return s;
+  }
+
+  std::vector<std::pair<std::string, std::string>>
+  keysOf(const std::vector<std::pair<Instruction *, Access>> &ls, size_t n) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto &l : ls)
+      out.push_back({l.second.baseKey, l.second.key(n)});
+    return out;
+  }
+
+  /// target[...] = value (a number or an array expression), one statement.
+  void assign(const Access &target, Instruction *value, int line,
+              bool expand = false) {
+    Space space;
+    for (const Access::Dim &d : target.dims) {
+      space.extents.push_back(d.length);
+      space.keys.push_back(d.extentKey);
+    }
+    size_t n = space.extents.size();
+    std::vector<std::pair<Instruction *, Access>> ls;
+    leaves(value, ls, line, expand);
+    std::string targetKey = target.key(n);
+    // a[...] = a[...] itself: nothing to do.
+    if (ls.size() == 1 && !expand && !inlined_.count(value) &&
+        ls[0].second.key(n) == targetKey)
+      return;
+    for (const auto &l : ls) {
+      if (l.second.dims.size() > n)
+        error(line, "cannot store a " + std::to_string(l.second.dims.size()) +
+                        "-D array into " + std::to_string(n) +
+                        " dimensions");
+      if (l.second.baseKey == target.baseKey &&
+          l.second.key(n) != targetKey) {
+        // The value reads what the statement writes, elsewhere: compute it
+        // into a temporary first, as NumPy does.
+        Instruction *temp = materialize(value, line);
+        Access t = wholeArray(temp, value->type, line);
+        assignFrom(target, space, {{value, t}}, [=](LoopBody &body) {
+          Instruction *index = element(t, body.indices, body.block, line);
+          return make(body.block, Opcode::GetItem, {temp, index}, line);
+        }, line);
+        return;
+      }
+    }
+    assignFrom(target, space, ls, [=](LoopBody &body) {
+      return emitElement(value, body, line, expand);
+    }, line);
+  }
+
+  void assignFrom(const Access &target, const Space &space,
+                  const std::vector<std::pair<Instruction *, Access>> &ls,
+                  std::function<Instruction *(LoopBody &)> value, int line) {
+    size_t n = space.extents.size();
+    for (const auto &l : ls)
+      checkAgainst(space, l.second, line);
+    Group &g = openGroup(space.extents, space.keys, keysOf(ls, n),
+                         {{target.baseKey, target.key(n)}}, line);
+    g.statements.push_back([=](LoopBody &body) {
+      Instruction *v = value(body);
+      Instruction *index = element(target, body.indices, body.block, line);
+      make(body.block, Opcode::SetItem, {target.base, index, v}, line);
+    });
+  }
+
+  /// A new array holding expression `v` (np.empty on the call's device,
+  /// then a loop filling it); returns the array.
+  Instruction *materialize(Instruction *v, int line) {
+    std::vector<std::pair<Instruction *, Access>> ls;
+    leaves(v, ls, line, /*expand=*/true);
+    Space space = spaceOf(ls);
+    Instruction *np = global(cur_, "np", GlobalValue::Kind::Module, "numpy", line);
+    Instruction *empty = make(Opcode::GetAttr, {np}, line);
+    empty->name = "empty";
+    Instruction *shape = make(Opcode::BuildTuple, space.extents, line);
+    std::string dtype = v->type->element->str();
+    Instruction *dt = global(cur_, dtype, GlobalValue::Kind::Object,
+                             "numpy." + dtype, line);
+    Instruction *temp = make(Opcode::Call, {empty, shape, dt}, line);
+    temporaryExtents_[temp] = {space.extents, space.keys};
+    Access target = wholeArray(temp, v->type, line);
+    assignFrom(target, space, ls, [=](LoopBody &body) {
+      return emitElement(v, body, line, /*expand=*/true);
+    }, line);
+    return temp;
+  }
+
+  /// The identity a reduction starts from, typed as NumPy accumulates.
+  Instruction *reductionStart(ReductionOp op, const Type *result, int line) {
+    ConstValue c;
+    switch (op) {
+    case ReductionOp::Add:
+      c = ConstValue::ofInt(0);
+      break;
+    case ReductionOp::Mul:
+      c = ConstValue::ofInt(1);
+      break;
+    default:
+      c = reductionIdentity(op, result);
+      break;
+    }
+    Instruction *value = constant(cur_, c, line);
+    if (result->kind == TypeKind::Float || result->kind == TypeKind::Complex)
+      return value; // a weak literal takes the elements' float type
+    std::string dtype = result->str();
+    return make(Opcode::Call,
+                {global(cur_, dtype, GlobalValue::Kind::Object,
+                        "numpy." + dtype, line),
+                 value},
+                line);
+  }
+
+  void reduce(Instruction *call) {
+    int line = call->line;
+    std::string name = calleeName(call);
+    std::vector<Instruction *> args;
+    if (call->operands[0]->type->kind == TypeKind::Method)
+      args.push_back(call->operands[0]->operands[0]);
+    for (size_t i = 1; i < call->operands.size(); ++i)
+      args.push_back(call->operands[i]);
+    std::vector<std::pair<Instruction *, Access>> ls;
+    for (Instruction *a : args)
+      leaves(a, ls, line);
+    Space space = spaceOf(ls);
+    size_t n = space.extents.size();
+    for (const auto &l : ls)
+      checkAgainst(space, l.second, line);
+    ReductionOp op = ReductionOp::Add;
+    if (name == "numpy.prod")
+      op = ReductionOp::Mul;
+    else if (name == "numpy.min" || name == "numpy.amin")
+      op = ReductionOp::Min;
+    else if (name == "numpy.max" || name == "numpy.amax")
+      op = ReductionOp::Max;
+    Reduction red;
+    red.op = op;
+    red.original = call;
+    red.line = line;
+    Instruction *count = nullptr;
+    if (op == ReductionOp::Min || op == ReductionOp::Max || name == "numpy.mean") {
+      count = integer(1, line);
+      for (Instruction *e : space.extents)
+        count = binary(cur_, ir::BinaryOperator::Mul, count, e, line);
+    }
+    if (op == ReductionOp::Min || op == ReductionOp::Max)
+      check(compare(cur_, ir::CompareOperator::Gt, count, integer(0, line),
+                    line),
+            std::string("zero-size array to reduction operation ") +
+                (op == ReductionOp::Min ? "minimum" : "maximum") +
+                " which has no identity",
+            count, integer(1, line), line);
+    const Type *accumulator = call->type;
+    if (name == "numpy.mean") {
+      red.mean = true;
+      red.count = count;
+      const Type *e = args[0]->type->element;
+      accumulator = e->kind == TypeKind::Float || e->kind == TypeKind::Complex
+                        ? e
+                        : types::floating(64);
+    }
+    red.initial = reductionStart(op, accumulator, line);
+    Group &g = openGroup(space.extents, space.keys, keysOf(ls, n), {}, line);
+    size_t slot = g.reductions.size();
+    g.reductions.push_back(red);
+    bool dot = name == "numpy.dot";
+    g.statements.push_back([=](LoopBody &body) {
+      Instruction *x = emitElement(args[0], body, line);
+      if (dot)
+        x = binary(body.block, ir::BinaryOperator::Mul, x,
+                   emitElement(args[1], body, line), line);
+      Instruction *&acc = body.accumulators[slot];
+      switch (op) {
+      case ReductionOp::Min:
+      case ReductionOp::Max:
+        acc = builtin(body.block, op == ReductionOp::Min ? "min" : "max",
+                      {acc, x}, line);
+        break;
+      default:
+        acc = binary(body.block,
+                     op == ReductionOp::Mul ? ir::BinaryOperator::Mul
+                                            : ir::BinaryOperator::Add,
+                     acc, x, line);
+        break;
+      }
+    });
+    // The code after the call reads the result: the loop goes first.
+    closeGroup();
+  }
+
+  // --- the walk ------------------------------------------------------------
+
+  /// Is `v` computed inside its one user's loop rather than stored?
+  bool inlinable(const Instruction *v) {
+    const auto &users = users_[v];
+    if (users.size() != 1 || users[0]->parent != v->parent)
+      return false;
+    const Instruction *user = users[0];
+    // Nothing between may write what v reads: only views, other
+    // expressions and pure host code.
+    const auto &list = v->parent->instructions;
+    auto at = std::find_if(list.begin(), list.end(),
+                           [&](const auto &i) { return i.get() == v; });
+    for (++at; at != list.end() && at->get() != user; ++at) {
+      Role role = roleOf(at->get());
+      if (!(role == Role::Index || role == Role::Callee ||
+            role == Role::View || role == Role::Elementwise ||
+            (role == Role::Copied && isPure(at->get()))))
+        return false;
+    }
+    switch (roleOf(user)) {
+    case Role::Elementwise:
+    case Role::InPlace:
+    case Role::Reduction:
+      return true;
+    case Role::Assign:
+      return user->operands[2] == v;
+    default:
+      return false;
+    }
+  }
+
+  void walk(Instruction *inst) {
+    int line = inst->line;
+    switch (roleOf(inst)) {
+    case Role::Index:
+    case Role::Callee:
+      return; // read where it is used
+    case Role::View:
+      views_[inst] = makeView(inst->operands[0], inst->operands[1], line);
+      return;
+    case Role::Elementwise:
+      if (inlinable(inst)) {
+        inlined_.insert(inst);
+        return;
+      }
+      aliases_[inst] = materialize(inst, line);
+      map_.values[inst] = aliases_[inst];
+      return;
+    case Role::InPlace: {
+      // a op= b: the elements of a get a op b; the name a keeps a (and a
+      // slice's `a[1:] += b` stores the view onto itself: nothing).
+      Instruction *lhs = inst->operands[0];
+      assign(accessOf(lhs, line), inst, line, /*expand=*/true);
+      aliases_[inst] = lhs;
+      map_.values[inst] = map_[lhs];
+      return;
+    }
+    case Role::Assign:
+      assign(makeView(inst->operands[0], inst->operands[1], line),
+             inst->operands[2], line);
+      return;
+    case Role::Reduction:
+      reduce(inst);
+      return;
+    case Role::Copied:
+      break;
+    }
+    for (Instruction *operand : inst->operands)
+      if (views_.count(operand) && !inst->isa(Opcode::GetAttr))
+        error(line, "an array slice in a jit function can be read by array "
+                    "expressions and assigned to (a[1:-1] = ...), not used "
+                    "as a value here; index the whole array inside a prange "
+                    "loop instead");
+    if (inst->isa(Opcode::GetAttr) && views_.count(inst->operands[0]))
+      error(line, "attributes of array slices ('" + inst->name +
+                      "') are not supported in jit functions yet; compute "
+                      "them from the whole array's shape");
+    if (!isPure(inst))
+      closeGroup();
+    map_.values[inst] = ir::cloneInstruction(*inst, *fn_, cur_);
+  }
+
+  const TypedFunction &typed_;
+  const ir::Function &old_;
+  std::unique_ptr<ir::Function> fn_;
+  std::shared_ptr<FunctionDescription> description_;
+  ir::ValueMap map_;
+  Block *cur_ = nullptr;
+  std::map<const Block *, Block *> last_;
+  std::map<const Instruction *, std::vector<const Instruction *>> users_;
+  std::map<const Instruction *, Access> views_;
+  /// A value that names another array: a stored expression's temporary,
+  /// or a += b's a.
+  std::map<const Instruction *, Instruction *> aliases_;
+  std::set<const Instruction *> inlined_;
+  std::map<const Instruction *,
+           std::pair<std::vector<Instruction *>, std::vector<std::string>>>
+      temporaryExtents_;
+};
+
+} // namespace
+
+std::optional<ArrayExpressionResult>
+lowerArrayExpressions(const TypedFunction &host) {
+  Rewriter rewriter(host);
+  if (!rewriter.hasArrayOperations())
+    return std::nullopt;
+  return rewriter.run();
+}
+
+} // namespace spirjit

@@ -1,0 +1,51 @@
+// The array-expression stage: a jit function's whole-array statements
+// become prange loops, which the parfor stage then makes kernels of.
+//
+// Contract: requires the typed host function (FunctionKind::Host). When it
+// has no array operation (a slice, arithmetic, a comparison or a NumPy
+// function on whole arrays, np.where, an array assignment `a[...] = x`, an
+// in-place `a op= x`, a.sum()/prod/min/max/mean/dot, a.copy(), astype)
+// returns nothing. Otherwise returns untyped pyir of the same function in
+// which each such statement is a prange loop nest over the elements, and
+// the description that pyir is typed with (the host's, plus the globals the
+// loops call: prange, range, min, max, int, numpy and its dtypes); the
+// caller types it again (FunctionKind::Host) before the parfor stage.
+//
+// What a statement becomes:
+//  - Views (a[1:-1, ::2], a[0, 1:]) never exist at run time: each is its
+//    base array and, per dimension, a start, a step and a length computed
+//    in the host with Python's slice rules; elements are read and written
+//    in the base.
+//  - `dst[view] = expr` is one loop over dst's view; `c = expr` where c is
+//    used as an array allocates c (np.empty on the call's device) and fills
+//    it; a reduction is one loop with an accumulator the parfor stage
+//    recognises. An expression used once in the same block is computed
+//    inside its user's loop (never stored).
+//  - Operands broadcast as NumPy's do for different numbers of dimensions
+//    (aligned on the last ones) and for numbers; dimensions compared at run
+//    time must be equal (numba's rule: no stretching of extent-1
+//    dimensions), else a ValueError names the line.
+//  - Consecutive statements of one block over the same extents fuse into
+//    one loop unless one writes elements another touches at a different
+//    position (numba's ParforPass fusion). A statement that reads the array
+//    it writes at another position (a[1:] = a[:-1]) goes through a
+//    temporary, as NumPy's does. Distinct arrays are assumed not to
+//    overlap, as numba assumes.
+#pragma once
+
+#include "compiler/TypeInference.h"
+
+#include <memory>
+#include <optional>
+
+namespace spirjit {
+
+struct ArrayExpressionResult {
+  std::unique_ptr<ir::Function> function;
+  std::shared_ptr<FunctionDescription> description;
+};
+
+std::optional<ArrayExpressionResult>
+lowerArrayExpressions(const TypedFunction &host);
+
+} // namespace spirjit

@@ -1,0 +1,323 @@
+// Whole arrays in host code (a jit function's driver): slices and views,
+// element-wise arithmetic, comparisons and NumPy ufuncs on arrays,
+// np.where, and the reductions a.sum() and friends. Each gets the type
+// NumPy gives; the array-expression stage (compiler/ArrayExpressions.h)
+// turns them into prange loops. Kernels index element by element: there
+// these stay errors.
+#include "compiler/infer/Inference.h"
+
+#include "compiler/MathFunctions.h"
+
+namespace spirjit::infer {
+
+namespace {
+
+const Type *elementOf(const Type *t) {
+  return t->kind == TypeKind::Array ? t->element : t;
+}
+
+bool isSliceIndex(const Type *index) {
+  if (index->kind == TypeKind::Slice)
+    return true;
+  if (index->kind == TypeKind::Tuple)
+    for (const Type *e : index->elements)
+      if (e->kind == TypeKind::Slice)
+        return true;
+  return false;
+}
+
+/// NumPy's accumulator for sum and prod: small integers and booleans sum in
+/// the platform integer, unsigned ones in uint64.
+const Type *accumulatorOf(const Type *element) {
+  if (element->kind == TypeKind::Bool)
+    return types::int64();
+  if (element->kind == TypeKind::Int)
+    return element->isSigned ? types::int64() : types::integer(64, false);
+  return element;
+}
+
+const std::set<std::string> &arrayMethods() {
+  static const std::set<std::string> names = {"sum", "prod", "min", "max",
+                                              "mean", "dot", "copy",
+                                              "astype"};
+  return names;
+}
+
+} // namespace
+} // namespace spirjit::infer
+
+namespace spirjit {
+bool isArrayReduction(const std::string &name) {
+  static const std::set<std::string> names = {
+      "numpy.sum", "numpy.prod", "numpy.min", "numpy.max", "numpy.amin",
+      "numpy.amax", "numpy.mean", "numpy.dot"};
+  return names.count(name) != 0;
+}
+} // namespace spirjit
+
+namespace spirjit::infer {
+
+const Type *Inference::inferSlice(Instruction &inst) {
+  if (result_.kind != FunctionKind::Host)
+    unsupported(inst, "slices (a[1:-1]) are for jit functions' array "
+                      "expressions; a kernel indexes one element at a time");
+  for (size_t i = 1; i < inst.operands.size(); ++i) {
+    const Type *t = inst.operands[i]->type;
+    if (t->kind != TypeKind::None)
+      requireInteger(inst, t, "a slice bound");
+  }
+  if (inst.operands.size() == 4) {
+    const Instruction *step = inst.operands[3];
+    const ConstValue *c = constantOf(step);
+    if (step->type->kind != TypeKind::None &&
+        !(c && c->kind == ConstValue::Kind::Int && c->intValue > 0))
+      unsupported(inst, "a slice's step in a jit function must be a positive "
+                        "integer literal");
+  }
+  return types::slice();
+}
+
+const Type *Inference::inferView(Instruction &inst, const Type *array,
+                                 const Type *index) {
+  if (!isSliceIndex(index))
+    return nullptr;
+  if (result_.kind != FunctionKind::Host) {
+    if (isSliceIndex(index))
+      unsupported(inst, "slices (a[1:-1]) are for jit functions' array "
+                        "expressions; a kernel indexes one element at a "
+                        "time");
+    return nullptr;
+  }
+  std::vector<const Type *> parts =
+      index->kind == TypeKind::Tuple ? index->elements
+                                     : std::vector<const Type *>{index};
+  if (static_cast<int>(parts.size()) > array->ndim)
+    typingError(inst, "too many indices for a " +
+                          std::to_string(array->ndim) +
+                          "-dimensional array: " +
+                          std::to_string(parts.size()));
+  int ndim = array->ndim - static_cast<int>(parts.size());
+  for (const Type *p : parts) {
+    if (p->kind == TypeKind::Slice)
+      ++ndim;
+    else
+      requireInteger(inst, p, "an array index");
+  }
+  return types::array(array->element, ndim, 'A');
+}
+
+const Type *Inference::inferArrayOperation(Instruction &inst) {
+  bool anyArray = false;
+  for (Instruction *operand : inst.operands)
+    anyArray |= operand->type->kind == TypeKind::Array;
+  if (!anyArray || result_.kind != FunctionKind::Host)
+    return nullptr;
+  int ndim = 0;
+  for (Instruction *operand : inst.operands) {
+    const Type *t = operand->type;
+    if (t->kind == TypeKind::Array) {
+      ndim = std::max(ndim, t->ndim);
+      if (!t->element->isNumber())
+        typingError(inst, "arrays of '" + t->element->str() +
+                              "' have no arithmetic");
+    } else if (!t->isNumber()) {
+      typingError(inst, "an array expression combines arrays and numbers, "
+                        "not a '" + t->str() + "'");
+    }
+  }
+  const Type *element = nullptr;
+  switch (inst.opcode) {
+  case Opcode::BinaryOp: {
+    if (static_cast<ir::BinaryOperator>(inst.index) ==
+        ir::BinaryOperator::MatMul)
+      unsupported(inst, "the '@' operator is not supported in jit "
+                        "functions; write the loops with prange");
+    const Type *a = inst.operands[0]->type;
+    element = inferBinary(inst, elementOf(a), elementOf(inst.operands[1]->type));
+    if (inst.name == "inplace" && a->kind == TypeKind::Array) {
+      // `a += b` writes into a: the result keeps a's type, which must hold
+      // it (NumPy's same_kind casting).
+      if (inst.operands[1]->type->kind == TypeKind::Array &&
+          inst.operands[1]->type->ndim > a->ndim)
+        typingError(inst, "cannot write a " +
+                              std::to_string(inst.operands[1]->type->ndim) +
+                              "-D result into a " + std::to_string(a->ndim) +
+                              "-D array in place");
+      const Type *kept = a->element;
+      auto rank = [](const Type *t) {
+        switch (t->kind) {
+        case TypeKind::Bool:
+          return 0;
+        case TypeKind::Int:
+          return 1;
+        case TypeKind::Float:
+          return 2;
+        default:
+          return 3;
+        }
+      };
+      if (rank(types::materialize(element)) > rank(kept))
+        typingError(inst, "cannot cast the result of " +
+                              std::string(ir::binaryOperatorText(
+                                  static_cast<ir::BinaryOperator>(inst.index))) +
+                              "= from " + types::materialize(element)->str() +
+                              " to the array's " + kept->str() +
+                              " in place (NumPy's same_kind rule); write "
+                              "a = a " +
+                              ir::binaryOperatorText(
+                                  static_cast<ir::BinaryOperator>(inst.index)) +
+                              " b for a new array");
+      return types::array(kept, a->ndim, a->layout);
+    }
+    break;
+  }
+  case Opcode::UnaryOp:
+    if (static_cast<ir::UnaryOperator>(inst.index) == ir::UnaryOperator::Not)
+      typingError(inst, "the truth value of an array is ambiguous; use "
+                        "np.logical_not or ~ on a boolean array");
+    element = inferUnary(inst, elementOf(inst.operands[0]->type));
+    break;
+  case Opcode::Compare: {
+    auto op = static_cast<ir::CompareOperator>(inst.index);
+    if (op == ir::CompareOperator::Is || op == ir::CompareOperator::IsNot)
+      typingError(inst, "'is' compares objects, not array elements; use ==");
+    element = inferCompare(inst, elementOf(inst.operands[0]->type),
+                           elementOf(inst.operands[1]->type));
+    break;
+  }
+  default:
+    return nullptr;
+  }
+  return types::array(types::materialize(element), ndim, 'C');
+}
+
+const Type *Inference::inferArrayCall(Instruction &inst) {
+  const Type *callee = inst.operands[0]->type;
+  std::vector<const Type *> args;
+  bool anyArray = false;
+  for (size_t i = 1; i < inst.operands.size(); ++i) {
+    args.push_back(inst.operands[i]->type);
+    anyArray |= args.back()->kind == TypeKind::Array;
+  }
+  bool method = callee->kind == TypeKind::Method &&
+                callee->elements[0]->kind == TypeKind::Array;
+  if (result_.kind != FunctionKind::Host || (!method && !anyArray) ||
+      (callee->kind != TypeKind::Function && !method))
+    return nullptr;
+  std::string name = callee->name;
+  if (!inst.name.empty())
+    unsupported(inst, name + "() on arrays takes no keyword arguments in a "
+                             "jit function (axis= and out= are not "
+                             "supported); write the loop with prange");
+  if (method) {
+    args.insert(args.begin(), callee->elements[0]);
+    name = "numpy." + name;
+  }
+  auto arity = [&](size_t n) {
+    if (args.size() != n)
+      typingError(inst, name + "() takes " + std::to_string(n) +
+                            " argument(s) here, got " +
+                            std::to_string(args.size()));
+  };
+  auto requireArray = [&](const Type *t) {
+    if (t->kind != TypeKind::Array)
+      typingError(inst, name + "() needs an array, not '" + t->str() + "'");
+    if (!t->element->isNumber())
+      typingError(inst, name + "() needs an array of numbers");
+  };
+  if (name == "numpy.sum" || name == "numpy.prod") {
+    arity(1);
+    requireArray(args[0]);
+    return accumulatorOf(args[0]->element);
+  }
+  if (name == "numpy.min" || name == "numpy.max" || name == "numpy.amin" ||
+      name == "numpy.amax") {
+    arity(1);
+    requireArray(args[0]);
+    if (args[0]->element->kind == TypeKind::Complex)
+      typingError(inst, name + "() cannot order complex numbers");
+    return args[0]->element;
+  }
+  if (name == "numpy.mean") {
+    arity(1);
+    requireArray(args[0]);
+    const Type *e = args[0]->element;
+    return e->kind == TypeKind::Float || e->kind == TypeKind::Complex
+               ? e
+               : types::floating(64);
+  }
+  if (name == "numpy.dot") {
+    arity(2);
+    for (const Type *t : args) {
+      requireArray(t);
+      if (t->ndim != 1)
+        unsupported(inst, "dot() in a jit function takes two 1-D arrays; "
+                          "write matrix products with prange");
+    }
+    return types::materialize(types::promote(args[0]->element,
+                                             args[1]->element));
+  }
+  if (name == "numpy.copy") {
+    arity(1);
+    requireArray(args[0]);
+    return types::array(args[0]->element, args[0]->ndim, 'C');
+  }
+  if (name == "numpy.astype") {
+    arity(2);
+    if (args[1]->kind != TypeKind::DTypeClass)
+      typingError(inst, "astype() needs a NumPy type such as np.float32");
+    return types::array(args[1]->element, args[0]->ndim, 'C');
+  }
+  // Element-wise functions: the type of the function of the elements.
+  int ndim = 0;
+  std::vector<const Type *> elements;
+  for (const Type *t : args) {
+    if (t->kind == TypeKind::Array) {
+      ndim = std::max(ndim, t->ndim);
+      if (!t->element->isNumber())
+        typingError(inst, name + "() needs arrays of numbers");
+    } else if (!t->isNumber()) {
+      typingError(inst, name + "() on arrays takes arrays and numbers, not '" +
+                            t->str() + "'");
+    }
+    elements.push_back(elementOf(t));
+  }
+  if (name == "numpy.where") {
+    arity(3);
+    if (elements[0]->kind != TypeKind::Bool)
+      typingError(inst, "np.where()'s condition must be a boolean array "
+                        "(a comparison), not of " + elements[0]->str());
+    const Type *t = types::promote(elements[1], elements[2]);
+    if (!t)
+      typingError(inst, "np.where() cannot combine " + elements[1]->str() +
+                            " and " + elements[2]->str());
+    return types::array(types::materialize(t), ndim, 'C');
+  }
+  if (name == "numpy.minimum" || name == "numpy.maximum") {
+    arity(2);
+    for (const Type *e : elements)
+      if (e->kind == TypeKind::Complex || e->kind == TypeKind::WeakComplex)
+        typingError(inst, name + "() cannot order complex numbers");
+    return types::array(
+        types::materialize(types::promote(elements[0], elements[1])), ndim,
+        'C');
+  }
+  if (name.compare(0, 5, "math.") == 0)
+    typingError(inst, name + "() takes a number; for arrays use the NumPy "
+                             "function (np." + name.substr(5) + ")");
+  if (name != "abs" && name != "numpy.abs" && name != "numpy.absolute" &&
+      !findMathFunction(name))
+    unsupported(inst, name + "() on arrays is not supported in jit "
+                             "functions; write the loop with prange");
+  return types::array(types::materialize(inferBuiltinCall(inst, elements)),
+                      ndim, 'C');
+}
+
+const Type *Inference::arrayMethodType(const Type *array,
+                                       const std::string &name) {
+  if (result_.kind != FunctionKind::Host || !arrayMethods().count(name))
+    return nullptr;
+  return types::method(array, name);
+}
+
+} // namespace spirjit::infer

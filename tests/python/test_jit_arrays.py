@@ -1,0 +1,346 @@
+"""Array expressions in @spirjit.jit functions, against NumPy, on every
+device: whole-array arithmetic, ufuncs, comparisons and np.where, slices
+and array assignment, in-place operators, and the reductions a.sum(),
+np.min/max/prod/mean and a.dot(b). Each statement becomes a prange loop
+(compiler/ArrayExpressions.h); consecutive ones over the same shape fuse."""
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import spirjit
+from spirjit import dpjit
+from spirjit.errors import TypingError, UnsupportedFeatureError
+
+
+@dpjit
+def axpy(a, x, y):
+    return a * x + y
+
+
+@dpjit
+def ufuncs(x):
+    return np.sqrt(np.abs(x)) + np.exp(-x * x) - abs(x) * np.sin(x)
+
+
+@dpjit
+def clip_negative(x):
+    return np.where(x > 0, x, 0.0)
+
+
+@dpjit
+def stencil(u, v):
+    v[1:-1, 1:-1] = (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] +
+                     u[1:-1, 2:]) * 0.25
+
+
+@dpjit
+def jacobi(u, iterations):
+    v = u.copy()
+    for _ in range(iterations):
+        v[1:-1, 1:-1] = (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] +
+                         u[1:-1, 2:]) * 0.25
+        u, v = v, u
+    return u
+
+
+@dpjit
+def reductions(a, b):
+    return (a.sum(), np.sum(a * 2), np.min(a), a.max(), np.prod(a[:3]),
+            a.mean(), a.dot(b), np.dot(a, b))
+
+
+def numpy_reductions(a, b):
+    return (a.sum(), np.sum(a * 2), np.min(a), a.max(), np.prod(a[:3]),
+            a.mean(), a.dot(b), np.dot(a, b))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [0, 1, 7, 1000, 4099])
+def test_elementwise(device, require_dtypes, dtype, n):
+    require_dtypes(dtype)
+    x = np.linspace(-2, 3, n).astype(dtype)
+    y = np.arange(n, dtype=dtype)
+    out = axpy(2.5, x, y)
+    # A Python float argument is a float64 at run time (as in numba): the
+    # result is what NumPy gives for np.float64(2.5).
+    want = np.float64(2.5) * x + y
+    assert out.dtype == want.dtype
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+    np.testing.assert_allclose(ufuncs(x), np.sqrt(np.abs(x)) +
+                               np.exp(-x * x) - abs(x) * np.sin(x),
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(clip_negative(x), np.where(x > 0, x, 0.0))
+
+
+def test_numpy_result_types():
+    @dpjit
+    def kinds(i32, f32, u8):
+        return i32 + 1, i32 / 2, f32 * 2.0, i32 * f32, u8 > 3, -i32, i32 // 3
+
+    i32 = np.arange(-4, 5, dtype=np.int32)
+    f32 = np.linspace(0, 1, 9, dtype=np.float32)
+    u8 = np.arange(9, dtype=np.uint8)
+    got = kinds(i32, f32, u8)
+    want = (i32 + 1, i32 / 2, f32 * 2.0, i32 * f32, u8 > 3, -i32, i32 // 3)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype, (g.dtype, w.dtype)
+        np.testing.assert_array_equal(g, w)
+
+
+def test_broadcasting_numbers_and_rows(device):
+    @dpjit
+    def f(m, row, s):
+        return m * row + s
+
+    m = np.arange(12.0).reshape(3, 4)
+    row = np.array([1.0, -1.0, 2.0, 0.5])
+    np.testing.assert_array_equal(f(m, row, 3.0), m * row + 3.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(3, 3), (6, 7), (65, 33)])
+def test_stencil_slices(device, require_dtypes, dtype, shape):
+    require_dtypes(dtype)
+    u = np.random.default_rng(1).random(shape).astype(dtype)
+    v = np.zeros_like(u)
+    stencil(u, v)
+    w = np.zeros_like(u)
+    w[1:-1, 1:-1] = (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] +
+                     u[1:-1, 2:]) * 0.25
+    np.testing.assert_allclose(v, w, rtol=1e-6)
+
+
+def test_jacobi_array_expression_in_sequential_loop(device):
+    u = np.zeros((40, 30))
+    u[0, :] = 1.0
+    got = jacobi(u.copy(), 25)
+    want_u = u.copy()
+    want_v = want_u.copy()
+    for _ in range(25):
+        want_v[1:-1, 1:-1] = (want_u[:-2, 1:-1] + want_u[2:, 1:-1] +
+                              want_u[1:-1, :-2] + want_u[1:-1, 2:]) * 0.25
+        want_u, want_v = want_v, want_u
+    np.testing.assert_allclose(got, want_u, rtol=1e-12)
+
+
+def test_slice_assignment_forms(device):
+    @dpjit
+    def f(a, b):
+        a[:] = 1.0
+        a[::3] = b[:a.shape[0] // 3 + 1] * 2
+        a[-2:] = -1
+        b[2, 1:] = 7
+
+    a = np.zeros(10)
+    b = np.arange(12.0)
+    want_a = a.copy()
+    want_b = b.copy()
+    want_a[:] = 1.0
+    want_a[::3] = want_b[:want_a.shape[0] // 3 + 1] * 2
+    want_a[-2:] = -1
+    with pytest.raises(TypingError):
+        f(a, b)  # b is 1-D: b[2, 1:] has too many indices
+    a2 = np.zeros(10)
+    b2 = np.arange(12.0).reshape(3, 4)
+
+    @dpjit
+    def g(a, b):
+        a[:] = 1.0
+        a[::3] = b[0, :] * 2
+        a[-2:] = -1
+        b[2, 1:] = 7
+
+    g(a2, b2)
+    want = np.ones(10)
+    want[::3] = np.arange(4.0) * 2
+    want[-2:] = -1
+    np.testing.assert_array_equal(a2, want)
+    want_b = np.arange(12.0).reshape(3, 4)
+    want_b[2, 1:] = 7
+    np.testing.assert_array_equal(b2, want_b)
+
+
+def test_in_place_operators_write_the_array(device):
+    @dpjit
+    def f(a, b):
+        a += b
+        a[1:] *= 2
+        c = a
+        c -= 1
+        return a
+
+    a = np.arange(6.0)
+    b = np.ones(6)
+    out = f(a, b)
+    want = np.arange(6.0) + 1
+    want[1:] *= 2
+    want -= 1
+    np.testing.assert_array_equal(a, want)
+    np.testing.assert_array_equal(out, want)
+
+
+def test_overlapping_assignment_reads_before_writing(device):
+    @dpjit
+    def shift(a):
+        a[1:] = a[:-1]
+        a[:-1] += a[1:]
+
+    a = np.arange(8.0)
+    want = a.copy()
+    want[1:] = want[:-1]
+    want[:-1] += want[1:]
+    shift(a)
+    np.testing.assert_array_equal(a, want)
+
+
+def test_expression_read_before_a_later_write(device):
+    @dpjit
+    def f(a, out):
+        t = a + 1.0
+        a[:] = 0.0
+        out[:] = t
+
+    a = np.arange(5.0)
+    out = np.zeros(5)
+    f(a, out)
+    np.testing.assert_array_equal(out, np.arange(5.0) + 1)
+    np.testing.assert_array_equal(a, np.zeros(5))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("n", [1, 5, 1001])
+def test_reductions(device, require_dtypes, dtype, n):
+    require_dtypes(dtype)
+    rng = np.random.default_rng(n)
+    a = (rng.random(n) * 10 - 3).astype(dtype)
+    b = (rng.random(n) * 4).astype(dtype)
+    got = reductions(a, b)
+    want = numpy_reductions(a, b)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-4)
+    assert type(got[0]) is (int if dtype == np.int32 else float)
+
+
+def test_sum_of_int32_does_not_wrap(device):
+    @dpjit
+    def f(a):
+        return a.sum()
+
+    a = np.full(1000, 2**30, dtype=np.int32)
+    assert f(a) == 1000 * 2**30
+
+
+def test_two_dimensional_reductions(device):
+    @dpjit
+    def f(m):
+        return m.sum(), m.max(), (m[1:, :] * m[:-1, :]).sum()
+
+    m = np.arange(35.0).reshape(5, 7)
+    got = f(m)
+    assert got == (m.sum(), m.max(), (m[1:, :] * m[:-1, :]).sum())
+
+
+def test_min_of_empty_array_is_a_value_error(device):
+    @dpjit
+    def f(a):
+        return a.min()
+
+    with pytest.raises(ValueError, match="zero-size array to reduction "
+                                         "operation minimum"):
+        f(np.zeros(0))
+
+
+def test_shape_mismatch_is_a_value_error_naming_the_line(device):
+    @dpjit
+    def f(a, b):
+        return a + b
+
+    with pytest.raises(ValueError, match=r"test_jit_arrays.py:\d+: operands "
+                                         r"could not be broadcast together: "
+                                         r"an extent of 4 meets one of 3"):
+        f(np.zeros(3), np.zeros(4))
+
+
+def test_device_arrays_give_device_arrays(device):
+    a = spirjit.asarray(np.arange(6.0, dtype=np.float32), device=device)
+    b = spirjit.asarray(np.ones(6, dtype=np.float32), device=device)
+    out = axpy(2.0, a, b)
+    assert isinstance(out, spirjit.DeviceArray)
+    assert out.device == device
+    np.testing.assert_array_equal(out.asnumpy(), 2.0 * np.arange(6.0) + 1)
+    assert reductions(a, b)[0] == 15.0
+
+
+def test_copy_and_astype(device):
+    @dpjit
+    def f(a):
+        c = a.copy()
+        c[0] = 100.0
+        return c, (a * 2).astype(np.int32), np.copy(a)
+
+    a = np.arange(4.0)
+    c, i, d = f(a)
+    assert a[0] == 0.0 and c[0] == 100.0
+    assert i.dtype == np.int32
+    np.testing.assert_array_equal(i, [0, 2, 4, 6])
+    np.testing.assert_array_equal(d, a)
+
+
+def test_consecutive_statements_fuse_into_one_kernel(tmp_path):
+    source = tmp_path / "fused.py"
+    source.write_text(textwrap.dedent("""
+        import numpy as np
+        def f(a, b):
+            c = a + b
+            d = c * 2.0
+            e = np.sqrt(d)
+            return e, d
+    """))
+    out = subprocess.run(
+        [sys.executable, "-m", "spirjit.dump_ir", "--jit", "--stage", "parfor",
+         "--sig", "(float64[::1], float64[::1])", str(source), "f"],
+        capture_output=True, text=True, check=True).stdout
+    assert out.count("; parfor ") == 1, out
+
+
+def test_errors():
+    @dpjit
+    def view_as_value(a):
+        v = a[1:]
+        return v
+
+    with pytest.raises(UnsupportedFeatureError,
+                       match=r"test_jit_arrays.py:\d+: an array slice"):
+        view_as_value(np.zeros(4))
+
+    @dpjit
+    def matmul(a, b):
+        return a @ b
+
+    with pytest.raises(UnsupportedFeatureError, match="'@' operator"):
+        matmul(np.zeros(3), np.zeros(3))
+
+    @dpjit
+    def bad_in_place(a):
+        a += 0.5
+
+    with pytest.raises(TypingError, match="same_kind"):
+        bad_in_place(np.zeros(3, dtype=np.int64))
+
+    @dpjit
+    def axis(a):
+        return a.sum(axis=0)
+
+    with pytest.raises(UnsupportedFeatureError, match="axis="):
+        axis(np.zeros((2, 2)))
+
+    @spirjit.kernel
+    def kernel_slice(item, a):
+        a[1:] = 0
+
+    with pytest.raises(UnsupportedFeatureError, match="slices"):
+        spirjit.call_kernel(kernel_slice, spirjit.Range(1), np.zeros(3))
