@@ -52,22 +52,24 @@ $arch
 EOF
 }
 
-# Runs a prange on the device (an import is not enough: a wrong target
-# architecture shows only when a kernel runs), in an environment empty but
-# for PATH and HOME, so that spirjit's OCL_ICD_VENDORS or PYTHONPATH cannot
-# leak into the check.
+# Runs a float32 prange on the device (an import is not enough: a wrong
+# target architecture shows only when vectorised kernel code runs; a float64
+# loop of 10 elements passes with skx here), in an environment empty but for
+# PATH and HOME, so that spirjit's OCL_ICD_VENDORS or PYTHONPATH cannot leak
+# into the check.
 check='
 import dpnp
 from numba_dpex import dpjit, prange
 
 @dpjit
-def twice(a):
+def add(a, b, c):
     for i in prange(a.shape[0]):
-        a[i] = a[i] * 2
+        c[i] = a[i] + b[i]
 
-a = dpnp.ones(10)
-twice(a)
-assert float(a.sum()) == 20
+a = dpnp.ones(4096, dtype=dpnp.float32)
+c = dpnp.empty_like(a)
+add(a, a, c)
+assert float(c.sum()) == 8192
 '
 works() {
   [ -x "$venv/bin/python" ] && [ -f "$venv/env.sh" ] &&
