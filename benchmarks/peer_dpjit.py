@@ -188,7 +188,8 @@ def main():
     p.add_argument("--small", action="store_true",
                    help="2^20 elements and 1024^2 grids, as bench_prange.py")
     args = p.parse_args()
-    out = {"_device": dpctl.SyclQueue().sycl_device.name,
+    device = dpctl.SyclQueue().sycl_device
+    out = {"_device": f"{device.name}, driver {device.driver_version}",
            "_versions": f"numba-dpex {numba_dpex.__version__}, "
                         f"dpnp {dpnp.__version__}, dpctl {dpctl.__version__}, "
                         f"numba {numba.__version__}"}
