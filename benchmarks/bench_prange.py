@@ -151,8 +151,9 @@ def run_peer(venv, args):
     python = os.path.join(venv, "bin", "python")
     env_sh = os.path.join(venv, "env.sh")
     if not (os.path.isfile(python) and os.path.isfile(env_sh)):
-        print(f"numba-dpex dpjit: no venv at {venv}; scripts/setup-numba-dpex.sh "
-              "makes one (about 1 GB from PyPI) for a numba-dpex column")
+        print(f"numba-dpex dpjit: no venv at {venv}; "
+              "scripts/setup-numba-dpex.sh makes one (about 1 GB from PyPI) "
+              "for a numba-dpex column")
         return None
     env = {k: v for k, v in os.environ.items()
            if k not in ("OCL_ICD_VENDORS", "PYTHONPATH", "VIRTUAL_ENV") and
@@ -163,19 +164,25 @@ def run_peer(venv, args):
     if args.small:
         cmd.append("--small")
     try:
-        out = subprocess.run(["bash", "-c"] + cmd, env=env, capture_output=True,
-                             text=True, timeout=1200)
+        out = subprocess.run(["bash", "-c"] + cmd, env=env,
+                             capture_output=True, text=True, timeout=1200)
     except subprocess.TimeoutExpired:
         print("numba-dpex dpjit: peer_dpjit.py ran past 20 minutes")
         return None
     lines = out.stdout.strip().splitlines()
     if out.returncode or not lines:
-        why = out.stderr.strip().splitlines()[-1:] or [f"exit {out.returncode}"]
+        why = out.stderr.strip().splitlines()[-1:] or ["no message"]
         print(f"numba-dpex dpjit: peer_dpjit.py failed ({out.returncode}): "
               f"{why[0]}")
         return None
-    peer = json.loads(lines[-1])
-    print(f"numba-dpex dpjit: {peer['_versions']}, on {peer['_device']}")
+    try:
+        peer = json.loads(lines[-1])
+    except json.JSONDecodeError:
+        print(f"numba-dpex dpjit: peer_dpjit.py ended without its JSON line: "
+              f"{lines[-1][:200]}")
+        return None
+    print(f"numba-dpex dpjit: {peer.get('_versions')}, on "
+          f"{peer.get('_device')}")
     return peer
 
 
@@ -385,7 +392,8 @@ def main(argv=None):
                 devices.append((short, d))
                 break
     devices.sort(key=lambda sd: sd[1] != default)
-    # numba-dpex's rows first (a process of its own): the [Intel] table shows them.
+    # numba-dpex's rows first (a process of its own): the [Intel] table
+    # shows them.
     peer = run_peer(args.peer_venv, args)
     for short, d in devices:
         run_runtime(short, d, args, numba_fns,

@@ -177,8 +177,8 @@ def first_call():
     proc = subprocess.run([sys.executable, "-c", FIRST_CALL],
                           capture_output=True, text=True, timeout=300)
     if proc.returncode:
-        tail = proc.stderr.strip().splitlines()[-1:] or [f"exit {proc.returncode}"]
-        return f"failed: {tail[0]}"[:200]
+        tail = proc.stderr.strip().splitlines()[-1:] or ["no message"]
+        return f"failed ({proc.returncode}): {tail[0]}"[:200]
     return float(proc.stdout.split()[-1])
 
 
