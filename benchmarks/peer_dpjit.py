@@ -198,5 +198,6 @@ def main():
     json.dump(out, sys.stdout)
     print()
 
+
 if __name__ == "__main__":
     main()
