@@ -14,10 +14,17 @@ Then the first call of a jit function with one prange in a fresh process
 with the disk cache off (our own work and the runtime's program build
 apart), and in a second process from the disk cache.
 
-    python benchmarks/bench_prange.py [--reps R] [--small]
+Where the numba-dpex venv exists (scripts/setup-numba-dpex.sh; --peer-venv),
+the same programs under numba-dpex's dpjit (benchmarks/peer_dpjit.py, run in
+that venv in a process of its own) add a "numba-dpex dpjit" column to the
+[Intel] table, the same device through the same runtime (numba-dpex pins an
+older release of it), and a line to the first-call section.
+
+    python benchmarks/bench_prange.py [--reps R] [--small] [--peer-venv DIR]
 """
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -37,6 +44,9 @@ from bench_vecadd import timeit_median  # noqa: E402
 
 RUNTIMES = [("Intel", "Intel(R) OpenCL"),
             ("PoCL", "Portable Computing Language")]
+# numba-dpex runs Intel's CPU OpenCL runtime only: its column is that table's.
+PEER_RUNTIME = "Intel"
+PEER_VENV = os.path.join(REPO, ".peer", "numba-dpex")
 
 
 def median_time(fn, reps, warmup=2):
@@ -131,8 +141,75 @@ def fmt(t):
     return f"{t * 1e3:9.2f} ms"
 
 
-def run_runtime(short, device, args, numba_fns):
+def run_peer(venv, args):
+    """numba-dpex's rows: peer_dpjit.py's JSON object (row -> seconds, or how
+    the row failed), or None after a line saying why there are none.
+
+    peer_dpjit.py runs under the venv's python with its env.sh sourced, in an
+    environment without spirjit's OCL_ICD_VENDORS, PYTHONPATH and SPIRJIT_*
+    (numba-dpex brings its own loader set-up and cannot import numpy 2)."""
+    python = os.path.join(venv, "bin", "python")
+    env_sh = os.path.join(venv, "env.sh")
+    if not (os.path.isfile(python) and os.path.isfile(env_sh)):
+        print(f"numba-dpex dpjit: no venv at {venv}; "
+              "scripts/setup-numba-dpex.sh makes one (about 1 GB from PyPI) "
+              "for a numba-dpex column")
+        return None
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OCL_ICD_VENDORS", "PYTHONPATH", "VIRTUAL_ENV") and
+           not k.startswith("SPIRJIT_")}
+    script = os.path.join(REPO, "benchmarks", "peer_dpjit.py")
+    cmd = ['. "$1" && shift && exec "$@"', "peer", env_sh, python, "-W",
+           "ignore", script, "--reps", str(args.reps)]
+    if args.small:
+        cmd.append("--small")
+    try:
+        out = subprocess.run(["bash", "-c"] + cmd, env=env,
+                             capture_output=True, text=True, timeout=1200)
+    except subprocess.TimeoutExpired:
+        print("numba-dpex dpjit: peer_dpjit.py ran past 20 minutes")
+        return None
+    lines = out.stdout.strip().splitlines()
+    if out.returncode or not lines:
+        why = out.stderr.strip().splitlines()[-1:] or ["no message"]
+        print(f"numba-dpex dpjit: peer_dpjit.py failed ({out.returncode}): "
+              f"{why[0]}")
+        return None
+    try:
+        peer = json.loads(lines[-1])
+    except json.JSONDecodeError:
+        print(f"numba-dpex dpjit: peer_dpjit.py ended without its JSON line: "
+              f"{lines[-1][:200]}")
+        return None
+    print(f"numba-dpex dpjit: {peer.get('_versions')}, on "
+          f"{peer.get('_device')}")
+    return peer
+
+
+class PeerColumn:
+    """The numba-dpex dpjit cells of one table: its median and spirjit's time
+    over it (below 1: spirjit is faster); a row that failed in numba-dpex
+    shows a note number, and notes() gives the failures in full."""
+
+    def __init__(self, peer):
+        self.peer = peer
+        self.failures = []
+
+    def cell(self, key, ours=None):
+        got = self.peer.get(key, "not measured by peer_dpjit.py")
+        if not isinstance(got, str):
+            return fmt(got) + (f" (ours {ours / got:.2f}x)" if ours else "")
+        self.failures.append((key, got))
+        return f"failed [{len(self.failures)}]"
+
+    def notes(self):
+        return [f"  [{k}] numba-dpex {key}: {why}"
+                for k, (key, why) in enumerate(self.failures, 1)]
+
+
+def run_runtime(short, device, args, numba_fns, peer=None):
     reps = args.reps
+    dpex = PeerColumn(peer) if peer else None
     n = 1 << (20 if args.small else 24)
     side = 1024 if args.small else 4096
     rows = []
@@ -157,6 +234,8 @@ def run_runtime(short, device, args, numba_fns):
     else:
         row.append("-")
     row.append(f"{t_prange / t_kernel:.2f}x kernel (target <= 1.1)")
+    if dpex:
+        row.append(dpex.cell("vecadd", t_prange))
     rows.append(row)
 
     # Jacobi sweep
@@ -193,7 +272,17 @@ def run_runtime(short, device, args, numba_fns):
         row.append("-")
     row.append((f"{t_prange / t_cl:.2f}x OpenCL C (<= 1.1)" if t_cl else "") +
                (f", numba {t_nb / t_prange:.2f}x our time (> 1: faster)" if t_nb else ""))
+    if dpex:
+        row.append(dpex.cell("jacobi_prange", t_prange))
     rows.append(row)
+    if dpex:
+        # numba-dpex's 1-D form of the sweep (peer_dpjit.py says why), and
+        # its array expression until spirjit has that row.
+        rows.append([f"Jacobi {side}^2 f32 (1-D prange from 0)", "-", "-",
+                     "-", "numba-dpex only (2-D fails there)",
+                     dpex.cell("jacobi_outer_prange", t_prange)])
+        rows.append([f"Jacobi {side}^2 f32 (array expression)", "-", "-",
+                     "-", "numba-dpex only", dpex.cell("jacobi_arrayexpr")])
 
     # sum
     x = rng.random(n)
@@ -218,10 +307,14 @@ def run_runtime(short, device, args, numba_fns):
     else:
         row.append("-")
     row.append(f"{t_prange / t_tree:.2f}x tree kernel (<= 1.2)")
+    if dpex:
+        row.append(dpex.cell("sum", t_prange))
     rows.append(row)
 
     headers = ["case", "spirjit jit/prange", "reference", "numba parallel",
                "ratio"]
+    if dpex:
+        headers.append("numba-dpex dpjit")
     widths = [max(len(str(r[k])) for r in rows + [headers])
               for k in range(len(headers))]
     print(f"\n[{short}] {device.name}")
@@ -229,6 +322,11 @@ def run_runtime(short, device, args, numba_fns):
     print("-+-".join("-" * w for w in widths))
     for r in rows:
         print(" | ".join(str(c).ljust(w) for c, w in zip(r, widths)))
+    if dpex:
+        print("numba-dpex dpjit: its median; (ours Nx) is spirjit's time in "
+              "the row over it (< 1: spirjit faster), in the 1-D row "
+              "spirjit's 2-D prange")
+        print("\n".join(dpex.notes()))
 
 
 FIRST_CALL = r"""
@@ -277,6 +375,9 @@ def main(argv=None):
     p.add_argument("--reps", type=int, default=10)
     p.add_argument("--small", action="store_true",
                    help="2^20 elements and 1024^2 grids (a quick look)")
+    p.add_argument("--peer-venv", default=PEER_VENV,
+                   help="numba-dpex's venv (scripts/setup-numba-dpex.sh) "
+                        "for its dpjit column; default %(default)s")
     args = p.parse_args(argv)
     numba_fns, why = numba_functions()
     if why:
@@ -291,8 +392,12 @@ def main(argv=None):
                 devices.append((short, d))
                 break
     devices.sort(key=lambda sd: sd[1] != default)
+    # numba-dpex's rows first (a process of its own): the [Intel] table
+    # shows them.
+    peer = run_peer(args.peer_venv, args)
     for short, d in devices:
-        run_runtime(short, d, args, numba_fns)
+        run_runtime(short, d, args, numba_fns,
+                    peer if short == PEER_RUNTIME else None)
 
     import tempfile
     print("\nfirst call of a jit function with one prange, fresh process "
@@ -309,6 +414,12 @@ def main(argv=None):
         print(f"  [{short}] cache off: {show(off, err)}; "
               f"second process from the disk cache: {show(second, err3)}"
               + (f" [{second[2]} disk hit]" if second else ""))
+
+    if peer:
+        first = peer.get("first_call", "not measured")
+        print(f"  [{PEER_RUNTIME}] numba-dpex dpjit, fresh process (numba's "
+              "disk cache is off unless asked for): " +
+              (first if isinstance(first, str) else f"{first * 1e3:.1f}"))
 
 
 def _standalone(argv):
