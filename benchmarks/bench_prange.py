@@ -75,6 +75,12 @@ def jacobi_prange(u, v):
 
 
 @spirjit.jit
+def jacobi_arrayexpr(u, v):
+    v[1:-1, 1:-1] = (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] +
+                     u[1:-1, 2:]) * 0.25
+
+
+@spirjit.jit
 def sum_prange(a):
     s = 0.0
     for i in prange(a.shape[0]):
@@ -115,13 +121,18 @@ def numba_functions():
                                   u[i, j + 1])
 
     @numba.njit(parallel=True)
+    def nb_jacobi_arrayexpr(u, v):
+        v[1:-1, 1:-1] = (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] +
+                         u[1:-1, 2:]) * 0.25
+
+    @numba.njit(parallel=True)
     def nb_sum(a):
         s = 0.0
         for i in numba.prange(a.shape[0]):
             s += a[i]
         return s
 
-    return (nb_vecadd, nb_jacobi, nb_sum), None
+    return (nb_vecadd, nb_jacobi, nb_sum, nb_jacobi_arrayexpr), None
 
 
 def pyopencl_context(platform):
@@ -276,13 +287,30 @@ def run_runtime(short, device, args, numba_fns, peer=None):
         row.append(dpex.cell("jacobi_prange", t_prange))
     rows.append(row)
     if dpex:
-        # numba-dpex's 1-D form of the sweep (peer_dpjit.py says why), and
-        # its array expression until spirjit has that row.
+        # numba-dpex's 1-D form of the sweep (peer_dpjit.py says why).
         rows.append([f"Jacobi {side}^2 f32 (1-D prange from 0)", "-", "-",
                      "-", "numba-dpex only (2-D fails there)",
                      dpex.cell("jacobi_outer_prange", t_prange)])
-        rows.append([f"Jacobi {side}^2 f32 (array expression)", "-", "-",
-                     "-", "numba-dpex only", dpex.cell("jacobi_arrayexpr")])
+
+    # Jacobi sweep as an array expression
+    dv2 = to(u.copy())
+    jacobi_arrayexpr(du, dv2)
+    assert np.allclose(dv2.asnumpy(), want, rtol=1e-6)
+    t_expr = median_time(lambda: jacobi_arrayexpr(du, dv2), reps)
+    row = [f"Jacobi {side}^2 f32 (array expression)", fmt(t_expr),
+           (fmt(t_cl) + " (OpenCL C)") if t_cl else "unavailable"]
+    t_nb = None
+    if numba_fns:
+        v = u.copy()
+        t_nb = median_time(lambda: numba_fns[3](u, v), reps)
+        row.append(fmt(t_nb))
+    else:
+        row.append("-")
+    row.append((f"{t_expr / t_cl:.2f}x OpenCL C (<= 1.1)" if t_cl else "") +
+               (f", numba {t_nb / t_expr:.2f}x our time (> 1: faster)" if t_nb else ""))
+    if dpex:
+        row.append(dpex.cell("jacobi_arrayexpr", t_expr))
+    rows.append(row)
 
     # sum
     x = rng.random(n)

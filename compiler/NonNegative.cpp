@@ -1,5 +1,6 @@
 #include "compiler/NonNegative.h"
 
+#include <algorithm>
 #include <string>
 
 namespace spirjit {
@@ -49,6 +50,10 @@ bool holds(const TypedFunction &typed, const Instruction *inst,
       (inst->type->kind == TypeKind::Int && !inst->type->isSigned))
     return true;
   switch (inst->opcode) {
+  case Opcode::Arg: {
+    const std::vector<int> &known = typed.description->nonNegativeParameters;
+    return std::find(known.begin(), known.end(), inst->index) != known.end();
+  }
   case Opcode::Phi:
     for (const Instruction *operand : inst->operands)
       if (!in(operand))
@@ -94,15 +99,25 @@ bool holds(const TypedFunction &typed, const Instruction *inst,
     const Instruction *callee = inst->operands[0];
     if (isWorkItemQuery(callee))
       return true;
-    if (!callee->isa(Opcode::Global))
+    if (!callee->isa(Opcode::Global) ||
+        callee->type->kind != TypeKind::Function)
       return false;
-    if (callee->name == "len")
+    const std::string &name = callee->type->name;
+    if (name == "len")
       return true;
-    if (callee->name == "min" || callee->name == "max") {
+    if (inst->operands.size() < 2)
+      return false;
+    if (name == "min") { // all of them, or max: any of them
       for (size_t i = 1; i < inst->operands.size(); ++i)
         if (!in(inst->operands[i]))
           return false;
-      return inst->operands.size() > 1;
+      return true;
+    }
+    if (name == "max") {
+      for (size_t i = 1; i < inst->operands.size(); ++i)
+        if (in(inst->operands[i]))
+          return true;
+      return false;
     }
     return false;
   }
@@ -115,7 +130,8 @@ bool holds(const TypedFunction &typed, const Instruction *inst,
       return false;
     const Instruction *range = iter->operands[0];
     if (!range->isa(Opcode::Call) || !range->operands[0]->isa(Opcode::Global) ||
-        range->operands[0]->name != "range")
+        range->operands[0]->type->kind != TypeKind::Function ||
+        range->operands[0]->type->name != "range")
       return false;
     size_t n = range->operands.size() - 1;
     if (n == 1)

@@ -3,6 +3,8 @@
 // place.
 #include "compiler/Parfor.h"
 
+#include "compiler/NonNegative.h"
+
 #include "frontend/CloneFunction.h"
 #include "frontend/Diagnostics.h"
 #include "frontend/Dominators.h"
@@ -78,6 +80,8 @@ public:
         }
       if (!found)
         break;
+      // Anew for each loop: outlining deletes and creates instructions.
+      nonNegative_ = findNonNegativeIntegers(host_);
       outline(*found);
     }
     std::string problems = ir::verify(fn_);
@@ -503,6 +507,9 @@ private:
       std::string name = v->isa(Opcode::Arg) ? v->name
                                               : "v" + std::to_string(v->id);
       values[v] = parameter(name);
+      if (nonNegative_.count(v))
+        description->nonNegativeParameters.push_back(
+            static_cast<int>(kernel->parameterNames.size()) - 1);
       parfor.arguments.push_back(v);
       parfor.kernelArgumentTypes.push_back(types::materialize(v->type));
     };
@@ -776,6 +783,9 @@ private:
 
   TypedFunction &host_;
   ir::Function &fn_;
+  /// Host values never negative: their parameters are marked so
+  /// (FunctionDescription::nonNegativeParameters).
+  std::unordered_set<const Instruction *> nonNegative_;
   std::vector<Parfor> parfors_;
 };
 

@@ -119,6 +119,10 @@ struct FunctionDescription {
   /// A kernel the compiler made (the parfor stage outlines prange loops):
   /// its untyped pyir, which stands in for the bytecode.
   std::shared_ptr<const ir::Function> prebuiltPyIR;
+  /// For such a kernel: the parameters (by index, the item being 0) the
+  /// host computed never to be negative (a slice's start): their uses as
+  /// indices need no wrap-around (compiler/NonNegative.h).
+  std::vector<int> nonNegativeParameters;
 
   /// The source line of the instruction at byte offset `offset`.
   int lineAt(int offset) const;
