@@ -1,0 +1,39 @@
+# RUN: %spirjit-dump-ir %s f --jit --sig "(float32[::1], float32[::1], float32[:, ::1], float32[:, ::1])" --stage typed | FileCheck %s --check-prefix=TYPED
+# RUN: %spirjit-dump-ir %s f --jit --sig "(float32[::1], float32[::1], float32[:, ::1], float32[:, ::1])" --stage parfor | FileCheck %s
+# Array expressions: the typed stage gives whole arrays NumPy's types; the
+# array-expression stage makes each statement a prange loop, fusing the two
+# consecutive 1-D statements into one kernel, and the stencil is one 2-D
+# kernel reading u at four offsets (slices never exist at run time).
+import numpy as np
+
+
+def f(a, b, u, v):
+    c = a + b * 2.0
+    d = np.sqrt(c)
+    v[1:-1, 1:-1] = (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] +
+                     u[1:-1, 2:]) * 0.25
+    return d, c.sum()
+
+# TYPED-LABEL: after typed (jit: f)
+# TYPED: binop * %{{[0-9]+}}, %{{[0-9]+}} : float32[::1]
+# TYPED: call %{{[0-9]+}}, %{{[0-9]+}} : float32[::1]
+# TYPED: call %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}} : slice
+# TYPED: getitem %{{[0-9]+}}, %{{[0-9]+}} : float32[:, :]
+
+# CHECK-LABEL: after parfor (jit: f)
+# c and d: one loop writing both arrays, allocated first.
+# CHECK: getattr 'empty'
+# CHECK: getattr 'empty'
+# CHECK: global 'parfor0'
+# CHECK: global 'parfor1'
+# c.sum(): a reduction launch whose result the host returns.
+# CHECK: global 'parfor2'
+# CHECK: tuple_get 0
+# CHECK: ; parfor 0: a 1-D launch of kernel f_parfor0
+# CHECK: setitem
+# CHECK: call
+# CHECK: setitem
+# CHECK: ; parfor 1: a 2-D launch of kernel f_parfor1
+# CHECK-COUNT-4: getitem %{{[0-9]+}}, %{{[0-9]+}}
+# CHECK: setitem
+# CHECK: ; parfor 2: a 1-D launch of kernel f_parfor2 (1 reduction(s))
