@@ -756,6 +756,14 @@ private:
       body.block = join;
       return make(join, Opcode::Phi, {x, y}, line);
     }
+    if (std::optional<UfuncOperator> u = ufuncOperator(name)) {
+      std::vector<Instruction *> operands = {operand(1)};
+      if (u->opcode != Opcode::UnaryOp)
+        operands.push_back(operand(2));
+      Instruction *op = make(body.block, u->opcode, operands, line);
+      op->index = u->op;
+      return op;
+    }
     if (name == "numpy.minimum" || name == "numpy.maximum")
       return builtin(body.block, name == "numpy.minimum" ? "min" : "max",
                      {operand(1), operand(2)}, line);

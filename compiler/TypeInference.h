@@ -17,6 +17,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -79,6 +80,15 @@ bool isArrayConstructor(const std::string &qualifiedName);
 /// "numpy.max", "numpy.amin", "numpy.amax", "numpy.mean", "numpy.dot" (a
 /// method `a.sum` is named as the function): host code only.
 bool isArrayReduction(const std::string &qualifiedName);
+
+/// The NumPy ufuncs that are operators (np.add is +, np.less is <,
+/// np.negative is unary -): the pyir instruction and operator they mean on
+/// array elements; nullopt for other names.
+struct UfuncOperator {
+  ir::Opcode opcode;
+  int64_t op; // a BinaryOperator, CompareOperator or UnaryOperator
+};
+std::optional<UfuncOperator> ufuncOperator(const std::string &qualifiedName);
 
 TypedFunction inferTypes(const FunctionDescription &description,
                          std::unique_ptr<ir::Function> function,

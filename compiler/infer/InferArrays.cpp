@@ -47,6 +47,50 @@ const std::set<std::string> &arrayMethods() {
 } // namespace spirjit::infer
 
 namespace spirjit {
+std::optional<UfuncOperator> ufuncOperator(const std::string &name) {
+  using B = ir::BinaryOperator;
+  using C = ir::CompareOperator;
+  using U = ir::UnaryOperator;
+  auto binary = [](B op) {
+    return UfuncOperator{ir::Opcode::BinaryOp, static_cast<int64_t>(op)};
+  };
+  auto compare = [](C op) {
+    return UfuncOperator{ir::Opcode::Compare, static_cast<int64_t>(op)};
+  };
+  auto unary = [](U op) {
+    return UfuncOperator{ir::Opcode::UnaryOp, static_cast<int64_t>(op)};
+  };
+  static const std::map<std::string, UfuncOperator> table = {
+      {"numpy.add", binary(B::Add)},
+      {"numpy.subtract", binary(B::Sub)},
+      {"numpy.multiply", binary(B::Mul)},
+      {"numpy.divide", binary(B::TrueDiv)},
+      {"numpy.true_divide", binary(B::TrueDiv)},
+      {"numpy.floor_divide", binary(B::FloorDiv)},
+      {"numpy.remainder", binary(B::Mod)},
+      {"numpy.mod", binary(B::Mod)},
+      {"numpy.bitwise_and", binary(B::BitAnd)},
+      {"numpy.bitwise_or", binary(B::BitOr)},
+      {"numpy.bitwise_xor", binary(B::BitXor)},
+      {"numpy.left_shift", binary(B::LShift)},
+      {"numpy.right_shift", binary(B::RShift)},
+      {"numpy.equal", compare(C::Eq)},
+      {"numpy.not_equal", compare(C::Ne)},
+      {"numpy.less", compare(C::Lt)},
+      {"numpy.less_equal", compare(C::Le)},
+      {"numpy.greater", compare(C::Gt)},
+      {"numpy.greater_equal", compare(C::Ge)},
+      {"numpy.negative", unary(U::Neg)},
+      {"numpy.positive", unary(U::Pos)},
+      {"numpy.invert", unary(U::Invert)},
+      {"numpy.bitwise_not", unary(U::Invert)},
+  };
+  auto it = table.find(name);
+  if (it == table.end())
+    return std::nullopt;
+  return it->second;
+}
+
 bool isArrayReduction(const std::string &name) {
   static const std::set<std::string> names = {
       "numpy.sum", "numpy.prod", "numpy.min", "numpy.max", "numpy.amin",
@@ -281,6 +325,24 @@ const Type *Inference::inferArrayCall(Instruction &inst) {
                             t->str() + "'");
     }
     elements.push_back(elementOf(t));
+  }
+  if (std::optional<UfuncOperator> u = ufuncOperator(name)) {
+    // The operator's rules on the elements, as `a + b` would have them.
+    Instruction probe = inst;
+    probe.opcode = u->opcode;
+    probe.index = u->op;
+    probe.name.clear();
+    const Type *t = nullptr;
+    if (u->opcode == Opcode::UnaryOp) {
+      arity(1);
+      t = inferUnary(probe, elements[0]);
+    } else {
+      arity(2);
+      t = u->opcode == Opcode::Compare
+              ? inferCompare(probe, elements[0], elements[1])
+              : inferBinary(probe, elements[0], elements[1]);
+    }
+    return types::array(types::materialize(t), ndim, 'C');
   }
   if (name == "numpy.where") {
     arity(3);

@@ -344,3 +344,21 @@ def test_errors():
 
     with pytest.raises(UnsupportedFeatureError, match="slices"):
         spirjit.call_kernel(kernel_slice, spirjit.Range(1), np.zeros(3))
+
+
+def test_numpy_ufuncs_that_are_operators(device):
+    @dpjit
+    def f(a, b):
+        return (np.add(a, b), np.subtract(a, 1), np.multiply(a, b),
+                np.divide(a, b), np.less(a, b), np.negative(a),
+                np.floor_divide(a, 2), np.maximum(a, b))
+
+    a = np.arange(1.0, 9.0)
+    b = np.full(8, 3.0)
+    got = f(a, b)
+    want = (np.add(a, b), np.subtract(a, 1), np.multiply(a, b),
+            np.divide(a, b), np.less(a, b), np.negative(a),
+            np.floor_divide(a, 2), np.maximum(a, b))
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
