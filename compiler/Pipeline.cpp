@@ -13,6 +13,7 @@
 #include "compiler/DropUnusedParameters.h"
 #include "compiler/HostTarget.h"
 #include "compiler/ArrayExpressions.h"
+#include "compiler/InlineJit.h"
 #include "compiler/Parfor.h"
 #include "compiler/ItemRank.h"
 #include "compiler/KernelABI.h"
@@ -376,17 +377,26 @@ CompiledHost compileHost(const HostRequest &request,
                         " arguments but was given " +
                         std::to_string(request.argumentTypes.size()));
 
-  // typed: as for kernels, with host code's rules (FunctionKind::Host).
   struct Typed {
     TypedFunction typed;
     Specializations specializations;
-    /// The array-expression stage's description, which the typed function
-    /// points to when that stage rewrote it.
-    std::shared_ptr<FunctionDescription> rewritten;
+    /// The descriptions the inliner and the array-expression stage made,
+    /// which the typed function points to when they changed it.
+    std::shared_ptr<FunctionDescription> inlined, rewritten;
   };
   auto host = std::make_shared<Typed>();
-  host->specializations.deviceFunctions = &function.deviceFunctions;
-  host->typed = inferTypes(function, std::move(pyir), request.argumentTypes,
+
+  // Jit functions it calls become part of its pyir (InlineJit.h).
+  const FunctionDescription *described = &function;
+  if (callsJitFunctions(function)) {
+    host->inlined = std::make_shared<FunctionDescription>(function);
+    inlineJitCalls(*pyir, *host->inlined);
+    described = host->inlined.get();
+  }
+
+  // typed: as for kernels, with host code's rules (FunctionKind::Host).
+  host->specializations.deviceFunctions = &described->deviceFunctions;
+  host->typed = inferTypes(*described, std::move(pyir), request.argumentTypes,
                            FunctionKind::Host, host->specializations);
   TypedFunction &typed = host->typed;
   dump(Stage::Typed, [&] { return printTypedFunction(typed); });

@@ -93,6 +93,8 @@ std::string FunctionDescription::fingerprint() const {
            "}";
   if (prebuiltPyIR)
     out += "\npyir\n" + ir::print(*prebuiltPyIR);
+  if (jitFunction)
+    out += "\njit";
   for (int p : nonNegativeParameters)
     out += "\nnon-negative " + std::to_string(p);
   return out;

@@ -113,6 +113,9 @@ struct FunctionDescription {
   /// For device functions: the signatures they accept, numba-style
   /// ("float64(float64, int64)"); empty means any.
   std::vector<std::string> signatures;
+  /// A @spirjit.jit function (in the deviceFunctions table because another
+  /// jit function calls it): host code inlines it (compiler/InlineJit.h).
+  bool jitFunction = false;
   /// Every device function reachable from the function being compiled, by
   /// key (filled in the top-level description only).
   std::map<std::string, std::shared_ptr<FunctionDescription>> deviceFunctions;

@@ -624,6 +624,8 @@ class JitFunction:
     """A function compiled whole: host code through LLVM's JIT, its prange
     loops as kernels on the device of its arrays (or ``device=``)."""
 
+    __spirjit_jit__ = True  # another jit function's host code inlines it
+
     def __init__(self, fn, device=None, fastmath=False, opt=2):
         _check_function(fn, "jit")
         level = _opt_level(opt, "jit")

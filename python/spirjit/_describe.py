@@ -46,6 +46,11 @@ def describe_value(value, table=None):
     description), so mutual references and recursion terminate; the
     compiler rejects recursion itself."""
     device_func = getattr(value, "__spirjit_device_func__", None)
+    # A jit function another one calls: described like a device function,
+    # marked so that the caller's host code inlines it.
+    is_jit = getattr(value, "__spirjit_jit__", False) is True
+    if is_jit:
+        device_func = value
     if device_func is not None and table is not None:
         fn = device_func.py_func
         # Named by what it is, not where it lives: the same code with the
@@ -59,7 +64,10 @@ def describe_value(value, table=None):
         if key not in table:
             table[key] = None  # reserved: a reference back finds the key
             description = describe_function(fn, table)
-            description["signatures"] = list(device_func.signatures)
+            description["signatures"] = list(
+                getattr(device_func, "signatures", None) or [])
+            if is_jit:
+                description["jit"] = True
             table[key] = description
         return {"kind": "device_function", "name": key}
     if isinstance(value, (bool, int, float, complex)) and not isinstance(

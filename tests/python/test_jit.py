@@ -344,3 +344,58 @@ def test_host_element_access_on_gpu_memory_is_an_error():
     with pytest.raises(UnsupportedFeatureError,
                        match=r"test_jit.py:\d+: .*cannot address"):
         first(spirjit.zeros(3, device=gpus[0]))
+
+
+@dpjit
+def scale_in_place(a, s):
+    for i in prange(a.shape[0]):
+        a[i] *= s
+    return a.sum()
+
+
+@dpjit
+def norm(a):
+    return np.sqrt((a * a).sum())
+
+
+def test_jit_functions_call_jit_functions(device):
+    # The callees' loops become the caller's: one function, its kernels on
+    # the caller's device.
+    factor = 3.0
+
+    @dpjit
+    def outer(a):
+        first = scale_in_place(a, 2.0)
+        n = norm(a) * factor
+        return first, n, scale_in_place(a, 0.5)
+
+    a = np.arange(5.0)
+    first, n, last = outer(a)
+    assert first == 20.0
+    assert n == pytest.approx(math.sqrt((np.arange(5.0) * 2) @
+                                        (np.arange(5.0) * 2)) * 3)
+    assert last == 10.0
+    np.testing.assert_array_equal(a, np.arange(5.0))
+    d = spirjit.asarray(np.ones(4), device=device)
+    assert outer(d)[0] == 8.0
+
+
+def test_recursive_jit_function_is_an_error():
+    @dpjit
+    def down(n):
+        if n <= 0:
+            return 0
+        return down(n - 1)
+
+    with pytest.raises(UnsupportedFeatureError,
+                       match=r"test_jit.py:\d+: .*recursion is not supported"):
+        down(3)
+
+
+def test_keyword_arguments_to_a_jit_callee_are_an_error():
+    @dpjit
+    def caller(a):
+        return norm(a=a)
+
+    with pytest.raises(UnsupportedFeatureError, match="by position"):
+        caller(np.ones(3))

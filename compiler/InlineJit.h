@@ -1,0 +1,31 @@
+// Inlining jit functions that a jit function calls.
+//
+// Why: a jit function's helper is often another jit function with its own
+// prange loops or array expressions. Inlined into the caller's host code,
+// its loops become the caller's parfors (kernels on the caller's device)
+// and its scalar code compiles with the caller's; nothing is called
+// through Python.
+//
+// Contract: requires the verified untyped pyir of a jit function and a copy
+// of its description that may change. Replaces every call of a jit
+// function (a global or closure value whose description in
+// `description.deviceFunctions` has `jitFunction`) by the callee's body:
+// its parameters become the call's arguments, its globals and closure
+// values enter `description.globals` under fresh names, and its returns
+// branch to the code after the call, where a phi merges their values.
+// Calls in inlined bodies are inlined too; more than 100 (recursion) and
+// keyword arguments are UserErrors at the call's line. The result
+// verifies.
+#pragma once
+
+#include "frontend/FunctionDescription.h"
+#include "frontend/PyIR.h"
+
+namespace spirjit {
+
+void inlineJitCalls(ir::Function &function, FunctionDescription &description);
+
+/// Does `description` call a jit function (so inlineJitCalls has work)?
+bool callsJitFunctions(const FunctionDescription &description);
+
+} // namespace spirjit
