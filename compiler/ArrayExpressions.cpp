@@ -67,9 +67,8 @@ Role roleOf(const Instruction *inst) {
         (anyArray || inst->operands[0]->type->kind == TypeKind::Method))
       return Role::Reduction;
     if (isArray(inst->type) && !name.empty() && !isArrayConstructor(name) &&
-        name.compare(0, 7, "device:") != 0 &&
         name.compare(0, 7, "parfor:") != 0)
-      return Role::Elementwise;
+      return Role::Elementwise; // device functions too, element-wise
     return Role::Copied;
   }
   case Opcode::GetAttr:

@@ -95,6 +95,8 @@ std::string FunctionDescription::fingerprint() const {
     out += "\npyir\n" + ir::print(*prebuiltPyIR);
   if (jitFunction)
     out += "\njit";
+  if (elementwise)
+    out += "\nelementwise";
   for (int p : nonNegativeParameters)
     out += "\nnon-negative " + std::to_string(p);
   return out;

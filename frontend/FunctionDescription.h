@@ -116,6 +116,9 @@ struct FunctionDescription {
   /// A @spirjit.jit function (in the deviceFunctions table because another
   /// jit function calls it): host code inlines it (compiler/InlineJit.h).
   bool jitFunction = false;
+  /// A @spirjit.vectorize's scalar function: host code applies it to
+  /// arrays element by element (compiler/ArrayExpressions.h).
+  bool elementwise = false;
   /// Every device function reachable from the function being compiled, by
   /// key (filled in the top-level description only).
   std::map<std::string, std::shared_ptr<FunctionDescription>> deviceFunctions;

@@ -249,6 +249,9 @@ const Type *Inference::inferArrayCall(Instruction &inst) {
       (callee->kind != TypeKind::Function && !method))
     return nullptr;
   std::string name = callee->name;
+  if (name.compare(0, 7, "device:") == 0 &&
+      !specializations_.deviceFunctions->at(name.substr(7))->elementwise)
+    return nullptr; // a device function that takes arrays: a call
   if (!inst.name.empty())
     unsupported(inst, name + "() on arrays takes no keyword arguments in a "
                              "jit function (axis= and out= are not "
@@ -363,6 +366,15 @@ const Type *Inference::inferArrayCall(Instruction &inst) {
     return types::array(
         types::materialize(types::promote(elements[0], elements[1])), ndim,
         'C');
+  }
+  if (name.compare(0, 7, "device:") == 0) {
+    // A device function (a @vectorize's scalar function) on arrays: applied
+    // element by element.
+    const Type *t = inferDeviceCall(inst, name.substr(7), elements);
+    if (!t->isNumber())
+      typingError(inst, "a function applied to arrays element by element "
+                        "must return a number, not '" + t->str() + "'");
+    return types::array(types::materialize(t), ndim, 'C');
   }
   if (name.compare(0, 5, "math.") == 0)
     typingError(inst, name + "() takes a number; for arrays use the NumPy "

@@ -100,6 +100,8 @@ FunctionDescription toFunctionDescription(const py::dict &d) {
     f.signatures = strings(d["signatures"]);
   if (d.contains("jit"))
     f.jitFunction = d["jit"].cast<bool>();
+  if (d.contains("elementwise"))
+    f.elementwise = d["elementwise"].cast<bool>();
   if (d.contains("device_functions"))
     for (auto item : d["device_functions"].cast<py::dict>())
       f.deviceFunctions[item.first.cast<std::string>()] =

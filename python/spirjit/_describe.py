@@ -49,7 +49,8 @@ def describe_value(value, table=None):
     # A jit function another one calls: described like a device function,
     # marked so that the caller's host code inlines it.
     is_jit = getattr(value, "__spirjit_jit__", False) is True
-    if is_jit:
+    is_elementwise = getattr(value, "__spirjit_vectorize__", False) is True
+    if is_jit or is_elementwise:
         device_func = value
     if device_func is not None and table is not None:
         fn = device_func.py_func
@@ -65,9 +66,12 @@ def describe_value(value, table=None):
             table[key] = None  # reserved: a reference back finds the key
             description = describe_function(fn, table)
             description["signatures"] = list(
+                getattr(device_func, "device_signatures", None) or
                 getattr(device_func, "signatures", None) or [])
             if is_jit:
                 description["jit"] = True
+            if is_elementwise:
+                description["elementwise"] = True
             table[key] = description
         return {"kind": "device_function", "name": key}
     if isinstance(value, (bool, int, float, complex)) and not isinstance(

@@ -60,6 +60,10 @@ def _casts_safely(value, dtype):
 class Vectorized:
     """The ufunc ``spirjit.vectorize`` makes of a scalar function."""
 
+    # A jit function calling it applies it element by element, as a device
+    # function of its signatures (_describe.py).
+    __spirjit_vectorize__ = True
+
     def __init__(self, fn, signatures, device):
         from . import DeviceFunction, _check_function
         _check_function(fn, "vectorize")
@@ -68,6 +72,7 @@ class Vectorized:
         functools.update_wrapper(self, fn)
         self.py_func = fn
         self.signatures = [parse_signature(s) for s in signatures or ()]
+        self.device_signatures = list(signatures or ())
         self._device = device
         self._scalar = DeviceFunction(fn)
         self._kernels = {}

@@ -362,3 +362,27 @@ def test_numpy_ufuncs_that_are_operators(device):
     for g, w in zip(got, want):
         assert g.dtype == w.dtype
         np.testing.assert_array_equal(g, w)
+
+
+@spirjit.vectorize(["float64(float64, float64)", "float32(float32, float32)"])
+def hypot2(x, y):
+    return (x * x + y * y) ** 0.5
+
+
+@spirjit.vectorize
+def relu(x):
+    return x if x > 0 else 0.0
+
+
+def test_vectorize_functions_apply_element_by_element(device):
+    @dpjit
+    def f(a, b):
+        return hypot2(a, b) + relu(a - 2.0), hypot2(a, b).sum()
+
+    a = np.arange(5.0)
+    b = np.ones(5)
+    got, total = f(a, b)
+    np.testing.assert_allclose(got, np.hypot(a, b) + np.maximum(a - 2, 0))
+    assert total == pytest.approx(np.hypot(a, b).sum())
+    # The float32 signature is chosen for float32 arrays, as a ufunc would.
+    assert f(a.astype(np.float32), b.astype(np.float32))[0].dtype == np.float32
