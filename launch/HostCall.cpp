@@ -6,6 +6,7 @@
 #include "compiler/HostABI.h"
 #include "compiler/HostTarget.h"
 #include "frontend/Diagnostics.h"
+#include "runtime/DiskCache.h"
 
 #include <algorithm>
 #include <array>
@@ -161,6 +162,22 @@ std::shared_ptr<runtime::Buffer> allocateOn(HostCall &call, size_t bytes,
   return buffer;
 }
 
+/// The disk-cache key of a specialisation's host code: everything that
+/// decides its object file. The parfors' kernels have keys of their own.
+std::string hostCacheKey(const FunctionDescription &function,
+                         const std::vector<const Type *> &types,
+                         bool hostAddressable, const CompileOptions &options) {
+  return "jit host code\n" + function.fingerprint() + "\ntypes " +
+         types::formatArguments(types) + "\nhost-addressable " +
+         std::to_string(hostAddressable) + "\nfastmath " +
+         std::to_string(options.fastmath) + " opt " +
+         std::to_string(options.optLevel) + " boundscheck " +
+         std::to_string(options.boundscheck) + " debug " +
+         std::to_string(options.debug) + "\nmachine " +
+         HostJIT::instance().machine() + "\ncompiler " +
+         runtime::compilerBuildId();
+}
+
 } // namespace
 
 void defineHostHelpers() {
@@ -196,9 +213,26 @@ JitFunction::specialize(const std::vector<const Type *> &types,
   request.function = &description();
   request.argumentTypes = types;
   request.hostAddressable = hostAddressable;
+  // The front of the pipeline runs again (well under a millisecond): it
+  // gives the parfors' kernels, which the object file does not hold. A
+  // corrupt entry is a miss (DiskCache), one that does not link is
+  // ignored (compileHost); either is compiled and stored again. Printing
+  // the stages needs them compiled.
+  runtime::DiskCache disk = runtime::DiskCache::fromEnvironment();
+  std::string diskKey =
+      hostCacheKey(description(), types, hostAddressable, options_);
+  if (!options_.wantsDump)
+    if (auto object = disk.load(diskKey, "host"))
+      request.cachedObject = std::move(*object);
   auto specialization = std::make_unique<JitSpecialization>();
   specialization->host = compileHost(request, options_);
-  ++compiles_;
+  if (specialization->host.object.empty()) {
+    ++hostStatistics_.diskHits;
+  } else {
+    ++hostStatistics_.compiles;
+    hostStatistics_.compileSeconds = specialization->host.compileSeconds;
+    disk.store(diskKey, "host", specialization->host.object);
+  }
   for (const Parfor &parfor : specialization->host.parfors) {
     std::shared_ptr<FunctionDescription> kernel = parfor.kernel;
     specialization->kernels.push_back(std::make_unique<KernelCache>(

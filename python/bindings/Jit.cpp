@@ -327,6 +327,15 @@ void JitDispatcher::compileFor(py::args args) {
   function_.specialize(converted.types, converted.hostAddressable);
 }
 
+py::dict JitDispatcher::hostStats() {
+  const launch::CacheStatistics &s = function_.hostStatistics();
+  py::dict out;
+  out["compiles"] = s.compiles;
+  out["disk_hits"] = s.diskHits;
+  out["compile_seconds"] = s.compileSeconds;
+  return out;
+}
+
 py::dict JitDispatcher::kernelStats() {
   launch::CacheStatistics s = function_.kernelStatistics();
   py::dict out;
@@ -344,8 +353,9 @@ void addJit(py::module_ &m) {
            py::arg("device"), py::arg("fastmath"), py::arg("opt"))
       .def("__call__", &JitDispatcher::call)
       .def("compile_for", &JitDispatcher::compileFor)
+      .def("host_stats", &JitDispatcher::hostStats)
       .def("kernel_stats", &JitDispatcher::kernelStats)
-      .def_property_readonly("compiles", &JitDispatcher::compiles);
+      .def_property_readonly("compiles", &JitDispatcher::specializations);
 }
 
 } // namespace spirjit::python
