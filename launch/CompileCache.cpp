@@ -235,8 +235,12 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
       entry->compiled = compileKernel(request, capabilities, options);
       start = std::chrono::steady_clock::now();
       program = device->build(entry->compiled.image);
-      disk.store(cacheKey, imageFormatName(format),
-                 serialize({entry->compiled, device->programBinary(*program)}));
+      // The device binary is asked for only to be stored (PoCL takes a
+      // millisecond to give it).
+      if (disk.enabled())
+        disk.store(
+            cacheKey, imageFormatName(format),
+            serialize({entry->compiled, device->programBinary(*program)}));
     }
     if (!fromDisk)
       entry->kernel = device->createKernel(program, entry->compiled.entryPoint);

@@ -242,6 +242,14 @@ JitFunction::specialize(const std::vector<const Type *> &types,
               .first->second;
 }
 
+const JitSpecialization *
+JitFunction::find(const std::vector<const Type *> &types,
+                  bool hostAddressable) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto found = specializations_.find(std::make_pair(types, hostAddressable));
+  return found == specializations_.end() ? nullptr : found->second.get();
+}
+
 CacheStatistics JitFunction::kernelStatistics() {
   std::lock_guard<std::mutex> lock(mutex_);
   CacheStatistics sum;

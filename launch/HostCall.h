@@ -66,6 +66,9 @@ public:
   /// (HostRequest::hostAddressable).
   const JitSpecialization &specialize(const std::vector<const Type *> &types,
                                       bool hostAddressable = true);
+  /// That specialisation if it is made already, else nullptr.
+  const JitSpecialization *find(const std::vector<const Type *> &types,
+                                bool hostAddressable = true);
   /// Runs it: `parameters` points at each kernel-ABI parameter's value;
   /// the result goes to `result` (hostResultSlots of the return type).
   /// Throws what a helper failed with.

@@ -12,6 +12,7 @@
 
 #include <complex>
 #include <cstring>
+#include <future>
 
 namespace py = pybind11;
 
@@ -157,8 +158,6 @@ Converted convert(const py::args &args,
                             out.device->info().name);
     out.device = fixed;
   }
-  if (!out.device)
-    out.device = launch::defaultDevice();
   return out;
 }
 
@@ -295,12 +294,34 @@ std::vector<void *> parameters(const Converted &converted,
   return out;
 }
 
+/// The specialisation for `converted`'s types, and where the call runs:
+/// its arrays' device, device=, or the default device. Finding the default
+/// device the first time loads the OpenCL drivers and opens their devices
+/// (tens of milliseconds), and compiling needs no device, so a call that
+/// must do both does them at once, the devices on a thread of their own.
+const launch::JitSpecialization &
+specializeAndPlace(launch::JitFunction &function, Converted &converted) {
+  if (converted.device)
+    return function.specialize(converted.types, converted.hostAddressable);
+  if (const launch::JitSpecialization *made =
+          function.find(converted.types, converted.hostAddressable)) {
+    converted.device = launch::defaultDevice();
+    return *made;
+  }
+  std::future<std::shared_ptr<runtime::Device>> device =
+      std::async(std::launch::async, [] { return launch::defaultDevice(); });
+  const launch::JitSpecialization &specialization =
+      function.specialize(converted.types, converted.hostAddressable);
+  converted.device = device.get();
+  return specialization;
+}
+
 } // namespace
 
 py::object JitDispatcher::call(py::args args) {
   Converted converted = convert(args, device_);
   const launch::JitSpecialization &function =
-      function_.specialize(converted.types, converted.hostAddressable);
+      specializeAndPlace(function_, converted);
   for (size_t i = 0; i < converted.arguments.size(); ++i) {
     const Argument &a = converted.arguments[i];
     if (function.host.writtenArguments[i] && py::isinstance<py::array>(a.object) &&
