@@ -102,6 +102,9 @@ struct HostRequest {
   /// so the llir stages are not printed; an object that does not link is
   /// ignored. Empty: compiled.
   std::vector<char> cachedObject;
+  /// Called with the parfors as soon as they are outlined, before the
+  /// host code's LLVM stages (the caller builds their kernels meanwhile).
+  std::function<void(const std::vector<Parfor> &)> outlined;
 };
 
 struct CompiledHost {

@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 namespace spirjit::launch {
 
@@ -200,19 +201,52 @@ const FunctionDescription &JitFunction::description() {
   return *description_;
 }
 
-const JitSpecialization &
-JitFunction::specialize(const std::vector<const Type *> &types,
-                        bool hostAddressable) {
+const JitSpecialization &JitFunction::specialize(
+    const std::vector<const Type *> &types, bool hostAddressable,
+    const std::function<std::shared_ptr<runtime::Device>()> &device) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto key = std::make_pair(types, hostAddressable);
   auto found = specializations_.find(key);
   if (found != specializations_.end())
     return *found->second;
   defineHostHelpers();
+  auto specialization = std::make_unique<JitSpecialization>();
   HostRequest request;
   request.function = &description();
   request.argumentTypes = types;
   request.hostAddressable = hostAddressable;
+  // The loops' kernels compile and build on a thread of their own while
+  // the host code compiles: on a first call the device's program build
+  // (Intel's runtime: 100 ms and more) hides LLVM's ~10 ms. A kernel that
+  // fails there is compiled again at its launch, which reports why.
+  std::thread building;
+  request.outlined = [&](const std::vector<Parfor> &parfors) {
+    std::vector<std::pair<std::vector<const Type *>, int>> launches;
+    for (const Parfor &parfor : parfors) {
+      std::shared_ptr<FunctionDescription> kernel = parfor.kernel;
+      specialization->kernels.push_back(std::make_unique<KernelCache>(
+          [kernel] { return *kernel; }, options_));
+      launches.emplace_back(parfor.kernelArgumentTypes, parfor.dims);
+    }
+    if (!device || launches.empty())
+      return;
+    building = std::thread([&kernels = specialization->kernels, launches,
+                            device] {
+      try {
+        std::shared_ptr<runtime::Device> on = device();
+        for (size_t i = 0; i < launches.size(); ++i)
+          kernels[i]->prepare(launches[i].first, launches[i].second, on);
+      } catch (...) {
+      }
+    });
+  };
+  struct Join {
+    std::thread &thread;
+    ~Join() {
+      if (thread.joinable())
+        thread.join();
+    }
+  } join{building};
   // The front of the pipeline runs again (well under a millisecond): it
   // gives the parfors' kernels, which the object file does not hold. A
   // corrupt entry is a miss (DiskCache), one that does not link is
@@ -224,7 +258,6 @@ JitFunction::specialize(const std::vector<const Type *> &types,
   if (!options_.wantsDump)
     if (auto object = disk.load(diskKey, "host"))
       request.cachedObject = std::move(*object);
-  auto specialization = std::make_unique<JitSpecialization>();
   specialization->host = compileHost(request, options_);
   if (specialization->host.object.empty()) {
     ++hostStatistics_.diskHits;
@@ -233,11 +266,8 @@ JitFunction::specialize(const std::vector<const Type *> &types,
     hostStatistics_.compileSeconds = specialization->host.compileSeconds;
     disk.store(diskKey, "host", specialization->host.object);
   }
-  for (const Parfor &parfor : specialization->host.parfors) {
-    std::shared_ptr<FunctionDescription> kernel = parfor.kernel;
-    specialization->kernels.push_back(std::make_unique<KernelCache>(
-        [kernel] { return *kernel; }, options_));
-  }
+  if (building.joinable())
+    building.join();
   return *specializations_.emplace(key, std::move(specialization))
               .first->second;
 }

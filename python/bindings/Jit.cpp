@@ -296,22 +296,25 @@ std::vector<void *> parameters(const Converted &converted,
 
 /// The specialisation for `converted`'s types, and where the call runs:
 /// its arrays' device, device=, or the default device. Finding the default
-/// device the first time loads the OpenCL drivers and opens their devices
-/// (tens of milliseconds), and compiling needs no device, so a call that
-/// must do both does them at once, the devices on a thread of their own.
+/// device the first time loads the OpenCL drivers (tens of milliseconds),
+/// and compiling the host code needs no device, so a call that must do
+/// both does them at once, the devices found on a thread of their own; the
+/// loops' kernels are built for the device as soon as both are known.
 const launch::JitSpecialization &
 specializeAndPlace(launch::JitFunction &function, Converted &converted) {
   if (converted.device)
-    return function.specialize(converted.types, converted.hostAddressable);
+    return function.specialize(converted.types, converted.hostAddressable,
+                               [&] { return converted.device; });
   if (const launch::JitSpecialization *made =
           function.find(converted.types, converted.hostAddressable)) {
     converted.device = launch::defaultDevice();
     return *made;
   }
-  std::future<std::shared_ptr<runtime::Device>> device =
-      std::async(std::launch::async, [] { return launch::defaultDevice(); });
-  const launch::JitSpecialization &specialization =
-      function.specialize(converted.types, converted.hostAddressable);
+  std::shared_future<std::shared_ptr<runtime::Device>> device =
+      std::async(std::launch::async, [] { return launch::defaultDevice(); })
+          .share();
+  const launch::JitSpecialization &specialization = function.specialize(
+      converted.types, converted.hostAddressable, [&] { return device.get(); });
   converted.device = device.get();
   return specialization;
 }
