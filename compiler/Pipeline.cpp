@@ -31,6 +31,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <stdexcept>
 
@@ -430,9 +431,8 @@ CompiledHost compileHost(const HostRequest &request,
   // an object file linked into the process (HostTarget.h). An object
   // compiled before for the same request (the disk cache's) skips them.
   HostJIT &jit = HostJIT::instance();
-  std::string symbol = hostWrapperName(entryPointName(typed.function->name));
   if (!request.cachedObject.empty())
-    compiled.entry = jit.load(request.cachedObject, symbol);
+    compiled.entry = jit.load(request.cachedObject, request.cachedEntryName);
   if (!compiled.entry) {
     auto context = std::make_unique<llvm::LLVMContext>();
     context->setOpaquePointers(false);
@@ -443,11 +443,20 @@ CompiledHost compileHost(const HostRequest &request,
     lowering.parfors = &compiled.parfors;
     std::unique_ptr<llvm::Module> module =
         lowerToLLVM(typed, *target, *context, lowering);
+    // One name per compiled specialisation in the process, so dumps tell
+    // them apart; linking does not need it (HostJIT::load).
+    static std::atomic<int> counter{0};
+    std::string entry = entryPointName(typed.function->name) + "_" +
+                        std::to_string(counter++);
+    module->getFunction(entryPointName(typed.function->name))->setName(entry);
+    module->getFunction(hostWrapperName(entryPointName(typed.function->name)))
+        ->setName(hostWrapperName(entry));
     dump(Stage::LLIR, [&] { return printModule(*module); });
     optimizeModule(*module, options.optLevel, *target);
     dump(Stage::LLIROpt, [&] { return printModule(*module); });
     compiled.object = jit.compile(*module);
-    compiled.entry = jit.load(compiled.object, symbol);
+    compiled.entryName = hostWrapperName(entry);
+    compiled.entry = jit.load(compiled.object, compiled.entryName);
     SPIRJIT_INTERNAL_CHECK(compiled.entry != nullptr,
                            "compiled host code does not link");
   }

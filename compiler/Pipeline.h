@@ -97,11 +97,13 @@ struct HostRequest {
   /// memory), host code may pass arrays to loops and allocate them, but
   /// touching an element outside a prange loop is a UserError.
   bool hostAddressable = true;
-  /// The object file compiled for this same request before (the disk
+  /// The object file compiled for this same request before and the name
+  /// of its entry (CompiledHost::object and entryName, from the disk
   /// cache: HostCall.cpp). compileHost links it instead of running LLVM,
   /// so the llir stages are not printed; an object that does not link is
   /// ignored. Empty: compiled.
   std::vector<char> cachedObject;
+  std::string cachedEntryName;
   /// Called with the parfors as soon as they are outlined, before the
   /// host code's LLVM stages (the caller builds their kernels meanwhile).
   std::function<void(const std::vector<Parfor> &)> outlined;
@@ -119,9 +121,11 @@ struct CompiledHost {
   /// Per argument: may the function (its host code or a loop) write it?
   std::vector<bool> writtenArguments;
   double compileSeconds = 0;
-  /// The object file compiled for the host code, for the caller to keep;
-  /// empty when request.cachedObject was linked.
+  /// The object file compiled for the host code and the name of `entry`
+  /// in it, for the caller to keep; empty when request.cachedObject was
+  /// linked.
   std::vector<char> object;
+  std::string entryName;
   /// The typed host function the parfors point into.
   std::shared_ptr<const void> keepAlive;
 };

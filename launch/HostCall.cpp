@@ -255,16 +255,26 @@ const JitSpecialization &JitFunction::specialize(
   runtime::DiskCache disk = runtime::DiskCache::fromEnvironment();
   std::string diskKey =
       hostCacheKey(description(), types, hostAddressable, options_);
+  // The entry: the entry point's name, then the object (appendField's
+  // framing); anything else is a miss.
   if (!options_.wantsDump)
-    if (auto object = disk.load(diskKey, "host"))
-      request.cachedObject = std::move(*object);
-  specialization->host = compileHost(request, options_);
-  if (specialization->host.object.empty()) {
+    if (auto entry = disk.load(diskKey, "host")) {
+      size_t at = 0;
+      std::string object;
+      if (runtime::readField(*entry, at, request.cachedEntryName) &&
+          runtime::readField(*entry, at, object) && at == entry->size())
+        request.cachedObject.assign(object.begin(), object.end());
+    }
+  CompiledHost &host = specialization->host = compileHost(request, options_);
+  if (host.object.empty()) {
     ++hostStatistics_.diskHits;
   } else {
     ++hostStatistics_.compiles;
-    hostStatistics_.compileSeconds = specialization->host.compileSeconds;
-    disk.store(diskKey, "host", specialization->host.object);
+    hostStatistics_.compileSeconds = host.compileSeconds;
+    std::vector<char> entry;
+    runtime::appendField(entry, host.entryName.data(), host.entryName.size());
+    runtime::appendField(entry, host.object.data(), host.object.size());
+    disk.store(diskKey, "host", entry);
   }
   if (building.joinable())
     building.join();

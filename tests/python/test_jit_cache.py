@@ -77,14 +77,25 @@ def fnv1a(data):
     return h
 
 
-def rewrite_payload(path, payload):
-    """Replaces an entry's payload keeping its key, with a valid checksum
-    (runtime/DiskCache.cpp's framing): the entry reaches the linker."""
+def field(data, at):
+    """(bytes, next offset) of the u64-sized field at `at`."""
+    (n,) = struct.unpack_from("<Q", data, at)
+    return data[at + 8:at + 8 + n], at + 8 + n
+
+
+def replace_object(path, object_bytes):
+    """Replaces an entry's object file, keeping its key and entry name,
+    with a valid checksum (runtime/DiskCache.cpp's and HostCall.cpp's
+    framing): the entry reaches the linker."""
     data = path.read_bytes()
     magic = b"SPIRJIT-CACHE-1\n"
-    at = len(magic)
-    (n,) = struct.unpack_from("<Q", data, at)
-    head = data[:at + 8 + n]
+    assert data.startswith(magic)
+    _, at = field(data, len(magic))
+    head = data[:at]
+    payload, _ = field(data, at)
+    name, _ = field(payload, 0)
+    payload = (struct.pack("<Q", len(name)) + name +
+               struct.pack("<Q", len(object_bytes)) + object_bytes)
     head += struct.pack("<Q", len(payload)) + payload
     path.write_bytes(head + struct.pack("<Q", fnv1a(head)))
 
@@ -127,7 +138,7 @@ def test_damaged_entry_is_compiled_again(device_filter, run_jit, tmp_path,
         elif damage == "overwritten":
             path.write_bytes(b"\0" * 4096)
         else:
-            rewrite_payload(path, b"\x7fELF" + b"\x01" * 2000)
+            replace_object(path, b"\x7fELF" + b"\x01" * 2000)
 
     again = run_jit()
     assert again["right"]
