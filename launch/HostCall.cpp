@@ -240,6 +240,7 @@ const JitSpecialization &JitFunction::specialize(
       }
     });
   };
+  // On an exception too, the thread ends before what it uses.
   struct Join {
     std::thread &thread;
     ~Join() {
@@ -288,6 +289,16 @@ JitFunction::find(const std::vector<const Type *> &types,
   std::lock_guard<std::mutex> lock(mutex_);
   auto found = specializations_.find(std::make_pair(types, hostAddressable));
   return found == specializations_.end() ? nullptr : found->second.get();
+}
+
+int JitFunction::specializations() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return hostStatistics_.compiles + hostStatistics_.diskHits;
+}
+
+CacheStatistics JitFunction::hostStatistics() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return hostStatistics_;
 }
 
 CacheStatistics JitFunction::kernelStatistics() {

@@ -1,9 +1,8 @@
 // Calling a jit function's compiled host code: its specialisations (one per
 // argument types; compileHost, the host code's object file kept in the
 // disk cache), the kernel of each prange loop (a KernelCache each, so per
-// device and on disk like any kernel), and the
-// context of one call, through which the host code's helpers (HostABI.h)
-// allocate and launch. No Python: the bindings convert arguments into the
+// device and on disk like any kernel), and the context of one call,
+// through which the host code's helpers (HostABI.h) allocate and launch. No Python: the bindings convert arguments into the
 // host ABI's parameters and results back.
 #pragma once
 
@@ -80,12 +79,10 @@ public:
   const FunctionDescription &description();
   const CompileOptions &options() const { return options_; }
   /// Specialisations made: compiled, or linked from the disk cache.
-  int specializations() const {
-    return hostStatistics_.compiles + hostStatistics_.diskHits;
-  }
+  int specializations();
   /// Of the host code: compiles (with compileSeconds of the last) and
   /// disk hits.
-  const CacheStatistics &hostStatistics() const { return hostStatistics_; }
+  CacheStatistics hostStatistics();
   /// Of the prange loops' kernels, summed over every specialisation.
   CacheStatistics kernelStatistics();
 

@@ -352,7 +352,7 @@ void JitDispatcher::compileFor(py::args args) {
 }
 
 py::dict JitDispatcher::hostStats() {
-  const launch::CacheStatistics &s = function_.hostStatistics();
+  launch::CacheStatistics s = function_.hostStatistics();
   py::dict out;
   out["compiles"] = s.compiles;
   out["disk_hits"] = s.diskHits;

@@ -19,7 +19,7 @@ public:
   /// Compiles for these arguments without running; the stages printed by
   /// `dump` (stage name -> text) when given.
   void compileFor(pybind11::args args);
-  int specializations() const { return function_.specializations(); }
+  int specializations() { return function_.specializations(); }
   /// compiles, disk_hits and compile_seconds (of the last compile) of the
   /// host code.
   pybind11::dict hostStats();
