@@ -424,9 +424,6 @@ CompiledHost compileHost(const HostRequest &request,
     return text;
   });
 
-  if (request.outlined)
-    request.outlined(compiled.parfors);
-
   // llir: the host target; llir.opt: LLVM's pipeline; then machine code,
   // an object file linked into the process (HostTarget.h). An object
   // compiled before for the same request (the disk cache's) skips them.

@@ -104,9 +104,6 @@ struct HostRequest {
   /// ignored. Empty: compiled.
   std::vector<char> cachedObject;
   std::string cachedEntryName;
-  /// Called with the parfors as soon as they are outlined, before the
-  /// host code's LLVM stages (the caller builds their kernels meanwhile).
-  std::function<void(const std::vector<Parfor> &)> outlined;
 };
 
 struct CompiledHost {

@@ -271,14 +271,6 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
   return *it->second;
 }
 
-void KernelCache::prepare(const std::vector<const Type *> &types,
-                          int dimensions,
-                          const std::shared_ptr<Device> &device) {
-  Key key{types, dimensions, false, device.get()};
-  if (!cache_.count(key))
-    compile(key, device);
-}
-
 void KernelCache::setSignatures(const std::vector<std::string> &signatures) {
   // Launches check signatures when they compile or look a key up.
   cache_.clear();

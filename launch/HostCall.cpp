@@ -12,7 +12,6 @@
 #include <array>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 
 namespace spirjit::launch {
 
@@ -201,9 +200,9 @@ const FunctionDescription &JitFunction::description() {
   return *description_;
 }
 
-const JitSpecialization &JitFunction::specialize(
-    const std::vector<const Type *> &types, bool hostAddressable,
-    const std::function<std::shared_ptr<runtime::Device>()> &device) {
+const JitSpecialization &
+JitFunction::specialize(const std::vector<const Type *> &types,
+                        bool hostAddressable) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto key = std::make_pair(types, hostAddressable);
   auto found = specializations_.find(key);
@@ -215,39 +214,6 @@ const JitSpecialization &JitFunction::specialize(
   request.function = &description();
   request.argumentTypes = types;
   request.hostAddressable = hostAddressable;
-  // The loops' kernels compile and build on a thread of their own while
-  // the host code compiles: on a first call the device's program build
-  // (Intel's runtime: 100 ms and more) hides LLVM's ~10 ms. A kernel that
-  // fails there is compiled again at its launch, which reports why.
-  std::thread building;
-  request.outlined = [&](const std::vector<Parfor> &parfors) {
-    std::vector<std::pair<std::vector<const Type *>, int>> launches;
-    for (const Parfor &parfor : parfors) {
-      std::shared_ptr<FunctionDescription> kernel = parfor.kernel;
-      specialization->kernels.push_back(std::make_unique<KernelCache>(
-          [kernel] { return *kernel; }, options_));
-      launches.emplace_back(parfor.kernelArgumentTypes, parfor.dims);
-    }
-    if (!device || launches.empty())
-      return;
-    building = std::thread([&kernels = specialization->kernels, launches,
-                            device] {
-      try {
-        std::shared_ptr<runtime::Device> on = device();
-        for (size_t i = 0; i < launches.size(); ++i)
-          kernels[i]->prepare(launches[i].first, launches[i].second, on);
-      } catch (...) {
-      }
-    });
-  };
-  // On an exception too, the thread ends before what it uses.
-  struct Join {
-    std::thread &thread;
-    ~Join() {
-      if (thread.joinable())
-        thread.join();
-    }
-  } join{building};
   // The front of the pipeline runs again (well under a millisecond): it
   // gives the parfors' kernels, which the object file does not hold. A
   // corrupt entry is a miss (DiskCache), one that does not link is
@@ -277,8 +243,11 @@ const JitSpecialization &JitFunction::specialize(
     runtime::appendField(entry, host.object.data(), host.object.size());
     disk.store(diskKey, "host", entry);
   }
-  if (building.joinable())
-    building.join();
+  for (const Parfor &parfor : host.parfors) {
+    std::shared_ptr<FunctionDescription> kernel = parfor.kernel;
+    specialization->kernels.push_back(std::make_unique<KernelCache>(
+        [kernel] { return *kernel; }, options_));
+  }
   return *specializations_.emplace(key, std::move(specialization))
               .first->second;
 }

@@ -9,7 +9,6 @@
 #include "launch/Launcher.h"
 
 #include <exception>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -63,12 +62,9 @@ public:
   /// The specialisation for these argument types, made at first use (the
   /// host code linked from the disk cache, else compiled and stored
   /// there); for arrays the host cannot address
-  /// (HostRequest::hostAddressable). `device`, when given, says where the
-  /// loops will run (it may wait for the devices to be found): their
-  /// kernels are then built for it meanwhile.
-  const JitSpecialization &specialize(
-      const std::vector<const Type *> &types, bool hostAddressable = true,
-      const std::function<std::shared_ptr<runtime::Device>()> &device = {});
+  /// (HostRequest::hostAddressable).
+  const JitSpecialization &specialize(const std::vector<const Type *> &types,
+                                      bool hostAddressable = true);
   /// That specialisation if it is made already, else nullptr.
   const JitSpecialization *find(const std::vector<const Type *> &types,
                                 bool hostAddressable = true);

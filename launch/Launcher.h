@@ -194,13 +194,6 @@ public:
   void launch(const LaunchRange &range, const ArgumentValue *args, size_t n,
               const std::shared_ptr<runtime::Device> &device);
 
-  /// Compiles and builds, without launching, what a Range launch of rank
-  /// `dimensions` on `device` with arguments of `types` will look up (a
-  /// jit function's loops, while its host code compiles). The caller keeps
-  /// other threads off this cache meanwhile.
-  void prepare(const std::vector<const Type *> &types, int dimensions,
-               const std::shared_ptr<runtime::Device> &device);
-
   /// Restricts launches to these numba-style signatures and compiles each
   /// now for the default device, at the smallest rank its item queries
   /// need and the range kind its item annotation asks for, so errors

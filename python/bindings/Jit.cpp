@@ -298,13 +298,14 @@ std::vector<void *> parameters(const Converted &converted,
 /// its arrays' device, device=, or the default device. Finding the default
 /// device the first time loads the OpenCL drivers (tens of milliseconds),
 /// and compiling the host code needs no device, so a call that must do
-/// both does them at once, the devices found on a thread of their own; the
-/// loops' kernels are built for the device as soon as both are known.
+/// both does them at once, the devices found on a thread of their own.
+/// (The loops' kernels are built at their first launch, on the caller's
+/// thread: Intel's CPU runtime takes some 30 ms longer for a first build
+/// on a new thread than LLVM takes for the host code.)
 const launch::JitSpecialization &
 specializeAndPlace(launch::JitFunction &function, Converted &converted) {
   if (converted.device)
-    return function.specialize(converted.types, converted.hostAddressable,
-                               [&] { return converted.device; });
+    return function.specialize(converted.types, converted.hostAddressable);
   if (const launch::JitSpecialization *made =
           function.find(converted.types, converted.hostAddressable)) {
     converted.device = launch::defaultDevice();
@@ -313,8 +314,8 @@ specializeAndPlace(launch::JitFunction &function, Converted &converted) {
   std::shared_future<std::shared_ptr<runtime::Device>> device =
       std::async(std::launch::async, [] { return launch::defaultDevice(); })
           .share();
-  const launch::JitSpecialization &specialization = function.specialize(
-      converted.types, converted.hostAddressable, [&] { return device.get(); });
+  const launch::JitSpecialization &specialization =
+      function.specialize(converted.types, converted.hostAddressable);
   converted.device = device.get();
   return specialization;
 }
