@@ -11,8 +11,10 @@ pyopencl buffers for OpenCL C, NumPy arrays for numba), medians of --reps:
                            (local memory, groups of 256)  vs  numba
 
 Then the first call of a jit function with one prange in a fresh process
-with the disk cache off (our own work and the runtime's program build
-apart), and in a second process from the disk cache.
+with the disk cache off (the runtime's program build and the rest apart),
+again with the devices found before the call (finding them loads every
+OpenCL runtime installed), and in a second process that finds its host
+code and kernel in the disk cache.
 
 Where the numba-dpex venv exists (scripts/setup-numba-dpex.sh; --peer-venv),
 the same programs under numba-dpex's dpjit (benchmarks/peer_dpjit.py, run in
@@ -358,13 +360,17 @@ def run_runtime(short, device, args, numba_fns, peer=None):
 
 
 FIRST_CALL = r"""
-import os, sys, time
+import json, os, sys, time
 t0 = time.perf_counter()
 import numpy as np
 sys.path.insert(0, {python!r})
 import spirjit
 from spirjit import prange
 t1 = time.perf_counter()
+discovery = None
+if {discover_first!r}:
+    spirjit.default_device()
+    discovery = (time.perf_counter() - t1) * 1e3
 
 @spirjit.jit
 def scale(a, b):
@@ -377,25 +383,35 @@ t2 = time.perf_counter()
 scale(a, b)
 t3 = time.perf_counter()
 assert (b == a * 2 + 1).all()
-stats = scale.stats["kernels"]
-print(f"{{(t3 - t2) * 1e3:.1f}} {{stats['device_build_seconds'] * 1e3:.1f}} "
-      f"{{stats['disk_hits']}}")
+stats = scale.stats
+print(json.dumps({{"call": (t3 - t2) * 1e3,
+                  "build": stats["kernels"]["device_build_seconds"] * 1e3,
+                  "discovery": discovery,
+                  "host_disk_hits": stats["host"]["disk_hits"],
+                  "kernel_disk_hits": stats["kernels"]["disk_hits"]}}))
 """
 
 
-def first_call(device_filter, cache_dir, disable_cache):
+def first_call(device_filter, cache_dir, disable_cache, discover_first=False,
+               runs=3):
+    """The median run (by the call's time) of `runs` fresh processes, or
+    (None, why)."""
     env = dict(os.environ, SPIRJIT_DEVICE=device_filter,
                SPIRJIT_CACHE_DIR=cache_dir)
     env.pop("SPIRJIT_DISABLE_CACHE", None)
     if disable_cache:
         env["SPIRJIT_DISABLE_CACHE"] = "1"
-    out = subprocess.run([sys.executable, "-c",
-                          FIRST_CALL.format(python=os.path.join(REPO, "python"))],
-                         env=env, capture_output=True, text=True, timeout=300)
-    if out.returncode:
-        return None, out.stderr.strip().splitlines()[-1:]
-    total, build, hits = out.stdout.split()
-    return (float(total), float(build), int(hits)), None
+    script = FIRST_CALL.format(python=os.path.join(REPO, "python"),
+                               discover_first=discover_first)
+    results = []
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", script], env=env,
+                             capture_output=True, text=True, timeout=300)
+        if out.returncode:
+            return None, out.stderr.strip().splitlines()[-1:]
+        results.append(json.loads(out.stdout.splitlines()[-1]))
+    results.sort(key=lambda r: r["call"])
+    return results[len(results) // 2], None
 
 
 def main(argv=None):
@@ -428,20 +444,31 @@ def main(argv=None):
                     peer if short == PEER_RUNTIME else None)
 
     import tempfile
-    print("\nfirst call of a jit function with one prange, fresh process "
-          "(ms: whole call / of which the runtime's program build)")
+    print("\nfirst call of a jit function with one prange, fresh processes "
+          "(ms, medians of 3): the whole call, of which the runtime's program "
+          "build, and the rest beside it")
     for short, d in devices:
         cache = tempfile.mkdtemp(prefix="spirjit-bench-cache-")
         off, err = first_call(d.filter_string, cache, True)
-        first, err2 = first_call(d.filter_string, cache, False)
+        found, err2 = first_call(d.filter_string, cache, True,
+                                 discover_first=True)
+        first_call(d.filter_string, cache, False, runs=1)  # fills the cache
         second, err3 = first_call(d.filter_string, cache, False)
+
         def show(r, e):
             if not r:
                 return f"failed: {e}"
-            return f"{r[0]:.1f} ({r[1]:.1f} build)"
-        print(f"  [{short}] cache off: {show(off, err)}; "
-              f"second process from the disk cache: {show(second, err3)}"
-              + (f" [{second[2]} disk hit]" if second else ""))
+            return (f"{r['call']:.1f} (build {r['build']:.1f}, beside it "
+                    f"{r['call'] - r['build']:.1f})")
+        print(f"  [{short}] cache off: {show(off, err)}")
+        print(f"  [{short}] cache off, devices found before the call"
+              + (f" (in {found['discovery']:.1f})" if found else "")
+              + f": {show(found, err2)}")
+        print(f"  [{short}] second process from the disk cache: "
+              f"{show(second, err3)}"
+              + (f" [host code from disk: {second['host_disk_hits']}, "
+                 f"kernels from disk: {second['kernel_disk_hits']}]"
+                 if second else ""))
 
     if peer:
         first = peer.get("first_call", "not measured")

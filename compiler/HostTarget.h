@@ -4,7 +4,6 @@
 
 #include "compiler/Target.h"
 
-#include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
 #include <cstdint>
@@ -12,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace spirjit {
 
@@ -19,30 +19,41 @@ namespace spirjit {
 std::unique_ptr<Target> createHostTarget(const std::string &triple,
                                          const std::string &dataLayout);
 
-/// LLVM's ORC LLJIT, one per process, created at first use. Modules added
-/// stay for the process; the host ABI's helpers (HostABI.h) are bound to
-/// the addresses given by defineHelpers, the C library's functions are
-/// found in the process.
+/// LLVM's ORC LLJIT, one per process, created at first use. Host code
+/// goes through it as relocatable object files: compile() makes one,
+/// load() links one into the process, so an object kept in the disk cache
+/// by an earlier process links the same way (HostCall.cpp). Objects stay
+/// for the process; the host ABI's helpers (HostABI.h) are bound to the
+/// addresses given by defineHelpers, the C library's functions are found
+/// in the process.
 class HostJIT {
 public:
   static HostJIT &instance();
   const std::string &triple() const { return triple_; }
   const std::string &dataLayout() const { return dataLayout_; }
+  /// The machine code is for: the triple, the CPU and its features (a
+  /// cache key's part: code for one CPU may not run on another).
+  const std::string &machine() const { return machine_; }
   /// Binds the names host code calls to their addresses; called once,
-  /// before the first module is added.
+  /// before the first object is loaded.
   void defineHelpers(const std::map<std::string, void *> &helpers);
-  /// Compiles `module` to machine code and returns the address of
-  /// `symbol`. Throws InternalError on failure.
-  void *add(std::unique_ptr<llvm::Module> module,
-            std::unique_ptr<llvm::LLVMContext> context,
-            const std::string &symbol);
+  /// `module`'s machine code, as a relocatable object file for this host.
+  /// Throws InternalError on failure.
+  std::vector<char> compile(llvm::Module &module);
+  /// Links `object` into the process, in a JITDylib of its own (the
+  /// objects of two specialisations may define the same names), and
+  /// returns the address of `symbol`; nullptr when `object` is not an
+  /// object file of this host that defines it (a disk-cache entry that is
+  /// not what its key says).
+  void *load(const std::vector<char> &object, const std::string &symbol);
 
 private:
   HostJIT();
   struct State;
   std::unique_ptr<State> state_;
-  std::string triple_, dataLayout_;
+  std::string triple_, dataLayout_, machine_;
   std::mutex mutex_;
+  int loaded_ = 0;
 };
 
 } // namespace spirjit

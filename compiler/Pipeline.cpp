@@ -450,29 +450,39 @@ CompiledHost compileHost(const HostRequest &request,
     return text;
   });
 
-  // llir: the host target; llir.opt: LLVM's pipeline; then machine code.
+  // llir: the host target; llir.opt: LLVM's pipeline; then machine code,
+  // an object file linked into the process (HostTarget.h). An object
+  // compiled before for the same request (the disk cache's) skips them.
   HostJIT &jit = HostJIT::instance();
-  auto context = std::make_unique<llvm::LLVMContext>();
-  context->setOpaquePointers(false);
-  std::unique_ptr<Target> target =
-      createHostTarget(jit.triple(), jit.dataLayout());
-  LoweringOptions lowering;
-  lowering.fastmath = options.fastmath;
-  lowering.parfors = &compiled.parfors;
-  std::unique_ptr<llvm::Module> module =
-      lowerToLLVM(typed, *target, *context, lowering);
-  // One name per compiled specialisation in the process's JIT.
-  static std::atomic<int> counter{0};
-  std::string entry = entryPointName(typed.function->name) + "_" +
-                      std::to_string(counter++);
-  module->getFunction(entryPointName(typed.function->name))->setName(entry);
-  module->getFunction(hostWrapperName(entryPointName(typed.function->name)))
-      ->setName(hostWrapperName(entry));
-  dump(Stage::LLIR, [&] { return printModule(*module); });
-  optimizeModule(*module, options.optLevel, *target);
-  dump(Stage::LLIROpt, [&] { return printModule(*module); });
-  compiled.entry =
-      jit.add(std::move(module), std::move(context), hostWrapperName(entry));
+  if (!request.cachedObject.empty())
+    compiled.entry = jit.load(request.cachedObject, request.cachedEntryName);
+  if (!compiled.entry) {
+    auto context = std::make_unique<llvm::LLVMContext>();
+    context->setOpaquePointers(false);
+    std::unique_ptr<Target> target =
+        createHostTarget(jit.triple(), jit.dataLayout());
+    LoweringOptions lowering;
+    lowering.fastmath = options.fastmath;
+    lowering.parfors = &compiled.parfors;
+    std::unique_ptr<llvm::Module> module =
+        lowerToLLVM(typed, *target, *context, lowering);
+    // One name per compiled specialisation in the process, so dumps tell
+    // them apart; linking does not need it (HostJIT::load).
+    static std::atomic<int> counter{0};
+    std::string entry = entryPointName(typed.function->name) + "_" +
+                        std::to_string(counter++);
+    module->getFunction(entryPointName(typed.function->name))->setName(entry);
+    module->getFunction(hostWrapperName(entryPointName(typed.function->name)))
+        ->setName(hostWrapperName(entry));
+    dump(Stage::LLIR, [&] { return printModule(*module); });
+    optimizeModule(*module, options.optLevel, *target);
+    dump(Stage::LLIROpt, [&] { return printModule(*module); });
+    compiled.object = jit.compile(*module);
+    compiled.entryName = hostWrapperName(entry);
+    compiled.entry = jit.load(compiled.object, compiled.entryName);
+    SPIRJIT_INTERNAL_CHECK(compiled.entry != nullptr,
+                           "compiled host code does not link");
+  }
 
   compiled.argumentTypes = request.argumentTypes;
   compiled.returnType = typed.returnType;

@@ -97,6 +97,13 @@ struct HostRequest {
   /// memory), host code may pass arrays to loops and allocate them, but
   /// touching an element outside a prange loop is a UserError.
   bool hostAddressable = true;
+  /// The object file compiled for this same request before and the name
+  /// of its entry (CompiledHost::object and entryName, from the disk
+  /// cache: HostCall.cpp). compileHost links it instead of running LLVM,
+  /// so the llir stages are not printed; an object that does not link is
+  /// ignored. Empty: compiled.
+  std::vector<char> cachedObject;
+  std::string cachedEntryName;
 };
 
 struct CompiledHost {
@@ -111,6 +118,11 @@ struct CompiledHost {
   /// Per argument: may the function (its host code or a loop) write it?
   std::vector<bool> writtenArguments;
   double compileSeconds = 0;
+  /// The object file compiled for the host code and the name of `entry`
+  /// in it, for the caller to keep; empty when request.cachedObject was
+  /// linked.
+  std::vector<char> object;
+  std::string entryName;
   /// The typed host function the parfors point into.
   std::shared_ptr<const void> keepAlive;
 };

@@ -12,9 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <dlfcn.h>
 #include <fstream>
-#include <sys/stat.h>
 
 namespace spirjit::launch {
 
@@ -95,22 +93,6 @@ std::optional<CachedKernel> deserialize(const std::vector<char> &in,
   cached.compiled.usesDebugRecord = checked;
   cached.compiled.debugSites = std::move(sites);
   return cached;
-}
-
-/// Identifies this build of spirjit (the file holding this code, its size
-/// and time), so a rebuilt compiler never gets kernels its predecessor
-/// cached.
-const std::string &compilerBuildId() {
-  static const std::string id = [] {
-    Dl_info info;
-    struct stat file;
-    if (dladdr(reinterpret_cast<void *>(&compilerBuildId), &info) &&
-        info.dli_fname && stat(info.dli_fname, &file) == 0)
-      return std::string(info.dli_fname) + "|" + std::to_string(file.st_size) +
-             "|" + std::to_string(file.st_mtime);
-    return std::string("spirjit " __DATE__ " " __TIME__);
-  }();
-  return id;
 }
 
 /// Where SPIRJIT_DUMP_DIR puts a specialisation's stages.
@@ -197,7 +179,7 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
       std::to_string(options_.boundscheck) + " debug " +
       std::to_string(options_.debug) + "\nimage " + imageFormatName(format) +
       "\ndevice " + info.name + "|" + info.platform + "|" + info.version +
-      "\ncompiler " + compilerBuildId();
+      "\ncompiler " + runtime::compilerBuildId();
 
   std::string dumpRoot;
   if (const char *dir = std::getenv("SPIRJIT_DUMP_DIR"); dir && *dir) {
@@ -253,8 +235,12 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
       entry->compiled = compileKernel(request, capabilities, options);
       start = std::chrono::steady_clock::now();
       program = device->build(entry->compiled.image);
-      disk.store(cacheKey, imageFormatName(format),
-                 serialize({entry->compiled, device->programBinary(*program)}));
+      // The device binary is asked for only to be stored (PoCL takes a
+      // millisecond to give it).
+      if (disk.enabled())
+        disk.store(
+            cacheKey, imageFormatName(format),
+            serialize({entry->compiled, device->programBinary(*program)}));
     }
     if (!fromDisk)
       entry->kernel = device->createKernel(program, entry->compiled.entryPoint);

@@ -6,6 +6,7 @@
 #include "compiler/HostABI.h"
 #include "compiler/HostTarget.h"
 #include "frontend/Diagnostics.h"
+#include "runtime/DiskCache.h"
 
 #include <algorithm>
 #include <array>
@@ -161,6 +162,22 @@ std::shared_ptr<runtime::Buffer> allocateOn(HostCall &call, size_t bytes,
   return buffer;
 }
 
+/// The disk-cache key of a specialisation's host code: everything that
+/// decides its object file. The parfors' kernels have keys of their own.
+std::string hostCacheKey(const FunctionDescription &function,
+                         const std::vector<const Type *> &types,
+                         bool hostAddressable, const CompileOptions &options) {
+  return "jit host code\n" + function.fingerprint() + "\ntypes " +
+         types::formatArguments(types) + "\nhost-addressable " +
+         std::to_string(hostAddressable) + "\nfastmath " +
+         std::to_string(options.fastmath) + " opt " +
+         std::to_string(options.optLevel) + " boundscheck " +
+         std::to_string(options.boundscheck) + " debug " +
+         std::to_string(options.debug) + "\nmachine " +
+         HostJIT::instance().machine() + "\ncompiler " +
+         runtime::compilerBuildId();
+}
+
 } // namespace
 
 void defineHostHelpers() {
@@ -193,20 +210,65 @@ JitFunction::specialize(const std::vector<const Type *> &types,
   if (found != specializations_.end())
     return *found->second;
   defineHostHelpers();
+  auto specialization = std::make_unique<JitSpecialization>();
   HostRequest request;
   request.function = &description();
   request.argumentTypes = types;
   request.hostAddressable = hostAddressable;
-  auto specialization = std::make_unique<JitSpecialization>();
-  specialization->host = compileHost(request, options_);
-  ++compiles_;
-  for (const Parfor &parfor : specialization->host.parfors) {
+  // The front of the pipeline runs again (well under a millisecond): it
+  // gives the parfors' kernels, which the object file does not hold. A
+  // corrupt entry is a miss (DiskCache), one that does not link is
+  // ignored (compileHost); either is compiled and stored again. Printing
+  // the stages needs them compiled.
+  runtime::DiskCache disk = runtime::DiskCache::fromEnvironment();
+  std::string diskKey =
+      hostCacheKey(description(), types, hostAddressable, options_);
+  // The entry: the entry point's name, then the object (appendField's
+  // framing); anything else is a miss.
+  if (!options_.wantsDump)
+    if (auto entry = disk.load(diskKey, "host")) {
+      size_t at = 0;
+      std::string object;
+      if (runtime::readField(*entry, at, request.cachedEntryName) &&
+          runtime::readField(*entry, at, object) && at == entry->size())
+        request.cachedObject.assign(object.begin(), object.end());
+    }
+  CompiledHost &host = specialization->host = compileHost(request, options_);
+  if (host.object.empty()) {
+    ++hostStatistics_.diskHits;
+  } else {
+    ++hostStatistics_.compiles;
+    hostStatistics_.compileSeconds = host.compileSeconds;
+    std::vector<char> entry;
+    runtime::appendField(entry, host.entryName.data(), host.entryName.size());
+    runtime::appendField(entry, host.object.data(), host.object.size());
+    disk.store(diskKey, "host", entry);
+  }
+  for (const Parfor &parfor : host.parfors) {
     std::shared_ptr<FunctionDescription> kernel = parfor.kernel;
     specialization->kernels.push_back(std::make_unique<KernelCache>(
         [kernel] { return *kernel; }, options_));
   }
   return *specializations_.emplace(key, std::move(specialization))
               .first->second;
+}
+
+const JitSpecialization *
+JitFunction::find(const std::vector<const Type *> &types,
+                  bool hostAddressable) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto found = specializations_.find(std::make_pair(types, hostAddressable));
+  return found == specializations_.end() ? nullptr : found->second.get();
+}
+
+int JitFunction::specializations() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return hostStatistics_.compiles + hostStatistics_.diskHits;
+}
+
+CacheStatistics JitFunction::hostStatistics() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return hostStatistics_;
 }
 
 CacheStatistics JitFunction::kernelStatistics() {

@@ -1,8 +1,8 @@
 // Calling a jit function's compiled host code: its specialisations (one per
-// argument types; compileHost), the kernel of each prange loop (a
-// KernelCache each, so per device and on disk like any kernel), and the
-// context of one call, through which the host code's helpers (HostABI.h)
-// allocate and launch. No Python: the bindings convert arguments into the
+// argument types; compileHost, the host code's object file kept in the
+// disk cache), the kernel of each prange loop (a KernelCache each, so per
+// device and on disk like any kernel), and the context of one call,
+// through which the host code's helpers (HostABI.h) allocate and launch. No Python: the bindings convert arguments into the
 // host ABI's parameters and results back.
 #pragma once
 
@@ -59,17 +59,26 @@ class JitFunction {
 public:
   JitFunction(std::function<FunctionDescription()> describe,
               CompileOptions options);
-  /// The specialisation for these argument types, compiled at first use;
-  /// for arrays the host cannot address (HostRequest::hostAddressable).
+  /// The specialisation for these argument types, made at first use (the
+  /// host code linked from the disk cache, else compiled and stored
+  /// there); for arrays the host cannot address
+  /// (HostRequest::hostAddressable).
   const JitSpecialization &specialize(const std::vector<const Type *> &types,
                                       bool hostAddressable = true);
+  /// That specialisation if it is made already, else nullptr.
+  const JitSpecialization *find(const std::vector<const Type *> &types,
+                                bool hostAddressable = true);
   /// Runs it: `parameters` points at each kernel-ABI parameter's value;
   /// the result goes to `result` (hostResultSlots of the return type).
   /// Throws what a helper failed with.
   static void call(HostCall &call, void **parameters, void *result);
   const FunctionDescription &description();
   const CompileOptions &options() const { return options_; }
-  int compiles() const { return compiles_; }
+  /// Specialisations made: compiled, or linked from the disk cache.
+  int specializations();
+  /// Of the host code: compiles (with compileSeconds of the last) and
+  /// disk hits.
+  CacheStatistics hostStatistics();
   /// Of the prange loops' kernels, summed over every specialisation.
   CacheStatistics kernelStatistics();
 
@@ -81,7 +90,7 @@ private:
            std::unique_ptr<JitSpecialization>>
       specializations_;
   std::mutex mutex_;
-  int compiles_ = 0;
+  CacheStatistics hostStatistics_;
 };
 
 } // namespace spirjit::launch

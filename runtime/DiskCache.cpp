@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <atomic>
 #include <mutex>
@@ -94,6 +95,19 @@ bool makeDirectories(const std::string &path, unsigned mode) {
   }
   struct stat info;
   return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+const std::string &compilerBuildId() {
+  static const std::string id = [] {
+    Dl_info info;
+    struct stat file;
+    if (dladdr(reinterpret_cast<void *>(&compilerBuildId), &info) &&
+        info.dli_fname && stat(info.dli_fname, &file) == 0)
+      return std::string(info.dli_fname) + "|" + std::to_string(file.st_size) +
+             "|" + std::to_string(file.st_mtime);
+    return std::string("spirjit " __DATE__ " " __TIME__);
+  }();
+  return id;
 }
 
 std::string stableHash(const std::string &text) {

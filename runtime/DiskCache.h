@@ -2,7 +2,8 @@
 //
 // Entries are whole files named by a key's hash and the kind of what they
 // hold (`<hash>.<kind>.kernel`, the kind being a device image format's
-// name, so `ls` tells SPIR-V entries from SPIR or PTX ones); each carries a magic
+// name, so `ls` tells SPIR-V entries from SPIR or PTX ones, and `host` for
+// a jit function's host code, an object file); each carries a magic
 // header, its own key, and a checksum, so a truncated, corrupt or foreign
 // file is ignored (and later rewritten), never trusted. Writes go to a
 // temporary file renamed into place, so two processes filling the cache at
@@ -60,6 +61,11 @@ std::string takeDiskCacheWarning();
 /// Creates `path` and its parents with `mode` (those that exist keep
 /// theirs); true when it exists as a folder.
 bool makeDirectories(const std::string &path, unsigned mode = 0755);
+
+/// Identifies this build of spirjit (the file holding this code, its size
+/// and time), for cache keys: a rebuilt compiler never gets code its
+/// predecessor cached.
+const std::string &compilerBuildId();
 
 /// A stable 128-bit hash of `text`, as 32 hex digits.
 std::string stableHash(const std::string &text);

@@ -1,6 +1,7 @@
 #include "runtime/OpenCL.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include <CL/cl.h>
 
@@ -234,18 +235,7 @@ private:
 class CLDevice final : public Device {
 public:
   CLDevice(cl_platform_id platform, cl_device_id device, DeviceInfo info)
-      : Device(std::move(info)), device_(device) {
-    cl_int status;
-    cl_context_properties properties[] = {
-        CL_CONTEXT_PLATFORM,
-        reinterpret_cast<cl_context_properties>(platform), 0};
-    context_ =
-        clCreateContext(properties, 1, &device_, nullptr, nullptr, &status);
-    check(status, "clCreateContext");
-    queue_ = clCreateCommandQueueWithProperties(context_, device_, nullptr,
-                                                &status);
-    check(status, "clCreateCommandQueueWithProperties");
-  }
+      : Device(std::move(info)), platform_(platform), device_(device) {}
   ~CLDevice() override {
     if (queue_)
       clReleaseCommandQueue(queue_);
@@ -272,7 +262,7 @@ public:
                                 const std::vector<size_t> &global,
                                 const std::vector<size_t> &local,
                                 bool wantEvent) override;
-  void finish() override { check(clFinish(queue_), "clFinish"); }
+  void finish() override { check(clFinish(queue()), "clFinish"); }
   double bareLaunchLoop(Kernel &kernel, const std::vector<size_t> &global,
                         int count) override;
 
@@ -290,7 +280,25 @@ private:
   std::shared_ptr<Program> buildFromBinary(const std::vector<char> &bits,
                                            const char *options);
 
+  /// The context and queue, opened at first use: listing the devices opens
+  /// none, so a process pays only for those it uses (Intel's CPU runtime
+  /// takes 15-20 ms to open a context).
+  cl_context context() {
+    if (!opened_.load(std::memory_order_acquire))
+      open();
+    return context_;
+  }
+  cl_command_queue queue() {
+    if (!opened_.load(std::memory_order_acquire))
+      open();
+    return queue_;
+  }
+  void open();
+
+  cl_platform_id platform_;
   cl_device_id device_;
+  std::atomic<bool> opened_{false};
+  std::mutex openMutex_;
   cl_context context_ = nullptr;
   cl_command_queue queue_ = nullptr;
   std::mutex mutex_;
@@ -299,20 +307,41 @@ private:
 
 } // namespace
 
+void CLDevice::open() {
+  std::lock_guard<std::mutex> lock(openMutex_);
+  if (opened_.load(std::memory_order_relaxed))
+    return;
+  cl_int status;
+  cl_context_properties properties[] = {
+      CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform_),
+      0};
+  cl_context context =
+      clCreateContext(properties, 1, &device_, nullptr, nullptr, &status);
+  check(status, "clCreateContext");
+  cl_command_queue queue =
+      clCreateCommandQueueWithProperties(context, device_, nullptr, &status);
+  if (status != CL_SUCCESS)
+    clReleaseContext(context);
+  check(status, "clCreateCommandQueueWithProperties");
+  context_ = context;
+  queue_ = queue;
+  opened_.store(true, std::memory_order_release);
+}
+
 std::shared_ptr<Buffer> CLDevice::allocate(size_t size, const void *host) {
   const DeviceInfo &info = this->info();
   if (info.hasSvm) {
     cl_svm_mem_flags flags = CL_MEM_READ_WRITE;
     if (info.hasFineGrainSvm)
       flags |= CL_MEM_SVM_FINE_GRAIN_BUFFER;
-    void *svm = clSVMAlloc(context_, flags, size ? size : 1, 128);
+    void *svm = clSVMAlloc(context(), flags, size ? size : 1, 128);
     if (!svm)
       throw DeviceError("opencl", CL_MEM_OBJECT_ALLOCATION_FAILURE,
                         "CL_MEM_OBJECT_ALLOCATION_FAILURE",
                         "clSVMAlloc of " + std::to_string(size) +
                             " bytes on " + info.name);
     auto buffer =
-        std::make_shared<CLBuffer>(shared_from_this(), context_, nullptr, size,
+        std::make_shared<CLBuffer>(shared_from_this(), context(), nullptr, size,
                                    nullptr, svm, info.hasFineGrainSvm);
     if (host && size)
       write(*buffer, host, size, 0);
@@ -322,10 +351,10 @@ std::shared_ptr<Buffer> CLDevice::allocate(size_t size, const void *host) {
   cl_mem_flags flags = CL_MEM_READ_WRITE;
   if (host)
     flags |= CL_MEM_COPY_HOST_PTR;
-  cl_mem mem = clCreateBuffer(context_, flags, size ? size : 1,
+  cl_mem mem = clCreateBuffer(context(), flags, size ? size : 1,
                               const_cast<void *>(host), &status);
   check(status, "clCreateBuffer");
-  return std::make_shared<CLBuffer>(shared_from_this(), context_, mem, size,
+  return std::make_shared<CLBuffer>(shared_from_this(), context(), mem, size,
                                     nullptr);
 }
 
@@ -347,10 +376,10 @@ std::shared_ptr<Buffer> CLDevice::wrapHostMemory(void *host, size_t size) {
         return found;
       }
   cl_int status;
-  cl_mem mem = clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+  cl_mem mem = clCreateBuffer(context(), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
                               size, host, &status);
   check(status, "clCreateBuffer(CL_MEM_USE_HOST_PTR)");
-  auto buffer = std::make_shared<CLBuffer>(shared_from_this(), context_, mem,
+  auto buffer = std::make_shared<CLBuffer>(shared_from_this(), context(), mem,
                                            size, host);
   if (inPlace) {
     if (hostWrappers_.size() >= 32)
@@ -365,13 +394,13 @@ void CLDevice::read(const Buffer &buffer, void *host, size_t size,
   if (size == 0)
     return;
   if (buffer.svm()) {
-    check(clEnqueueSVMMemcpy(queue_, CL_TRUE, host,
+    check(clEnqueueSVMMemcpy(queue(), CL_TRUE, host,
                              static_cast<char *>(buffer.svm()) + offset, size,
                              0, nullptr, nullptr),
           "clEnqueueSVMMemcpy");
     return;
   }
-  check(clEnqueueReadBuffer(queue_, memOf(buffer), CL_TRUE, offset, size, host,
+  check(clEnqueueReadBuffer(queue(), memOf(buffer), CL_TRUE, offset, size, host,
                             0, nullptr, nullptr),
         "clEnqueueReadBuffer");
 }
@@ -381,33 +410,33 @@ void CLDevice::write(const Buffer &buffer, const void *host, size_t size,
   if (size == 0)
     return;
   if (buffer.svm()) {
-    check(clEnqueueSVMMemcpy(queue_, CL_TRUE,
+    check(clEnqueueSVMMemcpy(queue(), CL_TRUE,
                              static_cast<char *>(buffer.svm()) + offset, host,
                              size, 0, nullptr, nullptr),
           "clEnqueueSVMMemcpy");
     return;
   }
-  check(clEnqueueWriteBuffer(queue_, memOf(buffer), CL_TRUE, offset, size,
+  check(clEnqueueWriteBuffer(queue(), memOf(buffer), CL_TRUE, offset, size,
                              host, 0, nullptr, nullptr),
         "clEnqueueWriteBuffer");
 }
 
 void CLDevice::enqueueHostSynchronization(const Buffer &buffer) {
   cl_int status;
-  void *mapped = clEnqueueMapBuffer(queue_, memOf(buffer), CL_FALSE,
+  void *mapped = clEnqueueMapBuffer(queue(), memOf(buffer), CL_FALSE,
                                     CL_MAP_READ, 0, buffer.size(), 0, nullptr,
                                     nullptr, &status);
   check(status, "clEnqueueMapBuffer");
-  check(clEnqueueUnmapMemObject(queue_, memOf(buffer), mapped, 0, nullptr,
+  check(clEnqueueUnmapMemObject(queue(), memOf(buffer), mapped, 0, nullptr,
                                 nullptr),
         "clEnqueueUnmapMemObject");
 }
 
 std::unique_ptr<Event> CLDevice::enqueueMarker() {
   cl_event event = nullptr;
-  check(clEnqueueMarkerWithWaitList(queue_, 0, nullptr, &event),
+  check(clEnqueueMarkerWithWaitList(queue(), 0, nullptr, &event),
         "clEnqueueMarkerWithWaitList");
-  return std::make_unique<CLEvent>(event, queue_);
+  return std::make_unique<CLEvent>(event, queue());
 }
 
 std::shared_ptr<Program> CLDevice::build(cl_program program,
@@ -433,7 +462,7 @@ std::shared_ptr<Program> CLDevice::build(cl_program program,
 std::shared_ptr<Program>
 CLDevice::buildFromSPIRV(const std::vector<char> &bytes) {
   cl_int status;
-  cl_program program = clCreateProgramWithIL(context_, bytes.data(),
+  cl_program program = clCreateProgramWithIL(context(), bytes.data(),
                                              bytes.size(), &status);
   check(status, "clCreateProgramWithIL");
   return build(program, "");
@@ -445,7 +474,7 @@ CLDevice::buildFromBinary(const std::vector<char> &bits, const char *options) {
   size_t size = bits.size();
   auto data = reinterpret_cast<const unsigned char *>(bits.data());
   cl_program program = clCreateProgramWithBinary(
-      context_, 1, &device_, &size, &data, &binaryStatus, &status);
+      context(), 1, &device_, &size, &data, &binaryStatus, &status);
   check(status, "clCreateProgramWithBinary");
   check(binaryStatus, "clCreateProgramWithBinary (binary status)");
   return build(program, options);
@@ -483,14 +512,14 @@ std::unique_ptr<Event> CLDevice::launch(Kernel &kernel,
                                         bool wantEvent) {
   cl_event event = nullptr;
   check(clEnqueueNDRangeKernel(
-            queue_, static_cast<CLKernel &>(kernel).handle(),
+            queue(), static_cast<CLKernel &>(kernel).handle(),
             static_cast<cl_uint>(global.size()), nullptr, global.data(),
             local.empty() ? nullptr : local.data(), 0, nullptr,
             wantEvent ? &event : nullptr),
         "clEnqueueNDRangeKernel");
   if (!event)
     return nullptr;
-  return std::make_unique<CLEvent>(event, queue_);
+  return std::make_unique<CLEvent>(event, queue());
 }
 
 double openclBareLaunchLoop(void *queue, void *kernel, size_t dims,
@@ -509,7 +538,7 @@ double openclBareLaunchLoop(void *queue, void *kernel, size_t dims,
 
 double CLDevice::bareLaunchLoop(Kernel &kernel,
                                 const std::vector<size_t> &global, int count) {
-  return openclBareLaunchLoop(queue_, static_cast<CLKernel &>(kernel).handle(),
+  return openclBareLaunchLoop(queue(), static_cast<CLKernel &>(kernel).handle(),
                               global.size(), global.data(), count);
 }
 
@@ -555,16 +584,13 @@ const std::vector<std::shared_ptr<Device>> &openclDevices() {
                      });
     // A filter's index counts among devices of the same backend and type.
     std::map<std::string, int> indexOfType;
+    // Listed unopened: a device that cannot open a context fails at its
+    // first use, with the driver's error.
     for (Candidate &candidate : candidates) {
-      try {
-        DeviceInfo info = candidate.info;
-        info.backendIndex = indexOfType[info.deviceType];
-        found.push_back(std::make_shared<CLDevice>(candidate.platform,
-                                                   candidate.id, info));
-        ++indexOfType[info.deviceType];
-      } catch (const DeviceError &) {
-        // A device we cannot open is not listed.
-      }
+      DeviceInfo info = candidate.info;
+      info.backendIndex = indexOfType[info.deviceType]++;
+      found.push_back(
+          std::make_shared<CLDevice>(candidate.platform, candidate.id, info));
     }
     return found;
   }();

@@ -12,6 +12,7 @@
 
 #include <complex>
 #include <cstring>
+#include <future>
 
 namespace py = pybind11;
 
@@ -157,8 +158,6 @@ Converted convert(const py::args &args,
                             out.device->info().name);
     out.device = fixed;
   }
-  if (!out.device)
-    out.device = launch::defaultDevice();
   return out;
 }
 
@@ -295,12 +294,38 @@ std::vector<void *> parameters(const Converted &converted,
   return out;
 }
 
+/// The specialisation for `converted`'s types, and where the call runs:
+/// its arrays' device, device=, or the default device. Finding the default
+/// device the first time loads the OpenCL drivers (tens of milliseconds),
+/// and compiling the host code needs no device, so a call that must do
+/// both does them at once, the devices found on a thread of their own.
+/// (The loops' kernels are built at their first launch, on the caller's
+/// thread: Intel's CPU runtime takes some 30 ms longer for a first build
+/// on a new thread than LLVM takes for the host code.)
+const launch::JitSpecialization &
+specializeAndPlace(launch::JitFunction &function, Converted &converted) {
+  if (converted.device)
+    return function.specialize(converted.types, converted.hostAddressable);
+  if (const launch::JitSpecialization *made =
+          function.find(converted.types, converted.hostAddressable)) {
+    converted.device = launch::defaultDevice();
+    return *made;
+  }
+  std::shared_future<std::shared_ptr<runtime::Device>> device =
+      std::async(std::launch::async, [] { return launch::defaultDevice(); })
+          .share();
+  const launch::JitSpecialization &specialization =
+      function.specialize(converted.types, converted.hostAddressable);
+  converted.device = device.get();
+  return specialization;
+}
+
 } // namespace
 
 py::object JitDispatcher::call(py::args args) {
   Converted converted = convert(args, device_);
   const launch::JitSpecialization &function =
-      function_.specialize(converted.types, converted.hostAddressable);
+      specializeAndPlace(function_, converted);
   for (size_t i = 0; i < converted.arguments.size(); ++i) {
     const Argument &a = converted.arguments[i];
     if (function.host.writtenArguments[i] && py::isinstance<py::array>(a.object) &&
@@ -327,6 +352,15 @@ void JitDispatcher::compileFor(py::args args) {
   function_.specialize(converted.types, converted.hostAddressable);
 }
 
+py::dict JitDispatcher::hostStats() {
+  launch::CacheStatistics s = function_.hostStatistics();
+  py::dict out;
+  out["compiles"] = s.compiles;
+  out["disk_hits"] = s.diskHits;
+  out["compile_seconds"] = s.compileSeconds;
+  return out;
+}
+
 py::dict JitDispatcher::kernelStats() {
   launch::CacheStatistics s = function_.kernelStatistics();
   py::dict out;
@@ -344,8 +378,9 @@ void addJit(py::module_ &m) {
            py::arg("device"), py::arg("fastmath"), py::arg("opt"))
       .def("__call__", &JitDispatcher::call)
       .def("compile_for", &JitDispatcher::compileFor)
+      .def("host_stats", &JitDispatcher::hostStats)
       .def("kernel_stats", &JitDispatcher::kernelStats)
-      .def_property_readonly("compiles", &JitDispatcher::compiles);
+      .def_property_readonly("compiles", &JitDispatcher::specializations);
 }
 
 } // namespace spirjit::python
