@@ -49,6 +49,12 @@ void Inference::run() {
                           "some path");
   result_.returnTypeAsWritten = returnType_ ? returnType_ : types::none();
   result_.returnType = types::materialize(result_.returnTypeAsWritten);
+  if (result_.returnType->kind == TypeKind::Tuple) {
+    std::vector<const Type *> elements;
+    for (const Type *e : result_.returnType->elements)
+      elements.push_back(types::materialize(e));
+    result_.returnType = types::tuple(elements);
+  }
   markWrittenArguments();
 }
 
@@ -346,11 +352,14 @@ const Type *Inference::inferDeviceCall(Instruction &inst,
   // The callee's group collectives need the kernel's scratch memory.
   result_.usesGroupScratch |= found->second->usesGroupScratch;
   const Type *returned = found->second->returnTypeAsWritten;
-  if (returned->kind != TypeKind::None && !returned->isNumber())
+  bool numbers = returned->kind == TypeKind::Tuple;
+  for (const Type *e : returned->elements)
+    numbers &= e->isNumber();
+  if (returned->kind != TypeKind::None && !returned->isNumber() && !numbers)
     typingError(inst, "device function '" + callee.name + "' returns a '" +
                           returned->str() +
-                          "'; device functions return "
-                          "numbers (or nothing)");
+                          "'; device functions return numbers, tuples of "
+                          "numbers, or nothing");
   return returned;
 }
 

@@ -139,7 +139,7 @@ llvm::Function *Lowering::declare() {
     result = typed_.kind == FunctionKind::Kernel ||
                      returned->kind == TypeKind::None
                  ? builder_.getVoidTy()
-                 : scalarType(returned);
+                 : returnValueType(returned);
   }
   auto *type = llvm::FunctionType::get(result, params, false);
   const std::string &name = typed_.function->name;
@@ -183,6 +183,15 @@ Lowered Lowering::lowerCall(const Instruction &inst) {
   if (callee->kind == TypeKind::Function && callee->name == "assert")
     return lowerAssert(inst);
   return lowerBuiltinCall(inst);
+}
+
+llvm::Type *Lowering::returnValueType(const Type *t) {
+  if (t->kind != TypeKind::Tuple)
+    return scalarType(t);
+  std::vector<llvm::Type *> elements;
+  for (const Type *e : t->elements)
+    elements.push_back(scalarType(e));
+  return llvm::StructType::get(context_, elements);
 }
 
 Lowered Lowering::lowerDeviceCall(const Instruction &inst,
@@ -232,6 +241,12 @@ Lowered Lowering::lowerDeviceCall(const Instruction &inst,
   call->setCallingConv(target_.functionCallingConvention());
   if (callee.returnType->kind == TypeKind::None)
     return {};
+  if (callee.returnType->kind == TypeKind::Tuple) { // a struct of numbers
+    Lowered tuple;
+    for (unsigned k = 0; k < callee.returnType->elements.size(); ++k)
+      tuple.elements.push_back({builder_.CreateExtractValue(call, k)});
+    return tuple;
+  }
   return {call};
 }
 

@@ -353,7 +353,19 @@ void Lowering::lowerInstruction(const Instruction &inst) {
     else if (inst.name == "assert") // the caller goes on; the launch fails
       builder_.CreateRet(
           llvm::Constant::getNullValue(function_->getReturnType()));
-    else
+    else if (returned->kind == TypeKind::Tuple) {
+      // A tuple of numbers: one struct, each element as the caller reads it.
+      const Lowered &value = values_.at(inst.operands[0]);
+      const Type *from = inst.operands[0]->type;
+      llvm::Value *result = llvm::UndefValue::get(function_->getReturnType());
+      for (unsigned k = 0; k < returned->elements.size(); ++k)
+        result = builder_.CreateInsertValue(
+            result,
+            convert(value.elements[k].scalar, from->elements[k],
+                    returned->elements[k]),
+            k);
+      builder_.CreateRet(result);
+    } else
       builder_.CreateRet(scalarOf(inst.operands[0], returned));
     return;
   }

@@ -119,6 +119,9 @@ private:
   // LowerCalls.cpp
   void lowerEntry(llvm::Function *function);
   Lowered lowerCall(const Instruction &inst);
+  /// The LLVM type a device function returns a value of type `t` as: a
+  /// number's, or a struct of a tuple's numbers.
+  llvm::Type *returnValueType(const Type *t);
   Lowered lowerDeviceCall(const Instruction &inst, const TypedFunction &callee);
   /// The argument for parameter `i` of a kapi call (nullptr: default).
   const Instruction *callArgument(const Instruction &inst, size_t i) const {

@@ -596,8 +596,9 @@ class DeviceFunction:
 
 def device_func(fn=None, *, signatures=None):
     """Decorator: ``fn`` becomes a device function, callable from kernels and
-    device functions, returning a number (or nothing). ``signatures``
-    ("float64(float64, int64)", or a list) restricts the accepted types."""
+    device functions, returning a number, a tuple of numbers, or nothing.
+    ``signatures`` ("float64(float64, int64)", or a list) restricts the
+    accepted types."""
     if fn is None:
         return lambda f: device_func(f, signatures=signatures)
     return DeviceFunction(fn, signatures)

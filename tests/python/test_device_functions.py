@@ -548,3 +548,27 @@ def test_device_functions_in_the_simulator():
 def test_device_function_has_stats():
     for key in ("compiles", "memory_hits", "disk_hits"):
         assert key in square.stats
+
+
+@spirjit.device_func
+def divmod3(x):
+    return x // 3, x % 3, 0.5 * x
+
+
+@spirjit.kernel
+def use_divmod3(item, x, q, r, h):
+    i = item.get_id(0)
+    a, b, c = divmod3(x[i])
+    q[i] = a
+    r[i] = b
+    h[i] = c
+
+
+def test_device_function_returns_a_tuple(device_filter):
+    x = np.arange(-4, 6, dtype=np.int64)
+    q, r = np.zeros_like(x), np.zeros_like(x)
+    h = np.zeros(x.shape, dtype=np.float32)
+    launch(use_divmod3, x.size, x, q, r, h)
+    np.testing.assert_array_equal(q, x // 3)
+    np.testing.assert_array_equal(r, x % 3)
+    np.testing.assert_array_equal(h, 0.5 * x)
