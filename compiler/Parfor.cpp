@@ -370,9 +370,25 @@ private:
                                    Opcode::Branch),
                            "a prange loop with several entries");
     Block *preheader = preheaders[0];
+    // A failed assert's block (`ret assert`, entered from the loop only)
+    // goes with the body: the kernel reports it (in debug mode) or never
+    // takes it.
+    std::set<Block *> asserts;
+    std::vector<Block *> assertsInOrder; // the same in every process
+    for (Block *block : outer.blocks)
+      for (Block *succ : block->successors()) {
+        Instruction *ret = succ->terminator();
+        bool fromLoop = std::all_of(
+            succ->predecessors.begin(), succ->predecessors.end(),
+            [&](Block *p) { return outer.contains(p); });
+        if (!outer.contains(succ) && ret && ret->isa(Opcode::Return) &&
+            ret->name == "assert" && fromLoop && asserts.insert(succ).second)
+          assertsInOrder.push_back(succ);
+      }
     for (Block *block : outer.blocks)
       for (Block *succ : block->successors())
-        if (!outer.contains(succ) && block != outer.header)
+        if (!outer.contains(succ) && !asserts.count(succ) &&
+            block != outer.header)
           error(block->terminator()->line,
                 "a prange loop cannot be left early (break or return): its "
                 "iterations run in parallel, in any order; compute a flag "
@@ -423,7 +439,7 @@ private:
     for (const ir::Loop *loop : nest) {
       Instruction *index = findIn(loop->header, Opcode::IterNext);
       for (auto &block : fn_.blocks)
-        if (!outer.contains(block.get()))
+        if (!outer.contains(block.get()) && !asserts.count(block.get()))
           for (auto &inst : block->instructions)
             if (std::count(inst->operands.begin(), inst->operands.end(),
                            index))
@@ -438,6 +454,8 @@ private:
     for (Block *block : innermost.blocks)
       if (block != innermost.header)
         body.push_back(block);
+    for (Block *block : assertsInOrder)
+      body.push_back(block);
     std::set<const Block *> bodySet(body.begin(), body.end());
 
     // --- the kernel ---
@@ -733,6 +751,7 @@ private:
     // The loop's blocks go; so do the prange call and iterator when
     // nothing else reads them.
     std::set<const Block *> dead(outer.blocks.begin(), outer.blocks.end());
+    dead.insert(asserts.begin(), asserts.end());
     for (auto &block : fn_.blocks)
       if (dead.count(block.get()))
         for (auto &inst : block->instructions)

@@ -19,7 +19,8 @@ namespace py = pybind11;
 namespace spirjit::python {
 
 JitDispatcher::JitDispatcher(py::object describe, py::object device,
-                             bool fastmath, int optLevel)
+                             bool fastmath, int optLevel, bool boundscheck,
+                             bool debug)
     : describe_(std::move(describe)),
       function_([this] {
                   return toFunctionDescription(describe_().cast<py::dict>());
@@ -28,6 +29,8 @@ JitDispatcher::JitDispatcher(py::object describe, py::object device,
                   CompileOptions options;
                   options.fastmath = fastmath;
                   options.optLevel = optLevel;
+                  options.boundscheck = boundscheck || debug;
+                  options.debug = debug;
                   return options;
                 }()) {
   if (!device.is_none())
@@ -374,8 +377,9 @@ py::dict JitDispatcher::kernelStats() {
 
 void addJit(py::module_ &m) {
   py::class_<JitDispatcher>(m, "JitDispatcher")
-      .def(py::init<py::object, py::object, bool, int>(), py::arg("describe"),
-           py::arg("device"), py::arg("fastmath"), py::arg("opt"))
+      .def(py::init<py::object, py::object, bool, int, bool, bool>(),
+           py::arg("describe"), py::arg("device"), py::arg("fastmath"),
+           py::arg("opt"), py::arg("boundscheck"), py::arg("debug"))
       .def("__call__", &JitDispatcher::call)
       .def("compile_for", &JitDispatcher::compileFor)
       .def("host_stats", &JitDispatcher::hostStats)

@@ -14,7 +14,7 @@ public:
   /// `describe` returns the function's description dict (called at the
   /// first compilation); `device` is None or a Device every call runs on.
   JitDispatcher(pybind11::object describe, pybind11::object device,
-                bool fastmath, int optLevel);
+                bool fastmath, int optLevel, bool boundscheck, bool debug);
   pybind11::object call(pybind11::args args);
   /// Compiles for these arguments without running; the stages printed by
   /// `dump` (stage name -> text) when given.

@@ -627,16 +627,22 @@ class JitFunction:
 
     __spirjit_jit__ = True  # another jit function's host code inlines it
 
-    def __init__(self, fn, device=None, fastmath=False, opt=2):
+    def __init__(self, fn, device=None, fastmath=False, opt=2, debug=False,
+                 boundscheck=False):
         _check_function(fn, "jit")
         level = _opt_level(opt, "jit")
         functools.update_wrapper(self, fn)
         self.py_func = fn
         self.device = None if device is None else Device(device)
+        # The loops' kernels check as a kernel's would (API.md "Debugging
+        # kernels"), SPIRJIT_DEBUG / SPIRJIT_BOUNDSCHECK included.
+        self.debug = bool(debug) or _env_flag("SPIRJIT_DEBUG")
+        self.boundscheck = bool(boundscheck) or self.debug or _env_flag(
+            "SPIRJIT_BOUNDSCHECK")
         dispatcher = _spirjit.JitDispatcher(
             functools.partial(_describe_function, fn),
             None if self.device is None else self.device._device,
-            bool(fastmath), level)
+            bool(fastmath), level, self.boundscheck, self.debug)
         self._dispatcher = dispatcher
         # The bound method itself: a call goes straight to C++.
         self._call = dispatcher.__call__
@@ -672,13 +678,17 @@ class JitFunction:
         return f"<spirjit.jit {self.__qualname__}>"
 
 
-def jit(fn=None, *, device=None, fastmath=False, opt=2):
+def jit(fn=None, *, device=None, fastmath=False, opt=2, debug=False,
+        boundscheck=False):
     """Decorator: compiles the whole function; its ``prange`` loops run as
     kernels on the device of its DeviceArray arguments, or on ``device=``
-    (a Device or a filter string), or on the default device."""
+    (a Device or a filter string), or on the default device. ``debug`` and
+    ``boundscheck`` check the loops as they check kernels."""
     if fn is None:
-        return lambda f: jit(f, device=device, fastmath=fastmath, opt=opt)
-    return JitFunction(fn, device=device, fastmath=fastmath, opt=opt)
+        return lambda f: jit(f, device=device, fastmath=fastmath, opt=opt,
+                             debug=debug, boundscheck=boundscheck)
+    return JitFunction(fn, device=device, fastmath=fastmath, opt=opt,
+                       debug=debug, boundscheck=boundscheck)
 
 
 dpjit = jit

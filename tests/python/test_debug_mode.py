@@ -388,3 +388,33 @@ def test_print_rejects_what_it_cannot_print(device_filter):
     with pytest.raises(spirjit.errors.UnsupportedFeatureError) as e:
         spirjit.call_kernel(prints_to_a_file, kapi.Range(1), np.zeros(2))
     assert "flush" in str(e.value)
+
+
+def test_jit_debug_checks_the_loops():
+    from spirjit import dpjit, prange
+
+    @dpjit(debug=True)
+    def checked(a, n, d):
+        for i in prange(a.shape[0]):
+            assert a[i] >= 0, "negative input"
+            a[i + n] = i // d
+
+    checked(np.zeros(4, np.int64), 0, 1)
+    with pytest.raises(IndexError, match=r"test_debug_mode.py:\d+: index "
+                                         r"\d+ is out of bounds for axis 0 "
+                                         r"with size 4"):
+        checked(np.zeros(4, np.int64), 2, 1)
+    with pytest.raises(ZeroDivisionError, match=r"test_debug_mode.py:\d+"):
+        checked(np.zeros(4, np.int64), 0, 0)
+    with pytest.raises(AssertionError, match="negative input"):
+        checked(-np.ones(4, np.int64), 0, 1)
+
+    @dpjit
+    def unchecked(a):
+        for i in prange(a.shape[0]):
+            assert a[i] >= 0, "negative input"
+            a[i] += 1
+
+    a = -np.ones(3, np.int64)
+    unchecked(a)  # asserts compile to nothing without debug, as in kernels
+    np.testing.assert_array_equal(a, np.zeros(3))

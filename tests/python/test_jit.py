@@ -399,3 +399,4 @@ def test_keyword_arguments_to_a_jit_callee_are_an_error():
 
     with pytest.raises(UnsupportedFeatureError, match="by position"):
         caller(np.ones(3))
+
