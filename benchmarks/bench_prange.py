@@ -253,13 +253,10 @@ def run_runtime(short, device, args, numba_fns, peer=None):
 
     # Jacobi sweep
     u = rng.random((side, side), dtype=np.float32)
-    du, dv = to(u), to(u.copy())
-    jacobi_prange(du, dv)
     want = u.copy()
     want[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] +
                                u[1:-1, 2:])
-    assert np.allclose(dv.asnumpy(), want, rtol=1e-6)
-    t_prange = median_time(lambda: jacobi_prange(du, dv), reps)
+    du = to(u)
     cl = pyopencl_context(dict(RUNTIMES)[short])
     t_cl = None
     if cl:
@@ -274,45 +271,37 @@ def run_runtime(short, device, args, numba_fns, peer=None):
             knl(queue, (side - 2, side - 2), None, bu, bv, np.int64(side))
             queue.finish()
         t_cl = median_time(run_cl, reps)
-    row = [f"Jacobi {side}^2 f32 (2-D prange)", fmt(t_prange),
-           (fmt(t_cl) + " (OpenCL C)") if t_cl else "unavailable"]
-    t_nb = None
-    if numba_fns:
-        v = u.copy()
-        t_nb = median_time(lambda: numba_fns[1](u, v), reps)
-        row.append(fmt(t_nb))
-    else:
-        row.append("-")
-    row.append((f"{t_prange / t_cl:.2f}x OpenCL C (<= 1.1)" if t_cl else "") +
-               (f", numba {t_nb / t_prange:.2f}x our time (> 1: faster)" if t_nb else ""))
-    if dpex:
-        row.append(dpex.cell("jacobi_prange", t_prange))
-    rows.append(row)
+
+    def jacobi_row(label, fn, numba_index, peer_key):
+        """One Jacobi form: checked, timed, beside OpenCL C and numba."""
+        dv = to(u.copy())
+        fn(du, dv)
+        assert np.allclose(dv.asnumpy(), want, rtol=1e-6)
+        t = median_time(lambda: fn(du, dv), reps)
+        row = [f"Jacobi {side}^2 f32 ({label})", fmt(t),
+               (fmt(t_cl) + " (OpenCL C)") if t_cl else "unavailable"]
+        t_nb = None
+        if numba_fns:
+            v = u.copy()
+            t_nb = median_time(lambda: numba_fns[numba_index](u, v), reps)
+            row.append(fmt(t_nb))
+        else:
+            row.append("-")
+        row.append((f"{t / t_cl:.2f}x OpenCL C (<= 1.1)" if t_cl else "") +
+                   (f", numba {t_nb / t:.2f}x our time (> 1: faster)"
+                    if t_nb else ""))
+        if dpex:
+            row.append(dpex.cell(peer_key, t))
+        rows.append(row)
+        return t
+
+    t_prange = jacobi_row("2-D prange", jacobi_prange, 1, "jacobi_prange")
     if dpex:
         # numba-dpex's 1-D form of the sweep (peer_dpjit.py says why).
         rows.append([f"Jacobi {side}^2 f32 (1-D prange from 0)", "-", "-",
                      "-", "numba-dpex only (2-D fails there)",
                      dpex.cell("jacobi_outer_prange", t_prange)])
-
-    # Jacobi sweep as an array expression
-    dv2 = to(u.copy())
-    jacobi_arrayexpr(du, dv2)
-    assert np.allclose(dv2.asnumpy(), want, rtol=1e-6)
-    t_expr = median_time(lambda: jacobi_arrayexpr(du, dv2), reps)
-    row = [f"Jacobi {side}^2 f32 (array expression)", fmt(t_expr),
-           (fmt(t_cl) + " (OpenCL C)") if t_cl else "unavailable"]
-    t_nb = None
-    if numba_fns:
-        v = u.copy()
-        t_nb = median_time(lambda: numba_fns[3](u, v), reps)
-        row.append(fmt(t_nb))
-    else:
-        row.append("-")
-    row.append((f"{t_expr / t_cl:.2f}x OpenCL C (<= 1.1)" if t_cl else "") +
-               (f", numba {t_nb / t_expr:.2f}x our time (> 1: faster)" if t_nb else ""))
-    if dpex:
-        row.append(dpex.cell("jacobi_arrayexpr", t_expr))
-    rows.append(row)
+    jacobi_row("array expression", jacobi_arrayexpr, 3, "jacobi_arrayexpr")
 
     # sum
     x = rng.random(n)

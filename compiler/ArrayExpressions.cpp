@@ -23,16 +23,6 @@ namespace {
 
 bool isArray(const Type *t) { return t && t->kind == TypeKind::Array; }
 
-bool isSliceIndex(const Type *t) {
-  if (t->kind == TypeKind::Slice)
-    return true;
-  if (t->kind == TypeKind::Tuple)
-    for (const Type *e : t->elements)
-      if (e->kind == TypeKind::Slice)
-        return true;
-  return false;
-}
-
 /// A call's function as NumPy names it ("numpy.sum" for a.sum()), or "".
 std::string calleeName(const Instruction *call) {
   const Type *callee = call->operands[0]->type;

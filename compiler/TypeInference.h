@@ -81,6 +81,10 @@ bool isArrayConstructor(const std::string &qualifiedName);
 /// method `a.sum` is named as the function): host code only.
 bool isArrayReduction(const std::string &qualifiedName);
 
+/// Does an index of this type make a view (a slice, or a tuple holding
+/// one)? Host code only (InferArrays.cpp).
+bool isSliceIndex(const Type *index);
+
 /// The NumPy ufuncs that are operators (np.add is +, np.less is <,
 /// np.negative is unary -): the pyir instruction and operator they mean on
 /// array elements; nullopt for other names.

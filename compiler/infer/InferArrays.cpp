@@ -16,16 +16,6 @@ const Type *elementOf(const Type *t) {
   return t->kind == TypeKind::Array ? t->element : t;
 }
 
-bool isSliceIndex(const Type *index) {
-  if (index->kind == TypeKind::Slice)
-    return true;
-  if (index->kind == TypeKind::Tuple)
-    for (const Type *e : index->elements)
-      if (e->kind == TypeKind::Slice)
-        return true;
-  return false;
-}
-
 /// NumPy's accumulator for sum and prod: small integers and booleans sum in
 /// the platform integer, unsigned ones in uint64.
 const Type *accumulatorOf(const Type *element) {
@@ -47,6 +37,16 @@ const std::set<std::string> &arrayMethods() {
 } // namespace spirjit::infer
 
 namespace spirjit {
+bool isSliceIndex(const Type *index) {
+  if (index->kind == TypeKind::Slice)
+    return true;
+  if (index->kind == TypeKind::Tuple)
+    for (const Type *e : index->elements)
+      if (e->kind == TypeKind::Slice)
+        return true;
+  return false;
+}
+
 std::optional<UfuncOperator> ufuncOperator(const std::string &name) {
   using B = ir::BinaryOperator;
   using C = ir::CompareOperator;
