@@ -94,6 +94,17 @@ struct UfuncOperator {
 };
 std::optional<UfuncOperator> ufuncOperator(const std::string &qualifiedName);
 
+/// What happened to one device function in this process, by its key in
+/// the deviceFunctions tables: the kernel specialisations that contain it,
+/// compiled or loaded from the disk cache (launch/CompileCache.cpp). It
+/// has no cache of its own, so no memory hits.
+struct DeviceFunctionCounters {
+  int compiles = 0, memoryHits = 0, diskHits = 0;
+};
+void countDeviceFunction(const std::string &key,
+                         int DeviceFunctionCounters::*counter);
+DeviceFunctionCounters deviceFunctionCounters(const std::string &key);
+
 TypedFunction inferTypes(const FunctionDescription &description,
                          std::unique_ptr<ir::Function> function,
                          const std::vector<const Type *> &argumentTypes,

@@ -231,8 +231,12 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
     if (cached && program) {
       entry->compiled = cached->compiled;
       fromDisk = true;
+      for (const auto &callee : function.deviceFunctions)
+        countDeviceFunction(callee.first, &DeviceFunctionCounters::diskHits);
     } else {
       entry->compiled = compileKernel(request, capabilities, options);
+      for (const auto &callee : function.deviceFunctions)
+        countDeviceFunction(callee.first, &DeviceFunctionCounters::compiles);
       start = std::chrono::steady_clock::now();
       program = device->build(entry->compiled.image);
       // The device binary is asked for only to be stored (PoCL takes a

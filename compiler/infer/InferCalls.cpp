@@ -2,6 +2,8 @@
 // functions, typed per call signature; keyword and compile-time arguments.
 #include "compiler/infer/Inference.h"
 
+#include <mutex>
+
 #include "frontend/BuildPyIR.h"
 #include "frontend/CloneFunction.h"
 #include "frontend/Bytecode.h"
@@ -366,6 +368,26 @@ const Type *Inference::inferDeviceCall(Instruction &inst,
 } // namespace spirjit::infer
 
 namespace spirjit {
+
+namespace {
+std::mutex countersMutex;
+std::map<std::string, DeviceFunctionCounters> &counters() {
+  static std::map<std::string, DeviceFunctionCounters> all;
+  return all;
+}
+} // namespace
+
+void countDeviceFunction(const std::string &key,
+                         int DeviceFunctionCounters::*counter) {
+  std::lock_guard<std::mutex> lock(countersMutex);
+  ++(counters()[key].*counter);
+}
+
+DeviceFunctionCounters deviceFunctionCounters(const std::string &key) {
+  std::lock_guard<std::mutex> lock(countersMutex);
+  auto it = counters().find(key);
+  return it == counters().end() ? DeviceFunctionCounters{} : it->second;
+}
 
 const ConstValue *constantOf(const TypedFunction &typed,
                              const ir::Instruction *inst) {

@@ -566,6 +566,14 @@ PYBIND11_MODULE(_spirjit, m) {
   m.def("_from_cuda_dlpack", &fromCudaDLPack,
         "a DeviceArray over a kDLCUDA DLPack producer's memory (no copy)");
   m.def("devices", [] { return runtime::allDevices(); });
+  m.def("device_function_stats", [](const std::string &key) {
+    DeviceFunctionCounters c = deviceFunctionCounters(key);
+    py::dict out;
+    out["compiles"] = c.compiles;
+    out["memory_hits"] = c.memoryHits;
+    out["disk_hits"] = c.diskHits;
+    return out;
+  });
   m.def("match_devices", &launch::matchDevices);
   m.def("default_device", &launch::defaultDevice);
 

@@ -23,6 +23,7 @@ from ._spirjit import DeviceArray
 from ._spirjit import Dispatcher as _Dispatcher
 from . import _spirjit
 from ._describe import describe_function as _describe_function
+from ._describe import callee_key as _callee_key
 from .kernel_api import Range
 from . import _array_ops
 from ._vectorize import vectorize
@@ -589,6 +590,15 @@ class DeviceFunction:
 
     def __call__(self, *args, **kwargs):
         return self.py_func(*args, **kwargs)
+
+    @property
+    def stats(self):
+        """compiles: kernel specialisations compiled in this process that
+        contain it (it is compiled into each); disk_hits: those loaded from
+        the disk cache instead; memory_hits: always 0, since a device
+        function has no cache of its own (its kernels' stats have theirs)."""
+        return _spirjit.device_function_stats(
+            _callee_key(self.py_func))
 
     def __repr__(self):
         return f"<spirjit.device_func {self.__qualname__}>"

@@ -39,6 +39,18 @@ def _const(value):
     return ("other", type(value).__name__)
 
 
+def callee_key(fn):
+    """A device function's key in the device_functions table: named by
+    what it is, not where it lives, so the same code with the same closure
+    values is the same device function in every process, and same-named
+    helpers of different code never collide."""
+    code = fn.__code__
+    closure = tuple(repr(c.cell_contents) for c in (fn.__closure__ or ()))
+    digest = hashlib.sha1(marshal.dumps(code) +
+                          repr(closure).encode()).hexdigest()[:16]
+    return f"{fn.__module__}.{fn.__qualname__}#{digest}"
+
+
 def describe_value(value, table=None):
     """What a global, closure value or annotation is, as the compiler sees it.
 
@@ -54,14 +66,7 @@ def describe_value(value, table=None):
         device_func = value
     if device_func is not None and table is not None:
         fn = device_func.py_func
-        # Named by what it is, not where it lives: the same code with the
-        # same closure values is the same device function in every process,
-        # and same-named helpers of different code never collide.
-        code = fn.__code__
-        closure = tuple(repr(c.cell_contents) for c in (fn.__closure__ or ()))
-        digest = hashlib.sha1(marshal.dumps(code) +
-                              repr(closure).encode()).hexdigest()[:16]
-        key = f"{fn.__module__}.{fn.__qualname__}#{digest}"
+        key = callee_key(fn)
         if key not in table:
             table[key] = None  # reserved: a reference back finds the key
             description = describe_function(fn, table)

@@ -542,9 +542,6 @@ def test_device_functions_in_the_simulator():
     np.testing.assert_array_equal(out, expected)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "API.md 'Introspection': each device function has .stats (compiles, "
-    "memory_hits, disk_hits); DeviceFunction has no 'stats' attribute"))
 def test_device_function_has_stats():
     for key in ("compiles", "memory_hits", "disk_hits"):
         assert key in square.stats
@@ -572,3 +569,27 @@ def test_device_function_returns_a_tuple(device_filter):
     np.testing.assert_array_equal(q, x // 3)
     np.testing.assert_array_equal(r, x % 3)
     np.testing.assert_array_equal(h, 0.5 * x)
+
+
+
+def test_device_function_stats_count_the_kernels_that_contain_it(
+        device_filter, monkeypatch):
+    monkeypatch.setenv("SPIRJIT_DISABLE_CACHE", "1")
+
+    @spirjit.device_func
+    def twice(x):
+        return 2 * x
+
+    @spirjit.kernel
+    def k(item, a):
+        i = item.get_id(0)
+        a[i] = twice(a[i]) + twice(a[i])
+
+    before = twice.stats["compiles"]
+    a = np.ones(4)
+    launch(k, 4, a)
+    launch(k, 4, a)  # the same specialisation: no new compile
+    np.testing.assert_array_equal(a, np.full(4, 16.0))
+    assert twice.stats["compiles"] == before + 1
+    launch(k, 4, np.ones(4, dtype=np.float32))
+    assert twice.stats["compiles"] == before + 2
