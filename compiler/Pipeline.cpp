@@ -9,6 +9,7 @@
 // from it; or, for CUDA devices, PTX from a module lowered for NVPTX.
 #include "compiler/Pipeline.h"
 
+#include "compiler/CheckBarriers.h"
 #include "compiler/CheckDeviceCapabilities.h"
 #include "compiler/DropUnusedParameters.h"
 #include "compiler/HostTarget.h"
@@ -284,6 +285,10 @@ CompiledKernel compileKernel(const KernelRequest &request,
   // Double precision on a device without it fails here, at the user's
   // line, not in the driver's build.
   checkDeviceCapabilities(typed, specializations, device.fp64, device.name);
+  // A collective that only some work-items reach, at its line.
+  checkBarriers(typed);
+  for (const auto &[key, callee] : specializations.byKey)
+    checkBarriers(*callee);
   bool checked = options.boundscheck || options.debug;
   for (const auto &[key, callee] : specializations.byKey)
     checkParameterCount(*callee->description, "device function",

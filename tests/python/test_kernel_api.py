@@ -1402,3 +1402,48 @@ def test_atomic_typing_errors(device_filter, kernel, index_space, args,
     # the message points at the user's line
     assert "test_kernel_api.py:" in str(info.value)
     assert info.value.lineno is not None
+
+
+def test_divergent_barrier_is_a_compile_error_at_its_line():
+    @spirjit.kernel
+    def divergent(nd: kapi.NdItem, a):
+        i = nd.get_global_id(0)
+        if i % 2 == 0:
+            kapi.group_barrier(nd.get_group())
+        a[i] = 1
+
+    with pytest.raises(spirjit.errors.CompileError,
+                       match=r"test_kernel_api.py:\d+: 'group_barrier' runs "
+                             r"only in the work-items that take one side"):
+        spirjit.call_kernel(divergent, kapi.NdRange(kapi.Range(8),
+                                                    kapi.Range(4)),
+                            np.zeros(8))
+
+    @spirjit.kernel
+    def loop_with_varying_trips(nd: kapi.NdItem, a):
+        i = nd.get_local_id(0)
+        for _ in range(i):
+            kapi.group_barrier(nd.get_group())
+        a[i] = 1
+
+    with pytest.raises(spirjit.errors.CompileError, match="group_barrier"):
+        spirjit.call_kernel(loop_with_varying_trips,
+                            kapi.NdRange(kapi.Range(8), kapi.Range(4)),
+                            np.zeros(8))
+
+
+def test_barrier_after_a_divergent_if_is_fine():
+    @spirjit.kernel
+    def converged(nd: kapi.NdItem, a, out):
+        i = nd.get_global_id(0)
+        x = 0.0
+        if i % 2 == 0:
+            x = a[i]
+        kapi.group_barrier(nd.get_group())
+        out[i] = x
+
+    a = np.arange(8.0)
+    out = np.zeros(8)
+    spirjit.call_kernel(converged, kapi.NdRange(kapi.Range(8), kapi.Range(4)),
+                        a, out)
+    np.testing.assert_array_equal(out, np.where(np.arange(8) % 2 == 0, a, 0))
