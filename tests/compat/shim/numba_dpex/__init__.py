@@ -3,8 +3,8 @@
 Kernels, device functions and launches are spirjit's own; numba-dpex's extra
 keyword arguments (debug, inline_threshold, release_gil, ...) are accepted and
 do nothing, since they tune numba-dpex's pipeline, not a kernel's meaning.
-dpjit and prange are stand-ins that raise NotImplementedError until spirjit has
-them, so the runner counts the tests that need them apart.
+dpjit and prange are spirjit.jit and spirjit.prange (stand-ins that raise
+NotImplementedError where a spirjit without them runs the tier).
 """
 
 import os
