@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <pthread.h>
 #include <sched.h>
 
 namespace spirjit::runtime {
@@ -286,14 +287,42 @@ private:
   cl_context context() {
     if (!opened_.load(std::memory_order_acquire))
       open();
+    checkNotForked();
     return context_;
   }
   cl_command_queue queue() {
     if (!opened_.load(std::memory_order_acquire))
       open();
+    checkNotForked();
     return queue_;
   }
   void open();
+  /// PoCL's context does not survive os.fork(): its worker threads stay in
+  /// the parent, so a child's launch would wait for ever. A child that uses
+  /// one its parent opened gets a DeviceError saying what to do instead.
+  void checkNotForked() {
+    if (forks().load(std::memory_order_relaxed) == openedInFork_ ||
+        info().platform != "Portable Computing Language")
+      return;
+    throw DeviceError(
+        "opencl", CL_INVALID_CONTEXT, "CL_INVALID_CONTEXT",
+        info().name + " (PoCL) was opened before os.fork(), and PoCL's "
+                      "devices do not work in a child process; start child "
+                      "processes with multiprocessing's 'spawn' or "
+                      "'forkserver' method, or use the device only after "
+                      "the fork");
+  }
+  /// How many times this process descends from a fork (pthread_atfork).
+  static std::atomic<int> &forks() {
+    static std::atomic<int> count{0};
+    static bool registered = [] {
+      pthread_atfork(nullptr, nullptr, [] { ++forks(); });
+      return true;
+    }();
+    (void)registered;
+    return count;
+  }
+  int openedInFork_ = 0;
 
   cl_platform_id platform_;
   cl_device_id device_;
@@ -325,6 +354,7 @@ void CLDevice::open() {
   check(status, "clCreateCommandQueueWithProperties");
   context_ = context;
   queue_ = queue;
+  openedInFork_ = forks().load();
   opened_.store(true, std::memory_order_release);
 }
 

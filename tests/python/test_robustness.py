@@ -229,3 +229,41 @@ def test_complex_division_power_and_sqrt_edge_cases(device_filter,
     roots = np.array([cmath.sqrt(complex(z)) for z in a], dtype=dtype)
     np.testing.assert_allclose(out[8:, 2], roots[8:],
                                rtol=1e-5 if dtype == np.complex64 else 1e-12)
+
+
+# --------------------------------------------------------------------------
+# os.fork(): a child that launches on a device its parent opened either
+# works (Intel's CPU runtime) or gets a DeviceError saying what to do
+# (PoCL, whose worker threads stay in the parent); it never hangs.
+
+def test_launch_in_a_forked_child_works_or_says_why(device_filter,
+                                                    run_isolated):
+    result = run_isolated("""
+        import os
+        import numpy as np
+        import spirjit
+        from spirjit import kernel_api as kapi
+
+        @spirjit.kernel
+        def two(item, a):
+            a[item.get_id(0)] = 2
+
+        a = np.zeros(4)
+        spirjit.call_kernel(two, kapi.Range(4), a)
+        pid = os.fork()
+        if pid == 0:
+            b = np.zeros(4)
+            try:
+                spirjit.call_kernel(two, kapi.Range(4), b)
+                print("child ran", b.tolist(), flush=True)
+            except spirjit.errors.DeviceError as e:
+                print("child error", e, flush=True)
+            os._exit(0)
+        os.waitpid(pid, 0)
+        print("parent done", flush=True)
+    """, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "parent done" in result.stdout
+    assert ("child ran [2.0, 2.0, 2.0, 2.0]" in result.stdout or
+            ("os.fork()" in result.stdout and "'spawn'" in result.stdout)), \
+        result.stdout
