@@ -178,6 +178,23 @@ def _cuda_interface(self):
             "version": 3, "stream": None}
 
 
+def _is_mapped(address, length):
+    """Are all the pages of [address, address + length) mapped in this
+    process? (mincore fails with ENOMEM on any unmapped page, where reading
+    would crash the interpreter.)"""
+    import ctypes
+    import mmap
+    page = mmap.PAGESIZE
+    first = address - address % page
+    size = address + max(length, 1) - first
+    if address <= 0:
+        return False
+    pages = (ctypes.c_ubyte * ((size + page - 1) // page))()
+    libc = ctypes.CDLL(None, use_errno=True)
+    return libc.mincore(ctypes.c_void_p(first), ctypes.c_size_t(size),
+                        pages) == 0
+
+
 def _usm_to_numpy(obj):
     import ctypes
 
@@ -198,8 +215,15 @@ def _usm_to_numpy(obj):
     if strides is None:
         strides = tuple(int(np.prod(shape[k + 1:])) for k in range(len(shape)))
     span = 1 + sum((n - 1) * abs(st) for n, st in zip(shape, strides)) if count else 0
+    start = pointer + offset * dtype.itemsize
+    if count and not _is_mapped(start, span * dtype.itemsize):
+        raise ValueError(
+            "cannot read this __sycl_usm_array_interface__ array: its data "
+            f"pointer {start:#x} is not memory of this process (a "
+            "device-only USM allocation of another runtime, or a malformed "
+            "interface); pass a host or shared USM array, or a NumPy copy")
     base = (ctypes.c_char * (max(span, 1) * dtype.itemsize)).from_address(
-        pointer + offset * dtype.itemsize)
+        start)
     raw = np.frombuffer(base, dtype=dtype)
     return np.lib.stride_tricks.as_strided(
         raw, shape=shape, strides=[st * dtype.itemsize for st in strides]).copy()

@@ -267,3 +267,30 @@ def test_launch_in_a_forked_child_works_or_says_why(device_filter,
     assert ("child ran [2.0, 2.0, 2.0, 2.0]" in result.stdout or
             ("os.fork()" in result.stdout and "'spawn'" in result.stdout)), \
         result.stdout
+
+
+# --------------------------------------------------------------------------
+# A __sycl_usm_array_interface__ whose pointer is not memory of this process
+# (null, or another runtime's device-only allocation) is a ValueError that
+# says so; reading it once crashed the interpreter.
+
+def test_usm_interface_with_a_pointer_not_in_this_process(run_isolated):
+    result = run_isolated("""
+        import spirjit
+
+        class Fake:
+            def __init__(self, pointer):
+                self.__sycl_usm_array_interface__ = {
+                    "data": (pointer, False), "shape": (4,), "strides": None,
+                    "typestr": "<f8", "version": 1, "syclobj": None}
+
+        for pointer in (0, 0xdeadbeef000):
+            try:
+                spirjit.asarray(Fake(pointer))
+                print("accepted", pointer)
+            except ValueError as e:
+                print("ValueError:", e)
+    """, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("is not memory of this process") == 2, \
+        result.stdout
