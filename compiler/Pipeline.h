@@ -131,10 +131,12 @@ struct CompiledHost {
 /// type `t` (the host ABI: LowerToLLVM.h).
 size_t hostResultSlots(const Type *t);
 
-/// Compiles a jit function: bytecode -> pyir -> typed (host) -> parfor
-/// (each prange loop outlined into a kernel's pyir) -> llir -> llir.opt,
-/// then machine code through the in-process JIT (HostTarget.h). The
-/// kernels are compiled per device when they are first launched.
+/// Compiles a jit function: bytecode -> pyir (the jit functions it calls
+/// inlined: InlineJit.h) -> typed (host) -> array expressions made prange
+/// loops (ArrayExpressions.h) and typed again -> parfor (each prange loop
+/// outlined into a kernel's pyir) -> llir -> llir.opt, then machine code
+/// through the in-process JIT (HostTarget.h). The kernels are compiled per
+/// device when they are first launched.
 CompiledHost compileHost(const HostRequest &request,
                          const CompileOptions &options = {});
 
