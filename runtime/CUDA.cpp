@@ -281,12 +281,22 @@ private:
 class CudaDevice final : public Device {
 public:
   CudaDevice(DeviceInfo info, CUcontext context, CUstream stream)
-      : Device(std::move(info)), context_(context), stream_(stream) {}
+      : Device(std::move(info)), context_(context), stream_(stream),
+        openedInFork_(forkGeneration()) {}
 
   CUstream stream() const { return stream_; }
 
   /// The context on the calling thread: each thread starts without one.
   void makeCurrent() const {
+    // A CUDA context does not survive os.fork(): say so instead of failing
+    // (or waiting) in the driver.
+    if (forkGeneration() != openedInFork_)
+      throw DeviceError("cuda", 3, "CUDA_ERROR_NOT_INITIALIZED",
+                        info().name + " was opened before os.fork(), and "
+                        "CUDA does not work in a child process; start child "
+                        "processes with multiprocessing's 'spawn' or "
+                        "'forkserver' method, or use the device only after "
+                        "the fork");
     thread_local CUcontext current = nullptr;
     if (current == context_)
       return;
@@ -480,14 +490,20 @@ private:
   CUcontext context_;
   CUstream stream_;
   EventPool events_;
+  int openedInFork_;
 
 public:
   size_t maxGrid_[3] = {0x7fffffffu, 65535, 65535};
 };
 
 CudaBuffer::~CudaBuffer() {
-  static_cast<const CudaDevice &>(*device()).makeCurrent();
-  driver().cuMemFree(reinterpret_cast<CUdeviceptr>(svm()));
+  // Never throws: in a forked child the parent's context is gone (nothing
+  // to free), and a driver failure here has no one to report to.
+  try {
+    static_cast<const CudaDevice &>(*device()).makeCurrent();
+    driver().cuMemFree(reinterpret_cast<CUdeviceptr>(svm()));
+  } catch (const DeviceError &) {
+  }
 }
 
 std::shared_ptr<CudaDevice> openDevice(int ordinal) {

@@ -1,5 +1,8 @@
 #include "runtime/Device.h"
 
+#include <atomic>
+#include <pthread.h>
+
 #include "runtime/CUDA.h"
 #include "runtime/LevelZero.h"
 #include "runtime/OpenCL.h"
@@ -9,6 +12,16 @@
 #include <cstring>
 
 namespace spirjit::runtime {
+
+int forkGeneration() {
+  static std::atomic<int> forks{0};
+  static bool registered = [] {
+    pthread_atfork(nullptr, nullptr, [] { ++forks; });
+    return true;
+  }();
+  (void)registered;
+  return forks.load(std::memory_order_relaxed);
+}
 
 uint64_t Buffer::nextId() {
   static std::atomic<uint64_t> counter{0};

@@ -237,6 +237,11 @@ private:
 /// Every device of every backend (CUDA GPUs first, then OpenCL, then
 /// Level Zero), found
 /// once per process. A backend without a driver adds none and no error.
+/// How many os.fork()s separate this process from the one that first
+/// called this (pthread_atfork): a context opened at another count belongs
+/// to an ancestor. PoCL's and CUDA's do not work in a child.
+int forkGeneration();
+
 const std::vector<std::shared_ptr<Device>> &allDevices();
 
 } // namespace spirjit::runtime

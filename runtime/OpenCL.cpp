@@ -301,7 +301,7 @@ private:
   /// the parent, so a child's launch would wait for ever. A child that uses
   /// one its parent opened gets a DeviceError saying what to do instead.
   void checkNotForked() {
-    if (forks().load(std::memory_order_relaxed) == openedInFork_ ||
+    if (forkGeneration() == openedInFork_ ||
         info().platform != "Portable Computing Language")
       return;
     throw DeviceError(
@@ -311,16 +311,6 @@ private:
                       "processes with multiprocessing's 'spawn' or "
                       "'forkserver' method, or use the device only after "
                       "the fork");
-  }
-  /// How many times this process descends from a fork (pthread_atfork).
-  static std::atomic<int> &forks() {
-    static std::atomic<int> count{0};
-    static bool registered = [] {
-      pthread_atfork(nullptr, nullptr, [] { ++forks(); });
-      return true;
-    }();
-    (void)registered;
-    return count;
   }
   int openedInFork_ = 0;
 
@@ -354,7 +344,7 @@ void CLDevice::open() {
   check(status, "clCreateCommandQueueWithProperties");
   context_ = context;
   queue_ = queue;
-  openedInFork_ = forks().load();
+  openedInFork_ = forkGeneration();
   opened_.store(true, std::memory_order_release);
 }
 
