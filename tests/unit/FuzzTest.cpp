@@ -75,8 +75,38 @@ void mutate(FunctionDescription &f, std::mt19937 &rng) {
   }
 }
 
-TEST(Fuzz, MutantsGetAUserErrorOrCompile) {
+/// How mutants fared.
+struct Outcomes {
   int compiled = 0, userErrors = 0, internalErrors = 0;
+
+  /// Runs `compile` on one mutant and files the outcome.
+  template <typename Compile>
+  void run(const char *name, int seed, Compile compile) {
+    SCOPED_TRACE(std::string(name) + " seed " + std::to_string(seed));
+    try {
+      compile();
+      ++compiled;
+    } catch (const UserError &) {
+      ++userErrors;
+    } catch (const InternalError &e) {
+      ++internalErrors;
+      std::cout << "[fuzz] internal error on " << name << " seed " << seed
+                << ": " << e.what() << "\n";
+    } catch (const std::exception &e) {
+      ADD_FAILURE() << "an exception that is neither a user error nor an "
+                       "internal one: "
+                    << e.what();
+    }
+  }
+  void print(const char *what) const {
+    std::cout << "[fuzz] " << what << ": " << compiled << " compiled, "
+              << userErrors << " user errors, " << internalErrors
+              << " internal errors\n";
+  }
+};
+
+TEST(Fuzz, MutantsGetAUserErrorOrCompile) {
+  Outcomes outcomes;
   for (const char *name : kFixtures) {
     const FunctionDescription original = testing::loadFixture("py311", name);
     for (int seed = 0; seed < kMutantsPerFixture; ++seed) {
@@ -90,36 +120,23 @@ TEST(Fuzz, MutantsGetAUserErrorOrCompile) {
       for (int i = 1; i < mutant.argCount; ++i)
         signature += std::string(i > 1 ? ", " : "") + "float64[::1]";
       signature += ")";
-      SCOPED_TRACE(std::string(name) + " seed " + std::to_string(seed));
-      try {
+      outcomes.run(name, seed, [&] {
         compileKernel(testing::kernelRequest(mutant, signature),
                       DeviceCapabilities{});
-        ++compiled;
-      } catch (const UserError &) {
-        ++userErrors;
-      } catch (const InternalError &e) {
-        ++internalErrors;
-        std::cout << "[fuzz] internal error on " << name << " seed " << seed
-                  << ": " << e.what() << "\n";
-      } catch (const std::exception &e) {
-        ADD_FAILURE() << "an exception that is neither a user error nor an "
-                         "internal one: "
-                      << e.what();
-      }
+      });
     }
   }
-  std::cout << "[fuzz] " << compiled << " compiled, " << userErrors
-            << " user errors, " << internalErrors << " internal errors\n";
+  outcomes.print("kernels");
   // The seeds must exercise both outcomes, or the mutations test nothing.
-  EXPECT_GT(userErrors, 0);
-  EXPECT_GT(compiled + internalErrors, 0);
+  EXPECT_GT(outcomes.userErrors, 0);
+  EXPECT_GT(outcomes.compiled + outcomes.internalErrors, 0);
 }
 
 TEST(Fuzz, JitMutantsGetAUserErrorOrCompile) {
   // The host pipeline too: parfor outlining, array expressions, host code
   // through the JIT (which links it against the launcher's helpers).
   launch::defineHostHelpers();
-  int compiled = 0, userErrors = 0, internalErrors = 0;
+  Outcomes outcomes;
   for (const char *name : {"parfor_nest", "parfor_reductions",
                            "parfor_carried", "vecadd", "nested_sum"}) {
     const FunctionDescription original = testing::loadFixture("py311", name);
@@ -133,28 +150,13 @@ TEST(Fuzz, JitMutantsGetAUserErrorOrCompile) {
       for (int i = 0; i < mutant.argCount; ++i)
         request.argumentTypes.push_back(
             types::array(types::floating(32), i % 2 + 1, 'C'));
-      SCOPED_TRACE(std::string(name) + " seed " + std::to_string(seed));
-      try {
-        compileHost(request);
-        ++compiled;
-      } catch (const UserError &) {
-        ++userErrors;
-      } catch (const InternalError &e) {
-        ++internalErrors;
-        std::cout << "[fuzz] internal error on " << name << " seed " << seed
-                  << ": " << e.what() << "\n";
-      } catch (const std::exception &e) {
-        ADD_FAILURE() << "an exception that is neither a user error nor an "
-                         "internal one: "
-                      << e.what();
-      }
+      outcomes.run(name, seed, [&] { compileHost(request); });
     }
   }
-  std::cout << "[fuzz] jit: " << compiled << " compiled, " << userErrors
-            << " user errors, " << internalErrors << " internal errors\n";
-  EXPECT_GT(userErrors, 0);
-  EXPECT_GT(compiled, 0);
-  EXPECT_EQ(internalErrors, 0);
+  outcomes.print("jit");
+  EXPECT_GT(outcomes.userErrors, 0);
+  EXPECT_GT(outcomes.compiled, 0);
+  EXPECT_EQ(outcomes.internalErrors, 0);
 }
 
 } // namespace
