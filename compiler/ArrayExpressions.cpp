@@ -3,9 +3,8 @@
 // operation, and put a prange loop nest where each array statement was.
 #include "compiler/ArrayExpressions.h"
 
+#include "compiler/ArrayExpressionParts.h"
 #include "compiler/Parfor.h"
-#include "frontend/CloneFunction.h"
-#include "frontend/Diagnostics.h"
 
 #include <algorithm>
 #include <functional>
@@ -15,148 +14,15 @@
 
 namespace spirjit {
 
-using ir::Block;
-using ir::Instruction;
-using ir::Opcode;
+using namespace arrays;
 
 namespace {
 
-bool isArray(const Type *t) { return t && t->kind == TypeKind::Array; }
-
-/// A call's function as NumPy names it ("numpy.sum" for a.sum()), or "".
-std::string calleeName(const Instruction *call) {
-  const Type *callee = call->operands[0]->type;
-  if (callee->kind == TypeKind::Method && isArray(callee->elements[0]))
-    return "numpy." + callee->name;
-  if (callee->kind == TypeKind::Function)
-    return callee->name;
-  return "";
-}
-
-enum class Role {
-  Copied,      // not an array operation: copied as it is
-  Index,       // a slice, or a tuple of them: only indexing reads it
-  Callee,      // a.sum: only its call reads it
-  View,        // a[1:-1]
-  Elementwise, // an array-valued expression
-  InPlace,     // a += b on an array a
-  Assign,      // a[...] = x
-  Reduction,   // a.sum(), np.dot(a, b), ...
-};
-
-Role roleOf(const Instruction *inst) {
-  switch (inst->opcode) {
-  case Opcode::Call: {
-    std::string name = calleeName(inst);
-    if (name == "<slice>")
-      return Role::Index;
-    bool anyArray = false;
-    for (size_t i = 1; i < inst->operands.size(); ++i)
-      anyArray |= isArray(inst->operands[i]->type);
-    if (isArrayReduction(name) &&
-        (anyArray || inst->operands[0]->type->kind == TypeKind::Method))
-      return Role::Reduction;
-    if (isArray(inst->type) && !name.empty() && !isArrayConstructor(name) &&
-        name.compare(0, 7, "parfor:") != 0)
-      return Role::Elementwise; // device functions too, element-wise
-    return Role::Copied;
-  }
-  case Opcode::GetAttr:
-    return inst->type->kind == TypeKind::Method &&
-                   isArray(inst->type->elements[0])
-               ? Role::Callee
-               : Role::Copied;
-  case Opcode::BuildTuple:
-    return isSliceIndex(inst->type) ? Role::Index : Role::Copied;
-  case Opcode::GetItem:
-    return isArray(inst->operands[0]->type) &&
-                   isSliceIndex(inst->operands[1]->type)
-               ? Role::View
-               : Role::Copied;
-  case Opcode::SetItem:
-    return isArray(inst->operands[0]->type) &&
-                   isSliceIndex(inst->operands[1]->type)
-               ? Role::Assign
-               : Role::Copied;
-  case Opcode::BinaryOp:
-    if (!isArray(inst->type))
-      return Role::Copied;
-    return inst->name == "inplace" && isArray(inst->operands[0]->type)
-               ? Role::InPlace
-               : Role::Elementwise;
-  case Opcode::UnaryOp:
-  case Opcode::Compare:
-    return isArray(inst->type) ? Role::Elementwise : Role::Copied;
-  default:
-    return Role::Copied;
-  }
-}
-
-/// Host code that may move before a loop emitted later: it reads no array
-/// element and has no effect.
-bool isPure(const Instruction *inst) {
-  switch (inst->opcode) {
-  case Opcode::Const:
-  case Opcode::Global:
-  case Opcode::FreeVar:
-  case Opcode::GetAttr:
-  case Opcode::TupleGet:
-  case Opcode::BuildTuple:
-  case Opcode::BinaryOp:
-  case Opcode::UnaryOp:
-  case Opcode::Compare:
-  case Opcode::Truth:
-    return true;
-  case Opcode::GetItem:
-    return inst->operands[0]->type->kind == TypeKind::Tuple;
-  default:
-    return false;
-  }
-}
-
-/// How one statement reads or writes one array: per dimension of the base
-/// array, either a fixed index or a dimension of the view (start, step,
-/// length in the host).
-struct Access {
-  Instruction *base = nullptr; // the real array (an old or new value)
-  std::string baseKey;         // which array, for dependences
-  struct Dim {
-    int baseDim = 0;
-    Instruction *start = nullptr; // nullptr: 0
-    int64_t step = 1;
-    Instruction *length = nullptr;
-    std::string startKey, extentKey;
-  };
-  std::vector<Instruction *> fixed; // per base dimension, or nullptr
-  std::vector<std::string> fixedKeys;
-  std::vector<Dim> dims;
-
-  /// Equal keys: the same element at every iteration.
-  std::string key(size_t loopDims) const {
-    std::string k = baseKey + "@" + std::to_string(loopDims - dims.size());
-    size_t d = 0;
-    for (size_t b = 0; b < fixed.size(); ++b) {
-      if (fixed[b]) {
-        k += "[" + fixedKeys[b] + "]";
-        continue;
-      }
-      const Dim &dim = dims[d++];
-      k += "[" + dim.startKey + ":" + std::to_string(dim.step) + "]";
-    }
-    return k;
-  }
-};
-
-std::string keyOf(const Instruction *v) {
-  if (v->isa(Opcode::Const))
-    return v->constant.str();
-  return "%" + std::to_string(v->id);
-}
-
-class Rewriter {
+class Rewriter : private PyIRBuilder {
 public:
   explicit Rewriter(const TypedFunction &typed)
-      : typed_(typed), old_(*typed.function) {}
+      : PyIRBuilder(typed.description->filename), typed_(typed),
+        old_(*typed.function) {}
 
   bool hasArrayOperations() const {
     for (const auto &block : old_.blocks)
@@ -212,109 +78,6 @@ public:
   }
 
 private:
-  [[noreturn]] void error(int line, const std::string &message) {
-    throw UserError(UserErrorKind::UnsupportedFeature,
-                    typed_.description->filename, line, message);
-  }
-
-  // --- making pyir ---------------------------------------------------------
-
-  Instruction *make(Block *block, Opcode op, std::vector<Instruction *> operands,
-                    int line) {
-    return fn_->create(block, op, std::move(operands), line);
-  }
-  Instruction *make(Opcode op, std::vector<Instruction *> operands, int line) {
-    return make(cur_, op, std::move(operands), line);
-  }
-  Instruction *constant(Block *block, ConstValue c, int line) {
-    Instruction *inst = make(block, Opcode::Const, {}, line);
-    inst->constant = std::move(c);
-    return inst;
-  }
-  Instruction *integer(int64_t v, int line, Block *block = nullptr) {
-    return constant(block ? block : cur_, ConstValue::ofInt(v), line);
-  }
-  /// A global the loops call, added to the description under a name no
-  /// user global has.
-  Instruction *global(Block *block, const std::string &name,
-                      GlobalValue::Kind kind, const std::string &value,
-                      int line) {
-    std::string key = "__spirjit_" + name;
-    GlobalValue g;
-    g.kind = kind;
-    g.name = value;
-    description_->globals[key] = g;
-    Instruction *inst = make(block, Opcode::Global, {}, line);
-    inst->name = key;
-    return inst;
-  }
-  Instruction *binary(Block *block, ir::BinaryOperator op, Instruction *a,
-                      Instruction *b, int line) {
-    Instruction *inst = make(block, Opcode::BinaryOp, {a, b}, line);
-    inst->index = static_cast<int64_t>(op);
-    return inst;
-  }
-  Instruction *compare(Block *block, ir::CompareOperator op, Instruction *a,
-                       Instruction *b, int line) {
-    Instruction *inst = make(block, Opcode::Compare, {a, b}, line);
-    inst->index = static_cast<int64_t>(op);
-    return inst;
-  }
-  Instruction *builtin(Block *block, const std::string &name,
-                       std::vector<Instruction *> args, int line) {
-    args.insert(args.begin(),
-                global(block, name, GlobalValue::Kind::Builtin, name, line));
-    return make(block, Opcode::Call, args, line);
-  }
-  Instruction *extent(Instruction *array, int d, int line) {
-    Instruction *shape = make(Opcode::GetAttr, {array}, line);
-    shape->name = "shape";
-    Instruction *e = make(Opcode::TupleGet, {shape}, line);
-    e->index = d;
-    return e;
-  }
-  /// Copies a compile-time chain (np.sqrt, np.float32) into `block`, so a
-  /// loop body calls it instead of taking it as a kernel argument.
-  Instruction *cloneChain(Instruction *v, Block *block) {
-    if (v->isa(Opcode::GetAttr)) {
-      Instruction *object = cloneChain(v->operands[0], block);
-      Instruction *copy = make(block, Opcode::GetAttr, {object}, v->line);
-      copy->name = v->name;
-      return copy;
-    }
-    if (v->isa(Opcode::Global) || v->isa(Opcode::FreeVar) ||
-        v->isa(Opcode::Const)) {
-      Instruction *copy = ir::cloneInstruction(*v, *fn_, block);
-      copy->type = nullptr;
-      return copy;
-    }
-    return v;
-  }
-
-  /// `if not ok: raise ValueError(message)` in the host, at the cursor.
-  void check(Instruction *ok, const std::string &message, Instruction *got,
-             Instruction *expected, int line) {
-    Block *fail = fn_->addBlock();
-    Block *next = fn_->addBlock();
-    Instruction *br = make(Opcode::CondBranch, {ok}, line);
-    br->targets = {next, fail};
-    fail->predecessors = {cur_};
-    next->predecessors = {cur_};
-    Instruction *g = make(fail, Opcode::Global, {}, line);
-    g->name = "<fail>";
-    Instruction *text = constant(
-        fail,
-        ConstValue::ofText(ConstValue::Kind::Str,
-                           typed_.description->filename + ":" +
-                               std::to_string(line) + ": " + message),
-        line);
-    make(fail, Opcode::Call, {g, text, got, expected}, line);
-    Instruction *ret = make(
-        fail, Opcode::Return, {constant(fail, ConstValue::none(), line)}, line);
-    ret->name = "fail";
-    cur_ = next;
-  }
-
   // --- views ---------------------------------------------------------------
 
   /// The access of a whole array (a value of the host, or a temporary).
@@ -1047,10 +810,7 @@ private:
 
   const TypedFunction &typed_;
   const ir::Function &old_;
-  std::unique_ptr<ir::Function> fn_;
-  std::shared_ptr<FunctionDescription> description_;
   ir::ValueMap map_;
-  Block *cur_ = nullptr;
   std::map<const Block *, Block *> last_;
   std::map<const Instruction *, std::vector<const Instruction *>> users_;
   std::map<const Instruction *, Access> views_;
