@@ -12,6 +12,7 @@
 #include "compiler/CheckBarriers.h"
 #include "compiler/CheckDeviceCapabilities.h"
 #include "compiler/DropUnusedParameters.h"
+#include "compiler/PrivateMemory.h"
 #include "compiler/HostTarget.h"
 #include "compiler/ArrayExpressions.h"
 #include "compiler/InlineJit.h"
@@ -323,6 +324,7 @@ CompiledKernel compileKernel(const KernelRequest &request,
   optimizeModule(*module, options.optLevel, *target);
   kernel.entryPoint = entryPointName(typed.function->name);
   kernel.keptParameters = dropUnusedParameters(*module, kernel.entryPoint);
+  kernel.privateBytes = privateMemoryBytes(*module);
   // Counted once unused ones are gone: those the device sees.
   checkParameterCount(function, "kernel",
                       std::count(kernel.keptParameters.begin(),

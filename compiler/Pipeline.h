@@ -87,6 +87,8 @@ struct CompiledKernel {
   /// (KernelABI.h), and these are its sites.
   bool usesDebugRecord = false;
   std::vector<DebugSite> debugSites;
+  /// Private memory per work-item, at most (PrivateMemory.h).
+  uint64_t privateBytes = 0;
 };
 
 /// A jit function's host code, for one argument signature.

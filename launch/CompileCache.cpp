@@ -47,7 +47,9 @@ std::vector<char> serialize(const CachedKernel &cached) {
   for (bool k : cached.compiled.keptParameters)
     kept += k ? '1' : '0';
   runtime::appendField(out, kept.data(), kept.size());
-  // A checked kernel's entry has a sixth field: its sites.
+  std::string privateBytes = std::to_string(k.privateBytes);
+  runtime::appendField(out, privateBytes.data(), privateBytes.size());
+  // A checked kernel's entry has a seventh field: its sites.
   if (k.usesDebugRecord) {
     std::string sites = serializeDebugSites(k.debugSites);
     runtime::appendField(out, sites.data(), sites.size());
@@ -65,10 +67,12 @@ std::optional<CachedKernel> deserialize(const std::vector<char> &in,
   auto take = [&](std::string &field) {
     return runtime::readField(in, at, field);
   };
-  std::string entry, flags, image, binary, kept, debug;
+  std::string entry, flags, image, binary, kept, privateBytes, debug;
   std::vector<DebugSite> sites;
   if (!take(entry) || !take(flags) || !take(image) || !take(binary) ||
-      !take(kept))
+      !take(kept) || !take(privateBytes) || privateBytes.empty() ||
+      privateBytes.size() > 19 ||
+      privateBytes.find_first_not_of("0123456789") != std::string::npos)
     return std::nullopt;
   bool checked = at != in.size();
   if ((checked && (!take(debug) || !parseDebugSites(debug, sites))) ||
@@ -90,6 +94,7 @@ std::optional<CachedKernel> deserialize(const std::vector<char> &in,
   cached.deviceBinary.assign(binary.begin(), binary.end());
   for (char k : kept)
     cached.compiled.keptParameters.push_back(k == '1');
+  cached.compiled.privateBytes = std::stoull(privateBytes);
   cached.compiled.usesDebugRecord = checked;
   cached.compiled.debugSites = std::move(sites);
   return cached;

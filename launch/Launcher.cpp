@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -25,6 +26,7 @@ namespace {
 
 void *(*releaseCallerLock)() = nullptr;
 void (*reacquireCallerLock)(void *) = nullptr;
+bool (*interruptCheck)() = nullptr;
 
 std::string describeArgument(size_t index) {
   return "argument " + std::to_string(index + 1);
@@ -112,6 +114,42 @@ struct Marker {
 /// Sweep once this many dropped launches have piled up: asking a driver
 /// about an event costs a lock it shares with its worker threads.
 constexpr size_t sweepThreshold = 32;
+
+/// Launches whose wait was interrupted, each by a marker queued behind it.
+/// Some drivers finish every queue when their library is unloaded at exit
+/// (Intel's CPU runtime does, in its destructor), so a kernel that never
+/// ends would keep the process from exiting: while one still runs at exit,
+/// the process ends without running library destructors.
+struct AbandonedLaunches {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<runtime::Event>> markers;
+};
+
+AbandonedLaunches &abandonedLaunches() {
+  static auto *abandoned = new AbandonedLaunches(); // never destroyed
+  return *abandoned;
+}
+
+void endProcessIfAbandonedLaunchesRun(int status, void *) {
+  AbandonedLaunches &abandoned = abandonedLaunches();
+  std::lock_guard<std::mutex> lock(abandoned.mutex);
+  for (const auto &marker : abandoned.markers)
+    if (!marker->complete()) {
+      std::fflush(nullptr);
+      std::_Exit(status);
+    }
+}
+
+void abandon(Device &device) {
+  static bool registered = [] {
+    on_exit(&endProcessIfAbandonedLaunchesRun, nullptr);
+    return true;
+  }();
+  (void)registered;
+  AbandonedLaunches &abandoned = abandonedLaunches();
+  std::lock_guard<std::mutex> lock(abandoned.mutex);
+  abandoned.markers.push_back(device.enqueueMarker());
+}
 
 struct RetiredLaunches {
   // Recursive: letting go of a held object may run the caller's code,
@@ -252,6 +290,54 @@ size_t spanOf(const ArgumentValue &a) {
   return span;
 }
 
+/// Refuses a launch whose work-items' private memory (`bytes` each, at
+/// most) does not fit the device (DeviceInfo's limits). For a Range on a
+/// device that limits a group's, returns the work-items per group that
+/// fit (dimension 0 of the backend's order), or 0 to leave it to the
+/// driver.
+int64_t checkPrivateMemory(uint64_t bytes, const LaunchRange &range,
+                           int64_t groupSize, const Device &device) {
+  const runtime::DeviceInfo &info = device.info();
+  std::string takes = "the kernel's private memory (its PrivateArrays) "
+                      "takes up to " +
+                      std::to_string(bytes) + " bytes per work-item";
+  auto refuse = [&](const std::string &message) {
+    throw LaunchError(LaunchErrorKind::OutOfDeviceMemory, message);
+  };
+  auto perItem = [&](uint64_t limit) {
+    refuse(takes + ", more than " + info.name + " has for one (" +
+           std::to_string(limit) +
+           " bytes); use smaller PrivateArrays, or keep the data in an "
+           "array argument or a LocalAccessor");
+  };
+  if (info.privateMemPerWorkItem && bytes > info.privateMemPerWorkItem)
+    perItem(info.privateMemPerWorkItem);
+  uint64_t perGroup = info.privateMemPerGroup;
+  if (!perGroup)
+    return 0;
+  if (range.ndRange) {
+    if (bytes * static_cast<uint64_t>(groupSize) > perGroup)
+      refuse(takes + ", " + std::to_string(bytes * groupSize) +
+             " for a work-group of " + std::to_string(groupSize) +
+             ", more than " + info.name + " has for one (" +
+             std::to_string(perGroup) +
+             " bytes); use smaller work-groups or smaller PrivateArrays");
+    return 0;
+  }
+  uint64_t fit = perGroup / bytes;
+  if (fit == 0)
+    perItem(perGroup);
+  size_t most = info.maxWorkGroupSize ? info.maxWorkGroupSize : 1024;
+  if (fit >= most)
+    return 0; // whatever the driver picks fits
+  // The largest group along the fastest dimension that divides it.
+  int64_t extent = range.global[range.dims - 1];
+  for (int64_t items = static_cast<int64_t>(fit); items > 1; --items)
+    if (extent % items == 0)
+      return items;
+  return 1;
+}
+
 } // namespace
 
 CallerLockReleased::CallerLockReleased()
@@ -266,6 +352,8 @@ void setCallerLock(void *(*release)(), void (*reacquire)(void *)) {
   releaseCallerLock = release;
   reacquireCallerLock = reacquire;
 }
+
+void setInterruptCheck(bool (*interrupted)()) { interruptCheck = interrupted; }
 
 char layoutOf(const int64_t *shape, const int64_t *strides, int n,
               int64_t itemsize) {
@@ -301,6 +389,13 @@ void Event::wait() {
     handle_ = device_->enqueueMarker();
   if (handle_) {
     CallerLockReleased unlocked;
+    if (bool (*interrupted)() = interruptCheck)
+      while (!handle_->waitFor(std::chrono::milliseconds(50)))
+        if (interrupted()) {
+          abandon(*device_);
+          throw LaunchError(LaunchErrorKind::Interrupted,
+                            "interrupted while waiting for a launch");
+        }
     handle_->wait();
   }
   done_ = true;
@@ -470,6 +565,13 @@ const std::vector<bool> &KernelCache::submit(
               "; use smaller LocalAccessors or work-groups");
   }
 
+  // Private memory beyond the device's is refused here, and a Range of a
+  // kernel with large PrivateArrays gets work-groups that fit: PoCL would
+  // crash the process (a whole group's private memory on one stack).
+  int64_t rangeGroup = 0; // for a Range: work-items per group, 0 = driver's
+  if (uint64_t bytes = entry->compiled.privateBytes)
+    rangeGroup = checkPrivateMemory(bytes, range, groupSize, *device);
+
   for (size_t i = 0; i < n; ++i)
     if (written[i] && args[i].kind == ArgumentValue::Kind::HostArray &&
         !args[i].writable)
@@ -553,6 +655,9 @@ const std::vector<bool> &KernelCache::submit(
   if (ndRange) {
     local.assign(range.local, range.local + range.dims);
     std::reverse(local.begin(), local.end());
+  } else if (rangeGroup) {
+    local.assign(range.dims, 1);
+    local[0] = static_cast<size_t>(rangeGroup);
   }
   // Written host arrays used in place are made current by a map and unmap
   // queued right behind the kernel: the queue's one round trip covers them.
@@ -574,19 +679,20 @@ const std::vector<bool> &KernelCache::submit(
     event.debugSites_ = entry->debugSites;
   }
   event.sequence_ = ++launchCount;
-  size_t copies = 0;
-  for (size_t i = 0; i < n; ++i)
+  size_t copies = 0, deviceArrays = 0;
+  for (size_t i = 0; i < n; ++i) {
     copies += buffers[i] != nullptr;
+    deviceArrays += args[i].kind == ArgumentValue::Kind::DeviceArray;
+  }
   event.pending_.reserve(copies); // one allocation, not one per growth
-  if (!wantEvent)
-    event.alive_.reserve(n);
+  event.alive_.reserve(deviceArrays);
   for (size_t i = 0; i < n; ++i) {
     if (buffers[i])
       event.pending_.push_back(
           {std::move(buffers[i]), args[i].data, wrapped[i] != 0, written[i]});
-    // Memory is never freed under a running kernel. (A synchronous
-    // launch's caller holds its arguments until it has waited.)
-    if (args[i].kind == ArgumentValue::Kind::DeviceArray && !wantEvent)
+    // Memory is never freed under a running kernel, even one whose
+    // waiter was interrupted and went away.
+    if (args[i].kind == ArgumentValue::Kind::DeviceArray)
       event.alive_.push_back(*args[i].buffer);
   }
   return written;

@@ -41,6 +41,9 @@ enum class LaunchErrorKind {
   IndexOutOfBounds, // IndexError
   ZeroDivision,     // ZeroDivisionError
   AssertionFailed,  // AssertionError
+  // A wait the caller's interrupt check stopped (setInterruptCheck): the
+  // caller raises what its check found (KeyboardInterrupt).
+  Interrupted,
 };
 
 class LaunchError : public std::runtime_error {
@@ -103,6 +106,13 @@ char layoutOf(const int64_t *shape, const int64_t *strides, int n,
 /// `release` returns what `reacquire` takes back.
 void setCallerLock(void *(*release)(), void (*reacquire)(void *));
 
+/// Asked every 50 ms while a wait blocks, on the waiting thread with the
+/// caller's lock given up: true stops the wait with a LaunchError of kind
+/// Interrupted, and the launch goes on unwaited, as if its Event had been
+/// dropped. The Python bindings pass a check for Ctrl-C; by default there
+/// is none and waits block until the device is done.
+void setInterruptCheck(bool (*interrupted)());
+
 /// Something a launch keeps alive for the caller until it completes (the
 /// bindings keep NumPy arrays so); `release(object)` lets go of it, called
 /// with the caller's lock held.
@@ -128,7 +138,8 @@ public:
   Event(const Event &) = delete;
   Event &operator=(const Event &) = delete;
 
-  /// Waits (giving up the caller's lock), throws a failed launch's
+  /// Waits (giving up the caller's lock; an interrupt check may stop it:
+  /// setInterruptCheck), throws a failed launch's
   /// runtime::DeviceError, makes host arrays the kernel wrote current, and
   /// throws the first failure a checked kernel reported (LaunchError of
   /// IndexOutOfBounds, ZeroDivision or AssertionFailed).

@@ -305,6 +305,7 @@ public:
   }
 
   std::shared_ptr<Buffer> allocate(size_t size, const void *host) override {
+    checkAllocationSize(size);
     makeCurrent();
     CUdeviceptr pointer = 0;
     CUresult result = driver().cuMemAlloc(&pointer, size ? size : 1);
@@ -544,6 +545,7 @@ std::shared_ptr<CudaDevice> openDevice(int ordinal) {
   size_t total = 0;
   check(api.cuDeviceTotalMem(&total, device), "cuDeviceTotalMem");
   info.globalMemSize = total;
+  info.privateMemPerWorkItem = 512u << 10; // local memory per CUDA thread
   int optIn = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   info.localMemSize = static_cast<uint64_t>(
       optIn ? optIn

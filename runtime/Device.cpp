@@ -1,8 +1,5 @@
 #include "runtime/Device.h"
 
-#include <atomic>
-#include <pthread.h>
-
 #include "runtime/CUDA.h"
 #include "runtime/LevelZero.h"
 #include "runtime/OpenCL.h"
@@ -10,6 +7,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <pthread.h>
+#include <sched.h>
 
 namespace spirjit::runtime {
 
@@ -21,6 +20,30 @@ int forkGeneration() {
   }();
   (void)registered;
   return forks.load(std::memory_order_relaxed);
+}
+
+bool Event::waitFor(std::chrono::nanoseconds limit) {
+  auto end = std::chrono::steady_clock::now() + limit;
+  while (!complete()) {
+    if (std::chrono::steady_clock::now() >= end)
+      return false;
+    sched_yield();
+  }
+  return true;
+}
+
+void Device::checkAllocationSize(size_t size) const {
+  uint64_t limit = info_.globalMemSize; // 0: not said
+  if (!limit || size <= limit)
+    return;
+  const char *code = info_.backend == "cuda"         ? "CUDA_ERROR_OUT_OF_MEMORY"
+                     : info_.backend == "level_zero" ? "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY"
+                                                     : "CL_MEM_OBJECT_ALLOCATION_FAILURE";
+  throw DeviceError(info_.backend, 0, code,
+                    "cannot allocate " + std::to_string(size) + " bytes on " +
+                        info_.name + ", which has " + std::to_string(limit) +
+                        " bytes of global memory; allocate less, or split the "
+                        "work into parts");
 }
 
 uint64_t Buffer::nextId() {

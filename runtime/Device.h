@@ -17,6 +17,7 @@
 #include "runtime/DeviceError.h"
 #include "runtime/DeviceImage.h"
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -43,6 +44,11 @@ struct DeviceInfo {
   /// The image formats build() takes, the preferred one first.
   std::vector<ImageFormat> imageFormats;
   uint64_t globalMemSize = 0, localMemSize = 0;
+  /// Private memory (a kernel's PrivateArrays and other stack) a launch
+  /// may use, per work-item and per work-group; 0 where the device sets no
+  /// limit spirjit knows of. PoCL keeps a whole work-group's on one
+  /// thread's stack; a CUDA thread has 512 KiB.
+  uint64_t privateMemPerWorkItem = 0, privateMemPerGroup = 0;
   size_t memBaseAddrAlign = 0; // bytes
   /// Allocations are plain pointers (OpenCL SVM, Level Zero USM), so views
   /// are pointer offsets; host-addressable ones the host may also use.
@@ -155,6 +161,10 @@ public:
   virtual bool complete() = 0;
   /// Blocks until finished; a failed command throws its DeviceError.
   virtual void wait() = 0;
+  /// Blocks until finished or `limit` has passed, whichever comes first;
+  /// true if finished (then wait() returns at once). Lets a waiter look up
+  /// between slices (Ctrl-C). By default it spins, yielding the core.
+  virtual bool waitFor(std::chrono::nanoseconds limit);
 };
 
 class Device : public std::enable_shared_from_this<Device> {
@@ -172,6 +182,8 @@ public:
   }
 
   /// A buffer holding a copy of `size` bytes at `host` (or uninitialised).
+  /// Every backend first refuses, by checkAllocationSize, what the device
+  /// cannot hold.
   virtual std::shared_ptr<Buffer> allocate(size_t size,
                                            const void *host = nullptr) = 0;
   /// A buffer over caller-owned host memory, without a copy, where the
@@ -223,6 +235,11 @@ public:
                                 int count) = 0;
 
 protected:
+  /// Throws an out-of-memory DeviceError for an allocation larger than the
+  /// device's global memory, before the driver sees it (drivers answer
+  /// such requests each their own way, from an error to an abort).
+  void checkAllocationSize(size_t size) const;
+
   /// The backends' builders behind build(), one per format they take.
   virtual std::shared_ptr<Program>
   buildFromSPIRV(const std::vector<char> &bytes) = 0;

@@ -115,6 +115,14 @@ public:
     check(zeEventHostSynchronize(event_, UINT64_MAX),
           "zeEventHostSynchronize");
   }
+  bool waitFor(std::chrono::nanoseconds limit) override {
+    ze_result_t result = zeEventHostSynchronize(
+        event_, static_cast<uint64_t>(std::max<int64_t>(limit.count(), 0)));
+    if (result == ZE_RESULT_NOT_READY)
+      return false;
+    check(result, "zeEventHostSynchronize");
+    return true;
+  }
 
 private:
   ZeDevice *device_;
@@ -152,6 +160,7 @@ public:
   }
 
   std::shared_ptr<Buffer> allocate(size_t size, const void *host) override {
+    checkAllocationSize(size);
     ze_device_mem_alloc_desc_t deviceDesc{
         ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, nullptr, 0, 0};
     ze_host_mem_alloc_desc_t hostDesc{ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC,

@@ -1,4 +1,5 @@
 #include "python/bindings/Dispatcher.h"
+#include "python/bindings/Interpreter.h"
 
 #include "frontend/Diagnostics.h"
 #include "launch/ScratchLease.h"
@@ -290,6 +291,7 @@ launch::HeldObject hold(const py::handle &object) {
               Py_DECREF(static_cast<PyObject *>(held));
               return;
             }
+            parkIfInterpreterExiting();
             PyGILState_STATE state = PyGILState_Ensure();
             Py_DECREF(static_cast<PyObject *>(held));
             PyGILState_Release(state);
@@ -514,19 +516,6 @@ py::dict Dispatcher::stats() const {
   d["compile_seconds"] = s.compileSeconds;
   d["device_build_seconds"] = s.deviceBuildSeconds;
   return d;
-}
-
-void installCallerLock() {
-  // The launcher may block on a thread that does not hold the GIL (a C
-  // caller): then there is nothing to give up.
-  launch::setCallerLock(
-      []() -> void * {
-        return PyGILState_Check() ? PyEval_SaveThread() : nullptr;
-      },
-      [](void *state) {
-        if (state)
-          PyEval_RestoreThread(static_cast<PyThreadState *>(state));
-      });
 }
 
 } // namespace spirjit::python

@@ -126,7 +126,4 @@ const Type *scalarArgument(pybind11::handle obj, uint64_t scalar[2],
 /// The C++ object inside a DeviceArray, or nullptr for any other object.
 const DeviceArray *asDeviceArray(PyObject *obj);
 
-/// Lets the launcher give up the GIL while it compiles or waits.
-void installCallerLock();
-
 } // namespace spirjit::python

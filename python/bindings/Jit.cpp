@@ -345,7 +345,17 @@ py::object JitDispatcher::call(py::args args) {
   call.deviceMemory = converted.anyDeviceArray;
   call.regions = std::move(converted.regions);
   std::vector<uint64_t> result(hostResultSlots(function.host.returnType) + 1);
-  launch::JitFunction::call(call, params.data(), result.data());
+  try {
+    launch::JitFunction::call(call, params.data(), result.data());
+  } catch (const launch::LaunchError &e) {
+    // An interrupted wait leaves its kernel running on the arguments'
+    // memory, for ever perhaps: they stay alive for the process's life.
+    if (e.kind() == launch::LaunchErrorKind::Interrupted)
+      for (const Argument &a : converted.arguments)
+        if (a.object)
+          a.object.inc_ref();
+    throw;
+  }
   ResultReader reader(result.data(), call, converted);
   return reader.read(function.host.returnType);
 }

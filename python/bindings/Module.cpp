@@ -5,6 +5,7 @@
 #include "frontend/Diagnostics.h"
 #include "python/bindings/Describe.h"
 #include "python/bindings/Dispatcher.h"
+#include "python/bindings/Interpreter.h"
 #include "python/bindings/Jit.h"
 #include "launch/HostCall.h"
 #include "python/bindings/Errors.h"
@@ -70,6 +71,7 @@ public:
       : Buffer(std::move(device), size, nullptr, pointer, false),
         owner_(owner.release().ptr()) {}
   ~ForeignBuffer() override {
+    parkIfInterpreterExiting();
     PyGILState_STATE state = PyGILState_Ensure();
     Py_DECREF(owner_);
     PyGILState_Release(state);
@@ -313,6 +315,10 @@ void translateErrors(std::exception_ptr pointer) {
       break;
     case launch::LaunchErrorKind::AssertionFailed:
       PyErr_SetString(PyExc_AssertionError, e.what());
+      break;
+    case launch::LaunchErrorKind::Interrupted:
+      if (!restoreInterruption())
+        PyErr_SetNone(PyExc_KeyboardInterrupt);
       break;
     }
   } catch (const InternalError &e) {
@@ -578,7 +584,7 @@ PYBIND11_MODULE(_spirjit, m) {
   m.def("default_device", &launch::defaultDevice);
 
   addEventType(m.ptr());
-  installCallerLock();
+  installInterpreterHooks();
 
   py::class_<Dispatcher>(m, "Dispatcher")
       .def(py::init<py::object, bool, int, bool, bool>(), py::arg("describe"),

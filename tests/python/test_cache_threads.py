@@ -188,15 +188,16 @@ def _sealed_random_payload(path):
 
 def _mutate_field(path, change):
     """Reseals the payload with one of its fields changed. The payload is
-    five length-prefixed fields: entry point, flags, SPIR-V, device binary,
-    kept-parameter mask (python/bindings/Dispatcher.cpp, serialize)."""
+    six length-prefixed fields: entry point, flags, SPIR-V, device binary,
+    kept-parameter mask, private bytes (launch/CompileCache.cpp,
+    serialize)."""
     def mutate(payload):
         fields, at = [], 0
         while at < len(payload):
             (n,) = struct.unpack_from("<Q", payload, at)
             fields.append(payload[at + 8:at + 8 + n])
             at += 8 + n
-        assert len(fields) == 5, "the cache payload layout changed"
+        assert len(fields) == 6, "the cache payload layout changed"
         change(fields)
         return b"".join(struct.pack("<Q", len(f)) + f for f in fields)
     _reseal(path, mutate)

@@ -1,6 +1,6 @@
 """Limits known before the launch (issue 13 item 8): what SPIR-V or the
 device cannot take is a documented error at the user's line, never an
-internal compiler error."""
+internal compiler error or a crash in the driver."""
 
 import numpy as np
 import pytest
@@ -51,6 +51,73 @@ def test_allocation_beyond_global_memory(device):
         spirjit.empty(4 * device.global_mem_size, dtype=np.uint8,
                       device=device)
     assert isinstance(e.value, MemoryError)
+    assert "global memory" in str(e.value)
     # The device is still usable.
     assert np.array_equal(np.asarray(spirjit.ones(3, device=device)),
                           np.ones(3))
+
+
+# --------------------------------------------------------------------------
+# Private memory. PoCL keeps a whole work-group's PrivateArrays on one
+# thread's stack (8 MiB): a 2 KB PrivateArray over a Range of 65536 (PoCL
+# chose groups of 4096) and 400 KB arrays in groups of 64 crashed the
+# process. Each case runs in its own process for that reason.
+
+PRIVATE_KERNEL = """
+    import numpy as np
+    import spirjit
+    from spirjit import errors
+    from spirjit import kernel_api as kapi
+
+    N = {n}
+
+    @spirjit.kernel
+    def fill_and_sum(item: {item}, out):
+        p = kapi.PrivateArray(N, np.float64)
+        i = {item_id}
+        for j in range(N):
+            p[j] = i + j
+        s = 0.0
+        for j in range(N):
+            s += p[j]
+        out[i] = s
+
+    total = {total}
+    out = np.zeros(total)
+    try:
+        spirjit.call_kernel(fill_and_sum, {space}, out)
+    except errors.OutOfDeviceMemoryError as e:
+        print("refused:", e)
+    else:
+        i = np.arange(total)
+        print("right" if np.allclose(out, N * i + N * (N - 1) / 2)
+              else "wrong")
+"""
+
+
+def run_private(run_isolated, n, item, total, space):
+    item_id = ("item.get_global_id(0)" if item == "kapi.NdItem"
+               else "item.get_id(0)")
+    result = run_isolated(PRIVATE_KERNEL.format(n=n, item=item, total=total,
+                                                space=space, item_id=item_id),
+                          timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_range_of_a_kernel_with_private_arrays_runs(device_filter,
+                                                    run_isolated):
+    # 2 KB per work-item, 65536 work-items: the launch picks groups that fit.
+    assert run_private(run_isolated, 256, "kapi.Item", 65536,
+                       "kapi.Range(65536)") == "right"
+
+
+def test_private_arrays_of_a_work_group_beyond_the_device(device_filter,
+                                                          run_isolated):
+    # 400 KB per work-item, work-groups of 64: 25.6 MB a group. Devices
+    # that hold that run it; the others refuse it before the driver.
+    out = run_private(run_isolated, 50000, "kapi.NdItem", 128,
+                      "kapi.NdRange(128, 64)")
+    assert out == "right" or (
+        out.startswith("refused:") and "400000 bytes per work-item" in out
+        and "work-group of 64" in out and "smaller work-groups" in out), out
