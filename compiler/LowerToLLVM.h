@@ -39,6 +39,12 @@ struct LoweringOptions {
   std::vector<DebugSite> *sites = nullptr;
   /// A host function's launches (the parfor stage's; Parfor.h).
   const std::vector<Parfor> *parfors = nullptr;
+  /// A kernel's LocalAccessor extents, known when it is compiled: those of
+  /// each local-array argument in order, flattened; empty when they are
+  /// parameters. Constant extents let the device compiler see a tile's
+  /// row stride (vector loads of local memory); the parameters are then
+  /// unused and dropped.
+  std::vector<int64_t> localExtents;
 };
 
 /// The host ABI (FunctionKind::Host): the lowered function takes the

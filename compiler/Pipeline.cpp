@@ -312,6 +312,7 @@ CompiledKernel compileKernel(const KernelRequest &request,
   lowering.fastmath = options.fastmath;
   lowering.boundscheck = options.boundscheck || options.debug;
   lowering.debug = options.debug;
+  lowering.localExtents = request.localExtents;
   CompiledKernel kernel;
   lowering.sites = &kernel.debugSites;
   kernel.usesDebugRecord = lowering.boundscheck;

@@ -67,6 +67,9 @@ struct KernelRequest {
   int itemDimensions = 1;
   /// An NdRange launch (NdItem kernels) rather than a Range launch.
   bool ndRange = false;
+  /// The LocalAccessor arguments' extents, flattened in argument order,
+  /// when the launch knows them; empty otherwise (LoweringOptions).
+  std::vector<int64_t> localExtents;
 };
 
 struct CompiledKernel {

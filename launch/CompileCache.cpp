@@ -100,6 +100,16 @@ std::optional<CachedKernel> deserialize(const std::vector<char> &in,
   return cached;
 }
 
+/// The disk-cache key's part for LocalAccessor extents compiled in.
+std::string localExtentsText(const std::vector<int64_t> &extents) {
+  if (extents.empty())
+    return "";
+  std::string text = " local";
+  for (int64_t e : extents)
+    text += " " + std::to_string(e);
+  return text;
+}
+
 /// Where SPIRJIT_DUMP_DIR puts a specialisation's stages.
 std::string dumpFolder(const std::string &root, const std::string &name,
                        const std::string &key) {
@@ -168,6 +178,7 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
   request.argumentTypes = key.types;
   request.itemDimensions = key.dimensions;
   request.ndRange = key.ndRange;
+  request.localExtents = key.localExtents;
   DeviceCapabilities capabilities = capabilitiesOf(*device);
   CompileOptions options = options_;
   ImageFormat format = imageFormatFor(capabilities);
@@ -178,7 +189,8 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
   std::string cacheKey =
       function.fingerprint() + "\ntypes " + types::formatArguments(key.types) +
       "\nrank " + std::to_string(key.dimensions) +
-      (key.ndRange ? " ndrange" : " range") + "\nfastmath " +
+      (key.ndRange ? " ndrange" : " range") + localExtentsText(key.localExtents) +
+      "\nfastmath " +
       std::to_string(options_.fastmath) + " opt " +
       std::to_string(options_.optLevel) + " boundscheck " +
       std::to_string(options_.boundscheck) + " debug " +

@@ -264,6 +264,7 @@ void giveBackDebugRecord(Device &device, DebugRecord record) {
 /// allocate nothing once warm. Released on every exit from submit().
 struct LaunchScratch {
   std::vector<const Type *> argTypes;
+  std::vector<int64_t> localExtents;
   std::vector<std::shared_ptr<runtime::Buffer>> buffers;
   std::vector<char> wrapped;
   std::vector<size_t> global, local; // the backend's order (0 fastest)
@@ -514,10 +515,16 @@ const std::vector<bool> &KernelCache::submit(
   }
   // Most launches repeat the last specialisation: compare in place before
   // building a key.
+  auto &localExtents = scratch.localExtents;
+  localExtents.clear();
+  for (size_t i = 0; i < n; ++i)
+    if (args[i].kind == ArgumentValue::Kind::LocalAccessor)
+      localExtents.insert(localExtents.end(), args[i].shape,
+                          args[i].shape + args[i].type->ndim);
   Entry *entry;
   if (lastEntry_ && lastKey_.dimensions == range.dims &&
       lastKey_.ndRange == ndRange && lastKey_.device == device.get() &&
-      lastKey_.types == argTypes) {
+      lastKey_.types == argTypes && lastKey_.localExtents == localExtents) {
     entry = lastEntry_;
     ++statistics_.memoryHits;
   } else {
@@ -530,8 +537,14 @@ const std::vector<bool> &KernelCache::submit(
     if (!problem.empty())
       throw LaunchError(LaunchErrorKind::Typing, problem);
     checkSignatures(argTypes);
-    Key key{argTypes, range.dims, ndRange, device.get()};
-    if (auto found = cache_.find(key); found != cache_.end()) {
+    Key key{argTypes, range.dims, ndRange, device.get(), localExtents};
+    auto found = cache_.find(key);
+    if (found == cache_.end() && !localExtents.empty()) {
+      // One compiled from `signatures=` takes any extents.
+      Key general{argTypes, range.dims, ndRange, device.get(), {}};
+      found = cache_.find(general);
+    }
+    if (found != cache_.end()) {
       entry = found->second.get();
       ++statistics_.memoryHits;
     } else {

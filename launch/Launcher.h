@@ -233,9 +233,13 @@ private:
     int dimensions;
     bool ndRange;
     const runtime::Device *device;
+    /// The LocalAccessors' extents, flattened (KernelRequest): a kernel is
+    /// compiled for them. Empty for one compiled from `signatures=`.
+    std::vector<int64_t> localExtents;
     bool operator<(const Key &o) const {
-      return std::tie(types, dimensions, ndRange, device) <
-             std::tie(o.types, o.dimensions, o.ndRange, o.device);
+      return std::tie(types, dimensions, ndRange, device, localExtents) <
+             std::tie(o.types, o.dimensions, o.ndRange, o.device,
+                      o.localExtents);
     }
   };
 

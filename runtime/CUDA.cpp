@@ -80,6 +80,7 @@ constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
     void **)                                                                   \
   X(cuEventCreate, "cuEventCreate", CUevent *, unsigned)                       \
   X(cuEventRecord, "cuEventRecord", CUevent, CUstream)                         \
+  X(cuStreamWaitEvent, "cuStreamWaitEvent", CUstream, CUevent, unsigned)       \
   X(cuEventQuery, "cuEventQuery", CUevent)                                     \
   X(cuEventSynchronize, "cuEventSynchronize", CUevent)                         \
   X(cuEventDestroy, "cuEventDestroy_v2", CUevent)                              \
@@ -285,6 +286,19 @@ public:
         openedInFork_(forkGeneration()) {}
 
   CUstream stream() const { return stream_; }
+
+  /// Queues a wait for everything queued so far on `other` (another
+  /// library's stream) before whatever this device queues next.
+  void waitFor(CUstream other) {
+    makeCurrent();
+    CUevent event = events_.take();
+    CUresult recorded = driver().cuEventRecord(event, other);
+    CUresult waited = recorded == CUDA_SUCCESS
+                          ? driver().cuStreamWaitEvent(stream_, event, 0)
+                          : recorded;
+    events_.give(event); // a pending record is safe to reuse (EventPool)
+    check(waited, "waiting for another library's CUDA stream");
+  }
 
   /// The context on the calling thread: each thread starts without one.
   void makeCurrent() const {
@@ -581,6 +595,11 @@ std::shared_ptr<CudaDevice> openDevice(int ordinal) {
 std::uintptr_t cudaStreamHandle(const Device &device) {
   auto *cuda = dynamic_cast<const CudaDevice *>(&device);
   return cuda ? reinterpret_cast<std::uintptr_t>(cuda->stream()) : 0;
+}
+
+void cudaWaitForStream(Device &device, std::uintptr_t stream) {
+  if (auto *cuda = dynamic_cast<CudaDevice *>(&device))
+    cuda->waitFor(reinterpret_cast<CUstream>(stream));
 }
 
 std::string cudaResultName(int code) {

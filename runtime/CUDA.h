@@ -25,6 +25,12 @@ const std::vector<std::shared_ptr<Device>> &cudaDevices();
 /// work); 0 for a device of another backend.
 std::uintptr_t cudaStreamHandle(const Device &device);
 
+/// Makes a CUDA device's stream wait for the work queued so far on
+/// `stream`, a CUstream of another library (1 and 2 name CUDA's legacy and
+/// per-thread default streams), as __cuda_array_interface__'s `stream`
+/// asks of a consumer. Does nothing for a device of another backend.
+void cudaWaitForStream(Device &device, std::uintptr_t stream);
+
 /// The name of a CUresult ("CUDA_ERROR_OUT_OF_MEMORY"), from the driver
 /// when it is loaded.
 std::string cudaResultName(int code);

@@ -15,6 +15,22 @@ void Lowering::lowerEntry(llvm::Function *function) {
   // Rebuild each argument from its parameters (KernelABI.h).
   const auto &types = typed_.argumentTypes;
   arguments_.assign(types.size(), Lowered{});
+  // Where each local-array argument's known extents start, if known.
+  std::vector<int> localExtentAt(types.size(), -1);
+  if (typed_.kind == FunctionKind::Kernel && !options_.localExtents.empty()) {
+    int at = 0;
+    for (size_t i = 0; i < types.size(); ++i)
+      if (types[i]->kind == TypeKind::Array &&
+          types[i]->memorySpace == MemorySpace::Local) {
+        localExtentAt[i] = at;
+        at += types[i]->ndim;
+      }
+    SPIRJIT_INTERNAL_CHECK(at == static_cast<int>(options_.localExtents.size()),
+                           "LocalAccessor extents for " +
+                               std::to_string(at) + " dimensions, " +
+                               std::to_string(options_.localExtents.size()) +
+                               " given");
+  }
   auto arg = function->arg_begin();
   for (const KernelParameter &p :
        kernelParameters(types, typed_.usesGroupScratch, checksIndices())) {
@@ -43,7 +59,11 @@ void Lowering::lowerEntry(llvm::Function *function) {
       break;
     case KernelParameter::Kind::ArrayShape:
       v->setName(name + ".shape" + std::to_string(p.dim));
-      value.shape.push_back(v);
+      if (int at = localExtentAt[p.argument]; at >= 0)
+        value.shape.push_back(
+            builder_.getInt64(options_.localExtents[at + p.dim]));
+      else
+        value.shape.push_back(v);
       break;
     case KernelParameter::Kind::ArrayStride:
       v->setName(name + ".stride" + std::to_string(p.dim));

@@ -569,6 +569,16 @@ PYBIND11_MODULE(_spirjit, m) {
       },
       "a DeviceArray over another library's memory on `device` (no copy); "
       "`owner` is kept alive as long as the array");
+  m.def(
+      "_cuda_wait_for_stream",
+      [](const std::shared_ptr<runtime::Device> &device, uintptr_t stream) {
+        runtime::cudaWaitForStream(*device, stream);
+      },
+      "makes `device`'s stream wait for the work queued so far on another "
+      "library's CUDA stream (__cuda_array_interface__'s `stream`)");
+  m.def("_cuda_stream", [](const std::shared_ptr<runtime::Device> &device) {
+    return runtime::cudaStreamHandle(*device);
+  }, "the CUstream `device` launches on, as an integer (0: not CUDA)");
   m.def("_from_cuda_dlpack", &fromCudaDLPack,
         "a DeviceArray over a kDLCUDA DLPack producer's memory (no copy)");
   m.def("devices", [] { return runtime::allDevices(); });

@@ -165,7 +165,12 @@ def _from_cuda_array_interface(obj):
             raise ValueError("a __cuda_array_interface__ array with negative "
                              "strides cannot be viewed; copy it first")
         span += (n - 1) * st
-    return _spirjit._wrap_device_memory(_CUDA_DEVICES[0], info["data"][0] or 0,
+    device = _CUDA_DEVICES[0]
+    # Version 3: work the producer queued on `stream` must come first.
+    stream = info.get("stream")
+    if stream:
+        _spirjit._cuda_wait_for_stream(device, stream)
+    return _spirjit._wrap_device_memory(device, info["data"][0] or 0,
                                         span, dtype, shape, strides, obj)
 
 
@@ -173,9 +178,11 @@ def _cuda_interface(self):
     if self._device.properties()["backend"] != "cuda":
         raise AttributeError("__cuda_array_interface__ is for arrays in CUDA "
                              "device memory")
+    # Launches run asynchronously on spirjit's stream: a consumer waits for
+    # it (version 3's `stream`).
     return {"data": (self._pointer, False), "shape": tuple(self.shape),
             "strides": tuple(self.strides), "typestr": self.dtype.str,
-            "version": 3, "stream": None}
+            "version": 3, "stream": _spirjit._cuda_stream(self._device)}
 
 
 def _is_mapped(address, length):

@@ -296,3 +296,33 @@ def test_dlpack_only_import_waits_for_the_producers_queued_work():
     spirjit.call_kernel(vecadd, spirjit.Range(n), DLPackOnly(b),
                         DLPackOnly(b), DLPackOnly(c))
     assert int((c == 6.0).sum()) == n
+
+
+@needs_gpu
+def test_cuda_array_interface_import_waits_for_the_producers_stream():
+    # CuPy names the stream its pending work is queued on (version 3's
+    # `stream`); spirjit's own (non-blocking) stream waits for it.
+    cupy = pytest.importorskip("cupy")
+    n = 1 << 24
+    with cupy.cuda.Stream(non_blocking=True):
+        b = cupy.full(n, 3.0, dtype=cupy.float32)
+        for _ in range(20):  # milliseconds of work queued on that stream
+            b = b * 1.0 + 0.0
+        c = cupy.zeros_like(b)
+        assert b.__cuda_array_interface__["stream"] not in (None, 0)
+        spirjit.call_kernel(vecadd, spirjit.Range(n), b, b, c)
+        assert int((c == 6.0).sum()) == n
+
+
+@needs_gpu
+def test_device_array_cuda_interface_names_spirjit_stream():
+    # Launches run asynchronously on spirjit's stream: a consumer must wait
+    # for it, so the interface names it.
+    cupy = pytest.importorskip("cupy")
+    n = 1 << 24
+    a = spirjit.asarray(np.full(n, 3.0, np.float32), device="cuda:gpu:0")
+    c = spirjit.zeros(n, np.float32, device="cuda:gpu:0")
+    stream = c.__cuda_array_interface__["stream"]
+    assert isinstance(stream, int) and stream > 2
+    spirjit.call_kernel_async(vecadd, spirjit.Range(n), (), a, a, c)
+    assert int((cupy.asarray(c) == 6.0).sum()) == n  # no wait() first

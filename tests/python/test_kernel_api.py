@@ -271,6 +271,24 @@ def test_tree_reduction_float64_random(device_filter, require_dtypes):
     np.testing.assert_allclose(partial.sum(), a.sum(), rtol=1e-12)
 
 
+def test_kernel_is_compiled_for_its_local_accessor_extents(device_filter,
+                                                           tmp_path,
+                                                           monkeypatch):
+    # Extents known at compile time let the device compiler see a tile's
+    # strides; each new extent is a specialisation, a repeated one is not.
+    monkeypatch.setenv("SPIRJIT_CACHE_DIR", str(tmp_path))
+
+    kernel = spirjit.kernel(hillis_steele_scan.py_func)
+    for n in (64, 32, 64):
+        a = np.ones(n, np.int32)
+        out = np.zeros(n, np.int32)
+        spirjit.call_kernel(kernel, kapi.NdRange(n, n), a, out,
+                            kapi.LocalAccessor((2, n), np.int32))
+        np.testing.assert_array_equal(out, np.arange(1, n + 1))
+    assert kernel.stats["compiles"] == 2
+    assert kernel.stats["memory_hits"] == 1
+
+
 @pytest.mark.parametrize("n", [1, 2, 7, 64, 256, 1000, 1024])
 def test_inclusive_scan_of_ones(device_filter, n):
     a = np.ones(n, np.int32)
