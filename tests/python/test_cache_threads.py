@@ -663,6 +663,22 @@ def run(a):
     spirjit.call_kernel(k, spirjit.Range(a.shape[0]), a)
 """
 
+DEFINE_DEVICE_FUNC = """
+import spirjit
+
+@spirjit.device_func
+def f(x):
+    return x * 2.0 + {c}
+
+@spirjit.kernel
+def k(item, a):
+    i = item.get_id(0)
+    a[i] = f(a[i])
+
+def run(a):
+    spirjit.call_kernel(k, spirjit.Range(a.shape[0]), a)
+"""
+
 DEFINE_JIT = """
 import spirjit
 
@@ -685,8 +701,9 @@ def _define(source, c):
     return namespace
 
 
-@pytest.mark.parametrize("source", [DEFINE_KERNEL, DEFINE_JIT],
-                         ids=["kernel", "jit"])
+@pytest.mark.parametrize("source", [DEFINE_KERNEL, DEFINE_DEVICE_FUNC,
+                                    DEFINE_JIT],
+                         ids=["kernel", "device_func", "jit"])
 def test_dropped_kernels_are_freed(device_filter, source):
     import weakref
     a = np.zeros(16, np.float32)
@@ -704,7 +721,7 @@ def test_dropped_kernels_are_freed(device_filter, source):
 
 # Measures the heap bytes still allocated (glibc's mallinfo2: exact, unlike
 # RSS) per kernel defined, launched and dropped, after a warm-up; argv:
-# "kernel" or "jit", the count.
+# "kernel", "device_func" or "jit", the count.
 DROP_SCRIPT = """
 import ctypes, gc, json, sys
 import numpy as np
@@ -745,14 +762,16 @@ print(json.dumps((live() - before) / count))
 """
 
 
-@pytest.mark.parametrize("kind,count", [("kernel", 300), ("jit", 60)])
+@pytest.mark.parametrize("kind,count", [("kernel", 300), ("device_func", 200),
+                                        ("jit", 60)])
 def test_no_leak_dropping_kernels(device_filter, tmp_path, kind, count):
     # Before the fix: ~1 MB per kernel on Intel's CPU runtime, ~130 KB on
     # PoCL, ~40 KB per jit function. A user defining 500 kernels must not
     # see the process grow by more than LIMIT.
     script = tmp_path / "drop.py"
     script.write_text(DROP_SCRIPT.format(
-        SOURCES=repr({"kernel": DEFINE_KERNEL, "jit": DEFINE_JIT})))
+        SOURCES=repr({"kernel": DEFINE_KERNEL,
+                      "device_func": DEFINE_DEVICE_FUNC, "jit": DEFINE_JIT})))
     env = dict(os.environ)
     env["PYTHONPATH"] = PACKAGE_ROOT
     env["SPIRJIT_DISABLE_CACHE"] = "1"  # PoCL gives binaries slowly
