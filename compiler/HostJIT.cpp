@@ -105,8 +105,8 @@ std::vector<char> HostJIT::compile(llvm::Module &module) {
   return std::vector<char>(object->getBufferStart(), object->getBufferEnd());
 }
 
-void *HostJIT::load(const std::vector<char> &object,
-                    const std::string &symbol) {
+std::shared_ptr<void> HostJIT::load(const std::vector<char> &object,
+                                    const std::string &symbol) {
   std::lock_guard<std::mutex> lock(mutex_);
   llvm::StringRef bytes(object.data(), object.size());
   // Checked before linking: the linker reports a malformed object through
@@ -139,9 +139,24 @@ void *HostJIT::load(const std::vector<char> &object,
   auto address = jit.lookup(*library, symbol);
   if (!address) {
     llvm::consumeError(address.takeError());
+    unlink(*library);
     return nullptr;
   }
-  return address->toPtr<void *>();
+  llvm::orc::JITDylib *owner = &*library;
+  return std::shared_ptr<void>(address->toPtr<void *>(), [this, owner](void *) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    unlink(*owner);
+  });
+}
+
+void HostJIT::unlink(llvm::orc::JITDylib &library) {
+  // Removing the JITDylib frees its code and symbol tables, and the names
+  // it interned are dead entries of the pool then. It fails only for a
+  // library another links against, which none does; a destructor calls
+  // this, so a failure leaves the code rather than throwing.
+  llvm::orc::ExecutionSession &session = state_->jit->getExecutionSession();
+  llvm::consumeError(session.removeJITDylib(library));
+  session.getSymbolStringPool()->clearDeadEntries();
 }
 
 } // namespace spirjit

@@ -13,6 +13,10 @@
 #include <string>
 #include <vector>
 
+namespace llvm::orc {
+class JITDylib;
+} // namespace llvm::orc
+
 namespace spirjit {
 
 /// The native target of `triple` with the JIT's `dataLayout`.
@@ -22,8 +26,9 @@ std::unique_ptr<Target> createHostTarget(const std::string &triple,
 /// LLVM's ORC LLJIT, one per process, created at first use. Host code
 /// goes through it as relocatable object files: compile() makes one,
 /// load() links one into the process, so an object kept in the disk cache
-/// by an earlier process links the same way (HostCall.cpp). Objects stay
-/// for the process; the host ABI's helpers (HostABI.h) are bound to the
+/// by an earlier process links the same way (HostCall.cpp). An object stays
+/// as long as what load() returned (a jit function dropped must not leave
+/// its code behind); the host ABI's helpers (HostABI.h) are bound to the
 /// addresses given by defineHelpers, the C library's functions are found
 /// in the process.
 class HostJIT {
@@ -42,13 +47,17 @@ public:
   std::vector<char> compile(llvm::Module &module);
   /// Links `object` into the process, in a JITDylib of its own (the
   /// objects of two specialisations may define the same names), and
-  /// returns the address of `symbol`; nullptr when `object` is not an
-  /// object file of this host that defines it (a disk-cache entry that is
-  /// not what its key says).
-  void *load(const std::vector<char> &object, const std::string &symbol);
+  /// returns the address of `symbol`, owning the code: the last copy's
+  /// destruction unlinks it. Null when `object` is not an object file of
+  /// this host that defines it (a disk-cache entry that is not what its key
+  /// says).
+  std::shared_ptr<void> load(const std::vector<char> &object,
+                             const std::string &symbol);
 
 private:
   HostJIT();
+  /// Unlinks one load()'s code; the caller holds mutex_.
+  void unlink(llvm::orc::JITDylib &library);
   struct State;
   std::unique_ptr<State> state_;
   std::string triple_, dataLayout_, machine_;

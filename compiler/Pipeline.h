@@ -113,8 +113,9 @@ struct HostRequest {
 
 struct CompiledHost {
   /// The host ABI's wrapper (LowerToLLVM.h): int32 (void *context,
-  /// void **parameters, void *result), compiled into this process.
-  void *entry = nullptr;
+  /// void **parameters, void *result), compiled into this process. The
+  /// code stays linked while a copy of this pointer lives (HostJIT::load).
+  std::shared_ptr<void> entry;
   /// The prange loops, each a kernel launched through the context.
   std::vector<Parfor> parfors;
   std::vector<const Type *> argumentTypes;

@@ -288,7 +288,7 @@ CacheStatistics JitFunction::kernelStatistics() {
 
 void JitFunction::call(HostCall &call, void **parameters, void *result) {
   using Entry = int32_t (*)(void *, void **, void *);
-  auto entry = reinterpret_cast<Entry>(call.function->host.entry);
+  auto entry = reinterpret_cast<Entry>(call.function->host.entry.get());
   if (entry(&call, parameters, result) != 0) {
     SPIRJIT_INTERNAL_CHECK(call.error != nullptr,
                            "host code failed without a reason");

@@ -106,6 +106,8 @@ public:
   double bareEnqueueLoop(const std::vector<int64_t> &extents, int count) {
     return cache_.bareEnqueueLoop(extents, count);
   }
+  /// The describe callback, for the cycle collector (Collectable.h).
+  pybind11::object &heldObject() { return describe_; }
 
 private:
   /// Converts the arguments and submits, filling `event`.

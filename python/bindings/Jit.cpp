@@ -3,6 +3,7 @@
 #include "python/bindings/Jit.h"
 
 #include "compiler/KernelABI.h"
+#include "python/bindings/Collectable.h"
 #include "python/bindings/Describe.h"
 #include "python/bindings/Dispatcher.h"
 #include "python/bindings/Errors.h"
@@ -386,7 +387,7 @@ py::dict JitDispatcher::kernelStats() {
 }
 
 void addJit(py::module_ &m) {
-  py::class_<JitDispatcher>(m, "JitDispatcher")
+  py::class_<JitDispatcher>(m, "JitDispatcher", collectable<JitDispatcher>())
       .def(py::init<py::object, py::object, bool, int, bool, bool>(),
            py::arg("describe"), py::arg("device"), py::arg("fastmath"),
            py::arg("opt"), py::arg("boundscheck"), py::arg("debug"))

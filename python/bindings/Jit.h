@@ -26,6 +26,8 @@ public:
   /// compiles, memory_hits, disk_hits, compile_seconds and
   /// device_build_seconds of the prange loops' kernels.
   pybind11::dict kernelStats();
+  /// The describe callback, for the cycle collector (Collectable.h).
+  pybind11::object &heldObject() { return describe_; }
 
 private:
   pybind11::object describe_;

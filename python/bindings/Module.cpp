@@ -3,6 +3,7 @@
 // spirjit.errors exceptions.
 #include "compiler/Pipeline.h"
 #include "frontend/Diagnostics.h"
+#include "python/bindings/Collectable.h"
 #include "python/bindings/Describe.h"
 #include "python/bindings/Dispatcher.h"
 #include "python/bindings/Interpreter.h"
@@ -596,7 +597,7 @@ PYBIND11_MODULE(_spirjit, m) {
   addEventType(m.ptr());
   installInterpreterHooks();
 
-  py::class_<Dispatcher>(m, "Dispatcher")
+  py::class_<Dispatcher>(m, "Dispatcher", collectable<Dispatcher>())
       .def(py::init<py::object, bool, int, bool, bool>(), py::arg("describe"),
            py::arg("fastmath") = false, py::arg("opt") = 2,
            py::arg("boundscheck") = false, py::arg("debug") = false)
