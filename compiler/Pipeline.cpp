@@ -9,6 +9,7 @@
 // from it; or, for CUDA devices, PTX from a module lowered for NVPTX.
 #include "compiler/Pipeline.h"
 
+#include "compiler/BoundsCheckFastPath.h"
 #include "compiler/CheckBarriers.h"
 #include "compiler/CheckDeviceCapabilities.h"
 #include "compiler/DropUnusedParameters.h"
@@ -322,6 +323,10 @@ CompiledKernel compileKernel(const KernelRequest &request,
   // code never reads are dropped, so launches do not pass them.
   optimizeModule(*module, options.optLevel, *target);
   kernel.entryPoint = entryPointName(typed.function->name);
+  // Checks a test at entry proves for the whole launch leave a copy of the
+  // body (BoundsCheckFastPath.h); optimising again folds them away there.
+  if (addBoundsCheckFastPath(*module, kernel.entryPoint))
+    optimizeModule(*module, options.optLevel, *target);
   kernel.keptParameters = dropUnusedParameters(*module, kernel.entryPoint);
   // Counted once unused ones are gone: those the device sees.
   checkParameterCount(function, "kernel",
