@@ -141,7 +141,8 @@ void Lowering::flushPending() {
   builder_.SetInsertPoint(done);
 }
 
-llvm::Value *Lowering::inBounds(llvm::Value *index, llvm::Value *extent) {
+llvm::Value *Lowering::inBounds(llvm::Value *wrapped, llvm::Value *index,
+                                llvm::Value *extent) {
   llvm::Type *i64 = builder_.getInt64Ty();
   llvm::FunctionCallee marker = module_->getOrInsertFunction(
       inBoundsMarker,
@@ -154,7 +155,7 @@ llvm::Value *Lowering::inBounds(llvm::Value *index, llvm::Value *extent) {
   declared->setWillReturn();
   declared->addFnAttr(llvm::Attribute::Speculatable);
   return builder_.CreateCall(
-      marker, {builder_.CreateICmpULT(index, extent), index, extent});
+      marker, {builder_.CreateICmpULT(wrapped, extent), index, extent});
 }
 
 std::string Lowering::describeArray(const Instruction *array,
