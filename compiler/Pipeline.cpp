@@ -325,8 +325,9 @@ CompiledKernel compileKernel(const KernelRequest &request,
   kernel.entryPoint = entryPointName(typed.function->name);
   // Checks a test at entry proves for the whole launch leave a copy of the
   // body (BoundsCheckFastPath.h); optimising again folds them away there.
+  // O1 is enough for that: the copy was optimised once already.
   if (addBoundsCheckFastPath(*module, kernel.entryPoint))
-    optimizeModule(*module, options.optLevel, *target);
+    optimizeModule(*module, std::min(options.optLevel, 1), *target);
   kernel.keptParameters = dropUnusedParameters(*module, kernel.entryPoint);
   // Counted once unused ones are gone: those the device sees.
   checkParameterCount(function, "kernel",
