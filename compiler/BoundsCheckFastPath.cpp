@@ -45,9 +45,12 @@ const char *sizeQueryFor(llvm::StringRef id) {
   return nullptr;
 }
 
+/// The launch's sizes: the same for every work-item of a work-group.
+const char *const sizeQueries[] = {
+    "_Z15get_global_sizej", "_Z14get_local_sizej", "_Z14get_num_groupsj"};
+
 bool isSizeQuery(llvm::StringRef name) {
-  return name == "_Z15get_global_sizej" || name == "_Z14get_local_sizej" ||
-         name == "_Z14get_num_groupsj";
+  return llvm::is_contained(sizeQueries, name);
 }
 
 /// Where an i64 expression lies over the whole launch: min <= x <= max
@@ -484,6 +487,11 @@ bool addBoundsCheckFastPath(llvm::Module &module,
   if (proved.empty()) {
     test->dropAllReferences();
     delete test;
+    // Nor the size queries declared for it.
+    for (const char *size : sizeQueries)
+      if (llvm::Function *query = module.getFunction(size))
+        if (query->isDeclaration() && query->use_empty())
+          query->eraseFromParent();
     removeMarkers(module);
     return false;
   }
@@ -495,7 +503,8 @@ bool addBoundsCheckFastPath(llvm::Module &module,
   std::vector<llvm::AllocaInst *> variables;
   for (llvm::Instruction &inst : *body)
     if (auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst))
-      variables.push_back(alloca);
+      if (alloca->isStaticAlloca())
+        variables.push_back(alloca);
   for (auto it = variables.rbegin(); it != variables.rend(); ++it)
     (*it)->moveBefore(&*test->getFirstInsertionPt());
 
