@@ -301,6 +301,56 @@ def test_fast_path_of_a_2d_kernel_with_barriers(device_filter):
     assert np.array_equal(short, a.T[:, :7])
 
 
+def affine_body(item: kapi.Item, a, out, scale, offset):
+    i = item.get_id(0)
+    out[i] = a[i * scale + offset]
+
+
+def strided_sums_body(item: kapi.Item, a, out, lo, hi, scale):
+    i = item.get_id(0)
+    acc = a.dtype.type(0)
+    for k in range(lo, hi):
+        acc += a[k * scale + i]
+    out[i] = acc
+
+
+def test_fast_path_agrees_with_numpy_on_a_grid_of_launches(device_filter):
+    # Whichever copy runs, a launch raises IndexError exactly when NumPy
+    # would, and otherwise gives NumPy's answer (negative indices wrap).
+    affine = spirjit.kernel(affine_body, boundscheck=True)
+    sums = spirjit.kernel(strided_sums_body, boundscheck=True)
+    a = np.arange(1, 13, dtype=np.float64)
+    n = a.size
+    for items in (1, 4, 12, 13):
+        for scale in (-1, 0, 1, 2):
+            for offset in (-13, -5, 0, 3, 11):
+                index = [i * scale + offset for i in range(items)]
+                fits = all(-n <= x < n for x in index)
+                out = np.zeros(items)
+                launch = (affine, kapi.Range(items), a, out, scale, offset)
+                if fits:
+                    spirjit.call_kernel(*launch)
+                    assert np.array_equal(out, a[index]), launch[2:]
+                else:
+                    with pytest.raises(IndexError):
+                        spirjit.call_kernel(*launch)
+    for items in (1, 6):
+        for lo, hi in ((0, 0), (-3, 2), (0, 6), (2, 7)):
+            for scale in (0, 2):
+                index = [[k * scale + i for k in range(lo, hi)]
+                         for i in range(items)]
+                fits = all(-n <= x < n for row in index for x in row)
+                out = np.zeros(items)
+                launch = (sums, kapi.Range(items), a, out, lo, hi, scale)
+                if fits:
+                    spirjit.call_kernel(*launch)
+                    assert np.array_equal(
+                        out, [a[row].sum() for row in index]), launch[4:]
+                else:
+                    with pytest.raises(IndexError):
+                        spirjit.call_kernel(*launch)
+
+
 # --------------------------------------------------------------------------
 # debug: division by zero and assert
 
