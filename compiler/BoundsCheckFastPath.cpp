@@ -456,13 +456,17 @@ void removeMarkers(llvm::Module &module) {
 
 bool addBoundsCheckFastPath(llvm::Module &module,
                             const std::string &entryPoint) {
+  // Without a copy, the comparisons the markers hid may still fold (an
+  // index under `if i < n:`), so any marker means optimising again.
+  llvm::Function *marker = module.getFunction(inBoundsMarker);
+  bool checked = marker && !marker->use_empty();
   llvm::Function *kernel = module.getFunction(entryPoint);
   std::vector<llvm::CallInst *> markers;
   if (kernel && !kernel->isDeclaration())
     markers = markersIn(*kernel);
   if (markers.empty()) {
     removeMarkers(module);
-    return false;
+    return checked;
   }
 
   // The test is built in a block outside the function while SCEV looks at
@@ -493,7 +497,7 @@ bool addBoundsCheckFastPath(llvm::Module &module,
         if (query->isDeclaration() && query->use_empty())
           query->eraseFromParent();
     removeMarkers(module);
-    return false;
+    return true;
   }
 
   // The test becomes the entry; the variables stay first in it, as SPIR-V

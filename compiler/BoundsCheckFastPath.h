@@ -21,8 +21,10 @@
 // as it was. Each leaf of the test is bounded at run time (|x| < 2^40) so
 // that the test's own arithmetic cannot overflow. Other checks (integer
 // division, assert, indices it cannot bound) stay in both copies.
-// Returns whether it copied the body: the module then wants optimising
-// again, which folds the copy's checks away.
+// Returns whether it removed markers: the module then wants optimising
+// again, which folds the copy's checks away, and in either copy the
+// comparisons the markers hid from the first optimisation (an index under
+// `if i < n:`).
 #pragma once
 
 #include <llvm/IR/Module.h>

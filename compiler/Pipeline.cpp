@@ -324,8 +324,9 @@ CompiledKernel compileKernel(const KernelRequest &request,
   optimizeModule(*module, options.optLevel, *target);
   kernel.entryPoint = entryPointName(typed.function->name);
   // Checks a test at entry proves for the whole launch leave a copy of the
-  // body (BoundsCheckFastPath.h); optimising again folds them away there.
-  // O1 is enough for that: the copy was optimised once already.
+  // body (BoundsCheckFastPath.h); optimising again folds them away there,
+  // and the others where LLVM can. O1 is enough: the code was optimised
+  // once already.
   if (addBoundsCheckFastPath(*module, kernel.entryPoint))
     optimizeModule(*module, std::min(options.optLevel, 1), *target);
   kernel.keptParameters = dropUnusedParameters(*module, kernel.entryPoint);
