@@ -44,6 +44,15 @@ struct DebugRecordLayout {
   static constexpr unsigned size = 64;
 };
 
+/// Every index check of a checked kernel is `icmp ult wrapped, extent`
+/// (the index after NumPy's wrap-around of negative ones) in a call of
+/// this marker, `i1 (i1 inside, i64 index, i64 extent)`, which returns
+/// `inside`; `index` is the index before the wrap-around, so an index in
+/// [0, extent) is inside. LLVM's optimiser cannot see through the call,
+/// so the checks reach the fast-path pass (BoundsCheckFastPath.h) as the
+/// lowering made them; that pass removes every marker.
+constexpr const char *inBoundsMarker = "spirjit.inbounds";
+
 /// The message of the exception a failure at `site` raises, starting with
 /// the user's file:line.
 std::string describeDebugFailure(const DebugSite &site, int64_t index,

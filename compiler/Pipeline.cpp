@@ -9,6 +9,7 @@
 // from it; or, for CUDA devices, PTX from a module lowered for NVPTX.
 #include "compiler/Pipeline.h"
 
+#include "compiler/BoundsCheckFastPath.h"
 #include "compiler/CheckBarriers.h"
 #include "compiler/CheckDeviceCapabilities.h"
 #include "compiler/DropUnusedParameters.h"
@@ -324,6 +325,12 @@ CompiledKernel compileKernel(const KernelRequest &request,
   // code never reads are dropped, so launches do not pass them.
   optimizeModule(*module, options.optLevel, *target);
   kernel.entryPoint = entryPointName(typed.function->name);
+  // Checks a test at entry proves for the whole launch leave a copy of the
+  // body (BoundsCheckFastPath.h); optimising again folds them away there,
+  // and the others where LLVM can. O1 is enough: the code was optimised
+  // once already.
+  if (addBoundsCheckFastPath(*module, kernel.entryPoint))
+    optimizeModule(*module, std::min(options.optLevel, 1), *target);
   kernel.keptParameters = dropUnusedParameters(*module, kernel.entryPoint);
   kernel.privateBytes = privateMemoryBytes(*module);
   // Counted once unused ones are gone: those the device sees.

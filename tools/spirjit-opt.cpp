@@ -9,6 +9,7 @@
 // order, verifying after each, and names the pass whose output does not
 // verify or that failed; prints the module, or with `--emit spirv` the
 // validated SPIR-V, disassembled. Exit status 1 on any error.
+#include "compiler/BoundsCheckFastPath.h"
 #include "compiler/DropUnusedParameters.h"
 #include "compiler/Optimize.h"
 #include "compiler/SPIRV.h"
@@ -72,6 +73,12 @@ const std::vector<Pass> &passTable() {
        "legalisations (optimizeModule)",
        [](llvm::Module &module, const Options &) {
          spirjit::optimizeModule(module, 2, *spirjit::createSPIRTarget());
+       }},
+      {"bounds-check-fast-path",
+       "prove index checks for the whole launch at entry and run a copy of "
+       "the body without them when the proof holds (--entry)",
+       [](llvm::Module &module, const Options &options) {
+         spirjit::addBoundsCheckFastPath(module, entryPoint(module, options));
        }},
       {"drop-unused-parameters",
        "remove the entry point's parameters that nothing reads (--entry)",

@@ -141,6 +141,23 @@ void Lowering::flushPending() {
   builder_.SetInsertPoint(done);
 }
 
+llvm::Value *Lowering::inBounds(llvm::Value *wrapped, llvm::Value *index,
+                                llvm::Value *extent) {
+  llvm::Type *i64 = builder_.getInt64Ty();
+  llvm::FunctionCallee marker = module_->getOrInsertFunction(
+      inBoundsMarker,
+      llvm::FunctionType::get(builder_.getInt1Ty(),
+                              {builder_.getInt1Ty(), i64, i64}, false));
+  auto *declared = llvm::cast<llvm::Function>(marker.getCallee());
+  // Free to move, merge and drop, as the comparison it stands for.
+  declared->setDoesNotAccessMemory();
+  declared->setDoesNotThrow();
+  declared->setWillReturn();
+  declared->addFnAttr(llvm::Attribute::Speculatable);
+  return builder_.CreateCall(
+      marker, {builder_.CreateICmpULT(wrapped, extent), index, extent});
+}
+
 std::string Lowering::describeArray(const Instruction *array,
                                     int &firstAxis) const {
   firstAxis = 0;

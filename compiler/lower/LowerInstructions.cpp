@@ -115,7 +115,7 @@ Lowered Lowering::index(const Lowered &array, const Type *arrayType,
       // One unsigned comparison catches both ends (a non-negative index
       // that overflowed too); a failing index reads as 0 so the address
       // stays inside a non-empty array.
-      llvm::Value *inside = builder_.CreateICmpULT(wrapped, array.shape[d]);
+      llvm::Value *inside = inBounds(wrapped, i, array.shape[d]);
       outside.push_back(builder_.CreateNot(inside));
       written.push_back(i);
       if (!guarded)

@@ -166,6 +166,11 @@ private:
             llvm::Value *extent);
   /// At a return: reports the pending failure to the debug record.
   void flushPending();
+  /// `wrapped` <u `extent`, in the in-bounds marker (DebugRecord.h) that
+  /// lets the fast-path pass find the check after optimisation; `index` is
+  /// the index before NumPy's wrap-around gave `wrapped`.
+  llvm::Value *inBounds(llvm::Value *wrapped, llvm::Value *index,
+                        llvm::Value *extent);
   /// Which array `array` is, for messages, and its first axis as indexed
   /// (a view a[i] starts at axis 1 of a).
   std::string describeArray(const Instruction *array, int &firstAxis) const;

@@ -178,6 +178,180 @@ def test_boundscheck_with_local_and_private_memory(device_filter):
 
 
 # --------------------------------------------------------------------------
+# The fast path (compiler/BoundsCheckFastPath.h): a launch whose accesses a
+# test at entry proves in bounds runs without checks; any other launch of
+# the same kernel runs the checked body and reports as before.
+
+
+def offset_copy_body(item: kapi.Item, a, out, offset):
+    i = item.get_id(0)
+    out[i] = a[i + offset]  # <- offset
+
+
+def test_fast_path_and_checked_path_of_one_kernel(device_filter):
+    kernel = spirjit.kernel(offset_copy_body, boundscheck=True)
+    a = np.arange(16, dtype=np.float32)
+    # In bounds for every work-item: the unchecked copy, the right answer.
+    out = np.zeros(12, dtype=np.float32)
+    spirjit.call_kernel(kernel, kapi.Range(12), a, out, 4)
+    assert np.array_equal(out, a[4:])
+    # Most work-items in bounds, the last three not: the first failure
+    # along the work-items' order need not be the one reported, but the
+    # one reported is a real one, and nothing past `a` is read or past
+    # `out` written (out is a view of a larger buffer, whose tail stays).
+    buffer = np.full(20, -1, dtype=np.float32)
+    out = buffer[:12]
+    with pytest.raises(IndexError) as e:
+        spirjit.call_kernel(kernel, kapi.Range(12), a, out, 7)
+    message = str(e.value)
+    assert f"{__file__}:{line_of(offset_copy_body, 'offset')}:" in message
+    index = int(re.search(r"index (\d+) is out", message).group(1))
+    assert index in (16, 17, 18)
+    assert "axis 0 with size 16 (array parameter 'a'" in message
+    assert np.array_equal(out[:9], a[7:])
+    assert np.all(buffer[12:] == -1)
+    # A negative offset wraps as NumPy's does, where it lands in bounds.
+    out = np.zeros(12, dtype=np.float32)
+    spirjit.call_kernel(kernel, kapi.Range(12), a, out, -1)
+    assert np.array_equal(out, np.concatenate([a[-1:], a[:11]]))
+    with pytest.raises(IndexError, match="index -17 is out of bounds"):
+        spirjit.call_kernel(kernel, kapi.Range(12), a, out, -17)
+    # And in bounds again afterwards: no error is left over.
+    spirjit.call_kernel(kernel, kapi.Range(12), a, out, 0)
+    assert np.array_equal(out, a[:12])
+
+
+def test_fast_path_test_cannot_overflow(device_filter):
+    # An index far beyond any array: the test at entry must not wrap
+    # around into "in bounds".
+    @spirjit.kernel(boundscheck=True)
+    def strided(item: kapi.Item, a, out):
+        i = item.get_id(0)
+        out[i] = a[i * 4611686018427387904]  # 2**62
+
+    a = np.arange(4, dtype=np.float32)
+    out = np.zeros(4, dtype=np.float32)
+    with pytest.raises(IndexError, match="out of bounds for axis 0 with "
+                                         "size 4"):
+        spirjit.call_kernel(strided, kapi.Range(4), a, out)
+    assert out[0] == a[0]
+
+
+def row_sums_body(item: kapi.Item, m, out, columns):
+    i = item.get_id(0)
+    s = m.dtype.type(0)
+    for k in range(columns):
+        s += m[i, k]  # <- row
+    out[i] = s
+
+
+def test_fast_path_of_a_loop_and_its_trip_count(device_filter):
+    kernel = spirjit.kernel(row_sums_body, boundscheck=True)
+    m = np.arange(20, dtype=np.float64).reshape(4, 5)
+    out = np.zeros(4)
+    spirjit.call_kernel(kernel, kapi.Range(4), m, out, 5)
+    assert np.array_equal(out, m.sum(axis=1))
+    spirjit.call_kernel(kernel, kapi.Range(4), m, out, 0)
+    assert np.array_equal(out, np.zeros(4))
+    # One iteration too many on every row: axis 1 is reported.
+    with pytest.raises(IndexError) as e:
+        spirjit.call_kernel(kernel, kapi.Range(4), m, out, 6)
+    assert f"{__file__}:{line_of(row_sums_body, 'row')}:" in str(e.value)
+    assert "index 5 is out of bounds for axis 1 with size 5" in str(e.value)
+    # More rows launched than the matrix has: axis 0.
+    with pytest.raises(IndexError, match="index 4 is out of bounds for "
+                                         "axis 0 with size 4"):
+        spirjit.call_kernel(kernel, kapi.Range(5), m, np.zeros(5), 5)
+
+
+TILE_SIDE = 4
+
+
+def tiled_transpose_body(item: kapi.NdItem, a, out, tile):
+    row = item.get_global_id(0)
+    col = item.get_global_id(1)
+    li = item.get_local_id(0)
+    lj = item.get_local_id(1)
+    tile[li, lj] = a[row, col]
+    kapi.group_barrier(item.get_group())
+    out[col - lj + li, row - li + lj] = tile[lj, li]  # <- transpose
+
+
+def test_fast_path_of_a_2d_kernel_with_barriers(device_filter):
+    kernel = spirjit.kernel(tiled_transpose_body, boundscheck=True)
+    a = np.arange(64, dtype=np.float32).reshape(8, 8)
+    out = np.zeros_like(a)
+    launch = kapi.NdRange(kapi.Range(8, 8), kapi.Range(TILE_SIDE, TILE_SIDE))
+    spirjit.call_kernel(kernel, launch, a, out,
+                        kapi.LocalAccessor((TILE_SIDE, TILE_SIDE),
+                                           np.float32))
+    assert np.array_equal(out, a.T)
+    # An output one column short: every work-group still reaches its
+    # barrier (the checked body runs for all), and the failure names axis 1.
+    short = np.zeros((8, 7), dtype=np.float32)
+    with pytest.raises(IndexError) as e:
+        spirjit.call_kernel(kernel, launch, a, short,
+                            kapi.LocalAccessor((TILE_SIDE, TILE_SIDE),
+                                               np.float32))
+    message = str(e.value)
+    assert f"{__file__}:{line_of(tiled_transpose_body, 'transpose')}:" \
+        in message
+    assert "index 7 is out of bounds for axis 1 with size 7" in message
+    assert "'out'" in message
+    assert np.array_equal(short, a.T[:, :7])
+
+
+def affine_body(item: kapi.Item, a, out, scale, offset):
+    i = item.get_id(0)
+    out[i] = a[i * scale + offset]
+
+
+def strided_sums_body(item: kapi.Item, a, out, lo, hi, scale):
+    i = item.get_id(0)
+    acc = a.dtype.type(0)
+    for k in range(lo, hi):
+        acc += a[k * scale + i]
+    out[i] = acc
+
+
+def test_fast_path_agrees_with_numpy_on_a_grid_of_launches(device_filter):
+    # Whichever copy runs, a launch raises IndexError exactly when NumPy
+    # would, and otherwise gives NumPy's answer (negative indices wrap).
+    affine = spirjit.kernel(affine_body, boundscheck=True)
+    sums = spirjit.kernel(strided_sums_body, boundscheck=True)
+    a = np.arange(1, 13, dtype=np.float64)
+    n = a.size
+    for items in (1, 4, 12, 13):
+        for scale in (-1, 0, 1, 2):
+            for offset in (-13, -5, 0, 3, 11):
+                index = [i * scale + offset for i in range(items)]
+                fits = all(-n <= x < n for x in index)
+                out = np.zeros(items)
+                launch = (affine, kapi.Range(items), a, out, scale, offset)
+                if fits:
+                    spirjit.call_kernel(*launch)
+                    assert np.array_equal(out, a[index]), launch[2:]
+                else:
+                    with pytest.raises(IndexError):
+                        spirjit.call_kernel(*launch)
+    for items in (1, 6):
+        for lo, hi in ((0, 0), (-3, 2), (0, 6), (2, 7)):
+            for scale in (0, 2):
+                index = [[k * scale + i for k in range(lo, hi)]
+                         for i in range(items)]
+                fits = all(-n <= x < n for row in index for x in row)
+                out = np.zeros(items)
+                launch = (sums, kapi.Range(items), a, out, lo, hi, scale)
+                if fits:
+                    spirjit.call_kernel(*launch)
+                    assert np.array_equal(
+                        out, [a[row].sum() for row in index]), launch[4:]
+                else:
+                    with pytest.raises(IndexError):
+                        spirjit.call_kernel(*launch)
+
+
+# --------------------------------------------------------------------------
 # debug: division by zero and assert
 
 
