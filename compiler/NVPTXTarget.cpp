@@ -436,9 +436,14 @@ llvm::Function *rewriteEntryPoint(llvm::Module &module,
     newArg->setName(oldArg.getName() + ".offset");
     llvm::Value *base =
         builder.CreateConstInBoundsGEP2_32(segmentType, segment, 0, 0);
-    oldArg.replaceAllUsesWith(builder.CreateBitCast(
-        builder.CreateInBoundsGEP(builder.getInt8Ty(), base, newArg),
-        oldArg.getType(), oldArg.getName()));
+    llvm::Value *buffer =
+        builder.CreateInBoundsGEP(builder.getInt8Ty(), base, newArg);
+    // The runtime lays local buffers out 16-byte aligned (CudaKernel::
+    // prepare): said so, neighbouring elements of a tile row load as one
+    // vector (ld.shared.v4).
+    builder.CreateAlignmentAssumption(module.getDataLayout(), buffer, 16);
+    oldArg.replaceAllUsesWith(
+        builder.CreateBitCast(buffer, oldArg.getType(), oldArg.getName()));
   }
   std::vector<llvm::Value *> extents;
   for (int d = 0; d < 3; ++d) {

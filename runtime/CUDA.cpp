@@ -38,6 +38,7 @@ constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z = 7;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8;
 constexpr int CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10;
 constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR = 39;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
@@ -559,7 +560,14 @@ std::shared_ptr<CudaDevice> openDevice(int ordinal) {
   size_t total = 0;
   check(api.cuDeviceTotalMem(&total, device), "cuDeviceTotalMem");
   info.globalMemSize = total;
-  info.privateMemPerWorkItem = 512u << 10; // local memory per CUDA thread
+  // A thread's local memory: at most 512 KiB, and the driver reserves it
+  // for every thread the GPU can hold at once, in global memory.
+  uint64_t resident =
+      static_cast<uint64_t>(
+          attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)) *
+      static_cast<uint64_t>(attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
+  info.privateMemPerWorkItem =
+      std::min<uint64_t>(512u << 10, resident ? total / 2 / resident : 0);
   int optIn = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   info.localMemSize = static_cast<uint64_t>(
       optIn ? optIn

@@ -430,7 +430,8 @@ void dumpStages(const py::dict &description, const std::string &signature,
                 int dimensions, bool ndRange,
                 const std::vector<std::string> &stages,
                 const py::function &print, const std::string &image,
-                bool boundscheck, bool debug) {
+                bool boundscheck, bool debug,
+                const std::vector<int64_t> &localExtents) {
   DumpRequest dump = parseDumpRequest(image, signature, stages);
   FunctionDescription function = toFunctionDescription(description);
   KernelRequest request;
@@ -438,6 +439,16 @@ void dumpStages(const py::dict &description, const std::string &signature,
   request.argumentTypes = dump.signature.arguments;
   request.itemDimensions = dimensions;
   request.ndRange = ndRange;
+  size_t localDimensions = 0;
+  for (const Type *t : request.argumentTypes)
+    if (t->kind == TypeKind::Array && t->memorySpace == MemorySpace::Local)
+      localDimensions += static_cast<size_t>(t->ndim);
+  if (!localExtents.empty() && localExtents.size() != localDimensions)
+    throw py::value_error(
+        "--local-shape gives " + std::to_string(localExtents.size()) +
+        " extents, but the signature's local arrays have " +
+        std::to_string(localDimensions) + " dimensions");
+  request.localExtents = localExtents;
   CompileOptions options = dumpOptions(
       dump, [&](const char *name, const std::string &text) { print(name, text); });
   options.boundscheck = boundscheck || debug;
@@ -637,7 +648,8 @@ PYBIND11_MODULE(_spirjit, m) {
   m.def("dump_stages", &dumpStages, py::arg("description"),
         py::arg("signature"), py::arg("dimensions"), py::arg("nd_range"),
         py::arg("stages"), py::arg("print"), py::arg("image") = "spirv",
-        py::arg("boundscheck") = false, py::arg("debug") = false);
+        py::arg("boundscheck") = false, py::arg("debug") = false,
+        py::arg("local_extents") = std::vector<int64_t>{});
   m.def("dump_host_stages", &dumpHostStages, py::arg("description"),
         py::arg("signature"), py::arg("stages"), py::arg("print"),
         py::arg("image") = "spirv");

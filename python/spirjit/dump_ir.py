@@ -3,7 +3,7 @@
     spirjit-dump-ir FILE.py FUNCTION --sig "(float32[::1], float32[::1])"
                     [--stage bytecode|pyir|typed|parfor|llir|llir.opt|spv|spir|all]
                     [--image spirv|spir|ptx] [--target cuda] [--ndim N]
-                    [--dump-dir DIR]
+                    [--nd-range] [--local-shape 16,16 ...] [--dump-dir DIR]
 """
 
 import argparse
@@ -69,6 +69,12 @@ def main(argv=None):
                         help="rank of the launch's Range (default 1)")
     parser.add_argument("--nd-range", action="store_true",
                         help="compile for an NdRange launch (NdItem kernels)")
+    parser.add_argument("--local-shape", action="append", default=[],
+                        metavar="E[,E...]",
+                        help="the shape of a LocalAccessor argument, once "
+                             "per local array in order: launches compile "
+                             "kernels for their LocalAccessors' shapes "
+                             "(without it, shapes are parameters)")
     parser.add_argument("--image", choices=["spirv", "spir", "ptx"],
                         help="the device image to compile for: spirv (the "
                              "default; devices that take SPIR-V), spir "
@@ -116,13 +122,21 @@ def main(argv=None):
                 out.write(text)
 
     try:
+        local_extents = [int(e) for shape in args.local_shape
+                         for e in shape.split(",")]
+    except ValueError:
+        print(f"spirjit-dump-ir: --local-shape takes integers separated by "
+              f"commas, not {args.local_shape}", file=sys.stderr)
+        return 2
+    try:
         if args.jit or getattr(function, "__spirjit_jit__", False):
             _spirjit.dump_host_stages(describe_function(function), args.sig,
                                       wanted, show, image)
         else:
             _spirjit.dump_stages(describe_function(function), args.sig,
                                  args.ndim, args.nd_range, wanted, show,
-                                 image, args.boundscheck, args.debug)
+                                 image, args.boundscheck, args.debug,
+                                 local_extents)
     except errors.SpirjitError as e:
         print(f"spirjit-dump-ir: {e}", file=sys.stderr)
         return 1

@@ -763,8 +763,10 @@ print(json.dumps((live() - before) / count))
 """
 
 
+# jit: 120, not fewer: with 60, PoCL 5.0's heap noise alone once came
+# near the bound (the H100 machine's suite, files run in parallel).
 @pytest.mark.parametrize("kind,count", [("kernel", 300), ("device_func", 200),
-                                        ("jit", 60)])
+                                        ("jit", 120)])
 def test_no_leak_dropping_kernels(device_filter, tmp_path, kind, count):
     # Before the fix each one stayed: ~1.1 MB of heap per kernel or jit
     # function on Intel's CPU runtime, ~2 MB on PoCL (100-440 KB of it
