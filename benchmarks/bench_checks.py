@@ -34,12 +34,14 @@ import sys
 
 import numpy as np
 
-from bench_kernel_api import (TILE, make_spirjit_matmul, matmul_check,
-                              matmul_inputs, matmul_reference)
+from bench_kernel_api import (make_spirjit_matmul, matmul_check,
+                              matmul_inputs, matmul_reference,
+                              spirjit_matmul_launch)
 from bench_vecadd import (Backend, Benchmark, Case, Span, Unavailable,
                           _import_spirjit, cpu_runtimes, make_spirjit_vecadd,
                           print_table, reason, run_benchmark,
-                          vecadd_inputs, vecadd_reference, versions_line)
+                          spirjit_device_kept, vecadd_inputs,
+                          vecadd_reference, versions_line)
 
 # (row label, spirjit.kernel keywords)
 MODES = (("unchecked", {}), ("boundscheck", {"boundscheck": True}),
@@ -74,23 +76,13 @@ def vecadd_setup(options):
 
 def matmul_setup(options):
     def setup(inputs, dtype):
-        spirjit, kapi = _import_spirjit()
-        m = inputs["A"].shape[0]
         try:
             kern = compiled(make_spirjit_matmul, options)
-            dA, dB = spirjit.asarray(inputs["A"]), spirjit.asarray(inputs["B"])
-            dC = spirjit.asarray(np.zeros((m, m), dtype))
-            nd = kapi.NdRange((m, m), (TILE, TILE))
-            ta = kapi.LocalAccessor((TILE, TILE), dtype)
-            tb = kapi.LocalAccessor((TILE, TILE), dtype)
         except Exception as exc:
             raise Unavailable(reason(exc)) from exc
-
-        def run():
-            spirjit.call_kernel(kern, nd, dA, dB, dC, ta, tb)
-
+        run, result = spirjit_matmul_launch(kern, inputs, dtype)
         run()
-        return Case(run=run, result=lambda: spirjit.asnumpy(dC))
+        return Case(run=run, result=result)
     return setup
 
 
@@ -178,19 +170,16 @@ def main(argv=None):
         print("no CPU OpenCL runtime that spirjit sees: nothing to time")
         return 1
     print("runtimes: " + ", ".join(f"[{n}] {f}" for n, f in runtimes))
-    chosen = os.environ.get("SPIRJIT_DEVICE")
     all_ok, any_wrong = True, False
-    for bench in benchmarks(runtimes):
-        results = run_benchmark(bench, bench.n, args.reps, args.warmup)
-        # A launch of 64 work-items measures a fixed cost, not a ratio.
-        ok, wrong = report(bench, results, runtimes, args.reps, args.warmup,
-                           args.max_ratio, judged=bench.n > 64)
-        all_ok &= ok
-        any_wrong |= wrong
-    if chosen is None:
-        os.environ.pop("SPIRJIT_DEVICE", None)
-    else:
-        os.environ["SPIRJIT_DEVICE"] = chosen
+    with spirjit_device_kept():
+        for bench in benchmarks(runtimes):
+            results = run_benchmark(bench, bench.n, args.reps, args.warmup)
+            # A launch of 64 work-items measures a fixed cost, not a ratio.
+            ok, wrong = report(bench, results, runtimes, args.reps,
+                               args.warmup, args.max_ratio,
+                               judged=bench.n > 64)
+            all_ok &= ok
+            any_wrong |= wrong
     print(f"checked / unchecked <= {args.max_ratio:g} on vecadd and matmul: "
           f"{'yes' if all_ok else 'no'}")
     print(versions_line())

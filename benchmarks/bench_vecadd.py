@@ -29,6 +29,7 @@ bench_*.py's BENCHMARKS in one process.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
 import platform
@@ -724,6 +725,20 @@ def versions_line():
     return ", ".join(parts)
 
 
+
+@contextlib.contextmanager
+def spirjit_device_kept():
+    """Puts SPIRJIT_DEVICE back as it was: per-runtime rows change it."""
+    chosen = os.environ.get("SPIRJIT_DEVICE")
+    try:
+        yield
+    finally:
+        if chosen is None:
+            os.environ.pop("SPIRJIT_DEVICE", None)
+        else:
+            os.environ["SPIRJIT_DEVICE"] = chosen
+
+
 def run_main(benchmarks, argv=None, description=None, header=None):
     """The command line shared by every bench_*.py and run_all.py: runs
     benchmarks, prints their tables, returns the exit status."""
@@ -763,28 +778,24 @@ def run_main(benchmarks, argv=None, description=None, header=None):
               "are unavailable")
 
     all_ok, any_wrong, summaries = True, False, []
-    chosen = os.environ.get("SPIRJIT_DEVICE")  # per_runtime() changes it
-    for bench in benchmarks:
-        n = args.n if args.n is not None else bench.n
-        results = run_benchmark(bench, n, args.reps, args.warmup,
-                                runtimes=runtimes)
-        ok, wrong, summary = report(bench, results, n, args.reps,
-                                    args.warmup, args.max_ratio, runtimes)
-        summaries.append(summary)
-        if args.png_dir:
-            from charts import backends_chart
-            path = backends_chart(args.png_dir, f"{bench.name}: n = {n}", {
-                label: {d: c.median for d, c in cells.items()
-                        if c.median is not None}
-                for label, cells in results.items()})
-            if path:
-                print(f"chart: {path}")
-        all_ok &= ok
-        any_wrong |= wrong
-    if chosen is None:
-        os.environ.pop("SPIRJIT_DEVICE", None)
-    else:
-        os.environ["SPIRJIT_DEVICE"] = chosen
+    with spirjit_device_kept():
+        for bench in benchmarks:
+            n = args.n if args.n is not None else bench.n
+            results = run_benchmark(bench, n, args.reps, args.warmup,
+                                    runtimes=runtimes)
+            ok, wrong, summary = report(bench, results, n, args.reps,
+                                        args.warmup, args.max_ratio, runtimes)
+            summaries.append(summary)
+            if args.png_dir:
+                from charts import backends_chart
+                path = backends_chart(args.png_dir, f"{bench.name}: n = {n}", {
+                    label: {d: c.median for d, c in cells.items()
+                            if c.median is not None}
+                    for label, cells in results.items()})
+                if path:
+                    print(f"chart: {path}")
+            all_ok &= ok
+            any_wrong |= wrong
     if len(benchmarks) > 1:
         print("\n== summary: spirjit on the default device against numba "
               "parallel (median times)")

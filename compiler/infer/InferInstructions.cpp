@@ -61,6 +61,29 @@ const Type *Inference::typeOfValue(const Instruction &inst,
                         "spirjit functions");
 }
 
+namespace {
+
+/// How a user knows the object of an attribute: a module's or function's
+/// name, the kernel API's class of an item, not the compiler's
+/// `Function(numpy.linalg)` or `Item(1)`.
+std::string spelling(const Type *object) {
+  switch (object->kind) {
+  case TypeKind::Module:
+  case TypeKind::Function:
+    return object->name;
+  case TypeKind::Item:
+    return "a " + std::to_string(object->ndim) + "-dimensional kapi.Item";
+  case TypeKind::NdItem:
+    return "a " + std::to_string(object->ndim) + "-dimensional kapi.NdItem";
+  case TypeKind::Group:
+    return "a " + std::to_string(object->ndim) + "-dimensional kapi.Group";
+  default:
+    return "'" + object->str() + "'";
+  }
+}
+
+} // namespace
+
 const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
   const std::string &name = inst.name;
   if (object->isNumber() && (name == "real" || name == "imag"))
@@ -135,7 +158,10 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
   default:
     break;
   }
-  typingError(inst, "'" + object->str() + "' has no attribute '" + name +
+  std::string what = spelling(object);
+  if (object->kind == TypeKind::Module || object->kind == TypeKind::Function)
+    what = "'" + what + "'";
+  typingError(inst, what + " has no attribute '" + name +
                         "' usable in kernels");
 }
 

@@ -1018,3 +1018,30 @@ def test_globals_are_frozen_at_first_compile(device_filter, monkeypatch):
     fresh = spirjit.kernel(times_frozen)
     launch(fresh, 4, a, out)
     np.testing.assert_array_equal(out, a * 5)
+
+
+def classify(x):
+    match x:
+        case 1 | 2:
+            return 10
+        case 3 if x > 2:
+            return 30
+        case 7:
+            return 70
+        case other:
+            return other * 2
+
+
+def test_match_with_literal_capture_or_and_guard_patterns(device_filter):
+    # Such patterns are comparisons in the bytecode, and run as Python's
+    # (sequence, mapping and class patterns are UnsupportedFeatureErrors).
+    device_classify = spirjit.device_func(classify)
+
+    @spirjit.kernel
+    def kernel(item, out):
+        i = item.get_id(0)
+        out[i] = device_classify(i)
+
+    out = np.zeros(10, np.int64)
+    launch(kernel, 10, out)
+    assert out.tolist() == [classify(i) for i in range(10)]

@@ -191,3 +191,32 @@ def test_dump_ir_still_dumps_a_function(tmp_path):
     result = dump_ir("k.py", "k", "--stage", "pyir", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "; ----- after pyir (kernel: k) -----" in result.stdout
+
+
+# Attribute errors name what the user wrote, not the compiler's types
+# ("'Function(numpy.linalg)' has no attribute 'norm'", "'Item(1)' ...").
+
+def test_missing_attribute_of_a_module_names_the_module():
+    import numpy as np
+
+    @spirjit.kernel
+    def norm(item, a):
+        a[0] = np.linalg.norm(a)
+
+    with pytest.raises(errors.TypingError) as e:
+        spirjit.call_kernel(norm, kapi.Range(1), np.zeros(2))
+    assert "'numpy.linalg' has no attribute 'norm'" in str(e.value)
+    assert "Function(" not in str(e.value)
+
+
+def test_missing_attribute_of_an_item_names_its_kapi_class():
+    import numpy as np
+
+    @spirjit.kernel
+    def wrong(item: kapi.Item, a):
+        a[0] = item.get_global_id(0)
+
+    with pytest.raises(errors.TypingError) as e:
+        spirjit.call_kernel(wrong, kapi.Range(1), np.zeros(1))
+    assert ("a 1-dimensional kapi.Item has no attribute 'get_global_id'"
+            in str(e.value))

@@ -231,6 +231,14 @@ def uses_matmul(item, a):
     a[i] = i @ i  # <- matmul
 
 
+def uses_structural_match(item, a):
+    # A sequence pattern; literal, capture, `|` and guard patterns compile
+    # to comparisons and run (test_control_flow.py).
+    match (a[0], a[1]):
+        case (x, y):  # <- match
+            a[0] = x + y
+
+
 UNSUPPORTED = [
     # (kernel function, marker, a word the message must contain)
     (uses_try, "try", "try"),
@@ -258,6 +266,7 @@ UNSUPPORTED = [
     (uses_slice, "slice", "slice"),
     (uses_in, "in", "in"),
     (uses_star_args, "star-args", "*args"),
+    (uses_structural_match, "match", "match"),
     (uses_object_global, "object-global", "Unusable"),
     (uses_list_global, "list-global", "list"),
     (uses_python_function, "python-function", "python_helper"),
