@@ -321,6 +321,21 @@ py::handle cudaArrayView(PyObject *obj) {
   py::object device = py::handle(obj).attr("__dlpack_device__")();
   return py::cast<py::tuple>(device)[0].cast<int>() == 2 ? fromDLPack : nullptr;
 }
+
+/// Another producer's host memory (a dpnp array on a CPU device, a
+/// DLPack producer on the CPU) as a NumPy view, which the launch then uses
+/// in place like a NumPy argument; an empty object for anything else.
+/// Numbers, NumPy arrays and LocalAccessors never get here.
+py::object hostArrayView(py::handle obj) {
+  if (PyObject_HasAttrString(obj.ptr(), "__sycl_usm_array_interface__") != 1 &&
+      PyObject_HasAttrString(obj.ptr(), "__dlpack__") != 1)
+    return py::object();
+  // Never destroyed: released after the interpreter has finalised otherwise.
+  static py::handle view =
+      py::object(py::module_::import("spirjit").attr("_host_view")).release();
+  py::object array = view(obj);
+  return array.is_none() ? py::object() : array;
+}
 } // namespace
 
 void Dispatcher::submit(Event &event, const LaunchShape &shape,
@@ -377,6 +392,12 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
     if (value.kind == launch::ArgumentValue::Kind::DeviceArray)
       continue;
     py::handle obj = args[i];
+    py::object hostView;
+    if (!py::isinstance<py::array>(obj) && !PyLong_Check(obj.ptr()) &&
+        !PyFloat_Check(obj.ptr()) && !PyComplex_Check(obj.ptr()) &&
+        !py::isinstance(obj, localAccessorClass) &&
+        (hostView = hostArrayView(obj)))
+      obj = hostView;
     if (py::isinstance<py::array>(obj)) {
       py::array array = py::reinterpret_borrow<py::array>(obj);
       const Type *element = typeOfDType(array.dtype());

@@ -113,7 +113,7 @@ def asarray(obj, dtype=None, device=None):
         return _spirjit._from_cuda_dlpack(obj)
     if hasattr(obj, "__sycl_usm_array_interface__") and \
             not isinstance(obj, np.ndarray):
-        obj = _usm_to_numpy(obj)
+        obj = _usm_view(obj).copy()
     elif hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
         obj = np.from_dlpack(obj)
     array = np.asarray(obj, dtype=dtype)
@@ -202,12 +202,15 @@ def _is_mapped(address, length):
                         pages) == 0
 
 
-def _usm_to_numpy(obj):
+def _usm_view(obj):
+    """A NumPy view of a __sycl_usm_array_interface__ array's memory (no
+    copy), which keeps ``obj`` alive; a ValueError where that memory is not
+    this process's."""
     import ctypes
 
     import numpy as np
     info = obj.__sycl_usm_array_interface__
-    pointer, _readonly = info["data"]
+    pointer, readonly = info["data"]
     dtype = np.dtype(info["typestr"])
     shape = tuple(info["shape"])
     strides = info.get("strides")
@@ -231,9 +234,27 @@ def _usm_to_numpy(obj):
             "interface); pass a host or shared USM array, or a NumPy copy")
     base = (ctypes.c_char * (max(span, 1) * dtype.itemsize)).from_address(
         start)
+    base.owner = obj
     raw = np.frombuffer(base, dtype=dtype)
-    return np.lib.stride_tricks.as_strided(
-        raw, shape=shape, strides=[st * dtype.itemsize for st in strides]).copy()
+    view = np.lib.stride_tricks.as_strided(
+        raw, shape=shape, strides=[st * dtype.itemsize for st in strides])
+    if readonly:
+        view.flags.writeable = False
+    return view
+
+
+def _host_view(obj):
+    """A NumPy view of another producer's host memory, for a launch to use
+    in place as it uses a NumPy argument (kernel writes reach the owner):
+    a __sycl_usm_array_interface__ array (dpnp, dpctl) or a DLPack producer
+    on the CPU (kDLCPU). None for anything else."""
+    import numpy as np
+    if hasattr(obj, "__sycl_usm_array_interface__"):
+        return _usm_view(obj)
+    if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__") and \
+            tuple(obj.__dlpack_device__())[0] == 1:
+        return np.from_dlpack(obj)
+    return None
 
 
 def from_dlpack(obj, device=None):

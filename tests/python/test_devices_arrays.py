@@ -739,6 +739,50 @@ def test_sycl_usm_array_interface_without_strides(device):
     np.testing.assert_array_equal(spirjit.asnumpy(y), a)
 
 
+
+class DLPackOnly:
+    """A producer that speaks DLPack alone (a NumPy-backed capsule)."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __dlpack__(self, **kwargs):
+        return self._array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+
+def usm_over(owner, readonly=False):
+    """A dpnp/dpctl-style array over host memory (shared or host USM on a
+    CPU device is host memory)."""
+    return UsmOnly(owner, {"data": (owner.ctypes.data, readonly),
+                           "shape": owner.shape, "strides": None,
+                           "typestr": owner.dtype.str, "version": 1})
+
+
+def test_other_producers_host_arrays_go_into_kernels_in_place(device_filter):
+    # API.md "Other array producers": kernel writes reach the owner. Such
+    # arrays were rejected by call_kernel, and asarray's copy lost writes.
+    owner = np.zeros((3, 4))
+    spirjit.call_kernel(inc2, kapi.Range(3, 4), usm_over(owner))
+    np.testing.assert_array_equal(owner, np.ones((3, 4)))
+    spirjit.call_kernel(inc2, kapi.Range(3, 4), DLPackOnly(owner))
+    np.testing.assert_array_equal(owner, np.full((3, 4), 2.0))
+    # Asynchronously too: written back once the event is waited for.
+    event = spirjit.call_kernel_async(inc2, kapi.Range(3, 4), (),
+                                      usm_over(owner))
+    event.wait()
+    np.testing.assert_array_equal(owner, np.full((3, 4), 3.0))
+
+
+def test_read_only_usm_array_written_by_a_kernel_is_a_typing_error(
+        device_filter):
+    owner = np.zeros(4)
+    with pytest.raises(errors.TypingError, match="read-only"):
+        spirjit.call_kernel(inc1, kapi.Range(4), usm_over(owner, True))
+    assert not owner.any()
+
 # === 3. Compute follows data ==============================================
 
 def test_kernel_runs_on_device_arrays_device(device, monkeypatch):
