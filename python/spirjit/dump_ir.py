@@ -41,11 +41,32 @@ def _find_function(path, name):
     function = getattr(namespace[name], "py_func", namespace[name])
     if type(namespace[name]).__name__ == "JitFunction":
         function.__spirjit_jit__ = True
+    if type(namespace[name]).__name__ == "DeviceFunction":
+        function.__spirjit_device_globals__ = namespace
     if not isinstance(getattr(function, "__code__", None), types.CodeType):
         return (f"'{name}' in {path} is not a function but a value of type "
                 f"{type(function).__name__}; name a function defined with "
                 "def")
     return function
+
+
+def _device_function_caller(function, signature):
+    """A device function is compiled where a kernel calls it: the kernel
+    (and its --sig) that stores its result, and so keeps it through the
+    optimiser. Its own stages show the function; after inlining, the
+    kernel holds its code."""
+    count = function.__code__.co_argcount
+    params = ", ".join(f"arg{k}" for k in range(count))
+    name = f"call_{function.__name__}"
+    source = (f"def {name}(item, result, {params}):\n"
+              f"    result[0] = {function.__name__}({params})\n")
+    namespace = function.__spirjit_device_globals__
+    exec(compile(source, f"<a kernel calling {function.__name__}>", "exec"),
+         namespace)
+    inner = signature.strip()
+    if inner.startswith("(") and inner.endswith(")"):
+        inner = inner[1:-1]
+    return namespace.pop(name), f"(complex128[::1], {inner})"
 
 
 def main(argv=None):
@@ -107,8 +128,12 @@ def main(argv=None):
                            or args.stage == "ptx" else
                            "spir" if args.stage == "spir" else "spirv")
 
+    device = hasattr(function, "__spirjit_device_globals__")
+
     def show(stage, text, what=None):
-        what = what or f"kernel: {function.__name__}"
+        what = what or (f"device function: {function.__name__}, called by "
+                        f"kernel call_{function.__name__}" if device else
+                        f"kernel: {function.__name__}")
         print(f"; ----- after {stage} ({what}) -----")
         print(text.rstrip("\n"), flush=True)
         if args.dump_dir:
@@ -132,6 +157,12 @@ def main(argv=None):
         if args.jit or getattr(function, "__spirjit_jit__", False):
             _spirjit.dump_host_stages(describe_function(function), args.sig,
                                       wanted, show, image)
+        elif device:
+            caller, signature = _device_function_caller(function, args.sig)
+            _spirjit.dump_stages(describe_function(caller), signature,
+                                 args.ndim, args.nd_range, wanted, show,
+                                 image, args.boundscheck, args.debug,
+                                 local_extents)
         else:
             _spirjit.dump_stages(describe_function(function), args.sig,
                                  args.ndim, args.nd_range, wanted, show,

@@ -193,6 +193,19 @@ def test_dump_ir_still_dumps_a_function(tmp_path):
     assert "; ----- after pyir (kernel: k) -----" in result.stdout
 
 
+def test_dump_ir_dumps_a_device_function(tmp_path):
+    # It once compiled it as a kernel: "'twice' takes 0 arguments after its
+    # work item".
+    (tmp_path / "d.py").write_text(
+        "import spirjit\n\n@spirjit.device_func\ndef twice(x):\n"
+        "    return x[0] * 2\n")
+    result = dump_ir("d.py", "twice", "--stage", "llir", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert ("after llir (device function: twice, called by kernel "
+            "call_twice)") in result.stdout
+    assert "@spirjit_twice.device(" in result.stdout
+
+
 # Attribute errors name what the user wrote, not the compiler's types
 # ("'Function(numpy.linalg)' has no attribute 'norm'", "'Item(1)' ...").
 
