@@ -763,11 +763,15 @@ print(json.dumps((live() - before) / count))
 """
 
 
-# jit: 120, not fewer: with 60, PoCL 5.0's heap noise alone once came
-# near the bound (the H100 machine's suite, files run in parallel).
-@pytest.mark.parametrize("kind,count", [("kernel", 300), ("device_func", 200),
-                                        ("jit", 120)])
-def test_no_leak_dropping_kernels(device_filter, tmp_path, kind, count):
+# A jit function's bound is twice a kernel's: PoCL 5.0 (the H100
+# machine's) kept more than 8 KiB of its own per jit function when the
+# suite's files ran in parallel, though not alone. Before the fix each one
+# left 1.2 MB.
+@pytest.mark.parametrize("kind,count,bound", [
+    ("kernel", 300, LIMIT), ("device_func", 200, LIMIT),
+    ("jit", 120, 2 * LIMIT)])
+def test_no_leak_dropping_kernels(device_filter, tmp_path, kind, count,
+                                  bound):
     # Before the fix each one stayed: ~1.1 MB of heap per kernel or jit
     # function on Intel's CPU runtime, ~2 MB on PoCL (100-440 KB of it
     # resident). Now what is left is the OpenCL runtime's own (~0.3 KB
@@ -789,5 +793,5 @@ def test_no_leak_dropping_kernels(device_filter, tmp_path, kind, count):
     per_kernel = json.loads(proc.stdout.strip().splitlines()[-1])
     if per_kernel is None:
         pytest.skip("needs glibc's mallinfo2")
-    assert per_kernel * 500 < LIMIT, \
+    assert per_kernel * 500 < bound, \
         f"{per_kernel / 1024:.1f} KiB left per dropped {kind}"
