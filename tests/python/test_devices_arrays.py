@@ -740,19 +740,6 @@ def test_sycl_usm_array_interface_without_strides(device):
 
 
 
-class DLPackOnly:
-    """A producer that speaks DLPack alone (a NumPy-backed capsule)."""
-
-    def __init__(self, array):
-        self._array = array
-
-    def __dlpack__(self, **kwargs):
-        return self._array.__dlpack__(**kwargs)
-
-    def __dlpack_device__(self):
-        return self._array.__dlpack_device__()
-
-
 def usm_over(owner, readonly=False):
     """A dpnp/dpctl-style array over host memory (shared or host USM on a
     CPU device is host memory)."""
