@@ -390,14 +390,16 @@ void Event::wait() {
     handle_ = device_->enqueueMarker();
   if (handle_) {
     CallerLockReleased unlocked;
-    if (bool (*interrupted)() = interruptCheck)
+    if (bool (*interrupted)() = interruptCheck) {
       while (!handle_->waitFor(std::chrono::milliseconds(50)))
         if (interrupted()) {
           abandon(*device_);
           throw LaunchError(LaunchErrorKind::Interrupted,
                             "interrupted while waiting for a launch");
         }
-    handle_->wait();
+    } else {
+      handle_->wait();
+    }
   }
   done_ = true;
   // In-place host arrays were made current by the map and unmap queued

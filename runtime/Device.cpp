@@ -29,6 +29,7 @@ bool Event::waitFor(std::chrono::nanoseconds limit) {
       return false;
     sched_yield();
   }
+  wait(); // returns at once: a failure's DeviceError
   return true;
 }
 

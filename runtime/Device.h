@@ -162,8 +162,9 @@ public:
   /// Blocks until finished; a failed command throws its DeviceError.
   virtual void wait() = 0;
   /// Blocks until finished or `limit` has passed, whichever comes first;
-  /// true if finished (then wait() returns at once). Lets a waiter look up
-  /// between slices (Ctrl-C). By default it spins, yielding the core.
+  /// true if finished, and then a failed command throws as from wait().
+  /// Lets a waiter look up between slices (Ctrl-C). By default it spins,
+  /// yielding the core.
   virtual bool waitFor(std::chrono::nanoseconds limit);
 };
 

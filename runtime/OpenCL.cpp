@@ -224,9 +224,7 @@ public:
       result = clWaitForEvents(1, &event_);
       execution = status();
     }
-    if (execution < 0)
-      result = execution; // the command itself failed
-    check(result, "kernel execution");
+    finish(result, execution);
   }
   /// As wait(), but past the spin a thread of its own blocks in
   /// clWaitForEvents while the caller waits for it `limit` at most (the
@@ -235,8 +233,10 @@ public:
   /// for them, and work-items that wait for each other need them all.
   bool waitFor(std::chrono::nanoseconds limit) override {
     auto end = std::chrono::steady_clock::now() + limit;
-    if (spin() <= CL_COMPLETE)
+    if (cl_int execution = spin(); execution <= CL_COMPLETE) {
+      finish(CL_SUCCESS, execution);
       return true;
+    }
     if (!completion_) {
       auto completion = std::make_shared<Completion>();
       clRetainEvent(event_); // the waiter's, released when it is done
@@ -251,9 +251,14 @@ public:
       }).detach();
       completion_ = std::move(completion);
     }
-    std::unique_lock<std::mutex> lock(completion_->mutex);
-    return completion_->condition.wait_until(
-        lock, end, [&] { return completion_->done; });
+    {
+      std::unique_lock<std::mutex> lock(completion_->mutex);
+      if (!completion_->condition.wait_until(
+              lock, end, [&] { return completion_->done; }))
+        return false;
+    }
+    finish(CL_SUCCESS, status());
+    return true;
   }
 
 private:
@@ -264,6 +269,14 @@ private:
     std::condition_variable condition;
     bool done = false;
   };
+
+  /// Throws the DeviceError of a failed wait or of a command that failed
+  /// (a negative execution status).
+  static void finish(cl_int result, cl_int execution) {
+    if (execution < 0)
+      result = execution;
+    check(result, "kernel execution");
+  }
 
   /// Spins (yielding the core) for up to a millisecond: a short kernel is
   /// then seen done at once, where a blocked thread would wait tens of

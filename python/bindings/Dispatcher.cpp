@@ -297,14 +297,18 @@ launch::HeldObject hold(const py::handle &object) {
             PyGILState_Release(state);
           }};
 }
-/// Not a NumPy array or a plain number, but another library's CUDA array:
-/// the function that views it as a DeviceArray, or nullptr. Such arrays
-/// come with __cuda_array_interface__ (CuPy, PyTorch) or DLPack alone
-/// (__dlpack_device__ saying kDLCUDA, 2).
-py::handle cudaArrayView(PyObject *obj) {
+/// Another library's array, as a launch takes it in place: a DeviceArray
+/// over a CUDA array's memory (__cuda_array_interface__: CuPy, PyTorch; or
+/// DLPack alone, __dlpack_device__ saying kDLCUDA), or a NumPy view of host
+/// memory (__sycl_usm_array_interface__: dpnp, dpctl; DLPack on the CPU),
+/// which the launch uses as a NumPy argument, so writes reach the owner.
+/// Empty for anything else; numbers, NumPy arrays and LocalAccessors
+/// return at once.
+py::object foreignView(PyObject *obj, py::handle localAccessorClass) {
   if (PyLong_Check(obj) || PyFloat_Check(obj) || PyComplex_Check(obj) ||
-      py::isinstance<py::array>(obj))
-    return nullptr;
+      py::isinstance<py::array>(obj) ||
+      py::isinstance(obj, localAccessorClass))
+    return py::object();
   // Never destroyed: released after the interpreter has finalised otherwise.
   static py::handle fromInterface =
       py::object(
@@ -314,27 +318,19 @@ py::handle cudaArrayView(PyObject *obj) {
       py::object(
           py::module_::import("spirjit._spirjit").attr("_from_cuda_dlpack"))
           .release();
-  if (PyObject_HasAttrString(obj, "__cuda_array_interface__") == 1)
-    return fromInterface;
-  if (PyObject_HasAttrString(obj, "__dlpack_device__") != 1)
-    return nullptr;
-  py::object device = py::handle(obj).attr("__dlpack_device__")();
-  return py::cast<py::tuple>(device)[0].cast<int>() == 2 ? fromDLPack : nullptr;
-}
-
-/// Another producer's host memory (a dpnp array on a CPU device, a
-/// DLPack producer on the CPU) as a NumPy view, which the launch then uses
-/// in place like a NumPy argument; an empty object for anything else.
-/// Numbers, NumPy arrays and LocalAccessors never get here.
-py::object hostArrayView(py::handle obj) {
-  if (PyObject_HasAttrString(obj.ptr(), "__sycl_usm_array_interface__") != 1 &&
-      PyObject_HasAttrString(obj.ptr(), "__dlpack__") != 1)
-    return py::object();
-  // Never destroyed: released after the interpreter has finalised otherwise.
-  static py::handle view =
+  static py::handle hostView =
       py::object(py::module_::import("spirjit").attr("_host_view")).release();
-  py::object array = view(obj);
-  return array.is_none() ? py::object() : array;
+  if (PyObject_HasAttrString(obj, "__cuda_array_interface__") == 1)
+    return fromInterface(py::handle(obj));
+  if (PyObject_HasAttrString(obj, "__dlpack_device__") == 1 &&
+      py::cast<py::tuple>(py::handle(obj).attr("__dlpack_device__")())[0]
+              .cast<int>() == 2)
+    return fromDLPack(py::handle(obj));
+  if (PyObject_HasAttrString(obj, "__sycl_usm_array_interface__") != 1 &&
+      PyObject_HasAttrString(obj, "__dlpack__") != 1)
+    return py::object();
+  py::object view = hostView(py::handle(obj));
+  return view.is_none() ? py::object() : view;
 }
 } // namespace
 
@@ -352,17 +348,31 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
     return i < arrays.size() && arrays[i].ptr() != nullptr;
   };
 
-  // Device arrays first: they decide the device. CUDA arrays of other
-  // libraries (CuPy, PyTorch: __cuda_array_interface__ or DLPack) are
-  // viewed as DeviceArrays over their memory, without a copy.
+  // Never destroyed: a static py::object would be released after the
+  // interpreter has finalised.
+  static py::handle numpy = py::module_::import("numpy").release();
+  static py::handle localAccessorClass =
+      py::object(
+          py::module_::import("spirjit.kernel_api").attr("LocalAccessor"))
+          .release();
+  // Device arrays first: they decide the device. Other libraries' arrays
+  // are viewed in place (foreignView): CUDA ones as DeviceArrays, host
+  // ones as NumPy arrays that stand for their argument below. The views
+  // are kept for the launch.
   bool anyDeviceArray = false;
   std::vector<py::object> foreign;
+  std::vector<py::handle> hostViews;
   for (size_t i = 0; i < n; ++i) {
     const DeviceArray *array = asDeviceArray(args[i]);
-    py::handle view = array ? nullptr : cudaArrayView(args[i]);
-    if (view) {
-      foreign.push_back(view(py::handle(args[i])));
-      array = asDeviceArray(foreign.back().ptr());
+    if (!array) {
+      if (py::object view = foreignView(args[i], localAccessorClass)) {
+        array = asDeviceArray(view.ptr());
+        if (!array) {
+          hostViews.resize(n);
+          hostViews[i] = view;
+        }
+        foreign.push_back(std::move(view));
+      }
     }
     if (array) {
       launch::ArgumentValue &value = values[i];
@@ -379,25 +389,13 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
   std::shared_ptr<Device> device =
       launch::deviceOfArguments(values.data(), anyDeviceArray ? n : 0);
 
-  // Never destroyed: a static py::object would be released after the
-  // interpreter has finalised.
-  static py::handle numpy = py::module_::import("numpy").release();
-  static py::handle localAccessorClass =
-      py::object(
-          py::module_::import("spirjit.kernel_api").attr("LocalAccessor"))
-          .release();
   auto &localShapes = scratch.localShapes;
   for (size_t i = 0; i < n; ++i) {
     launch::ArgumentValue &value = values[i];
     if (value.kind == launch::ArgumentValue::Kind::DeviceArray)
       continue;
-    py::handle obj = args[i];
-    py::object hostView;
-    if (!py::isinstance<py::array>(obj) && !PyLong_Check(obj.ptr()) &&
-        !PyFloat_Check(obj.ptr()) && !PyComplex_Check(obj.ptr()) &&
-        !py::isinstance(obj, localAccessorClass) &&
-        (hostView = hostArrayView(obj)))
-      obj = hostView;
+    py::handle obj = i < hostViews.size() && hostViews[i] ? hostViews[i]
+                                                          : args[i];
     if (py::isinstance<py::array>(obj)) {
       py::array array = py::reinterpret_borrow<py::array>(obj);
       const Type *element = typeOfDType(array.dtype());
@@ -528,8 +526,7 @@ void Dispatcher::setSignatures(const std::vector<std::string> &signatures) {
   warnOfUnsafeDiskCache();
 }
 
-py::dict Dispatcher::stats() const {
-  const launch::CacheStatistics &s = cache_.statistics();
+py::dict statsDict(const launch::CacheStatistics &s) {
   py::dict d;
   d["compiles"] = s.compiles;
   d["memory_hits"] = s.memoryHits;
@@ -538,5 +535,7 @@ py::dict Dispatcher::stats() const {
   d["device_build_seconds"] = s.deviceBuildSeconds;
   return d;
 }
+
+py::dict Dispatcher::stats() const { return statsDict(cache_.statistics()); }
 
 } // namespace spirjit::python

@@ -125,6 +125,10 @@ private:
 const Type *scalarArgument(pybind11::handle obj, uint64_t scalar[2],
                            const std::string &what, const char *taker);
 
+/// A kernel cache's statistics as `.stats` shows them: compiles,
+/// memory_hits, disk_hits, compile_seconds, device_build_seconds.
+pybind11::dict statsDict(const launch::CacheStatistics &statistics);
+
 /// The C++ object inside a DeviceArray, or nullptr for any other object.
 const DeviceArray *asDeviceArray(PyObject *obj);
 

@@ -367,6 +367,8 @@ void JitDispatcher::compileFor(py::args args) {
 }
 
 py::dict JitDispatcher::hostStats() {
+  // The host code has no memory hits (one specialisation a call) and no
+  // device build.
   launch::CacheStatistics s = function_.hostStatistics();
   py::dict out;
   out["compiles"] = s.compiles;
@@ -376,14 +378,7 @@ py::dict JitDispatcher::hostStats() {
 }
 
 py::dict JitDispatcher::kernelStats() {
-  launch::CacheStatistics s = function_.kernelStatistics();
-  py::dict out;
-  out["compiles"] = s.compiles;
-  out["memory_hits"] = s.memoryHits;
-  out["disk_hits"] = s.diskHits;
-  out["compile_seconds"] = s.compileSeconds;
-  out["device_build_seconds"] = s.deviceBuildSeconds;
-  return out;
+  return statsDict(function_.kernelStatistics());
 }
 
 void addJit(py::module_ &m) {
