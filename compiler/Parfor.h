@@ -17,7 +17,8 @@
 //  - A loop with reductions (a scalar updated by +=, -=, *=, |=, &=, ^=,
 //    s = min(s, x) or s = max(s, x), possibly under ifs) is 1-D: each
 //    work-item runs the loop over its share of the iterations (a
-//    contiguous chunk, or every items-th one) into private accumulators
+//    contiguous chunk, or every items-th one; what does not fill a share
+//    runs in a second launch) into private accumulators
 //    and writes them to one partial array per reduction; the host combines
 //    the partials with the initial value.
 //  - Loops inside the body (pranges included) stay loops in the kernel.
@@ -45,9 +46,10 @@ struct Parfor {
   /// In the host: the values the kernel takes after its item, in order.
   std::vector<const ir::Instruction *> arguments;
   /// The kernel's parameter types after the item: one per argument, then
-  /// for a reducing loop its trip count, chunk, span and stride (int64:
-  /// work-item g runs iterations range(g * chunk, min(count, g * chunk +
-  /// span), stride)) and one partial array per reduction.
+  /// for a reducing loop four int64s, first, chunk, trips and stride
+  /// (work-item g runs iterations first + g * chunk + t * stride for t in
+  /// range(trips), the same count in every work-item), and one partial
+  /// array per reduction.
   std::vector<const Type *> kernelArgumentTypes;
   struct Reduction {
     ReductionOp op;

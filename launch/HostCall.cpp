@@ -120,28 +120,24 @@ void combinePartials(ReductionOp op, const Type *t, const void *initial,
 }
 
 /// How a reducing loop's iterations are shared among work-items (Parfor.h):
-/// on a CPU each work-item runs a contiguous chunk (a few per hardware
-/// thread and vector lane); on a GPU work-item g runs every items-th
-/// iteration from g, so neighbours read neighbouring elements.
+/// `items` work-items run `trips` iterations each, work-item g those from
+/// g * chunk every stride-th: on a CPU a contiguous chunk (a few per
+/// hardware thread and vector lane), on a GPU every items-th iteration from
+/// g, so neighbours read neighbouring elements. The `tail` iterations left
+/// over (fewer than `items`) run in a second launch, one per work-item.
 struct ReductionShare {
-  int64_t items, chunk, span, stride;
+  int64_t items, chunk, trips, stride, tail;
 };
 
 ReductionShare reductionShare(const runtime::Device &device, int64_t count) {
   ReductionShare share;
-  if (device.info().deviceType == "cpu") {
-    int64_t units = std::max<int64_t>(device.info().computeUnits, 1);
-    share.items = std::min<int64_t>(count, units * 256);
-    share.chunk = (count + share.items - 1) / share.items;
-    share.items = (count + share.chunk - 1) / share.chunk;
-    share.span = share.chunk;
-    share.stride = 1;
-  } else {
-    share.items = std::min<int64_t>(count, int64_t(1) << 16);
-    share.chunk = 1;
-    share.span = count;
-    share.stride = share.items;
-  }
+  bool cpu = device.info().deviceType == "cpu";
+  int64_t units = std::max<int64_t>(device.info().computeUnits, 1);
+  share.items = std::min<int64_t>(count, cpu ? units * 256 : int64_t(1) << 16);
+  share.trips = count / share.items;
+  share.chunk = cpu ? share.trips : 1;
+  share.stride = cpu ? 1 : share.items;
+  share.tail = count - share.items * share.trips;
   return share;
 }
 
@@ -417,37 +413,50 @@ extern "C" int32_t spirjit_host_parfor(void *context, int32_t index,
     range.dims = parfor.dims;
     for (int d = 0; d < parfor.dims; ++d)
       range.global[d] = counts[d];
-    // A reducing loop: its trip count, then one partial array per
-    // reduction, one element per work-item.
+    if (!reductions) {
+      call.function->kernels[index]->launch(range, values.data(),
+                                            values.size(), call.device);
+      return 0;
+    }
+    // A reducing loop: four int64s (first, chunk, trips, stride), then one
+    // partial array per reduction, one element per work-item of both
+    // launches.
+    ReductionShare share = reductionShare(*call.device, total);
+    int64_t items = share.items + share.tail;
     std::vector<std::shared_ptr<runtime::Buffer>> partials(reductions);
     std::vector<char *> partialHost(reductions);
-    ReductionShare share{0, 0, 0, 0};
-    if (reductions)
-      share = reductionShare(*call.device, total);
-    int64_t items = share.items;
-    if (reductions) {
-      range.global[0] = items;
-      int64_t scalars[4] = {total, share.chunk, share.span, share.stride};
+    for (size_t j = 0; j < reductions; ++j) {
+      const Type *t = parfor.reductions[j].type;
+      partials[j] = allocateOn(call, items * itemSize(t), partialHost[j]);
+      ArgumentValue &v = values[n + 4 + j];
+      v.kind = ArgumentValue::Kind::DeviceArray;
+      v.type = parfor.kernelArgumentTypes[n + 4 + j];
+      v.buffer = &partials[j];
+      v.itemsize = static_cast<int64_t>(itemSize(t));
+      strides[n + 4 + j][0] = v.itemsize;
+      v.strides = strides[n + 4 + j].data();
+    }
+    // The shares, then the tail: iterations share.items * share.trips on,
+    // one per work-item, into the partials after the shares'.
+    int64_t launchItems[2] = {share.items, share.tail};
+    int64_t scalars[2][4] = {
+        {0, share.chunk, share.trips, share.stride},
+        {share.items * share.trips, 1, 1, 1}};
+    for (int l = 0; l < 2 && launchItems[l]; ++l) {
+      range.global[0] = launchItems[l];
       for (int k = 0; k < 4; ++k) {
         ArgumentValue &v = values[n + k];
         v.type = types::int64();
-        std::memcpy(&v.scalar[0], &scalars[k], sizeof(int64_t));
+        std::memcpy(&v.scalar[0], &scalars[l][k], sizeof(int64_t));
       }
       for (size_t j = 0; j < reductions; ++j) {
-        const Type *t = parfor.reductions[j].type;
-        partials[j] = allocateOn(call, items * itemSize(t), partialHost[j]);
         ArgumentValue &v = values[n + 4 + j];
-        v.kind = ArgumentValue::Kind::DeviceArray;
-        v.type = parfor.kernelArgumentTypes[n + 4 + j];
-        v.buffer = &partials[j];
-        v.itemsize = static_cast<int64_t>(itemSize(t));
-        strides[n + 4 + j][0] = v.itemsize;
-        v.shape = &items;
-        v.strides = strides[n + 4 + j].data();
+        v.shape = &launchItems[l];
+        v.offset = l ? share.items * v.itemsize : 0;
       }
+      call.function->kernels[index]->launch(range, values.data(),
+                                            values.size(), call.device);
     }
-    call.function->kernels[index]->launch(range, values.data(), values.size(),
-                                          call.device);
     for (size_t j = 0; j < reductions; ++j) {
       std::vector<char> copy;
       const char *values = partialHost[j];

@@ -36,6 +36,16 @@ def total(a):
 
 
 @dpjit
+def index_sums(start, stop, step):
+    count = 0
+    s = 0
+    for i in prange(start, stop, step):
+        count += 1
+        s += i
+    return count, s
+
+
+@dpjit
 def stats(a):
     lo = a[0]
     hi = a[0]
@@ -161,6 +171,18 @@ def test_sum_reduction(device, require_dtypes, dtype, n):
     got = total(a)
     assert got == pytest.approx(float(a.sum(dtype=np.float64)), rel=1e-5,
                                 abs=1e-9)
+
+
+# Around the shares a reduction is split into (512 work-items on two CPU
+# cores, 65536 on a GPU) and their leftover iterations, which run in a
+# second launch: integer sums say whether each iteration ran exactly once.
+@pytest.mark.parametrize("start,stop,step", [
+    (0, 511, 1), (0, 512, 1), (0, 513, 1), (0, 1025, 1), (7, 5000, 3),
+    (0, 65535, 1), (0, 65537, 1), (3, 131075, 2), (5, 6, 1)])
+def test_reduction_runs_each_iteration_once(device, start, stop, step):
+    count, s = index_sums(start, stop, step)
+    want = range(start, stop, step)
+    assert (count, s) == (len(want), sum(want))
 
 
 def test_several_reductions(device):

@@ -69,12 +69,12 @@ TEST(Parfor, RecognisesSumAndMinReductions) {
   EXPECT_EQ(parfors[0].reductions[0].op, ReductionOp::Add);
   EXPECT_EQ(parfors[0].reductions[1].op, ReductionOp::Min);
   EXPECT_EQ(parfors[0].dims, 1);
-  // After the values: the trip count, chunk, span, stride, and one
+  // After the values: the first iteration, chunk, trips, stride, and one
   // partial array per reduction.
   const auto &types = parfors[0].kernelArgumentTypes;
   ASSERT_EQ(types.size(), parfors[0].arguments.size() + 6);
   EXPECT_EQ(types[types.size() - 1]->kind, TypeKind::Array);
-  // The kernel keeps a loop: the grid-stride loop over its iterations.
+  // The kernel keeps a loop: each work-item's share of the iterations.
   EXPECT_EQ(countOpcode(*parfors[0].kernel->prebuiltPyIR, ir::Opcode::IterNext),
             1);
   EXPECT_EQ(reductionIdentity(ReductionOp::Min, types::int64()).intValue,
