@@ -20,10 +20,12 @@ Backends (each timed on data already resident where it computes):
                runtime present ([Intel], [PoCL]; the default device first)
   spirjit CPU-style
                the kernel a CPU runs well (docs/user-guide.md, "Kernels for
-               CPUs"): matmul one work-item per element of C with no tiles
-               (neighbouring work-items read neighbouring B[k, j]); the sum
-               with each work-group summing one contiguous block, its
-               work-items reading neighbouring elements, no barriers
+               CPUs"): matmul with no tiles, each work-item computing
+               ROWS = 8 elements of one column of C in a PrivateArray, so
+               each B[k, j] it loads serves 8 multiply-adds (neighbouring
+               work-items read neighbouring B[k, j]); the sum with each
+               work-item adding one contiguous chunk (512 of them, the
+               same trip count in each), no local memory, no barriers
   OpenCL C     the tiled / tree algorithm in OpenCL C via pyopencl on the
                same runtime: __local tiles, barrier(CLK_LOCAL_MEM_FENCE)
   numba        @njit(parallel=True): matmul with prange over the rows of C
@@ -151,17 +153,28 @@ def setup_matmul_spirjit(inputs, dtype):
     return Case(run=run, result=result, notes=notes)
 
 
+ROWS = 8  # CPU-style matmul: elements of C per work-item, down a column
+
+
 def make_spirjit_matmul_cpu(spirjit, kapi):
     @spirjit.kernel
-    def matmul_cpu(item: kapi.Item, A, B, C):
-        i = item.get_id(0)
+    def matmul_rows(item: kapi.Item, A, B, C):
+        # Work-item (g, j) computes C[g*ROWS : (g+1)*ROWS, j]: each B[k, j]
+        # loaded serves ROWS multiply-adds, and neighbouring work-items
+        # (j, j + 1) read neighbouring elements of B.
+        i = item.get_id(0) * ROWS
         j = item.get_id(1)
-        acc = C.dtype.type(0)
+        acc = kapi.PrivateArray(ROWS, C.dtype)
+        for r in range(ROWS):
+            acc[r] = 0
         for k in range(A.shape[1]):
-            acc += A[i, k] * B[k, j]
-        C[i, j] = acc
+            b = B[k, j]
+            for r in range(ROWS):
+                acc[r] += A[i + r, k] * b
+        for r in range(ROWS):
+            C[i + r, j] = acc[r]
 
-    return matmul_cpu
+    return matmul_rows
 
 
 def setup_matmul_spirjit_cpu(inputs, dtype):
@@ -172,7 +185,9 @@ def setup_matmul_spirjit_cpu(inputs, dtype):
         kern = make_spirjit_matmul_cpu(spirjit, kapi)
         dA, dB = spirjit.asarray(A), spirjit.asarray(B)
         dC = spirjit.asarray(np.zeros((m, m), dtype))
-        space = kapi.Range(m, m)
+        if m % ROWS:
+            raise Unavailable(f"the side is not a multiple of {ROWS}")
+        space = kapi.Range(m // ROWS, m)
     except Exception as exc:
         raise Unavailable(reason(exc)) from exc
 
@@ -390,45 +405,42 @@ def setup_reduction_spirjit(inputs, dtype):
     return Case(run=run, result=lambda: np.array([out["sum"]]), notes=notes)
 
 
-BLOCK_PER_ITEM = 1024     # CPU-style sum: elements each work-item adds
-BLOCK_GROUP = 16          # CPU-style sum: work-items per group
+CHUNKS = 512  # CPU-style sum: work-items, each adding one contiguous chunk
 
 
-def make_spirjit_block_sums(spirjit, kapi):
+def make_spirjit_chunk_sums(spirjit, kapi):
     @spirjit.kernel
-    def block_sums(item: kapi.NdItem, a, partial, per_item):
-        # Group g sums a[g*L*per_item : (g+1)*L*per_item]; work-item l of
-        # it reads l, l + L, l + 2L, ...: neighbours read neighbours.
-        lid = item.get_local_id(0)
-        size = item.get_local_range(0)
-        base = item.get_group().get_group_id(0) * size * per_item + lid
+    def chunk_sums(item: kapi.Item, a, partial):
+        # Work-item g adds the g-th of partial.shape[0] equal contiguous
+        # chunks of a: the same trip count in every work-item, and indices
+        # built from ids and shapes (never negative, so no wrap-around).
+        per = a.shape[0] // partial.shape[0]
+        base = item.get_id(0) * per
         s = a.dtype.type(0)
-        for k in range(per_item):
-            s += a[base + k * size]
-        partial[item.get_global_id(0)] = s
+        for k in range(per):
+            s += a[base + k]
+        partial[item.get_id(0)] = s
 
-    return block_sums
+    return chunk_sums
 
 
 def setup_reduction_spirjit_cpu(inputs, dtype):
     spirjit, kapi = _import_spirjit()
     a = inputs["a"]
     n = a.size
-    per_group = BLOCK_GROUP * BLOCK_PER_ITEM
-    if n % per_group:
-        raise Unavailable(f"n is not a multiple of {per_group}")
+    if n % CHUNKS:
+        raise Unavailable(f"n is not a multiple of {CHUNKS}")
     try:
-        kern = make_spirjit_block_sums(spirjit, kapi)
+        kern = make_spirjit_chunk_sums(spirjit, kapi)
         da = spirjit.asarray(a)
-        items = n // BLOCK_PER_ITEM
-        dpartial = spirjit.asarray(np.zeros(items, dtype))
-        nd = kapi.NdRange(items, BLOCK_GROUP)
+        dpartial = spirjit.asarray(np.zeros(CHUNKS, dtype))
+        space = kapi.Range(CHUNKS)
     except Exception as exc:
         raise Unavailable(reason(exc)) from exc
     out = {}
 
     def run():
-        spirjit.call_kernel(kern, nd, da, dpartial, BLOCK_PER_ITEM)
+        spirjit.call_kernel(kern, space, da, dpartial)
         out["sum"] = spirjit.asnumpy(dpartial).sum()
 
     notes = spirjit_first_call(kern, run)
