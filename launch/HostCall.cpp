@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 namespace spirjit::launch {
 
@@ -72,17 +73,23 @@ template <typename T> T combine(ReductionOp op, T a, T b) {
   return a;
 }
 
+/// The partials combined in order with the initial value. float32 sums and
+/// products are carried in double: a GPU's launch leaves up to 2^17
+/// partials, and adding that many in float32 loses about 1e-5 of the sum.
 template <typename T>
 void combineAll(ReductionOp op, const void *initial, const char *partials,
                 int64_t n, void *out) {
-  T value;
-  std::memcpy(&value, initial, sizeof(T));
+  using Carried = std::conditional_t<std::is_same_v<T, float>, double, T>;
+  T first;
+  std::memcpy(&first, initial, sizeof(T));
+  Carried value = first;
   for (int64_t i = 0; i < n; ++i) {
     T p;
     std::memcpy(&p, partials + i * sizeof(T), sizeof(T));
-    value = combine(op, value, p);
+    value = combine<Carried>(op, value, p);
   }
-  std::memcpy(out, &value, sizeof(T));
+  T result = static_cast<T>(value);
+  std::memcpy(out, &result, sizeof(T));
 }
 
 void combinePartials(ReductionOp op, const Type *t, const void *initial,
