@@ -71,6 +71,7 @@ public:
     splitAggregateSelects(module);
     separateRepeatedEdges(module);
     hintScalarForRotatingLoops(module); // Intel's CPU vectoriser: see there
+    hintScalarForStridedLanes(module);  // likewise
   }
 
   /// OpenCL: local buffers are kernel arguments the launch sizes.

@@ -1,6 +1,13 @@
 #include "compiler/ScalarLoopHint.h"
 
 #include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/ADT/Triple.h>
+#include <llvm/Analysis/AssumptionCache.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
@@ -71,22 +78,124 @@ bool reachesRotatingLoop(const llvm::Function &kernel) {
   return false;
 }
 
-} // namespace
-
-void hintScalarForRotatingLoops(llvm::Module &module) {
-  llvm::LLVMContext &context = module.getContext();
-  // SPIR 1.2's form: the hinted type (as an undef of it) and whether its
-  // elements are signed; the translator makes ExecutionMode VecTypeHint.
+/// `!vec_type_hint <4 x i32>`: SPIR 1.2's form, the hinted type (as an
+/// undef of it) and whether its elements are signed; the translator makes
+/// ExecutionMode VecTypeHint.
+llvm::MDNode *scalarHint(llvm::LLVMContext &context) {
   llvm::Type *hint =
       llvm::FixedVectorType::get(llvm::Type::getInt32Ty(context), 4);
-  llvm::MDNode *node = llvm::MDNode::get(
+  return llvm::MDNode::get(
       context, {llvm::ConstantAsMetadata::get(llvm::UndefValue::get(hint)),
                 llvm::ConstantAsMetadata::get(
                     llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), 1))});
+}
+
+bool isKernel(const llvm::Function &function) {
+  return function.getCallingConv() == llvm::CallingConv::SPIR_KERNEL &&
+         !function.isDeclaration();
+}
+
+/// Whether `value` is a work-item id of dimension 0: what the runtime's
+/// vector lanes differ by.
+bool isLaneId(const llvm::Value *value) {
+  const auto *call = llvm::dyn_cast<llvm::CallInst>(value);
+  const llvm::Function *callee = call ? call->getCalledFunction() : nullptr;
+  if (!callee || (callee->getName() != "_Z13get_global_idj" &&
+                  callee->getName() != "_Z12get_local_idj"))
+    return false;
+  const auto *dim = llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(0));
+  return dim && dim->isZero();
+}
+
+/// How the kernel's accesses step across lanes and along loops.
+struct LaneSteps {
+  // Of the accesses in loops:
+  bool unitAcrossLanes = false; // some access: one element per lane
+  bool rowPerLaneLoop = false;  // some access: one per iteration of its
+                                // innermost loop, more than one per lane
+};
+
+LaneSteps laneSteps(llvm::Function &kernel) {
+  LaneSteps steps;
+  llvm::ValueToSCEVMapTy nextLane;
+  llvm::DominatorTree dominators(kernel);
+  llvm::LoopInfo loops(dominators);
+  llvm::TargetLibraryInfoImpl libraryInfo(
+      llvm::Triple(kernel.getParent()->getTargetTriple()));
+  llvm::TargetLibraryInfo library(libraryInfo);
+  llvm::AssumptionCache assumptions(kernel);
+  llvm::ScalarEvolution se(kernel, library, assumptions, dominators, loops);
+  for (llvm::BasicBlock &block : kernel)
+    for (llvm::Instruction &inst : block)
+      if (isLaneId(&inst) && se.isSCEVable(inst.getType()))
+        nextLane[&inst] = se.getAddExpr(se.getSCEV(&inst),
+                                        se.getOne(inst.getType()));
+  if (nextLane.empty())
+    return steps;
+  for (llvm::BasicBlock &block : kernel)
+    for (llvm::Instruction &inst : block) {
+      llvm::Value *pointer = nullptr;
+      llvm::Type *element = nullptr;
+      if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
+        pointer = load->getPointerOperand();
+        element = load->getType();
+      } else if (auto *store = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
+        pointer = store->getPointerOperand();
+        element = store->getValueOperand()->getType();
+      }
+      if (!pointer || !element->isSized())
+        continue;
+      const llvm::SCEV *address = se.getSCEV(pointer);
+      if (llvm::isa<llvm::SCEVCouldNotCompute>(address))
+        continue;
+      uint64_t size =
+          kernel.getParent()->getDataLayout().getTypeStoreSize(element);
+      auto isElement = [&](const llvm::SCEV *step) {
+        const auto *c = llvm::dyn_cast<llvm::SCEVConstant>(step);
+        return c && c->getAPInt() == size;
+      };
+      const llvm::SCEV *acrossLanes = se.getMinusSCEV(
+          llvm::SCEVParameterRewriter::rewrite(address, se, nextLane),
+          address);
+      if (llvm::isa<llvm::SCEVCouldNotCompute>(acrossLanes))
+        continue;
+      // Accesses outside loops run once per work-item: they decide
+      // nothing.
+      const llvm::Loop *innermost = loops.getLoopFor(&block);
+      if (!innermost)
+        continue;
+      if (isElement(acrossLanes)) {
+        steps.unitAcrossLanes = true;
+        continue;
+      }
+      if (acrossLanes->isZero())
+        continue; // the same for every lane
+      const auto *recurrence = llvm::dyn_cast<llvm::SCEVAddRecExpr>(address);
+      if (innermost && recurrence && recurrence->getLoop() == innermost &&
+          isElement(recurrence->getStepRecurrence(se)))
+        steps.rowPerLaneLoop = true;
+    }
+  return steps;
+}
+
+} // namespace
+
+void hintScalarForRotatingLoops(llvm::Module &module) {
+  llvm::MDNode *node = scalarHint(module.getContext());
   for (llvm::Function &function : module)
-    if (function.getCallingConv() == llvm::CallingConv::SPIR_KERNEL &&
-        !function.isDeclaration() && reachesRotatingLoop(function))
+    if (isKernel(function) && reachesRotatingLoop(function))
       function.setMetadata("vec_type_hint", node);
+}
+
+void hintScalarForStridedLanes(llvm::Module &module) {
+  llvm::MDNode *node = scalarHint(module.getContext());
+  for (llvm::Function &function : module) {
+    if (!isKernel(function) || function.getMetadata("vec_type_hint"))
+      continue;
+    LaneSteps steps = laneSteps(function);
+    if (steps.rowPerLaneLoop && !steps.unitAcrossLanes)
+      function.setMetadata("vec_type_hint", node);
+  }
 }
 
 } // namespace spirjit

@@ -115,6 +115,12 @@ const std::vector<Pass> &passTable() {
        [](llvm::Module &module, const Options &) {
          spirjit::hintScalarForRotatingLoops(module);
        }},
+      {"hint-scalar-strided-lanes",
+       "mark kernels whose loops walk rows a work-item apart not to be "
+       "vectorised across work-items",
+       [](llvm::Module &module, const Options &) {
+         spirjit::hintScalarForStridedLanes(module);
+       }},
   };
   return table;
 }
