@@ -282,6 +282,11 @@ llvm::Value *Lowering::floatBinary(BinaryOperator op, llvm::Value *a,
   case BinaryOperator::TrueDiv:
     return builder_.CreateFDiv(a, b);
   case BinaryOperator::Pow:
+    // x ** 2 is x * x: one rounding, as a correctly rounded pow gives, and
+    // no call (the device's pow is opaque to LLVM and to vectorisers).
+    if (auto *c = llvm::dyn_cast<llvm::ConstantFP>(b))
+      if (c->isExactlyValue(2.0))
+        return builder_.CreateFMul(a, a);
     return target_.emitMathCall(builder_, "pow", {a, b});
   case BinaryOperator::Mod:
   case BinaryOperator::FloorDiv: {
