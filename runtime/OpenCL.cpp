@@ -1,4 +1,5 @@
 #include "runtime/OpenCL.h"
+#include "runtime/MemoryPool.h"
 
 #include <algorithm>
 #include <atomic>
@@ -139,22 +140,20 @@ class CLDevice;
 
 class CLBuffer final : public Buffer {
 public:
+  /// `capacity`: for SVM from the device's pool, the block's bytes, which
+  /// go back to the pool with the buffer (0: freed to the driver).
   CLBuffer(std::shared_ptr<Device> device, cl_context context, cl_mem mem,
            size_t size, void *hostPointer, void *svm = nullptr,
-           bool hostAddressable = false)
+           bool hostAddressable = false, size_t capacity = 0)
       : Buffer(std::move(device), size, hostPointer, svm, hostAddressable),
-        context_(context), mem_(mem) {}
-  ~CLBuffer() override {
-    if (mem_)
-      clReleaseMemObject(mem_);
-    if (svm())
-      clSVMFree(context_, svm());
-  }
+        context_(context), mem_(mem), capacity_(capacity) {}
+  ~CLBuffer() override;
   cl_mem handle() const { return mem_; }
 
 private:
   cl_context context_;
   cl_mem mem_;
+  size_t capacity_;
 };
 
 cl_mem memOf(const Buffer &buffer) {
@@ -314,10 +313,18 @@ public:
   CLDevice(cl_platform_id platform, cl_device_id device, DeviceInfo info)
       : Device(std::move(info)), platform_(platform), device_(device) {}
   ~CLDevice() override {
+    for (MemoryPool::Block block : pool_.drain())
+      clSVMFree(context_, block.first);
     if (queue_)
       clReleaseCommandQueue(queue_);
     if (context_)
       clReleaseContext(context_);
+  }
+
+  /// A freed SVM block of this device's context, kept for reuse.
+  void recycle(void *svm, size_t capacity) {
+    for (MemoryPool::Block block : pool_.give({svm, capacity}))
+      clSVMFree(context_, block.first);
   }
 
   std::shared_ptr<Buffer> allocate(size_t size, const void *host) override;
@@ -398,6 +405,10 @@ private:
   cl_command_queue queue_ = nullptr;
   std::mutex mutex_;
   std::vector<std::shared_ptr<Buffer>> hostWrappers_; // recent, reusable
+  /// Freed SVM allocations (MemoryPool.h): a quarter of the device's
+  /// memory, 1 GiB at most.
+  MemoryPool pool_{static_cast<size_t>(
+      std::min<uint64_t>(info().globalMemSize / 4, uint64_t(1) << 30))};
 };
 
 } // namespace
@@ -424,6 +435,15 @@ void CLDevice::open() {
   opened_.store(true, std::memory_order_release);
 }
 
+CLBuffer::~CLBuffer() {
+  if (mem_)
+    clReleaseMemObject(mem_);
+  if (svm() && capacity_)
+    static_cast<CLDevice &>(*device()).recycle(svm(), capacity_);
+  else if (svm())
+    clSVMFree(context_, svm());
+}
+
 std::shared_ptr<Buffer> CLDevice::allocate(size_t size, const void *host) {
   checkAllocationSize(size);
   const DeviceInfo &info = this->info();
@@ -431,15 +451,25 @@ std::shared_ptr<Buffer> CLDevice::allocate(size_t size, const void *host) {
     cl_svm_mem_flags flags = CL_MEM_READ_WRITE;
     if (info.hasFineGrainSvm)
       flags |= CL_MEM_SVM_FINE_GRAIN_BUFFER;
-    void *svm = clSVMAlloc(context(), flags, size ? size : 1, 128);
+    size_t bytes = size ? size : 1;
+    auto [svm, capacity] = pool_.take(bytes);
+    if (!svm) {
+      capacity = bytes;
+      svm = clSVMAlloc(context(), flags, bytes, 128);
+      if (!svm) { // what the pool keeps may be what is missing
+        for (MemoryPool::Block block : pool_.drain())
+          clSVMFree(context(), block.first);
+        svm = clSVMAlloc(context(), flags, bytes, 128);
+      }
+    }
     if (!svm)
       throw DeviceError("opencl", CL_MEM_OBJECT_ALLOCATION_FAILURE,
                         "CL_MEM_OBJECT_ALLOCATION_FAILURE",
                         "clSVMAlloc of " + std::to_string(size) +
                             " bytes on " + info.name);
-    auto buffer =
-        std::make_shared<CLBuffer>(shared_from_this(), context(), nullptr, size,
-                                   nullptr, svm, info.hasFineGrainSvm);
+    auto buffer = std::make_shared<CLBuffer>(
+        shared_from_this(), context(), nullptr, size, nullptr, svm,
+        info.hasFineGrainSvm, capacity);
     if (host && size)
       write(*buffer, host, size, 0);
     return buffer;
