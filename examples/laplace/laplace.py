@@ -14,7 +14,10 @@ Versions (each a class with `sweep()` and `result()`):
   numpy         NumPy slicing
   kernel        the paper's 1-D indexed OpenCL kernel, in spirjit's kernel API
   device_array  DeviceArray slicing arithmetic (the NumPy version's text)
-The dpjit/prange version needs issue 11 (spirjit.jit), not yet implemented.
+  dpjit         the pure Python version's loops in a @spirjit.dpjit function,
+                the outer loop a prange (a numba-dpex program with its
+                imports changed): each sweep is one kernel on the arrays'
+                device, the residual a reduction in it
 """
 
 import math
@@ -22,6 +25,7 @@ import math
 import numpy as np
 
 import spirjit
+from spirjit import dpjit, prange
 from spirjit import kernel_api as kapi
 
 
@@ -152,8 +156,42 @@ class DeviceArraySlicing:
         return np.asarray(self.u)
 
 
+@dpjit
+def laplace_dpjit_sweep(u, un, dx2, dy2, dnr_inv):
+    # numba-dpex's form: rows in parallel, a sum of squared changes as a
+    # prange reduction. Returns that sum.
+    nx, ny = u.shape
+    err = 0.0
+    for i in prange(1, nx - 1):
+        for j in range(1, ny - 1):
+            v = ((u[i - 1, j] + u[i + 1, j]) * dy2 +
+                 (u[i, j - 1] + u[i, j + 1]) * dx2) * dnr_inv
+            err += (v - u[i, j]) ** 2
+            un[i, j] = v
+    return err
+
+
+class DpjitPrange:
+    """The pure Python version's loops, compiled by @spirjit.dpjit, on
+    DeviceArrays: compute follows data."""
+    name = "dpjit"
+
+    def __init__(self, u0, device=None):
+        self.u = spirjit.asarray(u0, device=device)
+        self.un = self.u.copy()
+        self.c = coefficients(*u0.shape)
+
+    def sweep(self):
+        err = laplace_dpjit_sweep(self.u, self.un, *self.c)
+        self.u, self.un = self.un, self.u
+        return math.sqrt(err)
+
+    def result(self):
+        return np.asarray(self.u)
+
+
 VERSIONS = {v.name: v for v in (PurePython, NumPySlicing, SpirjitKernel,
-                                DeviceArraySlicing)}
+                                DeviceArraySlicing, DpjitPrange)}
 
 
 def solve(version, nx, ny, sweeps, tol=None, **options):

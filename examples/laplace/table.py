@@ -45,6 +45,8 @@ def main():
                                           **device)))
     rows.append(("device_array", time_per_sweep("device_array", args.n,
                                                 args.sweeps, **device)))
+    rows.append(("dpjit", time_per_sweep("dpjit", args.n, args.sweeps,
+                                         **device)))
     import spirjit
     name = spirjit.Device(args.device or "").name if args.device else \
         spirjit.default_device().name
@@ -53,7 +55,6 @@ def main():
     base = rows[0][1]
     for version, seconds in rows:
         print(f"{version:<14}{seconds:>12.3e}{base / seconds:>10.1f}")
-    print(f"{'dpjit':<14}  dpjit: needs issue 11 (spirjit.jit)")
 
 
 if __name__ == "__main__":

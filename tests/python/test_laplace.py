@@ -20,7 +20,8 @@ def reference():
     return laplace.solve("python", 17, 23, 40)
 
 
-@pytest.mark.parametrize("version", ["numpy", "kernel", "device_array"])
+@pytest.mark.parametrize("version", [
+    "numpy", "kernel", "device_array", "dpjit"])
 def test_versions_agree(device_filter, reference, version):
     grid, done, residual = laplace.solve(version, 17, 23, 40)
     expected, _, expected_residual = reference
