@@ -3,10 +3,13 @@
 
 One table per CPU OpenCL runtime present (the default device's first), each
 row timed on data already where it computes (DeviceArrays for spirjit,
-pyopencl buffers for OpenCL C, NumPy arrays for numba), medians of --reps:
+pyopencl buffers for OpenCL C, NumPy arrays for numba), medians of --reps,
+the forms of a row run in turn round by round:
 
   vecadd 2^24 float32      prange  vs  @spirjit.kernel  vs  numba parallel
-  Jacobi sweep 4096^2 f32  2-D prange  vs  OpenCL C  vs  numba parallel
+  Jacobi sweep 4096^2 f32  2-D prange, prange rows with range columns
+                           (numba's form), array expression  vs  OpenCL C
+                           vs  numba parallel
   sum 2^24 float64         prange reduction  vs  tree-reduction kernel
                            (local memory, groups of 256)  vs  numba
 
@@ -28,6 +31,7 @@ older release of it), and a line to the first-call section.
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -42,7 +46,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import spirjit  # noqa: E402
 from spirjit import kernel_api as kapi, prange  # noqa: E402
 from bench_kernel_api import make_spirjit_reduction  # noqa: E402
-from bench_vecadd import timeit_median  # noqa: E402
 
 RUNTIMES = [("Intel", "Intel(R) OpenCL"),
             ("PoCL", "Portable Computing Language")]
@@ -51,8 +54,20 @@ PEER_RUNTIME = "Intel"
 PEER_VENV = os.path.join(REPO, ".peer", "numba-dpex")
 
 
-def median_time(fn, reps, warmup=2):
-    return timeit_median(fn, reps, warmup)[0]
+def interleaved_medians(fns, reps, warmup=2):
+    """{label: median seconds} of `fns` ({label: callable}), run in turn
+    round by round, so that the machine's drifts (this one is shared) fall
+    on every form of a row alike and the ratios hold."""
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    times = {label: [] for label in fns}
+    for _ in range(reps):
+        for label, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            times[label].append(time.perf_counter() - t0)
+    return {label: statistics.median(t) for label, t in times.items()}
 
 
 @spirjit.jit
@@ -72,6 +87,16 @@ def jacobi_prange(u, v):
     n, m = u.shape
     for i in prange(1, n - 1):
         for j in prange(1, m - 1):
+            v[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] +
+                              u[i, j + 1])
+
+
+@spirjit.jit
+def jacobi_rows(u, v):
+    # numba's and numba-dpex's form: rows in parallel, columns in a loop.
+    n, m = u.shape
+    for i in prange(1, n - 1):
+        for j in range(1, m - 1):
             v[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] +
                               u[i, j + 1])
 
@@ -235,17 +260,18 @@ def run_runtime(short, device, args, numba_fns, peer=None):
     da, db, dc = to(a), to(b), spirjit.zeros(n, dtype="float32", device=device)
     vecadd_prange(da, db, dc)
     assert np.array_equal(dc.asnumpy(), a + b)
-    t_prange = median_time(lambda: vecadd_prange(da, db, dc), reps)
     rng_ = kapi.Range(n)
-    t_kernel = median_time(
-        lambda: spirjit.call_kernel(vecadd_kernel, rng_, da, db, dc), reps)
-    row = [f"vecadd 2^{n.bit_length() - 1} f32", fmt(t_prange),
-           fmt(t_kernel) + " (kernel)"]
+    fns = {"prange": lambda: vecadd_prange(da, db, dc),
+           "kernel": lambda: spirjit.call_kernel(vecadd_kernel, rng_, da, db,
+                                                 dc)}
     if numba_fns:
         c = np.empty_like(a)
-        row.append(fmt(median_time(lambda: numba_fns[0](a, b, c), reps)))
-    else:
-        row.append("-")
+        fns["numba"] = lambda: numba_fns[0](a, b, c)
+    t = interleaved_medians(fns, reps)
+    t_prange, t_kernel = t["prange"], t["kernel"]
+    row = [f"vecadd 2^{n.bit_length() - 1} f32", fmt(t_prange),
+           fmt(t_kernel) + " (kernel)",
+           fmt(t["numba"]) if numba_fns else "-"]
     row.append(f"{t_prange / t_kernel:.2f}x kernel (target <= 1.1)")
     if dpex:
         row.append(dpex.cell("vecadd", t_prange))
@@ -258,7 +284,7 @@ def run_runtime(short, device, args, numba_fns, peer=None):
                                u[1:-1, 2:])
     du = to(u)
     cl = pyopencl_context(dict(RUNTIMES)[short])
-    t_cl = None
+    run_cl = None
     if cl:
         clm, ctx, queue = cl
         prog = clm.Program(ctx, JACOBI_CL).build()
@@ -270,23 +296,25 @@ def run_runtime(short, device, args, numba_fns, peer=None):
         def run_cl():
             knl(queue, (side - 2, side - 2), None, bu, bv, np.int64(side))
             queue.finish()
-        t_cl = median_time(run_cl, reps)
 
     def jacobi_row(label, fn, numba_index, peer_key):
-        """One Jacobi form: checked, timed, beside OpenCL C and numba."""
+        """One Jacobi form: checked, then timed interleaved with OpenCL C
+        and numba."""
         dv = to(u.copy())
         fn(du, dv)
         assert np.allclose(dv.asnumpy(), want, rtol=1e-6)
-        t = median_time(lambda: fn(du, dv), reps)
-        row = [f"Jacobi {side}^2 f32 ({label})", fmt(t),
-               (fmt(t_cl) + " (OpenCL C)") if t_cl else "unavailable"]
-        t_nb = None
+        fns = {"spirjit": lambda: fn(du, dv)}
+        if run_cl:
+            fns["cl"] = run_cl
         if numba_fns:
             v = u.copy()
-            t_nb = median_time(lambda: numba_fns[numba_index](u, v), reps)
-            row.append(fmt(t_nb))
-        else:
-            row.append("-")
+            fns["numba"] = lambda: numba_fns[numba_index](u, v)
+        times = interleaved_medians(fns, reps)
+        t, t_cl, t_nb = (times["spirjit"], times.get("cl"),
+                         times.get("numba"))
+        row = [f"Jacobi {side}^2 f32 ({label})", fmt(t),
+               (fmt(t_cl) + " (OpenCL C)") if t_cl else "unavailable",
+               fmt(t_nb) if t_nb else "-"]
         row.append((f"{t / t_cl:.2f}x OpenCL C (<= 1.1)" if t_cl else "") +
                    (f", numba {t_nb / t:.2f}x our time (> 1: faster)"
                     if t_nb else ""))
@@ -295,12 +323,10 @@ def run_runtime(short, device, args, numba_fns, peer=None):
         rows.append(row)
         return t
 
-    t_prange = jacobi_row("2-D prange", jacobi_prange, 1, "jacobi_prange")
-    if dpex:
-        # numba-dpex's 1-D form of the sweep (peer_dpjit.py says why).
-        rows.append([f"Jacobi {side}^2 f32 (1-D prange from 0)", "-", "-",
-                     "-", "numba-dpex only (2-D fails there)",
-                     dpex.cell("jacobi_outer_prange", t_prange)])
+    jacobi_row("2-D prange", jacobi_prange, 1, "jacobi_prange")
+    # numba-dpex's own form is this one (peer_dpjit.py's 1-D prange from 0).
+    jacobi_row("prange rows, range columns", jacobi_rows, 1,
+               "jacobi_outer_prange")
     jacobi_row("array expression", jacobi_arrayexpr, 3, "jacobi_arrayexpr")
 
     # sum
@@ -308,7 +334,6 @@ def run_runtime(short, device, args, numba_fns, peer=None):
     dx = to(x)
     got = sum_prange(dx)
     assert abs(got - x.sum()) <= 1e-9 * n
-    t_prange = median_time(lambda: sum_prange(dx), reps)
     group = 256
     partial = spirjit.zeros(n // group, device=device)
     loc = kapi.LocalAccessor(group, np.float64)
@@ -318,13 +343,14 @@ def run_runtime(short, device, args, numba_fns, peer=None):
         spirjit.call_kernel(tree_reduce, nd, dx, partial, loc)
         return partial.asnumpy().sum()
     assert abs(tree() - x.sum()) <= 1e-9 * n
-    t_tree = median_time(tree, reps)
-    row = [f"sum 2^{n.bit_length() - 1} f64 (reduction)", fmt(t_prange),
-           fmt(t_tree) + " (tree kernel)"]
+    fns = {"prange": lambda: sum_prange(dx), "tree": tree}
     if numba_fns:
-        row.append(fmt(median_time(lambda: numba_fns[2](x), reps)))
-    else:
-        row.append("-")
+        fns["numba"] = lambda: numba_fns[2](x)
+    t = interleaved_medians(fns, reps)
+    t_prange, t_tree = t["prange"], t["tree"]
+    row = [f"sum 2^{n.bit_length() - 1} f64 (reduction)", fmt(t_prange),
+           fmt(t_tree) + " (tree kernel)",
+           fmt(t["numba"]) if numba_fns else "-"]
     row.append(f"{t_prange / t_tree:.2f}x tree kernel (<= 1.2)")
     if dpex:
         row.append(dpex.cell("sum", t_prange))
@@ -343,8 +369,8 @@ def run_runtime(short, device, args, numba_fns, peer=None):
         print(" | ".join(str(c).ljust(w) for c, w in zip(r, widths)))
     if dpex:
         print("numba-dpex dpjit: its median; (ours Nx) is spirjit's time in "
-              "the row over it (< 1: spirjit faster), in the 1-D row "
-              "spirjit's 2-D prange")
+              "the row over it (< 1: spirjit faster); numba-dpex's rows form "
+              "starts its prange at 0 (peer_dpjit.py says why)")
         print("\n".join(dpex.notes()))
 
 
