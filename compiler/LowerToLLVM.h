@@ -45,6 +45,11 @@ struct LoweringOptions {
   /// row stride (vector loads of local memory); the parameters are then
   /// unused and dropped.
   std::vector<int64_t> localExtents;
+  /// A kernel's array parameters are `noalias`: the launch's arrays share
+  /// no byte (the launcher checks each launch). Without it a CPU runtime
+  /// cannot vectorise a loop that stores to one array and loads another
+  /// (Intel's runtime: a row-per-work-item Jacobi sweep 2x slower).
+  bool noaliasArrays = false;
 };
 
 /// The host ABI (FunctionKind::Host): the lowered function takes the

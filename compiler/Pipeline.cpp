@@ -314,6 +314,7 @@ CompiledKernel compileKernel(const KernelRequest &request,
   lowering.boundscheck = options.boundscheck || options.debug;
   lowering.debug = options.debug;
   lowering.localExtents = request.localExtents;
+  lowering.noaliasArrays = request.disjointArrays;
   CompiledKernel kernel;
   lowering.sites = &kernel.debugSites;
   kernel.usesDebugRecord = lowering.boundscheck;

@@ -70,6 +70,8 @@ struct KernelRequest {
   /// The LocalAccessor arguments' extents, flattened in argument order,
   /// when the launch knows them; empty otherwise (LoweringOptions).
   std::vector<int64_t> localExtents;
+  /// The launch's arrays share no byte: array parameters are noalias.
+  bool disjointArrays = false;
 };
 
 struct CompiledKernel {

@@ -179,6 +179,7 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
   request.itemDimensions = key.dimensions;
   request.ndRange = key.ndRange;
   request.localExtents = key.localExtents;
+  request.disjointArrays = key.disjoint;
   DeviceCapabilities capabilities = capabilitiesOf(*device);
   CompileOptions options = options_;
   ImageFormat format = imageFormatFor(capabilities);
@@ -190,6 +191,7 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
       function.fingerprint() + "\ntypes " + types::formatArguments(key.types) +
       "\nrank " + std::to_string(key.dimensions) +
       (key.ndRange ? " ndrange" : " range") + localExtentsText(key.localExtents) +
+      (key.disjoint ? " noalias" : "") +
       "\nfastmath " +
       std::to_string(options_.fastmath) + " opt " +
       std::to_string(options_.optLevel) + " boundscheck " +

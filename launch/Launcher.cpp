@@ -296,6 +296,67 @@ size_t spanOf(const ArgumentValue &a) {
 /// device that limits a group's, returns the work-items per group that
 /// fit (dimension 0 of the backend's order), or 0 to leave it to the
 /// driver.
+/// Whether no two array arguments share a byte, so that the kernel may take
+/// its array parameters as noalias. SVM and host pointers are compared as
+/// addresses; other device buffers by buffer and offset. Empty arrays
+/// share nothing.
+bool arraysDisjoint(const ArgumentValue *args, size_t n) {
+  struct Span {
+    const void *space;
+    uintptr_t low, high;
+    bool operator<(const Span &o) const {
+      return std::tie(space, low) < std::tie(o.space, o.low);
+    }
+  };
+  Span spans[16];
+  std::vector<Span> more;
+  size_t count = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const ArgumentValue &a = args[i];
+    if (a.kind != ArgumentValue::Kind::DeviceArray &&
+        a.kind != ArgumentValue::Kind::HostArray)
+      continue;
+    intptr_t low = 0, high = a.itemsize;
+    bool empty = false;
+    for (int d = 0; d < a.type->ndim; ++d) {
+      if (a.shape[d] == 0)
+        empty = true;
+      int64_t reach = a.strides[d] * (a.shape[d] - 1);
+      (reach < 0 ? low : high) += reach;
+    }
+    if (empty)
+      continue;
+    Span span{nullptr, 0, 0};
+    uintptr_t base;
+    if (a.kind == ArgumentValue::Kind::HostArray) {
+      base = reinterpret_cast<uintptr_t>(a.data);
+    } else if (void *svm = (*a.buffer)->svm()) {
+      base = reinterpret_cast<uintptr_t>(svm) + a.offset;
+    } else {
+      span.space = a.buffer->get();
+      base = static_cast<uintptr_t>(a.offset);
+    }
+    span.low = base + low;
+    span.high = base + high;
+    if (count < 16)
+      spans[count++] = span;
+    else
+      more.push_back(span);
+  }
+  Span *all = spans;
+  if (!more.empty()) { // more than 16 arrays: rare, allocate
+    more.insert(more.end(), spans, spans + count);
+    all = more.data();
+    count = more.size();
+  }
+  // Sorted by start, two spans overlap only if some neighbours do.
+  std::sort(all, all + count);
+  for (size_t k = 1; k < count; ++k)
+    if (all[k].space == all[k - 1].space && all[k].low < all[k - 1].high)
+      return false;
+  return true;
+}
+
 int64_t checkPrivateMemory(uint64_t bytes, const LaunchRange &range,
                            int64_t groupSize, const Device &device) {
   const runtime::DeviceInfo &info = device.info();
@@ -523,10 +584,12 @@ const std::vector<bool> &KernelCache::submit(
     if (args[i].kind == ArgumentValue::Kind::LocalAccessor)
       localExtents.insert(localExtents.end(), args[i].shape,
                           args[i].shape + args[i].type->ndim);
+  bool disjoint = arraysDisjoint(args, n);
   Entry *entry;
   if (lastEntry_ && lastKey_.dimensions == range.dims &&
       lastKey_.ndRange == ndRange && lastKey_.device == device.get() &&
-      lastKey_.types == argTypes && lastKey_.localExtents == localExtents) {
+      lastKey_.types == argTypes && lastKey_.localExtents == localExtents &&
+      lastKey_.disjoint == disjoint) {
     entry = lastEntry_;
     ++statistics_.memoryHits;
   } else {
@@ -539,11 +602,12 @@ const std::vector<bool> &KernelCache::submit(
     if (!problem.empty())
       throw LaunchError(LaunchErrorKind::Typing, problem);
     checkSignatures(argTypes);
-    Key key{argTypes, range.dims, ndRange, device.get(), localExtents};
+    Key key{argTypes, range.dims, ndRange, device.get(), localExtents,
+            disjoint};
     auto found = cache_.find(key);
-    if (found == cache_.end() && !localExtents.empty()) {
-      // One compiled from `signatures=` takes any extents.
-      Key general{argTypes, range.dims, ndRange, device.get(), {}};
+    if (found == cache_.end() && (disjoint || !localExtents.empty())) {
+      // One compiled from `signatures=` takes any extents and arrays.
+      Key general{argTypes, range.dims, ndRange, device.get(), {}, false};
       found = cache_.find(general);
     }
     if (found != cache_.end()) {

@@ -236,10 +236,14 @@ private:
     /// The LocalAccessors' extents, flattened (KernelRequest): a kernel is
     /// compiled for them. Empty for one compiled from `signatures=`.
     std::vector<int64_t> localExtents;
+    /// The launch's arrays share no byte: compiled with noalias array
+    /// parameters (LoweringOptions::noaliasArrays).
+    bool disjoint = false;
     bool operator<(const Key &o) const {
-      return std::tie(types, dimensions, ndRange, device, localExtents) <
-             std::tie(o.types, o.dimensions, o.ndRange, o.device,
-                      o.localExtents);
+      return std::tie(types, dimensions, ndRange, device, localExtents,
+                      disjoint) < std::tie(o.types, o.dimensions, o.ndRange,
+                                           o.device, o.localExtents,
+                                           o.disjoint);
     }
   };
 

@@ -170,6 +170,16 @@ llvm::Function *Lowering::declare() {
     function_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
                                        entryPointName(name), module_);
     target_.markKernel(*function_);
+    if (options_.noaliasArrays) {
+      unsigned index = 0;
+      for (const KernelParameter &p :
+           kernelParameters(typed_.argumentTypes, typed_.usesGroupScratch,
+                            checksIndices())) {
+        if (p.kind == KernelParameter::Kind::ArrayData)
+          function_->addParamAttr(index, llvm::Attribute::NoAlias);
+        ++index;
+      }
+    }
   } else {
     // One internal function per specialisation; LLVM makes names unique.
     function_ =

@@ -431,7 +431,7 @@ void dumpStages(const py::dict &description, const std::string &signature,
                 const std::vector<std::string> &stages,
                 const py::function &print, const std::string &image,
                 bool boundscheck, bool debug,
-                const std::vector<int64_t> &localExtents) {
+                const std::vector<int64_t> &localExtents, bool disjoint) {
   DumpRequest dump = parseDumpRequest(image, signature, stages);
   FunctionDescription function = toFunctionDescription(description);
   KernelRequest request;
@@ -449,6 +449,7 @@ void dumpStages(const py::dict &description, const std::string &signature,
         " extents, but the signature's local arrays have " +
         std::to_string(localDimensions) + " dimensions");
   request.localExtents = localExtents;
+  request.disjointArrays = disjoint;
   CompileOptions options = dumpOptions(
       dump, [&](const char *name, const std::string &text) { print(name, text); });
   options.boundscheck = boundscheck || debug;
@@ -461,7 +462,8 @@ void dumpStages(const py::dict &description, const std::string &signature,
 /// prange loop's kernel at every stage; `print(stage, text, what)`.
 void dumpHostStages(const py::dict &description, const std::string &signature,
                     const std::vector<std::string> &stages,
-                    const py::function &print, const std::string &image) {
+                    const py::function &print, const std::string &image,
+                    bool disjoint) {
   DumpRequest dump = parseDumpRequest(image, signature, stages);
   FunctionDescription function = toFunctionDescription(description);
   auto printing = [&](const std::string &what) {
@@ -480,6 +482,7 @@ void dumpHostStages(const py::dict &description, const std::string &signature,
     kernel.function = parfor.kernel.get();
     kernel.argumentTypes = parfor.kernelArgumentTypes;
     kernel.itemDimensions = parfor.dims;
+    kernel.disjointArrays = disjoint;
     compileKernel(kernel, dump.device,
                   printing("kernel: " + parfor.kernel->name));
   }
@@ -649,10 +652,11 @@ PYBIND11_MODULE(_spirjit, m) {
         py::arg("signature"), py::arg("dimensions"), py::arg("nd_range"),
         py::arg("stages"), py::arg("print"), py::arg("image") = "spirv",
         py::arg("boundscheck") = false, py::arg("debug") = false,
-        py::arg("local_extents") = std::vector<int64_t>{});
+        py::arg("local_extents") = std::vector<int64_t>{},
+        py::arg("disjoint") = false);
   m.def("dump_host_stages", &dumpHostStages, py::arg("description"),
         py::arg("signature"), py::arg("stages"), py::arg("print"),
-        py::arg("image") = "spirv");
+        py::arg("image") = "spirv", py::arg("disjoint") = false);
   m.def("stage_names", [] {
     std::vector<std::pair<std::string, std::string>> out;
     for (const StageInfo &info : allStages())

@@ -3,7 +3,8 @@
     spirjit-dump-ir FILE.py FUNCTION --sig "(float32[::1], float32[::1])"
                     [--stage bytecode|pyir|typed|parfor|llir|llir.opt|spv|spir|all]
                     [--image spirv|spir|ptx] [--target cuda] [--ndim N]
-                    [--nd-range] [--local-shape 16,16 ...] [--dump-dir DIR]
+                    [--nd-range] [--local-shape 16,16 ...] [--disjoint]
+                    [--dump-dir DIR]
 """
 
 import argparse
@@ -110,6 +111,10 @@ def main(argv=None):
                              "@spirjit.kernel(boundscheck=True)")
     parser.add_argument("--debug", action="store_true",
                         help="compile as @spirjit.kernel(debug=True)")
+    parser.add_argument("--disjoint", action="store_true",
+                        help="compile as for a launch whose arrays share no "
+                             "byte, as most do: array parameters are "
+                             "noalias (launches compile a kernel for it)")
     parser.add_argument("--jit", action="store_true",
                         help="compile as @spirjit.jit (the default for a "
                              "function so decorated): the host code's "
@@ -156,18 +161,18 @@ def main(argv=None):
     try:
         if args.jit or getattr(function, "__spirjit_jit__", False):
             _spirjit.dump_host_stages(describe_function(function), args.sig,
-                                      wanted, show, image)
+                                      wanted, show, image, args.disjoint)
         elif device:
             caller, signature = _device_function_caller(function, args.sig)
             _spirjit.dump_stages(describe_function(caller), signature,
                                  args.ndim, args.nd_range, wanted, show,
                                  image, args.boundscheck, args.debug,
-                                 local_extents)
+                                 local_extents, args.disjoint)
         else:
             _spirjit.dump_stages(describe_function(function), args.sig,
                                  args.ndim, args.nd_range, wanted, show,
                                  image, args.boundscheck, args.debug,
-                                 local_extents)
+                                 local_extents, args.disjoint)
     except errors.SpirjitError as e:
         print(f"spirjit-dump-ir: {e}", file=sys.stderr)
         return 1
