@@ -701,6 +701,13 @@ const std::vector<bool> &KernelCache::submit(
       buffers[a] = span ? device->wrapHostMemory(value.data, span) : nullptr;
       wrapped[a] = buffers[a] != nullptr;
       hostSync |= wrapped[a] && written[a];
+      // One NumPy array passed twice is one copy on the device, so that
+      // the kernel sees one array, as it would in place.
+      for (size_t b = 0; b < a && !buffers[a]; ++b)
+        if (buffers[b] && !wrapped[b] &&
+            args[b].kind == ArgumentValue::Kind::HostArray &&
+            args[b].data == value.data && spanOf(args[b]) == span)
+          buffers[a] = buffers[b];
       if (!buffers[a])
         buffers[a] =
             device->allocate(span ? span : 1, span ? value.data : nullptr);
