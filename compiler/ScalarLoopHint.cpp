@@ -1,6 +1,7 @@
 #include "compiler/ScalarLoopHint.h"
 
 #include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/Triple.h>
 #include <llvm/Analysis/AssumptionCache.h>
 #include <llvm/Analysis/LoopInfo.h>
@@ -8,7 +9,6 @@
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/Dominators.h>
-#include <llvm/ADT/SmallVector.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Instructions.h>
@@ -120,6 +120,8 @@ LaneSteps laneSteps(llvm::Function &kernel) {
   llvm::ValueToSCEVMapTy nextLane;
   llvm::DominatorTree dominators(kernel);
   llvm::LoopInfo loops(dominators);
+  if (loops.empty())
+    return steps; // no loop walks anything
   llvm::TargetLibraryInfoImpl libraryInfo(
       llvm::Triple(kernel.getParent()->getTargetTriple()));
   llvm::TargetLibraryInfo library(libraryInfo);
@@ -171,7 +173,7 @@ LaneSteps laneSteps(llvm::Function &kernel) {
       if (acrossLanes->isZero())
         continue; // the same for every lane
       const auto *recurrence = llvm::dyn_cast<llvm::SCEVAddRecExpr>(address);
-      if (innermost && recurrence && recurrence->getLoop() == innermost &&
+      if (recurrence && recurrence->getLoop() == innermost &&
           isElement(recurrence->getStepRecurrence(se)))
         steps.rowPerLaneLoop = true;
     }
