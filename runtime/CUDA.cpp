@@ -7,6 +7,7 @@
 // in OpenCL order. A Range launch picks its own block shape and rounds the
 // grid up; the kernel guards the extra threads.
 #include "runtime/CUDA.h"
+#include "runtime/MemoryPool.h"
 
 #include <dlfcn.h>
 
@@ -126,13 +127,19 @@ void check(CUresult result, const std::string &what) {
 
 class CudaDevice;
 
-/// Plain device memory (cuMemAlloc): a pointer, but not the host's.
+/// Plain device memory (cuMemAlloc): a pointer, but not the host's. Its
+/// block of `capacity` bytes goes back to the device's pool.
 class CudaBuffer final : public Buffer {
 public:
-  CudaBuffer(std::shared_ptr<Device> device, CUdeviceptr pointer, size_t size)
+  CudaBuffer(std::shared_ptr<Device> device, CUdeviceptr pointer, size_t size,
+             size_t capacity)
       : Buffer(std::move(device), size, nullptr,
-               reinterpret_cast<void *>(pointer), /*hostAddressable=*/false) {}
+               reinterpret_cast<void *>(pointer), /*hostAddressable=*/false),
+        capacity_(capacity) {}
   ~CudaBuffer() override;
+
+private:
+  size_t capacity_;
 };
 
 class CudaProgram final : public Program {
@@ -322,12 +329,24 @@ public:
   std::shared_ptr<Buffer> allocate(size_t size, const void *host) override {
     checkAllocationSize(size);
     makeCurrent();
-    CUdeviceptr pointer = 0;
-    CUresult result = driver().cuMemAlloc(&pointer, size ? size : 1);
-    check(result,
-          "cuMemAlloc of " + std::to_string(size) + " bytes on " + info().name);
-    auto buffer =
-        std::make_shared<CudaBuffer>(shared_from_this(), pointer, size);
+    size_t bytes = size ? size : 1;
+    // A freed block first (MemoryPool.h): cuMemAlloc and cuMemFree cost
+    // tens of microseconds, and cuMemFree waits for the device.
+    auto [kept, capacity] = pool_.take(bytes);
+    CUdeviceptr pointer = reinterpret_cast<CUdeviceptr>(kept);
+    if (!kept) {
+      capacity = bytes;
+      CUresult result = driver().cuMemAlloc(&pointer, bytes);
+      if (result != CUDA_SUCCESS) { // what the pool keeps may be missing
+        for (MemoryPool::Block block : pool_.drain())
+          driver().cuMemFree(reinterpret_cast<CUdeviceptr>(block.first));
+        result = driver().cuMemAlloc(&pointer, bytes);
+      }
+      check(result, "cuMemAlloc of " + std::to_string(size) + " bytes on " +
+                        info().name);
+    }
+    auto buffer = std::make_shared<CudaBuffer>(shared_from_this(), pointer,
+                                               size, capacity);
     if (host && size)
       write(*buffer, host, size, 0);
     return buffer;
@@ -507,6 +526,15 @@ private:
   CUstream stream_;
   EventPool events_;
   int openedInFork_;
+  /// Freed allocations (MemoryPool.h).
+  MemoryPool pool_{memoryPoolLimit(info().globalMemSize)};
+
+public:
+  /// A freed block of this device, kept for reuse (the context current).
+  void recycle(void *pointer, size_t capacity) {
+    for (MemoryPool::Block block : pool_.give({pointer, capacity}))
+      driver().cuMemFree(reinterpret_cast<CUdeviceptr>(block.first));
+  }
 
 public:
   size_t maxGrid_[3] = {0x7fffffffu, 65535, 65535};
@@ -516,8 +544,9 @@ CudaBuffer::~CudaBuffer() {
   // Never throws: in a forked child the parent's context is gone (nothing
   // to free), and a driver failure here has no one to report to.
   try {
-    static_cast<const CudaDevice &>(*device()).makeCurrent();
-    driver().cuMemFree(reinterpret_cast<CUdeviceptr>(svm()));
+    auto &device = static_cast<CudaDevice &>(*this->device());
+    device.makeCurrent();
+    device.recycle(svm(), capacity_);
   } catch (const DeviceError &) {
   }
 }

@@ -13,15 +13,30 @@
 // block of at least its size and at most twice it. Blocks are not zeroed:
 // callers that promise contents (zeros, full) write them, as they must
 // with a fresh allocation anyway.
+//
+// SPIRJIT_MEMORY_POOL=BYTES sets the limit (0 turns reuse off, to see what
+// a program really holds, or to compare).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <utility>
 #include <vector>
 
 namespace spirjit::runtime {
+
+/// The limit for a device of `deviceBytes`: SPIRJIT_MEMORY_POOL when set,
+/// else a quarter of the device's memory, 1 GiB at most.
+inline size_t memoryPoolLimit(uint64_t deviceBytes) {
+  if (const char *set = std::getenv("SPIRJIT_MEMORY_POOL"); set && *set)
+    return static_cast<size_t>(std::strtoull(set, nullptr, 10));
+  return static_cast<size_t>(
+      std::min<uint64_t>(deviceBytes / 4, uint64_t(1) << 30));
+}
 
 class MemoryPool {
 public:

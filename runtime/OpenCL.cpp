@@ -405,10 +405,8 @@ private:
   cl_command_queue queue_ = nullptr;
   std::mutex mutex_;
   std::vector<std::shared_ptr<Buffer>> hostWrappers_; // recent, reusable
-  /// Freed SVM allocations (MemoryPool.h): a quarter of the device's
-  /// memory, 1 GiB at most.
-  MemoryPool pool_{static_cast<size_t>(
-      std::min<uint64_t>(info().globalMemSize / 4, uint64_t(1) << 30))};
+  /// Freed SVM allocations (MemoryPool.h).
+  MemoryPool pool_{memoryPoolLimit(info().globalMemSize)};
 };
 
 } // namespace
