@@ -67,6 +67,8 @@ def cast(expression, source, target):
 def broadcast_view(array, shape):
     """``array`` seen with ``shape`` (NumPy's broadcasting: missing leading
     axes and axes of length 1 repeat with stride 0)."""
+    if array.shape == tuple(shape):
+        return array
     lead = len(shape) - array.ndim
     strides = [0] * lead + [
         0 if n == 1 and m != 1 else st
@@ -115,16 +117,18 @@ def elementwise(name, expression, operands, loop_dtypes, out, names=None,
     if not shape:  # 0-d: one element, seen as a 1-D array of one
         out = out._view([1], [0], out._offset)
         shape = (1,)
+    # dtypes themselves in the key: their .name is Python code in NumPy,
+    # and six lookups were a tenth of a small expression's time.
     arguments, kinds = [], []
     for value in operands:
         if isinstance(value, np.generic):
             arguments.append(value)
-            kinds.append(("scalar", value.dtype.name))
+            kinds.append(("scalar", value.dtype))
         else:
             arguments.append(broadcast_view(value, shape))
-            kinds.append(("array", value.dtype.name))
+            kinds.append(("array", value.dtype))
     key = ("elementwise", name, expression, tuple(kinds),
-           tuple(np.dtype(d).name for d in loop_dtypes), out.dtype.name, ndim)
+           tuple(np.dtype(d) for d in loop_dtypes), out.dtype, ndim)
 
     def source():
         lines, index = _index_lines(ndim)
