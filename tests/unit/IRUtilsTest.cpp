@@ -1,6 +1,6 @@
 // The IR utilities the parfor stage builds on, on pyir of real Python
-// functions (tests/fixtures/functions.py): cloning, dominators, the loop
-// tree and outlining.
+// functions (tests/fixtures/functions.py): cloning, dominators and the
+// loop tree.
 #include "Fixtures.h"
 
 #include "compiler/CloneTyped.h"
@@ -10,7 +10,6 @@
 #include "frontend/ControlFlowGraph.h"
 #include "frontend/Diagnostics.h"
 #include "frontend/Dominators.h"
-#include "frontend/Outline.h"
 
 #include <gtest/gtest.h>
 
@@ -260,109 +259,4 @@ TEST(LoopTree, LoopInsideAnIf) {
   EXPECT_FALSE(loop.contains(block(*f, 6)));
   EXPECT_FALSE(loop.contains(block(*f, 7)));
   EXPECT_EQ(loops.depth(block(*f, 6)), 0u);
-}
-
-TEST(Outline, InnerLoopBodyOfANestedLoop) {
-  auto f = pyirOf("nested_sum");
-  LoopTree loops(*f, DominatorTree(*f));
-  const Loop *inner = loopWithHeader(loops, block(*f, 4));
-  ASSERT_TRUE(inner);
-  std::vector<Block *> body;
-  for (Block *b : inner->blocks)
-    if (b != inner->header)
-      body.push_back(b);
-  Instruction *sum = block(*f, 4)->instructions.front().get(); // s's phi
-  ASSERT_EQ(sum->opcode, Opcode::Phi);
-
-  OutlinedRegion outlined = outlineRegion(*f, body, "nested_sum_inner");
-  EXPECT_EQ(verify(*outlined.function), "");
-  EXPECT_EQ(verify(*f), "");
-
-  // Parameters in the order of first use: p, q (the loops' iter_nexts), a,
-  // out and the running sum; the constant 2 is copied in.
-  EXPECT_EQ(outlined.function->parameterNames,
-            (std::vector<std::string>{"v16", "v37", "a", "out", "v42"}));
-  ASSERT_EQ(outlined.arguments.size(), 5u);
-  EXPECT_EQ(outlined.arguments[2]->name, "a");
-  EXPECT_EQ(outlined.arguments[4], sum);
-  EXPECT_EQ(countOpcode(*outlined.function, Opcode::Arg), 5u);
-  EXPECT_EQ(countOpcode(*outlined.function, Opcode::SetItem), 1u);
-  EXPECT_EQ(countOpcode(*outlined.function, Opcode::Const), 1u);
-
-  // The new sum is the one value used after the body: the outlined
-  // function returns it in a tuple, and the inner header's phi takes it
-  // from the call's result.
-  ASSERT_EQ(outlined.results.size(), 1u);
-  Instruction *result = outlined.results[0];
-  EXPECT_EQ(result->opcode, Opcode::TupleGet);
-  EXPECT_EQ(result->operands[0], outlined.call);
-  EXPECT_EQ(sum->operands[1], result);
-  const Block *returning = outlined.function->blocks.back().get();
-  EXPECT_EQ(returning->terminator()->opcode, Opcode::Return);
-  EXPECT_EQ(returning->terminator()->operands[0]->opcode, Opcode::BuildTuple);
-
-  // The call's block is the inner loop's body now; the loop nest stands.
-  EXPECT_EQ(outlined.call->operands[0]->opcode, Opcode::Global);
-  EXPECT_EQ(outlined.call->operands[0]->name, "nested_sum_inner");
-  EXPECT_EQ(std::vector<Instruction *>(outlined.call->operands.begin() + 1,
-                                       outlined.call->operands.end()),
-            outlined.arguments);
-  EXPECT_EQ(countOpcode(*f, Opcode::SetItem), 1u); // out[0, 0] = s
-  DominatorTree dominators(*f);
-  LoopTree after(*f, dominators);
-  ASSERT_EQ(after.loops().size(), 2u);
-  const Loop *innerAfter = loopWithHeader(after, block(*f, 4));
-  ASSERT_TRUE(innerAfter);
-  EXPECT_EQ(innerAfter->blocks.size(), 2u);
-  EXPECT_TRUE(innerAfter->contains(outlined.call->parent));
-  EXPECT_EQ(innerAfter->depth, 2u);
-}
-
-TEST(Outline, ValuesUsedAfterTheRegionBecomeResults) {
-  // One arm of the diamond: x - y feeds the join's phi.
-  auto f = pyirOf("diamond");
-  Instruction *join = block(*f, 4)->instructions.front().get();
-  OutlinedRegion outlined = outlineRegion(*f, {block(*f, 2)}, "arm");
-  EXPECT_EQ(verify(*outlined.function), "");
-  EXPECT_EQ(verify(*f), "");
-  EXPECT_EQ(outlined.function->parameterNames,
-            (std::vector<std::string>{"x", "y"}));
-  ASSERT_EQ(outlined.results.size(), 1u);
-  EXPECT_EQ(join->operands[0], outlined.results[0]);
-  EXPECT_EQ(join->parent->predecessors[0], outlined.call->parent);
-}
-
-TEST(Outline, RegionWithoutResultsReturnsNone) {
-  // loop_in_branch's bb5 only branches from the loop's exit to the join.
-  auto f = pyirOf("loop_in_branch");
-  OutlinedRegion outlined = outlineRegion(*f, {block(*f, 5)}, "loop_exit");
-  EXPECT_EQ(verify(*outlined.function), "");
-  EXPECT_EQ(verify(*f), "");
-  EXPECT_TRUE(outlined.arguments.empty());
-  EXPECT_TRUE(outlined.results.empty());
-  const Instruction *returned =
-      outlined.function->blocks.back()->terminator()->operands[0];
-  EXPECT_EQ(returned->opcode, Opcode::Const);
-  EXPECT_EQ(returned->constant.kind, ConstValue::Kind::None);
-}
-
-TEST(Outline, RejectsRegionsThatAreNotSingleEntrySingleExit) {
-  auto expectRejected = [](Function &f, std::vector<Block *> region,
-                           const std::string &why) {
-    try {
-      outlineRegion(f, region, "region");
-      ADD_FAILURE() << "outlined a region " << why;
-    } catch (const InternalError &error) {
-      EXPECT_NE(std::string(error.what()).find(why), std::string::npos)
-          << error.what();
-    }
-  };
-  // The inner header alone is entered from the preheader and the latch.
-  auto nested = pyirOf("nested_sum");
-  expectRejected(*nested, {block(*nested, 4)}, "entered by 2 edges");
-  // The test and one arm of the diamond leave to the other arm and the join.
-  auto diamond = pyirOf("diamond");
-  expectRejected(*diamond, {block(*diamond, 1), block(*diamond, 2)},
-                 "left by 2 edges");
-  expectRejected(*diamond, {diamond->blocks[0].get()}, "entry block");
 }
