@@ -550,25 +550,23 @@ private:
       if (args.size() == 3)
         importValue(range->operands[3]);
     }
+    auto binary = [&](Block *block, ir::BinaryOperator op, Instruction *a,
+                      Instruction *b) {
+      Instruction *inst = kernel->create(block, Opcode::BinaryOp, {a, b}, line);
+      inst->index = static_cast<int64_t>(op);
+      return inst;
+    };
     // The index of each dimension: start + id * step.
     auto indexValue = [&](size_t d, Instruction *id) -> Instruction * {
       Instruction *range = prangeOf(*nest[d]);
       size_t n = range->operands.size() - 1;
       Instruction *v = id;
-      if (n == 3) {
-        Instruction *mul = kernel->create(v->parent, Opcode::BinaryOp,
-                                          {v, values.at(range->operands[3])},
-                                          line);
-        mul->index = static_cast<int64_t>(ir::BinaryOperator::Mul);
-        v = mul;
-      }
-      if (n >= 2) {
-        Instruction *add = kernel->create(v->parent, Opcode::BinaryOp,
-                                          {values.at(range->operands[1]), v},
-                                          line);
-        add->index = static_cast<int64_t>(ir::BinaryOperator::Add);
-        v = add;
-      }
+      if (n == 3)
+        v = binary(v->parent, ir::BinaryOperator::Mul, v,
+                   values.at(range->operands[3]));
+      if (n >= 2)
+        v = binary(v->parent, ir::BinaryOperator::Add,
+                   values.at(range->operands[1]), v);
       return v;
     };
     auto workItemQuery = [&](const char *method, int dim) {
@@ -622,13 +620,6 @@ private:
         parfor.kernelArgumentTypes.push_back(
             types::array(parfor.reductions[j].type, 1, 'C'));
       }
-      auto binary = [&](Block *block, ir::BinaryOperator op, Instruction *a,
-                        Instruction *b) {
-        Instruction *inst =
-            kernel->create(block, Opcode::BinaryOp, {a, b}, line);
-        inst->index = static_cast<int64_t>(op);
-        return inst;
-      };
       Instruction *gid = workItemQuery("get_id", 0);
       Instruction *begin =
           binary(entry, ir::BinaryOperator::Add, firstIteration,

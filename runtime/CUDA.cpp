@@ -329,24 +329,23 @@ public:
   std::shared_ptr<Buffer> allocate(size_t size, const void *host) override {
     checkAllocationSize(size);
     makeCurrent();
-    size_t bytes = size ? size : 1;
     // A freed block first (MemoryPool.h): cuMemAlloc and cuMemFree cost
     // tens of microseconds, and cuMemFree waits for the device.
-    auto [kept, capacity] = pool_.take(bytes);
-    CUdeviceptr pointer = reinterpret_cast<CUdeviceptr>(kept);
-    if (!kept) {
-      capacity = bytes;
-      CUresult result = driver().cuMemAlloc(&pointer, bytes);
-      if (result != CUDA_SUCCESS) { // what the pool keeps may be missing
-        for (MemoryPool::Block block : pool_.drain())
-          driver().cuMemFree(reinterpret_cast<CUdeviceptr>(block.first));
-        result = driver().cuMemAlloc(&pointer, bytes);
-      }
+    CUresult result = CUDA_SUCCESS;
+    auto [block, capacity] = pool_.obtain(
+        size ? size : 1,
+        [&](size_t bytes) -> void * {
+          CUdeviceptr p = 0;
+          result = driver().cuMemAlloc(&p, bytes);
+          return result == CUDA_SUCCESS ? reinterpret_cast<void *>(p) : nullptr;
+        },
+        [](void *p) { driver().cuMemFree(reinterpret_cast<CUdeviceptr>(p)); });
+    if (!block)
       check(result, "cuMemAlloc of " + std::to_string(size) + " bytes on " +
                         info().name);
-    }
-    auto buffer = std::make_shared<CudaBuffer>(shared_from_this(), pointer,
-                                               size, capacity);
+    auto buffer = std::make_shared<CudaBuffer>(
+        shared_from_this(), reinterpret_cast<CUdeviceptr>(block), size,
+        capacity);
     if (host && size)
       write(*buffer, host, size, 0);
     return buffer;
@@ -532,8 +531,9 @@ private:
 public:
   /// A freed block of this device, kept for reuse (the context current).
   void recycle(void *pointer, size_t capacity) {
-    for (MemoryPool::Block block : pool_.give({pointer, capacity}))
-      driver().cuMemFree(reinterpret_cast<CUdeviceptr>(block.first));
+    pool_.put({pointer, capacity}, [](void *p) {
+      driver().cuMemFree(reinterpret_cast<CUdeviceptr>(p));
+    });
   }
 
 public:

@@ -77,6 +77,30 @@ public:
     return freeNow;
   }
 
+  /// A block for `bytes`: a kept one, else `allocate(bytes)` (an address,
+  /// or nullptr when the driver has none); when that fails, every kept
+  /// block goes to `release` first and it is tried once more. {nullptr, 0}
+  /// when it still fails.
+  template <class Allocate, class Release>
+  Block obtain(size_t bytes, Allocate allocate, Release release) {
+    Block block = take(bytes);
+    if (block.first)
+      return block;
+    void *address = allocate(bytes);
+    if (!address) { // what the pool keeps may be what is missing
+      for (Block kept : drain())
+        release(kept.first);
+      address = allocate(bytes);
+    }
+    return {address, address ? bytes : 0};
+  }
+
+  /// Keeps `block`, handing what no longer fits to `release`.
+  template <class Release> void put(Block block, Release release) {
+    for (Block over : give(block))
+      release(over.first);
+  }
+
   /// Every kept block, for the caller to free (out of memory, or closing).
   std::vector<Block> drain() {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -323,8 +323,7 @@ public:
 
   /// A freed SVM block of this device's context, kept for reuse.
   void recycle(void *svm, size_t capacity) {
-    for (MemoryPool::Block block : pool_.give({svm, capacity}))
-      clSVMFree(context_, block.first);
+    pool_.put({svm, capacity}, [&](void *p) { clSVMFree(context_, p); });
   }
 
   std::shared_ptr<Buffer> allocate(size_t size, const void *host) override;
@@ -449,24 +448,18 @@ std::shared_ptr<Buffer> CLDevice::allocate(size_t size, const void *host) {
     cl_svm_mem_flags flags = CL_MEM_READ_WRITE;
     if (info.hasFineGrainSvm)
       flags |= CL_MEM_SVM_FINE_GRAIN_BUFFER;
-    size_t bytes = size ? size : 1;
-    auto [svm, capacity] = pool_.take(bytes);
-    if (!svm) {
-      capacity = bytes;
-      svm = clSVMAlloc(context(), flags, bytes, 128);
-      if (!svm) { // what the pool keeps may be what is missing
-        for (MemoryPool::Block block : pool_.drain())
-          clSVMFree(context(), block.first);
-        svm = clSVMAlloc(context(), flags, bytes, 128);
-      }
-    }
+    cl_context context = this->context();
+    auto [svm, capacity] = pool_.obtain(
+        size ? size : 1,
+        [&](size_t bytes) { return clSVMAlloc(context, flags, bytes, 128); },
+        [&](void *p) { clSVMFree(context, p); });
     if (!svm)
       throw DeviceError("opencl", CL_MEM_OBJECT_ALLOCATION_FAILURE,
                         "CL_MEM_OBJECT_ALLOCATION_FAILURE",
                         "clSVMAlloc of " + std::to_string(size) +
                             " bytes on " + info.name);
     auto buffer = std::make_shared<CLBuffer>(
-        shared_from_this(), context(), nullptr, size, nullptr, svm,
+        shared_from_this(), context, nullptr, size, nullptr, svm,
         info.hasFineGrainSvm, capacity);
     if (host && size)
       write(*buffer, host, size, 0);

@@ -270,6 +270,15 @@ llvm::Value *Lowering::integerBinary(BinaryOperator op, llvm::Value *a,
   return nullptr;
 }
 
+llvm::Value *Lowering::floatPower(llvm::Value *x, llvm::Value *y) {
+  // x ** 2 is x * x: one rounding, as a correctly rounded pow gives, and
+  // no call (the device's pow is opaque to LLVM and to vectorisers).
+  if (auto *c = llvm::dyn_cast<llvm::ConstantFP>(y))
+    if (c->isExactlyValue(2.0))
+      return builder_.CreateFMul(x, x);
+  return target_.emitMathCall(builder_, "pow", {x, y});
+}
+
 llvm::Value *Lowering::floatBinary(BinaryOperator op, llvm::Value *a,
                                    llvm::Value *b) {
   switch (op) {
@@ -282,12 +291,7 @@ llvm::Value *Lowering::floatBinary(BinaryOperator op, llvm::Value *a,
   case BinaryOperator::TrueDiv:
     return builder_.CreateFDiv(a, b);
   case BinaryOperator::Pow:
-    // x ** 2 is x * x: one rounding, as a correctly rounded pow gives, and
-    // no call (the device's pow is opaque to LLVM and to vectorisers).
-    if (auto *c = llvm::dyn_cast<llvm::ConstantFP>(b))
-      if (c->isExactlyValue(2.0))
-        return builder_.CreateFMul(a, a);
-    return target_.emitMathCall(builder_, "pow", {a, b});
+    return floatPower(a, b);
   case BinaryOperator::Mod:
   case BinaryOperator::FloorDiv: {
     // CPython's float_divmod: exact remainder from fmod, then corrected to

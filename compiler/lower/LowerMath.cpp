@@ -267,6 +267,8 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
         return {builder_.CreateFDiv(
             target_.emitMathCall(builder_, "log", {xs[0]}),
             target_.emitMathCall(builder_, "log", {xs[1]}))};
+      if (std::string(math->builtin) == "pow")
+        return {floatPower(xs[0], xs[1])};
       return {target_.emitMathCall(builder_, math->builtin, xs)};
     }
     }

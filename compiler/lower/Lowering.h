@@ -86,6 +86,8 @@ private:
   llvm::Value *integerBinary(BinaryOperator op, llvm::Value *a, llvm::Value *b,
                              const Type *t);
   llvm::Value *floatBinary(BinaryOperator op, llvm::Value *a, llvm::Value *b);
+  /// x ** y, math.pow and numpy.power of floats.
+  llvm::Value *floatPower(llvm::Value *x, llvm::Value *y);
   llvm::Value *complexBinary(BinaryOperator op, llvm::Value *a, llvm::Value *b);
   llvm::Value *integerPower(llvm::Value *base, llvm::Value *exponent,
                             const Type *t);

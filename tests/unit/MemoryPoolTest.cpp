@@ -51,3 +51,26 @@ TEST(MemoryPool, DrainHandsBackEverything) {
   EXPECT_EQ(pool.cachedBytes(), 0u);
   EXPECT_EQ(pool.take(100).first, nullptr);
 }
+
+TEST(MemoryPool, ObtainHandsTheKeptBlocksBackWhenTheDriverHasNone) {
+  MemoryPool pool(1 << 30);
+  pool.give({address(1), 8 << 20});
+  std::vector<void *> released;
+  int tries = 0;
+  // The driver has room only once the pool has given its block back.
+  MemoryPool::Block block = pool.obtain(
+      100 << 20,
+      [&](size_t) -> void * { return ++tries == 2 ? address(9) : nullptr; },
+      [&](void *p) { released.push_back(p); });
+  EXPECT_EQ(block.first, address(9));
+  EXPECT_EQ(block.second, size_t(100) << 20);
+  EXPECT_EQ(tries, 2);
+  ASSERT_EQ(released.size(), 1u);
+  EXPECT_EQ(released[0], address(1));
+  // A kept block that fits is taken without asking the driver.
+  pool.put({address(2), 4 << 20}, [&](void *p) { released.push_back(p); });
+  EXPECT_EQ(pool.obtain(3 << 20, [&](size_t) -> void * { return nullptr; },
+                        [&](void *p) { released.push_back(p); })
+                .first,
+            address(2));
+}
