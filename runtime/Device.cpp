@@ -47,6 +47,27 @@ void Device::checkAllocationSize(size_t size) const {
                         "work into parts");
 }
 
+const char *usmKindName(UsmKind kind) {
+  switch (kind) {
+  case UsmKind::Device:
+    return "device";
+  case UsmKind::Shared:
+    return "shared";
+  case UsmKind::Host:
+    return "host";
+  }
+  return "device";
+}
+
+bool parseUsmKind(const std::string &name, UsmKind &kind) {
+  for (UsmKind k : {UsmKind::Device, UsmKind::Shared, UsmKind::Host})
+    if (name == usmKindName(k)) {
+      kind = k;
+      return true;
+    }
+  return false;
+}
+
 uint64_t Buffer::nextId() {
   static std::atomic<uint64_t> counter{0};
   return ++counter;

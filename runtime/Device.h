@@ -62,6 +62,22 @@ struct DeviceInfo {
 
 class Device;
 
+/// What a DeviceArray's memory is, in SYCL's USM terms (dpnp's `usm_type`):
+/// memory for the device, shared with the host (migrating), or the host's
+/// own that the device reads. Backends with one kind of memory (OpenCL SVM,
+/// Level Zero shared USM, CUDA device memory) record the kind asked for;
+/// results of array expressions take their operands' (usmKindOf).
+enum class UsmKind { Device, Shared, Host };
+/// "device", "shared", "host".
+const char *usmKindName(UsmKind kind);
+/// The kind of a name usmKindName gives; false for any other text.
+bool parseUsmKind(const std::string &name, UsmKind &kind);
+/// The kind of a result computed from memory of kinds `a` and `b`: dpctl's
+/// rule, the most device-bound of the two (device, then shared, then host).
+inline UsmKind combineUsmKinds(UsmKind a, UsmKind b) {
+  return static_cast<int>(a) < static_cast<int>(b) ? a : b;
+}
+
 /// Memory on one device.
 class Buffer {
 public:
@@ -85,6 +101,9 @@ public:
   /// Unique in the process, never reused: a new allocation at a freed
   /// one's address is still a different buffer.
   uint64_t id() const { return id_; }
+  /// The USM kind the allocation was asked for (Device::allocate).
+  UsmKind usmKind() const { return usmKind_; }
+  void setUsmKind(UsmKind kind) { usmKind_ = kind; }
 
 private:
   static uint64_t nextId();
@@ -95,6 +114,7 @@ private:
   void *pointer_;
   bool hostAddressable_;
   uint64_t id_;
+  UsmKind usmKind_ = UsmKind::Device;
 };
 
 /// A module built for one device.
@@ -187,6 +207,13 @@ public:
   /// cannot hold.
   virtual std::shared_ptr<Buffer> allocate(size_t size,
                                            const void *host = nullptr) = 0;
+  /// The same, recording the USM kind asked for on the buffer.
+  std::shared_ptr<Buffer> allocateUsm(size_t size, const void *host,
+                                      UsmKind kind) {
+    std::shared_ptr<Buffer> buffer = allocate(size, host);
+    buffer->setUsmKind(kind);
+    return buffer;
+  }
   /// A buffer over caller-owned host memory, without a copy, where the
   /// device shares the host's memory; nullptr where it cannot.
   virtual std::shared_ptr<Buffer> wrapHostMemory(void *host, size_t size) {

@@ -51,7 +51,8 @@ int64_t DeviceArray::size() const {
 }
 
 DeviceArray DeviceArray::fromNumPy(const py::array &input,
-                                   const std::shared_ptr<Device> &device) {
+                                   const std::shared_ptr<Device> &device,
+                                   runtime::UsmKind kind) {
   if (!typeOfDType(input.dtype()))
     throw py::type_error("arrays of dtype " +
                          py::str(input.dtype()).cast<std::string>() +
@@ -67,7 +68,7 @@ DeviceArray DeviceArray::fromNumPy(const py::array &input,
   std::vector<int64_t> strides(array.strides(), array.strides() + array.ndim());
   size_t bytes = static_cast<size_t>(array.nbytes());
   std::shared_ptr<runtime::Buffer> buffer =
-      device->allocate(bytes, bytes ? array.data() : nullptr);
+      device->allocateUsm(bytes, bytes ? array.data() : nullptr, kind);
   return DeviceArray(buffer, array.dtype(), shape, strides, 0);
 }
 
@@ -147,7 +148,8 @@ void DeviceArray::writeFromHost(const py::array &input) const {
 
 DeviceArray DeviceArray::empty(const std::vector<int64_t> &shape,
                                const py::dtype &dtype,
-                               const std::shared_ptr<Device> &device) {
+                               const std::shared_ptr<Device> &device,
+                               runtime::UsmKind kind) {
   if (!typeOfDType(dtype))
     throw py::type_error("arrays of dtype " +
                          py::str(dtype).cast<std::string>() +
@@ -166,7 +168,8 @@ DeviceArray DeviceArray::empty(const std::vector<int64_t> &shape,
       count = 0;
     }
   }
-  auto buffer = device->allocate(static_cast<size_t>(count * dtype.itemsize()));
+  auto buffer = device->allocateUsm(
+      static_cast<size_t>(count * dtype.itemsize()), nullptr, kind);
   return DeviceArray(buffer, dtype, shape, strides, 0);
 }
 

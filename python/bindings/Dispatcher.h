@@ -37,11 +37,13 @@ public:
               int64_t offset);
 
   static DeviceArray fromNumPy(const pybind11::array &array,
-                               const std::shared_ptr<runtime::Device> &device);
+                               const std::shared_ptr<runtime::Device> &device,
+                               runtime::UsmKind kind = runtime::UsmKind::Device);
   /// Uninitialised C-contiguous memory.
   static DeviceArray empty(const std::vector<int64_t> &shape,
                            const pybind11::dtype &dtype,
-                           const std::shared_ptr<runtime::Device> &device);
+                           const std::shared_ptr<runtime::Device> &device,
+                           runtime::UsmKind kind = runtime::UsmKind::Device);
   pybind11::array toNumPy() const;
   /// Writes `host` (this view's shape and dtype; any layout) into the
   /// view's elements on the device, after everything queued before; bytes

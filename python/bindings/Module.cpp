@@ -26,6 +26,18 @@ using namespace spirjit;
 using namespace spirjit::python;
 
 namespace {
+/// A usm_type's kind; ValueError for any other text (the Python layer
+/// names the user's argument before it gets here).
+runtime::UsmKind usmKind(const std::string &name) {
+  runtime::UsmKind kind;
+  if (!runtime::parseUsmKind(name, kind))
+    throw py::value_error("usm_type must be 'device', 'shared' or 'host', "
+                          "not '" + name + "'");
+  return kind;
+}
+} // namespace
+
+namespace {
 
 // DLPack as the standard defines it: the unversioned "dltensor" capsule of
 // v0.8 for consumers that ask for no version, and the "dltensor_versioned"
@@ -514,6 +526,11 @@ PYBIND11_MODULE(_spirjit, m) {
       .def_property_readonly("size", &DeviceArray::size)
       .def_property_readonly(
           "_device", [](const DeviceArray &a) { return a.buffer()->device(); })
+      .def_property_readonly("usm_type",
+                             [](const DeviceArray &a) {
+                               return runtime::usmKindName(
+                                   a.buffer()->usmKind());
+                             })
       .def("asnumpy", &DeviceArray::toNumPy)
       .def("_write_from", &DeviceArray::writeFromHost)
       .def_property_readonly("_offset", &DeviceArray::offset)
@@ -567,11 +584,22 @@ PYBIND11_MODULE(_spirjit, m) {
                ", device=" + a.buffer()->device()->filterString() + ")";
       });
 
-  m.def("empty", &DeviceArray::empty);
-  m.def("to_device", [](const py::array &array,
-                        const std::shared_ptr<runtime::Device> &device) {
-    return DeviceArray::fromNumPy(array, device);
-  });
+  m.def(
+      "empty",
+      [](const std::vector<int64_t> &shape, const py::dtype &dtype,
+         const std::shared_ptr<runtime::Device> &device,
+         const std::string &usm) {
+        return DeviceArray::empty(shape, dtype, device, usmKind(usm));
+      },
+      py::arg("shape"), py::arg("dtype"), py::arg("device"),
+      py::arg("usm_type") = "device");
+  m.def(
+      "to_device",
+      [](const py::array &array, const std::shared_ptr<runtime::Device> &device,
+         const std::string &usm) {
+        return DeviceArray::fromNumPy(array, device, usmKind(usm));
+      },
+      py::arg("array"), py::arg("device"), py::arg("usm_type") = "device");
   m.def(
       "_wrap_device_memory",
       [](const std::shared_ptr<runtime::Device> &device, uintptr_t pointer,

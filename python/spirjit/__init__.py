@@ -45,6 +45,16 @@ class Device:
         if isinstance(filter_string, Device):
             self._device = filter_string._device
             return
+        if not isinstance(filter_string, str):
+            # dpctl's SyclQueue and SyclDevice name their device too.
+            named = getattr(filter_string, "sycl_device", filter_string)
+            named = getattr(named, "filter_string", None)
+            if not isinstance(named, str):
+                raise TypeError(
+                    "a device is a spirjit.Device, a filter string such as "
+                    "'opencl:cpu:0', or a dpctl SyclQueue or SyclDevice, "
+                    f"not {type(filter_string).__name__}")
+            filter_string = named
         matches = _spirjit.match_devices(filter_string)
         if not matches:
             known = "\n".join(f"  {d.filter_string}  {d.properties()['name']}"
@@ -93,23 +103,49 @@ def _resolve_device(device):
     return Device(device)._device
 
 
-def asarray(obj, dtype=None, device=None):
+_USM_TYPES = ("device", "shared", "host")
+
+
+def _placement(device, sycl_queue, usm_type, what):
+    """(runtime device, usm_type) of a constructor's keywords: ``device=``
+    or its dpnp spelling ``sycl_queue=`` (a Device, a filter string, or an
+    object with a ``sycl_device``), and ``usm_type=``."""
+    if device is not None and sycl_queue is not None:
+        raise TypeError(f"spirjit.{what}() takes device= or sycl_queue=, "
+                        "not both")
+    if usm_type is not None and usm_type not in _USM_TYPES:
+        raise ValueError(f"spirjit.{what}(): usm_type must be 'device', "
+                         f"'shared' or 'host', not {usm_type!r}")
+    where = device if device is not None else sycl_queue
+    return _resolve_device(where), usm_type
+
+
+def asarray(obj, dtype=None, device=None, usm_type=None, sycl_queue=None):
     """Copies array-like ``obj`` into a DeviceArray on ``device`` (a Device or
-    a filter string; default: ``obj``'s device, else the default device).
+    a filter string; default: ``obj``'s device, else the default device),
+    as ``usm_type`` memory (default: ``obj``'s, else "device").
     Objects exposing ``__sycl_usm_array_interface__`` or DLPack are read
     where the runtime can address their memory."""
     import numpy as np
+    if device is None and sycl_queue is not None:
+        device = sycl_queue
+    if usm_type is not None and usm_type not in _USM_TYPES:
+        raise ValueError("spirjit.asarray(): usm_type must be 'device', "
+                         f"'shared' or 'host', not {usm_type!r}")
     if isinstance(obj, DeviceArray):
         if device is not None and Device(device) != obj.device:
             obj = obj.to_device(device)
-        if dtype is not None and np.dtype(dtype) != obj.dtype:
-            return _spirjit.to_device(obj.asnumpy().astype(dtype),
-                                      obj._device)
+        kind = usm_type or obj.usm_type
+        if (dtype is not None and np.dtype(dtype) != obj.dtype) or \
+                kind != obj.usm_type:
+            return _spirjit.to_device(obj.asnumpy().astype(dtype or obj.dtype),
+                                      obj._device, kind)
         return obj
     if hasattr(obj, "__cuda_array_interface__") and dtype is None and \
-            device is None:
+            device is None and usm_type is None:
         return _from_cuda_array_interface(obj)
-    if _is_cuda_dlpack(obj) and dtype is None and device is None:
+    if _is_cuda_dlpack(obj) and dtype is None and device is None and \
+            usm_type is None:
         return _spirjit._from_cuda_dlpack(obj)
     if hasattr(obj, "__sycl_usm_array_interface__") and \
             not isinstance(obj, np.ndarray):
@@ -117,7 +153,8 @@ def asarray(obj, dtype=None, device=None):
     elif hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
         obj = np.from_dlpack(obj)
     array = np.asarray(obj, dtype=dtype)
-    return _spirjit.to_device(array, _resolve_device(device))
+    return _spirjit.to_device(array, _resolve_device(device),
+                              usm_type or "device")
 
 
 _CUDA_DEVICES = None
@@ -277,37 +314,72 @@ def asnumpy(x):
     return np.asarray(x)
 
 
-def empty(shape, dtype="float64", device=None):
-    """An uninitialised DeviceArray (dtype defaults to float64)."""
+def empty(shape, dtype="float64", device=None, usm_type="device",
+          sycl_queue=None):
+    """An uninitialised DeviceArray (dtype defaults to float64) on ``device``
+    (``sycl_queue=`` is dpnp's name for it) as ``usm_type`` memory."""
     import numpy as np
+    where, kind = _placement(device, sycl_queue, usm_type, "empty")
     if isinstance(shape, int):
         shape = (shape,)
-    return _spirjit.empty(list(shape), np.dtype(dtype), _resolve_device(device))
+    return _spirjit.empty(list(shape), np.dtype(dtype or "float64"), where,
+                          kind or "device")
 
 
-def full(shape, fill_value, dtype=None, device=None):
+def full(shape, fill_value, dtype=None, device=None, usm_type="device",
+         sycl_queue=None):
     """A DeviceArray of ``fill_value``; dtype inferred as numpy.full does."""
     import numpy as np
-    return _spirjit.to_device(np.full(shape, fill_value, dtype=dtype),
-                              _resolve_device(device))
+    where, kind = _placement(device, sycl_queue, usm_type, "full")
+    return _spirjit.to_device(np.full(shape, fill_value, dtype=dtype), where,
+                              kind or "device")
 
 
-def zeros(shape, dtype="float64", device=None):
-    return full(shape, 0, dtype=dtype, device=device)
+def zeros(shape, dtype="float64", device=None, usm_type="device",
+          sycl_queue=None):
+    return full(shape, 0, dtype=dtype or "float64", device=device,
+                usm_type=usm_type, sycl_queue=sycl_queue)
 
 
-def ones(shape, dtype="float64", device=None):
-    return full(shape, 1, dtype=dtype, device=device)
+def ones(shape, dtype="float64", device=None, usm_type="device",
+         sycl_queue=None):
+    return full(shape, 1, dtype=dtype or "float64", device=device,
+                usm_type=usm_type, sycl_queue=sycl_queue)
 
 
-def empty_like(x, dtype=None, device=None):
-    return empty(x.shape, dtype or x.dtype,
-                 device if device is not None else _device_of(x))
+def _like(x, dtype, device, usm_type, sycl_queue):
+    """The shape, dtype, device and usm_type of a ``*_like`` result: ``x``'s
+    where not given (a NumPy ``x``: the default device, "device")."""
+    if device is None and sycl_queue is None:
+        device = _device_of(x)
+    if usm_type is None:
+        usm_type = x.usm_type if isinstance(x, DeviceArray) else "device"
+    return (x.shape, dtype or x.dtype, device, usm_type, sycl_queue)
 
 
-def zeros_like(x, dtype=None, device=None):
-    return zeros(x.shape, dtype or x.dtype,
-                 device if device is not None else _device_of(x))
+def empty_like(x, dtype=None, device=None, usm_type=None, sycl_queue=None):
+    shape, dtype, device, usm_type, sycl_queue = _like(
+        x, dtype, device, usm_type, sycl_queue)
+    return empty(shape, dtype, device, usm_type, sycl_queue)
+
+
+def zeros_like(x, dtype=None, device=None, usm_type=None, sycl_queue=None):
+    shape, dtype, device, usm_type, sycl_queue = _like(
+        x, dtype, device, usm_type, sycl_queue)
+    return zeros(shape, dtype, device, usm_type, sycl_queue)
+
+
+def ones_like(x, dtype=None, device=None, usm_type=None, sycl_queue=None):
+    shape, dtype, device, usm_type, sycl_queue = _like(
+        x, dtype, device, usm_type, sycl_queue)
+    return ones(shape, dtype, device, usm_type, sycl_queue)
+
+
+def full_like(x, fill_value, dtype=None, device=None, usm_type=None,
+              sycl_queue=None):
+    shape, dtype, device, usm_type, sycl_queue = _like(
+        x, dtype, device, usm_type, sycl_queue)
+    return full(shape, fill_value, dtype, device, usm_type, sycl_queue)
 
 
 def _device_of(x):
@@ -423,7 +495,7 @@ def _to_device(self, device):
     target = Device(device)
     if target == self.device:
         return self
-    return _spirjit.to_device(self.asnumpy(), target._device)
+    return _spirjit.to_device(self.asnumpy(), target._device, self.usm_type)
 
 
 def _dlpack(self, *, stream=None, max_version=None, dl_device=None,

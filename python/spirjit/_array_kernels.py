@@ -76,9 +76,9 @@ def broadcast_view(array, shape):
     return array._view(list(shape), strides, array._offset)
 
 
-def empty(shape, dtype, device):
+def empty(shape, dtype, device, usm_type="device"):
     """Uninitialised C-contiguous memory on ``device`` (a runtime device)."""
-    return _spirjit.empty(list(shape), np.dtype(dtype), device)
+    return _spirjit.empty(list(shape), np.dtype(dtype), device, usm_type)
 
 
 def _index_lines(ndim):

@@ -84,6 +84,16 @@ def common_device(values, what="operands"):
     return device
 
 
+_USM_ORDER = ("device", "shared", "host")
+
+
+def usm_type_of(values):
+    """The usm_type of a result computed from ``values``: dpctl's rule, the
+    most device-bound kind among their DeviceArrays ("device" if none)."""
+    kinds = [v.usm_type for v in values if isinstance(v, DeviceArray)]
+    return min(kinds, key=_USM_ORDER.index) if kinds else "device"
+
+
 def _dtype_key(value):
     """What resolve_dtypes sees of ``value``: Python numbers are weak."""
     if isinstance(value, (DeviceArray, np.ndarray, np.generic)):
@@ -153,7 +163,7 @@ def apply_ufunc(ufunc, inputs, out=None, device=None):
               for v in inputs]
     shape = np.broadcast_shapes(*shapes)
     if out is None:
-        out = K.empty(shape, loop[-1], device)
+        out = K.empty(shape, loop[-1], device, usm_type_of(inputs))
     else:
         if not isinstance(out, DeviceArray):
             raise TypeError("out= of a DeviceArray operation must be a "
@@ -181,7 +191,7 @@ def apply_ufunc(ufunc, inputs, out=None, device=None):
 def copy(x, dtype=None):
     """A new C-contiguous DeviceArray with ``x``'s elements (as ``dtype``)."""
     dtype = np.dtype(dtype) if dtype is not None else x.dtype
-    out = K.empty(x.shape, dtype, x._device)
+    out = K.empty(x.shape, dtype, x._device, x.usm_type)
     return K.elementwise("copy", "{0}", [x], (x.dtype, x.dtype), out)
 
 
@@ -280,9 +290,10 @@ def reduce(op, x, axis=None, keepdims=False, out=None):
             raise ValueError(f"zero-size array to reduction operation {name} "
                              "which has no identity")
         fill = {"sum": 0, "prod": 1, "mean": np.nan}[op]
-        return _spirjit.to_device(np.full(final, fill, result_dtype), device)
+        return _spirjit.to_device(np.full(final, fill, result_dtype), device,
+                                  x.usm_type)
     if rows == 0:
-        return K.empty(final, result_dtype, device)
+        return K.empty(final, result_dtype, device, x.usm_type)
     # A 2-D (rows, count) view: the reduced axes last, the kept ones merged
     # (a copy in that order when the strides do not allow a view).
     moved = transpose(x, kept + axes) if x.ndim else x._view([1], [0],
@@ -344,7 +355,7 @@ def where(condition, x, y):
     loop = (np.dtype(np.bool_), dtype, dtype, dtype)
     operands = [_to_operand(v, d, device) for v, d in zip(
         (condition, x, y), loop)]
-    out = K.empty(shape, dtype, device)
+    out = K.empty(shape, dtype, device, usm_type_of((condition, x, y)))
     return K.elementwise("where", "{1} if {0} else {2}", operands, loop, out)
 
 
@@ -371,7 +382,8 @@ def matmul(a, b, out=None):
     shape = (a2.shape[0], b2.shape[1])
     final = tuple(n for n, keep in zip(shape, (a.ndim == 2, b.ndim == 2))
                   if keep)
-    result = K.matmul(a2, b2, K.empty(shape, loop[-1], a._device))
+    result = K.matmul(a2, b2, K.empty(shape, loop[-1], a._device,
+                                          usm_type_of((a, b))))
     result = result._view(list(final), _c_strides(final, loop[-1]),
                           result._offset)
     if out is not None:

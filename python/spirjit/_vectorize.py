@@ -133,7 +133,7 @@ class Vectorized:
         shape = np.broadcast_shapes(*(np.shape(v) if not isinstance(
             v, DeviceArray) else v.shape for v in inputs))
         target = out if isinstance(out, DeviceArray) else K.empty(
-            shape, result_dtype, device)
+            shape, result_dtype, device, _array_ops.usm_type_of(inputs))
         if target.shape != shape:
             raise ValueError(
                 f"non-broadcastable output operand with shape "
