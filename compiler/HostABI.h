@@ -34,9 +34,15 @@ int32_t spirjit_host_parfor(void *context, int32_t index,
                             const void *initials);
 
 /* A new C-contiguous array of `ndim` extents on the call's device (or in
- * host memory for a call on NumPy arrays); NULL on failure. */
+ * host memory for a call on NumPy arrays); NULL on failure. `usm`'s low two
+ * bits are the USM kind (0 device, 1 shared, 2 host; 3: that of the array
+ * at `like` when it is device memory, else the call's, its DeviceArray
+ * arguments' combined); its bit 2 asks for device memory even in a call on
+ * NumPy arrays (spirjit's own constructors). `device`, when not NULL, is a
+ * filter string the call's device must match. */
 void *spirjit_host_alloc(void *context, int32_t ndim, const int64_t *shape,
-                         int64_t itemsize);
+                         int64_t itemsize, int32_t usm, const void *like,
+                         const char *device);
 
 /* Stores the `itemsize` bytes at `value` into `count` elements of an
  * array the call allocated. Returns 0 or a failure. */

@@ -11,6 +11,8 @@ kernelParameters(const std::vector<const Type *> &arguments,
     if (t->kind == TypeKind::Item || t->kind == TypeKind::NdItem ||
         t->kind == TypeKind::Group)
       continue; // work-item queries need no parameter
+    if (t->kind == TypeKind::Function)
+      continue; // a spirjit.Device argument of a jit function: no value
     if (t->kind == TypeKind::Array && t->memorySpace == MemorySpace::Local) {
       params.push_back({KernelParameter::Kind::LocalData, i});
       for (int d = 0; d < t->ndim; ++d)
@@ -20,6 +22,11 @@ kernelParameters(const std::vector<const Type *> &arguments,
     if (t->kind == TypeKind::Complex) { // real part, then imaginary part
       params.push_back({KernelParameter::Kind::Scalar, i, 0});
       params.push_back({KernelParameter::Kind::Scalar, i, 1});
+      continue;
+    }
+    if (t->kind == TypeKind::Tuple) { // a jit function's tuple of numbers:
+      for (int k = 0; k < static_cast<int>(t->elements.size()); ++k)
+        params.push_back({KernelParameter::Kind::Scalar, i, k}); // element k
       continue;
     }
     if (t->kind != TypeKind::Array) {

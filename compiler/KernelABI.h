@@ -23,7 +23,8 @@ struct KernelParameter {
                  // 'A' only: C and F strides follow from the shape)
     Scalar,      // the value itself; bool travels as one byte; a complex
                  // number as two parameters, real (dim 0) and imaginary
-                 // (dim 1)
+                 // (dim 1); a tuple of real numbers (jit functions' host
+                 // code only) as one parameter per element (dim k)
   };
   Kind kind;
   int argument; // index into the argument types given

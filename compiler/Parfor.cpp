@@ -508,6 +508,9 @@ private:
     for (const ir::Loop *loop : nest)
       indices.push_back(findIn(loop->header, Opcode::IterNext));
     std::set<const Instruction *> special(indices.begin(), indices.end());
+    // Arguments that are a host tuple's element k: (argument, (tuple, k)).
+    std::vector<std::pair<size_t, std::pair<Instruction *, size_t>>>
+        tupleParts;
     special.insert(reductionPhis.begin(), reductionPhis.end());
     auto importValue = [&](Instruction *v) {
       if (values.count(v) || special.count(v))
@@ -520,6 +523,26 @@ private:
         Instruction *copy = ir::cloneInstruction(*v, *kernel, entry);
         copy->type = nullptr;
         values[v] = copy;
+        return;
+      }
+      if (v->type && v->type->kind == TypeKind::Tuple) {
+        // A tuple of numbers (a shape, a jit function's tuple argument):
+        // one parameter per element, put together again in the kernel;
+        // the host passes its elements (TupleGets made with the launch).
+        std::vector<Instruction *> parts;
+        for (size_t k = 0; k < v->type->elements.size(); ++k) {
+          const Type *e = v->type->elements[k];
+          if (!e->isNumber())
+            error(v->line, "a tuple of something other than numbers is "
+                           "used inside a prange loop; index it before "
+                           "the loop");
+          parts.push_back(parameter("v" + std::to_string(v->id) + "_" +
+                                    std::to_string(k)));
+          parfor.arguments.push_back(nullptr);
+          tupleParts.push_back({parfor.arguments.size() - 1, {v, k}});
+          parfor.kernelArgumentTypes.push_back(types::materialize(e));
+        }
+        values[v] = kernel->create(entry, Opcode::BuildTuple, parts, line);
         return;
       }
       std::string name = v->isa(Opcode::Arg) ? v->name
@@ -729,6 +752,13 @@ private:
       return i->isa(Opcode::Branch);
     });
     list.erase(brIt);
+    for (const auto &[at, part] : tupleParts) {
+      Instruction *get =
+          fn_.create(preheader, Opcode::TupleGet, {part.first}, line);
+      get->index = static_cast<int64_t>(part.second);
+      get->type = part.first->type->elements[part.second];
+      parfor.arguments[at] = get;
+    }
     std::vector<Instruction *> operands = {callee};
     for (const Instruction *a : parfor.arguments)
       operands.push_back(const_cast<Instruction *>(a));

@@ -86,6 +86,8 @@ std::string FunctionDescription::fingerprint() const {
     out += "\nglobal " + name + "=" + describe(value);
   for (const GlobalValue &value : closure)
     out += "\nclosure " + describe(value);
+  for (const auto &[name, value] : moduleMembers)
+    out += "\nmember " + name + "=" + describe(value);
   for (const auto &[name, value] : annotations)
     out += "\nannotation " + name + "=" + describe(value);
   for (const auto &[key, callee] : deviceFunctions)

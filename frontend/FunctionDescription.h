@@ -108,6 +108,10 @@ struct FunctionDescription {
   std::map<std::string, GlobalValue> globals;
   /// One value per entry of `freevars`.
   std::vector<GlobalValue> closure;
+  /// What attributes of a global module other than math's and numpy's
+  /// were, by "module.attribute", where the describing code knew them (a
+  /// library re-exporting np.add or spirjit.empty under its own name).
+  std::map<std::string, GlobalValue> moduleMembers;
   /// The annotation of each parameter that has one, resolved like a global.
   std::map<std::string, GlobalValue> annotations;
   /// For device functions: the signatures they accept, numba-style

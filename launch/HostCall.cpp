@@ -151,10 +151,11 @@ ReductionShare reductionShare(const runtime::Device &device, int64_t count) {
 /// Device memory for the call; `address` is where its elements are: a
 /// host pointer where the host can address it, else the device's own
 /// address, which host code only passes on (compileHost checks).
-std::shared_ptr<runtime::Buffer> allocateOn(HostCall &call, size_t bytes,
-                                            char *&address) {
+std::shared_ptr<runtime::Buffer>
+allocateOn(HostCall &call, size_t bytes, char *&address,
+           runtime::UsmKind kind = runtime::UsmKind::Device) {
   std::shared_ptr<runtime::Buffer> buffer =
-      call.device->allocate(std::max<size_t>(bytes, 1), nullptr);
+      call.device->allocateUsm(std::max<size_t>(bytes, 1), nullptr, kind);
   if (!buffer->svm())
     throw LaunchError(LaunchErrorKind::Device,
                       "jit functions keep their arrays in memory with a "
@@ -307,9 +308,35 @@ using namespace spirjit;
 using namespace spirjit::launch;
 
 extern "C" void *spirjit_host_alloc(void *context, int32_t ndim,
-                                    const int64_t *shape, int64_t itemsize) {
+                                    const int64_t *shape, int64_t itemsize,
+                                    int32_t usm, const void *like,
+                                    const char *device) {
   auto &call = *static_cast<HostCall *>(context);
   try {
+    if (device) {
+      std::vector<std::shared_ptr<runtime::Device>> named =
+          matchDevices(device);
+      if (named.empty() || named.front() != call.device)
+        throw LaunchError(
+            LaunchErrorKind::InvalidArgument,
+            std::string("device='") + device + "' names " +
+                (named.empty() ? std::string("no device")
+                               : named.front()->filterString()) +
+                ", but this call of the jit function runs on " +
+                call.device->filterString() +
+                ": the arrays a jit function makes live on the device it "
+                "runs on (its arrays' device, a Device argument, or "
+                "jit(device=...))");
+    }
+    runtime::UsmKind kind = call.usmKind;
+    if ((usm & 3) != 3) {
+      kind = static_cast<runtime::UsmKind>(usm & 3);
+    } else if (like) {
+      HostCall::Region *from = call.regionOf(like);
+      if (from && from->buffer)
+        kind = from->buffer->usmKind();
+    }
+    bool onDevice = call.deviceMemory || (usm & 4) || device;
     int64_t count = 1;
     for (int d = 0; d < ndim; ++d) {
       if (shape[d] < 0)
@@ -320,8 +347,8 @@ extern "C" void *spirjit_host_alloc(void *context, int32_t ndim,
     size_t bytes = static_cast<size_t>(count * itemsize);
     HostCall::Region region;
     region.bytes = bytes;
-    if (call.deviceMemory) {
-      region.buffer = allocateOn(call, bytes, region.begin);
+    if (onDevice) {
+      region.buffer = allocateOn(call, bytes, region.begin, kind);
     } else {
       size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
       region.owned = std::aligned_alloc(64, rounded);

@@ -28,6 +28,9 @@ struct HostCall {
   /// Arrays made in the call are device memory (a call on DeviceArrays)
   /// or host memory (a call on NumPy arrays).
   bool deviceMemory = false;
+  /// The USM kind of arrays the call makes when none is asked for: its
+  /// DeviceArray arguments' kinds combined (runtime::combineUsmKinds).
+  runtime::UsmKind usmKind = runtime::UsmKind::Device;
   /// Memory the call knows: DeviceArray arguments' buffers and what it
   /// allocated. A launch passes an array inside one as that buffer.
   struct Region {

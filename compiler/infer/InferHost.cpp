@@ -41,18 +41,52 @@ const Type *Inference::inferArrayConstructor(Instruction &inst,
                           "memory)");
   bool like = endsWith(shortName, "_like");
   bool full = shortName.compare(0, 4, "full") == 0;
+  bool ours = name.compare(0, 8, "spirjit.") == 0;
   std::vector<std::string> params = {like ? "a" : "shape"};
   if (full)
     params.push_back("fill_value");
   params.push_back("dtype");
+  size_t dtypeAt = params.size() - 1;
+  // spirjit's constructors also take where the array lives: device= (a
+  // filter string, or a Device argument of the jit function), its
+  // sycl_queue= spelling, and usm_type=. The lowering reads them from
+  // their types (hostPlacement).
+  if (ours)
+    for (const char *p : {"device", "usm_type", "sycl_queue"})
+      params.push_back(p);
   std::vector<const Instruction *> args =
-      positionalArguments(inst, params, "np." + shortName);
+      positionalArguments(inst, params, (ours ? "spirjit." : "np.") + shortName);
   result_.callArguments[&inst] = args;
   if (!args[0])
     typingError(inst, "np." + shortName + "() needs its " + params[0]);
   if (full && !args[1])
     typingError(inst, "np." + shortName + "() needs its fill_value");
-  const Instruction *dtypeArg = args.back();
+  if (ours) {
+    const Instruction *device = args[dtypeAt + 1];
+    const Instruction *usm = args[dtypeAt + 2];
+    const Instruction *queue = args[dtypeAt + 3];
+    if (device && queue)
+      typingError(inst, "spirjit." + shortName +
+                            "() takes device= or sycl_queue=, not both");
+    for (const Instruction *where : {device, queue})
+      if (where && !(where->type->kind == TypeKind::Function &&
+                     (where->type->name == "spirjit.Device" ||
+                      where->type->name.compare(0, 3, "op:") == 0)))
+        typingError(inst, "spirjit." + shortName +
+                              "()'s device must be a filter string such as "
+                              "'opencl:cpu:0' or a Device argument of the "
+                              "jit function, not '" +
+                              where->type->str() + "'");
+    if (usm) {
+      const std::string &t = usm->type->name;
+      if (usm->type->kind != TypeKind::Function || t.compare(0, 3, "op:") ||
+          (t != "op:device" && t != "op:shared" && t != "op:host"))
+        typingError(inst, "spirjit." + shortName +
+                              "()'s usm_type must be 'device', 'shared' or "
+                              "'host', known when the function compiles");
+    }
+  }
+  const Instruction *dtypeArg = args[dtypeAt];
   const Type *element = nullptr;
   if (dtypeArg) {
     const Type *t = dtypeArg->type;

@@ -53,6 +53,12 @@ const Type *Inference::typeOfValue(const Instruction &inst,
     return types::function(value.name);
   }
   case GlobalValue::Kind::Unknown:
+    // A string global or closure value (getattr's name, an array's
+    // usm_type or device): a constant, typed as string literals are.
+    if (value.value.kind == ConstValue::Kind::Str) {
+      result_.constants[&inst] = value.value;
+      return constantType(value.value);
+    }
     break;
   }
   unsupported(inst, what + " is a Python '" + value.name +
@@ -93,6 +99,9 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
   switch (object->kind) {
   case TypeKind::Module: {
     const std::string &module = object->name;
+    auto member = desc_.moduleMembers.find(module + "." + name);
+    if (member != desc_.moduleMembers.end())
+      return typeOfValue(inst, member->second, "'" + member->first + "'");
     if (module == "math" || module == "numpy") {
       static const std::map<std::string, double> constants = {{"pi", M_PI},
                                                               {"e", M_E},

@@ -70,6 +70,16 @@ void Lowering::lowerEntry(llvm::Function *function) {
       value.strides.push_back(v);
       break;
     case KernelParameter::Kind::Scalar:
+      if (t->kind == TypeKind::Tuple) { // one parameter per element
+        SPIRJIT_INTERNAL_CHECK(isHost(), "a tuple parameter outside host code");
+        v->setName(name + "." + std::to_string(p.dim));
+        value.elements.resize(t->elements.size());
+        value.elements[p.dim].scalar =
+            t->elements[p.dim]->kind == TypeKind::Bool
+                ? builder_.CreateICmpNE(v, builder_.getInt8(0))
+                : v;
+        break;
+      }
       if (t->kind == TypeKind::Complex) { // two parameters: re, then im
         v->setName(name + (p.dim == 0 ? ".real" : ".imag"));
         value.scalar = p.dim == 0 ? v : makeComplex(value.scalar, v);
@@ -145,6 +155,8 @@ llvm::Function *Lowering::declare() {
     case KernelParameter::Kind::Scalar:
       params.push_back(t->kind == TypeKind::Complex
                            ? scalarType(types::floating(t->bits))
+                       : t->kind == TypeKind::Tuple
+                           ? memoryType(t->elements[p.dim])
                            : memoryType(t));
       break;
     }

@@ -197,13 +197,40 @@ Lowered Lowering::lowerArrayConstructor(const Instruction &inst) {
   int64_t itemsize = static_cast<int64_t>(
       module_->getDataLayout().getTypeAllocSize(memory));
   auto *i8ptr = builder_.getInt8PtrTy();
-  llvm::FunctionCallee alloc =
-      hostHelper("spirjit_host_alloc", i8ptr,
-                 {i8ptr, builder_.getInt32Ty(), i64->getPointerTo(), i64});
+  // Where the array lives (spirjit's constructors: InferHost.cpp checked
+  // the keywords): a USM kind asked for, a device filter string the call's
+  // device must match; a Device argument is the call's device already.
+  // usm: the kind (0 device, 1 shared, 2 host; 3: the like array's, else
+  // the call's), plus 4 for device memory even in a call on NumPy arrays.
+  int usm = 3;
+  llvm::Value *device = llvm::ConstantPointerNull::get(i8ptr);
+  bool ours = name.compare(0, 8, "spirjit.") == 0;
+  size_t dtypeAt = shortName.compare(0, 4, "full") == 0 ? 2 : 1;
+  if (ours) {
+    // spirjit's constructors make DeviceArrays, in jit functions as out of
+    // them: device memory, "device" unless asked or like another array.
+    usm = like ? 3 | 4 : 0 | 4;
+    const Instruction *where = args[dtypeAt + 1] ? args[dtypeAt + 1]
+                                                  : args[dtypeAt + 3];
+    if (where && where->type->name.compare(0, 3, "op:") == 0)
+      device = builder_.CreateGlobalStringPtr(where->type->name.substr(3),
+                                              "device.filter");
+    if (const Instruction *kind = args[dtypeAt + 2]) {
+      const std::string text = kind->type->name.substr(3);
+      usm = (text == "device" ? 0 : text == "shared" ? 1 : 2) | 4;
+    }
+  }
+  llvm::Value *likeData = like ? builder_.CreatePointerCast(shapeValue.data, i8ptr)
+                               : llvm::ConstantPointerNull::get(i8ptr);
+  llvm::FunctionCallee alloc = hostHelper(
+      "spirjit_host_alloc", i8ptr,
+      {i8ptr, builder_.getInt32Ty(), i64->getPointerTo(), i64,
+       builder_.getInt32Ty(), i8ptr, i8ptr});
   llvm::Value *data = builder_.CreateCall(
       alloc, {hostContext_, builder_.getInt32(n),
               builder_.CreatePointerCast(extents, i64->getPointerTo()),
-              builder_.getInt64(itemsize)});
+              builder_.getInt64(itemsize), builder_.getInt32(usm), likeData,
+              device});
   checkStatus(builder_.CreateZExt(builder_.CreateIsNull(data),
                                   builder_.getInt32Ty()));
 

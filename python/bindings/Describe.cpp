@@ -94,6 +94,9 @@ FunctionDescription toFunctionDescription(const py::dict &d) {
     f.globals[item.first.cast<std::string>()] = toGlobal(item.second);
   for (py::handle value : d["closure"])
     f.closure.push_back(toGlobal(value));
+  if (d.contains("module_members"))
+    for (auto item : d["module_members"].cast<py::dict>())
+      f.moduleMembers[item.first.cast<std::string>()] = toGlobal(item.second);
   for (auto item : d["annotations"].cast<py::dict>())
     f.annotations[item.first.cast<std::string>()] = toGlobal(item.second);
   if (d.contains("signatures"))

@@ -46,6 +46,7 @@ struct Argument {
   void *data = nullptr; // arrays: the first element
   std::vector<int64_t> shape, strides; // strides in elements
   uint64_t scalar[2] = {0, 0};
+  std::vector<uint64_t> elements; // a tuple of numbers: each one's bits
   py::object object; // arrays: the Python object, for views of it
   int64_t bytes = 0;  // arrays: span of memory from `data`
 };
@@ -62,6 +63,10 @@ struct Converted {
   std::shared_ptr<runtime::Device> device;
   bool anyDeviceArray = false;
   bool hostAddressable = true;
+  /// The DeviceArray arguments' USM kinds combined (HostCall::usmKind).
+  runtime::UsmKind usmKind = runtime::UsmKind::Host;
+  /// The device a Device argument names, if any.
+  std::shared_ptr<runtime::Device> named;
   std::vector<launch::HostCall::Region> regions;
 };
 
@@ -88,6 +93,18 @@ void arrayLayout(Argument &a, const Type *element, const int64_t *shape,
                         launch::layoutOf(shape, strides, ndim, itemsize));
 }
 
+/// The runtime device of a spirjit.Device (or an object deriving from
+/// it), else nullptr.
+std::shared_ptr<runtime::Device> deviceObject(py::handle obj) {
+  // Never destroyed: a static py::object would be released after the
+  // interpreter has finalised.
+  static py::handle deviceClass =
+      py::object(py::module_::import("spirjit").attr("Device")).release();
+  if (!py::isinstance(obj, deviceClass))
+    return nullptr;
+  return obj.attr("_device").cast<std::shared_ptr<runtime::Device>>();
+}
+
 Converted convert(const py::args &args,
                   const std::shared_ptr<runtime::Device> &fixed) {
   Converted out;
@@ -112,6 +129,10 @@ Converted convert(const py::args &args,
                               buffer->device()->info().name +
                               "); copy them to one device first");
       out.device = buffer->device();
+      out.usmKind = out.anyDeviceArray
+                        ? runtime::combineUsmKinds(out.usmKind,
+                                                   buffer->usmKind())
+                        : buffer->usmKind();
       out.anyDeviceArray = true;
       const Type *element = array->type()->element;
       a.data = static_cast<char *>(buffer->svm()) + array->offset();
@@ -145,15 +166,62 @@ Converted convert(const py::args &args,
     } else if (const Type *t = scalarArgument(obj, a.scalar, argumentName(i),
                                               "jit functions")) {
       a.type = t;
+    } else if (py::isinstance<py::tuple>(obj)) {
+      // A tuple of real numbers (an array's shape, say): one parameter per
+      // element (KernelABI.h).
+      std::vector<const Type *> elements;
+      for (py::handle item : obj) {
+        uint64_t bits[2] = {0, 0};
+        const Type *t = scalarArgument(item, bits, argumentName(i) + "'s item",
+                                       "jit functions");
+        if (!t || t->kind == TypeKind::Complex ||
+            t->kind == TypeKind::WeakComplex)
+          throw PythonError("TypingError",
+                            argumentName(i) +
+                                " is a tuple of something other than real "
+                                "numbers; jit functions take tuples of ints, "
+                                "floats and bools");
+        elements.push_back(types::materialize(t));
+        a.elements.push_back(bits[0]);
+      }
+      a.type = types::tuple(elements);
+    } else if (std::shared_ptr<runtime::Device> device = deviceObject(obj)) {
+      // A spirjit.Device: the call runs there; it has no run-time value
+      // (device= of an array constructor means the call's device).
+      if (out.named && out.named != device)
+        throw PythonError("DeviceInferenceError",
+                          "the Device arguments of a jit call name different "
+                          "devices (" + out.named->filterString() + " and " +
+                              device->filterString() + ")");
+      out.named = device;
+      a.type = types::function("spirjit.Device");
     } else {
       throw PythonError(
           "TypingError",
           argumentName(i) + " is a '" +
               py::str(py::type::of(obj).attr("__name__")).cast<std::string>() +
-              "'; jit functions take NumPy arrays, DeviceArrays and numbers");
+              "'; jit functions take NumPy arrays, DeviceArrays, numbers and "
+          "spirjit Devices");
     }
     out.types.push_back(a.type);
   }
+  if (out.named) {
+    if (out.device && out.device != out.named)
+      throw PythonError("DeviceInferenceError",
+                        "a Device argument names " + out.named->filterString() +
+                            ", but the jit call's arrays are on " +
+                            out.device->filterString());
+    out.device = out.named;
+    out.anyDeviceArray = true; // the arrays it makes are that device's
+    if (!out.device->info().hasSvm)
+      throw PythonError(
+          "DeviceError",
+          out.device->info().name +
+              " has no memory with a pointer (SVM, USM or CUDA memory), "
+              "which jit functions keep their arrays in");
+  }
+  if (!out.anyDeviceArray)
+    out.usmKind = runtime::UsmKind::Device;
   if (fixed) {
     if (out.device && out.device != fixed)
       throw PythonError("DeviceInferenceError",
@@ -288,7 +356,9 @@ std::vector<void *> parameters(const Converted &converted,
       std::memcpy(&slot, &a.strides[p.dim], 8);
       break;
     case KernelParameter::Kind::Scalar:
-      slot = a.scalar[a.type->kind == TypeKind::Complex ? p.dim : 0];
+      slot = a.type->kind == TypeKind::Tuple
+                 ? a.elements[p.dim]
+                 : a.scalar[a.type->kind == TypeKind::Complex ? p.dim : 0];
       break;
     default:
       throw std::logic_error("a jit function's parameter of an unknown kind");
@@ -344,6 +414,7 @@ py::object JitDispatcher::call(py::args args) {
   call.function = &function;
   call.device = converted.device;
   call.deviceMemory = converted.anyDeviceArray;
+  call.usmKind = converted.usmKind;
   call.regions = std::move(converted.regions);
   std::vector<uint64_t> result(hostResultSlots(function.host.returnType) + 1);
   try {

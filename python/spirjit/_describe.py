@@ -113,11 +113,38 @@ def describe_value(value, table=None):
         return {"kind": "object", "name": f"operator.{value.__name__}"}
     if module in ("math", "cmath") and callable(value):
         return {"kind": "object", "name": f"{module}.{qualname}"}
+    if module == "spirjit" and callable(value) and qualname:
+        # spirjit's own functions (empty, zeros, ...) under any name.
+        return {"kind": "object", "name": f"spirjit.{qualname}"}
     if module == "spirjit.kernel_api" and qualname:
         return {"kind": "object", "name": f"spirjit.kernel_api.{qualname}"}
     if module == "numpy" and callable(value) and qualname:
         return {"kind": "object", "name": f"numpy.{qualname}"}
     return {"kind": "unknown", "name": type(value).__name__}
+
+
+# Modules whose attributes the compiler knows by name.
+_KNOWN_MODULES = ("math", "cmath", "numpy", "spirjit", "spirjit.kernel_api",
+                  "numba", "numba_dpex", "operator")
+
+
+def _module_members(fn_globals, names, table):
+    """What `module.name` was, for each global module the compiler does not
+    know by name and each attribute name the code uses that the module has
+    and the compiler understands: a library re-exporting NumPy's or
+    spirjit's functions (``mylib.add = np.add``) is seen through."""
+    members = {}
+    modules = [fn_globals[n] for n in names
+               if isinstance(fn_globals.get(n), types.ModuleType) and
+               fn_globals[n].__name__ not in _KNOWN_MODULES]
+    for module in modules:
+        for name in names:
+            if name not in getattr(module, "__dict__", {}):
+                continue
+            d = describe_value(module.__dict__[name], table)
+            if d["kind"] != "unknown":
+                members[f"{module.__name__}.{name}"] = d
+    return members
 
 
 def _describe_annotation(value):
@@ -146,6 +173,7 @@ def describe_function(fn, table=None):
             resolved[name] = describe_value(getattr(builtins, name))
     closure = [describe_value(cell.cell_contents, table) for cell in
                (fn.__closure__ or ())]
+    members = _module_members(fn_globals, code.co_names, table)
     try:  # `from __future__ import annotations` leaves strings to evaluate
         raw = inspect.get_annotations(fn, eval_str=True)
     except Exception:
@@ -170,6 +198,7 @@ def describe_function(fn, table=None):
         "has_exception_table": bool(getattr(code, "co_exceptiontable", b"")),
         "globals": resolved,
         "closure": closure,
+        "module_members": members,
         "annotations": annotations,
         "device_functions": table if top else {},
         "signatures": [],
