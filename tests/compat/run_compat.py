@@ -6,12 +6,12 @@
 Runs the tests that tests/compat/fetch.py unpacked (build/compat/
 numba_dpex_tests) under pytest, with the mapping layer in tests/compat/shim
 first on sys.path, once per OpenCL device (SPIRJIT_DEVICE names it). Each
-test id is then classified, in this order: dpjit (dpjit_tests/,
-test_prange.py), out of scope (out_of_scope.txt), divergence
-(divergences.txt), dpjit (a failure from the dpjit stand-in), pass, skip,
-fail. It prints
-the counts per directory and device, the in-scope pass rate, and every
-in-scope failure with its reason.
+test id is then classified, in this order: out of scope
+(out_of_scope.txt), divergence (divergences.txt), dpjit (a failure from the
+dpjit stand-in of a spirjit without jit), pass, skip, fail. It prints, per
+device and per tier (kernel tests; dpjit tests: dpjit_tests/ and
+test_prange.py), the counts per directory, the in-scope pass rate, and
+every in-scope failure with its reason.
 
 Exit status 0 unless a test listed in expected_pass.txt no longer passes on
 some device; newly passing tests are reported, not failed. Without the
@@ -170,10 +170,14 @@ def strip(test_id):
     return test_id[len(PREFIX):] if test_id.startswith(PREFIX) else test_id
 
 
-def classify(test_id, outcome, reason, out_of_scope, divergences):
+def is_dpjit(test_id):
+    """A test of numba-dpex's dpjit (prange, dpnp in jit functions): the
+    second tier, counted in a table of its own."""
     path = test_id.split("::")[0]
-    if path.startswith("dpjit_tests/") or path == "test_prange.py":
-        return "dpjit", "needs dpjit/prange"
+    return path.startswith("dpjit_tests/") or path == "test_prange.py"
+
+
+def classify(test_id, outcome, reason, out_of_scope, divergences):
     why = match(test_id, out_of_scope)
     if why:
         return "out of scope", why
@@ -241,28 +245,6 @@ def report(label, classified, markdown):
                       else f"    {test_id}")
 
 
-def report_dpjit(results, classified, markdown):
-    """What the dpjit column's tests do now that spirjit has jit/prange:
-    their outcomes and the most common failure causes (not gating)."""
-    outcomes = collections.Counter()
-    causes = collections.Counter()
-    for test_id, (kind, _) in classified.items():
-        if kind != "dpjit":
-            continue
-        outcome, reason = results[test_id]
-        outcomes[outcome] += 1
-        if outcome != "passed" and outcome != "skipped":
-            causes[cause(reason)[:160]] += 1
-    if not outcomes:
-        return
-    ran = outcomes["passed"] + sum(n for o, n in outcomes.items()
-                                   if o not in ("passed", "skipped"))
-    print(f"\ndpjit tests: {outcomes['passed']} passed of {ran} run "
-          f"({outcomes['skipped']} skipped)")
-    for reason, n in causes.most_common(8):
-        print(f"{'- ' if markdown else '    '}{n} x {reason}")
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tests", default=os.path.join(
@@ -271,7 +253,7 @@ def main():
     parser.add_argument("--device", action="append",
                         help="an OpenCL filter string (default: every "
                              "OpenCL device)")
-    parser.add_argument("--budget", type=float, default=240,
+    parser.add_argument("--budget", type=float, default=600,
                         help="seconds for one device's whole run")
     parser.add_argument("--test-timeout", type=int, default=60,
                         help="seconds before one test counts as hung")
@@ -310,9 +292,13 @@ def main():
                              args.test_timeout)
         classified = {t: classify(t, o, r, out_of_scope, divergences)
                       for t, (o, r) in results.items()}
-        report(f"{label}: {time.monotonic() - started:.0f} s", classified,
+        seconds = time.monotonic() - started
+        report(f"{label}, kernel tests: {seconds:.0f} s for both tiers",
+               {t: c for t, c in classified.items() if not is_dpjit(t)},
                args.markdown)
-        report_dpjit(results, classified, args.markdown)
+        report(f"{label}, dpjit tests",
+               {t: c for t, c in classified.items() if is_dpjit(t)},
+               args.markdown)
         passed = {t for t, (k, _) in classified.items() if k == "pass"}
         passing_everywhere = passed if passing_everywhere is None \
             else passing_everywhere & passed

@@ -52,6 +52,11 @@ def _from_filter(filter_string):
     type_ = next((p for p in parts if p in device_type.__members__), None)
     index = next((int(p) for p in parts if p.isdigit()), 0)
     found = [d for d in _devices() if _matches(d, backend, type_)]
+    # The device under test by its own filter string ("opencl:cpu:1"): the
+    # index is its place among the runtime's devices, not in this list.
+    own = [d for d in found if d.filter_string == filter_string]
+    if own:
+        return own[0]
     if index >= len(found):
         raise SyclDeviceCreationError(
             f"no device matches '{filter_string}' (the device under test is "
@@ -64,7 +69,7 @@ class SyclDevice:
         if isinstance(filter_string, SyclDevice):
             self._spirjit_device = filter_string._spirjit_device
         elif isinstance(filter_string, _sj.Device):
-            self._spirjit_device = filter_string
+            self._spirjit_device = _sj.Device(filter_string)
         else:
             self._spirjit_device = _from_filter(filter_string)
 
@@ -100,16 +105,41 @@ class SyclDevice:
         return hash(self._spirjit_device)
 
 
-class SyclQueue:
+class SyclQueue(_sj.Device):
+    """A spirjit.Device under dpctl's name: spirjit has no user queues, so
+    a queue is its device (equal queues are queues of one device), and jit
+    functions take it as a Device argument."""
+
     def __init__(self, device=None, *args, **kwargs):
         try:
-            self.sycl_device = SyclDevice(device)
+            sycl_device = SyclDevice(device)
         except SyclDeviceCreationError as e:
             raise SyclQueueCreationError(str(e)) from e
-        self._spirjit_device = self.sycl_device._spirjit_device
+        self._device = sycl_device._spirjit_device._device
+
+    @property
+    def sycl_device(self):
+        return SyclDevice(_sj.Device(self))
+
+    @property
+    def _spirjit_device(self):
+        return _sj.Device(self)
 
     def wait(self):
         pass
+
+
+class _QueueManager:
+    @staticmethod
+    def get_device_cached_queue(device):
+        return SyclQueue(device)
+
+
+_sycl_queue_manager = _QueueManager()
+
+# dpnp's array attributes, named over spirjit's: the device and its queue.
+_sj.DeviceArray.sycl_device = property(lambda a: SyclDevice(a.device))
+_sj.DeviceArray.sycl_queue = property(lambda a: SyclQueue(a.device))
 
 
 class SyclEvent:
