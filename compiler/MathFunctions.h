@@ -8,7 +8,14 @@ namespace spirjit {
 
 struct MathFunction {
   enum class Module { Math, NumPy, Both };
-  enum class Kind { Float, Rounding, Predicate, Scale, Square, LdExp };
+  enum class Kind {
+    Float, Rounding, Predicate, Scale, Square, LdExp,
+    Sign,       // -1, 0 or 1 in the argument's type (nan stays nan)
+    NanMinMax,  // fmax/fmin: the larger/smaller, a nan only if both are
+    Logical,    // logical_and/or/xor/not: truth of each argument -> bool
+    Reciprocal, // 1 / x in the argument's type (an int's 1 // x, 0 for 0)
+    Identity,   // conjugate of a real number
+  };
   Module module;
   const char *name;
   const char *builtin; // OpenCL built-in, or the constant of a Scale

@@ -144,7 +144,18 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
         return types::weakInt();
       break;
     case MathFunction::Kind::Square:
+    case MathFunction::Kind::Reciprocal:
+    case MathFunction::Kind::Identity:
       return types::materialize(args[0]);
+    case MathFunction::Kind::Sign:
+      if (args[0]->kind == TypeKind::Bool)
+        typingError(inst, name + "() of a bool is not defined (NumPy has "
+                                 "no such loop either)");
+      return types::materialize(args[0]);
+    case MathFunction::Kind::NanMinMax:
+      return types::materialize(types::promote(args[0], args[1]));
+    case MathFunction::Kind::Logical:
+      return types::boolean();
     case MathFunction::Kind::LdExp:
       requireInteger(inst, args[1], name + "()'s exponent");
       return mathResultType(isMath, args[0]);

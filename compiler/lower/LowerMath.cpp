@@ -249,6 +249,85 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
       return {r->kind == TypeKind::Float ? builder_.CreateFMul(x, x)
                                          : builder_.CreateMul(x, x)};
     }
+    case MathFunction::Kind::Identity:
+      return {scalarOf(arg(0), r)};
+    case MathFunction::Kind::Sign: {
+      llvm::Value *x = scalarOf(arg(0), r);
+      llvm::Type *t = x->getType();
+      if (r->kind == TypeKind::Float) {
+        auto *zero = llvm::ConstantFP::get(t, 0.0);
+        llvm::Value *v = builder_.CreateSelect(
+            builder_.CreateFCmpUNO(x, x), x, zero); // nan stays nan
+        v = builder_.CreateSelect(builder_.CreateFCmpOLT(x, zero),
+                                  llvm::ConstantFP::get(t, -1.0), v);
+        return {builder_.CreateSelect(builder_.CreateFCmpOGT(x, zero),
+                                      llvm::ConstantFP::get(t, 1.0), v)};
+      }
+      auto *zero = llvm::ConstantInt::get(t, 0);
+      auto *one = llvm::ConstantInt::get(t, 1);
+      if (!r->isSigned)
+        return {builder_.CreateSelect(builder_.CreateICmpNE(x, zero), one,
+                                      zero)};
+      llvm::Value *v = builder_.CreateSelect(
+          builder_.CreateICmpSLT(x, zero), llvm::ConstantInt::get(t, -1, true),
+          zero);
+      return {builder_.CreateSelect(builder_.CreateICmpSGT(x, zero), one, v)};
+    }
+    case MathFunction::Kind::NanMinMax: {
+      llvm::Value *a = scalarOf(arg(0), r), *b = scalarOf(arg(1), r);
+      bool max = std::string(math->builtin) == "max";
+      if (r->kind == TypeKind::Float) { // a if it wins or b is nan
+        llvm::Value *wins = max ? builder_.CreateFCmpOGE(a, b)
+                                : builder_.CreateFCmpOLE(a, b);
+        return {builder_.CreateSelect(
+            builder_.CreateOr(wins, builder_.CreateFCmpUNO(b, b)), a, b)};
+      }
+      llvm::Value *wins =
+          r->kind == TypeKind::Bool || !r->isSigned
+              ? (max ? builder_.CreateICmpUGE(a, b) : builder_.CreateICmpULE(a, b))
+              : (max ? builder_.CreateICmpSGE(a, b) : builder_.CreateICmpSLE(a, b));
+      return {builder_.CreateSelect(wins, a, b)};
+    }
+    case MathFunction::Kind::Logical: {
+      auto truth = [&](size_t i) -> llvm::Value * {
+        const Type *t = types::materialize(arg(i)->type);
+        llvm::Value *x = scalarOf(arg(i), t);
+        if (t->kind == TypeKind::Bool)
+          return x;
+        if (t->kind == TypeKind::Float) // nan is true, as bool(nan)
+          return builder_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0));
+        return builder_.CreateICmpNE(x, llvm::ConstantInt::get(x->getType(), 0));
+      };
+      std::string op = math->builtin;
+      if (op == "not")
+        return {builder_.CreateNot(truth(0))};
+      llvm::Value *a = truth(0), *b = truth(1);
+      return {op == "and"  ? builder_.CreateAnd(a, b)
+              : op == "or" ? builder_.CreateOr(a, b)
+                           : builder_.CreateXor(a, b)};
+    }
+    case MathFunction::Kind::Reciprocal: {
+      llvm::Value *x = scalarOf(arg(0), r);
+      llvm::Type *t = x->getType();
+      if (r->kind == TypeKind::Float)
+        return {builder_.CreateFDiv(llvm::ConstantFP::get(t, 1.0), x)};
+      // An integer's 1 // x: 1 for 1, -1 for -1, else 0; for 0, where
+      // NumPy warns, what NumPy gives (the minimum of a 32- or 64-bit
+      // signed type, else 0). No division on the device.
+      auto *one = llvm::ConstantInt::get(t, 1);
+      llvm::Value *atZero =
+          r->isSigned && r->bits >= 32
+              ? llvm::ConstantInt::get(t, llvm::APInt::getSignedMinValue(r->bits))
+              : llvm::ConstantInt::get(t, 0);
+      llvm::Value *v = builder_.CreateSelect(
+          builder_.CreateICmpEQ(x, one), one,
+          builder_.CreateSelect(builder_.CreateICmpEQ(x, llvm::ConstantInt::get(t, 0)),
+                                atZero, llvm::ConstantInt::get(t, 0)));
+      if (r->isSigned)
+        v = builder_.CreateSelect(
+            builder_.CreateICmpEQ(x, llvm::ConstantInt::get(t, -1, true)), x, v);
+      return {v};
+    }
     case MathFunction::Kind::Scale: {
       llvm::Value *x = scalarOf(arg(0), r);
       return {builder_.CreateFMul(

@@ -38,7 +38,7 @@ _EXPRESSIONS = {
     "maximum": "{0} if ({0} >= {1} or {0} != {0}) else {1}",
     "minimum": "{0} if ({0} <= {1} or {0} != {0}) else {1}",
     "negative": "-{0}", "positive": "+{0}", "absolute": "abs({0})",
-    "invert": "~{0}", "square": "{0} * {0}", "reciprocal": "1 / {0}",
+    "invert": "~{0}", "square": "{0} * {0}",
     "copy": "{0}",
 }
 # What NumPy computes for bools where Python's operator would give an int.
@@ -54,9 +54,10 @@ for _name in ("sqrt", "exp", "expm1", "exp2", "log", "log1p", "log2",
               "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin",
               "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "cbrt",
               "fabs", "floor", "ceil", "trunc", "rint", "isnan", "isinf",
-              "isfinite", "radians", "degrees", "deg2rad", "rad2deg"):
+              "isfinite", "radians", "degrees", "deg2rad", "rad2deg",
+              "sign", "reciprocal", "conjugate"):
     _EXPRESSIONS[_name] = f"np.{_name}({{0}})"
-for _name in ("arctan2", "hypot", "copysign", "fmod"):
+for _name in ("arctan2", "hypot", "copysign", "fmod", "fmax", "fmin"):
     _EXPRESSIONS[_name] = f"np.{_name}({{0}}, {{1}})"
 
 _SCALARS = (numbers.Number, np.generic)
