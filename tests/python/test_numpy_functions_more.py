@@ -13,7 +13,7 @@ OTHER = np.array([1.0, np.nan, 2.0, np.nan, -1.0, 5.0, np.nan, -1e-3])
 INTS = np.array([-3, 0, 5, 1, -1, 2, 100, -100])
 OTHER_INTS = np.array([2, 0, -7, 1, 4, 2, -100, 100])
 
-UNARY = ["sign", "reciprocal", "conjugate", "logical_not"]
+UNARY = ["sign", "reciprocal", "conjugate", "conj", "logical_not"]
 BINARY = ["fmax", "fmin", "logical_and", "logical_or", "logical_xor"]
 DTYPES = [np.float32, np.float64, np.int32, np.int64]
 
