@@ -765,6 +765,11 @@ private:
       return; // read where it is used
     case Role::View:
       views_[inst] = makeView(inst->operands[0], inst->operands[1], line);
+      // Made where the slice is, so a use inside a prange loop (outlined
+      // later) finds it defined.
+      for (const Instruction *user : users_[inst])
+        if (roleOf(user) == Role::Copied && !viewValues_.count(inst))
+          viewValues_[inst] = viewValue(inst, line);
       return;
     case Role::Elementwise:
       if (inlinable(inst)) {
@@ -793,19 +798,45 @@ private:
     case Role::Copied:
       break;
     }
-    for (Instruction *operand : inst->operands)
-      if (views_.count(operand) && !inst->isa(Opcode::GetAttr))
-        error(line, "an array slice in a jit function can be read by array "
-                    "expressions and assigned to (a[1:-1] = ...), not used "
-                    "as a value here; index the whole array inside a prange "
-                    "loop instead");
-    if (inst->isa(Opcode::GetAttr) && views_.count(inst->operands[0]))
-      error(line, "attributes of array slices ('" + inst->name +
-                      "') are not supported in jit functions yet; compute "
-                      "them from the whole array's shape");
+    // A slice used as a value (returned, passed on, indexed in a loop,
+    // its shape read): the view itself, made here.
+    std::vector<std::pair<size_t, Instruction *>> viewOperands;
+    for (size_t i = 0; i < inst->operands.size(); ++i)
+      if (views_.count(inst->operands[i])) {
+        auto made = viewValues_.find(inst->operands[i]);
+        viewOperands.push_back(
+            {i, made != viewValues_.end() ? made->second
+                                          : viewValue(inst->operands[i], line)});
+      }
     if (!isPure(inst))
       closeGroup();
-    map_.values[inst] = ir::cloneInstruction(*inst, *fn_, cur_);
+    Instruction *copy = ir::cloneInstruction(*inst, *fn_, cur_);
+    for (const auto &[i, view] : viewOperands)
+      copy->operands[i] = view;
+    map_.values[inst] = copy;
+  }
+
+  /// `<view>(base, offset per base dimension, then per view dimension its
+  /// length, base dimension and step)`: the lowering makes the array value
+  /// (first element, extents, strides) of view `v` of its real base.
+  Instruction *viewValue(const Instruction *v, int line) {
+    const Access &a = views_.at(v);
+    Instruction *callee = make(Opcode::Global, {}, line);
+    callee->name = "<view>";
+    std::vector<Instruction *> operands = {callee, a.base};
+    for (size_t b = 0; b < a.fixed.size(); ++b) {
+      Instruction *offset = a.fixed[b];
+      for (const Access::Dim &dim : a.dims)
+        if (!offset && dim.baseDim == static_cast<int>(b))
+          offset = dim.start;
+      operands.push_back(offset ? offset : integer(0, line));
+    }
+    for (const Access::Dim &dim : a.dims) {
+      operands.push_back(dim.length);
+      operands.push_back(integer(dim.baseDim, line));
+      operands.push_back(integer(dim.step, line));
+    }
+    return make(Opcode::Call, operands, line);
   }
 
   const TypedFunction &typed_;
@@ -814,6 +845,8 @@ private:
   std::map<const Block *, Block *> last_;
   std::map<const Instruction *, std::vector<const Instruction *>> users_;
   std::map<const Instruction *, Access> views_;
+  /// The `<view>` value of each slice some instruction uses as a value.
+  std::map<const Instruction *, Instruction *> viewValues_;
   /// A value that names another array: a stored expression's temporary,
   /// or a += b's a.
   std::map<const Instruction *, Instruction *> aliases_;

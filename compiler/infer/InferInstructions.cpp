@@ -211,7 +211,8 @@ const Type *Inference::infer(Instruction &inst) {
   }
   case Opcode::Global: {
     if (inst.name == "assert" || inst.name == "<slice>" ||
-        inst.name == "<fail>") // unforgeable names (PyIROpcodes.def)
+        inst.name == "<fail>" ||
+        inst.name == "<view>") // unforgeable names (PyIROpcodes.def)
       return types::function(inst.name);
     auto it = desc_.globals.find(inst.name);
     SPIRJIT_INTERNAL_CHECK(it != desc_.globals.end(),

@@ -323,6 +323,30 @@ void Lowering::lowerHostReturn(const Instruction &inst) {
   builder_.CreateRet(builder_.getInt32(0));
 }
 
+Lowered Lowering::lowerView(const Instruction &inst) {
+  const Instruction *baseArg = inst.operands[1];
+  const Type *base = baseArg->type;
+  const Lowered &from = values_.at(baseArg);
+  size_t at = 2;
+  llvm::Value *offset = builder_.getInt64(0);
+  for (int b = 0; b < base->ndim; ++b)
+    offset = builder_.CreateAdd(
+        offset, builder_.CreateMul(scalarOf(inst.operands[at++], types::int64()),
+                                   from.strides[b]));
+  Lowered view;
+  view.data = builder_.CreateInBoundsGEP(memoryType(base->element), from.data,
+                                         offset);
+  while (at < inst.operands.size()) {
+    view.shape.push_back(scalarOf(inst.operands[at], types::int64()));
+    int64_t baseDim = inst.operands[at + 1]->constant.intValue;
+    int64_t step = inst.operands[at + 2]->constant.intValue;
+    view.strides.push_back(builder_.CreateMul(from.strides[baseDim],
+                                              builder_.getInt64(step)));
+    at += 3;
+  }
+  return view;
+}
+
 Lowered Lowering::lowerHostFail(const Instruction &inst) {
   SPIRJIT_INTERNAL_CHECK(isHost(), "a failed check outside host code");
   auto *i64 = builder_.getInt64Ty();

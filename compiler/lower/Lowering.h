@@ -149,6 +149,8 @@ private:
   Lowered lowerArrayConstructor(const Instruction &inst);
   /// The array-expression stage's failed run-time check: a ValueError.
   Lowered lowerHostFail(const Instruction &inst);
+  /// A slice used as a value (ArrayExpressions.cpp's `<view>` call).
+  Lowered lowerView(const Instruction &inst);
   void storeHostResult(const Lowered &value, const Type *from, const Type *to,
                        size_t &slot);
   void lowerHostReturn(const Instruction &inst);

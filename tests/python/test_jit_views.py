@@ -1,0 +1,102 @@
+"""Slices used as values in jit functions are views, as in NumPy and numba:
+returned, written through, read in prange loops, passed on."""
+
+import numpy as np
+import pytest
+
+import spirjit
+from spirjit import prange
+
+
+@spirjit.jit
+def middle(a):
+    return a[1:5]
+
+
+@spirjit.jit
+def copy_back(a):
+    b = a[1:4]
+    a[6:9] = b
+    return a
+
+
+@spirjit.jit
+def strided_sum(a):
+    v = a[1:-1, ::2]
+    s = 0.0
+    for i in prange(v.shape[0]):
+        for j in range(v.shape[1]):
+            s += v[i, j]
+    return s, v
+
+
+@spirjit.jit
+def bump_every_other(a):
+    b = a[::2]
+    b[0] = 50.0
+    for i in prange(b.shape[0]):
+        b[i] += 1.0
+    return b
+
+
+@spirjit.jit
+def rows(a, out):
+    for i in prange(a.shape[0]):
+        r = a[i, 1:4]
+        out[i] = r[0] + r[2]
+    return out
+
+
+@spirjit.jit
+def doubled(x):
+    return x * 2
+
+
+@spirjit.jit
+def double_tail(a):
+    return doubled(a[2:])
+
+
+def test_a_returned_slice_is_a_view_of_the_argument(device_filter):
+    a = np.arange(10.0)
+    got = middle(a)
+    assert got.tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert np.shares_memory(got, a)
+    d = spirjit.asarray(a)
+    view = middle(d)
+    assert isinstance(view, spirjit.DeviceArray)
+    assert view.asnumpy().tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert view._buffer_key == d._buffer_key
+
+
+def test_a_slice_assigned_from_another_slice(device_filter):
+    assert copy_back(np.arange(10)).tolist() == [0, 1, 2, 3, 4, 5, 1, 2, 3, 9]
+
+
+@pytest.mark.parametrize("where", ["numpy", "device"])
+def test_a_strided_2d_view_read_in_a_prange_reduction(device_filter, where):
+    m = np.arange(30.0).reshape(5, 6)
+    arg = m if where == "numpy" else spirjit.asarray(m)
+    s, v = strided_sum(arg)
+    assert s == m[1:-1, ::2].sum()
+    host = v if where == "numpy" else v.asnumpy()
+    assert host.tolist() == m[1:-1, ::2].tolist()
+    assert v.strides == m[1:-1, ::2].strides
+
+
+@pytest.mark.parametrize("where", ["numpy", "device"])
+def test_writes_through_a_view_reach_the_array(device_filter, where):
+    a = np.zeros(7) if where == "numpy" else spirjit.zeros(7)
+    b = bump_every_other(a)
+    host = a if where == "numpy" else a.asnumpy()
+    assert host.tolist() == [51.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0]
+    assert np.asarray(b).tolist() == [51.0, 1.0, 1.0, 1.0]
+
+
+def test_a_view_made_inside_a_prange_body(device_filter):
+    m = np.arange(30.0).reshape(5, 6)
+    assert rows(m, np.zeros(5)).tolist() == (m[:, 1] + m[:, 3]).tolist()
+
+
+def test_a_view_passed_to_another_jit_function(device_filter):
+    assert double_tail(np.arange(5.0)).tolist() == [4.0, 6.0, 8.0]
