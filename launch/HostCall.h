@@ -31,6 +31,9 @@ struct HostCall {
   /// The USM kind of arrays the call makes when none is asked for: its
   /// DeviceArray arguments' kinds combined (runtime::combineUsmKinds).
   runtime::UsmKind usmKind = runtime::UsmKind::Device;
+  /// The host code may touch array elements (JitFunction::specialize's
+  /// hostAddressable): what the call makes must then be host memory.
+  bool hostAddressable = true;
   /// Memory the call knows: DeviceArray arguments' buffers and what it
   /// allocated. A launch passes an array inside one as that buffer.
   struct Region {

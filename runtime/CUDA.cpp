@@ -67,6 +67,9 @@ constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
   X(cuStreamSynchronize, "cuStreamSynchronize", CUstream)                      \
   X(cuMemAlloc, "cuMemAlloc_v2", CUdeviceptr *, size_t)                        \
   X(cuMemFree, "cuMemFree_v2", CUdeviceptr)                                    \
+  X(cuMemAllocManaged, "cuMemAllocManaged", CUdeviceptr *, size_t, unsigned)  \
+  X(cuMemAllocHost, "cuMemAllocHost_v2", void **, size_t)                      \
+  X(cuMemFreeHost, "cuMemFreeHost", void *)                                    \
   X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", CUdeviceptr, const void *,      \
     size_t, CUstream)                                                          \
   X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", void *, CUdeviceptr, size_t,    \
@@ -132,14 +135,17 @@ class CudaDevice;
 class CudaBuffer final : public Buffer {
 public:
   CudaBuffer(std::shared_ptr<Device> device, CUdeviceptr pointer, size_t size,
-             size_t capacity)
+             size_t capacity, UsmKind kind = UsmKind::Device)
       : Buffer(std::move(device), size, nullptr,
-               reinterpret_cast<void *>(pointer), /*hostAddressable=*/false),
-        capacity_(capacity) {}
+               reinterpret_cast<void *>(pointer),
+               /*hostAddressable=*/kind != UsmKind::Device),
+        capacity_(capacity) {
+    setUsmKind(kind);
+  }
   ~CudaBuffer() override;
 
 private:
-  size_t capacity_;
+  size_t capacity_; // device memory: the pooled block's size
 };
 
 class CudaProgram final : public Program {
@@ -351,6 +357,36 @@ public:
     return buffer;
   }
 
+  /// usm_type "shared" is managed memory (cuMemAllocManaged), "host" is
+  /// pinned host memory (cuMemAllocHost) the GPU reads over the bus: both
+  /// host-addressable, both at the same address on host and device
+  /// (unified addressing). Neither is pooled.
+  std::shared_ptr<Buffer> allocateUsm(size_t size, const void *host,
+                                      UsmKind kind) override {
+    if (kind == UsmKind::Device)
+      return Device::allocateUsm(size, host, kind);
+    checkAllocationSize(size);
+    makeCurrent();
+    CUdeviceptr pointer = 0;
+    if (kind == UsmKind::Shared) {
+      check(driver().cuMemAllocManaged(&pointer, size ? size : 1,
+                                       /*CU_MEM_ATTACH_GLOBAL*/ 1),
+            "cuMemAllocManaged of " + std::to_string(size) + " bytes on " +
+                info().name);
+    } else {
+      void *p = nullptr;
+      check(driver().cuMemAllocHost(&p, size ? size : 1),
+            "cuMemAllocHost of " + std::to_string(size) + " bytes for " +
+                info().name);
+      pointer = reinterpret_cast<CUdeviceptr>(p);
+    }
+    auto buffer = std::make_shared<CudaBuffer>(shared_from_this(), pointer,
+                                               size, 0, kind);
+    if (host && size)
+      write(*buffer, host, size, 0);
+    return buffer;
+  }
+
   void read(const Buffer &buffer, void *host, size_t size,
             size_t offset) override {
     if (size == 0)
@@ -546,7 +582,12 @@ CudaBuffer::~CudaBuffer() {
   try {
     auto &device = static_cast<CudaDevice &>(*this->device());
     device.makeCurrent();
-    device.recycle(svm(), capacity_);
+    if (usmKind() == UsmKind::Host)
+      driver().cuMemFreeHost(svm());
+    else if (usmKind() == UsmKind::Shared)
+      driver().cuMemFree(reinterpret_cast<CUdeviceptr>(svm()));
+    else
+      device.recycle(svm(), capacity_);
   } catch (const DeviceError &) {
   }
 }

@@ -2,8 +2,9 @@
 // driver API loaded at run time with dlopen("libcuda.so.1"): no link-time
 // dependency, and a machine without the driver simply has no CUDA devices.
 // One primary context (shared with CuPy, PyTorch and numba-cuda in the
-// same process) and one non-blocking stream per device, plain device
-// allocations (cuMemAlloc, never managed memory), modules from PTX.
+// same process) and one non-blocking stream per device, device memory
+// (cuMemAlloc, pooled) for usm_type "device", managed memory for "shared"
+// and pinned host memory for "host", modules from PTX.
 #pragma once
 
 #include "runtime/Device.h"

@@ -64,9 +64,9 @@ class Device;
 
 /// What a DeviceArray's memory is, in SYCL's USM terms (dpnp's `usm_type`):
 /// memory for the device, shared with the host (migrating), or the host's
-/// own that the device reads. Backends with one kind of memory (OpenCL SVM,
-/// Level Zero shared USM, CUDA device memory) record the kind asked for;
-/// results of array expressions take their operands' (usmKindOf).
+/// own that the device reads (Device::allocateUsm says what each backend
+/// allocates); results of array expressions take their operands'
+/// (combineUsmKinds).
 enum class UsmKind { Device, Shared, Host };
 /// "device", "shared", "host".
 const char *usmKindName(UsmKind kind);
@@ -207,9 +207,11 @@ public:
   /// cannot hold.
   virtual std::shared_ptr<Buffer> allocate(size_t size,
                                            const void *host = nullptr) = 0;
-  /// The same, recording the USM kind asked for on the buffer.
-  std::shared_ptr<Buffer> allocateUsm(size_t size, const void *host,
-                                      UsmKind kind) {
+  /// The same as USM memory of `kind`. Backends with one kind of memory
+  /// (OpenCL SVM, Level Zero shared USM) record the kind on their buffer;
+  /// CUDA allocates managed and pinned host memory for "shared" and "host".
+  virtual std::shared_ptr<Buffer> allocateUsm(size_t size, const void *host,
+                                              UsmKind kind) {
     std::shared_ptr<Buffer> buffer = allocate(size, host);
     buffer->setUsmKind(kind);
     return buffer;

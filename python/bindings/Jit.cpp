@@ -120,7 +120,11 @@ Converted convert(const py::args &args,
             argumentName(i) + " lives on " + buffer->device()->info().name +
                 " in memory without a pointer; jit functions take arrays in "
                 "SVM, USM or CUDA memory (use a @spirjit.kernel there)");
-      if (!buffer->hostAddressable())
+      // Host code may touch the elements of host-addressable arrays; a
+      // CUDA call may also make device memory (usm_type "device"), so it
+      // never does (managed and pinned host memory included).
+      if (!buffer->hostAddressable() ||
+          buffer->device()->info().backend == "cuda")
         out.hostAddressable = false;
       if (out.device && out.device != buffer->device())
         throw PythonError("DeviceInferenceError",
@@ -213,6 +217,10 @@ Converted convert(const py::args &args,
                             out.device->filterString());
     out.device = out.named;
     out.anyDeviceArray = true; // the arrays it makes are that device's
+    if (out.device->info().backend == "cuda" ||
+        (out.device->info().backend == "opencl" &&
+         !out.device->info().hasFineGrainSvm))
+      out.hostAddressable = false; // what it makes is the device's own
     if (!out.device->info().hasSvm)
       throw PythonError(
           "DeviceError",
@@ -414,6 +422,7 @@ py::object JitDispatcher::call(py::args args) {
   call.function = &function;
   call.device = converted.device;
   call.deviceMemory = converted.anyDeviceArray;
+  call.hostAddressable = converted.hostAddressable;
   call.usmKind = converted.usmKind;
   call.regions = std::move(converted.regions);
   std::vector<uint64_t> result(hostResultSlots(function.host.returnType) + 1);

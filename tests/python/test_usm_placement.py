@@ -167,3 +167,34 @@ def test_a_library_reexporting_spirjit_and_numpy_names_compiles(device):
         assert got.usm_type == "host"
     finally:
         del sys.modules["arraylib"]
+
+
+@pytest.mark.parametrize("usm_type", USM_TYPES)
+def test_kernels_and_jit_functions_run_on_every_usm_type(device, usm_type):
+    from spirjit import kernel_api as kapi
+
+    @spirjit.kernel
+    def scale(item: kapi.Item, a, out):
+        i = item.get_id(0)
+        out[i] = a[i] * 3
+
+    @spirjit.jit
+    def plus_one(a):
+        for i in spirjit.prange(a.shape[0]):
+            a[i] += 1
+        return a + a
+
+    a = spirjit.asarray(np.arange(1000, dtype=np.float32), device=device,
+                        usm_type=usm_type)
+    out = spirjit.empty_like(a)
+    spirjit.call_kernel(scale, spirjit.Range(1000), a, out)
+    assert out.usm_type == usm_type
+    np.testing.assert_array_equal(out.asnumpy(), np.arange(1000) * 3)
+    twice = plus_one(out)
+    np.testing.assert_array_equal(twice.asnumpy(),
+                                  (np.arange(1000) * 3 + 1) * 2)
+    assert twice.usm_type == usm_type
+    if device.backend == "cuda":
+        # "shared" is managed memory and "host" pinned host memory: both at
+        # one address the host can use; "device" is the GPU's own.
+        assert a._host_addressable == (usm_type != "device")
