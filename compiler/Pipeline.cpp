@@ -437,17 +437,19 @@ CompiledHost compileHost(const HostRequest &request,
   // parfor: each prange loop nest becomes a kernel and a launch.
   CompiledHost compiled;
   compiled.parfors = outlineParfors(typed);
-  if (!request.hostAddressable)
-    for (const auto &block : typed.function->blocks)
-      for (const auto &inst : block->instructions)
-        if ((inst->isa(ir::Opcode::GetItem) || inst->isa(ir::Opcode::SetItem)) &&
-            inst->operands[0]->type->kind == TypeKind::Array)
+  for (const auto &block : typed.function->blocks)
+    for (const auto &inst : block->instructions)
+      if ((inst->isa(ir::Opcode::GetItem) || inst->isa(ir::Opcode::SetItem)) &&
+          inst->operands[0]->type->kind == TypeKind::Array) {
+        compiled.touchesElements = true;
+        if (!request.hostAddressable)
           throw UserError(UserErrorKind::UnsupportedFeature, function.filename,
                           inst->line,
                           "this jit function runs on a device whose memory "
                           "the host cannot address, and its host code "
                           "touches an array element outside a prange loop; "
                           "move the access into a prange loop");
+      }
   dump(Stage::Parfor, [&] {
     std::string text = printTypedFunction(typed);
     for (const Parfor &parfor : compiled.parfors) {

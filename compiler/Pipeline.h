@@ -125,6 +125,10 @@ struct CompiledHost {
   const Type *returnType = nullptr;
   /// Per argument: may the function (its host code or a loop) write it?
   std::vector<bool> writtenArguments;
+  /// Does the host code read or write an array element outside the prange
+  /// loops? (Then the arrays a call on NumPy arrays makes must be memory the
+  /// host can address.)
+  bool touchesElements = false;
   double compileSeconds = 0;
   /// The object file compiled for the host code and the name of `entry`
   /// in it, for the caller to keep; empty when request.cachedObject was

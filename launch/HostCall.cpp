@@ -349,15 +349,16 @@ extern "C" void *spirjit_host_alloc(void *context, int32_t ndim,
     region.bytes = bytes;
     if (onDevice) {
       region.buffer = allocateOn(call, bytes, region.begin, kind);
-      if (call.hostAddressable && !region.buffer->hostAddressable()) {
-        // A call on NumPy arrays, whose host code may touch elements,
-        // making a device's own memory (spirjit.empty on a GPU): managed
-        // memory where the device has it, else an error that says why.
+      if (call.hostAddressable && call.function->host.touchesElements &&
+          !region.buffer->hostAddressable()) {
+        // A call on NumPy arrays whose host code touches elements, making
+        // a device's own memory (spirjit.empty on a GPU): managed memory
+        // where the device has it, else an error that says why.
         if (call.device->info().backend != "cuda")
           throw LaunchError(
               LaunchErrorKind::Device,
-              "this jit call runs on NumPy arrays, so its host code may "
-              "touch array elements, but the arrays it makes live in " +
+              "this jit call runs on NumPy arrays and its host code touches "
+              "array elements, but the arrays it makes live in " +
                   call.device->info().name +
                   " memory the host cannot address; pass a DeviceArray "
                   "argument, or make the array with np.empty");

@@ -198,3 +198,16 @@ def test_kernels_and_jit_functions_run_on_every_usm_type(device, usm_type):
         # "shared" is managed memory and "host" pinned host memory: both at
         # one address the host can use; "device" is the GPU's own.
         assert a._host_addressable == (usm_type != "device")
+
+
+def test_a_numpy_call_whose_host_code_touches_what_it_makes(device):
+    @spirjit.jit(device=device)
+    def first_plus_one(a):
+        out = spirjit.zeros(a.shape[0])
+        out[0] = a[0] + 1
+        return out
+
+    got = first_plus_one(np.arange(3.0))
+    assert got.asnumpy().tolist() == [1.0, 0.0, 0.0]
+    # A GPU's own memory is not the host's: the array is managed memory.
+    assert got.usm_type == ("shared" if device.backend == "cuda" else "device")
