@@ -127,7 +127,10 @@ def asarray(obj, dtype=None, device=None, usm_type=None, sycl_queue=None):
     Objects exposing ``__sycl_usm_array_interface__`` or DLPack are read
     where the runtime can address their memory."""
     import numpy as np
-    if device is None and sycl_queue is not None:
+    if device is not None and sycl_queue is not None:
+        raise TypeError("spirjit.asarray() takes device= or sycl_queue=, "
+                        "not both")
+    if device is None:
         device = sycl_queue
     if usm_type is not None and usm_type not in _USM_TYPES:
         raise ValueError("spirjit.asarray(): usm_type must be 'device', "

@@ -49,6 +49,12 @@ def test_bad_usm_type_and_both_device_keywords_are_refused(device):
     with pytest.raises(TypeError, match="takes device= or sycl_queue=, not "
                                         "both"):
         spirjit.zeros(3, device=device, sycl_queue=device)
+    with pytest.raises(TypeError, match="takes device= or sycl_queue=, not "
+                                        "both"):
+        spirjit.asarray([1, 2], device=device, sycl_queue=device)
+    with pytest.raises(TypeError, match="a device is a spirjit.Device, a "
+                                        "filter string"):
+        spirjit.empty(3, device=7)
 
 
 @pytest.mark.parametrize("usm_type", USM_TYPES)
