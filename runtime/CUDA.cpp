@@ -145,7 +145,7 @@ public:
   ~CudaBuffer() override;
 
 private:
-  size_t capacity_; // device memory: the pooled block's size
+  size_t capacity_; // the pooled block's size
 };
 
 class CudaProgram final : public Program {
@@ -360,28 +360,37 @@ public:
   /// usm_type "shared" is managed memory (cuMemAllocManaged), "host" is
   /// pinned host memory (cuMemAllocHost) the GPU reads over the bus: both
   /// host-addressable, both at the same address on host and device
-  /// (unified addressing). Neither is pooled.
+  /// (unified addressing). Each kind has its pool: pinning 64 MB costs tens
+  /// of milliseconds, and an array expression allocates every time.
   std::shared_ptr<Buffer> allocateUsm(size_t size, const void *host,
                                       UsmKind kind) override {
     if (kind == UsmKind::Device)
       return Device::allocateUsm(size, host, kind);
     checkAllocationSize(size);
     makeCurrent();
-    CUdeviceptr pointer = 0;
-    if (kind == UsmKind::Shared) {
-      check(driver().cuMemAllocManaged(&pointer, size ? size : 1,
-                                       /*CU_MEM_ATTACH_GLOBAL*/ 1),
-            "cuMemAllocManaged of " + std::to_string(size) + " bytes on " +
-                info().name);
-    } else {
-      void *p = nullptr;
-      check(driver().cuMemAllocHost(&p, size ? size : 1),
-            "cuMemAllocHost of " + std::to_string(size) + " bytes for " +
-                info().name);
-      pointer = reinterpret_cast<CUdeviceptr>(p);
-    }
-    auto buffer = std::make_shared<CudaBuffer>(shared_from_this(), pointer,
-                                               size, 0, kind);
+    CUresult result = CUDA_SUCCESS;
+    auto [block, capacity] = pools_[static_cast<int>(kind)]->obtain(
+        size ? size : 1,
+        [&](size_t bytes) -> void * {
+          CUdeviceptr p = 0;
+          void *pinned = nullptr;
+          result = kind == UsmKind::Shared
+                       ? driver().cuMemAllocManaged(&p, bytes,
+                                                    /*CU_MEM_ATTACH_GLOBAL*/ 1)
+                       : driver().cuMemAllocHost(&pinned, bytes);
+          if (result != CUDA_SUCCESS)
+            return nullptr;
+          return kind == UsmKind::Shared ? reinterpret_cast<void *>(p) : pinned;
+        },
+        releaser(kind));
+    if (!block)
+      check(result, std::string(kind == UsmKind::Shared ? "cuMemAllocManaged"
+                                                        : "cuMemAllocHost") +
+                        " of " + std::to_string(size) + " bytes for " +
+                        info().name);
+    auto buffer = std::make_shared<CudaBuffer>(
+        shared_from_this(), reinterpret_cast<CUdeviceptr>(block), size,
+        capacity, kind);
     if (host && size)
       write(*buffer, host, size, 0);
     return buffer;
@@ -392,6 +401,11 @@ public:
     if (size == 0)
       return;
     makeCurrent();
+    if (buffer.usmKind() == UsmKind::Host) { // pinned host memory: the
+      finish();                              // host's own, once done
+      std::memcpy(host, static_cast<char *>(buffer.svm()) + offset, size);
+      return;
+    }
     check(driver().cuMemcpyDtoHAsync(host, address(buffer, offset), size,
                                      stream_),
           "cuMemcpyDtoHAsync");
@@ -402,6 +416,11 @@ public:
     if (size == 0)
       return;
     makeCurrent();
+    if (buffer.usmKind() == UsmKind::Host) {
+      finish(); // after every queued kernel that reads or writes it
+      std::memcpy(static_cast<char *>(buffer.svm()) + offset, host, size);
+      return;
+    }
     check(driver().cuMemcpyHtoDAsync(address(buffer, offset), host, size,
                                      stream_),
           "cuMemcpyHtoDAsync");
@@ -561,15 +580,23 @@ private:
   CUstream stream_;
   EventPool events_;
   int openedInFork_;
-  /// Freed allocations (MemoryPool.h).
+  /// Freed allocations (MemoryPool.h): device memory, then managed and
+  /// pinned host memory (UsmKind's order).
   MemoryPool pool_{memoryPoolLimit(info().globalMemSize)};
+  MemoryPool sharedPool_{memoryPoolLimit(info().globalMemSize)};
+  MemoryPool hostPool_{memoryPoolLimit(info().globalMemSize)};
+  MemoryPool *pools_[3] = {&pool_, &sharedPool_, &hostPool_};
+
+  static void (*releaser(UsmKind kind))(void *) {
+    if (kind == UsmKind::Host)
+      return [](void *p) { driver().cuMemFreeHost(p); };
+    return [](void *p) { driver().cuMemFree(reinterpret_cast<CUdeviceptr>(p)); };
+  }
 
 public:
   /// A freed block of this device, kept for reuse (the context current).
-  void recycle(void *pointer, size_t capacity) {
-    pool_.put({pointer, capacity}, [](void *p) {
-      driver().cuMemFree(reinterpret_cast<CUdeviceptr>(p));
-    });
+  void recycle(void *pointer, size_t capacity, UsmKind kind) {
+    pools_[static_cast<int>(kind)]->put({pointer, capacity}, releaser(kind));
   }
 
 public:
@@ -582,12 +609,7 @@ CudaBuffer::~CudaBuffer() {
   try {
     auto &device = static_cast<CudaDevice &>(*this->device());
     device.makeCurrent();
-    if (usmKind() == UsmKind::Host)
-      driver().cuMemFreeHost(svm());
-    else if (usmKind() == UsmKind::Shared)
-      driver().cuMemFree(reinterpret_cast<CUdeviceptr>(svm()));
-    else
-      device.recycle(svm(), capacity_);
+    device.recycle(svm(), capacity_, usmKind());
   } catch (const DeviceError &) {
   }
 }
