@@ -44,7 +44,11 @@ sys.path.insert(0, os.path.join(REPO, "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import spirjit  # noqa: E402
-from spirjit import kernel_api as kapi, prange  # noqa: E402
+from spirjit import kernel_api as kapi  # noqa: E402
+try:  # one source for both compilers: spirjit reads numba's prange as its own
+    from numba import prange  # noqa: E402
+except Exception:  # noqa: BLE001 (numba missing or broken: its column says)
+    from spirjit import prange  # noqa: E402
 from bench_kernel_api import make_spirjit_reduction  # noqa: E402
 
 RUNTIMES = [("Intel", "Intel(R) OpenCL"),
@@ -70,10 +74,38 @@ def interleaved_medians(fns, reps, warmup=2):
     return {label: statistics.median(t) for label, t in times.items()}
 
 
-@spirjit.jit
-def vecadd_prange(a, b, c):
+# The loops as numba's users write them, compiled by spirjit.jit here and
+# by numba.njit(parallel=True) in numba_functions().
+def vecadd_loop(a, b, c):
     for i in prange(a.shape[0]):
         c[i] = a[i] + b[i]
+
+
+def jacobi_rows_loop(u, v):
+    # numba's and numba-dpex's form: rows in parallel, columns in a loop.
+    n, m = u.shape
+    for i in prange(1, n - 1):
+        for j in range(1, m - 1):
+            v[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] +
+                              u[i, j + 1])
+
+
+def jacobi_arrayexpr_loop(u, v):
+    v[1:-1, 1:-1] = (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] +
+                     u[1:-1, 2:]) * 0.25
+
+
+def sum_loop(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += a[i]
+    return s
+
+
+vecadd_prange = spirjit.jit(vecadd_loop)
+jacobi_rows = spirjit.jit(jacobi_rows_loop)
+jacobi_arrayexpr = spirjit.jit(jacobi_arrayexpr_loop)
+sum_prange = spirjit.jit(sum_loop)
 
 
 @spirjit.kernel
@@ -84,35 +116,12 @@ def vecadd_kernel(item, a, b, c):
 
 @spirjit.jit
 def jacobi_prange(u, v):
+    # spirjit's own form: both dimensions parallel.
     n, m = u.shape
     for i in prange(1, n - 1):
         for j in prange(1, m - 1):
             v[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] +
                               u[i, j + 1])
-
-
-@spirjit.jit
-def jacobi_rows(u, v):
-    # numba's and numba-dpex's form: rows in parallel, columns in a loop.
-    n, m = u.shape
-    for i in prange(1, n - 1):
-        for j in range(1, m - 1):
-            v[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] +
-                              u[i, j + 1])
-
-
-@spirjit.jit
-def jacobi_arrayexpr(u, v):
-    v[1:-1, 1:-1] = (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] +
-                     u[1:-1, 2:]) * 0.25
-
-
-@spirjit.jit
-def sum_prange(a):
-    s = 0.0
-    for i in prange(a.shape[0]):
-        s += a[i]
-    return s
 
 
 # The tree-reduction kernel of bench_kernel_api.py, the reference here.
@@ -134,32 +143,9 @@ def numba_functions():
     except Exception as e:  # noqa: BLE001
         return None, f"unavailable: {type(e).__name__}"
 
-    @numba.njit(parallel=True)
-    def nb_vecadd(a, b, c):
-        for i in numba.prange(a.shape[0]):
-            c[i] = a[i] + b[i]
-
-    @numba.njit(parallel=True)
-    def nb_jacobi(u, v):
-        n, m = u.shape
-        for i in numba.prange(1, n - 1):
-            for j in range(1, m - 1):
-                v[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] +
-                                  u[i, j + 1])
-
-    @numba.njit(parallel=True)
-    def nb_jacobi_arrayexpr(u, v):
-        v[1:-1, 1:-1] = (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] +
-                         u[1:-1, 2:]) * 0.25
-
-    @numba.njit(parallel=True)
-    def nb_sum(a):
-        s = 0.0
-        for i in numba.prange(a.shape[0]):
-            s += a[i]
-        return s
-
-    return (nb_vecadd, nb_jacobi, nb_sum, nb_jacobi_arrayexpr), None
+    parallel = numba.njit(parallel=True)
+    return tuple(parallel(f) for f in (vecadd_loop, jacobi_rows_loop,
+                                       sum_loop, jacobi_arrayexpr_loop)), None
 
 
 def pyopencl_context(platform):

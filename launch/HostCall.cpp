@@ -348,13 +348,12 @@ extern "C" void *spirjit_host_alloc(void *context, int32_t ndim,
     HostCall::Region region;
     region.bytes = bytes;
     if (onDevice) {
-      region.buffer = allocateOn(call, bytes, region.begin, kind);
       if (call.hostAddressable && call.function->host.touchesElements &&
-          !region.buffer->hostAddressable()) {
+          !call.device->allocatesHostAddressable(kind)) {
         // A call on NumPy arrays whose host code touches elements, making
-        // a device's own memory (spirjit.empty on a GPU): managed memory
-        // where the device has it, else an error that says why.
-        if (call.device->info().backend != "cuda")
+        // a device's own memory (spirjit.empty on a GPU): shared (managed)
+        // memory where that is the host's, else an error that says why.
+        if (!call.device->allocatesHostAddressable(runtime::UsmKind::Shared))
           throw LaunchError(
               LaunchErrorKind::Device,
               "this jit call runs on NumPy arrays and its host code touches "
@@ -362,9 +361,9 @@ extern "C" void *spirjit_host_alloc(void *context, int32_t ndim,
                   call.device->info().name +
                   " memory the host cannot address; pass a DeviceArray "
                   "argument, or make the array with np.empty");
-        region.buffer = allocateOn(call, bytes, region.begin,
-                                   runtime::UsmKind::Shared);
+        kind = runtime::UsmKind::Shared;
       }
+      region.buffer = allocateOn(call, bytes, region.begin, kind);
     } else {
       size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
       region.owned = std::aligned_alloc(64, rounded);

@@ -291,11 +291,6 @@ size_t spanOf(const ArgumentValue &a) {
   return span;
 }
 
-/// Refuses a launch whose work-items' private memory (`bytes` each, at
-/// most) does not fit the device (DeviceInfo's limits). For a Range on a
-/// device that limits a group's, returns the work-items per group that
-/// fit (dimension 0 of the backend's order), or 0 to leave it to the
-/// driver.
 /// Whether no two array arguments share a byte, so that the kernel may take
 /// its array parameters as noalias. SVM and host pointers are compared as
 /// addresses; other device buffers by buffer and offset. Empty arrays
@@ -357,6 +352,11 @@ bool arraysDisjoint(const ArgumentValue *args, size_t n) {
   return true;
 }
 
+/// Refuses a launch whose work-items' private memory (`bytes` each, at
+/// most) does not fit the device (DeviceInfo's limits). For a Range on a
+/// device that limits a group's, returns the work-items per group that
+/// fit (dimension 0 of the backend's order), or 0 to leave it to the
+/// driver.
 int64_t checkPrivateMemory(uint64_t bytes, const LaunchRange &range,
                            int64_t groupSize, const Device &device) {
   const runtime::DeviceInfo &info = device.info();

@@ -362,6 +362,9 @@ public:
   /// host-addressable, both at the same address on host and device
   /// (unified addressing). Each kind has its pool: pinning 64 MB costs tens
   /// of milliseconds, and an array expression allocates every time.
+  bool allocatesHostAddressable(UsmKind kind) const override {
+    return kind != UsmKind::Device;
+  }
   std::shared_ptr<Buffer> allocateUsm(size_t size, const void *host,
                                       UsmKind kind) override {
     if (kind == UsmKind::Device)

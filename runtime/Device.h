@@ -210,6 +210,9 @@ public:
   /// The same as USM memory of `kind`. Backends with one kind of memory
   /// (OpenCL SVM, Level Zero shared USM) record the kind on their buffer;
   /// CUDA allocates managed and pinned host memory for "shared" and "host".
+  /// Whether allocateUsm(..., kind) gives memory the host may address
+  /// (Buffer::hostAddressable), known before allocating.
+  virtual bool allocatesHostAddressable(UsmKind kind) const { return true; }
   virtual std::shared_ptr<Buffer> allocateUsm(size_t size, const void *host,
                                               UsmKind kind) {
     std::shared_ptr<Buffer> buffer = allocate(size, host);

@@ -327,6 +327,10 @@ public:
   }
 
   std::shared_ptr<Buffer> allocate(size_t size, const void *host) override;
+  /// Fine-grained SVM is the host's too; coarse SVM and buffers are not.
+  bool allocatesHostAddressable(UsmKind) const override {
+    return info().hasSvm && info().hasFineGrainSvm;
+  }
   std::shared_ptr<Buffer> wrapHostMemory(void *host, size_t size) override;
   void read(const Buffer &buffer, void *host, size_t size,
             size_t offset) override;

@@ -63,7 +63,8 @@ struct Converted {
   std::shared_ptr<runtime::Device> device;
   bool anyDeviceArray = false;
   bool hostAddressable = true;
-  /// The DeviceArray arguments' USM kinds combined (HostCall::usmKind).
+  /// The DeviceArray arguments' USM kinds combined (HostCall::usmKind);
+  /// "host", the kind any other combines to, until one is seen.
   runtime::UsmKind usmKind = runtime::UsmKind::Host;
   /// The device a Device argument names, if any.
   std::shared_ptr<runtime::Device> named;
@@ -120,11 +121,10 @@ Converted convert(const py::args &args,
             argumentName(i) + " lives on " + buffer->device()->info().name +
                 " in memory without a pointer; jit functions take arrays in "
                 "SVM, USM or CUDA memory (use a @spirjit.kernel there)");
-      // Host code may touch the elements of host-addressable arrays; a
-      // CUDA call may also make device memory (usm_type "device"), so it
-      // never does (managed and pinned host memory included).
+      // Host code may touch the elements of host-addressable arrays, and
+      // of what the call makes (usm_type "device" by default).
       if (!buffer->hostAddressable() ||
-          buffer->device()->info().backend == "cuda")
+          !buffer->device()->allocatesHostAddressable(runtime::UsmKind::Device))
         out.hostAddressable = false;
       if (out.device && out.device != buffer->device())
         throw PythonError("DeviceInferenceError",
@@ -133,10 +133,7 @@ Converted convert(const py::args &args,
                               buffer->device()->info().name +
                               "); copy them to one device first");
       out.device = buffer->device();
-      out.usmKind = out.anyDeviceArray
-                        ? runtime::combineUsmKinds(out.usmKind,
-                                                   buffer->usmKind())
-                        : buffer->usmKind();
+      out.usmKind = runtime::combineUsmKinds(out.usmKind, buffer->usmKind());
       out.anyDeviceArray = true;
       const Type *element = array->type()->element;
       a.data = static_cast<char *>(buffer->svm()) + array->offset();
@@ -217,9 +214,7 @@ Converted convert(const py::args &args,
                             out.device->filterString());
     out.device = out.named;
     out.anyDeviceArray = true; // the arrays it makes are that device's
-    if (out.device->info().backend == "cuda" ||
-        (out.device->info().backend == "opencl" &&
-         !out.device->info().hasFineGrainSvm))
+    if (!out.device->allocatesHostAddressable(runtime::UsmKind::Device))
       out.hostAddressable = false; // what it makes is the device's own
     if (!out.device->info().hasSvm)
       throw PythonError(

@@ -107,17 +107,17 @@ _USM_TYPES = ("device", "shared", "host")
 
 
 def _placement(device, sycl_queue, usm_type, what):
-    """(runtime device, usm_type) of a constructor's keywords: ``device=``
-    or its dpnp spelling ``sycl_queue=`` (a Device, a filter string, or an
-    object with a ``sycl_device``), and ``usm_type=``."""
+    """The device a constructor's keywords name (None: not named):
+    ``device=`` or its dpnp spelling ``sycl_queue=`` (a Device, a filter
+    string, or an object with a ``sycl_device``), checked with
+    ``usm_type=``."""
     if device is not None and sycl_queue is not None:
         raise TypeError(f"spirjit.{what}() takes device= or sycl_queue=, "
                         "not both")
     if usm_type is not None and usm_type not in _USM_TYPES:
         raise ValueError(f"spirjit.{what}(): usm_type must be 'device', "
                          f"'shared' or 'host', not {usm_type!r}")
-    where = device if device is not None else sycl_queue
-    return _resolve_device(where), usm_type
+    return device if device is not None else sycl_queue
 
 
 def asarray(obj, dtype=None, device=None, usm_type=None, sycl_queue=None):
@@ -127,14 +127,7 @@ def asarray(obj, dtype=None, device=None, usm_type=None, sycl_queue=None):
     Objects exposing ``__sycl_usm_array_interface__`` or DLPack are read
     where the runtime can address their memory."""
     import numpy as np
-    if device is not None and sycl_queue is not None:
-        raise TypeError("spirjit.asarray() takes device= or sycl_queue=, "
-                        "not both")
-    if device is None:
-        device = sycl_queue
-    if usm_type is not None and usm_type not in _USM_TYPES:
-        raise ValueError("spirjit.asarray(): usm_type must be 'device', "
-                         f"'shared' or 'host', not {usm_type!r}")
+    device = _placement(device, sycl_queue, usm_type, "asarray")
     if isinstance(obj, DeviceArray):
         if device is not None and Device(device) != obj.device:
             obj = obj.to_device(device)
@@ -322,20 +315,20 @@ def empty(shape, dtype="float64", device=None, usm_type="device",
     """An uninitialised DeviceArray (dtype defaults to float64) on ``device``
     (``sycl_queue=`` is dpnp's name for it) as ``usm_type`` memory."""
     import numpy as np
-    where, kind = _placement(device, sycl_queue, usm_type, "empty")
+    where = _placement(device, sycl_queue, usm_type, "empty")
     if isinstance(shape, int):
         shape = (shape,)
-    return _spirjit.empty(list(shape), np.dtype(dtype or "float64"), where,
-                          kind or "device")
+    return _spirjit.empty(list(shape), np.dtype(dtype or "float64"),
+                          _resolve_device(where), usm_type or "device")
 
 
 def full(shape, fill_value, dtype=None, device=None, usm_type="device",
          sycl_queue=None):
     """A DeviceArray of ``fill_value``; dtype inferred as numpy.full does."""
     import numpy as np
-    where, kind = _placement(device, sycl_queue, usm_type, "full")
-    return _spirjit.to_device(np.full(shape, fill_value, dtype=dtype), where,
-                              kind or "device")
+    where = _placement(device, sycl_queue, usm_type, "full")
+    return _spirjit.to_device(np.full(shape, fill_value, dtype=dtype),
+                              _resolve_device(where), usm_type or "device")
 
 
 def zeros(shape, dtype="float64", device=None, usm_type="device",
