@@ -294,8 +294,7 @@ launch::HeldObject hold(const py::handle &object) {
               Py_DECREF(static_cast<PyObject *>(held));
               return;
             }
-            parkIfInterpreterExiting();
-            PyGILState_STATE state = PyGILState_Ensure();
+            PyGILState_STATE state = ensureGil();
             Py_DECREF(static_cast<PyObject *>(held));
             PyGILState_Release(state);
           }};

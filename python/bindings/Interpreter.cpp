@@ -4,7 +4,8 @@
 
 #include <pybind11/pybind11.h>
 
-#include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -14,8 +15,60 @@ namespace spirjit::python {
 
 namespace {
 
-std::atomic<bool> exiting{false};
-pthread_t exitingThread; // written before `exiting` is set
+/// The interpreter's exit, and the threads on their way to the GIL. A
+/// thread checks for the exit and counts itself in under one lock, so the
+/// exit either comes before the check (the thread parks) or waits for the
+/// thread to have the GIL (it does so before CPython starts finalizing,
+/// after which asking for the GIL ends the thread).
+struct ExitState {
+  std::mutex mutex;
+  std::condition_variable acquired;
+  bool exiting = false;
+  pthread_t exitingThread{};
+  int acquiring = 0; // threads between the check and holding the GIL
+};
+ExitState &exitState() {
+  static auto *state = new ExitState(); // never destroyed: used at exit
+  return *state;
+}
+
+/// Runs `acquire` (which takes the GIL) unless the interpreter exits;
+/// parks the thread for good if it does.
+template <typename Acquire> auto acquireUnlessExiting(Acquire acquire) {
+  ExitState &state = exitState();
+  {
+    std::unique_lock<std::mutex> lock(state.mutex);
+    if (state.exiting && !pthread_equal(pthread_self(), state.exitingThread)) {
+      lock.unlock();
+      for (;;)
+        pause();
+    }
+    ++state.acquiring;
+  }
+  auto result = acquire();
+  {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    --state.acquiring;
+  }
+  state.acquired.notify_all();
+  return result;
+}
+
+/// The atexit hook: marks the exit, then lets the threads already on
+/// their way take the GIL (each gives it back at its next switch or
+/// launch, and parks at the one after).
+void markInterpreterExit() {
+  ExitState &state = exitState();
+  std::unique_lock<std::mutex> lock(state.mutex);
+  state.exitingThread = pthread_self();
+  state.exiting = true;
+  if (state.acquiring == 0)
+    return;
+  PyThreadState *self = PyEval_SaveThread();
+  state.acquired.wait(lock, [&] { return state.acquiring == 0; });
+  lock.unlock();
+  PyEval_RestoreThread(self);
+}
 
 /// What PyErr_CheckSignals raised on this thread during a wait, kept
 /// until the launcher's LaunchError reaches the bindings' translation.
@@ -27,8 +80,7 @@ thread_local PyObject *interruptType = nullptr, *interruptValue = nullptr,
 bool interrupted() {
   if (!PyGILState_GetThisThreadState())
     return false; // a C caller's thread: no Python to ask
-  parkIfInterpreterExiting();
-  PyGILState_STATE state = PyGILState_Ensure();
+  PyGILState_STATE state = ensureGil();
   bool raised = PyErr_CheckSignals() < 0;
   if (raised)
     PyErr_Fetch(&interruptType, &interruptValue, &interruptTraceback);
@@ -38,12 +90,15 @@ bool interrupted() {
 
 } // namespace
 
-void parkIfInterpreterExiting() {
-  if (!exiting.load(std::memory_order_acquire) ||
-      pthread_equal(pthread_self(), exitingThread))
-    return;
-  for (;;)
-    pause();
+void restoreThread(PyThreadState *state) {
+  acquireUnlessExiting([state] {
+    PyEval_RestoreThread(state);
+    return true;
+  });
+}
+
+PyGILState_STATE ensureGil() {
+  return acquireUnlessExiting([] { return PyGILState_Ensure(); });
 }
 
 bool restoreInterruption() {
@@ -64,16 +119,13 @@ void installInterpreterHooks() {
       [](void *state) {
         if (!state)
           return;
-        parkIfInterpreterExiting();
-        PyEval_RestoreThread(static_cast<PyThreadState *>(state));
+        restoreThread(static_cast<PyThreadState *>(state));
       });
   launch::setInterruptCheck(&interrupted);
   // atexit hooks run on the exiting thread before CPython starts ending
   // the others (and after threading's non-daemon threads have joined).
-  py::module_::import("atexit").attr("register")(py::cpp_function([] {
-    exitingThread = pthread_self();
-    exiting.store(true, std::memory_order_release);
-  }));
+  py::module_::import("atexit").attr("register")(
+      py::cpp_function(&markInterpreterExit));
 }
 
 } // namespace spirjit::python

@@ -3,6 +3,8 @@
 // interpreter going away meanwhile.
 #pragma once
 
+#include <Python.h>
+
 #include <exception>
 
 namespace spirjit::python {
@@ -13,12 +15,16 @@ namespace spirjit::python {
 /// Called once, at import.
 void installInterpreterHooks();
 
-/// Called before a thread takes the GIL back from C++. Once the
-/// interpreter exits, a thread other than the exiting one never returns
-/// from here: CPython would end it with pthread_exit, whose unwinding
-/// through C++ frames aborts the process ("terminate called without an
-/// active exception"); it sleeps until the process is gone instead.
-void parkIfInterpreterExiting();
+/// Take the GIL back on a thread that gave it up (or never had it) in
+/// C++. CPython ends a thread that asks for the GIL once the interpreter
+/// is finalizing with pthread_exit, whose unwinding through C++ frames
+/// aborts the process ("terminate called without an active exception").
+/// So once the interpreter exits, a thread other than the exiting one
+/// never returns from these: it sleeps until the process is gone. A
+/// thread that asked before the exit began gets the GIL first: the exit
+/// waits for it (see installInterpreterHooks).
+void restoreThread(PyThreadState *state);
+PyGILState_STATE ensureGil();
 
 /// Sets the exception the interrupt check found on this thread (normally
 /// KeyboardInterrupt) as the Python error; true if there was one.

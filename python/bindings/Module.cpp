@@ -84,8 +84,7 @@ public:
       : Buffer(std::move(device), size, nullptr, pointer, false),
         owner_(owner.release().ptr()) {}
   ~ForeignBuffer() override {
-    parkIfInterpreterExiting();
-    PyGILState_STATE state = PyGILState_Ensure();
+    PyGILState_STATE state = ensureGil();
     Py_DECREF(owner_);
     PyGILState_Release(state);
   }
