@@ -157,6 +157,12 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
       return types::weakInt();
     if (name == "dtype")
       return types::dtypeClass(object->element);
+    // Where an array of a jit call lives: the call's device, as a Device
+    // argument names it (a call runs on one device). No run-time value;
+    // spirjit's constructors take it as device= or sycl_queue=.
+    if (result_.kind == FunctionKind::Host &&
+        (name == "device" || name == "sycl_queue" || name == "sycl_device"))
+      return types::function("spirjit.Device");
     if (const Type *method = arrayMethodType(object, name))
       return method;
     break;

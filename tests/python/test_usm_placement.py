@@ -83,6 +83,37 @@ def test_jit_runs_where_its_device_argument_says(device):
     assert c.asnumpy().tolist() == [0.0] * 4
 
 
+def test_jit_makes_arrays_where_another_array_lives(device):
+    # dpnp's idiom: a new array on the queue of the one passed in.
+    @spirjit.jit
+    def beside(a):
+        queue = a.sycl_queue
+        b = spirjit.empty(a.shape, dtype=a.dtype, sycl_queue=queue)
+        c = spirjit.zeros(3, device=a.device)
+        for i in spirjit.prange(a.shape[0]):
+            b[i] = a[i] + 1
+        return b, c
+
+    a = spirjit.asarray(np.arange(6, dtype=np.int32), device=device)
+    b, c = beside(a)
+    assert b.device == device and c.device == device
+    assert b.dtype == np.int32 and b.asnumpy().tolist() == [1, 2, 3, 4, 5, 6]
+    assert c.asnumpy().tolist() == [0.0] * 3
+
+
+def test_an_arrays_device_is_not_read_in_kernels(device):
+    from spirjit import kernel_api as kapi
+
+    @spirjit.kernel
+    def k(item: kapi.Item, a):
+        a[0] = a.sycl_queue
+
+    with pytest.raises(errors.TypingError,
+                       match="has no attribute 'sycl_queue' usable in "
+                             "kernels"):
+        spirjit.call_kernel(k, kapi.Range(2), np.zeros(2))
+
+
 def test_jit_results_follow_their_operands_usm_type(device):
     @spirjit.jit
     def add(a, b):
