@@ -14,7 +14,7 @@ struct MathFunction {
     NanMinMax,  // fmax/fmin: the larger/smaller, a nan only if both are
     Logical,    // logical_and/or/xor/not: truth of each argument -> bool
     Reciprocal, // 1 / x in the argument's type (an int's 1 // x, 0 for 0)
-    Identity,   // conjugate of a real number
+    Conjugate,  // a real number itself; a complex one, imaginary part negated
   };
   Module module;
   const char *name;

@@ -68,6 +68,7 @@ public:
     removeFreezes(module);
     expandIntegerAbs(module);
     promoteIllegalIntegers(module); // after expandIntegerAbs: abs of an iN
+    splitAggregatePhis(module);
     splitAggregateSelects(module);
     separateRepeatedEdges(module);
     hintScalarForRotatingLoops(module); // Intel's CPU vectoriser: see there

@@ -5,6 +5,7 @@
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InstIterator.h>
@@ -52,6 +53,73 @@ void expandIntegerAbs(llvm::Module &module) {
                                                builder.CreateSub(zero, x), x);
     call->replaceAllUsesWith(result);
     call->eraseFromParent();
+  }
+}
+
+/// A phi of a complex number (a struct of two scalars) becomes one phi per
+/// field. Intel's CPU runtime crashes in its x86 instruction selection on
+/// a struct phi carried around a loop in a kernel that also has a barrier
+/// loop (a complex tree reduction), and scalars are what its vectoriser
+/// wants anyway. Each incoming field is the scalar inserted into the struct
+/// where there is one (FindInsertedValue), else an extractvalue at the end
+/// of the incoming block; extractvalues of the phi become the field's phi,
+/// and any other use gets the struct rebuilt after the phis.
+void splitAggregatePhis(llvm::Module &module) {
+  std::vector<llvm::PHINode *> phis;
+  for (llvm::Function &function : module)
+    for (llvm::BasicBlock &block : function)
+      for (llvm::PHINode &phi : block.phis())
+        if (auto *type = llvm::dyn_cast<llvm::StructType>(phi.getType()))
+          if (llvm::all_of(type->elements(), [](llvm::Type *t) {
+                return t->isSingleValueType();
+              }))
+            phis.push_back(&phi);
+  for (llvm::PHINode *phi : phis) {
+    auto *type = llvm::cast<llvm::StructType>(phi->getType());
+    std::vector<llvm::PHINode *> fields;
+    for (unsigned i = 0; i < type->getNumElements(); ++i) {
+      auto *field = llvm::PHINode::Create(type->getElementType(i),
+                                          phi->getNumIncomingValues(),
+                                          phi->getName() + ".f", phi);
+      // One value per incoming block, even where a block comes twice.
+      llvm::DenseMap<llvm::BasicBlock *, llvm::Value *> fromBlock;
+      for (unsigned e = 0; e < phi->getNumIncomingValues(); ++e) {
+        llvm::BasicBlock *from = phi->getIncomingBlock(e);
+        llvm::Value *&value = fromBlock[from];
+        if (!value) {
+          llvm::Value *incoming = phi->getIncomingValue(e);
+          value = llvm::FindInsertedValue(incoming, {i});
+          if (!value)
+            value = llvm::ExtractValueInst::Create(incoming, {i}, "",
+                                                   from->getTerminator());
+        }
+        field->addIncoming(value, from);
+      }
+      fields.push_back(field);
+    }
+    for (llvm::Use &use : llvm::make_early_inc_range(phi->uses()))
+      if (auto *extract = llvm::dyn_cast<llvm::ExtractValueInst>(use.getUser()))
+        if (extract->getNumIndices() == 1) {
+          extract->replaceAllUsesWith(fields[extract->getIndices()[0]]);
+          extract->eraseFromParent();
+        }
+    if (!phi->use_empty()) {
+      llvm::IRBuilder<> builder(phi->getParent(),
+                                phi->getParent()->getFirstInsertionPt());
+      llvm::Value *whole = llvm::UndefValue::get(type);
+      for (unsigned i = 0; i < fields.size(); ++i)
+        whole = builder.CreateInsertValue(whole, fields[i], i);
+      phi->replaceAllUsesWith(whole);
+    }
+    llvm::SmallVector<llvm::WeakTrackingVH, 4> incoming(
+        phi->incoming_values().begin(), phi->incoming_values().end());
+    phi->eraseFromParent();
+    // What only the old phi used (the structs built for it) and the fields
+    // nothing reads go.
+    for (llvm::PHINode *field : fields)
+      if (field->use_empty())
+        llvm::RecursivelyDeleteDeadPHINode(field);
+    llvm::RecursivelyDeleteTriviallyDeadInstructionsPermissive(incoming);
   }
 }
 

@@ -1,5 +1,5 @@
 // Rewrites of optimised LLVM IR that the SPIR-V translator of LLVM 15
-// cannot take. The SPIR target runs all five as its legalisation hook
+// cannot take. The SPIR target runs all six as its legalisation hook
 // (Target::legalize); each is also callable on its own, by name, so a test
 // driver can run one at a time.
 //
@@ -25,6 +25,10 @@ void expandIntegerAbs(llvm::Module &module);
 /// Requires: no freeze of such a width, no function parameter or return
 /// value of one (internal error otherwise).
 void promoteIllegalIntegers(llvm::Module &module);
+
+/// Splits a phi of a struct (a complex number) into one phi per field:
+/// Intel's CPU runtime crashes on some struct phis (see the definition).
+void splitAggregatePhis(llvm::Module &module);
 
 /// Splits a select between structs (complex numbers) into one select per
 /// field: SPIR-V 1.0's OpSelect takes scalars and vectors only.

@@ -100,6 +100,11 @@ const std::vector<Pass> &passTable() {
        [](llvm::Module &module, const Options &) {
          spirjit::promoteIllegalIntegers(module);
        }},
+      {"split-aggregate-phis",
+       "one phi per field of a struct-typed phi",
+       [](llvm::Module &module, const Options &) {
+         spirjit::splitAggregatePhis(module);
+       }},
       {"split-aggregate-selects",
        "select each field of a struct-typed select on its own",
        [](llvm::Module &module, const Options &) {

@@ -133,7 +133,8 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
     arity(math->arity, logWithBase ? 2 : math->arity, name);
     requireNumbers(name);
     for (const Type *a : args)
-      if (a->kind == TypeKind::Complex || a->kind == TypeKind::WeakComplex)
+      if ((a->kind == TypeKind::Complex || a->kind == TypeKind::WeakComplex) &&
+          math->kind != MathFunction::Kind::Conjugate)
         unsupported(inst, name + "() of a complex number is not supported; "
                                  "use cmath");
     switch (math->kind) {
@@ -145,7 +146,7 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
       break;
     case MathFunction::Kind::Square:
     case MathFunction::Kind::Reciprocal:
-    case MathFunction::Kind::Identity:
+    case MathFunction::Kind::Conjugate:
       return types::materialize(args[0]);
     case MathFunction::Kind::Sign:
       if (args[0]->kind == TypeKind::Bool)

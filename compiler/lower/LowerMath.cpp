@@ -109,6 +109,13 @@ Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
   return {makeComplex(outRe, outIm)};
 }
 
+llvm::Value *Lowering::conjugate(llvm::Value *z, const Type *t) {
+  if (t->kind != TypeKind::Complex)
+    return z;
+  return makeComplex(builder_.CreateExtractValue(z, 0),
+                     builder_.CreateFNeg(builder_.CreateExtractValue(z, 1)));
+}
+
 Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
   const Instruction *calleeInst = inst.operands[0];
   const Type *callee = calleeInst->type;
@@ -121,12 +128,7 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
   if (callee->kind == TypeKind::Method && callee->name == "conjugate") {
     const Instruction *receiver = calleeInst->operands[0];
     const Type *t = types::materialize(receiver->type);
-    llvm::Value *z = scalarOf(receiver, t);
-    if (t->kind != TypeKind::Complex)
-      return {z};
-    return {
-        makeComplex(builder_.CreateExtractValue(z, 0),
-                    builder_.CreateFNeg(builder_.CreateExtractValue(z, 1)))};
+    return {conjugate(scalarOf(receiver, t), t)};
   }
 
   const std::string &name = callee->name;
@@ -249,8 +251,8 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
       return {r->kind == TypeKind::Float ? builder_.CreateFMul(x, x)
                                          : builder_.CreateMul(x, x)};
     }
-    case MathFunction::Kind::Identity:
-      return {scalarOf(arg(0), r)};
+    case MathFunction::Kind::Conjugate:
+      return {conjugate(scalarOf(arg(0), r), r)};
     case MathFunction::Kind::Sign: {
       llvm::Value *x = scalarOf(arg(0), r);
       llvm::Type *t = x->getType();

@@ -78,6 +78,8 @@ private:
   llvm::Value *convert(llvm::Value *v, const Type *from, const Type *to);
   llvm::Value *truth(llvm::Value *v, const Type *t);
   llvm::Value *makeComplex(llvm::Value *re, llvm::Value *im);
+  /// `z` of type `t` conjugated: itself unless `t` is complex.
+  llvm::Value *conjugate(llvm::Value *z, const Type *t);
   llvm::Value *constant(const ConstValue &c, const Type *t);
   llvm::Value *scalarOf(const Instruction *inst, const Type *to) {
     return convert(values_.at(inst).scalar, inst->type, to);

@@ -435,6 +435,62 @@ def test_math_of_complex_points_to_cmath(device_filter):
     assert info.value.lineno == marked_line("math-of-complex")
 
 
+@pytest.mark.parametrize("dtype", CDTYPES, ids=CDTYPE_IDS)
+def test_numpy_conjugate_of_a_complex_number(device_filter, require_dtypes,
+                                              dtype):
+    def conjugates(item, z, out):
+        i = item.get_id(0)
+        out[i, 0] = np.conjugate(z[i])
+        out[i, 1] = np.conj(z[i]) * z[i]
+
+    require_dtypes(np.complex128)
+    z = Z.astype(dtype)
+    out = np.zeros((len(z), 2), dtype=dtype)
+    launch(spirjit.kernel(conjugates), len(z), z, out)
+    np.testing.assert_array_equal(out[:, 0], np.conjugate(z))
+    np.testing.assert_allclose(out[:, 1], np.conj(z) * z,
+                               rtol=rtol_of(dtype))
+
+
+def complex_tree_sum(item: kapi.NdItem, x, out, re, im):
+    # A complex accumulator around a loop, then a tree over local memory
+    # behind barriers: Intel's CPU runtime crashed in its code generator on
+    # the struct phi this made, before the phis were split per field.
+    lid = item.get_local_id(0)
+    g = item.get_group()
+    acc = x[0] * 0
+    k = lid
+    while k < x.shape[0]:
+        acc += x[k]
+        k += item.get_local_range(0)
+    re[lid] = acc.real
+    im[lid] = acc.imag
+    kapi.group_barrier(g)
+    s = item.get_local_range(0) // 2
+    while s > 0:
+        if lid < s:
+            re[lid] += re[lid + s]
+            im[lid] += im[lid + s]
+        kapi.group_barrier(g)
+        s //= 2
+    if lid == 0:
+        out[0] = complex(re[0], im[0])
+
+
+@pytest.mark.parametrize("dtype", CDTYPES, ids=CDTYPE_IDS)
+def test_complex_accumulator_before_a_barrier_loop(device_filter,
+                                                   require_dtypes, dtype):
+    require_dtypes(np.complex128)
+    x = (np.arange(100) + 1j * np.arange(100)[::-1]).astype(dtype)
+    out = np.zeros(1, dtype=dtype)
+    real = REAL_OF[dtype]
+    spirjit.call_kernel(spirjit.kernel(complex_tree_sum),
+                        kapi.NdRange((8,), (8,)), x, out,
+                        kapi.LocalAccessor((8,), real),
+                        kapi.LocalAccessor((8,), real))
+    np.testing.assert_allclose(out, [x.sum()], rtol=rtol_of(dtype))
+
+
 # --------------------------------------------------------------------------
 # Known bugs
 
