@@ -19,6 +19,7 @@
 #include <cstring>
 #include <map>
 #include <functional>
+#include <optional>
 #include <set>
 
 namespace py = pybind11;
@@ -539,12 +540,17 @@ PYBIND11_MODULE(_spirjit, m) {
                                return reinterpret_cast<uintptr_t>(
                                    a.buffer().get());
                              })
-      .def("_view",
-           [](const DeviceArray &a, std::vector<int64_t> shape,
-              std::vector<int64_t> strides, int64_t offset) {
-             return DeviceArray(a.buffer(), a.dtype(), std::move(shape),
-                                std::move(strides), offset);
-           })
+      .def(
+          "_view",
+          [](const DeviceArray &a, std::vector<int64_t> shape,
+             std::vector<int64_t> strides, int64_t offset,
+             std::optional<py::dtype> dtype) {
+            // dtype: the parts of complex elements (x.real, x.imag)
+            return DeviceArray(a.buffer(), dtype ? *dtype : a.dtype(),
+                               std::move(shape), std::move(strides), offset);
+          },
+          py::arg("shape"), py::arg("strides"), py::arg("offset"),
+          py::arg("dtype") = py::none())
       .def_property_readonly(
           "_pointer",
           [](const DeviceArray &a) -> py::object {

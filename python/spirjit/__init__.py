@@ -26,6 +26,7 @@ from ._describe import describe_function as _describe_function
 from ._describe import callee_key as _callee_key
 from .kernel_api import Range
 from . import _array_ops
+from . import _array_methods
 from ._vectorize import vectorize
 
 __all__ = ["kernel", "device_func", "call_kernel", "call_kernel_async",
@@ -580,6 +581,7 @@ DeviceArray.to_device = _to_device
 DeviceArray.__sycl_usm_array_interface__ = property(_usm_interface)
 DeviceArray.__cuda_array_interface__ = property(_cuda_interface)
 _array_ops.install(DeviceArray)
+_array_methods.install(DeviceArray, _array_ops._FUNCTIONS)
 
 
 def _check_function(fn, decorator):

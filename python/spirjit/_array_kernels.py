@@ -173,8 +173,25 @@ def _reduce_source(name, op, in_dtype, acc_dtype):
         start = cast(str(0 if op == "sum" else 1), np.int64, acc)
     else:  # min and max: any element of the row is a neutral start
         start = cast("x[m, 0]", in_dtype, acc)
+    if acc.kind == "c":
+        # Local memory holds real numbers: a complex value is kept as its
+        # two parts, in loc and loc_im.
+        def local(i):
+            return f"T_{acc.name}(complex(loc[{i}], loc_im[{i}]))"
+
+        def store(i, value):
+            return (f"v = {value}\n{{pad}}loc[{i}] = v.real\n"
+                    f"{{pad}}loc_im[{i}] = v.imag")
+        params = "loc, loc_im"
+    else:
+        def local(i):
+            return f"loc[{i}]"
+
+        def store(i, value):
+            return f"loc[{i}] = {value}"
+        params = "loc"
     return f"""\
-def {name}(item, x, out, loc):
+def {name}(item, x, out, {params}):
     m = item.get_global_id(0)
     lid = item.get_local_id(1)
     g = item.get_group()
@@ -185,16 +202,17 @@ def {name}(item, x, out, loc):
     while k < n:
         acc = {combine.format("acc", load)}
         k += step
-    loc[lid] = acc
+    {store("lid", "acc").format(pad="    ")}
     kapi.group_barrier(g)
     s = item.get_local_range(1) // 2
     while s > 0:
         if lid < s:
-            loc[lid] = {combine.format("loc[lid]", "loc[lid + s]")}
+            {store("lid", combine.format(local("lid"), local("lid + s"))
+                   ).format(pad="            ")}
         kapi.group_barrier(g)
         s //= 2
     if lid == 0:
-        out[m, g.get_group_id(1)] = loc[0]
+        out[m, g.get_group_id(1)] = {local(0)}
 """
 
 
@@ -221,8 +239,13 @@ def reduce_rows(op, x, acc_dtype):
             name, op, x.dtype, acc_dtype))
         partial = empty((rows, groups), acc_dtype, device)
         from . import call_kernel
+        if acc_dtype.kind == "c":
+            part = np.empty(0, acc_dtype).real.dtype
+            local = [kapi.LocalAccessor((L,), part) for _ in range(2)]
+        else:
+            local = [kapi.LocalAccessor((L,), acc_dtype)]
         call_kernel(kernel, kapi.NdRange((rows, groups * L), (1, L)), x,
-                    partial, kapi.LocalAccessor((L,), acc_dtype))
+                    partial, *local)
         if groups == 1:
             return partial
         x = partial

@@ -267,6 +267,12 @@ def reduce(op, x, axis=None, keepdims=False, out=None):
             raise NotImplementedError(
                 f"DeviceArray.{op} reduces over all axes or one axis")
         axis = axis[0]
+    if op in ("min", "max") and x.dtype.kind == "c":
+        raise TypeError(
+            f"DeviceArray.{op} of {x.dtype} is not computed on devices "
+            "(NumPy orders complex numbers by real part, then imaginary "
+            f"part); use np.asarray(x).{op}() on the host, or reduce "
+            "x.real and x.imag")
     result_dtype = _REDUCTION_DTYPE[op](np.zeros(1, x.dtype)).dtype
     if op == "mean":
         acc_dtype = np.float64 if x.dtype.kind in "biu" else result_dtype

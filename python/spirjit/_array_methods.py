@@ -1,0 +1,281 @@
+"""The rest of ndarray's everyday methods on DeviceArrays: ``all``/``any``,
+``argmax``/``argmin``, ``var``/``std``, ``clip``, ``round``, ``conj``,
+``fill``, ``ravel``/``flatten``/``squeeze``/``swapaxes``, ``real``/``imag``,
+``itemsize``,
+``nbytes``, ``tolist``/``tobytes``, and the NumPy functions of the same
+names (``np.all(x)``, ``np.argmax(x, axis=1)``...).
+
+Contract: ``install(DeviceArray)`` adds them. Each is composed from
+``_array_ops``' device operations (ufuncs, ``where``, reductions, views), so
+it computes on the array's device and returns DeviceArrays there, with
+NumPy's result shapes, dtypes and errors; ``tolist``/``tobytes`` copy to the
+host, as their results live there. ``out=`` is not supported
+(NotImplementedError), as for the reductions.
+"""
+
+import operator
+
+import numpy as np
+
+from . import _array_ops as ops
+from . import _spirjit
+from ._spirjit import DeviceArray
+
+
+def _no_out(name, out):
+    if out is not None:
+        raise NotImplementedError(f"DeviceArray.{name}(out=...) is not "
+                                  "supported; assign the result instead")
+
+
+def _axes(x, axis):
+    """NumPy's normalisation of ``axis`` (None, an int or a tuple) to a
+    sorted list of axes of ``x``."""
+    if axis is None:
+        return list(range(x.ndim))
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    out = []
+    for a in axes:
+        a = operator.index(a)
+        if not -x.ndim <= a < x.ndim:
+            raise np.exceptions.AxisError(a, x.ndim)
+        out.append(a % x.ndim)
+    if len(set(out)) != len(out):
+        raise ValueError("duplicate value in 'axis'")
+    return sorted(out)
+
+
+def _reduce(op, x, axis, keepdims):
+    """``ops.reduce`` over any set of axes: one axis at a time, from the
+    last, so the earlier axes keep their numbers."""
+    axes = _axes(x, axis)
+    if axis is None or len(axes) == x.ndim:
+        return ops.reduce(op, x, None, keepdims)
+    for a in reversed(axes):
+        x = ops.reduce(op, x, a, True)
+    return x if keepdims else squeeze(x, tuple(axes))
+
+
+def _truth(name, op):
+    def method(self, axis=None, out=None, keepdims=False):
+        _no_out(name, out)
+        axes = _axes(self, axis)
+        if any(self.shape[a] == 0 for a in axes):
+            # min/max have no identity; NumPy: all([]) True, any([]) False
+            shape = np.zeros(self.shape, np.bool_).all(
+                axis=tuple(axes), keepdims=keepdims).shape
+            return _spirjit.to_device(np.full(shape, name == "all"),
+                                      self._device, self.usm_type)
+        return _reduce(op, ops.apply_ufunc(np.not_equal, (self, 0)), axis,
+                       keepdims)
+    method.__name__ = name
+    return method
+
+
+def _arg(name, op):
+    def method(self, axis=None, out=None, *, keepdims=False):
+        _no_out(name, out)
+        if self.size == 0:
+            raise ValueError(f"attempt to get {name} of an empty sequence")
+        x = self
+        if axis is None:
+            x = ravel(x)
+            axis = 0
+        axis = _axes(x, axis)[0]
+        extreme = ops.reduce(op, x, axis, True)
+        hit = ops.apply_ufunc(np.equal, (x, extreme))
+        if x.dtype.kind in "fc":
+            # NaN is the extreme, as in NumPy: the first NaN's index
+            hit = ops.where(ops.apply_ufunc(np.isnan, (extreme,)),
+                            ops.apply_ufunc(np.isnan, (x,)), hit)
+        n = x.shape[axis]
+        index = np.arange(n, dtype=np.intp).reshape(
+            [n if a == axis else 1 for a in range(x.ndim)])
+        first = ops.reduce("min", ops.where(hit, index, np.intp(n)), axis,
+                           True)
+        if keepdims:
+            if self.ndim != x.ndim:  # axis=None: all axes kept, of one
+                return ops.reshape(first, (1,) * self.ndim)
+            return first
+        return squeeze(first, axis)
+    method.__name__ = name
+    return method
+
+
+def var(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """NumPy's var: the mean of abs(x - x.mean())**2 over ``axis``, divided
+    by (count - ddof) rather than count."""
+    _no_out("var", out)
+    if dtype is not None:
+        x = ops.astype(x, dtype)
+    axes = _axes(x, axis)
+    count = int(np.prod([x.shape[a] for a in axes]))
+    mean = _reduce("mean", x, axis, True)
+    deviation = ops.apply_ufunc(np.subtract, (x, mean))
+    if deviation.dtype.kind == "c":
+        deviation = ops.apply_ufunc(np.absolute, (deviation,))
+    squares = ops.apply_ufunc(np.square, (deviation,))
+    total = _reduce("sum", squares, axis, keepdims)
+    return ops.apply_ufunc(np.divide, (total, max(count - ddof, 0)))
+
+
+def std(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return ops.apply_ufunc(np.sqrt, (var(x, axis, dtype, out, ddof,
+                                         keepdims),))
+
+
+def clip(x, min=None, max=None, out=None, **kwargs):
+    """NumPy's clip: maximum(x, min), then minimum(..., max); NaN stays."""
+    _no_out("clip", out)
+    min = kwargs.pop("a_min", min)
+    max = kwargs.pop("a_max", max)
+    if kwargs:
+        raise TypeError(f"DeviceArray.clip does not take "
+                        f"{', '.join(sorted(kwargs))}")
+    result = x
+    if min is not None:
+        result = ops.apply_ufunc(np.maximum, (result, min))
+    if max is not None:
+        result = ops.apply_ufunc(np.minimum, (result, max))
+    return ops.copy(result) if result is x else result
+
+
+def round(x, decimals=0, out=None):
+    """NumPy's round: half to even at ``decimals`` places (through a
+    scaling by 10**decimals, as NumPy computes it); integers round to
+    negative places only."""
+    _no_out("round", out)
+    decimals = operator.index(decimals)
+    if x.dtype.kind in "biu":
+        if decimals >= 0:
+            return ops.copy(x)
+        scale = 10 ** -decimals
+        scaled = ops.apply_ufunc(np.divide, (x, scale))
+        rounded = ops.apply_ufunc(np.rint, (scaled,))
+        return ops.astype(ops.apply_ufunc(np.multiply, (rounded, scale)),
+                          x.dtype)
+    if decimals == 0:
+        return ops.apply_ufunc(np.rint, (x,))
+    if decimals > 0:
+        scale = 10.0 ** decimals
+        rounded = ops.apply_ufunc(np.rint, (ops.apply_ufunc(
+            np.multiply, (x, scale)),))
+        return ops.apply_ufunc(np.divide, (rounded, scale))
+    scale = 10.0 ** -decimals
+    rounded = ops.apply_ufunc(np.rint, (ops.apply_ufunc(
+        np.divide, (x, scale)),))
+    return ops.apply_ufunc(np.multiply, (rounded, scale))
+
+
+def ravel(x, order="C"):
+    """A 1-D view when ``x`` is C-contiguous, else a 1-D copy."""
+    return ops.reshape(x, -1, order=order)
+
+
+def flatten(x, order="C"):
+    """A 1-D copy, always."""
+    if order != "C":
+        raise NotImplementedError("DeviceArray.flatten supports order='C'")
+    return ops.reshape(ops.copy(x), -1)
+
+
+def squeeze(x, axis=None):
+    """A view without the axes of length one (or those of ``axis``)."""
+    if axis is None:
+        drop = [a for a in range(x.ndim) if x.shape[a] == 1]
+    else:
+        drop = _axes(x, axis)
+        if any(x.shape[a] != 1 for a in drop):
+            raise ValueError("cannot select an axis to squeeze out which "
+                             "has size not equal to one")
+    keep = [a for a in range(x.ndim) if a not in drop]
+    return x._view([x.shape[a] for a in keep], [x.strides[a] for a in keep],
+                   x._offset)
+
+
+def swapaxes(x, axis1, axis2):
+    a, b = (_axes(x, operator.index(v))[0] for v in (axis1, axis2))
+    order = list(range(x.ndim))
+    order[a], order[b] = order[b], order[a]
+    return ops.transpose(x, order)
+
+
+def _part(x, which):
+    """x.real or x.imag: a view of each element's part for complex ``x``,
+    as in NumPy (writes reach ``x``); for real ``x``, ``x`` itself and a
+    new array of zeros."""
+    if x.dtype.kind != "c":
+        if which == "real":
+            return x
+        return _zeros_like(x)
+    part = np.empty(0, x.dtype).real.dtype
+    offset = x._offset + (part.itemsize if which == "imag" else 0)
+    return x._view(list(x.shape), list(x.strides), offset, part)
+
+
+def _zeros_like(x):
+    zeros = ops.K.empty(x.shape, x.dtype, x._device, x.usm_type)
+    zeros[...] = 0
+    return zeros
+
+
+def _set_part(x, which, value):
+    if which == "imag" and x.dtype.kind != "c":
+        raise TypeError("array does not have imaginary part to set")
+    _part(x, which)[...] = value
+
+
+def fill(x, value):
+    """Sets every element to ``value``, on the device."""
+    x[...] = value
+
+
+_METHODS = {
+    "all": _truth("all", "min"),
+    "any": _truth("any", "max"),
+    "argmax": _arg("argmax", "max"),
+    "argmin": _arg("argmin", "min"),
+}
+
+_FUNCTIONS = {
+    np.all: lambda a, axis=None, out=None, keepdims=False:
+        _METHODS["all"](a, axis, out, keepdims),
+    np.any: lambda a, axis=None, out=None, keepdims=False:
+        _METHODS["any"](a, axis, out, keepdims),
+    np.argmax: lambda a, axis=None, out=None, *, keepdims=False:
+        _METHODS["argmax"](a, axis, out, keepdims=keepdims),
+    np.argmin: lambda a, axis=None, out=None, *, keepdims=False:
+        _METHODS["argmin"](a, axis, out, keepdims=keepdims),
+    np.var: var,
+    np.std: std,
+    np.clip: lambda a, a_min=None, a_max=None, out=None, **kw:
+        clip(a, kw.pop("min", a_min), kw.pop("max", a_max), out, **kw),
+    np.round: round,
+    np.around: round,
+    np.ravel: ravel,
+    np.squeeze: squeeze,
+    np.swapaxes: swapaxes,
+    np.real: lambda val: _part(val, "real"),
+    np.imag: lambda val: _part(val, "imag"),
+}
+
+
+def install(cls, functions):
+    """Adds the methods to DeviceArray and the NumPy functions to
+    ``functions`` (``_array_ops``' ``__array_function__`` table)."""
+    for name, method in _METHODS.items():
+        setattr(cls, name, method)
+    for function in (var, std, clip, round, ravel, flatten, squeeze,
+                     swapaxes, fill):
+        setattr(cls, function.__name__, function)
+    cls.conj = cls.conjugate = lambda self: ops.apply_ufunc(np.conjugate,
+                                                            (self,))
+    cls.real = property(lambda self: _part(self, "real"),
+                        lambda self, v: _set_part(self, "real", v))
+    cls.imag = property(lambda self: _part(self, "imag"),
+                        lambda self, v: _set_part(self, "imag", v))
+    cls.itemsize = property(lambda self: self.dtype.itemsize)
+    cls.nbytes = property(lambda self: self.size * self.dtype.itemsize)
+    cls.tolist = lambda self: self.asnumpy().tolist()
+    cls.tobytes = lambda self, order="C": self.asnumpy().tobytes(order)
+    functions.update(_FUNCTIONS)

@@ -1,0 +1,140 @@
+"""ndarray's everyday methods on DeviceArrays, as NumPy users write them:
+(a == b).all(), x.argmax(axis=1), x.std(), x.clip(0, 1), x.round(2),
+x.ravel(), x.real, x.tolist()... Each result is compared with NumPy's on
+the same data (shape, dtype and values), and stays a DeviceArray on the
+array's device; complex reductions (sum, prod, mean) run on the device
+too."""
+
+import numpy as np
+import pytest
+
+import spirjit
+
+DTYPES = [np.float32, np.float64, np.int32, np.int64]
+AXES = [None, 0, 1, -1, (0, 2)]
+
+
+def same(got, want):
+    assert isinstance(got, spirjit.DeviceArray)
+    host = got.asnumpy()
+    want = np.asarray(want)
+    assert host.shape == want.shape and host.dtype == want.dtype
+    np.testing.assert_allclose(host, want, rtol=1e-5, equal_nan=True)
+
+
+def data(dtype, shape=(4, 5, 3), seed=0):
+    values = np.random.default_rng(seed).random(shape) * 10
+    return values.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("axis", AXES)
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_reductions_match_numpy(device, dtype, axis, keepdims):
+    h = data(dtype)
+    x = spirjit.asarray(h, device=device)
+    kw = dict(axis=axis, keepdims=keepdims)
+    same((x > 3).all(**kw), (h > 3).all(**kw))
+    same(np.any(x > 8, **kw), np.any(h > 8, **kw))
+    same(x.var(**kw), h.var(**kw))
+    same(np.std(x, ddof=1, **kw), np.std(h, ddof=1, **kw))
+    if not isinstance(axis, tuple):
+        same(x.argmax(**kw), h.argmax(**kw))
+        same(np.argmin(x, **kw), np.argmin(h, **kw))
+    assert x.argmax(axis=axis).device == device
+
+
+def test_the_first_nan_is_the_extreme_as_in_numpy(device):
+    h = np.array([[1.0, np.nan, 3.0, np.nan], [4.0, 2.0, 9.0, 0.0]])
+    x = spirjit.asarray(h, device=device)
+    for axis in (None, 0, 1):
+        same(x.argmax(axis=axis), h.argmax(axis=axis))
+        same(x.argmin(axis=axis), h.argmin(axis=axis))
+
+
+def test_all_and_any_of_nothing(device):
+    x = spirjit.zeros((0, 3), device=device)
+    same(x.all(), True)
+    same(x.any(axis=0), np.zeros(3, bool))
+    same(x.all(axis=1), np.zeros(0, bool))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_elementwise_methods_match_numpy(device, dtype):
+    h = data(dtype) - 5
+    x = spirjit.asarray(h, device=device)
+    same(x.clip(-2, 3), h.clip(-2, 3))
+    same(np.clip(x, None, 1), np.clip(h, None, 1))
+    same(np.round(x), np.round(h))
+    same(x.round(1), h.round(1))
+    same(x.round(-1), h.round(-1))
+    same(x.conj(), h.conj())
+    assert x.real is x
+    same(x.imag, h.imag)
+
+
+def test_views_and_copies_of_the_layout(device):
+    h = data(np.float64)
+    x = spirjit.asarray(h, device=device)
+    same(x.ravel(), h.ravel())
+    same(x.T.ravel(), h.T.ravel())
+    same(np.ravel(x[:, 1]), np.ravel(h[:, 1]))
+    same(x.flatten(), h.flatten())
+    same(x.swapaxes(0, 2), h.swapaxes(0, 2))
+    same(x[:, :1, :].squeeze(), h[:, :1, :].squeeze())
+    same(np.squeeze(x[:1], axis=0), np.squeeze(h[:1], axis=0))
+    # ravel of a C-contiguous array is a view, flatten a copy
+    flat = x.ravel()
+    flat[0] = -1.0
+    assert float(x[0, 0, 0]) == -1.0
+    x.flatten()[1] = -2.0
+    assert float(x[0, 0, 1]) != -2.0
+
+
+def test_host_side_attributes(device):
+    h = data(np.int32, (2, 3))
+    x = spirjit.asarray(h, device=device)
+    assert x.itemsize == 4 and x.nbytes == 24
+    assert x.tolist() == h.tolist()
+    assert x.tobytes() == h.tobytes()
+    x.fill(7)
+    same(x, np.full((2, 3), 7, np.int32))
+
+
+def test_complex_parts_are_views_and_reductions_run(device):
+    h = np.array([1 + 2j, 3 - 1j, -2 + 0.5j, 0.25 + 0j], np.complex64)
+    x = spirjit.asarray(h, device=device)
+    same(x.real, h.real)
+    same(np.imag(x), h.imag)
+    same(x.sum(), h.sum())
+    same(x.prod(), h.prod())
+    same(x.mean(), h.mean())
+    same(x.var(), h.var())
+    same(np.conjugate(x), np.conjugate(h))
+    x.imag = 0
+    x.real[1:] = 5
+    same(x, np.array([1, 5, 5, 5], np.complex64))
+    w = spirjit.asarray(np.arange(12, dtype=np.complex128).reshape(3, 4),
+                        device=device)
+    same(w.sum(axis=1), np.arange(12, dtype=np.complex128).reshape(3, 4)
+         .sum(axis=1))
+
+
+def test_what_numpy_refuses_is_refused_alike(device):
+    x = spirjit.asarray(np.arange(4.0), device=device)
+    with pytest.raises(ValueError, match="attempt to get argmax of an "
+                                         "empty sequence"):
+        spirjit.zeros(0, device=device).argmax()
+    with pytest.raises(ValueError, match="cannot select an axis to squeeze"):
+        x.squeeze(0)
+    with pytest.raises(np.exceptions.AxisError):
+        x.all(axis=1)
+    with pytest.raises(TypeError, match="array does not have imaginary "
+                                        "part to set"):
+        x.imag = 1
+    with pytest.raises(NotImplementedError, match=r"DeviceArray.var\(out="):
+        x.var(out=x)
+    c = spirjit.asarray(np.array([1 + 1j]), device=device)
+    with pytest.raises(TypeError, match="DeviceArray.max of complex128 is "
+                                        "not computed on devices"):
+        c.max()
