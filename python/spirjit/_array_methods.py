@@ -3,7 +3,8 @@
 ``fill``, ``ravel``/``flatten``/``squeeze``/``swapaxes``, ``real``/``imag``,
 ``itemsize``,
 ``nbytes``, ``tolist``/``tobytes``, and the NumPy functions of the same
-names (``np.all(x)``, ``np.argmax(x, axis=1)``...).
+names (``np.all(x)``, ``np.argmax(x, axis=1)``...); and NumPy's
+``*_like`` constructors of a DeviceArray, which make DeviceArrays beside it.
 
 Contract: ``install(DeviceArray)`` adds them. Each is composed from
 ``_array_ops``' device operations (ufuncs, ``where``, reductions, views), so
@@ -46,14 +47,10 @@ def _axes(x, axis):
 
 
 def _reduce(op, x, axis, keepdims):
-    """``ops.reduce`` over any set of axes: one axis at a time, from the
-    last, so the earlier axes keep their numbers."""
+    """``ops.reduce`` over ``axis``, normalised by NumPy's rules first."""
     axes = _axes(x, axis)
-    if axis is None or len(axes) == x.ndim:
-        return ops.reduce(op, x, None, keepdims)
-    for a in reversed(axes):
-        x = ops.reduce(op, x, a, True)
-    return x if keepdims else squeeze(x, tuple(axes))
+    return ops.reduce(op, x, None if axis is None else tuple(axes),
+                      keepdims)
 
 
 def _truth(name, op):
@@ -230,6 +227,51 @@ def fill(x, value):
     x[...] = value
 
 
+def _numpy_like(kind):
+    """np.empty_like/zeros_like/ones_like/full_like of a DeviceArray: a
+    DeviceArray on its device (NumPy's device="cpu" asks for a NumPy
+    array), C-ordered."""
+    def like(prototype, *args, dtype=None, order="K", subok=True,
+             shape=None, device=None, fill_value=None):
+        params = (["fill_value"] if kind == "full" else []) + \
+            ["dtype", "order", "subok", "shape"]
+        if len(args) > len(params):
+            raise TypeError(f"numpy.{kind}_like takes at most "
+                            f"{len(params) + 1} positional arguments")
+        given = dict(zip(params, args))
+        fill_value = given.get("fill_value", fill_value)
+        dtype = given.get("dtype", dtype)
+        order = given.get("order", order)
+        shape = given.get("shape", shape)
+        if kind == "full" and fill_value is None and "fill_value" not in \
+                given:
+            raise TypeError("full_like() missing required argument "
+                            "'fill_value'")
+        dtype = np.dtype(dtype) if dtype is not None else prototype.dtype
+        if shape is None:
+            shape = prototype.shape
+        if device is not None:
+            if device != "cpu":
+                raise ValueError(f"numpy.{kind}_like's device= is 'cpu' "
+                                 f"(NumPy's only one), not {device!r}; use "
+                                 f"spirjit.{kind}_like(x, device=...)")
+            extra = (fill_value,) if kind == "full" else ()
+            return getattr(np, f"{kind}_like")(
+                np.empty(0, dtype), *extra, shape=shape)
+        if order not in ("K", "A", "C"):
+            raise NotImplementedError(
+                f"numpy.{kind}_like of a DeviceArray makes C-ordered "
+                f"arrays, not order={order!r}")
+        import spirjit
+        make = getattr(spirjit, kind)
+        where = dict(device=prototype.device, usm_type=prototype.usm_type)
+        if kind == "full":
+            return make(shape, fill_value, dtype, **where)
+        return make(shape, dtype, **where)
+    like.__name__ = f"{kind}_like"
+    return like
+
+
 _METHODS = {
     "all": _truth("all", "min"),
     "any": _truth("any", "max"),
@@ -255,6 +297,10 @@ _FUNCTIONS = {
     np.ravel: ravel,
     np.squeeze: squeeze,
     np.swapaxes: swapaxes,
+    np.empty_like: _numpy_like("empty"),
+    np.zeros_like: _numpy_like("zeros"),
+    np.ones_like: _numpy_like("ones"),
+    np.full_like: _numpy_like("full"),
     np.real: lambda val: _part(val, "real"),
     np.imag: lambda val: _part(val, "imag"),
 }

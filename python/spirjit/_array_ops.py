@@ -263,10 +263,27 @@ def reduce(op, x, axis=None, keepdims=False, out=None):
         raise NotImplementedError(f"DeviceArray.{op}(out=...) is not "
                                   "supported; assign the result instead")
     if isinstance(axis, tuple):
-        if len(axis) != 1:
-            raise NotImplementedError(
-                f"DeviceArray.{op} reduces over all axes or one axis")
-        axis = axis[0]
+        axes = sorted({operator.index(a) % max(x.ndim, 1) for a in axis
+                       if -x.ndim <= operator.index(a) < x.ndim})
+        if len(axes) != len(axis):
+            bad = [a for a in axis if not -x.ndim <= a < x.ndim]
+            if bad:
+                raise np.exceptions.AxisError(bad[0], x.ndim)
+            raise ValueError("duplicate value in 'axis'")
+        if len(axes) == x.ndim:
+            axis = None
+        elif len(axes) == 1:
+            axis = axes[0]
+        else:
+            # Several axes: one at a time, from the last, so the earlier
+            # keep their numbers (a mean of equal-sized means is the mean).
+            for a in reversed(axes):
+                x = reduce(op, x, a, True)
+            if keepdims:
+                return x
+            keep = [a for a in range(x.ndim) if a not in axes]
+            return x._view([x.shape[a] for a in keep],
+                           [x.strides[a] for a in keep], x._offset)
     if op in ("min", "max") and x.dtype.kind == "c":
         raise TypeError(
             f"DeviceArray.{op} of {x.dtype} is not computed on devices "
@@ -434,13 +451,17 @@ def _unary(ufunc):
 def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
     if not all(_is_operand(v) for v in inputs):
         return NotImplemented
+    if kwargs:
+        raise TypeError(f"numpy.{ufunc.__name__} on DeviceArrays takes "
+                        f"out= only, not {', '.join(sorted(kwargs))}")
+    if ufunc is np.divmod and method == "__call__":
+        outs = out if isinstance(out, tuple) else (None, None)
+        return tuple(apply_ufunc(part, inputs, out=o) for part, o in
+                     zip((np.floor_divide, np.remainder), outs))
     if isinstance(out, tuple):
         if len(out) != 1:
             raise _unsupported(ufunc, method)
         out = out[0]
-    if kwargs:
-        raise TypeError(f"numpy.{ufunc.__name__} on DeviceArrays takes "
-                        f"out= only, not {', '.join(sorted(kwargs))}")
     if method == "__call__":
         return apply_ufunc(ufunc, inputs, out=out)
     reductions = {"add": "sum", "multiply": "prod", "minimum": "min",
@@ -528,6 +549,10 @@ def install(cls):
                         ("gt", np.greater), ("ge", np.greater_equal),
                         ("eq", np.equal), ("ne", np.not_equal)):
         setattr(cls, f"__{name}__", _binary(ufunc))
+    cls.__divmod__ = lambda self, other: _array_ufunc(
+        self, np.divmod, "__call__", self, other)
+    cls.__rdivmod__ = lambda self, other: _array_ufunc(
+        self, np.divmod, "__call__", other, self)
     cls.__hash__ = None  # == is elementwise, as for NumPy arrays
     cls.__matmul__ = lambda self, other: matmul(self, other) \
         if _is_operand(other) else NotImplemented

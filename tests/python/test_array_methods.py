@@ -138,3 +138,39 @@ def test_what_numpy_refuses_is_refused_alike(device):
     with pytest.raises(TypeError, match="DeviceArray.max of complex128 is "
                                         "not computed on devices"):
         c.max()
+
+
+@pytest.mark.parametrize("op", ["sum", "prod", "min", "max", "mean"])
+@pytest.mark.parametrize("axis", [(0, 1), (0, 2), (2, 0), (0, 1, 2)])
+def test_reductions_over_several_axes(device, op, axis):
+    h = np.arange(1, 25, dtype=np.float64).reshape(2, 3, 4) / 8
+    x = spirjit.asarray(h, device=device)
+    for keepdims in (False, True):
+        same(getattr(x, op)(axis=axis, keepdims=keepdims),
+             getattr(h, op)(axis=axis, keepdims=keepdims))
+    same(getattr(np, op)(x, axis=axis), getattr(np, op)(h, axis=axis))
+
+
+def test_divmod_floors_as_python_does(device):
+    h = np.arange(-7, 8, dtype=np.int64)
+    x = spirjit.asarray(h, device=device)
+    for got, want in ((divmod(x, 3), divmod(h, 3)),
+                      (np.divmod(x, -4), np.divmod(h, -4)),
+                      (divmod(20, x[8:]), divmod(20, h[8:]))):
+        assert len(got) == 2
+        same(got[0], want[0])
+        same(got[1], want[1])
+
+
+def test_numpy_like_constructors_follow_the_device_array(device):
+    x = spirjit.asarray(np.arange(6, dtype=np.int32), device=device,
+                        usm_type="shared")
+    for made, value in ((np.zeros_like(x), 0), (np.ones_like(x), 1),
+                        (np.full_like(x, 7), 7)):
+        assert made.device == device and made.usm_type == "shared"
+        same(made, np.full(6, value, np.int32))
+    e = np.empty_like(x, dtype=np.float32, shape=(2, 3))
+    assert isinstance(e, spirjit.DeviceArray)
+    assert e.shape == (2, 3) and e.dtype == np.float32
+    host = np.zeros_like(x, device="cpu")
+    assert type(host) is np.ndarray and host.dtype == np.int32

@@ -422,3 +422,20 @@ def test_keyword_arguments_to_a_jit_callee_are_an_error():
     with pytest.raises(UnsupportedFeatureError, match="by position"):
         caller(np.ones(3))
 
+
+
+def test_len_of_an_array_in_host_code_and_prange(device):
+    @spirjit.jit
+    def scaled(a, b):
+        n = len(a)
+        out = np.empty(n)
+        for i in spirjit.prange(len(b)):
+            out[i] = a[i] * len(b)
+        return out, n
+
+    a = np.arange(3.0)
+    out, n = scaled(a, np.ones((3, 2)))
+    assert n == 3 and out.tolist() == [0.0, 3.0, 6.0]
+    out, n = scaled(spirjit.asarray(a, device=device),
+                    spirjit.ones((3, 2), device=device))
+    assert n == 3 and out.asnumpy().tolist() == [0.0, 3.0, 6.0]
