@@ -29,42 +29,18 @@ def _no_out(name, out):
                                   "supported; assign the result instead")
 
 
-def _axes(x, axis):
-    """NumPy's normalisation of ``axis`` (None, an int or a tuple) to a
-    sorted list of axes of ``x``."""
-    if axis is None:
-        return list(range(x.ndim))
-    axes = axis if isinstance(axis, tuple) else (axis,)
-    out = []
-    for a in axes:
-        a = operator.index(a)
-        if not -x.ndim <= a < x.ndim:
-            raise np.exceptions.AxisError(a, x.ndim)
-        out.append(a % x.ndim)
-    if len(set(out)) != len(out):
-        raise ValueError("duplicate value in 'axis'")
-    return sorted(out)
-
-
-def _reduce(op, x, axis, keepdims):
-    """``ops.reduce`` over ``axis``, normalised by NumPy's rules first."""
-    axes = _axes(x, axis)
-    return ops.reduce(op, x, None if axis is None else tuple(axes),
-                      keepdims)
-
-
 def _truth(name, op):
     def method(self, axis=None, out=None, keepdims=False):
         _no_out(name, out)
-        axes = _axes(self, axis)
+        axes = ops.normalize_axes(self, axis)
         if any(self.shape[a] == 0 for a in axes):
             # min/max have no identity; NumPy: all([]) True, any([]) False
             shape = np.zeros(self.shape, np.bool_).all(
                 axis=tuple(axes), keepdims=keepdims).shape
             return _spirjit.to_device(np.full(shape, name == "all"),
                                       self._device, self.usm_type)
-        return _reduce(op, ops.apply_ufunc(np.not_equal, (self, 0)), axis,
-                       keepdims)
+        return ops.reduce(op, ops.apply_ufunc(np.not_equal, (self, 0)),
+                          axis, keepdims)
     method.__name__ = name
     return method
 
@@ -78,7 +54,7 @@ def _arg(name, op):
         if axis is None:
             x = ravel(x)
             axis = 0
-        axis = _axes(x, axis)[0]
+        axis = ops.normalize_axes(x, axis)[0]
         extreme = ops.reduce(op, x, axis, True)
         hit = ops.apply_ufunc(np.equal, (x, extreme))
         if x.dtype.kind in "fc":
@@ -105,14 +81,14 @@ def var(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     _no_out("var", out)
     if dtype is not None:
         x = ops.astype(x, dtype)
-    axes = _axes(x, axis)
+    axes = ops.normalize_axes(x, axis)
     count = int(np.prod([x.shape[a] for a in axes]))
-    mean = _reduce("mean", x, axis, True)
+    mean = ops.reduce("mean", x, axis, True)
     deviation = ops.apply_ufunc(np.subtract, (x, mean))
     if deviation.dtype.kind == "c":
         deviation = ops.apply_ufunc(np.absolute, (deviation,))
     squares = ops.apply_ufunc(np.square, (deviation,))
-    total = _reduce("sum", squares, axis, keepdims)
+    total = ops.reduce("sum", squares, axis, keepdims)
     return ops.apply_ufunc(np.divide, (total, max(count - ddof, 0)))
 
 
@@ -181,7 +157,7 @@ def squeeze(x, axis=None):
     if axis is None:
         drop = [a for a in range(x.ndim) if x.shape[a] == 1]
     else:
-        drop = _axes(x, axis)
+        drop = ops.normalize_axes(x, axis)
         if any(x.shape[a] != 1 for a in drop):
             raise ValueError("cannot select an axis to squeeze out which "
                              "has size not equal to one")
@@ -191,7 +167,8 @@ def squeeze(x, axis=None):
 
 
 def swapaxes(x, axis1, axis2):
-    a, b = (_axes(x, operator.index(v))[0] for v in (axis1, axis2))
+    a, b = (ops.normalize_axes(x, operator.index(v))[0]
+            for v in (axis1, axis2))
     order = list(range(x.ndim))
     order[a], order[b] = order[b], order[a]
     return ops.transpose(x, order)

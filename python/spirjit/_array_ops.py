@@ -251,6 +251,22 @@ def transpose(x, axes=None):
                    x._offset)
 
 
+def normalize_axes(x, axis):
+    """NumPy's reading of ``axis`` (None, an int or a tuple of them) for
+    ``x``: a sorted list of axes; AxisError or ValueError as NumPy's."""
+    if axis is None:
+        return list(range(x.ndim))
+    axes = []
+    for a in axis if isinstance(axis, tuple) else (axis,):
+        a = operator.index(a)
+        if not -x.ndim <= a < x.ndim:
+            raise np.exceptions.AxisError(a, x.ndim)
+        axes.append(a % x.ndim)
+    if len(set(axes)) != len(axes):
+        raise ValueError("duplicate value in 'axis'")
+    return sorted(axes)
+
+
 _REDUCTION_DTYPE = {"sum": np.sum, "prod": np.prod, "min": np.min,
                     "max": np.max, "mean": np.mean}
 
@@ -263,13 +279,7 @@ def reduce(op, x, axis=None, keepdims=False, out=None):
         raise NotImplementedError(f"DeviceArray.{op}(out=...) is not "
                                   "supported; assign the result instead")
     if isinstance(axis, tuple):
-        axes = sorted({operator.index(a) % max(x.ndim, 1) for a in axis
-                       if -x.ndim <= operator.index(a) < x.ndim})
-        if len(axes) != len(axis):
-            bad = [a for a in axis if not -x.ndim <= a < x.ndim]
-            if bad:
-                raise np.exceptions.AxisError(bad[0], x.ndim)
-            raise ValueError("duplicate value in 'axis'")
+        axes = normalize_axes(x, axis)
         if len(axes) == x.ndim:
             axis = None
         elif len(axes) == 1:
