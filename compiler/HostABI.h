@@ -49,6 +49,18 @@ void *spirjit_host_alloc(void *context, int32_t ndim, const int64_t *shape,
 int32_t spirjit_host_fill(void *context, void *data, int64_t count,
                           int64_t itemsize, const void *value);
 
+/* np.arange: a new 1-D array, placed as np.empty's, of ceil((stop - start)
+ * / step) elements (none if that is negative) start + i * step, computed in
+ * double when `floating`, else in int64, then converted to the element:
+ * `element` is its itemsize, plus 256 for a float, plus 512 for an
+ * unsigned integer. The length goes to `length`. NULL on failure (a step
+ * of 0 is NumPy's ZeroDivisionError, its message starting with `where`,
+ * the call's file:line). */
+void *spirjit_host_arange(void *context, int32_t floating, double fstart,
+                          double fstop, double fstep, int64_t istart,
+                          int64_t istop, int64_t istep, int32_t element,
+                          int64_t *length, const char *where);
+
 /* A check of the host code failed (compiler/ArrayExpressions.h): raises a
  * ValueError with `message`, in which "{got}" and "{expected}" stand for
  * the two numbers. Returns non-zero. */

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
@@ -191,6 +192,8 @@ void defineHostHelpers() {
         {{"spirjit_host_parfor", reinterpret_cast<void *>(&spirjit_host_parfor)},
          {"spirjit_host_alloc", reinterpret_cast<void *>(&spirjit_host_alloc)},
          {"spirjit_host_fill", reinterpret_cast<void *>(&spirjit_host_fill)},
+         {"spirjit_host_arange",
+          reinterpret_cast<void *>(&spirjit_host_arange)},
          {"spirjit_host_fail", reinterpret_cast<void *>(&spirjit_host_fail)}});
   });
 }
@@ -379,20 +382,25 @@ extern "C" void *spirjit_host_alloc(void *context, int32_t ndim,
   }
 }
 
-extern "C" int32_t spirjit_host_fill(void *context, void *data, int64_t count,
-                                     int64_t itemsize, const void *value) {
-  auto &call = *static_cast<HostCall *>(context);
+namespace {
+
+/// Writes the `bytes` bytes of an array the call allocated at `data` by
+/// `produce(out)`: in place when the host can address its memory, else
+/// into a staging buffer copied to the device. Returns 0 or a failure.
+template <typename Produce>
+int32_t writeAllocated(HostCall &call, void *data, size_t bytes,
+                       Produce produce) {
   try {
     HostCall::Region *region = call.regionOf(data);
-    bool staged = region && region->buffer && !region->buffer->hostAddressable();
+    bool staged =
+        region && region->buffer && !region->buffer->hostAddressable();
     std::vector<char> staging;
     auto *out = static_cast<char *>(data);
     if (staged) {
-      staging.resize(static_cast<size_t>(count * itemsize));
+      staging.resize(bytes);
       out = staging.data();
     }
-    for (int64_t i = 0; i < count; ++i)
-      std::memcpy(out + i * itemsize, value, static_cast<size_t>(itemsize));
+    produce(out);
     if (staged && !staging.empty())
       call.device->write(*region->buffer, staging.data(), staging.size(),
                          static_cast<char *>(data) - region->begin);
@@ -401,6 +409,53 @@ extern "C" int32_t spirjit_host_fill(void *context, void *data, int64_t count,
     call.error = std::current_exception();
     return 1;
   }
+}
+
+/// Stores `value` into element `i` of `out`, an array of the element
+/// spirjit_host_arange describes.
+template <typename T>
+void storeArangeElement(char *out, int64_t i, int32_t element, T value) {
+  int size = element & 255;
+  char *at = out + i * size;
+  auto put = [&](auto v) { std::memcpy(at, &v, sizeof v); };
+  if (element & 256) {
+    if (size == 4)
+      put(static_cast<float>(value));
+    else
+      put(static_cast<double>(value));
+    return;
+  }
+  bool isUnsigned = element & 512;
+  switch (size) {
+  case 1:
+    isUnsigned ? put(static_cast<uint8_t>(value))
+               : put(static_cast<int8_t>(value));
+    break;
+  case 2:
+    isUnsigned ? put(static_cast<uint16_t>(value))
+               : put(static_cast<int16_t>(value));
+    break;
+  case 4:
+    isUnsigned ? put(static_cast<uint32_t>(value))
+               : put(static_cast<int32_t>(value));
+    break;
+  default:
+    isUnsigned ? put(static_cast<uint64_t>(value))
+               : put(static_cast<int64_t>(value));
+  }
+}
+
+} // namespace
+
+extern "C" int32_t spirjit_host_fill(void *context, void *data, int64_t count,
+                                     int64_t itemsize, const void *value) {
+  return writeAllocated(
+      *static_cast<HostCall *>(context), data,
+      static_cast<size_t>(count * itemsize), [&](char *out) {
+        for (int64_t i = 0; i < count; ++i)
+          std::memcpy(out + i * itemsize, value,
+                      static_cast<size_t>(itemsize));
+      });
 }
 
 extern "C" int32_t spirjit_host_parfor(void *context, int32_t index,
@@ -523,6 +578,47 @@ extern "C" int32_t spirjit_host_parfor(void *context, int32_t index,
     call.error = std::current_exception();
     return 1;
   }
+}
+
+extern "C" void *spirjit_host_arange(void *context, int32_t floating,
+                                     double fstart, double fstop,
+                                     double fstep, int64_t istart,
+                                     int64_t istop, int64_t istep,
+                                     int32_t element, int64_t *length,
+                                     const char *where) {
+  auto &call = *static_cast<HostCall *>(context);
+  if (floating ? fstep == 0.0 : istep == 0) {
+    call.error = std::make_exception_ptr(LaunchError(
+        LaunchErrorKind::ZeroDivision,
+        std::string(where) + ": np.arange()'s step is 0: division by zero"));
+    return nullptr;
+  }
+  int64_t n = 0;
+  if (floating) {
+    double count = std::ceil((fstop - fstart) / fstep);
+    n = count > 0 ? static_cast<int64_t>(count) : 0;
+  } else {
+    // the ceiling of the quotient, exactly
+    int64_t span = istop - istart;
+    n = span / istep + (span % istep != 0 && (span < 0) == (istep < 0));
+    n = std::max<int64_t>(n, 0);
+  }
+  *length = n;
+  int64_t itemsize = element & 255;
+  void *data =
+      spirjit_host_alloc(context, 1, &n, itemsize, 3, nullptr, nullptr);
+  if (!data)
+    return nullptr;
+  int32_t status = writeAllocated(
+      call, data, static_cast<size_t>(n * itemsize), [&](char *out) {
+        for (int64_t i = 0; i < n; ++i)
+          if (floating)
+            storeArangeElement(out, i, element,
+                               fstart + static_cast<double>(i) * fstep);
+          else
+            storeArangeElement(out, i, element, istart + i * istep);
+      });
+  return status ? nullptr : data;
 }
 
 extern "C" int32_t spirjit_host_fail(void *context, const char *message,

@@ -24,7 +24,7 @@ bool isArrayConstructor(const std::string &name) {
     if (name.compare(0, std::strlen(module), module) == 0 &&
         names.count(name.substr(std::strlen(module))))
       return true;
-  return false;
+  return name == "numpy.arange";
 }
 } // namespace spirjit
 
@@ -39,6 +39,8 @@ const Type *Inference::inferArrayConstructor(Instruction &inst,
                           "allocate the array before the launch and pass it "
                           "in (in a kernel, kapi.PrivateArray is per-item "
                           "memory)");
+  if (shortName == "arange")
+    return inferArange(inst);
   bool like = endsWith(shortName, "_like");
   bool full = shortName.compare(0, 4, "full") == 0;
   bool ours = name.compare(0, 8, "spirjit.") == 0;
@@ -125,6 +127,42 @@ const Type *Inference::inferArrayConstructor(Instruction &inst,
   if (element->kind == TypeKind::Complex)
     unsupported(inst, "complex arrays are not made in jit functions yet");
   return types::array(element, ndim, 'C');
+}
+
+const Type *Inference::inferArange(Instruction &inst) {
+  // np.arange(stop), (start, stop) or (start, stop, step), dtype=: NumPy's
+  // parameter names, so keywords work too.
+  std::vector<const Instruction *> args = positionalArguments(
+      inst, {"start", "stop", "step", "dtype"}, "np.arange");
+  result_.callArguments[&inst] = args;
+  if (!args[0] && !args[1])
+    typingError(inst, "np.arange() needs its stop");
+  if (args[2] && !(args[0] && args[1]))
+    typingError(inst, "np.arange() takes a step after a start and a stop");
+  bool anyFloat = false;
+  for (int i = 0; i < 3; ++i) {
+    if (!args[i])
+      continue;
+    const Type *t = args[i]->type;
+    if (!t->isNumber() || t->kind == TypeKind::Complex ||
+        t->kind == TypeKind::WeakComplex)
+      typingError(inst, "np.arange()'s bounds and step must be real "
+                        "numbers, not '" + t->str() + "'");
+    anyFloat |= t->kind == TypeKind::Float || t->kind == TypeKind::WeakFloat;
+  }
+  // NumPy 2: float64 if any bound is a float, else int64.
+  const Type *element = anyFloat ? types::floating(64) : types::int64();
+  if (const Instruction *dtype = args[3]) {
+    if (dtype->type->kind != TypeKind::DTypeClass)
+      typingError(inst, "np.arange()'s dtype must be a NumPy type such as "
+                        "np.float32, not '" + dtype->type->str() + "'");
+    element = dtype->type->element;
+  }
+  if (element->kind == TypeKind::Complex || element->kind == TypeKind::Bool)
+    unsupported(inst, "np.arange() of " + element->str() +
+                          " is not made in jit functions; use an integer or "
+                          "float dtype");
+  return types::array(element, 1, 'C');
 }
 
 } // namespace spirjit::infer

@@ -102,6 +102,7 @@ private:
 
   // InferHost.cpp
   const Type *inferArrayConstructor(Instruction &inst, const std::string &name);
+  const Type *inferArange(Instruction &inst);
 
   // InferArrays.cpp: whole arrays in host code; nullptr where the
   // instruction is not an array operation (the scalar rules apply).

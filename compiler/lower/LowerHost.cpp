@@ -164,10 +164,67 @@ Lowered Lowering::lowerParforLaunch(const Instruction &inst, int index) {
   return tuple;
 }
 
+Lowered Lowering::lowerArange(const Instruction &inst) {
+  // InferHost.cpp: start and stop, or stop alone; a step needs both.
+  const auto &args = typed_.callArguments.at(&inst);
+  const Instruction *start = args[0] && args[1] ? args[0] : nullptr;
+  const Instruction *stop = args[1] ? args[1] : args[0];
+  const Instruction *step = args[2];
+  bool floating = false;
+  for (const Instruction *a : {start, stop, step})
+    floating |= a && (a->type->kind == TypeKind::Float ||
+                      a->type->kind == TypeKind::WeakFloat);
+  // The helper computes in double or in int64 (HostABI.h); the other three
+  // values are unused zeros.
+  auto asDouble = [&](const Instruction *a, double otherwise) -> llvm::Value * {
+    if (!floating)
+      return llvm::ConstantFP::get(builder_.getDoubleTy(), 0.0);
+    return a ? scalarOf(a, types::floating(64))
+             : llvm::ConstantFP::get(builder_.getDoubleTy(), otherwise);
+  };
+  auto asInt = [&](const Instruction *a, int64_t otherwise) -> llvm::Value * {
+    if (floating)
+      return builder_.getInt64(0);
+    return a ? scalarOf(a, types::int64()) : builder_.getInt64(otherwise);
+  };
+  const Type *element = inst.type->element;
+  llvm::Type *memory = memoryType(element);
+  int32_t code = static_cast<int32_t>(
+      module_->getDataLayout().getTypeAllocSize(memory));
+  if (element->kind == TypeKind::Float)
+    code += 256;
+  else if (!element->isSigned)
+    code += 512;
+  auto *i64 = builder_.getInt64Ty();
+  auto *f64 = builder_.getDoubleTy();
+  auto *i8ptr = builder_.getInt8PtrTy();
+  llvm::Value *length = entryAlloca(allocaBuilder_, function_, i64, "length");
+  llvm::FunctionCallee arange = hostHelper(
+      "spirjit_host_arange", i8ptr,
+      {i8ptr, builder_.getInt32Ty(), f64, f64, f64, i64, i64, i64,
+       builder_.getInt32Ty(), i64->getPointerTo(), i8ptr});
+  llvm::Value *where = builder_.CreateGlobalStringPtr(
+      filename() + ":" + std::to_string(inst.line), "arange.where");
+  llvm::Value *data = builder_.CreateCall(
+      arange, {hostContext_, builder_.getInt32(floating), asDouble(start, 0.0),
+               asDouble(stop, 0.0), asDouble(step, 1.0), asInt(start, 0),
+               asInt(stop, 0), asInt(step, 1), builder_.getInt32(code),
+               length, where});
+  checkStatus(builder_.CreateZExt(builder_.CreateIsNull(data),
+                                  builder_.getInt32Ty()));
+  Lowered result;
+  result.data = builder_.CreatePointerCast(data, pointerType(inst.type));
+  result.shape = {builder_.CreateLoad(i64, length)};
+  result.strides = {builder_.getInt64(1)};
+  return result;
+}
+
 Lowered Lowering::lowerArrayConstructor(const Instruction &inst) {
   SPIRJIT_INTERNAL_CHECK(isHost(), "an array constructor outside host code");
   const std::string &name = inst.operands[0]->type->name;
   std::string shortName = name.substr(name.find('.') + 1);
+  if (shortName == "arange")
+    return lowerArange(inst);
   bool like = shortName.size() > 5 &&
               shortName.compare(shortName.size() - 5, 5, "_like") == 0;
   const auto &args = typed_.callArguments.at(&inst);

@@ -149,6 +149,7 @@ private:
                                   llvm::ArrayRef<llvm::Type *> params);
   Lowered lowerParforLaunch(const Instruction &inst, int index);
   Lowered lowerArrayConstructor(const Instruction &inst);
+  Lowered lowerArange(const Instruction &inst);
   /// The array-expression stage's failed run-time check: a ValueError.
   Lowered lowerHostFail(const Instruction &inst);
   /// A slice used as a value (ArrayExpressions.cpp's `<view>` call).

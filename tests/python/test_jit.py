@@ -439,3 +439,62 @@ def test_len_of_an_array_in_host_code_and_prange(device):
     out, n = scaled(spirjit.asarray(a, device=device),
                     spirjit.ones((3, 2), device=device))
     assert n == 3 and out.asnumpy().tolist() == [0.0, 3.0, 6.0]
+
+
+@pytest.mark.parametrize("bounds", [(5,), (2, 10, 3), (10, 2, -3), (5, 0, 1),
+                                    (0.0, 1.0, 0.3), (1.5,), (-2, 2.5, 0.5),
+                                    (3, 9), (9, 3), (-7, 8, 4)])
+def test_arange_is_numpys(bounds):
+    @spirjit.jit
+    def one(stop):
+        return np.arange(stop)
+
+    @spirjit.jit
+    def two(start, stop):
+        return np.arange(start, stop)
+
+    @spirjit.jit
+    def three(start, stop, step):
+        return np.arange(start, stop, step)
+
+    want = np.arange(*bounds)
+    got = (one, two, three)[len(bounds) - 1](*bounds)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want)
+
+
+def test_arange_dtype_placement_and_use_in_prange(device):
+    @spirjit.jit
+    def weights(x):
+        idx = np.arange(x.shape[0])
+        ramp = np.arange(1, 2 * x.shape[0] + 1, 2, dtype=np.float32)
+        out = np.empty(x.shape[0])
+        for i in spirjit.prange(x.shape[0]):
+            out[i] = x[i] * idx[i] + ramp[i]
+        return out, idx, ramp
+
+    out, idx, ramp = weights(np.full(4, 2.0))
+    assert idx.dtype == np.int64 and ramp.dtype == np.float32
+    assert out.tolist() == [1.0, 5.0, 9.0, 13.0]
+    out, idx, ramp = weights(spirjit.full(4, 2.0, device=device))
+    assert isinstance(idx, spirjit.DeviceArray) and idx.device == device
+    assert out.asnumpy().tolist() == [1.0, 5.0, 9.0, 13.0]
+    assert ramp.asnumpy().tolist() == [1.0, 3.0, 5.0, 7.0]
+
+
+def test_arange_errors_name_the_line():
+    @spirjit.jit
+    def stepped(step):
+        return np.arange(0, 5, step)  # <- arange-step
+
+    with pytest.raises(ZeroDivisionError,
+                       match=rf"{__file__}:\d+: np.arange\(\)'s step is 0"):
+        stepped(0)
+
+    @spirjit.jit
+    def complex_bound(n):
+        return np.arange(n * 1j)
+
+    with pytest.raises(TypingError, match="np.arange\\(\\)'s bounds and step "
+                                          "must be real numbers"):
+        complex_bound(3)
