@@ -46,11 +46,14 @@ template <typename Acquire> auto acquireUnlessExiting(Acquire acquire) {
     ++state.acquiring;
   }
   auto result = acquire();
+  bool exitWaits;
   {
     std::lock_guard<std::mutex> lock(state.mutex);
     --state.acquiring;
+    exitWaits = state.exiting;
   }
-  state.acquired.notify_all();
+  if (exitWaits) // only the exit waits on it: no wake-up per launch
+    state.acquired.notify_all();
   return result;
 }
 

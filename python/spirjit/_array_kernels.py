@@ -179,15 +179,15 @@ def _reduce_source(name, op, in_dtype, acc_dtype):
         def local(i):
             return f"T_{acc.name}(complex(loc[{i}], loc_im[{i}]))"
 
-        def store(i, value):
-            return (f"v = {value}\n{{pad}}loc[{i}] = v.real\n"
-                    f"{{pad}}loc_im[{i}] = v.imag")
+        def store(i, value, pad):
+            return (f"v = {value}\n{pad}loc[{i}] = v.real\n"
+                    f"{pad}loc_im[{i}] = v.imag")
         params = "loc, loc_im"
     else:
         def local(i):
             return f"loc[{i}]"
 
-        def store(i, value):
+        def store(i, value, pad):
             return f"loc[{i}] = {value}"
         params = "loc"
     return f"""\
@@ -202,13 +202,13 @@ def {name}(item, x, out, {params}):
     while k < n:
         acc = {combine.format("acc", load)}
         k += step
-    {store("lid", "acc").format(pad="    ")}
+    {store("lid", "acc", "    ")}
     kapi.group_barrier(g)
     s = item.get_local_range(1) // 2
     while s > 0:
         if lid < s:
-            {store("lid", combine.format(local("lid"), local("lid + s"))
-                   ).format(pad="            ")}
+            {store("lid", combine.format(local("lid"), local("lid + s")),
+                   "            ")}
         kapi.group_barrier(g)
         s //= 2
     if lid == 0:

@@ -181,16 +181,11 @@ def _part(x, which):
     if x.dtype.kind != "c":
         if which == "real":
             return x
-        return _zeros_like(x)
+        import spirjit
+        return spirjit.zeros_like(x)
     part = np.empty(0, x.dtype).real.dtype
     offset = x._offset + (part.itemsize if which == "imag" else 0)
     return x._view(list(x.shape), list(x.strides), offset, part)
-
-
-def _zeros_like(x):
-    zeros = ops.K.empty(x.shape, x.dtype, x._device, x.usm_type)
-    zeros[...] = 0
-    return zeros
 
 
 def _set_part(x, which, value):
@@ -204,49 +199,47 @@ def fill(x, value):
     x[...] = value
 
 
-def _numpy_like(kind):
+def _like(kind, prototype, fill, dtype, order, shape, device):
     """np.empty_like/zeros_like/ones_like/full_like of a DeviceArray: a
-    DeviceArray on its device (NumPy's device="cpu" asks for a NumPy
-    array), C-ordered."""
-    def like(prototype, *args, dtype=None, order="K", subok=True,
-             shape=None, device=None, fill_value=None):
-        params = (["fill_value"] if kind == "full" else []) + \
-            ["dtype", "order", "subok", "shape"]
-        if len(args) > len(params):
-            raise TypeError(f"numpy.{kind}_like takes at most "
-                            f"{len(params) + 1} positional arguments")
-        given = dict(zip(params, args))
-        fill_value = given.get("fill_value", fill_value)
-        dtype = given.get("dtype", dtype)
-        order = given.get("order", order)
-        shape = given.get("shape", shape)
-        if kind == "full" and fill_value is None and "fill_value" not in \
-                given:
-            raise TypeError("full_like() missing required argument "
-                            "'fill_value'")
-        dtype = np.dtype(dtype) if dtype is not None else prototype.dtype
-        if shape is None:
-            shape = prototype.shape
-        if device is not None:
-            if device != "cpu":
-                raise ValueError(f"numpy.{kind}_like's device= is 'cpu' "
-                                 f"(NumPy's only one), not {device!r}; use "
-                                 f"spirjit.{kind}_like(x, device=...)")
-            extra = (fill_value,) if kind == "full" else ()
-            return getattr(np, f"{kind}_like")(
-                np.empty(0, dtype), *extra, shape=shape)
-        if order not in ("K", "A", "C"):
-            raise NotImplementedError(
-                f"numpy.{kind}_like of a DeviceArray makes C-ordered "
-                f"arrays, not order={order!r}")
-        import spirjit
-        make = getattr(spirjit, kind)
-        where = dict(device=prototype.device, usm_type=prototype.usm_type)
-        if kind == "full":
-            return make(shape, fill_value, dtype, **where)
-        return make(shape, dtype, **where)
-    like.__name__ = f"{kind}_like"
-    return like
+    DeviceArray on its device, C-ordered (NumPy's device="cpu" asks for a
+    NumPy array)."""
+    dtype = np.dtype(dtype) if dtype is not None else prototype.dtype
+    shape = prototype.shape if shape is None else shape
+    if device is not None:
+        if device != "cpu":
+            raise ValueError(f"numpy.{kind}_like's device= is 'cpu' "
+                             f"(NumPy's only one), not {device!r}; use "
+                             f"spirjit.{kind}_like(x, device=...)")
+        return getattr(np, f"{kind}_like")(np.empty(0, dtype), *fill,
+                                           shape=shape)
+    if order not in ("K", "A", "C"):
+        raise NotImplementedError(
+            f"numpy.{kind}_like of a DeviceArray makes C-ordered arrays, "
+            f"not order={order!r}")
+    import spirjit
+    return getattr(spirjit, kind)(shape, *fill, dtype,
+                                  device=prototype.device,
+                                  usm_type=prototype.usm_type)
+
+
+def _empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *,
+                device=None):
+    return _like("empty", prototype, (), dtype, order, shape, device)
+
+
+def _zeros_like(a, dtype=None, order="K", subok=True, shape=None, *,
+                device=None):
+    return _like("zeros", a, (), dtype, order, shape, device)
+
+
+def _ones_like(a, dtype=None, order="K", subok=True, shape=None, *,
+               device=None):
+    return _like("ones", a, (), dtype, order, shape, device)
+
+
+def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None,
+               *, device=None):
+    return _like("full", a, (fill_value,), dtype, order, shape, device)
 
 
 _METHODS = {
@@ -274,10 +267,10 @@ _FUNCTIONS = {
     np.ravel: ravel,
     np.squeeze: squeeze,
     np.swapaxes: swapaxes,
-    np.empty_like: _numpy_like("empty"),
-    np.zeros_like: _numpy_like("zeros"),
-    np.ones_like: _numpy_like("ones"),
-    np.full_like: _numpy_like("full"),
+    np.empty_like: _empty_like,
+    np.zeros_like: _zeros_like,
+    np.ones_like: _ones_like,
+    np.full_like: _full_like,
     np.real: lambda val: _part(val, "real"),
     np.imag: lambda val: _part(val, "imag"),
 }
