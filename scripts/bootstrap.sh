@@ -61,7 +61,8 @@ fi
 
 # The compatibility tier runs numba-dpex's own tests (tests/compat): its
 # wheel comes from PyPI at set-up, and only its tests are unpacked, into
-# build/compat. Without network the tier says "not run" and passes.
+# build/compat. Without network the tier says "skipped: ..." and ctest
+# reports it skipped.
 if [ "$mode" = test ]; then
   .venv/bin/python tests/compat/fetch.py "$root/build/compat"
 fi

@@ -6,7 +6,7 @@
 Downloads numba-dpex's wheel from PyPI with pip (no dependencies) into
 <dir>/wheel and unpacks only numba_dpex/tests/** into <dir>/numba_dpex_tests:
 the tests stay out of our repository. Without network it writes the reason to
-<dir>/not-run.txt, which run_compat.py prints as "not run: ...", and exits 0
+<dir>/not-run.txt, which run_compat.py prints as "skipped: ...", and exits 0
 so that set-up goes on.
 """
 

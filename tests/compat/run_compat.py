@@ -15,7 +15,9 @@ every in-scope failure with its reason.
 
 Exit status 0 unless a test listed in expected_pass.txt no longer passes on
 some device; newly passing tests are reported, not failed. Without the
-unpacked tests (no network at set-up) it prints "not run: <why>" and exits 0.
+unpacked tests (no network at set-up) or without an OpenCL device it prints
+"skipped: <why>" and exits with SKIPPED (77), which ctest shows as skipped
+(tests/CMakeLists.txt sets SKIP_RETURN_CODE).
 """
 
 import argparse
@@ -28,6 +30,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+SKIPPED = 77  # ctest's SKIP_RETURN_CODE for this tier
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -269,14 +273,14 @@ def main():
         why_file = os.path.join(os.path.dirname(tests_root), "not-run.txt")
         why = open(why_file).read().strip() if os.path.exists(why_file) \
             else f"{tests_root} is missing: run tests/compat/fetch.py"
-        print(f"not run: {why}")
-        return 0
+        print(f"skipped: {why}")
+        return SKIPPED
     devices = opencl_devices()
     if args.device:
         devices = [d for d in devices if d[0] in args.device]
     if not devices:
-        print("not run: no OpenCL device")
-        return 0
+        print("skipped: no OpenCL device")
+        return SKIPPED
 
     out_of_scope = read_patterns("out_of_scope.txt")
     divergences = read_patterns("divergences.txt")
