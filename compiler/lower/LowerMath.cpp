@@ -196,6 +196,10 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
     }
     return {best};
   }
+  if (name == "int" && (arg(0)->type->kind == TypeKind::Float ||
+                        arg(0)->type->kind == TypeKind::WeakFloat))
+    return {saturatingToInteger(
+        scalarOf(arg(0), types::materialize(arg(0)->type)), r)};
   if (name == "int" || name == "float" || name == "bool")
     return {scalarOf(arg(0), r)};
   if (name == "len") {
@@ -211,15 +215,10 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
     const Type *floatType = types::materialize(a);
     llvm::Value *x = scalarOf(arg(0), floatType);
     if (argCount == 1) // half to even, as Python's round
-      return {
-          convert(target_.emitMathCall(builder_, "rint", {x}), floatType, r)};
-    // round(x, n): scale by 10**n, round half to even, scale back.
-    llvm::Value *digits = scalarOf(arg(1), floatType);
-    llvm::Value *ten = llvm::ConstantFP::get(x->getType(), 10.0);
-    llvm::Value *scale = target_.emitMathCall(builder_, "pow", {ten, digits});
-    llvm::Value *y =
-        target_.emitMathCall(builder_, "rint", {builder_.CreateFMul(x, scale)});
-    return {convert(builder_.CreateFDiv(y, scale), floatType, r)};
+      return {saturatingToInteger(
+          target_.emitMathCall(builder_, "rint", {x}), r)};
+    return {convert(roundDigits(x, scalarOf(arg(1), types::int64())),
+                    floatType, r)};
   }
   if (const MathFunction *math = findMathFunction(name)) {
     const Type *a = arg(0)->type;
@@ -244,6 +243,8 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
       const Type *floatType = types::materialize(a);
       llvm::Value *y = target_.emitMathCall(builder_, math->builtin,
                                             {scalarOf(arg(0), floatType)});
+      if (types::materialize(r)->kind == TypeKind::Int) // math's, not numpy's
+        return {saturatingToInteger(y, r)};
       return {convert(y, floatType, r)};
     }
     case MathFunction::Kind::Square: {
@@ -350,6 +351,17 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
             target_.emitMathCall(builder_, "log", {xs[1]}))};
       if (std::string(math->builtin) == "pow")
         return {floatPower(xs[0], xs[1])};
+      if (std::string(math->builtin) == "log1p") {
+        // log1p(x) is x below half an ulp of 1 squared; PoCL's flushes the
+        // smallest subnormals to 0, CPython keeps them.
+        llvm::Value *x = xs[0];
+        double tiny = x->getType()->isDoubleTy() ? 0x1p-54 : 0x1p-25;
+        llvm::Value *small = builder_.CreateFCmpOLT(
+            target_.emitMathCall(builder_, "fabs", {x}),
+            llvm::ConstantFP::get(x->getType(), tiny));
+        return {builder_.CreateSelect(
+            small, x, target_.emitMathCall(builder_, "log1p", {x}))};
+      }
       return {target_.emitMathCall(builder_, math->builtin, xs)};
     }
     }

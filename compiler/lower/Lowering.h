@@ -101,6 +101,14 @@ private:
   Lowered complexMath(const std::string &name, const Instruction &inst,
                       const Type *result);
 
+  // LowerRounding.cpp
+  /// A float to the integer type `to` as CPython's int(x) where it fits;
+  /// beyond `to`'s range its ends, nan 0 (LLVM's fptosi.sat).
+  llvm::Value *saturatingToInteger(llvm::Value *x, const Type *to);
+  /// round(x, digits) of a float32 or float64 `x`, as CPython's.
+  llvm::Value *roundDigits(llvm::Value *x, llvm::Value *digits);
+  llvm::Function *roundDigitsFunction();
+
   // LowerKernelAPI.cpp
   Lowered lowerKernelApiCall(const Instruction &inst,
                              const KernelApiFunction &api);

