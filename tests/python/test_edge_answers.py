@@ -163,3 +163,49 @@ def test_np_round_of_device_arrays_stays_numpys(device_filter,
     got = np.asarray(np.round(spirjit.asarray(x), 2))
     np.testing.assert_array_equal(got, np.round(x, 2))
     assert got[0] == 2.68
+
+
+# --- complex division as NumPy's loop --------------------------------------
+
+def special_parts(dtype):
+    """0, ±1, ±inf, nan, and large, small and subnormal finite values of
+    the dtype's parts."""
+    info = np.finfo(dtype)
+    return [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan, 2.5,
+            float(info.max) / 4, -float(info.tiny) * 3,
+            float(info.smallest_subnormal)]
+
+
+def special_grid(dtype):
+    """Every pair (a, b) of complex numbers made of special_parts."""
+    parts = special_parts(dtype)
+    zs = np.array([complex(r, i) for r in parts for i in parts], dtype=dtype)
+    return np.repeat(zs, len(zs)), np.tile(zs, len(zs))
+
+
+@spirjit.kernel
+def complex_divide(item, a, b, out):
+    i = item.get_id(0)
+    out[i] = a[i] / b[i]
+
+
+def assert_same_complex(got, expected, inputs):
+    """Parts equal (zero signs included), or both nan."""
+    bad = []
+    for g, e, arguments in zip(got.tolist(), expected.tolist(),
+                               zip(*inputs)):
+        if not (same_float(g.real, e.real) and same_float(g.imag, e.imag)):
+            bad.append((arguments, g, e))
+    assert not bad, f"{len(bad)} differ, e.g. {bad[:8]}"
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_division_special_values(device_filter, require_dtypes,
+                                         dtype):
+    require_dtypes(dtype)
+    a, b = special_grid(dtype)
+    out = np.zeros_like(a)
+    launch(complex_divide, len(a), a, b, out)
+    with np.errstate(all="ignore"):
+        expected = a / b
+    assert_same_complex(out, expected, (a, b))
