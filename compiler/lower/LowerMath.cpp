@@ -106,6 +106,31 @@ Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
       builder_.CreateFCmpOEQ(im, constant(0.0)));
   outRe = builder_.CreateSelect(isZero, constant(0.0), outRe);
   outIm = builder_.CreateSelect(isZero, im, outIm);
+  // Infinite parts, as C99 Annex G and CPython's table: sqrt(±inf + yj) is
+  // inf + 0j or 0 + inf j (nan for y = nan: nan + inf j from -inf), and an
+  // infinite imaginary part gives inf + (that inf)j, even with a nan.
+  llvm::Value *inf = constant(INFINITY);
+  llvm::Value *nan = llvm::ConstantFP::getNaN(type);
+  llvm::Value *imNaN = builder_.CreateFCmpUNO(im, im);
+  llvm::Value *reMinusInf = builder_.CreateFCmpOEQ(re, constant(-INFINITY));
+  llvm::Value *rePlusInf = builder_.CreateFCmpOEQ(re, inf);
+  outRe = builder_.CreateSelect(
+      reMinusInf, builder_.CreateSelect(imNaN, nan, constant(0.0)), outRe);
+  outIm = builder_.CreateSelect(
+      reMinusInf,
+      builder_.CreateSelect(
+          imNaN, inf, target_.emitMathCall(builder_, "copysign", {inf, im})),
+      outIm);
+  outRe = builder_.CreateSelect(rePlusInf, inf, outRe);
+  outIm = builder_.CreateSelect(
+      rePlusInf,
+      builder_.CreateSelect(
+          imNaN, im,
+          target_.emitMathCall(builder_, "copysign", {constant(0.0), im})),
+      outIm);
+  llvm::Value *imInf = builder_.CreateFCmpOEQ(absIm, inf);
+  outRe = builder_.CreateSelect(imInf, inf, outRe);
+  outIm = builder_.CreateSelect(imInf, im, outIm);
   return {makeComplex(outRe, outIm)};
 }
 

@@ -209,3 +209,83 @@ def test_complex_division_special_values(device_filter, require_dtypes,
     with np.errstate(all="ignore"):
         expected = a / b
     assert_same_complex(out, expected, (a, b))
+
+
+# --- gamma and lgamma at their poles, log1p of subnormals ------------------
+
+@spirjit.kernel
+def gamma_lgamma_log1p(item, x, out):
+    i = item.get_id(0)
+    out[i, 0] = math.gamma(x[i])
+    out[i, 1] = math.lgamma(x[i])
+    out[i, 2] = math.log1p(x[i])
+
+
+def c99_or_cpython(function, v):
+    """CPython's answer; where CPython raises (a pole), C99's."""
+    try:
+        return function(v)
+    except OverflowError:  # beyond the float range (gamma of a subnormal)
+        return math.copysign(math.inf, v)
+    except ValueError:
+        if function is math.gamma:
+            if v == 0:
+                return math.copysign(math.inf, v)
+            return math.nan  # negative integers and -inf
+        return math.inf  # lgamma of 0 and the negative integers
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gamma_poles_and_log1p_subnormals(device_filter, require_dtypes,
+                                          dtype):
+    require_dtypes(dtype)
+    tiny = float(np.finfo(dtype).smallest_subnormal)
+    xs = [0.0, -0.0, -1.0, -2.0, -7.0, -math.inf, math.inf, math.nan, 1.0,
+          2.0, tiny, -tiny, 3 * tiny, float(np.finfo(dtype).tiny) / 7]
+    x = np.array(xs, dtype=dtype)
+    out = np.zeros((len(x), 3))
+    launch(gamma_lgamma_log1p, len(x), x, out)
+    for v, row in zip(x.tolist(), out.tolist()):
+        for f, got in zip((math.gamma, math.lgamma), row):
+            expected = c99_or_cpython(f, v)
+            if math.isinf(expected) or math.isnan(expected) or v in (1, 2):
+                assert same_float(got, expected), (f.__name__, v, got)
+    # log1p of a subnormal is the subnormal itself (CPython; PoCL's own
+    # flushed the smallest to 0)
+    subnormal = [k for k, v in enumerate(xs) if v and abs(v) < 1e-30]
+    for k in subnormal:
+        assert same_float(out[k, 2], float(x[k])), (x[k], out[k, 2])
+    assert same_float(out[0, 2], 0.0) and same_float(out[1, 2], -0.0)
+    assert out[5, 2] != out[5, 2] and out[6, 2] == math.inf
+
+
+# --- cmath.sqrt: C99 Annex G's answers, as CPython's -----------------------
+
+@spirjit.kernel
+def complex_sqrt(item, z, out):
+    i = item.get_id(0)
+    out[i] = cmath.sqrt(z[i])
+
+
+def test_cmath_sqrt_special_values(device_filter, require_dtypes):
+    require_dtypes(np.complex128)
+    parts = special_parts(np.float64)
+    z = np.array([complex(r, i) for r in parts for i in parts])
+    out = np.zeros_like(z)
+    launch(complex_sqrt, len(z), z, out)
+    expected = np.array([cmath.sqrt(v) for v in z.tolist()])
+    assert_same_complex(out, expected, (z,))
+
+
+def test_cmath_sqrt_special_values_complex64(device_filter):
+    # CPython computes in double: the complex64 answer is that, narrowed.
+    parts = special_parts(np.float32)
+    z = np.array([complex(r, i) for r in parts for i in parts],
+                 dtype=np.complex64)
+    out = np.zeros_like(z)
+    launch(complex_sqrt, len(z), z, out)
+    expected = np.array([cmath.sqrt(v) for v in z.tolist()]).astype(
+        np.complex64)
+    special = ~np.isfinite(z) | ~np.isfinite(expected) | (z == 0)
+    assert_same_complex(out[special], expected[special], (z[special],))
+    np.testing.assert_allclose(out[~special], expected[~special], rtol=2e-7)
