@@ -343,3 +343,75 @@ def test_power_special_values_are_numpys(device_filter, require_dtypes):
            if not same_float(g, e)
            and not (math.isfinite(e) and abs(g - e) <= 2 * np.spacing(e))]
     assert not bad, bad[:10]
+
+
+# --- a float32 carried round a loop with a Python literal stays float32 ----
+
+def numpy_steps(start, count):
+    """NumPy 2's answer: np.float32(s) + 0.1 is float32 at every step."""
+    s = start
+    for _ in range(count):
+        s = s + 0.1
+    return s
+
+
+@spirjit.device_func
+def add_literal_steps(s, count):
+    for _ in range(count):
+        s += 0.1
+    return s
+
+
+@spirjit.kernel
+def literal_loop(item, a, out):
+    i = item.get_id(0)
+    s = a[i]
+    for _ in range(1000):
+        s += 0.1
+    out[i, 0] = s
+    out[i, 1] = add_literal_steps(a[i], 1000)
+
+
+@spirjit.jit
+def literal_loop_on_host(x):
+    s = x[0]
+    for _ in range(1000):
+        s += 0.1
+    return s
+
+
+def literal_loop_inputs(n):
+    return (np.arange(n, dtype=np.float32) * np.float32(1.1) +
+            np.float32(1.0))
+
+
+def check_literal_loop(n):
+    a = literal_loop_inputs(n)
+    out = np.zeros((n, 2), dtype=np.float32)
+    launch(literal_loop, n, a, out)
+    expected = numpy_steps(a, 1000)
+    assert expected.dtype == np.float32
+    np.testing.assert_array_equal(out[:, 0], expected)
+    np.testing.assert_array_equal(out[:, 1], expected)
+
+
+def test_float32_loop_with_literal_is_numpys(device_filter):
+    # 64 work-items: Intel's CPU runtime runs them vectorised across
+    # work-items, each loop in order.
+    check_literal_loop(64)
+
+
+def test_float32_loop_with_literal_any_launch_size(device_filter):
+    if spirjit.Device(device_filter).vendor == "Intel(R) Corporation":
+        pytest.xfail("Intel's CPU runtime vectorises the loop of its scalar "
+                     "kernel (launches not a multiple of 16 work-items) as "
+                     "a reduction in 8 partial sums: reassociated, though "
+                     "the SPIR-V asks for no fast math")
+    check_literal_loop(2)
+
+
+def test_float32_loop_with_literal_in_jit_host_code():
+    x = literal_loop_inputs(3)
+    got = literal_loop_on_host(x)
+    assert got == numpy_steps(x[0], 1000)
+    assert np.asarray(got).dtype == np.float32 or isinstance(got, float)
