@@ -70,6 +70,17 @@ def test_float_to_int_saturates(device_filter, require_dtypes, dtype):
     assert out[0, 0] == INT64_MAX and out[1, 0] == INT64_MIN
 
 
+@spirjit.jit
+def floor_on_host(x):
+    return math.floor(x), int(x)
+
+
+def test_float_to_int_saturates_in_jit_host_code():
+    assert floor_on_host(1e20) == (INT64_MAX, INT64_MAX)
+    assert floor_on_host(-1e20) == (INT64_MIN, INT64_MIN)
+    assert floor_on_host(math.nan) == (0, 0)
+
+
 # --- round(x, ndigits) as CPython's, np.round as NumPy's -------------------
 
 @spirjit.kernel
