@@ -6,6 +6,7 @@
 //                         indexing, attributes, loops
 //   LowerArithmetic.cpp   NumPy scalars: conversions, constants, operators
 //   LowerMath.cpp         builtins and the math, cmath and NumPy functions
+//   LowerRounding.cpp     floats to Python ints, round(x, ndigits)
 //   LowerKernelAPI.cpp    work-item queries, barriers, group collectives,
 //                         PrivateArray and atomics (KernelAPI.def)
 //   LowerDebug.cpp        boundscheck and debug checks, assert, print
