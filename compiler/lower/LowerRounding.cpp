@@ -3,6 +3,8 @@
 // need an int beyond int64 or raise, the ones docs/user-guide.md states.
 #include "compiler/lower/Lowering.h"
 
+#include <cmath>
+
 namespace spirjit::lower {
 
 llvm::Value *Lowering::saturatingToInteger(llvm::Value *x, const Type *to) {
@@ -38,19 +40,24 @@ llvm::Value *Lowering::saturatingToInteger(llvm::Value *x, const Type *to) {
   return builder_.CreateSelect(isNaN, llvm::ConstantInt::get(type, 0), result);
 }
 
-llvm::Function *Lowering::roundDigitsFunction() {
+llvm::Function *Lowering::roundDigitsFunction(llvm::Type *type) {
   // CPython's round(x, n) is the double nearest to the decimal that x
   // rounds to at n places (half to even), from an exact decimal
-  // conversion. Without big ints: for |n| <= 22, p = 10**|n| is exact, and
-  // so is the rounding error of x * p (fma(x, p, -y)) or the remainder of
-  // x / p (fma(-q, p, x)); they decide the ties that the rounded product or
-  // quotient hides, and one last correctly rounded r / p or r * p is the
-  // double nearest the decimal. For |n| > 22, p is the nearest double to
-  // 10**|n| and the answer may be an ulp off CPython's.
-  const char *name = "spirjit.round.digits";
+  // conversion. Without big ints: for |n| <= 22 (10 in float32), p =
+  // 10**|n| is exact, and so is the rounding error of x * p (fma(x, p, -y))
+  // or the remainder of x / p (fma(-q, p, x)); they decide the ties that
+  // the rounded product or quotient hides, and one last correctly rounded
+  // r / p or r * p is the float nearest the decimal. Beyond, p is the
+  // nearest float to 10**|n| and the answer may be an ulp off CPython's.
+  bool isDouble = type->isDoubleTy();
+  std::string name =
+      std::string("spirjit.round.digits.") + (isDouble ? "f64" : "f32");
   if (llvm::Function *existing = module_->getFunction(name))
     return existing;
-  llvm::Type *type = builder_.getDoubleTy();
+  // Where |x * 10**n| reaches `integral`, x's ulp exceeds 10**-n; below
+  // `fewestDigits` places every finite float rounds to zero.
+  double integral = isDouble ? 0x1p53 : 0x1p24;
+  int64_t fewestDigits = isDouble ? -308 : -38;
   llvm::Type *i64 = builder_.getInt64Ty();
   auto *fnType = llvm::FunctionType::get(type, {type, i64}, false);
   auto *helper = llvm::Function::Create(
@@ -67,7 +74,7 @@ llvm::Function *Lowering::roundDigitsFunction() {
   };
 
   // p = 10**k by squaring, k = min(|n|, 400): every partial product of an
-  // exact power below 10**23 is exact; past 10**308 p is inf.
+  // exact power is exact; past the largest float p is inf.
   b.SetInsertPoint(entry);
   llvm::Value *negative = b.CreateICmpSLT(n, b.getInt64(0));
   llvm::Value *k = b.CreateSelect(negative, b.CreateNeg(n), n);
@@ -96,9 +103,9 @@ llvm::Function *Lowering::roundDigitsFunction() {
 
   // The scaled value s (x * p, or x / p) with the sign of its exact error
   // in `error`, and where a tie's hidden half sits: a tie of s itself
-  // (|s - rint(s)| == 0.5) goes the error's way, and in [2**52, 2**53),
-  // where s is an integer, an error of exactly half a unit (`half`) is a
-  // tie between s and s + 2 * error's sign.
+  // (|s - rint(s)| == 0.5) goes the error's way, and in the binade below
+  // `integral`, where s is an integer, an error of exactly half a unit
+  // (`half`) is a tie between s and s + 2 * error's sign.
   llvm::Value *product = b.CreateFMul(x, p);
   llvm::Value *productError = math("fma", {x, p, b.CreateFNeg(product)});
   llvm::Value *quotient = b.CreateFDiv(x, p);
@@ -126,12 +133,13 @@ llvm::Function *Lowering::roundDigitsFunction() {
   r = math("copysign", {r, s});
   llvm::Value *rounded =
       b.CreateSelect(negative, b.CreateFMul(r, p), b.CreateFDiv(r, p));
-  // From 2**53 (and for inf, nan, and x * p beyond the range) the
-  // decimal is nearer to x than x's neighbours: x itself, as CPython.
-  llvm::Value *scaledSmall = b.CreateFCmpOLT(math("fabs", {s}), c(0x1p53));
+  // From `integral` (and for x * p beyond the range) the decimal is
+  // nearer to x than to x's neighbours: x itself, as CPython.
+  llvm::Value *scaledSmall = b.CreateFCmpOLT(math("fabs", {s}), c(integral));
   rounded = b.CreateSelect(scaledSmall, rounded, x);
-  // CPython: below -308 digits, 0.0 * x; but inf and nan stay themselves.
-  rounded = b.CreateSelect(b.CreateICmpSLT(n, b.getInt64(-308)),
+  // CPython: below -308 digits (fewestDigits), 0.0 * x; but inf and nan
+  // stay themselves.
+  rounded = b.CreateSelect(b.CreateICmpSLT(n, b.getInt64(fewestDigits)),
                            b.CreateFMul(c(0.0), x), rounded);
   rounded = b.CreateSelect(
       b.CreateFCmpOLT(math("fabs", {x}), c(INFINITY)), rounded, x);
@@ -140,15 +148,18 @@ llvm::Function *Lowering::roundDigitsFunction() {
 }
 
 llvm::Value *Lowering::roundDigits(llvm::Value *x, llvm::Value *digits) {
-  // A float32 is rounded as the double it is (exact), as CPython rounds
-  // it, then narrowed.
+  // CPython rounds a float32 as the double it is (exact); the answer is
+  // that double narrowed. A device without fp64 rounds in float32: the
+  // float32 nearest the decimal, which differs only where narrowing the
+  // nearest double rounds twice.
   llvm::Type *type = x->getType();
-  llvm::Value *wide =
-      type->isDoubleTy() ? x : builder_.CreateFPExt(x, builder_.getDoubleTy());
-  llvm::CallInst *call = builder_.CreateCall(roundDigitsFunction(),
-                                             {wide, digits});
+  bool wide = type->isFloatTy() && options_.fp64;
+  llvm::Type *computed = wide ? builder_.getDoubleTy() : type;
+  llvm::CallInst *call = builder_.CreateCall(
+      roundDigitsFunction(computed),
+      {wide ? builder_.CreateFPExt(x, computed) : x, digits});
   call->setCallingConv(target_.functionCallingConvention());
-  return type->isDoubleTy() ? call : builder_.CreateFPTrunc(call, type);
+  return wide ? builder_.CreateFPTrunc(call, type) : call;
 }
 
 } // namespace spirjit::lower

@@ -108,7 +108,8 @@ private:
   llvm::Value *saturatingToInteger(llvm::Value *x, const Type *to);
   /// round(x, digits) of a float32 or float64 `x`, as CPython's.
   llvm::Value *roundDigits(llvm::Value *x, llvm::Value *digits);
-  llvm::Function *roundDigitsFunction();
+  /// round(x, digits) for a float or double x, as a helper of the module.
+  llvm::Function *roundDigitsFunction(llvm::Type *type);
 
   // LowerKernelAPI.cpp
   Lowered lowerKernelApiCall(const Instruction &inst,
