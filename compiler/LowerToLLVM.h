@@ -50,6 +50,9 @@ struct LoweringOptions {
   /// cannot vectorise a loop that stores to one array and loads another
   /// (Intel's runtime: a row-per-work-item Jacobi sweep 2x slower).
   bool noaliasArrays = false;
+  /// The device computes in double precision: float32 helpers that want
+  /// a double's exactness (round(x, n)) may use it.
+  bool fp64 = true;
 };
 
 /// The host ABI (FunctionKind::Host): the lowered function takes the

@@ -315,6 +315,7 @@ CompiledKernel compileKernel(const KernelRequest &request,
   lowering.debug = options.debug;
   lowering.localExtents = request.localExtents;
   lowering.noaliasArrays = request.disjointArrays;
+  lowering.fp64 = device.fp64;
   CompiledKernel kernel;
   lowering.sites = &kernel.debugSites;
   kernel.usesDebugRecord = lowering.boundscheck;

@@ -354,26 +354,30 @@ llvm::Value *Lowering::complexBinary(BinaryOperator op, llvm::Value *a,
                        builder_.CreateFAdd(builder_.CreateFMul(ar, bi),
                                            builder_.CreateFMul(ai, br)));
   case BinaryOperator::TrueDiv: {
-    // Smith's algorithm, as NumPy: no overflow from squaring the divisor.
+    // NumPy's complex divide loop exactly (Smith's method, scaled by a
+    // reciprocal), so infinities and nans come out as NumPy's: the branch
+    // on |br| >= |bi| (false with a nan), and a zero divisor's complex inf
+    // or nan from dividing each part by |br|.
     llvm::Value *absBr = target_.emitMathCall(builder_, "fabs", {br});
     llvm::Value *absBi = target_.emitMathCall(builder_, "fabs", {bi});
+    llvm::Value *one = llvm::ConstantFP::get(ar->getType(), 1.0);
     llvm::Value *realBigger = builder_.CreateFCmpOGE(absBr, absBi);
-    // |br| >= |bi|: r = bi/br, d = br + bi*r
-    llvm::Value *r1 = builder_.CreateFDiv(bi, br);
-    llvm::Value *d1 = builder_.CreateFAdd(br, builder_.CreateFMul(bi, r1));
-    llvm::Value *re1 = builder_.CreateFDiv(
-        builder_.CreateFAdd(ar, builder_.CreateFMul(ai, r1)), d1);
-    llvm::Value *im1 = builder_.CreateFDiv(
-        builder_.CreateFSub(ai, builder_.CreateFMul(ar, r1)), d1);
-    // otherwise: r = br/bi, d = bi + br*r
-    llvm::Value *r2 = builder_.CreateFDiv(br, bi);
-    llvm::Value *d2 = builder_.CreateFAdd(bi, builder_.CreateFMul(br, r2));
-    llvm::Value *re2 = builder_.CreateFDiv(
-        builder_.CreateFAdd(builder_.CreateFMul(ar, r2), ai), d2);
-    llvm::Value *im2 = builder_.CreateFDiv(
-        builder_.CreateFSub(builder_.CreateFMul(ai, r2), ar), d2);
-    // NumPy divides each part by |br| when the divisor is zero: a complex
-    // inf or nan instead of Smith's 0/0.
+    // |br| >= |bi|: rat = bi/br, scl = 1/(br + bi*rat)
+    llvm::Value *rat1 = builder_.CreateFDiv(bi, br);
+    llvm::Value *scl1 = builder_.CreateFDiv(
+        one, builder_.CreateFAdd(br, builder_.CreateFMul(bi, rat1)));
+    llvm::Value *re1 = builder_.CreateFMul(
+        builder_.CreateFAdd(ar, builder_.CreateFMul(ai, rat1)), scl1);
+    llvm::Value *im1 = builder_.CreateFMul(
+        builder_.CreateFSub(ai, builder_.CreateFMul(ar, rat1)), scl1);
+    // otherwise: rat = br/bi, scl = 1/(bi + br*rat)
+    llvm::Value *rat2 = builder_.CreateFDiv(br, bi);
+    llvm::Value *scl2 = builder_.CreateFDiv(
+        one, builder_.CreateFAdd(bi, builder_.CreateFMul(br, rat2)));
+    llvm::Value *re2 = builder_.CreateFMul(
+        builder_.CreateFAdd(builder_.CreateFMul(ar, rat2), ai), scl2);
+    llvm::Value *im2 = builder_.CreateFMul(
+        builder_.CreateFSub(builder_.CreateFMul(ai, rat2), ar), scl2);
     llvm::Value *zero = llvm::ConstantFP::get(ar->getType(), 0.0);
     llvm::Value *byZero = builder_.CreateAnd(
         builder_.CreateFCmpOEQ(br, zero), builder_.CreateFCmpOEQ(bi, zero));

@@ -106,6 +106,31 @@ Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
       builder_.CreateFCmpOEQ(im, constant(0.0)));
   outRe = builder_.CreateSelect(isZero, constant(0.0), outRe);
   outIm = builder_.CreateSelect(isZero, im, outIm);
+  // Infinite parts, as C99 Annex G and CPython's table: sqrt(±inf + yj) is
+  // inf + 0j or 0 + inf j (nan for y = nan: nan + inf j from -inf), and an
+  // infinite imaginary part gives inf + (that inf)j, even with a nan.
+  llvm::Value *inf = constant(INFINITY);
+  llvm::Value *nan = llvm::ConstantFP::getNaN(type);
+  llvm::Value *imNaN = builder_.CreateFCmpUNO(im, im);
+  llvm::Value *reMinusInf = builder_.CreateFCmpOEQ(re, constant(-INFINITY));
+  llvm::Value *rePlusInf = builder_.CreateFCmpOEQ(re, inf);
+  outRe = builder_.CreateSelect(
+      reMinusInf, builder_.CreateSelect(imNaN, nan, constant(0.0)), outRe);
+  outIm = builder_.CreateSelect(
+      reMinusInf,
+      builder_.CreateSelect(
+          imNaN, inf, target_.emitMathCall(builder_, "copysign", {inf, im})),
+      outIm);
+  outRe = builder_.CreateSelect(rePlusInf, inf, outRe);
+  outIm = builder_.CreateSelect(
+      rePlusInf,
+      builder_.CreateSelect(
+          imNaN, im,
+          target_.emitMathCall(builder_, "copysign", {constant(0.0), im})),
+      outIm);
+  llvm::Value *imInf = builder_.CreateFCmpOEQ(absIm, inf);
+  outRe = builder_.CreateSelect(imInf, inf, outRe);
+  outIm = builder_.CreateSelect(imInf, im, outIm);
   return {makeComplex(outRe, outIm)};
 }
 
@@ -196,6 +221,10 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
     }
     return {best};
   }
+  if (name == "int" && (arg(0)->type->kind == TypeKind::Float ||
+                        arg(0)->type->kind == TypeKind::WeakFloat))
+    return {saturatingToInteger(
+        scalarOf(arg(0), types::materialize(arg(0)->type)), r)};
   if (name == "int" || name == "float" || name == "bool")
     return {scalarOf(arg(0), r)};
   if (name == "len") {
@@ -211,15 +240,10 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
     const Type *floatType = types::materialize(a);
     llvm::Value *x = scalarOf(arg(0), floatType);
     if (argCount == 1) // half to even, as Python's round
-      return {
-          convert(target_.emitMathCall(builder_, "rint", {x}), floatType, r)};
-    // round(x, n): scale by 10**n, round half to even, scale back.
-    llvm::Value *digits = scalarOf(arg(1), floatType);
-    llvm::Value *ten = llvm::ConstantFP::get(x->getType(), 10.0);
-    llvm::Value *scale = target_.emitMathCall(builder_, "pow", {ten, digits});
-    llvm::Value *y =
-        target_.emitMathCall(builder_, "rint", {builder_.CreateFMul(x, scale)});
-    return {convert(builder_.CreateFDiv(y, scale), floatType, r)};
+      return {saturatingToInteger(
+          target_.emitMathCall(builder_, "rint", {x}), r)};
+    return {convert(roundDigits(x, scalarOf(arg(1), types::int64())),
+                    floatType, r)};
   }
   if (const MathFunction *math = findMathFunction(name)) {
     const Type *a = arg(0)->type;
@@ -244,6 +268,8 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
       const Type *floatType = types::materialize(a);
       llvm::Value *y = target_.emitMathCall(builder_, math->builtin,
                                             {scalarOf(arg(0), floatType)});
+      if (types::materialize(r)->kind == TypeKind::Int) // math's, not numpy's
+        return {saturatingToInteger(y, r)};
       return {convert(y, floatType, r)};
     }
     case MathFunction::Kind::Square: {
@@ -350,6 +376,17 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
             target_.emitMathCall(builder_, "log", {xs[1]}))};
       if (std::string(math->builtin) == "pow")
         return {floatPower(xs[0], xs[1])};
+      if (std::string(math->builtin) == "log1p") {
+        // log1p(x) is x below half an ulp of 1 squared; PoCL's flushes the
+        // smallest subnormals to 0, CPython keeps them.
+        llvm::Value *x = xs[0];
+        double tiny = x->getType()->isDoubleTy() ? 0x1p-54 : 0x1p-25;
+        llvm::Value *small = builder_.CreateFCmpOLT(
+            target_.emitMathCall(builder_, "fabs", {x}),
+            llvm::ConstantFP::get(x->getType(), tiny));
+        return {builder_.CreateSelect(
+            small, x, target_.emitMathCall(builder_, "log1p", {x}))};
+      }
       return {target_.emitMathCall(builder_, math->builtin, xs)};
     }
     }

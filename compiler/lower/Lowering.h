@@ -6,6 +6,7 @@
 //                         indexing, attributes, loops
 //   LowerArithmetic.cpp   NumPy scalars: conversions, constants, operators
 //   LowerMath.cpp         builtins and the math, cmath and NumPy functions
+//   LowerRounding.cpp     floats to Python ints, round(x, ndigits)
 //   LowerKernelAPI.cpp    work-item queries, barriers, group collectives,
 //                         PrivateArray and atomics (KernelAPI.def)
 //   LowerDebug.cpp        boundscheck and debug checks, assert, print
@@ -100,6 +101,15 @@ private:
   Lowered lowerBuiltinCall(const Instruction &inst);
   Lowered complexMath(const std::string &name, const Instruction &inst,
                       const Type *result);
+
+  // LowerRounding.cpp
+  /// A float to the integer type `to` as CPython's int(x) where it fits;
+  /// beyond `to`'s range its ends, nan 0 (LLVM's fptosi.sat).
+  llvm::Value *saturatingToInteger(llvm::Value *x, const Type *to);
+  /// round(x, digits) of a float32 or float64 `x`, as CPython's.
+  llvm::Value *roundDigits(llvm::Value *x, llvm::Value *digits);
+  /// round(x, digits) for a float or double x, as a helper of the module.
+  llvm::Function *roundDigitsFunction(llvm::Type *type);
 
   // LowerKernelAPI.cpp
   Lowered lowerKernelApiCall(const Instruction &inst,

@@ -470,3 +470,26 @@ TEST(Pipeline, DoublePrecisionOnADeviceWithoutItIsATypingErrorAtTheLine) {
   request = kernelRequest(literal, "(float32[::1], float32[::1])");
   EXPECT_NO_THROW(compileKernel(request, noFp64));
 }
+
+TEST(Pipeline, RoundOfFloat32WithoutFp64StaysInFloat32) {
+  // round(x, n) of a float32 rounds the double it is where the device has
+  // fp64, and in float32 where it has not: no double reaches such a device.
+  FunctionDescription f = loadFixture("py311", "round_digits");
+  KernelRequest request = kernelRequest(f, "(float32[::1], float32[::1])");
+  auto llvmOf = [&](const DeviceCapabilities &device) {
+    std::string text;
+    CompileOptions options;
+    options.wantsDump = [](Stage s) { return s == Stage::LLIR; };
+    options.dump = [&](Stage, const std::string &t) { text = t; };
+    compileKernel(request, device, options);
+    return text;
+  };
+  DeviceCapabilities noFp64;
+  noFp64.name = "Tiny GPU";
+  noFp64.fp64 = false;
+  std::string narrow = llvmOf(noFp64);
+  EXPECT_NE(narrow.find("@spirjit.round.digits.f32"), std::string::npos);
+  EXPECT_EQ(narrow.find("double"), std::string::npos) << narrow;
+  std::string wide = llvmOf({});
+  EXPECT_NE(wide.find("@spirjit.round.digits.f64"), std::string::npos);
+}
