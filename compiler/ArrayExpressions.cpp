@@ -238,7 +238,10 @@ private:
   /// One statement inside a loop nest: what it computes per element.
   struct LoopBody {
     std::vector<Instruction *> indices; // one per loop dimension
-    Block *block = nullptr;             // where the statement's code goes
+    /// Where the statement's code goes; the cursor follows it, so what a
+    /// statement makes at the cursor (the extents accessOf reads) lands
+    /// in the block being filled, after np.where's branch too.
+    Block *block = nullptr;
     std::vector<Instruction *> accumulators; // the current value of each
   };
   struct Reduction {
@@ -506,6 +509,7 @@ private:
       make(no, Opcode::Branch, {}, line)->targets = {join};
       join->predecessors = {yes, no};
       body.block = join;
+      cur_ = join;
       return make(join, Opcode::Phi, {x, y}, line);
     }
     if (std::optional<UfuncOperator> u = ufuncOperator(name)) {
@@ -747,9 +751,12 @@ private:
     }
     switch (roleOf(user)) {
     case Role::Elementwise:
-    case Role::InPlace:
     case Role::Reduction:
       return true;
+    case Role::InPlace:
+      // `c = a + 1.0; c *= 2.0`: the in-place operator writes into c, which
+      // must exist; `k += a + 1.0` computes its operand in the loop.
+      return user->operands[0] != v;
     case Role::Assign:
       return user->operands[2] == v;
     default:
