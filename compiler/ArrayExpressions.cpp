@@ -157,10 +157,21 @@ private:
   Access makeView(Instruction *array, Instruction *index, int line) {
     Access base = accessOf(array, line);
     std::vector<Instruction *> parts;
-    if (index->isa(Opcode::BuildTuple))
+    if (index->isa(Opcode::BuildTuple)) {
       parts = index->operands;
-    else
+    } else if (index->isa(Opcode::Const) &&
+               index->constant.kind == ConstValue::Kind::Tuple) {
+      for (const ConstValue &c : index->constant.items) // a[0, 1] = row
+        parts.push_back(constant(cur_, c, line));
+    } else if (index->type->kind == TypeKind::Tuple) {
+      for (size_t i = 0; i < index->type->elements.size(); ++i) {
+        Instruction *part = make(Opcode::TupleGet, {index}, line);
+        part->index = static_cast<int64_t>(i);
+        parts.push_back(part);
+      }
+    } else {
       parts = {index};
+    }
     Access view = base;
     view.dims.clear();
     size_t d = 0;
