@@ -159,14 +159,13 @@ private:
     std::vector<Instruction *> parts;
     if (index->isa(Opcode::BuildTuple)) {
       parts = index->operands;
-    } else if (index->isa(Opcode::Const) &&
-               index->constant.kind == ConstValue::Kind::Tuple) {
-      for (const ConstValue &c : index->constant.items) // a[0, 1] = row
-        parts.push_back(constant(cur_, c, line));
     } else if (index->type->kind == TypeKind::Tuple) {
+      // A tuple argument (a[t] = row): its integers, typed as the tuple's
+      // elements for the code below.
       for (size_t i = 0; i < index->type->elements.size(); ++i) {
         Instruction *part = make(Opcode::TupleGet, {index}, line);
         part->index = static_cast<int64_t>(i);
+        part->type = index->type->elements[i];
         parts.push_back(part);
       }
     } else {
