@@ -45,7 +45,9 @@ Role roleOf(const Instruction *inst) {
                : Role::Copied;
   case Opcode::SetItem:
     return isArray(inst->operands[0]->type) &&
-                   isSliceIndex(inst->operands[1]->type)
+                   (isSliceIndex(inst->operands[1]->type) ||
+                    isRowIndex(inst->operands[0]->type,
+                               inst->operands[1]->type))
                ? Role::Assign
                : Role::Copied;
   case Opcode::BinaryOp:

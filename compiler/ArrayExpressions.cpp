@@ -157,10 +157,20 @@ private:
   Access makeView(Instruction *array, Instruction *index, int line) {
     Access base = accessOf(array, line);
     std::vector<Instruction *> parts;
-    if (index->isa(Opcode::BuildTuple))
+    if (index->isa(Opcode::BuildTuple)) {
       parts = index->operands;
-    else
+    } else if (index->type->kind == TypeKind::Tuple) {
+      // A tuple argument (a[t] = row): its integers, typed as the tuple's
+      // elements for the code below.
+      for (size_t i = 0; i < index->type->elements.size(); ++i) {
+        Instruction *part = make(Opcode::TupleGet, {index}, line);
+        part->index = static_cast<int64_t>(i);
+        part->type = index->type->elements[i];
+        parts.push_back(part);
+      }
+    } else {
       parts = {index};
+    }
     Access view = base;
     view.dims.clear();
     size_t d = 0;
@@ -238,7 +248,10 @@ private:
   /// One statement inside a loop nest: what it computes per element.
   struct LoopBody {
     std::vector<Instruction *> indices; // one per loop dimension
-    Block *block = nullptr;             // where the statement's code goes
+    /// Where the statement's code goes; the cursor follows it, so what a
+    /// statement makes at the cursor (the extents accessOf reads) lands
+    /// in the block being filled, after np.where's branch too.
+    Block *block = nullptr;
     std::vector<Instruction *> accumulators; // the current value of each
   };
   struct Reduction {
@@ -506,6 +519,7 @@ private:
       make(no, Opcode::Branch, {}, line)->targets = {join};
       join->predecessors = {yes, no};
       body.block = join;
+      cur_ = join;
       return make(join, Opcode::Phi, {x, y}, line);
     }
     if (std::optional<UfuncOperator> u = ufuncOperator(name)) {
@@ -747,9 +761,12 @@ private:
     }
     switch (roleOf(user)) {
     case Role::Elementwise:
-    case Role::InPlace:
     case Role::Reduction:
       return true;
+    case Role::InPlace:
+      // `c = a + 1.0; c *= 2.0`: the in-place operator writes into c, which
+      // must exist; `k += a + 1.0` computes its operand in the loop.
+      return user->operands[0] != v;
     case Role::Assign:
       return user->operands[2] == v;
     default:

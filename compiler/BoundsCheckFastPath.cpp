@@ -501,14 +501,15 @@ bool addBoundsCheckFastPath(llvm::Module &module,
   }
 
   // The test becomes the entry; the variables stay first in it, as SPIR-V
-  // wants, shared by both copies.
+  // wants, shared by both copies. They are found while their block is the
+  // entry: only there is an alloca static.
   llvm::BasicBlock *body = &kernel->getEntryBlock();
-  test->insertInto(kernel, body);
   std::vector<llvm::AllocaInst *> variables;
   for (llvm::Instruction &inst : *body)
     if (auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst))
       if (alloca->isStaticAlloca())
         variables.push_back(alloca);
+  test->insertInto(kernel, body);
   for (auto it = variables.rbegin(); it != variables.rend(); ++it)
     (*it)->moveBefore(&*test->getFirstInsertionPt());
 

@@ -57,6 +57,17 @@ std::set<const Block *> reachable(const Block *from) {
   return seen;
 }
 
+/// The first return among `blocks`, in the function's order.
+const Instruction *firstReturn(const ir::Function &fn,
+                               const std::set<const Block *> &blocks) {
+  for (const auto &block : fn.blocks)
+    if (blocks.count(block.get()))
+      if (const Instruction *end = block->terminator())
+        if (end->isa(Opcode::Return))
+          return end;
+  return nullptr;
+}
+
 } // namespace
 
 void checkBarriers(const TypedFunction &kernel) {
@@ -95,22 +106,32 @@ void checkBarriers(const TypedFunction &kernel) {
     bool meet = false;
     for (const Block *b : yes)
       meet |= no.count(b) > 0;
-    if (!meet)
-      continue; // an early exit: not judged
     for (const auto &other : fn.blocks) {
       if (yes.count(other.get()) == no.count(other.get()))
         continue; // both sides reach it (after they meet), or neither
-      for (const auto &inst : other->instructions)
-        if (isCollective(inst.get()))
-          throw UserError(
-              UserErrorKind::Compile, kernel.description->filename,
-              inst->line,
-              "'" + apiOf(inst.get())->name +
-                  "' runs only in the work-items that take one side of the "
-                  "branch at line " + std::to_string(br->line) +
-                  ", which depends on the work-item's id: every work-item "
-                  "of a group must reach it, or the group deadlocks; move "
-                  "it out of the branch");
+      for (const auto &inst : other->instructions) {
+        if (!isCollective(inst.get()))
+          continue;
+        std::string name = "'" + apiOf(inst.get())->name + "'";
+        const std::set<const Block *> &without =
+            yes.count(other.get()) ? no : yes;
+        const Instruction *exit = meet ? nullptr : firstReturn(fn, without);
+        throw UserError(
+            UserErrorKind::Compile, kernel.description->filename, inst->line,
+            exit ? name + " is not reached by the work-items that return at "
+                          "line " + std::to_string(exit->line) +
+                       ", on one side of the branch at line " +
+                       std::to_string(br->line) +
+                       ", which depends on the work-item's id: every "
+                       "work-item of a group must reach it, or the group "
+                       "deadlocks; return after it instead"
+                 : name + " runs only in the work-items that take one side "
+                          "of the branch at line " +
+                       std::to_string(br->line) +
+                       ", which depends on the work-item's id: every "
+                       "work-item of a group must reach it, or the group "
+                       "deadlocks; move it out of the branch");
+      }
     }
   }
 }

@@ -10,8 +10,10 @@
 // (get_id, get_global_id, get_local_id and their linear forms). A
 // collective in a block that only one side of a varying `if` (or the body
 // of a loop whose condition varies) reaches, before the two sides meet
-// again, is a UserError (Compile) at the collective's line. Reads the
-// function only. Early returns are not judged (the two sides never meet).
+// again, is a UserError (Compile) at the collective's line; so is one
+// after a varying early return (`if get_local_id(0) == 0: return`), which
+// only the side that does not return reaches: the sides never meet, and
+// the message names the return. Reads the function only.
 #pragma once
 
 #include "compiler/TypeInference.h"

@@ -85,6 +85,11 @@ bool isArrayReduction(const std::string &qualifiedName);
 /// one)? Host code only (InferArrays.cpp).
 bool isSliceIndex(const Type *index);
 
+/// Does this index name a row, as a store's target (`a[i] = x` on a 2-D
+/// array, `a[i, j] = x` on a 3-D one): integers for fewer dimensions than
+/// the array has? Host code stores into it as into a slice.
+bool isRowIndex(const Type *array, const Type *index);
+
 /// The NumPy ufuncs that are operators (np.add is +, np.less is <,
 /// np.negative is unary -): the pyir instruction and operator they mean on
 /// array elements; nullopt for other names.

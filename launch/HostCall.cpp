@@ -214,8 +214,10 @@ JitFunction::specialize(const std::vector<const Type *> &types,
   std::lock_guard<std::mutex> lock(mutex_);
   auto key = std::make_pair(types, hostAddressable);
   auto found = specializations_.find(key);
-  if (found != specializations_.end())
+  if (found != specializations_.end()) {
+    ++hostStatistics_.memoryHits;
     return *found->second;
+  }
   defineHostHelpers();
   auto specialization = std::make_unique<JitSpecialization>();
   HostRequest request;
@@ -265,7 +267,10 @@ JitFunction::find(const std::vector<const Type *> &types,
                   bool hostAddressable) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto found = specializations_.find(std::make_pair(types, hostAddressable));
-  return found == specializations_.end() ? nullptr : found->second.get();
+  if (found == specializations_.end())
+    return nullptr;
+  ++hostStatistics_.memoryHits;
+  return found->second.get();
 }
 
 int JitFunction::specializations() {

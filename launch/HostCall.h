@@ -71,7 +71,8 @@ public:
   /// (HostRequest::hostAddressable).
   const JitSpecialization &specialize(const std::vector<const Type *> &types,
                                       bool hostAddressable = true);
-  /// That specialisation if it is made already, else nullptr.
+  /// That specialisation if it is made already (a memory hit), else
+  /// nullptr.
   const JitSpecialization *find(const std::vector<const Type *> &types,
                                 bool hostAddressable = true);
   /// Runs it: `parameters` points at each kernel-ABI parameter's value;
@@ -82,8 +83,8 @@ public:
   const CompileOptions &options() const { return options_; }
   /// Specialisations made: compiled, or linked from the disk cache.
   int specializations();
-  /// Of the host code: compiles (with compileSeconds of the last) and
-  /// disk hits.
+  /// Of the host code: compiles (with compileSeconds of the last), memory
+  /// hits (a call finding its specialisation made) and disk hits.
   CacheStatistics hostStatistics();
   /// Of the prange loops' kernels, summed over every specialisation.
   CacheStatistics kernelStatistics();

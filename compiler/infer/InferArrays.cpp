@@ -47,6 +47,17 @@ bool isSliceIndex(const Type *index) {
   return false;
 }
 
+bool isRowIndex(const Type *array, const Type *index) {
+  std::vector<const Type *> parts =
+      index->kind == TypeKind::Tuple ? index->elements
+                                     : std::vector<const Type *>{index};
+  for (const Type *p : parts)
+    if (p->kind != TypeKind::Int && p->kind != TypeKind::WeakInt &&
+        p->kind != TypeKind::Bool)
+      return false;
+  return static_cast<int>(parts.size()) < array->ndim;
+}
+
 std::optional<UfuncOperator> ufuncOperator(const std::string &name) {
   using B = ir::BinaryOperator;
   using C = ir::CompareOperator;

@@ -302,8 +302,19 @@ const Type *Inference::infer(Instruction &inst) {
     if (object->kind != TypeKind::Array)
       typingError(inst,
                   "cannot assign to an item of a '" + object->str() + "'");
-    if (const Type *view = inferView(inst, object, operandType(1))) {
-      // a[1:-1] = b or a[:] = 0: an array assignment in host code.
+    const Type *view = inferView(inst, object, operandType(1));
+    if (!view && isRowIndex(object, operandType(1))) {
+      if (result_.kind != FunctionKind::Host)
+        typingError(inst, "cannot assign to a whole row of an array in a "
+                          "kernel; index every dimension");
+      int fixed = operandType(1)->kind == TypeKind::Tuple
+                      ? static_cast<int>(operandType(1)->elements.size())
+                      : 1;
+      view = types::array(object->element, object->ndim - fixed, 'A');
+    }
+    if (view) {
+      // a[1:-1] = b, a[:] = 0 or a[i] = row: an array assignment in host
+      // code.
       const Type *value = operandType(2);
       if (!value->isNumber() && value->kind != TypeKind::Array)
         typingError(inst, "cannot store a '" + value->str() +
@@ -320,9 +331,6 @@ const Type *Inference::infer(Instruction &inst) {
       return types::none();
     }
     const Type *element = inferIndex(inst, object, *inst.operands[1]);
-    if (element->kind == TypeKind::Array)
-      typingError(inst, "cannot assign to a whole row of an array yet; "
-                        "index every dimension");
     const Type *value = operandType(2);
     if (!value->isNumber())
       typingError(inst, "cannot store a '" + value->str() +

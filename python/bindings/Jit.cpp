@@ -442,11 +442,11 @@ void JitDispatcher::compileFor(py::args args) {
 }
 
 py::dict JitDispatcher::hostStats() {
-  // The host code has no memory hits (one specialisation a call) and no
-  // device build.
+  // The host code has no device build.
   launch::CacheStatistics s = function_.hostStatistics();
   py::dict out;
   out["compiles"] = s.compiles;
+  out["memory_hits"] = s.memoryHits;
   out["disk_hits"] = s.diskHits;
   out["compile_seconds"] = s.compileSeconds;
   return out;

@@ -20,8 +20,8 @@ public:
   /// `dump` (stage name -> text) when given.
   void compileFor(pybind11::args args);
   int specializations() { return function_.specializations(); }
-  /// compiles, disk_hits and compile_seconds (of the last compile) of the
-  /// host code.
+  /// compiles, memory_hits, disk_hits and compile_seconds (of the last
+  /// compile) of the host code.
   pybind11::dict hostStats();
   /// compiles, memory_hits, disk_hits, compile_seconds and
   /// device_build_seconds of the prange loops' kernels.

@@ -795,16 +795,18 @@ class JitFunction:
     @property
     def stats(self):
         """compiles: specialisations made so far (one per argument types),
-        their host code compiled or linked from the disk cache; host: the
-        host code's own stats (compiles, disk_hits, compile_seconds);
+        their host code compiled or linked from the disk cache; memory_hits:
+        calls that found their specialisation made; host: the host code's
+        own stats (compiles, memory_hits, disk_hits, compile_seconds);
         kernels: the prange loops' kernels' stats (compiles, memory_hits,
         disk_hits, compile_seconds, device_build_seconds); disk_hits: the
         kernels'."""
         kernels = self._dispatcher.kernel_stats()
+        host = self._dispatcher.host_stats()
         return {"compiles": self._dispatcher.compiles,
-                "memory_hits": 0, "disk_hits": kernels["disk_hits"],
-                "host": self._dispatcher.host_stats(),
-                "kernels": kernels}
+                "memory_hits": host["memory_hits"],
+                "disk_hits": kernels["disk_hits"],
+                "host": host, "kernels": kernels}
 
     def __repr__(self):
         return f"<spirjit.jit {self.__qualname__}>"

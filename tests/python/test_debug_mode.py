@@ -177,6 +177,55 @@ def test_boundscheck_with_local_and_private_memory(device_filter):
     assert "PrivateArray" in str(e.value)
 
 
+ROWS = 4
+
+
+def matmul_rows_body(item: kapi.Item, A, B, C):
+    # The user guide's matmul_rows: its PrivateArray indexed by a counter.
+    i = item.get_id(0) * ROWS
+    j = item.get_id(1)
+    acc = kapi.PrivateArray(ROWS, C.dtype)
+    for r in range(ROWS):
+        acc[r] = 0
+    for k in range(A.shape[1]):
+        b = B[k, j]
+        for r in range(ROWS):
+            acc[r] += A[i + r, k] * b
+    for r in range(ROWS):
+        C[i + r, j] = acc[r]
+
+
+def pick_body(item: kapi.Item, a, n):
+    i = item.get_id(0)
+    p = kapi.PrivateArray(4, a.dtype)
+    for r in range(4):
+        p[r] = a[i] + r
+    a[i] = p[n]  # <- pick
+
+
+@pytest.mark.parametrize("option", ["boundscheck", "debug"])
+def test_issue31_private_array_with_a_run_time_index(device_filter, option):
+    # Issue 31: checks on a PrivateArray indexed by a run-time value left
+    # its alloca out of the entry block, which spirv-val refused (an
+    # internal compiler error).
+    matmul = spirjit.kernel(matmul_rows_body, **{option: True})
+    m = 8
+    A = np.arange(m * m, dtype=np.float32).reshape(m, m) / 8
+    B = np.ones((m, m), dtype=np.float32) + np.eye(m, dtype=np.float32)
+    C = np.zeros((m, m), dtype=np.float32)
+    spirjit.call_kernel(matmul, kapi.Range(m // ROWS, m), A, B, C)
+    np.testing.assert_allclose(C, A @ B, rtol=1e-6)
+
+    pick = spirjit.kernel(pick_body, **{option: True})
+    a = np.arange(4.0)
+    spirjit.call_kernel(pick, kapi.Range(4), a, 2)
+    np.testing.assert_array_equal(a, np.arange(4.0) + 2)
+    with pytest.raises(IndexError) as e:
+        spirjit.call_kernel(pick, kapi.Range(4), a, 4)
+    assert f"{__file__}:{line_of(pick_body, 'pick')}:" in str(e.value)
+    assert "index 4 is out of bounds for axis 0 with size 4" in str(e.value)
+
+
 # --------------------------------------------------------------------------
 # The fast path (compiler/BoundsCheckFastPath.h): a launch whose accesses a
 # test at entry proves in bounds runs without checks; any other launch of

@@ -350,6 +350,23 @@ def test_one_compile_per_signature(device):
     np.testing.assert_array_equal(a, [2, 2, 2])
 
 
+def test_issue31_second_call_is_a_memory_hit(device):
+    # API.md: jit functions report compiles, memory hits and disk hits; a
+    # call that finds its specialisation made is a memory hit.
+    @spirjit.jit
+    def f(a):
+        for i in prange(a.shape[0]):
+            a[i] += 1
+
+    a = np.zeros(3)
+    f(a)
+    assert (f.stats["compiles"], f.stats["memory_hits"]) == (1, 0)
+    f(a)
+    assert (f.stats["compiles"], f.stats["memory_hits"]) == (1, 1)
+    assert f.stats["host"]["memory_hits"] == 1
+    np.testing.assert_array_equal(a, [2, 2, 2])
+
+
 def test_plain_python_prange():
     assert list(prange(2, 8, 3)) == [2, 5]
 

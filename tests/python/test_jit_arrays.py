@@ -183,6 +183,51 @@ def test_in_place_operators_write_the_array(device):
     np.testing.assert_array_equal(out, want)
 
 
+def issue31_in_place_on_a_result(a):
+    c = a + 1.0
+    c *= 2.0
+    return c
+
+
+def issue31_in_place_on_a_copy(a, b):
+    k = b.copy()
+    k += a
+    return k
+
+
+def issue31_where_then_a_statement(a):
+    e = np.where(a > 1, a, -a)
+    f = e * 2.0
+    g = a * 3.0
+    return f, g, e
+
+
+def issue31_where_in_place(m):
+    e = np.where(m > 4, m, -m) + m[0]
+    e -= 1.0
+    return e
+
+
+@pytest.mark.parametrize("fn, args", [
+    (issue31_in_place_on_a_result, (np.arange(6.0),)),
+    (issue31_in_place_on_a_copy, (np.arange(6.0), np.ones(6))),
+    (issue31_where_then_a_statement, (np.arange(6.0),)),
+    (issue31_where_in_place, (np.arange(12.0).reshape(3, 4),)),
+])
+def test_issue31_in_place_on_computed_arrays_and_where(device, fn, args):
+    # Issue 31: an in-place operator on an array the function computed, and
+    # np.where followed by another statement, were internal errors.
+    want = fn(*[a.copy() for a in args])
+    got = dpjit(fn)(*args)
+    if not isinstance(want, tuple):
+        got, want = (got,), (want,)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    # the arguments are left alone
+    np.testing.assert_array_equal(args[0], np.arange(args[0].size).reshape(
+        args[0].shape))
+
+
 def test_overlapping_assignment_reads_before_writing(device):
     @dpjit
     def shift(a):

@@ -111,8 +111,8 @@ def test_second_process_links_host_code_from_disk(device_filter, run_jit,
     second = run_jit()
     assert second["right"]
     assert second["compiles"] == 2
-    assert second["host"] == {"compiles": 0, "disk_hits": 2,
-                              "compile_seconds": 0.0}
+    assert second["host"] == {"compiles": 0, "memory_hits": 0,
+                              "disk_hits": 2, "compile_seconds": 0.0}
     assert second["kernels"]["disk_hits"] == 2
     assert second["kernels"]["compiles"] == 0
 

@@ -106,3 +106,55 @@ def test_a_view_made_inside_a_prange_body(device_filter):
 
 def test_a_view_passed_to_another_jit_function(device_filter):
     assert double_tail(np.arange(5.0)).tolist() == [4.0, 6.0, 8.0]
+
+
+@spirjit.jit
+def issue31_rows(a, row, cube, t):
+    v = a[1:3]
+    v[0] = 5                 # a row of a view, a number broadcast
+    a[-1] = row              # a row of the argument, from a 1-D array
+    v[1] = row * 2.0 - a[0]  # from a 1-D expression
+    cube[1] = 7              # a plane of a 3-D array
+    cube[0, 2] = row[:4]     # a row of one, by two integers
+    cube[t] = -1             # by a tuple argument
+    return v
+
+
+def numpy_issue31_rows(a, row, cube, t):
+    v = a[1:3]
+    v[0] = 5
+    a[-1] = row
+    v[1] = row * 2.0 - a[0]
+    cube[1] = 7
+    cube[0, 2] = row[:4]
+    cube[t] = -1
+    return v
+
+
+@pytest.mark.parametrize("where", ["numpy", "device"])
+def test_issue31_assigning_a_row(device_filter, where):
+    # Issue 31: v[0] = 5 on a 2-D view (or argument) was refused ("cannot
+    # assign to a whole row") although NumPy and the user guide do it.
+    a = np.arange(20.0).reshape(4, 5)
+    row = np.arange(5.0) + 10
+    cube = np.zeros((2, 3, 4))
+    want_a, want_cube = a.copy(), cube.copy()
+    want_v = numpy_issue31_rows(want_a, row, want_cube, (0, 1))
+    if where == "device":
+        a, cube = spirjit.asarray(a), spirjit.asarray(cube)
+        if a.device.backend == "cuda":
+            pytest.skip("not tried on memory the host cannot address")
+    v = issue31_rows(a, row, cube, (0, 1))
+    np.testing.assert_array_equal(np.asarray(a), want_a)
+    np.testing.assert_array_equal(np.asarray(cube), want_cube)
+    np.testing.assert_array_equal(np.asarray(v), want_v)
+
+
+def test_issue31_a_row_of_another_length_is_a_value_error(device_filter):
+    @spirjit.jit
+    def store(a, row):
+        a[0] = row
+
+    with pytest.raises(ValueError, match=r"test_jit_views.py:\d+: operands "
+                                         r"could not be broadcast"):
+        store(np.zeros((2, 3)), np.zeros(4))

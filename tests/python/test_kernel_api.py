@@ -6,6 +6,7 @@ wrong launches and wrong atomics raise.  Every result is compared with a
 formula or with NumPy."""
 
 import operator
+import re
 
 import numpy as np
 import pytest
@@ -1448,6 +1449,62 @@ def test_divergent_barrier_is_a_compile_error_at_its_line():
         spirjit.call_kernel(loop_with_varying_trips,
                             kapi.NdRange(kapi.Range(8), kapi.Range(4)),
                             np.zeros(8))
+
+
+EARLY_RETURN_SCRIPT = """
+import numpy as np, spirjit
+from spirjit import kernel_api as kapi
+
+@spirjit.kernel
+def early(it: kapi.NdItem, a):
+    if it.get_local_id(0) == 0:
+        return
+    kapi.group_barrier(it.get_group())
+    a[it.get_global_id(0)] = 1
+
+try:
+    spirjit.call_kernel(early, kapi.NdRange(kapi.Range(8), kapi.Range(4)),
+                        np.zeros(8))
+    print("no error")
+except spirjit.errors.SpirjitError as e:
+    print(type(e).__name__, e.lineno)
+    print(e)
+"""
+
+
+def test_issue31_barrier_after_an_early_return_is_a_compile_error(
+        device_filter, run_isolated):
+    # Issue 31: work-item 0 returns, the others wait at the barrier for it:
+    # PoCL crashed (SIGSEGV). API.md promises a CompileError at the
+    # barrier's line. In a process of its own, should the check regress.
+    lines = EARLY_RETURN_SCRIPT.splitlines()
+    barrier = 1 + next(i for i, text in enumerate(lines)
+                       if "group_barrier" in text)
+    ret = 1 + next(i for i, text in enumerate(lines)
+                   if text.strip() == "return")
+    done = run_isolated(EARLY_RETURN_SCRIPT)
+    assert done.returncode == 0, done.stderr
+    kind, message = done.stdout.splitlines()
+    assert kind == f"CompileError {barrier}"
+    assert re.match(rf".*isolated\.py:{barrier}: 'group_barrier' is not "
+                    rf"reached by the work-items that return at line {ret}",
+                    message)
+
+
+def test_barrier_before_an_early_return_is_fine():
+    @spirjit.kernel
+    def late(nd: kapi.NdItem, a, out):
+        i = nd.get_global_id(0)
+        kapi.group_barrier(nd.get_group())
+        if nd.get_local_id(0) == 0:
+            return
+        out[i] = a[i]
+
+    a = np.arange(8.0)
+    out = np.zeros(8)
+    spirjit.call_kernel(late, kapi.NdRange(kapi.Range(8), kapi.Range(4)),
+                        a, out)
+    np.testing.assert_array_equal(out, np.where(np.arange(8) % 4 == 0, 0, a))
 
 
 def test_barrier_after_a_divergent_if_is_fine():
