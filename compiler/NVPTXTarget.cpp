@@ -412,6 +412,14 @@ llvm::Function *rewriteEntryPoint(llvm::Module &module,
   kernel->takeName(old);
   kernel->getBasicBlockList().splice(kernel->end(), old->getBasicBlockList());
   llvm::BasicBlock *body = &kernel->getEntryBlock();
+  // Fixed-size allocas (PrivateArray) stay in the entry block, static. They
+  // are found while their block is the entry: only there is an alloca
+  // static.
+  std::vector<llvm::AllocaInst *> allocas;
+  for (llvm::Instruction &inst : *body)
+    if (auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst))
+      if (alloca->isStaticAlloca())
+        allocas.push_back(alloca);
   llvm::BasicBlock *entry =
       llvm::BasicBlock::Create(context, "entry", kernel, body);
   llvm::IRBuilder<> builder(entry);
@@ -469,12 +477,6 @@ llvm::Function *rewriteEntryPoint(llvm::Module &module,
       llvm::BasicBlock::Create(context, "outside.range", kernel);
   llvm::ReturnInst::Create(context, exit);
   builder.CreateCondBr(outside, exit, body);
-  // Fixed-size allocas (PrivateArray) stay in the entry block, static.
-  std::vector<llvm::AllocaInst *> allocas;
-  for (llvm::Instruction &inst : *body)
-    if (auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst))
-      if (alloca->isStaticAlloca())
-        allocas.push_back(alloca);
   for (llvm::AllocaInst *alloca : allocas)
     alloca->moveBefore(&*entry->getFirstInsertionPt());
 
