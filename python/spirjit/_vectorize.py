@@ -42,19 +42,44 @@ def parse_signature(text):
     return _dtype(match.group(1), text), tuple(inputs)
 
 
-def _casts_safely(value, dtype):
+# NumPy's simplified kind ordering (bool, integer, inexact) that decides
+# whether Python numbers stay weak in a ufunc's loop search.
+_KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 2}
+
+
+def _python_number(value):
+    # np.float64 is a float subclass, yet typed (NEP 50).
+    return isinstance(value, (int, float, complex)) and \
+        not isinstance(value, (bool, np.generic))
+
+
+def _weak_python_numbers(inputs):
+    """Whether NumPy's loop search takes the Python numbers among
+    ``inputs`` weakly, as NumPy 2 does (should_use_min_scalar_weak_literals
+    in its umath/ufunc_type_resolution.c): only beside typed data of at
+    least their kind. Scalars alone, or a float beside integer arrays, are
+    their default dtypes (float64, int64, complex128) and cast by the safe
+    rule, so 1.0 + 2.0 takes a float64 loop and int8 + 1.0 one of float64,
+    while float32 + 1.0 takes float32."""
+    typed = [_array_ops._dtype_key(v) for v in inputs
+             if not _python_number(v)]
+    if not typed:
+        return False
+    scalar_kind = max((_KIND_ORDER["u" if isinstance(v, int) else "f"]
+                       for v in inputs if _python_number(v)), default=0)
+    return max(_KIND_ORDER.get(d.kind, 3) for d in typed) >= scalar_kind
+
+
+def _casts_safely(value, dtype, weak):
     """Whether input ``value`` goes to a loop of ``dtype`` as NumPy's loop
-    search allows: typed data by the 'safe' rule, Python numbers weakly
-    (an int to any number type, a float to floating and complex)."""
-    if isinstance(value, bool):
-        return True
-    if isinstance(value, int):
-        return dtype.kind in "iufc"
-    if isinstance(value, float):
-        return dtype.kind in "fc"
-    if isinstance(value, complex):
-        return dtype.kind == "c"
-    return np.can_cast(_array_ops._dtype_key(value), dtype, "safe")
+    search allows: typed data by the 'safe' rule, weak Python numbers by
+    kind (an int to any number type, a float to floating and complex)."""
+    if _python_number(value) and weak:
+        kinds = "iufc" if isinstance(value, int) else \
+            "fc" if isinstance(value, float) else "c"
+        return dtype.kind in kinds
+    return np.can_cast(np.result_type(_array_ops._dtype_key(value)), dtype,
+                       "safe")
 
 
 class Vectorized:
@@ -92,8 +117,10 @@ class Vectorized:
     def _loop(self, inputs):
         """(input dtypes, result dtype) for ``inputs``."""
         if self.signatures:
+            weak = _weak_python_numbers(inputs)
             for result, dtypes in self.signatures:
-                if all(_casts_safely(v, d) for v, d in zip(inputs, dtypes)):
+                if all(_casts_safely(v, d, weak)
+                       for v, d in zip(inputs, dtypes)):
                     return dtypes, result
             given = ", ".join(str(np.result_type(_array_ops._dtype_key(v)))
                               for v in inputs)
