@@ -618,6 +618,40 @@ PYBIND11_MODULE(_spirjit, m) {
       "a DeviceArray over another library's memory on `device` (no copy); "
       "`owner` is kept alive as long as the array");
   m.def(
+      "_wrap_host_memory",
+      [](const std::shared_ptr<runtime::Device> &device, uintptr_t pointer,
+         size_t size, const py::dtype &dtype, std::vector<int64_t> shape,
+         std::vector<int64_t> strides, py::object owner) -> py::object {
+        std::shared_ptr<runtime::Buffer> wrapper =
+            device->wrapHostMemory(reinterpret_cast<void *>(pointer), size);
+        if (!wrapper)
+          return py::none();
+        wrapper->setUsmKind(runtime::UsmKind::Host);
+        // The array's buffer shares ownership with `owner`: views of it
+        // keep the producer's memory alive too.
+        struct Owned {
+          Owned(std::shared_ptr<runtime::Buffer> buffer, PyObject *owner)
+              : buffer(std::move(buffer)), owner(owner) {}
+          Owned(const Owned &) = delete;
+          std::shared_ptr<runtime::Buffer> buffer;
+          PyObject *owner;
+          ~Owned() {
+            buffer.reset(); // the runtime's wrapper goes before the memory
+            PyGILState_STATE state = ensureGil();
+            Py_DECREF(owner);
+            PyGILState_Release(state);
+          }
+        };
+        auto owned =
+            std::make_shared<Owned>(std::move(wrapper), owner.release().ptr());
+        std::shared_ptr<runtime::Buffer> buffer(owned, owned->buffer.get());
+        return py::cast(DeviceArray(buffer, dtype, std::move(shape),
+                                    std::move(strides), 0));
+      },
+      "a DeviceArray over host memory on `device` (no copy), or None where "
+      "the device cannot use host memory in place; `owner` is kept alive "
+      "as long as the array");
+  m.def(
       "_cuda_wait_for_stream",
       [](const std::shared_ptr<runtime::Device> &device, uintptr_t stream) {
         runtime::cudaWaitForStream(*device, stream);

@@ -292,15 +292,32 @@ def _host_view(obj):
 
 
 def from_dlpack(obj, device=None):
-    """A DeviceArray holding a copy of any DLPack producer's data (NumPy
-    arrays included); a producer in CUDA memory is viewed without a copy
-    unless ``device`` is given."""
+    """A DeviceArray over any DLPack producer's memory (NumPy arrays
+    included), without a copy where ``device`` (default: the default one)
+    can use it in place: CUDA memory on a CUDA device, host memory on a
+    device that shares the host's (CPU OpenCL runtimes). Elsewhere, and
+    for read-only or negatively strided host data, a copy."""
     import numpy as np
     if isinstance(obj, DeviceArray):
         return obj
     if device is None and _is_cuda_dlpack(obj):
         return _spirjit._from_cuda_dlpack(obj)
-    return asarray(np.from_dlpack(obj), device=device)
+    host = np.from_dlpack(obj)  # host memory: a view, kept by the result
+    view = _wrap_host(host, _resolve_device(device))
+    return view if view is not None else asarray(host, device=device)
+
+
+def _wrap_host(array, device):
+    """A DeviceArray over NumPy ``array``'s memory on ``device``, or None
+    where that device cannot use it in place."""
+    if not array.flags.writeable or array.size == 0 or \
+            any(st < 0 for st in array.strides):
+        return None
+    span = array.itemsize + sum((n - 1) * st for n, st in
+                                zip(array.shape, array.strides))
+    return _spirjit._wrap_host_memory(
+        device, array.__array_interface__["data"][0], span, array.dtype,
+        list(array.shape), list(array.strides), array)
 
 
 def asnumpy(x):
