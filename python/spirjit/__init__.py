@@ -51,7 +51,7 @@ class Device:
             named = getattr(filter_string, "sycl_device", filter_string)
             named = getattr(named, "filter_string", None)
             if not isinstance(named, str):
-                raise TypeError(
+                raise errors.TypingError(
                     "a device is a spirjit.Device, a filter string such as "
                     "'opencl:cpu:0', or a dpctl SyclQueue or SyclDevice, "
                     f"not {type(filter_string).__name__}")
@@ -113,11 +113,13 @@ def _placement(device, sycl_queue, usm_type, what):
     string, or an object with a ``sycl_device``), checked with
     ``usm_type=``."""
     if device is not None and sycl_queue is not None:
-        raise TypeError(f"spirjit.{what}() takes device= or sycl_queue=, "
-                        "not both")
+        raise errors.TypingError(
+            f"spirjit.{what}() takes device= or sycl_queue=, "
+            "not both")
     if usm_type is not None and usm_type not in _USM_TYPES:
-        raise ValueError(f"spirjit.{what}(): usm_type must be 'device', "
-                         f"'shared' or 'host', not {usm_type!r}")
+        raise errors.InvalidArgumentError(
+            f"spirjit.{what}(): usm_type must be 'device', "
+            f"'shared' or 'host', not {usm_type!r}")
     return device if device is not None else sycl_queue
 
 
@@ -196,8 +198,9 @@ def _from_cuda_array_interface(obj):
             span = 0
             break
         if st < 0:
-            raise ValueError("a __cuda_array_interface__ array with negative "
-                             "strides cannot be viewed; copy it first")
+            raise errors.InvalidArgumentError(
+                "a __cuda_array_interface__ array with negative "
+                "strides cannot be viewed; copy it first")
         span += (n - 1) * st
     device = _CUDA_DEVICES[0]
     # Version 3: work the producer queued on `stream` must come first.
@@ -251,7 +254,7 @@ def _usm_view(obj):
     offset = info.get("offset", 0) or 0
     host = any(d.host_unified_memory for d in devices())
     if not host:
-        raise ValueError(
+        raise errors.InvalidArgumentError(
             "cannot read this __sycl_usm_array_interface__ array: its USM "
             "pointer belongs to another runtime and no device here shares "
             "the host's memory")
@@ -261,7 +264,7 @@ def _usm_view(obj):
     span = 1 + sum((n - 1) * abs(st) for n, st in zip(shape, strides)) if count else 0
     start = pointer + offset * dtype.itemsize
     if count and not _is_mapped(start, span * dtype.itemsize):
-        raise ValueError(
+        raise errors.InvalidArgumentError(
             "cannot read this __sycl_usm_array_interface__ array: its data "
             f"pointer {start:#x} is not memory of this process (a "
             "device-only USM allocation of another runtime, or a malformed "
@@ -408,11 +411,13 @@ def _normalise_index(key, ndim):
     if not isinstance(key, tuple):
         key = (key,)
     if sum(1 for k in key if k is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
+        raise errors.ArrayIndexError(
+            "an index can only have a single ellipsis ('...')")
     real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if real > ndim:
-        raise IndexError(f"too many indices for array: array is "
-                         f"{ndim}-dimensional, but {real} were indexed")
+        raise errors.ArrayIndexError(
+            f"too many indices for array: array is "
+            f"{ndim}-dimensional, but {real} were indexed")
     if any(k is Ellipsis for k in key):
         at = key.index(Ellipsis)
         return key[:at] + (slice(None),) * (ndim - real) + key[at + 1:]
@@ -439,16 +444,18 @@ def _select(self, key):
             offset += start * st
         else:
             if isinstance(k, list) or getattr(k, "ndim", 0) > 0:
-                raise IndexError("a DeviceArray takes basic indices only "
-                                 "(integers, slices, ..., None), not "
-                                 "integer or boolean arrays")
+                raise errors.ArrayIndexError(
+                    "a DeviceArray takes basic indices only "
+                    "(integers, slices, ..., None), not "
+                    "integer or boolean arrays")
             try:
                 i = operator.index(k)
             except TypeError:
-                raise IndexError(_BAD_INDEX) from None
+                raise errors.ArrayIndexError(_BAD_INDEX) from None
             if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for axis "
-                                 f"{axis} with size {n}")
+                raise errors.ArrayIndexError(
+                    f"index {i} is out of bounds for axis "
+                    f"{axis} with size {n}")
             offset += (i % n) * st
         axis += 1
     element = not shape and not any(
@@ -525,14 +532,15 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None,
     if dl_device is not None and tuple(dl_device) != \
             tuple(self.__dlpack_device__()):
         if copy is False or tuple(dl_device)[0] != 1:
-            raise BufferError(f"cannot export this DeviceArray to DLPack "
-                              f"device {tuple(dl_device)} without a copy")
+            raise errors.DLPackError(
+                f"cannot export this DeviceArray to DLPack "
+                f"device {tuple(dl_device)} without a copy")
         copy = True
     # kDLCUDA (2): consumers on the GPU take the device pointer itself.
     exportable = self._host_addressable or self.__dlpack_device__()[0] == 2
     if copy is True or (copy is None and not exportable):
         if copy is None:
-            raise BufferError(
+            raise errors.DLPackError(
                 "this device's memory is not addressable by pointer; pass "
                 "copy=True for a host copy (or use np.asarray(x))")
         host = self.asnumpy()
@@ -548,7 +556,7 @@ DeviceArray.__setitem__ = _setitem
 
 def _len(self):
     if not self.shape:
-        raise TypeError("len() of unsized object")
+        raise errors.TypingError("len() of unsized object")
     return self.shape[0]
 
 
@@ -605,8 +613,9 @@ def _check_function(fn, decorator):
     # The compiler reads the function's bytecode: without a code object
     # the failure would be an AttributeError from deep inside.
     if not isinstance(getattr(fn, "__code__", None), _types.CodeType):
-        raise TypeError(f"spirjit.{decorator} decorates a Python function, "
-                        f"not {type(fn).__name__}")
+        raise errors.TypingError(
+            f"spirjit.{decorator} decorates a Python function, "
+            f"not {type(fn).__name__}")
     # What the def line itself asks for, named as the user wrote it (the
     # bytecode would show an async def only as a 'yield').
     code = fn.__code__
@@ -631,8 +640,9 @@ def _opt_level(opt, decorator):
     except TypeError:
         level = None
     if isinstance(opt, bool) or level not in (0, 1, 2, 3):
-        raise ValueError(f"spirjit.{decorator}'s opt= is an optimisation "
-                         f"level 0 to 3, not {opt!r}")
+        raise errors.InvalidArgumentError(
+            f"spirjit.{decorator}'s opt= is an optimisation "
+            f"level 0 to 3, not {opt!r}")
     return level
 
 
@@ -653,12 +663,12 @@ def _signature_list(signatures, decorator, example):
     try:
         signatures = list(signatures)
     except TypeError:
-        raise TypeError(
+        raise errors.TypingError(
             f"{form}, not {type(signatures).__name__} {signatures!r}") from None
     for i, text in enumerate(signatures):
         if not isinstance(text, str):
-            raise TypeError(f"{form}; element {i} is "
-                            f"{type(text).__name__} {text!r}")
+            raise errors.TypingError(f"{form}; element {i} is "
+                                     f"{type(text).__name__} {text!r}")
     return signatures
 
 
@@ -693,7 +703,7 @@ class Kernel:
         return self._dispatcher.stats
 
     def __call__(self, *args, **kwargs):
-        raise TypeError(
+        raise errors.TypingError(
             f"kernel '{self.__name__}' cannot be called directly; launch it "
             f"with spirjit.call_kernel({self.__name__}, kapi.Range(...), ...)")
 
@@ -805,7 +815,7 @@ class JitFunction:
         try:
             bound = inspect.signature(self.py_func).bind(*args, **kwargs)
         except TypeError as e:
-            raise TypeError(f"{self.__name__}(): {e}") from None
+            raise errors.TypingError(f"{self.__name__}(): {e}") from None
         bound.apply_defaults()
         return bound.args
 
@@ -847,8 +857,9 @@ def _launch_shape(kernel_object, index_space):
     """(global extents, local extents) of a launch: the index spaces that
     call_kernel's C++ entry does not read itself, and every error."""
     if not isinstance(kernel_object, Kernel):
-        raise TypeError("call_kernel needs a @spirjit.kernel function, got "
-                        f"{type(kernel_object).__name__}")
+        raise errors.TypingError(
+            "call_kernel needs a @spirjit.kernel function, got "
+            f"{type(kernel_object).__name__}")
     if isinstance(index_space, kernel_api.NdRange):
         return list(index_space.global_range), list(index_space.local_range)
     if not isinstance(index_space, Range):

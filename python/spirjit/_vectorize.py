@@ -28,16 +28,17 @@ def _dtype(text, signature):
     try:
         return np.dtype(_NAMES.get(text, text))
     except TypeError:
-        raise TypeError(f"vectorize signature {signature!r}: unknown type "
-                        f"{text!r}") from None
+        raise errors.TypingError(
+            f"vectorize signature {signature!r}: unknown type "
+            f"{text!r}") from None
 
 
 def parse_signature(text):
     """``"float32(float32, int64)"`` -> (dtype of the result, input dtypes)."""
     match = re.fullmatch(r"\s*(\w+)\s*\((.*)\)\s*", text)
     if not match:
-        raise TypeError(f"vectorize takes signatures such as "
-                        f"'float32(float32, float32)', not {text!r}")
+        raise errors.TypingError(f"vectorize takes signatures such as "
+                                 f"'float32(float32, float32)', not {text!r}")
     inputs = [_dtype(t, text) for t in match.group(2).split(",") if t.strip()]
     return _dtype(match.group(1), text), tuple(inputs)
 
@@ -104,7 +105,7 @@ class Vectorized:
         self.nin = fn.__code__.co_argcount
         for result, inputs in self.signatures:
             if len(inputs) != self.nin:
-                raise TypeError(
+                raise errors.TypingError(
                     f"vectorize signature {result}{inputs} has "
                     f"{len(inputs)} inputs; {fn.__qualname__} takes "
                     f"{self.nin}")
@@ -147,8 +148,9 @@ class Vectorized:
 
     def __call__(self, *inputs, out=None):
         if len(inputs) != self.nin:
-            raise TypeError(f"{self.__qualname__} takes {self.nin} inputs, "
-                            f"got {len(inputs)}")
+            raise errors.TypingError(
+                f"{self.__qualname__} takes {self.nin} inputs, "
+                f"got {len(inputs)}")
         device = _array_ops.common_device(list(inputs) + [out], "inputs")
         if device is None:
             from . import _resolve_device
@@ -162,7 +164,7 @@ class Vectorized:
         target = out if isinstance(out, DeviceArray) else K.empty(
             shape, result_dtype, device, _array_ops.usm_type_of(inputs))
         if target.shape != shape:
-            raise ValueError(
+            raise errors.InvalidArgumentError(
                 f"non-broadcastable output operand with shape "
                 f"{target.shape} doesn't match the broadcast shape {shape}")
         arguments = ", ".join(f"{{{k}}}" for k in range(self.nin))

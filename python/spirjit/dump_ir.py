@@ -232,6 +232,9 @@ def _dump(args, stages):
                                  args.ndim, args.nd_range, wanted, show,
                                  image, args.boundscheck, args.debug,
                                  local_extents, args.disjoint)
+    except errors.InvalidArgumentError as e:  # the command line's
+        print(f"spirjit-dump-ir: {e}", file=sys.stderr)
+        return 2
     except errors.SpirjitError as e:
         print(f"spirjit-dump-ir: {e}", file=sys.stderr)
         return 1
