@@ -120,10 +120,18 @@ void deleteUnconsumedCapsule(PyObject *capsule, const char *name) {
   }
 }
 
+/// Where the host reads `buffer`: host memory it wraps (from_dlpack of a
+/// NumPy array), or SVM/USM the host addresses; nullptr elsewhere.
+void *hostView(const runtime::Buffer &buffer) {
+  if (buffer.hostPointer())
+    return buffer.hostPointer();
+  return buffer.hostAddressable() ? buffer.svm() : nullptr;
+}
+
 py::capsule toDLPack(const DeviceArray &array, bool versioned) {
   const auto &buffer = array.buffer();
   bool cuda = isCuda(*buffer);
-  if (!cuda && (!buffer->svm() || !buffer->hostAddressable()))
+  if (!cuda && !hostView(*buffer))
     throw PythonError("DLPackError",
                       "this device's memory cannot be shared through "
                       "DLPack: it is not addressable by pointer");
@@ -134,7 +142,8 @@ py::capsule toDLPack(const DeviceArray &array, bool versioned) {
   for (int64_t stride : array.strides())
     owner->strides.push_back(stride / itemsize);
   DLTensor t;
-  t.data = static_cast<char *>(buffer->svm()) + array.offset();
+  t.data = static_cast<char *>(cuda ? buffer->svm() : hostView(*buffer)) +
+           array.offset();
   // CUDA memory is the GPU's; other memory here is host-addressable: the
   // CPU's view of it.
   t.device = cuda ? DLDevice{kDLCUDA, buffer->device()->info().backendIndex}
@@ -571,8 +580,7 @@ PYBIND11_MODULE(_spirjit, m) {
           })
       .def_property_readonly("_host_addressable",
                              [](const DeviceArray &a) {
-                               return a.buffer()->svm() &&
-                                      a.buffer()->hostAddressable();
+                               return hostView(*a.buffer()) != nullptr;
                              })
       .def("_dlpack_capsule", &toDLPack, py::arg("versioned"))
       .def("__dlpack_device__",

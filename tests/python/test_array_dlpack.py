@@ -91,6 +91,8 @@ def test_from_dlpack_of_host_memory_does_not_copy(device, producer):
     assert a[3] == -1.0
     a[5] = 7.0  # and the other way
     assert float(x[5]) == 7.0
+    # Exported again, it is the producer's memory still.
+    assert np.shares_memory(np.from_dlpack(x), a)
 
 
 def test_from_dlpack_of_a_strided_view_keeps_the_producer_alive(device):
