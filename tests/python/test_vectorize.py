@@ -193,3 +193,43 @@ def test_bad_signatures():
         spirjit.vectorize(["float32(floaty)"])(lambda a: a)
     with pytest.raises(TypeError, match="takes 1"):
         spirjit.vectorize(["float32(float32, float32)"])(lambda a: a)
+
+
+@spirjit.jit
+def rel_diff_with_a_half(a):
+    return rel_diff(a, 0.5)
+
+
+@spirjit.jit
+def rel_diff_with_two(a):
+    return rel_diff(a, 2)
+
+
+@spirjit.jit
+def rel_diff_in_jit(a, b):
+    return rel_diff(a, b)
+
+
+# A Python number written in jit code is weak there, as in Python code.
+JIT_LOOP_CASES = {
+    "int8 array and float": (rel_diff_with_a_half,
+                             (np.arange(3, dtype=np.int8),), 0.5),
+    "float32 array and float": (rel_diff_with_a_half,
+                                (np.arange(3, dtype=np.float32),), 0.5),
+    "float32 array and int": (rel_diff_with_two,
+                              (np.arange(3, dtype=np.float32),), 2),
+    "int32 array and float32 array": (
+        rel_diff_in_jit, (np.arange(3, dtype=np.int32),
+                          np.ones(3, np.float32)), None),
+}
+
+
+@pytest.mark.parametrize("function, arrays, literal", JIT_LOOP_CASES.values(),
+                         ids=JIT_LOOP_CASES)
+def test_jit_code_chooses_the_loop_numpy_chooses(device_filter, function,
+                                                 arrays, literal):
+    # The compiler's choice for calls from jit code follows the same rule
+    # (compiler/infer/InferCalls.cpp, numpyLoop).
+    inputs = arrays + ((literal,) if literal is not None else ())
+    expected = np.arctan2(*inputs).dtype
+    assert np.asarray(function(*arrays)).dtype == expected
