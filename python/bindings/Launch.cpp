@@ -140,11 +140,14 @@ PyObject *callKernelAsync(PyObject *, PyObject *const *args,
     PyObject *const *dependencies = nullptr;
     Py_ssize_t count = 0;
     if (events != Py_None) {
-      held = py::reinterpret_steal<py::object>(PySequence_Fast(
-          events, "call_kernel_async's dependent_events must be a sequence "
-                  "of Events"));
-      if (!held)
-        throw py::error_already_set();
+      held = py::reinterpret_steal<py::object>(PySequence_Fast(events, ""));
+      if (!held) {
+        PyErr_Clear();
+        throw PythonError("TypingError",
+                          "call_kernel_async's dependent_events must be a "
+                          "sequence of Events, not " +
+                              std::string(Py_TYPE(events)->tp_name));
+      }
       count = PySequence_Fast_GET_SIZE(held.ptr());
       dependencies = PySequence_Fast_ITEMS(held.ptr());
       for (Py_ssize_t k = 0; k < count; ++k)

@@ -8,6 +8,7 @@
     spirjit.call_kernel(vecadd, kapi.Range(n), a, b, c)
 """
 
+import contextlib
 import functools
 import inspect
 import operator
@@ -123,6 +124,20 @@ def _placement(device, sycl_queue, usm_type, what):
     return device if device is not None else sycl_queue
 
 
+@contextlib.contextmanager
+def _converting(what):
+    """NumPy's conversion of a constructor's shape, dtype or values, its
+    errors raised as spirjit's classes with NumPy's message."""
+    try:
+        yield
+    except errors.SpirjitError:
+        raise
+    except TypeError as e:
+        raise errors.TypingError(f"spirjit.{what}(): {e}") from None
+    except ValueError as e:
+        raise errors.InvalidArgumentError(f"spirjit.{what}(): {e}") from None
+
+
 def asarray(obj, dtype=None, device=None, usm_type=None, sycl_queue=None):
     """Copies array-like ``obj`` into a DeviceArray on ``device`` (a Device or
     a filter string; default: ``obj``'s device, else the default device),
@@ -151,7 +166,8 @@ def asarray(obj, dtype=None, device=None, usm_type=None, sycl_queue=None):
         obj = _usm_view(obj).copy()
     elif hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
         obj = np.from_dlpack(obj)
-    array = np.asarray(obj, dtype=dtype)
+    with _converting("asarray"):
+        array = np.asarray(obj, dtype=dtype)
     return _spirjit.to_device(array, _resolve_device(device),
                               usm_type or "device")
 
@@ -337,31 +353,43 @@ def empty(shape, dtype="float64", device=None, usm_type="device",
     (``sycl_queue=`` is dpnp's name for it) as ``usm_type`` memory."""
     import numpy as np
     where = _placement(device, sycl_queue, usm_type, "empty")
-    if isinstance(shape, int):
-        shape = (shape,)
-    return _spirjit.empty(list(shape), np.dtype(dtype or "float64"),
-                          _resolve_device(where), usm_type or "device")
+    with _converting("empty"):
+        dtype = np.dtype(dtype or "float64")
+        try:
+            extents = list(shape)
+        except TypeError:
+            extents = [shape]
+        extents = [operator.index(n) for n in extents]
+    return _spirjit.empty(extents, dtype, _resolve_device(where),
+                          usm_type or "device")
 
 
 def full(shape, fill_value, dtype=None, device=None, usm_type="device",
          sycl_queue=None):
     """A DeviceArray of ``fill_value``; dtype inferred as numpy.full does."""
-    import numpy as np
-    where = _placement(device, sycl_queue, usm_type, "full")
-    return _spirjit.to_device(np.full(shape, fill_value, dtype=dtype),
-                              _resolve_device(where), usm_type or "device")
+    return _filled("full", shape, fill_value, dtype, device, usm_type,
+                   sycl_queue)
 
 
 def zeros(shape, dtype="float64", device=None, usm_type="device",
           sycl_queue=None):
-    return full(shape, 0, dtype=dtype or "float64", device=device,
-                usm_type=usm_type, sycl_queue=sycl_queue)
+    return _filled("zeros", shape, 0, dtype or "float64", device, usm_type,
+                   sycl_queue)
 
 
 def ones(shape, dtype="float64", device=None, usm_type="device",
          sycl_queue=None):
-    return full(shape, 1, dtype=dtype or "float64", device=device,
-                usm_type=usm_type, sycl_queue=sycl_queue)
+    return _filled("ones", shape, 1, dtype or "float64", device, usm_type,
+                   sycl_queue)
+
+
+def _filled(what, shape, fill_value, dtype, device, usm_type, sycl_queue):
+    import numpy as np
+    where = _placement(device, sycl_queue, usm_type, what)
+    with _converting(what):
+        values = np.full(shape, fill_value, dtype=dtype)
+    return _spirjit.to_device(values, _resolve_device(where),
+                              usm_type or "device")
 
 
 def _like(x, dtype, device, usm_type, sycl_queue):

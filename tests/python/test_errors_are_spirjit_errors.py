@@ -57,6 +57,20 @@ CASES = {
     "bad vectorize signature": (
         lambda: spirjit.vectorize("float32 of float32")(lambda x: x),
         errors.TypingError, TypeError, "vectorize takes signatures such as"),
+    "shape of strings": (lambda: spirjit.zeros("a"), errors.TypingError,
+                         TypeError, "spirjit.zeros(): 'str' object cannot "
+                                    "be interpreted as an integer"),
+    "unknown dtype": (lambda: spirjit.empty(3, dtype="foo"),
+                      errors.TypingError, TypeError,
+                      "spirjit.empty(): data type 'foo' not understood"),
+    "fill value of another kind": (
+        lambda: spirjit.full(2, "x", dtype=np.float32),
+        errors.InvalidArgumentError, ValueError,
+        "spirjit.full(): could not convert string to float"),
+    "dependent events not a sequence": (
+        lambda: spirjit.call_kernel_async(kernel, 4, 5, np.zeros(4)),
+        errors.TypingError, TypeError, "dependent_events must be a "
+                                       "sequence of Events, not int"),
     "bad group_reduce operation": (
         lambda: spirjit.kernel_api.group_reduce(None, 1.0, "-"),
         errors.InvalidArgumentError, ValueError, "group_reduce supports"),
