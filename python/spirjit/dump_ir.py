@@ -55,6 +55,9 @@ def _find_function(path, name):
         namespace = runpy.run_path(path, run_name="__spirjit_dump_ir__")
     except OSError as e:
         return f"cannot read {path}: {e.strerror or e}"
+    except SyntaxError as e:  # in a module the file imports
+        return (f"{e.filename or path}:{e.lineno}: {e.msg}; fix the file's "
+                "syntax first")
     if name not in namespace:
         return f"{path} has no function '{name}'"
     # Decorated kernels and device functions keep the function as py_func.
