@@ -125,7 +125,7 @@ def _unsupported(ufunc, method="__call__"):
     what = f"numpy.{ufunc.__name__}"
     if method != "__call__":
         what += f".{method}"
-    return TypeError(
+    return errors.TypingError(
         f"{what} has no spirjit kernel for DeviceArrays; copy the data to "
         "the host first (np.asarray(x)) to compute it with NumPy")
 
@@ -262,7 +262,7 @@ def normalize_axes(x, axis):
     for a in axis if isinstance(axis, tuple) else (axis,):
         a = operator.index(a)
         if not -x.ndim <= a < x.ndim:
-            raise np.exceptions.AxisError(a, x.ndim)
+            raise errors.ArrayAxisError(a, x.ndim)
         axes.append(a % x.ndim)
     if len(set(axes)) != len(axes):
         raise errors.InvalidArgumentError("duplicate value in 'axis'")
@@ -312,7 +312,7 @@ def reduce(op, x, axis=None, keepdims=False, out=None):
     else:
         axes = [operator.index(axis)]
         if not -x.ndim <= axes[0] < max(x.ndim, 1) or x.ndim == 0:
-            raise np.exceptions.AxisError(axes[0], x.ndim)
+            raise errors.ArrayAxisError(axes[0], x.ndim)
         axes[0] %= x.ndim
     kept = [a for a in range(x.ndim) if a not in axes]
     rows = int(np.prod([x.shape[a] for a in kept]))

@@ -4,6 +4,8 @@ also derives from the builtin class Python code would catch for the same
 mistake (TypeError, ValueError, IndexError, ...), so ``except ValueError``
 keeps working."""
 
+from numpy import exceptions as _np_exceptions
+
 
 class SpirjitError(Exception):
     """Base of every spirjit exception."""
@@ -48,6 +50,11 @@ class ArrayIndexError(SpirjitError, IndexError):
     """An index a DeviceArray does not have, as NumPy's IndexError."""
 
 
+class ArrayAxisError(SpirjitError, _np_exceptions.AxisError):
+    """An axis a DeviceArray does not have, as NumPy's AxisError (a
+    ValueError and an IndexError)."""
+
+
 class NotSupportedError(SpirjitError, NotImplementedError):
     """An option of a NumPy-like function that spirjit does not implement
     (``order="F"``, ``out=`` of some methods)."""
@@ -77,7 +84,7 @@ class InternalCompilerError(SpirjitError, RuntimeError):
 __all__ = [
     "SpirjitError", "CompileError", "TypingError", "UnsupportedFeatureError",
     "KernelHasReturnValueError", "DeviceInferenceError", "InvalidRangeError",
-    "InvalidArgumentError", "ArrayIndexError", "NotSupportedError",
-    "DLPackError", "DeviceError", "OutOfDeviceMemoryError",
-    "InternalCompilerError",
+    "InvalidArgumentError", "ArrayIndexError", "ArrayAxisError",
+    "NotSupportedError", "DLPackError", "DeviceError",
+    "OutOfDeviceMemoryError", "InternalCompilerError",
 ]

@@ -43,6 +43,12 @@ CASES = {
     "index out of bounds": (lambda: spirjit.zeros(3)[5],
                             errors.ArrayIndexError, IndexError,
                             "index 5 is out of bounds for axis 0 with size 3"),
+    "axis out of range": (lambda: spirjit.zeros((2, 2)).sum(axis=3),
+                          errors.ArrayAxisError, np.exceptions.AxisError,
+                          "axis 3 is out of bounds for array of dimension 2"),
+    "NumPy function without a kernel": (
+        lambda: np.frexp(spirjit.zeros(4)), errors.TypingError, TypeError,
+        "numpy.frexp has no spirjit kernel for DeviceArrays"),
     "order F": (lambda: spirjit.zeros(4).reshape(2, 2, order="F"),
                 errors.NotSupportedError, NotImplementedError,
                 "order='C'"),
