@@ -105,18 +105,7 @@ Instruction *Builder::emitConst(const ConstValue &value, int line) {
     return c;
   }
   case ConstValue::Kind::Code: {
-    const std::string &name = value.text;
-    if (name == "<listcomp>")
-      unsupported(line, "list comprehension");
-    if (name == "<dictcomp>")
-      unsupported(line, "dict comprehension");
-    if (name == "<setcomp>")
-      unsupported(line, "set comprehension");
-    if (name == "<genexpr>")
-      unsupported(line, "generator expression");
-    if (name == "<lambda>")
-      unsupported(line, "lambda");
-    unsupported(line, "nested function");
+    unsupported(line, nestedCodeConstruct(value.text));
   }
   case ConstValue::Kind::Other:
     // NumPy 2 raises OverflowError when such an int meets a typed integer.
@@ -758,6 +747,7 @@ std::unique_ptr<ir::Function> Builder::run() {
 
 std::unique_ptr<ir::Function> buildPyIR(const FunctionDescription &function,
                                         const ControlFlowGraph &cfg) {
+  rejectGeneratorsAndComprehensions(function, cfg.code);
   if (function.hasExceptionTable) {
     // `with` shows itself by its opcode; any other exception table is a try.
     for (const BytecodeInstruction &inst : cfg.code)
@@ -771,16 +761,13 @@ std::unique_ptr<ir::Function> buildPyIR(const FunctionDescription &function,
       }
     throw unsupportedConstruct(function.filename, line, "try");
   }
-  // Some constructs are seen only through what they use first (a raise
-  // builds its message string, a generator starts with RETURN_GENERATOR at
-  // the def line): name the construct itself, at its own line. An
-  // assert's raise follows its LOAD_ASSERTION_ERROR.
+  // A raise is seen first through what it uses (it builds its message
+  // string): name the construct itself, at its own line. An assert's
+  // raise follows its LOAD_ASSERTION_ERROR.
   bool inAssert = false;
   for (const BytecodeInstruction &inst : cfg.code) {
     const char *what = nullptr;
-    if (inst.op == PyOp::YIELD_VALUE)
-      what = "yield";
-    else if (inst.op == PyOp::LOAD_ASSERTION_ERROR)
+    if (inst.op == PyOp::LOAD_ASSERTION_ERROR)
       inAssert = true;
     else if (inst.op == PyOp::RAISE_VARARGS && !inAssert)
       what = "raise";

@@ -104,6 +104,8 @@ struct FunctionDescription {
   std::vector<LineRange> lines;
   /// A non-empty exception table means try/except or with in 3.11+.
   bool hasExceptionTable = false;
+  /// co_flags: whether the function is a generator or a coroutine.
+  int codeFlags = 0;
   /// Every name in `names` that resolves to a global or builtin.
   std::map<std::string, GlobalValue> globals;
   /// One value per entry of `freevars`.

@@ -1,6 +1,8 @@
 // The constructs the frontend rejects (UnsupportedConstructs.h).
 #include "frontend/UnsupportedConstructs.h"
 
+#include <algorithm>
+
 namespace spirjit {
 
 UserError unsupportedConstruct(const std::string &filename, int line,
@@ -111,6 +113,86 @@ const char *unsupportedConstruct(PyOp op) {
     return "module-level code";
   default:
     return nullptr;
+  }
+}
+
+const char *nestedCodeConstruct(const std::string &codeName) {
+  if (codeName == "<listcomp>")
+    return "list comprehension";
+  if (codeName == "<dictcomp>")
+    return "dict comprehension";
+  if (codeName == "<setcomp>")
+    return "set comprehension";
+  if (codeName == "<genexpr>")
+    return "generator expression";
+  if (codeName == "<lambda>")
+    return "lambda";
+  return "nested function";
+}
+
+namespace {
+// co_flags bits (CPython's Include/cpython/code.h, the same in 3.11 and
+// 3.12).
+constexpr int CO_GENERATOR = 0x20;
+constexpr int CO_COROUTINE = 0x80;
+constexpr int CO_ITERABLE_COROUTINE = 0x100;
+constexpr int CO_ASYNC_GENERATOR = 0x200;
+
+/// The comprehension whose result a BUILD_* instruction starts.
+const char *comprehensionOf(PyOp build) {
+  switch (build) {
+  case PyOp::BUILD_LIST:
+    return "list comprehension";
+  case PyOp::BUILD_MAP:
+    return "dict comprehension";
+  case PyOp::BUILD_SET:
+    return "set comprehension";
+  default:
+    return nullptr;
+  }
+}
+} // namespace
+
+void rejectGeneratorsAndComprehensions(
+    const FunctionDescription &function,
+    const std::vector<BytecodeInstruction> &code) {
+  const std::string &file = function.filename;
+  // The def line is where `async` is written.
+  if (function.codeFlags &
+      (CO_COROUTINE | CO_ITERABLE_COROUTINE | CO_ASYNC_GENERATOR))
+    throw unsupportedConstruct(file, function.firstLine, "async def");
+  // At the first yield's line; a generator whose yields the compiler
+  // dropped as unreachable has only its def line.
+  auto yield = std::find_if(code.begin(), code.end(), [](const auto &inst) {
+    return inst.op == PyOp::YIELD_VALUE;
+  });
+  if (yield != code.end() || function.codeFlags & CO_GENERATOR)
+    throw unsupportedConstruct(
+        file, yield != code.end() ? yield->line : function.firstLine, "yield",
+        /*planned=*/true);
+  for (size_t k = 0; k < code.size(); ++k) {
+    // 3.11: LOAD_CONST <listcomp> code; MAKE_FUNCTION.
+    if (code[k].op == PyOp::MAKE_FUNCTION && k > 0 &&
+        code[k - 1].op == PyOp::LOAD_CONST && code[k - 1].arg >= 0 &&
+        code[k - 1].arg < static_cast<int>(function.consts.size())) {
+      const ConstValue &c = function.consts[code[k - 1].arg];
+      const char *what = c.kind == ConstValue::Kind::Code
+                             ? nestedCodeConstruct(c.text)
+                             : nullptr;
+      if (what && std::string(what).find("comprehension") != std::string::npos)
+        throw unsupportedConstruct(file, code[k].line, what);
+    }
+    // 3.12 (PEP 709) inlines list, dict and set comprehensions: LOAD_FAST
+    // AND_CLEAR saves each variable the comprehension binds (only inlined
+    // comprehensions use it), SWAPs move the saved values under the
+    // iterator, then BUILD_LIST / BUILD_MAP / BUILD_SET 0 starts the
+    // result, which names the kind.
+    if (code[k].op == PyOp::LOAD_FAST_AND_CLEAR) {
+      for (size_t j = k + 1; j < code.size(); ++j)
+        if (const char *what = comprehensionOf(code[j].op))
+          throw unsupportedConstruct(file, code[k].line, what);
+      throw unsupportedConstruct(file, code[k].line, "comprehension");
+    }
   }
 }
 

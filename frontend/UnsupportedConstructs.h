@@ -5,6 +5,7 @@
 #include "frontend/Diagnostics.h"
 
 #include <string>
+#include <vector>
 
 namespace spirjit {
 
@@ -16,5 +17,19 @@ UserError unsupportedConstruct(const std::string &filename, int line,
 /// The name a user knows for a construct the frontend rejects, by opcode;
 /// nullptr for the opcodes it translates.
 const char *unsupportedConstruct(PyOp op);
+
+/// The name of the comprehension or nested function that a code object
+/// named `codeName` (co_name: "<listcomp>", "<lambda>", ...) stands for.
+const char *nestedCodeConstruct(const std::string &codeName);
+
+/// Throws the error for a generator, coroutine or comprehension in
+/// `code`, at the line of the construct. Runs before the exception table
+/// is read as a `try`: CPython 3.12 wraps a generator's body in a hidden
+/// handler (CALL_INTRINSIC_1 INTRINSIC_STOPITERATION_ERROR) and inlines
+/// comprehensions inside one (PEP 709), and both must still name
+/// themselves as 3.11 does.
+void rejectGeneratorsAndComprehensions(
+    const FunctionDescription &function,
+    const std::vector<BytecodeInstruction> &code);
 
 } // namespace spirjit

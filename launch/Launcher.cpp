@@ -695,6 +695,9 @@ const std::vector<bool> &KernelCache::submit(
       if (value.kind == ArgumentValue::Kind::DeviceArray) {
         kernel.setBuffer(index, **value.buffer,
                          static_cast<size_t>(value.offset));
+        // A DeviceArray over host memory (spirjit.from_dlpack of a NumPy
+        // array): its owner reads what the kernel wrote there.
+        hostSync |= written[a] && (*value.buffer)->hostPointer();
         break;
       }
       size_t span = spanOf(value);
@@ -753,6 +756,10 @@ const std::vector<bool> &KernelCache::submit(
     for (size_t i = 0; i < n; ++i)
       if (wrapped[i] && written[i])
         device->enqueueHostSynchronization(*buffers[i]);
+      else if (written[i] &&
+               args[i].kind == ArgumentValue::Kind::DeviceArray &&
+               (*args[i].buffer)->hostPointer())
+        device->enqueueHostSynchronization(**args[i].buffer);
     if (debugRecord.host)
       device->enqueueHostSynchronization(*debugRecord.buffer);
     if (wantEvent)

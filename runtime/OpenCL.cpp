@@ -541,6 +541,18 @@ void CLDevice::write(const Buffer &buffer, const void *host, size_t size,
   check(clEnqueueWriteBuffer(queue(), memOf(buffer), CL_TRUE, offset, size,
                              host, 0, nullptr, nullptr),
         "clEnqueueWriteBuffer");
+  // Memory wrapped by wrapHostMemory: its owner reads it as soon as the
+  // write returns, so the map that makes it current blocks too.
+  if (buffer.hostPointer()) {
+    cl_int status;
+    void *mapped =
+        clEnqueueMapBuffer(queue(), memOf(buffer), CL_TRUE, CL_MAP_READ,
+                           offset, size, 0, nullptr, nullptr, &status);
+    check(status, "clEnqueueMapBuffer");
+    check(clEnqueueUnmapMemObject(queue(), memOf(buffer), mapped, 0, nullptr,
+                                  nullptr),
+          "clEnqueueUnmapMemObject");
+  }
 }
 
 void CLDevice::enqueueHostSynchronization(const Buffer &buffer) {

@@ -260,6 +260,48 @@ int64_t Inference::constantInt(const Instruction &at, const Instruction *value,
 }
 
 namespace {
+/// NumPy 2's loop search for a @spirjit.vectorize function, as
+/// python/spirjit/_vectorize.py runs it for calls from Python: the first
+/// signature every argument casts to safely, where Python numbers are weak
+/// only beside typed arguments of their kind or a higher one (NumPy's
+/// should_use_min_scalar_weak_literals) and otherwise their default types.
+/// For NumPy's numbers a safe cast is one that promotion leaves alone.
+const types::Signature *
+numpyLoop(const std::vector<types::Signature> &signatures,
+          const std::vector<const Type *> &args) {
+  auto kindOrder = [](const Type *t) {
+    return t->kind == TypeKind::Bool                                ? 0
+           : t->kind == TypeKind::Int || t->kind == TypeKind::WeakInt ? 1
+                                                                      : 2;
+  };
+  int typedKind = -1, weakKind = -1;
+  for (const Type *t : args) {
+    int &most = t->isWeak() ? weakKind : typedKind;
+    most = std::max(most, kindOrder(t));
+  }
+  bool weak = typedKind >= 0 && typedKind >= weakKind;
+  auto castsSafely = [&](const Type *from, const Type *to) {
+    if (!from->isNumber() || !to->isNumber())
+      return false;
+    if (from->isWeak() && weak)
+      return to->kind == TypeKind::Complex ||
+             (to->kind == TypeKind::Float &&
+              from->kind != TypeKind::WeakComplex) ||
+             (to->kind == TypeKind::Int && from->kind == TypeKind::WeakInt);
+    return types::promote(types::materialize(from), to) == to;
+  };
+  for (const types::Signature &sig : signatures) {
+    if (sig.arguments.size() != args.size())
+      continue;
+    bool fits = true;
+    for (size_t i = 0; i < args.size() && fits; ++i)
+      fits = castsSafely(args[i], sig.arguments[i]);
+    if (fits)
+      return &sig;
+  }
+  return nullptr;
+}
+
 /// A copy of untyped pyir, ids included, for one specialisation to type.
 std::unique_ptr<ir::Function> cloneUntyped(const ir::Function &function) {
   ir::ValueMap map;
@@ -297,8 +339,10 @@ const Type *Inference::inferDeviceCall(Instruction &inst,
         typingError(inst, e.what());
       }
     }
+    if (callee.elementwise)
+      chosen = numpyLoop(parsed, args);
     // An exact match first; otherwise the first the numbers convert to.
-    for (int pass = 0; pass < 2 && !chosen; ++pass)
+    for (int pass = 0; pass < 2 && !chosen && !callee.elementwise; ++pass)
       for (const types::Signature &sig : parsed) {
         if (sig.arguments.size() != args.size())
           continue;

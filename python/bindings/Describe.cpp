@@ -90,6 +90,7 @@ FunctionDescription toFunctionDescription(const py::dict &d) {
                        t[2].is_none() ? 0 : t[2].cast<int>()});
   }
   f.hasExceptionTable = d["has_exception_table"].cast<bool>();
+  f.codeFlags = d["flags"].cast<int>();
   for (auto item : d["globals"].cast<py::dict>())
     f.globals[item.first.cast<std::string>()] = toGlobal(item.second);
   for (py::handle value : d["closure"])

@@ -54,9 +54,10 @@ DeviceArray DeviceArray::fromNumPy(const py::array &input,
                                    const std::shared_ptr<Device> &device,
                                    runtime::UsmKind kind) {
   if (!typeOfDType(input.dtype()))
-    throw py::type_error("arrays of dtype " +
-                         py::str(input.dtype()).cast<std::string>() +
-                         " cannot live on a device");
+    throw PythonError("TypingError",
+                      "arrays of dtype " +
+                          py::str(input.dtype()).cast<std::string>() +
+                          " cannot live on a device");
   // Keep a Fortran-ordered array Fortran-ordered, as np.asarray does;
   // anything else becomes C-contiguous.
   using npy = py::detail::npy_api;
@@ -102,13 +103,14 @@ void DeviceArray::writeFromHost(const py::array &input) const {
   // The caller casts as NumPy's setitem does; here the bytes must match.
   if (!py::detail::npy_api::get().PyArray_EquivTypes_(input.dtype().ptr(),
                                                       dtype_.ptr()))
-    throw py::type_error("writing " +
-                         py::str(input.dtype()).cast<std::string>() +
-                         " elements into a DeviceArray of " +
-                         py::str(dtype_).cast<std::string>());
+    throw PythonError("TypingError",
+                      "writing " + py::str(input.dtype()).cast<std::string>() +
+                          " elements into a DeviceArray of " +
+                          py::str(dtype_).cast<std::string>());
   if (std::vector<int64_t>(input.shape(), input.shape() + input.ndim()) !=
       shape_)
-    throw py::value_error("writing an array of another shape into a view");
+    throw PythonError("InvalidArgumentError",
+                      "writing an array of another shape into a view");
   if (size() == 0)
     return;
   py::array host = py::array::ensure(input, py::array::c_style);
@@ -151,18 +153,19 @@ DeviceArray DeviceArray::empty(const std::vector<int64_t> &shape,
                                const std::shared_ptr<Device> &device,
                                runtime::UsmKind kind) {
   if (!typeOfDType(dtype))
-    throw py::type_error("arrays of dtype " +
-                         py::str(dtype).cast<std::string>() +
-                         " cannot live on a device");
+    throw PythonError("TypingError", "arrays of dtype " +
+                                         py::str(dtype).cast<std::string>() +
+                                         " cannot live on a device");
   std::vector<int64_t> strides(shape.size());
   int64_t stride = dtype.itemsize(), count = 1;
   for (size_t k = shape.size(); k-- > 0;) {
     if (shape[k] < 0)
-      throw py::value_error("negative dimensions are not allowed");
+      throw PythonError("InvalidArgumentError",
+                        "negative dimensions are not allowed");
     strides[k] = stride;
     if (shape[k] && (__builtin_mul_overflow(stride, shape[k], &stride) ||
                      __builtin_mul_overflow(count, shape[k], &count)))
-      throw py::value_error("array is too big");
+      throw PythonError("InvalidArgumentError", "array is too big");
     if (!shape[k]) {
       stride = 0;
       count = 0;

@@ -102,17 +102,16 @@ LaunchShape launchShape(PyObject *kernelObject, PyObject *space,
 
 PyObject *callKernel(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   try {
-    if (nargs < 2) {
-      PyErr_SetString(PyExc_TypeError,
-                      "call_kernel(kernel, index_space, *args): a kernel and "
-                      "a Range or NdRange are needed");
-      return nullptr;
-    }
+    if (nargs < 2)
+      throw PythonError("TypingError",
+                        "call_kernel(kernel, index_space, *args): a kernel "
+                        "and a Range or NdRange are needed");
     Dispatcher *dispatcher = dispatcherOf(args[0]);
     LaunchShape shape = launchShape(args[0], args[1], dispatcher != nullptr);
     if (!dispatcher) // a Kernel whose _dispatcher was replaced
-      throw py::type_error("the kernel has no dispatcher: launch an object "
-                           "made by @spirjit.kernel");
+      throw PythonError("TypingError",
+                        "the kernel has no dispatcher: launch an object "
+                        "made by @spirjit.kernel");
     dispatcher->launch(shape, args + 2, static_cast<size_t>(nargs - 2));
     Py_RETURN_NONE;
   } catch (...) {
@@ -124,37 +123,40 @@ PyObject *callKernel(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
 PyObject *callKernelAsync(PyObject *, PyObject *const *args,
                           Py_ssize_t nargs) {
   try {
-    if (nargs < 3) {
-      PyErr_SetString(PyExc_TypeError,
-                      "call_kernel_async(kernel, index_space, "
-                      "dependent_events, *args): a kernel, a Range or "
-                      "NdRange and a sequence of Events are needed");
-      return nullptr;
-    }
+    if (nargs < 3)
+      throw PythonError("TypingError",
+                        "call_kernel_async(kernel, index_space, "
+                        "dependent_events, *args): a kernel, a Range or "
+                        "NdRange and a sequence of Events are needed");
     Dispatcher *dispatcher = dispatcherOf(args[0]);
     LaunchShape shape = launchShape(args[0], args[1], dispatcher != nullptr);
     if (!dispatcher) // a Kernel whose _dispatcher was replaced
-      throw py::type_error("the kernel has no dispatcher: launch an object "
-                           "made by @spirjit.kernel");
+      throw PythonError("TypingError",
+                        "the kernel has no dispatcher: launch an object "
+                        "made by @spirjit.kernel");
     // dependent_events: a sequence of Events (None or () for none).
     PyObject *events = args[2];
     py::object held;
     PyObject *const *dependencies = nullptr;
     Py_ssize_t count = 0;
     if (events != Py_None) {
-      held = py::reinterpret_steal<py::object>(PySequence_Fast(
-          events, "call_kernel_async's dependent_events must be a sequence "
-                  "of Events"));
-      if (!held)
-        throw py::error_already_set();
+      held = py::reinterpret_steal<py::object>(PySequence_Fast(events, ""));
+      if (!held) {
+        PyErr_Clear();
+        throw PythonError("TypingError",
+                          "call_kernel_async's dependent_events must be a "
+                          "sequence of Events, not " +
+                              std::string(Py_TYPE(events)->tp_name));
+      }
       count = PySequence_Fast_GET_SIZE(held.ptr());
       dependencies = PySequence_Fast_ITEMS(held.ptr());
       for (Py_ssize_t k = 0; k < count; ++k)
         if (!eventOf(dependencies[k]))
-          throw py::type_error(
+          throw PythonError(
+              "TypingError",
               "call_kernel_async's dependent_events must hold Events "
               "returned by call_kernel_async, not " +
-              std::string(Py_TYPE(dependencies[k])->tp_name));
+                  std::string(Py_TYPE(dependencies[k])->tp_name));
     }
     return dispatcher->enqueue(shape, dependencies,
                                static_cast<size_t>(count), args + 3,

@@ -27,13 +27,15 @@ using namespace spirjit;
 using namespace spirjit::python;
 
 namespace {
-/// A usm_type's kind; ValueError for any other text (the Python layer
+/// A usm_type's kind; InvalidArgumentError for any other text (the Python layer
 /// names the user's argument before it gets here).
 runtime::UsmKind usmKind(const std::string &name) {
   runtime::UsmKind kind;
   if (!runtime::parseUsmKind(name, kind))
-    throw py::value_error("usm_type must be 'device', 'shared' or 'host', "
-                          "not '" + name + "'");
+    throw PythonError("InvalidArgumentError",
+                      "usm_type must be 'device', 'shared' or 'host', "
+                      "not '" +
+                          name + "'");
   return kind;
 }
 } // namespace
@@ -118,12 +120,21 @@ void deleteUnconsumedCapsule(PyObject *capsule, const char *name) {
   }
 }
 
+/// Where the host reads `buffer`: host memory it wraps (from_dlpack of a
+/// NumPy array), or SVM/USM the host addresses; nullptr elsewhere.
+void *hostView(const runtime::Buffer &buffer) {
+  if (buffer.hostPointer())
+    return buffer.hostPointer();
+  return buffer.hostAddressable() ? buffer.svm() : nullptr;
+}
+
 py::capsule toDLPack(const DeviceArray &array, bool versioned) {
   const auto &buffer = array.buffer();
   bool cuda = isCuda(*buffer);
-  if (!cuda && (!buffer->svm() || !buffer->hostAddressable()))
-    throw py::buffer_error("this device's memory cannot be shared through "
-                           "DLPack: it is not addressable by pointer");
+  if (!cuda && !hostView(*buffer))
+    throw PythonError("DLPackError",
+                      "this device's memory cannot be shared through "
+                      "DLPack: it is not addressable by pointer");
   auto *owner = new DLPackOwner;
   owner->buffer = buffer;
   owner->shape = array.shape();
@@ -131,7 +142,8 @@ py::capsule toDLPack(const DeviceArray &array, bool versioned) {
   for (int64_t stride : array.strides())
     owner->strides.push_back(stride / itemsize);
   DLTensor t;
-  t.data = static_cast<char *>(buffer->svm()) + array.offset();
+  t.data = static_cast<char *>(cuda ? buffer->svm() : hostView(*buffer)) +
+           array.offset();
   // CUDA memory is the GPU's; other memory here is host-addressable: the
   // CPU's view of it.
   t.device = cuda ? DLDevice{kDLCUDA, buffer->device()->info().backendIndex}
@@ -188,9 +200,10 @@ DeviceArray fromCudaDLPack(py::object producer) {
         candidate->info().backendIndex == deviceId)
       device = candidate;
   if (deviceType != kDLCUDA || !device)
-    throw py::buffer_error(
+    throw PythonError(
+        "DLPackError",
         "a DLPack producer on device (" + std::to_string(deviceType) + ", " +
-        std::to_string(deviceId) + ") is not on a CUDA GPU spirjit found");
+            std::to_string(deviceId) + ") is not on a CUDA GPU spirjit found");
   py::int_ stream(runtime::cudaStreamHandle(*device));
   py::object capsule;
   try {
@@ -205,7 +218,8 @@ DeviceArray fromCudaDLPack(py::object producer) {
   }
   bool versioned = PyCapsule_IsValid(capsule.ptr(), "dltensor_versioned");
   if (!versioned && !PyCapsule_IsValid(capsule.ptr(), "dltensor"))
-    throw py::type_error("__dlpack__ returned no unconsumed DLPack capsule");
+    throw PythonError("TypingError",
+                      "__dlpack__ returned no unconsumed DLPack capsule");
   const char *name = versioned ? "dltensor_versioned" : "dltensor";
   void *managed = PyCapsule_GetPointer(capsule.ptr(), name);
   PyCapsule_SetName(capsule.ptr(),
@@ -219,12 +233,14 @@ DeviceArray fromCudaDLPack(py::object producer) {
                 : static_cast<DLManagedTensor *>(managed)->dl_tensor;
   if (versioned &&
       static_cast<DLManagedTensorVersioned *>(managed)->version.major != 1)
-    throw py::buffer_error("a DLPack tensor of an unknown major version");
+    throw PythonError("DLPackError",
+                      "a DLPack tensor of an unknown major version");
   if (t.device.device_type != kDLCUDA || t.device.device_id != deviceId)
-    throw py::buffer_error("a DLPack tensor on device (" +
-                           std::to_string(t.device.device_type) + ", " +
-                           std::to_string(t.device.device_id) +
-                           "), not where its __dlpack_device__ said");
+    throw PythonError("DLPackError",
+                      "a DLPack tensor on device (" +
+                          std::to_string(t.device.device_type) + ", " +
+                          std::to_string(t.device.device_id) +
+                          "), not where its __dlpack_device__ said");
   static const std::map<std::pair<int, int>, const char *> dtypes = {
       {{0, 8}, "i1"},  {{0, 16}, "i2"}, {{0, 32}, "i4"}, {{0, 64}, "i8"},
       {{1, 8}, "u1"},  {{1, 16}, "u2"}, {{1, 32}, "u4"}, {{1, 64}, "u8"},
@@ -232,10 +248,11 @@ DeviceArray fromCudaDLPack(py::object producer) {
       {{6, 8}, "?"}};
   auto found = dtypes.find({t.dtype.code, t.dtype.bits});
   if (found == dtypes.end() || t.dtype.lanes != 1)
-    throw py::buffer_error("a DLPack tensor of a dtype spirjit has no kernels "
-                           "for (code " +
-                           std::to_string(t.dtype.code) + ", " +
-                           std::to_string(t.dtype.bits) + " bits)");
+    throw PythonError("DLPackError",
+                      "a DLPack tensor of a dtype spirjit has no kernels "
+                      "for (code " +
+                          std::to_string(t.dtype.code) + ", " +
+                          std::to_string(t.dtype.bits) + " bits)");
   py::dtype dtype(found->second);
   int64_t itemsize = dtype.itemsize();
   std::vector<int64_t> shape(t.shape, t.shape + t.ndim), strides(t.ndim);
@@ -244,8 +261,9 @@ DeviceArray fromCudaDLPack(py::object producer) {
   for (int d = t.ndim - 1; d >= 0; --d) {
     int64_t elements = t.strides ? t.strides[d] : step;
     if (elements < 0)
-      throw py::buffer_error("a DLPack tensor with negative strides cannot "
-                             "be viewed; copy it first");
+      throw PythonError("DLPackError",
+                        "a DLPack tensor with negative strides cannot "
+                        "be viewed; copy it first");
     strides[d] = elements * itemsize;
     span += (shape[d] - 1) * strides[d];
     step *= shape[d];
@@ -318,7 +336,7 @@ void translateErrors(std::exception_ptr pointer) {
       raise("DeviceError", e.what());
       break;
     case launch::LaunchErrorKind::InvalidArgument:
-      PyErr_SetString(PyExc_ValueError, e.what());
+      raise("InvalidArgumentError", e.what());
       break;
     case launch::LaunchErrorKind::IndexOutOfBounds:
       PyErr_SetString(PyExc_IndexError, e.what());
@@ -403,18 +421,18 @@ DumpRequest parseDumpRequest(const std::string &image,
                              const std::vector<std::string> &stages) {
   DumpRequest request;
   if (!imageFormatByName(image, request.device.imageFormats.front()))
-    throw py::value_error("unknown image format '" + image +
-                          "': use spirv, spir or ptx");
+    throw PythonError("InvalidArgumentError", "unknown image format '" + image +
+                                                  "': use spirv, spir or ptx");
   try {
     request.signature = types::parseSignature(signature);
   } catch (const std::invalid_argument &e) {
-    throw py::value_error(e.what());
+    throw PythonError("InvalidArgumentError", e.what());
   }
   for (const std::string &name : stages) {
     try {
       request.wanted.insert(stageByName(name));
     } catch (const std::invalid_argument &e) {
-      throw py::value_error(e.what());
+      throw PythonError("InvalidArgumentError", e.what());
     }
   }
   return request;
@@ -456,10 +474,11 @@ void dumpStages(const py::dict &description, const std::string &signature,
     if (t->kind == TypeKind::Array && t->memorySpace == MemorySpace::Local)
       localDimensions += static_cast<size_t>(t->ndim);
   if (!localExtents.empty() && localExtents.size() != localDimensions)
-    throw py::value_error(
-        "--local-shape gives " + std::to_string(localExtents.size()) +
-        " extents, but the signature's local arrays have " +
-        std::to_string(localDimensions) + " dimensions");
+    throw PythonError("InvalidArgumentError",
+                      "--local-shape gives " +
+                          std::to_string(localExtents.size()) +
+                          " extents, but the signature's local arrays have " +
+                          std::to_string(localDimensions) + " dimensions");
   request.localExtents = localExtents;
   request.disjointArrays = disjoint;
   CompileOptions options = dumpOptions(
@@ -561,8 +580,7 @@ PYBIND11_MODULE(_spirjit, m) {
           })
       .def_property_readonly("_host_addressable",
                              [](const DeviceArray &a) {
-                               return a.buffer()->svm() &&
-                                      a.buffer()->hostAddressable();
+                               return hostView(*a.buffer()) != nullptr;
                              })
       .def("_dlpack_capsule", &toDLPack, py::arg("versioned"))
       .def("__dlpack_device__",
@@ -618,6 +636,40 @@ PYBIND11_MODULE(_spirjit, m) {
       "a DeviceArray over another library's memory on `device` (no copy); "
       "`owner` is kept alive as long as the array");
   m.def(
+      "_wrap_host_memory",
+      [](const std::shared_ptr<runtime::Device> &device, uintptr_t pointer,
+         size_t size, const py::dtype &dtype, std::vector<int64_t> shape,
+         std::vector<int64_t> strides, py::object owner) -> py::object {
+        std::shared_ptr<runtime::Buffer> wrapper =
+            device->wrapHostMemory(reinterpret_cast<void *>(pointer), size);
+        if (!wrapper)
+          return py::none();
+        wrapper->setUsmKind(runtime::UsmKind::Host);
+        // The array's buffer shares ownership with `owner`: views of it
+        // keep the producer's memory alive too.
+        struct Owned {
+          Owned(std::shared_ptr<runtime::Buffer> buffer, PyObject *owner)
+              : buffer(std::move(buffer)), owner(owner) {}
+          Owned(const Owned &) = delete;
+          std::shared_ptr<runtime::Buffer> buffer;
+          PyObject *owner;
+          ~Owned() {
+            buffer.reset(); // the runtime's wrapper goes before the memory
+            PyGILState_STATE state = ensureGil();
+            Py_DECREF(owner);
+            PyGILState_Release(state);
+          }
+        };
+        auto owned =
+            std::make_shared<Owned>(std::move(wrapper), owner.release().ptr());
+        std::shared_ptr<runtime::Buffer> buffer(owned, owned->buffer.get());
+        return py::cast(DeviceArray(buffer, dtype, std::move(shape),
+                                    std::move(strides), 0));
+      },
+      "a DeviceArray over host memory on `device` (no copy), or None where "
+      "the device cannot use host memory in place; `owner` is kept alive "
+      "as long as the array");
+  m.def(
       "_cuda_wait_for_stream",
       [](const std::shared_ptr<runtime::Device> &device, uintptr_t stream) {
         runtime::cudaWaitForStream(*device, stream);
@@ -663,7 +715,8 @@ PYBIND11_MODULE(_spirjit, m) {
         std::string bytes = data;
         DeviceImage image;
         if (!imageFormatByName(kind, image.format))
-          throw py::value_error("kind is 'spirv', 'spir' or 'ptx'");
+          throw PythonError("InvalidArgumentError",
+                            "kind is 'spirv', 'spir' or 'ptx'");
         image.bytes.assign(bytes.begin(), bytes.end());
         device->build(image);
       },

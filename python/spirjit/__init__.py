@@ -8,6 +8,7 @@
     spirjit.call_kernel(vecadd, kapi.Range(n), a, b, c)
 """
 
+import contextlib
 import functools
 import inspect
 import operator
@@ -51,7 +52,7 @@ class Device:
             named = getattr(filter_string, "sycl_device", filter_string)
             named = getattr(named, "filter_string", None)
             if not isinstance(named, str):
-                raise TypeError(
+                raise errors.TypingError(
                     "a device is a spirjit.Device, a filter string such as "
                     "'opencl:cpu:0', or a dpctl SyclQueue or SyclDevice, "
                     f"not {type(filter_string).__name__}")
@@ -113,12 +114,28 @@ def _placement(device, sycl_queue, usm_type, what):
     string, or an object with a ``sycl_device``), checked with
     ``usm_type=``."""
     if device is not None and sycl_queue is not None:
-        raise TypeError(f"spirjit.{what}() takes device= or sycl_queue=, "
-                        "not both")
+        raise errors.TypingError(
+            f"spirjit.{what}() takes device= or sycl_queue=, "
+            "not both")
     if usm_type is not None and usm_type not in _USM_TYPES:
-        raise ValueError(f"spirjit.{what}(): usm_type must be 'device', "
-                         f"'shared' or 'host', not {usm_type!r}")
+        raise errors.InvalidArgumentError(
+            f"spirjit.{what}(): usm_type must be 'device', "
+            f"'shared' or 'host', not {usm_type!r}")
     return device if device is not None else sycl_queue
+
+
+@contextlib.contextmanager
+def _converting(what):
+    """NumPy's conversion of a constructor's shape, dtype or values, its
+    errors raised as spirjit's classes with NumPy's message."""
+    try:
+        yield
+    except errors.SpirjitError:
+        raise
+    except TypeError as e:
+        raise errors.TypingError(f"spirjit.{what}(): {e}") from None
+    except ValueError as e:
+        raise errors.InvalidArgumentError(f"spirjit.{what}(): {e}") from None
 
 
 def asarray(obj, dtype=None, device=None, usm_type=None, sycl_queue=None):
@@ -149,7 +166,8 @@ def asarray(obj, dtype=None, device=None, usm_type=None, sycl_queue=None):
         obj = _usm_view(obj).copy()
     elif hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
         obj = np.from_dlpack(obj)
-    array = np.asarray(obj, dtype=dtype)
+    with _converting("asarray"):
+        array = np.asarray(obj, dtype=dtype)
     return _spirjit.to_device(array, _resolve_device(device),
                               usm_type or "device")
 
@@ -196,8 +214,9 @@ def _from_cuda_array_interface(obj):
             span = 0
             break
         if st < 0:
-            raise ValueError("a __cuda_array_interface__ array with negative "
-                             "strides cannot be viewed; copy it first")
+            raise errors.InvalidArgumentError(
+                "a __cuda_array_interface__ array with negative "
+                "strides cannot be viewed; copy it first")
         span += (n - 1) * st
     device = _CUDA_DEVICES[0]
     # Version 3: work the producer queued on `stream` must come first.
@@ -251,7 +270,7 @@ def _usm_view(obj):
     offset = info.get("offset", 0) or 0
     host = any(d.host_unified_memory for d in devices())
     if not host:
-        raise ValueError(
+        raise errors.InvalidArgumentError(
             "cannot read this __sycl_usm_array_interface__ array: its USM "
             "pointer belongs to another runtime and no device here shares "
             "the host's memory")
@@ -261,7 +280,7 @@ def _usm_view(obj):
     span = 1 + sum((n - 1) * abs(st) for n, st in zip(shape, strides)) if count else 0
     start = pointer + offset * dtype.itemsize
     if count and not _is_mapped(start, span * dtype.itemsize):
-        raise ValueError(
+        raise errors.InvalidArgumentError(
             "cannot read this __sycl_usm_array_interface__ array: its data "
             f"pointer {start:#x} is not memory of this process (a "
             "device-only USM allocation of another runtime, or a malformed "
@@ -292,15 +311,32 @@ def _host_view(obj):
 
 
 def from_dlpack(obj, device=None):
-    """A DeviceArray holding a copy of any DLPack producer's data (NumPy
-    arrays included); a producer in CUDA memory is viewed without a copy
-    unless ``device`` is given."""
+    """A DeviceArray over any DLPack producer's memory (NumPy arrays
+    included), without a copy where ``device`` (default: the default one)
+    can use it in place: CUDA memory on a CUDA device, host memory on a
+    device that shares the host's (CPU OpenCL runtimes). Elsewhere, and
+    for read-only or negatively strided host data, a copy."""
     import numpy as np
     if isinstance(obj, DeviceArray):
         return obj
     if device is None and _is_cuda_dlpack(obj):
         return _spirjit._from_cuda_dlpack(obj)
-    return asarray(np.from_dlpack(obj), device=device)
+    host = np.from_dlpack(obj)  # host memory: a view, kept by the result
+    view = _wrap_host(host, _resolve_device(device))
+    return view if view is not None else asarray(host, device=device)
+
+
+def _wrap_host(array, device):
+    """A DeviceArray over NumPy ``array``'s memory on ``device``, or None
+    where that device cannot use it in place."""
+    if not array.flags.writeable or array.size == 0 or \
+            any(st < 0 for st in array.strides):
+        return None
+    span = array.itemsize + sum((n - 1) * st for n, st in
+                                zip(array.shape, array.strides))
+    return _spirjit._wrap_host_memory(
+        device, array.__array_interface__["data"][0], span, array.dtype,
+        list(array.shape), list(array.strides), array)
 
 
 def asnumpy(x):
@@ -317,31 +353,43 @@ def empty(shape, dtype="float64", device=None, usm_type="device",
     (``sycl_queue=`` is dpnp's name for it) as ``usm_type`` memory."""
     import numpy as np
     where = _placement(device, sycl_queue, usm_type, "empty")
-    if isinstance(shape, int):
-        shape = (shape,)
-    return _spirjit.empty(list(shape), np.dtype(dtype or "float64"),
-                          _resolve_device(where), usm_type or "device")
+    with _converting("empty"):
+        dtype = np.dtype(dtype or "float64")
+        try:
+            extents = list(shape)
+        except TypeError:
+            extents = [shape]
+        extents = [operator.index(n) for n in extents]
+    return _spirjit.empty(extents, dtype, _resolve_device(where),
+                          usm_type or "device")
 
 
 def full(shape, fill_value, dtype=None, device=None, usm_type="device",
          sycl_queue=None):
     """A DeviceArray of ``fill_value``; dtype inferred as numpy.full does."""
-    import numpy as np
-    where = _placement(device, sycl_queue, usm_type, "full")
-    return _spirjit.to_device(np.full(shape, fill_value, dtype=dtype),
-                              _resolve_device(where), usm_type or "device")
+    return _filled("full", shape, fill_value, dtype, device, usm_type,
+                   sycl_queue)
 
 
 def zeros(shape, dtype="float64", device=None, usm_type="device",
           sycl_queue=None):
-    return full(shape, 0, dtype=dtype or "float64", device=device,
-                usm_type=usm_type, sycl_queue=sycl_queue)
+    return _filled("zeros", shape, 0, dtype or "float64", device, usm_type,
+                   sycl_queue)
 
 
 def ones(shape, dtype="float64", device=None, usm_type="device",
          sycl_queue=None):
-    return full(shape, 1, dtype=dtype or "float64", device=device,
-                usm_type=usm_type, sycl_queue=sycl_queue)
+    return _filled("ones", shape, 1, dtype or "float64", device, usm_type,
+                   sycl_queue)
+
+
+def _filled(what, shape, fill_value, dtype, device, usm_type, sycl_queue):
+    import numpy as np
+    where = _placement(device, sycl_queue, usm_type, what)
+    with _converting(what):
+        values = np.full(shape, fill_value, dtype=dtype)
+    return _spirjit.to_device(values, _resolve_device(where),
+                              usm_type or "device")
 
 
 def _like(x, dtype, device, usm_type, sycl_queue):
@@ -391,11 +439,13 @@ def _normalise_index(key, ndim):
     if not isinstance(key, tuple):
         key = (key,)
     if sum(1 for k in key if k is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
+        raise errors.ArrayIndexError(
+            "an index can only have a single ellipsis ('...')")
     real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if real > ndim:
-        raise IndexError(f"too many indices for array: array is "
-                         f"{ndim}-dimensional, but {real} were indexed")
+        raise errors.ArrayIndexError(
+            f"too many indices for array: array is "
+            f"{ndim}-dimensional, but {real} were indexed")
     if any(k is Ellipsis for k in key):
         at = key.index(Ellipsis)
         return key[:at] + (slice(None),) * (ndim - real) + key[at + 1:]
@@ -422,16 +472,18 @@ def _select(self, key):
             offset += start * st
         else:
             if isinstance(k, list) or getattr(k, "ndim", 0) > 0:
-                raise IndexError("a DeviceArray takes basic indices only "
-                                 "(integers, slices, ..., None), not "
-                                 "integer or boolean arrays")
+                raise errors.ArrayIndexError(
+                    "a DeviceArray takes basic indices only "
+                    "(integers, slices, ..., None), not "
+                    "integer or boolean arrays")
             try:
                 i = operator.index(k)
             except TypeError:
-                raise IndexError(_BAD_INDEX) from None
+                raise errors.ArrayIndexError(_BAD_INDEX) from None
             if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for axis "
-                                 f"{axis} with size {n}")
+                raise errors.ArrayIndexError(
+                    f"index {i} is out of bounds for axis "
+                    f"{axis} with size {n}")
             offset += (i % n) * st
         axis += 1
     element = not shape and not any(
@@ -508,14 +560,15 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None,
     if dl_device is not None and tuple(dl_device) != \
             tuple(self.__dlpack_device__()):
         if copy is False or tuple(dl_device)[0] != 1:
-            raise BufferError(f"cannot export this DeviceArray to DLPack "
-                              f"device {tuple(dl_device)} without a copy")
+            raise errors.DLPackError(
+                f"cannot export this DeviceArray to DLPack "
+                f"device {tuple(dl_device)} without a copy")
         copy = True
     # kDLCUDA (2): consumers on the GPU take the device pointer itself.
     exportable = self._host_addressable or self.__dlpack_device__()[0] == 2
     if copy is True or (copy is None and not exportable):
         if copy is None:
-            raise BufferError(
+            raise errors.DLPackError(
                 "this device's memory is not addressable by pointer; pass "
                 "copy=True for a host copy (or use np.asarray(x))")
         host = self.asnumpy()
@@ -531,7 +584,7 @@ DeviceArray.__setitem__ = _setitem
 
 def _len(self):
     if not self.shape:
-        raise TypeError("len() of unsized object")
+        raise errors.TypingError("len() of unsized object")
     return self.shape[0]
 
 
@@ -588,8 +641,9 @@ def _check_function(fn, decorator):
     # The compiler reads the function's bytecode: without a code object
     # the failure would be an AttributeError from deep inside.
     if not isinstance(getattr(fn, "__code__", None), _types.CodeType):
-        raise TypeError(f"spirjit.{decorator} decorates a Python function, "
-                        f"not {type(fn).__name__}")
+        raise errors.TypingError(
+            f"spirjit.{decorator} decorates a Python function, "
+            f"not {type(fn).__name__}")
     # What the def line itself asks for, named as the user wrote it (the
     # bytecode would show an async def only as a 'yield').
     code = fn.__code__
@@ -614,8 +668,9 @@ def _opt_level(opt, decorator):
     except TypeError:
         level = None
     if isinstance(opt, bool) or level not in (0, 1, 2, 3):
-        raise ValueError(f"spirjit.{decorator}'s opt= is an optimisation "
-                         f"level 0 to 3, not {opt!r}")
+        raise errors.InvalidArgumentError(
+            f"spirjit.{decorator}'s opt= is an optimisation "
+            f"level 0 to 3, not {opt!r}")
     return level
 
 
@@ -636,12 +691,12 @@ def _signature_list(signatures, decorator, example):
     try:
         signatures = list(signatures)
     except TypeError:
-        raise TypeError(
+        raise errors.TypingError(
             f"{form}, not {type(signatures).__name__} {signatures!r}") from None
     for i, text in enumerate(signatures):
         if not isinstance(text, str):
-            raise TypeError(f"{form}; element {i} is "
-                            f"{type(text).__name__} {text!r}")
+            raise errors.TypingError(f"{form}; element {i} is "
+                                     f"{type(text).__name__} {text!r}")
     return signatures
 
 
@@ -676,7 +731,7 @@ class Kernel:
         return self._dispatcher.stats
 
     def __call__(self, *args, **kwargs):
-        raise TypeError(
+        raise errors.TypingError(
             f"kernel '{self.__name__}' cannot be called directly; launch it "
             f"with spirjit.call_kernel({self.__name__}, kapi.Range(...), ...)")
 
@@ -788,7 +843,7 @@ class JitFunction:
         try:
             bound = inspect.signature(self.py_func).bind(*args, **kwargs)
         except TypeError as e:
-            raise TypeError(f"{self.__name__}(): {e}") from None
+            raise errors.TypingError(f"{self.__name__}(): {e}") from None
         bound.apply_defaults()
         return bound.args
 
@@ -832,8 +887,9 @@ def _launch_shape(kernel_object, index_space):
     """(global extents, local extents) of a launch: the index spaces that
     call_kernel's C++ entry does not read itself, and every error."""
     if not isinstance(kernel_object, Kernel):
-        raise TypeError("call_kernel needs a @spirjit.kernel function, got "
-                        f"{type(kernel_object).__name__}")
+        raise errors.TypingError(
+            "call_kernel needs a @spirjit.kernel function, got "
+            f"{type(kernel_object).__name__}")
     if isinstance(index_space, kernel_api.NdRange):
         return list(index_space.global_range), list(index_space.local_range)
     if not isinstance(index_space, Range):

@@ -19,14 +19,14 @@ import operator
 import numpy as np
 
 from . import _array_ops as ops
-from . import _spirjit
+from . import _spirjit, errors
 from ._spirjit import DeviceArray
 
 
 def _no_out(name, out):
     if out is not None:
-        raise NotImplementedError(f"DeviceArray.{name}(out=...) is not "
-                                  "supported; assign the result instead")
+        raise errors.NotSupportedError(f"DeviceArray.{name}(out=...) is not "
+                                       "supported; assign the result instead")
 
 
 def _truth(name, op):
@@ -49,7 +49,8 @@ def _arg(name, op):
     def method(self, axis=None, out=None, *, keepdims=False):
         _no_out(name, out)
         if self.size == 0:
-            raise ValueError(f"attempt to get {name} of an empty sequence")
+            raise errors.InvalidArgumentError(
+                f"attempt to get {name} of an empty sequence")
         x = self
         if axis is None:
             x = ravel(x)
@@ -103,8 +104,8 @@ def clip(x, min=None, max=None, out=None, **kwargs):
     min = kwargs.pop("a_min", min)
     max = kwargs.pop("a_max", max)
     if kwargs:
-        raise TypeError(f"DeviceArray.clip does not take "
-                        f"{', '.join(sorted(kwargs))}")
+        raise errors.TypingError(f"DeviceArray.clip does not take "
+                                 f"{', '.join(sorted(kwargs))}")
     result = x
     if min is not None:
         result = ops.apply_ufunc(np.maximum, (result, min))
@@ -148,7 +149,8 @@ def ravel(x, order="C"):
 def flatten(x, order="C"):
     """A 1-D copy, always."""
     if order != "C":
-        raise NotImplementedError("DeviceArray.flatten supports order='C'")
+        raise errors.NotSupportedError(
+            "DeviceArray.flatten supports order='C'")
     return ops.reshape(ops.copy(x), -1)
 
 
@@ -159,8 +161,9 @@ def squeeze(x, axis=None):
     else:
         drop = ops.normalize_axes(x, axis)
         if any(x.shape[a] != 1 for a in drop):
-            raise ValueError("cannot select an axis to squeeze out which "
-                             "has size not equal to one")
+            raise errors.InvalidArgumentError(
+                "cannot select an axis to squeeze out which "
+                "has size not equal to one")
     keep = [a for a in range(x.ndim) if a not in drop]
     return x._view([x.shape[a] for a in keep], [x.strides[a] for a in keep],
                    x._offset)
@@ -190,7 +193,7 @@ def _part(x, which):
 
 def _set_part(x, which, value):
     if which == "imag" and x.dtype.kind != "c":
-        raise TypeError("array does not have imaginary part to set")
+        raise errors.TypingError("array does not have imaginary part to set")
     _part(x, which)[...] = value
 
 
@@ -207,13 +210,14 @@ def _like(kind, prototype, fill, dtype, order, shape, device):
     shape = prototype.shape if shape is None else shape
     if device is not None:
         if device != "cpu":
-            raise ValueError(f"numpy.{kind}_like's device= is 'cpu' "
-                             f"(NumPy's only one), not {device!r}; use "
-                             f"spirjit.{kind}_like(x, device=...)")
+            raise errors.InvalidArgumentError(
+                f"numpy.{kind}_like's device= is 'cpu' "
+                f"(NumPy's only one), not {device!r}; use "
+                f"spirjit.{kind}_like(x, device=...)")
         return getattr(np, f"{kind}_like")(np.empty(0, dtype), *fill,
                                            shape=shape)
     if order not in ("K", "A", "C"):
-        raise NotImplementedError(
+        raise errors.NotSupportedError(
             f"numpy.{kind}_like of a DeviceArray makes C-ordered arrays, "
             f"not order={order!r}")
     import spirjit

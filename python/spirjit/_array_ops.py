@@ -125,7 +125,7 @@ def _unsupported(ufunc, method="__call__"):
     what = f"numpy.{ufunc.__name__}"
     if method != "__call__":
         what += f".{method}"
-    return TypeError(
+    return errors.TypingError(
         f"{what} has no spirjit kernel for DeviceArrays; copy the data to "
         "the host first (np.asarray(x)) to compute it with NumPy")
 
@@ -149,8 +149,8 @@ def apply_ufunc(ufunc, inputs, out=None, device=None):
     if name not in _EXPRESSIONS or ufunc.nout != 1:
         raise _unsupported(ufunc)
     if ufunc.nin != len(inputs):
-        raise TypeError(f"numpy.{name} takes {ufunc.nin} inputs, "
-                        f"got {len(inputs)}")
+        raise errors.TypingError(f"numpy.{name} takes {ufunc.nin} inputs, "
+                                 f"got {len(inputs)}")
     if device is None:
         device = common_device(list(inputs) + [out])
     if device is None:
@@ -167,14 +167,15 @@ def apply_ufunc(ufunc, inputs, out=None, device=None):
         out = K.empty(shape, loop[-1], device, usm_type_of(inputs))
     else:
         if not isinstance(out, DeviceArray):
-            raise TypeError("out= of a DeviceArray operation must be a "
-                            f"DeviceArray, not {type(out).__name__}")
+            raise errors.TypingError(
+                "out= of a DeviceArray operation must be a "
+                f"DeviceArray, not {type(out).__name__}")
         if out.shape != shape:
-            raise ValueError(
+            raise errors.InvalidArgumentError(
                 f"non-broadcastable output operand with shape {out.shape} "
                 f"doesn't match the broadcast shape {shape}")
         if not np.can_cast(loop[-1], out.dtype, "same_kind"):
-            raise TypeError(
+            raise errors.TypingError(
                 f"Cannot cast ufunc '{name}' output from {loop[-1]!r} to "
                 f"{out.dtype!r} with casting rule 'same_kind'")
     operands = []
@@ -226,7 +227,8 @@ def reshape(x, *shape, order="C"):
     """A view with ``shape`` when ``x`` is C-contiguous (else a copy, as
     NumPy does); one extent may be -1."""
     if order != "C":
-        raise NotImplementedError("DeviceArray.reshape supports order='C'")
+        raise errors.NotSupportedError(
+            "DeviceArray.reshape supports order='C'")
     if len(shape) == 1 and not isinstance(shape[0], numbers.Integral):
         shape = tuple(shape[0])
     shape = tuple(operator.index(n) for n in shape)
@@ -245,7 +247,7 @@ def transpose(x, axes=None):
     axes = tuple(reversed(range(x.ndim))) if axes is None else tuple(axes)
     if sorted(a % x.ndim for a in axes) != list(range(x.ndim)) or \
             len(axes) != x.ndim:
-        raise ValueError("axes don't match array")
+        raise errors.InvalidArgumentError("axes don't match array")
     axes = [a % x.ndim for a in axes]
     return x._view([x.shape[a] for a in axes], [x.strides[a] for a in axes],
                    x._offset)
@@ -260,10 +262,10 @@ def normalize_axes(x, axis):
     for a in axis if isinstance(axis, tuple) else (axis,):
         a = operator.index(a)
         if not -x.ndim <= a < x.ndim:
-            raise np.exceptions.AxisError(a, x.ndim)
+            raise errors.ArrayAxisError(a, x.ndim)
         axes.append(a % x.ndim)
     if len(set(axes)) != len(axes):
-        raise ValueError("duplicate value in 'axis'")
+        raise errors.InvalidArgumentError("duplicate value in 'axis'")
     return sorted(axes)
 
 
@@ -276,8 +278,8 @@ def reduce(op, x, axis=None, keepdims=False, out=None):
     axis, as NumPy's method of that name; the result is a DeviceArray (0-d
     for axis=None) of NumPy's result dtype."""
     if out is not None:
-        raise NotImplementedError(f"DeviceArray.{op}(out=...) is not "
-                                  "supported; assign the result instead")
+        raise errors.NotSupportedError(f"DeviceArray.{op}(out=...) is not "
+                                       "supported; assign the result instead")
     if isinstance(axis, tuple):
         axes = normalize_axes(x, axis)
         if len(axes) == x.ndim:
@@ -295,7 +297,7 @@ def reduce(op, x, axis=None, keepdims=False, out=None):
             return x._view([x.shape[a] for a in keep],
                            [x.strides[a] for a in keep], x._offset)
     if op in ("min", "max") and x.dtype.kind == "c":
-        raise TypeError(
+        raise errors.TypingError(
             f"DeviceArray.{op} of {x.dtype} is not computed on devices "
             "(NumPy orders complex numbers by real part, then imaginary "
             f"part); use np.asarray(x).{op}() on the host, or reduce "
@@ -310,7 +312,7 @@ def reduce(op, x, axis=None, keepdims=False, out=None):
     else:
         axes = [operator.index(axis)]
         if not -x.ndim <= axes[0] < max(x.ndim, 1) or x.ndim == 0:
-            raise np.exceptions.AxisError(axes[0], x.ndim)
+            raise errors.ArrayAxisError(axes[0], x.ndim)
         axes[0] %= x.ndim
     kept = [a for a in range(x.ndim) if a not in axes]
     rows = int(np.prod([x.shape[a] for a in kept]))
@@ -321,8 +323,9 @@ def reduce(op, x, axis=None, keepdims=False, out=None):
     if count == 0:
         if op in ("min", "max"):
             name = "minimum" if op == "min" else "maximum"
-            raise ValueError(f"zero-size array to reduction operation {name} "
-                             "which has no identity")
+            raise errors.InvalidArgumentError(
+                f"zero-size array to reduction operation {name} "
+                "which has no identity")
         fill = {"sum": 0, "prod": 1, "mean": np.nan}[op]
         return _spirjit.to_device(np.full(final, fill, result_dtype), device,
                                   x.usm_type)
@@ -399,17 +402,18 @@ def matmul(a, b, out=None):
     loop = np.matmul.resolve_dtypes((_dtype_key(a), _dtype_key(b), None))
     a, b = (_to_operand(v, d, device) for v, d in zip((a, b), loop))
     if not isinstance(a, DeviceArray) or not isinstance(b, DeviceArray):
-        raise ValueError("matmul: Input operand does not have enough "
-                         "dimensions (a scalar is not a matrix)")
+        raise errors.InvalidArgumentError(
+            "matmul: Input operand does not have enough "
+            "dimensions (a scalar is not a matrix)")
     if a.ndim not in (1, 2) or b.ndim not in (1, 2):
-        raise NotImplementedError(
+        raise errors.NotSupportedError(
             "DeviceArray @ takes 1-D and 2-D operands")
     a2 = a if a.ndim == 2 else a._view([1, a.shape[0]], [0, a.strides[0]],
                                        a._offset)
     b2 = b if b.ndim == 2 else b._view([b.shape[0], 1], [b.strides[0], 0],
                                        b._offset)
     if a2.shape[1] != b2.shape[0]:
-        raise ValueError(
+        raise errors.InvalidArgumentError(
             f"matmul: Input operand 1 has a mismatch in its core dimension "
             f"0, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size "
             f"{b2.shape[0]} is different from {a2.shape[1]})")
@@ -429,11 +433,12 @@ def matmul(a, b, out=None):
 def _one_element(x, kind):
     if x.size != 1:
         if kind is bool:
-            raise ValueError(
+            raise errors.InvalidArgumentError(
                 "The truth value of an array with more than one element is "
                 "ambiguous. Use a.any() or a.all()")
-        raise TypeError("only 1-element DeviceArrays can be converted to "
-                        "Python scalars")
+        raise errors.TypingError(
+            "only 1-element DeviceArrays can be converted to "
+            "Python scalars")
     return x.asnumpy().reshape(())[()]
 
 
@@ -462,8 +467,9 @@ def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
     if not all(_is_operand(v) for v in inputs):
         return NotImplemented
     if kwargs:
-        raise TypeError(f"numpy.{ufunc.__name__} on DeviceArrays takes "
-                        f"out= only, not {', '.join(sorted(kwargs))}")
+        raise errors.TypingError(
+            f"numpy.{ufunc.__name__} on DeviceArrays takes "
+            f"out= only, not {', '.join(sorted(kwargs))}")
     if ufunc is np.divmod and method == "__call__":
         outs = out if isinstance(out, tuple) else (None, None)
         return tuple(apply_ufunc(part, inputs, out=o) for part, o in
@@ -504,7 +510,7 @@ def _to_host(value):
 def _method_reduction(op):
     def method(self, axis=None, dtype=None, out=None, keepdims=False):
         if dtype is not None:
-            raise NotImplementedError(
+            raise errors.NotSupportedError(
                 f"DeviceArray.{op}(dtype=...) is not supported; use "
                 f"x.astype(dtype).{op}()")
         return reduce(op, self, axis=axis, keepdims=keepdims, out=out)
@@ -516,8 +522,9 @@ def _function_reduction(op):
     def function(a, axis=None, dtype=None, out=None, keepdims=False,
                  **kwargs):
         if kwargs:
-            raise TypeError(f"numpy.{op} on DeviceArrays does not take "
-                            f"{', '.join(sorted(kwargs))}")
+            raise errors.TypingError(
+                f"numpy.{op} on DeviceArrays does not take "
+                f"{', '.join(sorted(kwargs))}")
         return _method_reduction(op)(a, axis=axis, dtype=dtype, out=out,
                                      keepdims=keepdims)
     return function

@@ -196,6 +196,7 @@ def describe_function(fn, table=None):
         "freevars": list(code.co_freevars),
         "lines": list(code.co_lines()),
         "has_exception_table": bool(getattr(code, "co_exceptiontable", b"")),
+        "flags": code.co_flags,
         "globals": resolved,
         "closure": closure,
         "module_members": members,

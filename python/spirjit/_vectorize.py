@@ -28,33 +28,59 @@ def _dtype(text, signature):
     try:
         return np.dtype(_NAMES.get(text, text))
     except TypeError:
-        raise TypeError(f"vectorize signature {signature!r}: unknown type "
-                        f"{text!r}") from None
+        raise errors.TypingError(
+            f"vectorize signature {signature!r}: unknown type "
+            f"{text!r}") from None
 
 
 def parse_signature(text):
     """``"float32(float32, int64)"`` -> (dtype of the result, input dtypes)."""
     match = re.fullmatch(r"\s*(\w+)\s*\((.*)\)\s*", text)
     if not match:
-        raise TypeError(f"vectorize takes signatures such as "
-                        f"'float32(float32, float32)', not {text!r}")
+        raise errors.TypingError(f"vectorize takes signatures such as "
+                                 f"'float32(float32, float32)', not {text!r}")
     inputs = [_dtype(t, text) for t in match.group(2).split(",") if t.strip()]
     return _dtype(match.group(1), text), tuple(inputs)
 
 
-def _casts_safely(value, dtype):
+# NumPy's simplified kind ordering (bool, integer, inexact) that decides
+# whether Python numbers stay weak in a ufunc's loop search.
+_KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 2}
+
+
+def _python_number(value):
+    # np.float64 is a float subclass, yet typed (NEP 50).
+    return isinstance(value, (int, float, complex)) and \
+        not isinstance(value, (bool, np.generic))
+
+
+def _weak_python_numbers(inputs):
+    """Whether NumPy's loop search takes the Python numbers among
+    ``inputs`` weakly, as NumPy 2 does (should_use_min_scalar_weak_literals
+    in its umath/ufunc_type_resolution.c): only beside typed data of at
+    least their kind. Scalars alone, or a float beside integer arrays, are
+    their default dtypes (float64, int64, complex128) and cast by the safe
+    rule, so 1.0 + 2.0 takes a float64 loop and int8 + 1.0 one of float64,
+    while float32 + 1.0 takes float32."""
+    typed = [_array_ops._dtype_key(v) for v in inputs
+             if not _python_number(v)]
+    if not typed:
+        return False
+    scalar_kind = max((_KIND_ORDER["u" if isinstance(v, int) else "f"]
+                       for v in inputs if _python_number(v)), default=0)
+    return max(_KIND_ORDER.get(d.kind, 3) for d in typed) >= scalar_kind
+
+
+def _casts_safely(value, dtype, weak):
     """Whether input ``value`` goes to a loop of ``dtype`` as NumPy's loop
-    search allows: typed data by the 'safe' rule, Python numbers weakly
-    (an int to any number type, a float to floating and complex)."""
-    if isinstance(value, bool):
-        return True
-    if isinstance(value, int):
-        return dtype.kind in "iufc"
-    if isinstance(value, float):
-        return dtype.kind in "fc"
-    if isinstance(value, complex):
-        return dtype.kind == "c"
-    return np.can_cast(_array_ops._dtype_key(value), dtype, "safe")
+    search allows: typed data by the 'safe' rule, weak Python numbers by
+    kind (an int to any number type, a float to floating and complex)."""
+    if _python_number(value) and weak:
+        kinds = "iufc" if isinstance(value, int) else \
+            "fc" if isinstance(value, float) else "c"
+        return dtype.kind in kinds
+    return np.can_cast(np.result_type(_array_ops._dtype_key(value)), dtype,
+                       "safe")
 
 
 class Vectorized:
@@ -79,7 +105,7 @@ class Vectorized:
         self.nin = fn.__code__.co_argcount
         for result, inputs in self.signatures:
             if len(inputs) != self.nin:
-                raise TypeError(
+                raise errors.TypingError(
                     f"vectorize signature {result}{inputs} has "
                     f"{len(inputs)} inputs; {fn.__qualname__} takes "
                     f"{self.nin}")
@@ -92,8 +118,10 @@ class Vectorized:
     def _loop(self, inputs):
         """(input dtypes, result dtype) for ``inputs``."""
         if self.signatures:
+            weak = _weak_python_numbers(inputs)
             for result, dtypes in self.signatures:
-                if all(_casts_safely(v, d) for v, d in zip(inputs, dtypes)):
+                if all(_casts_safely(v, d, weak)
+                       for v, d in zip(inputs, dtypes)):
                     return dtypes, result
             given = ", ".join(str(np.result_type(_array_ops._dtype_key(v)))
                               for v in inputs)
@@ -120,8 +148,9 @@ class Vectorized:
 
     def __call__(self, *inputs, out=None):
         if len(inputs) != self.nin:
-            raise TypeError(f"{self.__qualname__} takes {self.nin} inputs, "
-                            f"got {len(inputs)}")
+            raise errors.TypingError(
+                f"{self.__qualname__} takes {self.nin} inputs, "
+                f"got {len(inputs)}")
         device = _array_ops.common_device(list(inputs) + [out], "inputs")
         if device is None:
             from . import _resolve_device
@@ -135,7 +164,7 @@ class Vectorized:
         target = out if isinstance(out, DeviceArray) else K.empty(
             shape, result_dtype, device, _array_ops.usm_type_of(inputs))
         if target.shape != shape:
-            raise ValueError(
+            raise errors.InvalidArgumentError(
                 f"non-broadcastable output operand with shape "
                 f"{target.shape} doesn't match the broadcast shape {shape}")
         arguments = ", ".join(f"{{{k}}}" for k in range(self.nin))

@@ -10,6 +10,7 @@
 import argparse
 import os
 import runpy
+import stat
 import sys
 import types
 
@@ -26,6 +27,27 @@ def _find_function(path, name):
     """The plain Python function `name` of the file at `path`, or a line
     saying why there is none: a mistake in the command line or the file is
     the user's, and a traceback through runpy would only hide it."""
+    # Only a regular file is read: a FIFO or a device such as /dev/zero
+    # would block or never end, and runpy runs a directory's __main__.py.
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as e:
+        return f"cannot read {path}: {e.strerror or e}"
+    if not stat.S_ISREG(mode):
+        return f"cannot read {path}: {_file_kind(mode)}, not a Python file"
+    # Compiled here first, so that a file that is no Python source (null
+    # bytes are a ValueError on 3.11) says so instead of a traceback, and a
+    # ValueError of the file's own code is not mistaken for one.
+    try:
+        with open(path, "rb") as source:
+            compile(source.read(), path, "exec")
+    except OSError as e:
+        return f"cannot read {path}: {e.strerror or e}"
+    except SyntaxError as e:
+        return (f"{e.filename or path}:{e.lineno}: {e.msg}; fix the file's "
+                "syntax first")
+    except ValueError as e:
+        return f"{path} is not Python source: {e}"
     # Run the file as a module of its own, so `if __name__ == "__main__"`
     # blocks stay quiet, then find the function in its namespace.
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
@@ -33,7 +55,7 @@ def _find_function(path, name):
         namespace = runpy.run_path(path, run_name="__spirjit_dump_ir__")
     except OSError as e:
         return f"cannot read {path}: {e.strerror or e}"
-    except SyntaxError as e:
+    except SyntaxError as e:  # in a module the file imports
         return (f"{e.filename or path}:{e.lineno}: {e.msg}; fix the file's "
                 "syntax first")
     if name not in namespace:
@@ -49,6 +71,31 @@ def _find_function(path, name):
                 f"{type(function).__name__}; name a function defined with "
                 "def")
     return function
+
+
+def _file_kind(mode):
+    kinds = [(stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+             (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")]
+    return next((kind for test, kind in kinds if test(mode)),
+                "not a regular file")
+
+
+def _prepare_dump_dir(path):
+    """None once `path` is a directory the tool can write into, else the
+    line saying why not: found before any compiling, so a bad --dump-dir
+    costs nothing and leaves no half-written files."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        return f"--dump-dir {path}: it exists and is not a directory"
+    try:
+        os.makedirs(path, exist_ok=True)
+        probe = os.path.join(path, ".spirjit-dump-ir-probe")
+        with open(probe, "w"):
+            pass
+        os.remove(probe)
+    except OSError as e:
+        return f"--dump-dir {path}: cannot write there: {e.strerror or e}"
+    return None
 
 
 def _device_function_caller(function, signature):
@@ -78,7 +125,11 @@ def main(argv=None):
                     "compiler.",
         epilog="stages:\n" + _stage_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("file", help="the Python file")
+    parser.add_argument("file",
+                        help="the Python file; the tool runs it, as an "
+                             "import would, to find the function, so its "
+                             "top-level code runs (Ctrl-C ends a file that "
+                             "never finishes)")
     parser.add_argument("function",
                         help="a function in the file, decorated or not")
     parser.add_argument("--sig", required=True,
@@ -123,7 +174,19 @@ def main(argv=None):
     parser.add_argument("--dump-dir",
                         help="also write each stage to DIR/NN-stage files")
     args = parser.parse_args(argv)
+    try:
+        return _dump(args, stages)
+    except KeyboardInterrupt:
+        # The shell's convention for a command ended by SIGINT: 128 + 2.
+        print("spirjit-dump-ir: interrupted", file=sys.stderr)
+        return 130
 
+
+def _dump(args, stages):
+    problem = args.dump_dir and _prepare_dump_dir(args.dump_dir)
+    if problem:
+        print(f"spirjit-dump-ir: {problem}", file=sys.stderr)
+        return 2
     function = _find_function(args.file, args.function)
     if isinstance(function, str):
         print(f"spirjit-dump-ir: {function}", file=sys.stderr)
@@ -142,7 +205,6 @@ def main(argv=None):
         print(f"; ----- after {stage} ({what}) -----")
         print(text.rstrip("\n"), flush=True)
         if args.dump_dir:
-            os.makedirs(args.dump_dir, exist_ok=True)
             index = stages.index(stage) + 1
             if what.startswith("kernel: ") and \
                     what != f"kernel: {function.__name__}":
@@ -173,12 +235,19 @@ def main(argv=None):
                                  args.ndim, args.nd_range, wanted, show,
                                  image, args.boundscheck, args.debug,
                                  local_extents, args.disjoint)
+    except errors.InvalidArgumentError as e:  # the command line's
+        print(f"spirjit-dump-ir: {e}", file=sys.stderr)
+        return 2
     except errors.SpirjitError as e:
         print(f"spirjit-dump-ir: {e}", file=sys.stderr)
         return 1
     except ValueError as e:
         print(f"spirjit-dump-ir: {e}", file=sys.stderr)
         return 2
+    except OSError as e:  # a --dump-dir that stopped taking files
+        print(f"spirjit-dump-ir: cannot write {e.filename}: "
+              f"{e.strerror or e}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -1,5 +1,10 @@
 """spirjit's exceptions. Every one is a SpirjitError; the compile errors carry
-the user's ``filename`` and ``lineno`` and name them in the message."""
+the user's ``filename`` and ``lineno`` and name them in the message. Each
+also derives from the builtin class Python code would catch for the same
+mistake (TypeError, ValueError, IndexError, ...), so ``except ValueError``
+keeps working."""
+
+from numpy import exceptions as _np_exceptions
 
 
 class SpirjitError(Exception):
@@ -16,7 +21,8 @@ class CompileError(SpirjitError):
 
 
 class TypingError(CompileError, TypeError):
-    """Operand or argument types that spirjit cannot give a meaning to."""
+    """Operand or argument types that spirjit cannot give a meaning to,
+    in a kernel or in a call of spirjit's API."""
 
 
 class UnsupportedFeatureError(CompileError):
@@ -33,6 +39,29 @@ class DeviceInferenceError(SpirjitError, ValueError):
 
 class InvalidRangeError(SpirjitError, ValueError):
     """A Range or NdRange that cannot be launched."""
+
+
+class InvalidArgumentError(SpirjitError, ValueError):
+    """An argument of the right type with a value spirjit does not take
+    (``opt=5``, ``usm_type="pinned"``, shapes that do not broadcast)."""
+
+
+class ArrayIndexError(SpirjitError, IndexError):
+    """An index a DeviceArray does not have, as NumPy's IndexError."""
+
+
+class ArrayAxisError(SpirjitError, _np_exceptions.AxisError):
+    """An axis a DeviceArray does not have, as NumPy's AxisError (a
+    ValueError and an IndexError)."""
+
+
+class NotSupportedError(SpirjitError, NotImplementedError):
+    """An option of a NumPy-like function that spirjit does not implement
+    (``order="F"``, ``out=`` of some methods)."""
+
+
+class DLPackError(SpirjitError, BufferError):
+    """Memory that cannot be shared through DLPack as asked."""
 
 
 class DeviceError(SpirjitError, RuntimeError):
@@ -55,5 +84,7 @@ class InternalCompilerError(SpirjitError, RuntimeError):
 __all__ = [
     "SpirjitError", "CompileError", "TypingError", "UnsupportedFeatureError",
     "KernelHasReturnValueError", "DeviceInferenceError", "InvalidRangeError",
-    "DeviceError", "OutOfDeviceMemoryError", "InternalCompilerError",
+    "InvalidArgumentError", "ArrayIndexError", "ArrayAxisError",
+    "NotSupportedError", "DLPackError", "DeviceError",
+    "OutOfDeviceMemoryError", "InternalCompilerError",
 ]

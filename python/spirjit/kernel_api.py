@@ -11,6 +11,7 @@ import threading
 
 import numpy as np
 
+from . import errors
 from .errors import InvalidRangeError
 
 __all__ = [
@@ -253,7 +254,7 @@ class LocalAccessor:
         return f"LocalAccessor({self.shape}, {self.dtype})"
 
     def _outside_a_kernel(self, *args):
-        raise NotImplementedError(
+        raise errors.NotSupportedError(
             "a LocalAccessor's memory exists only inside a kernel launched "
             "over an NdRange (one array per work-group); index it there")
 
@@ -284,9 +285,10 @@ class AtomicRef:
         if dtype not in self._DTYPES or not hasattr(ref, "__setitem__"):
             what = f"an array of {dtype}" if dtype is not None \
                 else f"a '{type(ref).__name__}'"
-            raise TypeError(f"AtomicRef refers to an element of an array of "
-                            f"int32, uint32, int64, uint64, float32 or "
-                            f"float64, not {what}")
+            raise errors.TypingError(
+                f"AtomicRef refers to an element of an array of "
+                f"int32, uint32, int64, uint64, float32 or "
+                f"float64, not {what}")
         self._ref = ref
         self._index = index
 
@@ -359,8 +361,9 @@ def _reduction(op):
     for fn in _REDUCTIONS.values():
         if op is fn:
             return fn
-    raise ValueError(f"group_reduce supports '+', '*', 'min' and 'max' "
-                     f"(or operator.add, operator.mul, min, max), not {op!r}")
+    raise errors.InvalidArgumentError(
+        f"group_reduce supports '+', '*', 'min' and 'max' "
+        f"(or operator.add, operator.mul, min, max), not {op!r}")
 
 
 def group_reduce(group, value, op):
@@ -413,8 +416,9 @@ def call_kernel(kernel, index_space, *args):
     index_space = _as_range(index_space, "the index space")
     for a in args:
         if isinstance(a, LocalAccessor):
-            raise TypeError("a LocalAccessor needs an NdRange launch; "
-                            "launch with kapi.NdRange(global, local)")
+            raise errors.TypingError(
+                "a LocalAccessor needs an NdRange launch; "
+                "launch with kapi.NdRange(global, local)")
     for index in itertools.product(*(range(n) for n in index_space)):
         function(Item(index, index_space), *args)
 

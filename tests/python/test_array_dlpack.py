@@ -56,3 +56,54 @@ def test_mpi4py_sendrecv_of_device_array_rows(device):
     expected[0] = expected[1]
     np.testing.assert_array_equal(np.asarray(u), expected)
     assert comm.allreduce(float(u.sum()), op=MPI.SUM) == expected.sum()
+
+
+class HostProducer:
+    """A DLPack producer on the CPU that is not NumPy."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __dlpack__(self, **kwargs):
+        return self._array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+
+@spirjit.kernel
+def _twice_the_index(item, x):
+    i = item.get_id(0)
+    x[i] = 2.0 * i
+
+
+@pytest.mark.parametrize("producer", [np.asarray, HostProducer],
+                         ids=["numpy", "other"])
+def test_from_dlpack_of_host_memory_does_not_copy(device, producer):
+    # Issue 31: the docs promised no copy, and from_dlpack copied.
+    host_addressable(device)
+    a = np.zeros(16)
+    x = spirjit.from_dlpack(producer(a), device=device)
+    assert x.device == device and x.usm_type == "host"
+    spirjit.call_kernel(_twice_the_index, 16, x)
+    np.testing.assert_array_equal(a, 2.0 * np.arange(16))
+    x[3] = -1.0
+    assert a[3] == -1.0
+    a[5] = 7.0  # and the other way
+    assert float(x[5]) == 7.0
+    # Exported again, it is the producer's memory still.
+    assert np.shares_memory(np.from_dlpack(x), a)
+
+
+def test_from_dlpack_of_a_strided_view_keeps_the_producer_alive(device):
+    host_addressable(device)
+    x = spirjit.from_dlpack(HostProducer(np.arange(12.0)[::3]),
+                            device=device)
+    import gc
+    gc.collect()
+    assert x.shape == (4,)
+    np.testing.assert_array_equal(np.asarray(x), [0.0, 3.0, 6.0, 9.0])
+    view = x[1:]
+    del x
+    gc.collect()
+    np.testing.assert_array_equal(np.asarray(view), [3.0, 6.0, 9.0])

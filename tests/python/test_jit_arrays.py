@@ -421,5 +421,7 @@ def test_vectorize_functions_apply_element_by_element(device):
     got, total = f(a, b)
     np.testing.assert_allclose(got, np.hypot(a, b) + np.maximum(a - 2, 0))
     assert total == pytest.approx(np.hypot(a, b).sum())
-    # The float32 signature is chosen for float32 arrays, as a ufunc would.
-    assert f(a.astype(np.float32), b.astype(np.float32))[0].dtype == np.float32
+    # The loop is the one a call from Python takes: NumPy's linear search
+    # takes the first signature float32 casts to safely, here float64.
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    assert f(a32, b32)[0].dtype == hypot2(a32, b32).dtype == np.float64

@@ -70,6 +70,37 @@ def test_scalars(device_filter):
     assert collatz_steps(27) == 111
 
 
+# Inputs whose loop NumPy chooses among float32 and float64 (issue 31):
+# scalars alone are float64 (a float32 loop once took 1.0 + 3.0), a Python
+# number beside typed data of its kind is weak, one of a higher kind is not.
+LOOP_CASES = {
+    "floats": (1.0, 3.0),
+    "int and float": (1, 3.0),
+    "ints": (1, 3),
+    "float32 array and float": (np.arange(3, dtype=np.float32), 0.5),
+    "float and float32 array": (0.5, np.arange(3, dtype=np.float32)),
+    "float32 array and int": (np.arange(3, dtype=np.float32), 2),
+    "float64 array and float": (np.arange(3, dtype=np.float64), 0.5),
+    "int8 array and float": (np.arange(3, dtype=np.int8), 0.5),
+    "int32 array and float32 array": (np.arange(3, dtype=np.int32),
+                                      np.ones(3, np.float32)),
+    "float32 array and float64 scalar": (np.ones(3, np.float32),
+                                         np.float64(0.5)),
+    "float32 scalar and float": (np.float32(2), 0.5),
+    "float32 and float64 arrays": (np.ones(3, np.float32),
+                                   np.ones(3, np.float64)),
+}
+
+
+@pytest.mark.parametrize("inputs", LOOP_CASES.values(), ids=LOOP_CASES)
+def test_the_loop_is_the_one_numpy_chooses(device_filter, inputs):
+    # np.arctan2 has float16, float32, float64 and longdouble loops, in
+    # that order: for these inputs NumPy picks its float32 or float64 one.
+    expected = np.arctan2(*inputs).dtype
+    assert expected in (np.float32, np.float64)
+    assert np.asarray(rel_diff(*inputs)).dtype == expected
+
+
 def test_lazy_typing_follows_the_inputs(device):
     x32 = np.linspace(0, 1, 7, dtype=np.float32)
     got = poly(x32, np.float32(0.5))
@@ -162,3 +193,43 @@ def test_bad_signatures():
         spirjit.vectorize(["float32(floaty)"])(lambda a: a)
     with pytest.raises(TypeError, match="takes 1"):
         spirjit.vectorize(["float32(float32, float32)"])(lambda a: a)
+
+
+@spirjit.jit
+def rel_diff_with_a_half(a):
+    return rel_diff(a, 0.5)
+
+
+@spirjit.jit
+def rel_diff_with_two(a):
+    return rel_diff(a, 2)
+
+
+@spirjit.jit
+def rel_diff_in_jit(a, b):
+    return rel_diff(a, b)
+
+
+# A Python number written in jit code is weak there, as in Python code.
+JIT_LOOP_CASES = {
+    "int8 array and float": (rel_diff_with_a_half,
+                             (np.arange(3, dtype=np.int8),), 0.5),
+    "float32 array and float": (rel_diff_with_a_half,
+                                (np.arange(3, dtype=np.float32),), 0.5),
+    "float32 array and int": (rel_diff_with_two,
+                              (np.arange(3, dtype=np.float32),), 2),
+    "int32 array and float32 array": (
+        rel_diff_in_jit, (np.arange(3, dtype=np.int32),
+                          np.ones(3, np.float32)), None),
+}
+
+
+@pytest.mark.parametrize("function, arrays, literal", JIT_LOOP_CASES.values(),
+                         ids=JIT_LOOP_CASES)
+def test_jit_code_chooses_the_loop_numpy_chooses(device_filter, function,
+                                                 arrays, literal):
+    # The compiler's choice for calls from jit code follows the same rule
+    # (compiler/infer/InferCalls.cpp, numpyLoop).
+    inputs = arrays + ((literal,) if literal is not None else ())
+    expected = np.arctan2(*inputs).dtype
+    assert np.asarray(function(*arrays)).dtype == expected

@@ -101,6 +101,8 @@ FunctionDescription loadFixture(const std::string &version,
                        line ? static_cast<int>(*line) : 0});
   }
   f.hasExceptionTable = *o.getBoolean("has_exception_table");
+  // Fixtures written before "flags" was described have none.
+  f.codeFlags = static_cast<int>(o.getInteger("flags").value_or(0));
   for (const auto &entry : *o.getObject("globals"))
     f.globals[entry.first.str()] = toGlobal(*entry.second.getAsObject());
   for (const llvm::json::Value &v : *o.getArray("closure"))

@@ -304,3 +304,42 @@ TEST(Python312, UnsupportedConstructsStillNameThemselves) {
     }
   }
 }
+
+TEST(Python312, GeneratorsAndComprehensionsNameThemselvesAsIn311) {
+  // 3.12 wraps a generator's body in a hidden StopIteration handler and
+  // inlines comprehensions inside a hidden exception-table entry (PEP
+  // 709): neither may be reported as a `try`, and both versions give the
+  // same message at the construct's line.
+  struct Case {
+    const char *name, *what;
+    int lineAfterDef;
+  };
+  const Case cases[] = {
+      {"uses_yield", "'yield'", 3},
+      {"uses_list_comprehension", "'list comprehension'", 2},
+      {"uses_dict_comprehension", "'dict comprehension'", 2},
+      {"uses_set_comprehension", "'set comprehension'", 2},
+      {"uses_nested_comprehension", "'list comprehension'", 2},
+      {"uses_try_and_comprehension", "'list comprehension'", 2},
+      {"uses_async", "'async def'", 0},
+  };
+  for (const Case &c : cases) {
+    std::string messages[2];
+    const char *versions[] = {"py311", "py312"};
+    for (int v = 0; v < 2; ++v) {
+      FunctionDescription f = loadFixture(versions[v], c.name);
+      try {
+        pyirOf(f);
+        ADD_FAILURE() << c.name << " was accepted on " << versions[v];
+      } catch (const UserError &e) {
+        EXPECT_EQ(e.kind(), UserErrorKind::UnsupportedFeature) << e.what();
+        EXPECT_EQ(e.line(), f.firstLine + c.lineAfterDef)
+            << versions[v] << ": " << e.what();
+        EXPECT_EQ(e.message().rfind(c.what, 0), 0u)
+            << versions[v] << ": " << e.what();
+        messages[v] = e.message();
+      }
+    }
+    EXPECT_EQ(messages[0], messages[1]) << c.name;
+  }
+}

@@ -297,6 +297,31 @@ def test_unsupported_construct(function, marker, word):
     assert isinstance(e.value, errors.SpirjitError)
 
 
+_REWRITE = ("is not supported in spirjit kernels and device functions; "
+            "rewrite it with scalars, arrays, tuples and loops")
+
+
+# CPython 3.12 wraps a generator in a hidden exception handler and inlines
+# comprehensions inside one (PEP 709); neither is a `try`, and the message
+# and line are those of 3.11 (issue 31).
+@pytest.mark.parametrize("function, marker, message", [
+    (uses_yield, "yield", "'yield' is not supported in spirjit kernels and "
+                          "device functions yet"),
+    (uses_list_comprehension, "list-comprehension",
+     "'list comprehension' " + _REWRITE),
+    (uses_dict_comprehension, "dict-comprehension",
+     "'dict comprehension' " + _REWRITE),
+    (uses_set_comprehension, "set-comprehension",
+     "'set comprehension' " + _REWRITE),
+], ids=["yield", "list", "dict", "set"])
+def test_generators_and_comprehensions_are_named_on_every_python(
+        function, marker, message):
+    with pytest.raises(errors.UnsupportedFeatureError) as e:
+        launch(function)
+    check_location(e.value, marker)
+    assert str(e.value) == f"{__file__}:{marked_line(marker)}: {message}"
+
+
 def test_unsupported_construct_in_a_decorated_kernel():
     @spirjit.kernel
     def decorated(item: kapi.Item, a):
