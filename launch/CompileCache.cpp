@@ -219,6 +219,7 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
   }
 
   auto entry = std::make_unique<Entry>();
+  std::shared_ptr<runtime::Kernel> kernel;
   bool fromDisk = false;
   {
     // Compiling needs nothing of the caller: its other threads may run.
@@ -234,8 +235,7 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
     if (cached && !cached->deviceBinary.empty()) {
       try {
         program = device->buildFromDeviceBinary(cached->deviceBinary);
-        entry->kernel =
-            device->createKernel(program, cached->compiled.entryPoint);
+        kernel = device->createKernel(program, cached->compiled.entryPoint);
       } catch (const runtime::DeviceError &) {
         program = nullptr; // an entry the driver no longer takes: rebuild
       }
@@ -244,8 +244,7 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
     // compile.
     if (cached && !program && cached->deviceBinary.empty()) {
       program = device->build(cached->compiled.image);
-      entry->kernel =
-          device->createKernel(program, cached->compiled.entryPoint);
+      kernel = device->createKernel(program, cached->compiled.entryPoint);
     }
     if (cached && program) {
       entry->compiled = cached->compiled;
@@ -266,8 +265,10 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
             serialize({entry->compiled, device->programBinary(*program)}));
     }
     if (!fromDisk)
-      entry->kernel = device->createKernel(program, entry->compiled.entryPoint);
+      kernel = device->createKernel(program, entry->compiled.entryPoint);
     statistics_.deviceBuildSeconds = secondsSince(start);
+    entry->resident = std::make_unique<ResidentKernel>(
+        std::move(kernel), entry->compiled.image, entry->compiled.entryPoint);
   }
   // The launcher binds the parameters the entry point kept, in order.
   std::vector<KernelParameter> all =

@@ -687,7 +687,10 @@ const std::vector<bool> &KernelCache::submit(
   // Bind the arguments by the kernel ABI.
   auto &buffers = scratch.buffers;
   auto &wrapped = scratch.wrapped;
-  runtime::Kernel &kernel = *entry->kernel;
+  bool rebuilt = false;
+  std::shared_ptr<runtime::Kernel> resident = entry->resident->acquire(rebuilt);
+  statistics_.rebuilds += rebuilt;
+  runtime::Kernel &kernel = *resident;
   DebugRecord debugRecord;
   unsigned index = 0;
   bool hostSync = false; // a written host array used in place
@@ -811,7 +814,10 @@ void KernelCache::launch(const LaunchRange &range, const ArgumentValue *args,
 double KernelCache::bareEnqueueLoop(const std::vector<int64_t> &extents,
                                     int count) {
   SPIRJIT_INTERNAL_CHECK(lastEntry_, "launch the kernel once first");
-  runtime::Kernel &kernel = *lastEntry_->kernel;
+  bool rebuilt = false;
+  std::shared_ptr<runtime::Kernel> resident =
+      lastEntry_->resident->acquire(rebuilt);
+  runtime::Kernel &kernel = *resident;
   std::vector<size_t> global(extents.rbegin(), extents.rend());
   CallerLockReleased unlocked;
   return kernel.program()->device()->bareLaunchLoop(kernel, global, count);

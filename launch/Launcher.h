@@ -14,6 +14,7 @@
 
 #include "compiler/KernelABI.h"
 #include "compiler/Pipeline.h"
+#include "launch/ResidentKernel.h"
 #include "runtime/Device.h"
 
 #include <functional>
@@ -177,6 +178,8 @@ private:
 
 struct CacheStatistics {
   int compiles = 0, memoryHits = 0, diskHits = 0;
+  /// Programs built again after the device let go of them (ResidentKernel.h).
+  int rebuilds = 0;
   /// Of the last compile (0 for a disk hit) and the last device build.
   double compileSeconds = 0, deviceBuildSeconds = 0;
 };
@@ -222,7 +225,8 @@ public:
 private:
   struct Entry {
     CompiledKernel compiled;
-    std::shared_ptr<runtime::Kernel> kernel;
+    /// Built from compiled.image, which it keeps a reference to.
+    std::unique_ptr<ResidentKernel> resident;
     /// The parameters the entry point kept, in order (KernelABI.h).
     std::vector<KernelParameter> parameters;
     /// compiled.debugSites, shared with the Events of launches in flight.

@@ -232,6 +232,9 @@ public:
     return buildFromBinary(bits, "");
   }
   std::vector<char> programBinary(const Program &program) override;
+  /// PoCL's binary is the SPIR bitcode it was given, and it keeps memory
+  /// of its own for each binary it gives (tens of KB resident).
+  bool rebuildsFromBinary() const override { return !isPoCL(info()); }
   std::shared_ptr<Kernel> createKernel(const std::shared_ptr<Program> &program,
                                        const std::string &name) override;
   std::unique_ptr<Event> launch(Kernel &kernel,
