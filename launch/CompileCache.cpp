@@ -8,6 +8,7 @@
 #include "launch/CallerLock.h"
 #include "runtime/DiskCache.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -160,9 +161,19 @@ DeviceCapabilities capabilitiesOf(const Device &device) {
   return capabilities;
 }
 
+namespace {
+std::atomic<int64_t> liveKernelCaches{0};
+}
+
 KernelCache::KernelCache(std::function<FunctionDescription()> describe,
                          CompileOptions options)
-    : describe_(std::move(describe)), options_(std::move(options)) {}
+    : describe_(std::move(describe)), options_(std::move(options)) {
+  ++liveKernelCaches;
+}
+
+KernelCache::~KernelCache() { --liveKernelCaches; }
+
+int64_t KernelCache::liveCount() { return liveKernelCaches.load(); }
 
 const FunctionDescription &KernelCache::description() {
   if (!description_)

@@ -192,6 +192,7 @@ public:
   /// the first compilation (Python freezes globals and closure values so).
   KernelCache(std::function<FunctionDescription()> describe,
               CompileOptions options);
+  ~KernelCache();
   KernelCache(const KernelCache &) = delete;
   KernelCache &operator=(const KernelCache &) = delete;
 
@@ -216,6 +217,11 @@ public:
   void setSignatures(const std::vector<std::string> &signatures);
 
   const CacheStatistics &statistics() const { return statistics_; }
+  /// How many KernelCaches the process holds: kernels, device functions'
+  /// kernels and jit functions' loops each own theirs, and their programs.
+  /// Lets a test see that dropped ones are freed, apart from the driver's
+  /// own memory.
+  static int64_t liveCount();
 
   /// For the dispatch benchmark: enqueues the last launched kernel `count`
   /// times as it is bound (a bare C++ loop), then finishes. Returns the
