@@ -54,8 +54,7 @@ struct Residency {
 };
 
 ResidentKernel::ResidentKernel(std::shared_ptr<runtime::Kernel> kernel,
-                               const DeviceImage &image,
-                               std::string entryPoint)
+                               const DeviceImage &image, std::string entryPoint)
     : device_(kernel->program()->device()), image_(image),
       entryPoint_(std::move(entryPoint)), kernel_(std::move(kernel)) {
   Residency &residency = Residency::get();

@@ -313,7 +313,6 @@ void CLDevice::open() {
     return;
   checkNotForked();
   std::tie(platform_, device_) = findDevice(listed_);
-  checkNotForked(); // findDevice started PoCL, if no one had
   cl_int status;
   cl_context_properties properties[] = {
       CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform_),

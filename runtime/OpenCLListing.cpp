@@ -33,18 +33,18 @@ Answers askDriver(cl_platform_id platform, cl_device_id device) {
   return [=](cl_uint param, std::vector<char> &bytes) {
     bool ofPlatform = (param & 0xff00) == 0x0900;
     size_t size = 0;
-    cl_int status =
-        ofPlatform ? clGetPlatformInfo(platform, param, 0, nullptr, &size)
-                   : clGetDeviceInfo(device, param, 0, nullptr, &size);
+    cl_int status = ofPlatform
+                        ? clGetPlatformInfo(platform, param, 0, nullptr, &size)
+                        : clGetDeviceInfo(device, param, 0, nullptr, &size);
     if (status != CL_SUCCESS)
       return false;
     bytes.assign(size, 0);
     if (size == 0)
       return true;
-    status = ofPlatform ? clGetPlatformInfo(platform, param, size,
-                                            bytes.data(), nullptr)
-                        : clGetDeviceInfo(device, param, size, bytes.data(),
-                                          nullptr);
+    status =
+        ofPlatform
+            ? clGetPlatformInfo(platform, param, size, bytes.data(), nullptr)
+            : clGetDeviceInfo(device, param, size, bytes.data(), nullptr);
     return status == CL_SUCCESS;
   };
 }
@@ -98,10 +98,9 @@ DeviceInfo describe(const Answers &device) {
   info.maxWorkGroupSize =
       deviceValue<size_t>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE);
   std::string extensions = deviceString(device, CL_DEVICE_EXTENSIONS);
-  info.hasFp64 =
-      deviceValue<cl_device_fp_config>(device, CL_DEVICE_DOUBLE_FP_CONFIG) !=
-          0 ||
-      extensions.find("cl_khr_fp64") != std::string::npos;
+  info.hasFp64 = deviceValue<cl_device_fp_config>(
+                     device, CL_DEVICE_DOUBLE_FP_CONFIG) != 0 ||
+                 extensions.find("cl_khr_fp64") != std::string::npos;
   info.hasAtomic64 =
       extensions.find("cl_khr_int64_base_atomics") != std::string::npos;
   info.hostUnifiedMemory =
@@ -135,8 +134,7 @@ DeviceInfo describe(const Answers &device) {
   // Sub-group sizes: only Intel's extension lists them.
   constexpr cl_device_info subGroupSizesIntel = 0x4108;
   std::vector<char> sizes;
-  if (extensions.find("cl_intel_required_subgroup_size") !=
-          std::string::npos &&
+  if (extensions.find("cl_intel_required_subgroup_size") != std::string::npos &&
       device(subGroupSizesIntel, sizes) && sizes.size() >= sizeof(size_t)) {
     info.subGroupSizes.resize(sizes.size() / sizeof(size_t));
     std::memcpy(info.subGroupSizes.data(), sizes.data(),
@@ -144,8 +142,6 @@ DeviceInfo describe(const Answers &device) {
   }
   return info;
 }
-
-
 
 std::atomic<int> poclStarted{-1};
 
@@ -160,8 +156,8 @@ std::vector<cl_platform_id> platformsHere() {
   for (cl_platform_id platform : platforms) {
     int none = -1;
     DeviceInfo info;
-    info.platform = deviceString(askDriver(platform, nullptr),
-                                 CL_PLATFORM_NAME);
+    info.platform =
+        deviceString(askDriver(platform, nullptr), CL_PLATFORM_NAME);
     if (isPoCL(info))
       poclStarted.compare_exchange_strong(none, forkGeneration());
   }
@@ -356,15 +352,14 @@ std::vector<ListedDevice> listDevices() {
   return listed;
 }
 
-std::pair<cl_platform_id, cl_device_id>
-findDevice(const ListedDevice &listed) {
+std::pair<cl_platform_id, cl_device_id> findDevice(const ListedDevice &listed) {
   std::vector<cl_platform_id> platforms = platformsHere();
   if (listed.platformIndex < platforms.size()) {
     cl_platform_id platform = platforms[listed.platformIndex];
     std::vector<cl_device_id> ids = devicesOf(platform);
     if (listed.index < ids.size() &&
-        deviceString(askDriver(platform, ids[listed.index]),
-                     CL_DEVICE_NAME) == listed.info.name)
+        deviceString(askDriver(platform, ids[listed.index]), CL_DEVICE_NAME) ==
+            listed.info.name)
       return {platform, ids[listed.index]};
   }
   throw DeviceError("opencl", CL_DEVICE_NOT_FOUND, "CL_DEVICE_NOT_FOUND",
