@@ -8,6 +8,7 @@
 #include "launch/CallerLock.h"
 #include "runtime/DiskCache.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -160,9 +161,19 @@ DeviceCapabilities capabilitiesOf(const Device &device) {
   return capabilities;
 }
 
+namespace {
+std::atomic<int64_t> liveKernelCaches{0};
+}
+
 KernelCache::KernelCache(std::function<FunctionDescription()> describe,
                          CompileOptions options)
-    : describe_(std::move(describe)), options_(std::move(options)) {}
+    : describe_(std::move(describe)), options_(std::move(options)) {
+  ++liveKernelCaches;
+}
+
+KernelCache::~KernelCache() { --liveKernelCaches; }
+
+int64_t KernelCache::liveCount() { return liveKernelCaches.load(); }
 
 const FunctionDescription &KernelCache::description() {
   if (!description_)
@@ -219,6 +230,7 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
   }
 
   auto entry = std::make_unique<Entry>();
+  std::shared_ptr<runtime::Kernel> kernel;
   bool fromDisk = false;
   {
     // Compiling needs nothing of the caller: its other threads may run.
@@ -234,8 +246,7 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
     if (cached && !cached->deviceBinary.empty()) {
       try {
         program = device->buildFromDeviceBinary(cached->deviceBinary);
-        entry->kernel =
-            device->createKernel(program, cached->compiled.entryPoint);
+        kernel = device->createKernel(program, cached->compiled.entryPoint);
       } catch (const runtime::DeviceError &) {
         program = nullptr; // an entry the driver no longer takes: rebuild
       }
@@ -244,8 +255,7 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
     // compile.
     if (cached && !program && cached->deviceBinary.empty()) {
       program = device->build(cached->compiled.image);
-      entry->kernel =
-          device->createKernel(program, cached->compiled.entryPoint);
+      kernel = device->createKernel(program, cached->compiled.entryPoint);
     }
     if (cached && program) {
       entry->compiled = cached->compiled;
@@ -266,8 +276,10 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
             serialize({entry->compiled, device->programBinary(*program)}));
     }
     if (!fromDisk)
-      entry->kernel = device->createKernel(program, entry->compiled.entryPoint);
+      kernel = device->createKernel(program, entry->compiled.entryPoint);
     statistics_.deviceBuildSeconds = secondsSince(start);
+    entry->resident = std::make_unique<ResidentKernel>(
+        std::move(kernel), entry->compiled.image, entry->compiled.entryPoint);
   }
   // The launcher binds the parameters the entry point kept, in order.
   std::vector<KernelParameter> all =

@@ -292,6 +292,7 @@ CacheStatistics JitFunction::kernelStatistics() {
       sum.compiles += s.compiles;
       sum.memoryHits += s.memoryHits;
       sum.diskHits += s.diskHits;
+      sum.rebuilds += s.rebuilds;
       sum.compileSeconds += s.compileSeconds;
       sum.deviceBuildSeconds += s.deviceBuildSeconds;
     }

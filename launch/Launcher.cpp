@@ -115,40 +115,58 @@ struct Marker {
 /// about an event costs a lock it shares with its worker threads.
 constexpr size_t sweepThreshold = 32;
 
-/// Launches whose wait was interrupted, each by a marker queued behind it.
-/// Some drivers finish every queue when their library is unloaded at exit
-/// (Intel's CPU runtime does, in its destructor), so a kernel that never
-/// ends would keep the process from exiting: while one still runs at exit,
-/// the process ends without running library destructors.
-struct AbandonedLaunches {
+/// The devices this process launched on. Some drivers finish every queue
+/// when their library is unloaded at exit (Intel's CPU runtime does, in its
+/// destructor), so a kernel still running then would keep the process
+/// alive for as long as it runs, for ever for one that never ends: one
+/// whose wait was interrupted, one that a thread parked at the
+/// interpreter's exit was waiting for, one dropped unwaited. Once the
+/// process exits no one can see what a kernel does, so where a device
+/// still has work queued at exit, the process ends without running
+/// library destructors.
+struct LaunchedDevices {
   std::mutex mutex;
-  std::vector<std::unique_ptr<runtime::Event>> markers;
+  std::vector<std::shared_ptr<Device>> devices;
+  std::atomic<Device *> last{nullptr}; // the one noted last: most launches
 };
 
-AbandonedLaunches &abandonedLaunches() {
-  static auto *abandoned = new AbandonedLaunches(); // never destroyed
-  return *abandoned;
+LaunchedDevices &launchedDevices() {
+  static auto *launched = new LaunchedDevices(); // never destroyed
+  return *launched;
 }
 
-void endProcessIfAbandonedLaunchesRun(int status, void *) {
-  AbandonedLaunches &abandoned = abandonedLaunches();
-  std::lock_guard<std::mutex> lock(abandoned.mutex);
-  for (const auto &marker : abandoned.markers)
-    if (!marker->complete()) {
+/// Whether `device` finishes what is queued on it within a short grace (a
+/// marker behind an idle queue completes at once).
+bool finishesSoon(Device &device) {
+  try {
+    std::unique_ptr<runtime::Event> marker = device.enqueueMarker();
+    return marker->waitFor(std::chrono::milliseconds(100));
+  } catch (const std::exception &) {
+    return true; // a device that cannot queue (one of a forked parent's)
+  }
+}
+
+void endProcessIfKernelsRun(int status, void *) {
+  LaunchedDevices &launched = launchedDevices();
+  std::lock_guard<std::mutex> lock(launched.mutex);
+  for (const auto &device : launched.devices)
+    if (!finishesSoon(*device)) {
       std::fflush(nullptr);
       std::_Exit(status);
     }
 }
 
-void abandon(Device &device) {
-  static bool registered = [] {
-    on_exit(&endProcessIfAbandonedLaunchesRun, nullptr);
-    return true;
-  }();
-  (void)registered;
-  AbandonedLaunches &abandoned = abandonedLaunches();
-  std::lock_guard<std::mutex> lock(abandoned.mutex);
-  abandoned.markers.push_back(device.enqueueMarker());
+void noteLaunchOn(const std::shared_ptr<Device> &device) {
+  LaunchedDevices &launched = launchedDevices();
+  if (launched.last.load(std::memory_order_relaxed) == device.get())
+    return;
+  std::lock_guard<std::mutex> lock(launched.mutex);
+  if (launched.devices.empty())
+    on_exit(&endProcessIfKernelsRun, nullptr);
+  if (std::find(launched.devices.begin(), launched.devices.end(), device) ==
+      launched.devices.end())
+    launched.devices.push_back(device);
+  launched.last.store(device.get(), std::memory_order_relaxed);
 }
 
 struct RetiredLaunches {
@@ -453,11 +471,9 @@ void Event::wait() {
     CallerLockReleased unlocked;
     if (bool (*interrupted)() = interruptCheck) {
       while (!handle_->waitFor(std::chrono::milliseconds(50)))
-        if (interrupted()) {
-          abandon(*device_);
+        if (interrupted())
           throw LaunchError(LaunchErrorKind::Interrupted,
                             "interrupted while waiting for a launch");
-        }
     } else {
       handle_->wait();
     }
@@ -671,7 +687,10 @@ const std::vector<bool> &KernelCache::submit(
   // Bind the arguments by the kernel ABI.
   auto &buffers = scratch.buffers;
   auto &wrapped = scratch.wrapped;
-  runtime::Kernel &kernel = *entry->kernel;
+  bool rebuilt = false;
+  std::shared_ptr<runtime::Kernel> resident = entry->resident->acquire(rebuilt);
+  statistics_.rebuilds += rebuilt;
+  runtime::Kernel &kernel = *resident;
   DebugRecord debugRecord;
   unsigned index = 0;
   bool hostSync = false; // a written host array used in place
@@ -765,6 +784,7 @@ const std::vector<bool> &KernelCache::submit(
     if (wantEvent)
       launched = device->enqueueMarker();
   }
+  noteLaunchOn(device);
   event.device_ = device;
   event.handle_ = std::move(launched);
   if (debugRecord.buffer) {
@@ -801,7 +821,10 @@ void KernelCache::launch(const LaunchRange &range, const ArgumentValue *args,
 double KernelCache::bareEnqueueLoop(const std::vector<int64_t> &extents,
                                     int count) {
   SPIRJIT_INTERNAL_CHECK(lastEntry_, "launch the kernel once first");
-  runtime::Kernel &kernel = *lastEntry_->kernel;
+  bool rebuilt = false;
+  std::shared_ptr<runtime::Kernel> resident =
+      lastEntry_->resident->acquire(rebuilt);
+  runtime::Kernel &kernel = *resident;
   std::vector<size_t> global(extents.rbegin(), extents.rend());
   CallerLockReleased unlocked;
   return kernel.program()->device()->bareLaunchLoop(kernel, global, count);

@@ -14,6 +14,7 @@
 
 #include "compiler/KernelABI.h"
 #include "compiler/Pipeline.h"
+#include "launch/ResidentKernel.h"
 #include "runtime/Device.h"
 
 #include <functional>
@@ -177,6 +178,8 @@ private:
 
 struct CacheStatistics {
   int compiles = 0, memoryHits = 0, diskHits = 0;
+  /// Programs built again after the device let go of them (ResidentKernel.h).
+  int rebuilds = 0;
   /// Of the last compile (0 for a disk hit) and the last device build.
   double compileSeconds = 0, deviceBuildSeconds = 0;
 };
@@ -189,6 +192,7 @@ public:
   /// the first compilation (Python freezes globals and closure values so).
   KernelCache(std::function<FunctionDescription()> describe,
               CompileOptions options);
+  ~KernelCache();
   KernelCache(const KernelCache &) = delete;
   KernelCache &operator=(const KernelCache &) = delete;
 
@@ -213,6 +217,11 @@ public:
   void setSignatures(const std::vector<std::string> &signatures);
 
   const CacheStatistics &statistics() const { return statistics_; }
+  /// How many KernelCaches the process holds: kernels, device functions'
+  /// kernels and jit functions' loops each own theirs, and their programs.
+  /// Lets a test see that dropped ones are freed, apart from the driver's
+  /// own memory.
+  static int64_t liveCount();
 
   /// For the dispatch benchmark: enqueues the last launched kernel `count`
   /// times as it is bound (a bare C++ loop), then finishes. Returns the
@@ -222,7 +231,8 @@ public:
 private:
   struct Entry {
     CompiledKernel compiled;
-    std::shared_ptr<runtime::Kernel> kernel;
+    /// Built from compiled.image, which it keeps a reference to.
+    std::unique_ptr<ResidentKernel> resident;
     /// The parameters the entry point kept, in order (KernelABI.h).
     std::vector<KernelParameter> parameters;
     /// compiled.debugSites, shared with the Events of launches in flight.

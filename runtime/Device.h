@@ -247,6 +247,10 @@ public:
   buildFromDeviceBinary(const std::vector<char> &bits) = 0;
   /// The device's own binary of a built program (empty if it has none).
   virtual std::vector<char> programBinary(const Program &program) = 0;
+  /// Whether a program is best built again from programBinary() rather
+  /// than from its image (Intel's CPU runtime's binary is the finished
+  /// code: 7 KB, built again in a fraction of the image's time).
+  virtual bool rebuildsFromBinary() const { return true; }
   virtual std::shared_ptr<Kernel>
   createKernel(const std::shared_ptr<Program> &program,
                const std::string &name) = 0;

@@ -1,5 +1,6 @@
 #include "runtime/OpenCL.h"
 #include "runtime/MemoryPool.h"
+#include "runtime/OpenCLListing.h"
 
 #include <algorithm>
 #include <atomic>
@@ -14,6 +15,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <thread>
+#include <tuple>
 
 namespace spirjit::runtime {
 namespace {
@@ -22,119 +24,6 @@ void check(cl_int status, const char *what) {
   if (status != CL_SUCCESS)
     throw DeviceError("opencl", status, openclErrorName(status), what);
 }
-
-std::string deviceString(cl_device_id device, cl_device_info param) {
-  size_t size = 0;
-  if (clGetDeviceInfo(device, param, 0, nullptr, &size) != CL_SUCCESS ||
-      size == 0)
-    return "";
-  std::string value(size, '\0');
-  clGetDeviceInfo(device, param, size, value.data(), nullptr);
-  while (!value.empty() && (value.back() == '\0' || value.back() == ' '))
-    value.pop_back();
-  return value;
-}
-
-template <typename T> T deviceValue(cl_device_id device, cl_device_info param) {
-  T value{};
-  if (clGetDeviceInfo(device, param, sizeof value, &value, nullptr) !=
-      CL_SUCCESS)
-    return T{};
-  return value;
-}
-
-std::string platformString(cl_platform_id platform, cl_platform_info param) {
-  size_t size = 0;
-  if (clGetPlatformInfo(platform, param, 0, nullptr, &size) != CL_SUCCESS)
-    return "";
-  std::string value(size, '\0');
-  clGetPlatformInfo(platform, param, size, value.data(), nullptr);
-  while (!value.empty() && value.back() == '\0')
-    value.pop_back();
-  return value;
-}
-
-/// What a PoCL work-group's private memory may take: PoCL's pthread device
-/// runs a work-group on one of its worker threads, with every work-item's
-/// private arrays on that thread's stack, and the workers get the
-/// process's default stack size (RLIMIT_STACK, 8 MiB by default); a
-/// quarter MiB stays for PoCL's own frames. Measured with PoCL 3.1: 10
-/// work-items of 800 KB ran, 12 crashed the process.
-uint64_t poclWorkGroupStack() {
-  size_t stack = 8u << 20;
-  pthread_attr_t attributes;
-  if (pthread_getattr_default_np(&attributes) == 0) {
-    pthread_attr_getstacksize(&attributes, &stack);
-    pthread_attr_destroy(&attributes);
-  }
-  constexpr size_t reserve = 256u << 10;
-  return stack > 2 * reserve ? stack - reserve : stack / 2;
-}
-
-DeviceInfo describe(cl_platform_id platform, cl_device_id device) {
-  DeviceInfo info;
-  info.backend = "opencl";
-  info.name = deviceString(device, CL_DEVICE_NAME);
-  info.vendor = deviceString(device, CL_DEVICE_VENDOR);
-  info.version = deviceString(device, CL_DEVICE_VERSION);
-  info.platform = platformString(platform, CL_PLATFORM_NAME);
-  auto type = deviceValue<cl_device_type>(device, CL_DEVICE_TYPE);
-  info.deviceType = (type & CL_DEVICE_TYPE_GPU)           ? "gpu"
-                    : (type & CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator"
-                                                          : "cpu";
-  info.maxWorkGroupSize =
-      deviceValue<size_t>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE);
-  std::string extensions = deviceString(device, CL_DEVICE_EXTENSIONS);
-  info.hasFp64 =
-      deviceValue<cl_device_fp_config>(device, CL_DEVICE_DOUBLE_FP_CONFIG) !=
-          0 ||
-      extensions.find("cl_khr_fp64") != std::string::npos;
-  info.hasAtomic64 =
-      extensions.find("cl_khr_int64_base_atomics") != std::string::npos;
-  info.hostUnifiedMemory =
-      deviceValue<cl_bool>(device, CL_DEVICE_HOST_UNIFIED_MEMORY) == CL_TRUE;
-  info.ilVersion = deviceString(device, CL_DEVICE_IL_VERSION);
-  info.supportsSpirv = info.ilVersion.find("SPIR-V") != std::string::npos;
-  info.hasFloatAtomics =
-      extensions.find("cl_ext_float_atomics") != std::string::npos;
-  info.addressBits =
-      static_cast<int>(deviceValue<cl_uint>(device, CL_DEVICE_ADDRESS_BITS));
-  if (info.supportsSpirv)
-    info.imageFormats.push_back(ImageFormat::SPIRV);
-  if (extensions.find("cl_khr_spir") != std::string::npos)
-    info.imageFormats.push_back(ImageFormat::SPIRBitcode);
-  info.globalMemSize = deviceValue<cl_ulong>(device, CL_DEVICE_GLOBAL_MEM_SIZE);
-  info.localMemSize = deviceValue<cl_ulong>(device, CL_DEVICE_LOCAL_MEM_SIZE);
-  if (info.platform == "Portable Computing Language")
-    info.privateMemPerGroup = poclWorkGroupStack();
-  info.memBaseAddrAlign =
-      deviceValue<cl_uint>(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8;
-  auto svm = deviceValue<cl_device_svm_capabilities>(
-      device, CL_DEVICE_SVM_CAPABILITIES);
-  info.hasSvm = (svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) != 0;
-  info.hasFineGrainSvm = (svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0;
-  info.driverVersion = deviceString(device, CL_DRIVER_VERSION);
-  info.platformVersion = platformString(platform, CL_PLATFORM_VERSION);
-  info.computeUnits = deviceValue<cl_uint>(device, CL_DEVICE_MAX_COMPUTE_UNITS);
-  info.hasFp16 = extensions.find("cl_khr_fp16") != std::string::npos;
-  info.imageSupport =
-      deviceValue<cl_bool>(device, CL_DEVICE_IMAGE_SUPPORT) == CL_TRUE;
-  // Sub-group sizes: only Intel's extension lists them.
-  constexpr cl_device_info subGroupSizesIntel = 0x4108;
-  size_t bytes = 0;
-  if (extensions.find("cl_intel_required_subgroup_size") !=
-          std::string::npos &&
-      clGetDeviceInfo(device, subGroupSizesIntel, 0, nullptr, &bytes) ==
-          CL_SUCCESS &&
-      bytes >= sizeof(size_t)) {
-    info.subGroupSizes.resize(bytes / sizeof(size_t));
-    if (clGetDeviceInfo(device, subGroupSizesIntel, bytes,
-                        info.subGroupSizes.data(), nullptr) != CL_SUCCESS)
-      info.subGroupSizes.clear();
-  }
-  return info;
-}
-
 
 class CLDevice;
 
@@ -310,8 +199,8 @@ private:
 
 class CLDevice final : public Device {
 public:
-  CLDevice(cl_platform_id platform, cl_device_id device, DeviceInfo info)
-      : Device(std::move(info)), platform_(platform), device_(device) {}
+  explicit CLDevice(const ListedDevice &listed)
+      : Device(listed.info), listed_(listed) {}
   ~CLDevice() override {
     for (MemoryPool::Block block : pool_.drain())
       clSVMFree(context_, block.first);
@@ -343,6 +232,9 @@ public:
     return buildFromBinary(bits, "");
   }
   std::vector<char> programBinary(const Program &program) override;
+  /// PoCL's binary is the SPIR bitcode it was given, and it keeps memory
+  /// of its own for each binary it gives (tens of KB resident).
+  bool rebuildsFromBinary() const override { return !isPoCL(info()); }
   std::shared_ptr<Kernel> createKernel(const std::shared_ptr<Program> &program,
                                        const std::string &name) override;
   std::unique_ptr<Event> launch(Kernel &kernel,
@@ -383,12 +275,13 @@ private:
     return queue_;
   }
   void open();
-  /// PoCL's context does not survive os.fork(): its worker threads stay in
-  /// the parent, so a child's launch would wait for ever. A child that uses
-  /// one its parent opened gets a DeviceError saying what to do instead.
+  /// PoCL does not survive os.fork() once started (poclStartedInFork):
+  /// its worker threads stay in the parent, so a child's launch would wait
+  /// for ever. A child whose parent opened a PoCL device gets a DeviceError
+  /// saying what to do instead; listing starts nothing (listDevices).
   void checkNotForked() {
-    if (forkGeneration() == openedInFork_ ||
-        info().platform != "Portable Computing Language")
+    int started = poclStartedInFork();
+    if (!isPoCL(info()) || started == -1 || started == forkGeneration())
       return;
     throw DeviceError(
         "opencl", CL_INVALID_CONTEXT, "CL_INVALID_CONTEXT",
@@ -398,10 +291,10 @@ private:
                       "'forkserver' method, or use the device only after "
                       "the fork");
   }
-  int openedInFork_ = 0;
 
-  cl_platform_id platform_;
-  cl_device_id device_;
+  ListedDevice listed_;
+  cl_platform_id platform_ = nullptr; // both found by open()
+  cl_device_id device_ = nullptr;
   std::atomic<bool> opened_{false};
   std::mutex openMutex_;
   cl_context context_ = nullptr;
@@ -418,6 +311,8 @@ void CLDevice::open() {
   std::lock_guard<std::mutex> lock(openMutex_);
   if (opened_.load(std::memory_order_relaxed))
     return;
+  checkNotForked();
+  std::tie(platform_, device_) = findDevice(listed_);
   cl_int status;
   cl_context_properties properties[] = {
       CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform_),
@@ -432,7 +327,6 @@ void CLDevice::open() {
   check(status, "clCreateCommandQueueWithProperties");
   context_ = context;
   queue_ = queue;
-  openedInFork_ = forkGeneration();
   opened_.store(true, std::memory_order_release);
 }
 
@@ -679,28 +573,7 @@ double CLDevice::bareLaunchLoop(Kernel &kernel,
 const std::vector<std::shared_ptr<Device>> &openclDevices() {
   static const std::vector<std::shared_ptr<Device>> devices = [] {
     std::vector<std::shared_ptr<Device>> found;
-    cl_uint count = 0;
-    if (clGetPlatformIDs(0, nullptr, &count) != CL_SUCCESS || count == 0)
-      return found;
-    std::vector<cl_platform_id> platforms(count);
-    clGetPlatformIDs(count, platforms.data(), nullptr);
-    struct Candidate {
-      cl_platform_id platform;
-      cl_device_id id;
-      DeviceInfo info;
-    };
-    std::vector<Candidate> candidates;
-    for (cl_platform_id platform : platforms) {
-      cl_uint n = 0;
-      if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &n) !=
-              CL_SUCCESS ||
-          n == 0)
-        continue;
-      std::vector<cl_device_id> ids(n);
-      clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, n, ids.data(), nullptr);
-      for (cl_device_id id : ids)
-        candidates.push_back({platform, id, describe(platform, id)});
-    }
+    std::vector<ListedDevice> candidates = listDevices();
     // The ICD loader lists platforms in no useful order. Ours: GPUs, then
     // accelerators, then CPUs, and among CPUs PoCL last: it is the portable
     // fallback, and a vendor's CPU runtime (Intel's) runs kernels with math
@@ -713,18 +586,16 @@ const std::vector<std::shared_ptr<Device>> &openclDevices() {
       return info.platform == "Portable Computing Language" ? 3 : 2;
     };
     std::stable_sort(candidates.begin(), candidates.end(),
-                     [&](const Candidate &a, const Candidate &b) {
+                     [&](const ListedDevice &a, const ListedDevice &b) {
                        return rank(a.info) < rank(b.info);
                      });
     // A filter's index counts among devices of the same backend and type.
     std::map<std::string, int> indexOfType;
     // Listed unopened: a device that cannot open a context fails at its
     // first use, with the driver's error.
-    for (Candidate &candidate : candidates) {
-      DeviceInfo info = candidate.info;
-      info.backendIndex = indexOfType[info.deviceType]++;
-      found.push_back(
-          std::make_shared<CLDevice>(candidate.platform, candidate.id, info));
+    for (ListedDevice &candidate : candidates) {
+      candidate.info.backendIndex = indexOfType[candidate.info.deviceType]++;
+      found.push_back(std::make_shared<CLDevice>(candidate));
     }
     return found;
   }();

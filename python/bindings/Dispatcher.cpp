@@ -536,6 +536,7 @@ py::dict statsDict(const launch::CacheStatistics &s) {
   d["compiles"] = s.compiles;
   d["memory_hits"] = s.memoryHits;
   d["disk_hits"] = s.diskHits;
+  d["rebuilds"] = s.rebuilds;
   d["compile_seconds"] = s.compileSeconds;
   d["device_build_seconds"] = s.deviceBuildSeconds;
   return d;

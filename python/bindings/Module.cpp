@@ -690,6 +690,9 @@ PYBIND11_MODULE(_spirjit, m) {
     out["disk_hits"] = c.diskHits;
     return out;
   });
+  m.def("_live_kernel_caches", &launch::KernelCache::liveCount,
+        "how many kernel caches (compiled specialisations and their "
+        "programs) the process holds");
   m.def("match_devices", &launch::matchDevices);
   m.def("default_device", &launch::defaultDevice);
 

@@ -726,8 +726,10 @@ class Kernel:
 
     @property
     def stats(self):
-        """compiles, memory_hits, disk_hits, compile_seconds (bytecode to
-        validated SPIR-V, last compile), device_build_seconds."""
+        """compiles, memory_hits, disk_hits, rebuilds (programs built again
+        after the device let go of them: SPIRJIT_MAX_BUILT_PROGRAMS),
+        compile_seconds (bytecode to validated SPIR-V, last compile),
+        device_build_seconds."""
         return self._dispatcher.stats
 
     def __call__(self, *args, **kwargs):
@@ -854,7 +856,8 @@ class JitFunction:
         calls that found their specialisation made; host: the host code's
         own stats (compiles, memory_hits, disk_hits, compile_seconds);
         kernels: the prange loops' kernels' stats (compiles, memory_hits,
-        disk_hits, compile_seconds, device_build_seconds); disk_hits: the
+        disk_hits, rebuilds, compile_seconds, device_build_seconds);
+        disk_hits: the
         kernels'."""
         kernels = self._dispatcher.kernel_stats()
         host = self._dispatcher.host_stats()

@@ -556,14 +556,22 @@ def _rss():
 
 
 def _growth(step, warmup=300, count=1000):
+    """RSS growth over `count` steps after `warmup`: the smaller of two
+    windows in a row. A leak grows both; what grows once (a malloc arena
+    for a runtime's new worker thread, a pool filling, a driver's cache)
+    only one, which made these tests fail under load though nothing
+    leaked."""
     for _ in range(warmup):
         step()
-    gc.collect()
-    before = _rss()
-    for _ in range(count):
-        step()
-    gc.collect()
-    return _rss() - before
+    growths = []
+    for _ in range(2):
+        gc.collect()
+        before = _rss()
+        for _ in range(count):
+            step()
+        gc.collect()
+        growths.append(_rss() - before)
+    return min(growths)
 
 
 LIMIT = 4 * 2 ** 20
@@ -720,28 +728,30 @@ def test_dropped_kernels_are_freed(device_filter, source):
     assert a[0] == np.float32(0.5 * 2 + 1.5)  # both ran
 
 
-# Measures the heap bytes still allocated (glibc's mallinfo2: exact, unlike
-# RSS) per kernel defined, launched and dropped, after a warm-up; argv:
-# "kernel", "device_func" or "jit", the count.
+# Measures what a kernel defined, launched and dropped leaves, after a
+# warm-up: our own objects, counted (every kernel, device function's
+# kernel and jit loop owns a KernelCache, which owns its programs), and the
+# heap bytes still allocated (glibc's mallinfo2: exact, unlike RSS; None
+# without it). argv: "kernel", "device_func" or "jit", the count.
 DROP_SCRIPT = """
 import ctypes, gc, json, sys
 import numpy as np
 import spirjit
+from spirjit import _spirjit
 
 libc = ctypes.CDLL(None)
-try:
-    mallinfo2 = libc.mallinfo2
-except AttributeError:
-    print(json.dumps(None))
-    sys.exit()
 class Mallinfo2(ctypes.Structure):
     _fields_ = [(name, ctypes.c_size_t) for name in
                 ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
                  "fsmblks", "uordblks", "fordblks", "keepcost")]
-mallinfo2.restype = Mallinfo2
+mallinfo2 = getattr(libc, "mallinfo2", None)
+if mallinfo2:
+    mallinfo2.restype = Mallinfo2
 
 def live():
     gc.collect()
+    if not mallinfo2:
+        return None
     info = mallinfo2()
     return info.uordblks + info.hblkhd
 
@@ -756,27 +766,26 @@ def define_and_run(c):
 
 for c in range(20):
     define_and_run(c)
-before = live()
+before, caches = live(), _spirjit._live_kernel_caches()
 for c in range(20, 20 + count):
     define_and_run(c)
-print(json.dumps((live() - before) / count))
+after = live()
+print(json.dumps({{
+    "caches_left": _spirjit._live_kernel_caches() - caches,
+    "per_kernel": None if after is None else (after - before) / count}}))
 """
 
 
-# A jit function's bound is twice a kernel's: PoCL 5.0 (the H100
-# machine's) kept more than 8 KiB of its own per jit function when the
-# suite's files ran in parallel, though not alone. Before the fix each one
-# left 1.2 MB.
-@pytest.mark.parametrize("kind,count,bound", [
-    ("kernel", 300, LIMIT), ("device_func", 200, LIMIT),
-    ("jit", 120, 2 * LIMIT)])
-def test_no_leak_dropping_kernels(device_filter, tmp_path, kind, count,
-                                  bound):
+@pytest.mark.parametrize("kind,count", [
+    ("kernel", 300), ("device_func", 200), ("jit", 120)])
+def test_no_leak_dropping_kernels(device_filter, tmp_path, kind, count):
     # Before the fix each one stayed: ~1.1 MB of heap per kernel or jit
-    # function on Intel's CPU runtime, ~2 MB on PoCL (100-440 KB of it
-    # resident). Now what is left is the OpenCL runtime's own (~0.3 KB
-    # per kernel on Intel, ~2 KB on PoCL). A user defining 500 kernels
-    # must not see the process grow by more than LIMIT.
+    # function on Intel's CPU runtime, ~2 MB on PoCL. What is left now is
+    # the OpenCL runtime's own: ~0.3 KB per kernel on Intel, 2-18 KB on
+    # PoCL (more when other processes load the machine, and for jit
+    # functions). So our objects are counted, exactly, and the heap left
+    # per kernel is bounded at a tenth of the old leak: far above the
+    # runtime's share and the allocator's noise, far below a leak.
     script = tmp_path / "drop.py"
     script.write_text(DROP_SCRIPT.format(
         SOURCES=repr({"kernel": DEFINE_KERNEL,
@@ -788,10 +797,65 @@ def test_no_leak_dropping_kernels(device_filter, tmp_path, kind, count,
     env["SPIRJIT_DISABLE_CACHE"] = "1"
     proc = subprocess.run([sys.executable, str(script), kind, str(count)],
                           env=env, capture_output=True, text=True,
-                          timeout=120)
+                          timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    per_kernel = json.loads(proc.stdout.strip().splitlines()[-1])
-    if per_kernel is None:
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["caches_left"] == 0, result
+    if result["per_kernel"] is None:
+        pytest.skip("needs glibc's mallinfo2 for the heap")
+    assert result["per_kernel"] < 110 * 1024, \
+        f"{result['per_kernel'] / 1024:.1f} KiB left per dropped {kind}"
+
+
+# Issue 31: each built program is the driver's memory (1.75 MB on Intel's
+# CPU runtime, 2 MB of heap on PoCL), and 500 kernels kept alive took
+# 876 MB. A device keeps SPIRJIT_MAX_BUILT_PROGRAMS built; the others keep
+# what builds them again. argv: the count.
+KEEP_SCRIPT = DROP_SCRIPT.split("SOURCE = ")[0] + """
+SOURCE = {SOURCE!r}
+count = int(sys.argv[1])
+a = np.zeros(16, np.float32)
+kept = []
+
+def define_and_run(c):
+    namespace = {{}}
+    exec(compile(SOURCE.format(c=c + 0.5), "<cell>", "exec"), namespace)
+    namespace["run"](a)
+    kept.append(namespace)
+
+for c in range(20):
+    define_and_run(c)
+before = live()
+for c in range(20, 20 + count):
+    define_and_run(c)
+after = live()
+per_kernel = None if after is None else (after - before) / count
+# The first kernel was let go of long ago: built again, the same answer.
+b = np.ones(16, np.float32)
+kept[0]["run"](b)
+print(json.dumps({{"per_kernel": per_kernel, "out": b.tolist(),
+                  "stats": kept[0]["k"].stats}}))
+"""
+
+
+def test_kept_kernels_stay_within_the_built_program_bound(device_filter,
+                                                           tmp_path):
+    script = tmp_path / "keep.py"
+    script.write_text(KEEP_SCRIPT.format(SOURCE=DEFINE_KERNEL))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = PACKAGE_ROOT
+    env["SPIRJIT_DISABLE_CACHE"] = "1"
+    env["SPIRJIT_MAX_BUILT_PROGRAMS"] = "4"
+    proc = subprocess.run([sys.executable, str(script), "150"], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    if result["per_kernel"] is None:
         pytest.skip("needs glibc's mallinfo2")
-    assert per_kernel * 500 < bound, \
-        f"{per_kernel / 1024:.1f} KiB left per dropped {kind}"
+    # Now about 10 KB per kernel kept beyond the bound (the device's binary,
+    # the image, our objects); 1.75-2 MB when every program stayed built.
+    assert result["per_kernel"] < 200 * 1024, \
+        f"{result['per_kernel'] / 1024:.1f} KiB per kept kernel"
+    assert result["out"] == [1 * 2.0 + 0.5] * 16
+    stats = result["stats"]
+    assert (stats["compiles"], stats["rebuilds"]) == (1, 1), stats

@@ -17,7 +17,7 @@ PACKAGE_ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "python")
 
 # A kernel that never finishes: its loop counter never moves.
 FOREVER = """
-    import signal, sys, time
+    import signal, sys, threading, time
     import numpy as np
     import spirjit
     from spirjit import kernel_api as kapi
@@ -121,3 +121,34 @@ def test_interpreter_exits_while_a_daemon_thread_waits(device_filter,
     assert "terminate called" not in result.stderr
     assert result.returncode == 0, result.stderr
     assert result.stdout == "exiting\n"
+
+
+# Issue 31: Intel's CPU runtime finishes every queue when its library is
+# unloaded at exit, so a kernel still running then (one a parked daemon
+# thread waited for, or one launched and dropped) kept the process alive
+# for as long as it ran: for ever, for one that never ends. Now the
+# process ends at once on every device.
+EXIT_WAYS = {
+    "daemon call_kernel": """
+        threading.Thread(target=lambda: spirjit.call_kernel(
+            forever, kapi.Range(4), a, 1), daemon=True).start()""",
+    "daemon jit prange": """
+        threading.Thread(target=lambda: forever_jit(a, 1),
+                         daemon=True).start()""",
+    "dropped launch": """
+        spirjit.call_kernel_async(forever, kapi.Range(4), (), a, 1)""",
+}
+
+
+@pytest.mark.parametrize("way", sorted(EXIT_WAYS))
+def test_interpreter_exits_while_a_kernel_never_ends(device_filter, way):
+    child = start(FOREVER + textwrap.indent(textwrap.dedent(EXIT_WAYS[way] + """
+        time.sleep(0.5)  # the kernel runs
+        print("exiting", flush=True)
+    """), "    "))
+    try:
+        out, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert out == "exiting\n", out + err
+    assert child.returncode == 0, err

@@ -269,6 +269,71 @@ def test_launch_in_a_forked_child_works_or_says_why(device_filter,
         result.stdout
 
 
+# Issue 31: a parent that only listed the devices had started PoCL's worker
+# threads (the OpenCL loader starts PoCL when it lists platforms), and a
+# child's first launch on PoCL waited for ever. The parent kills a child
+# that hangs, so the test ends either way.
+FORKED_CHILD = """
+    import os, sys, time
+    import numpy as np
+    import spirjit
+    from spirjit import kernel_api as kapi
+
+    @spirjit.kernel
+    def two(item, a):
+        a[item.get_id(0)] = 2
+
+    {parent}
+    pid = os.fork()
+    if pid == 0:
+        b = np.zeros(4)
+        try:
+            spirjit.call_kernel(two, kapi.Range(4),
+                                spirjit.asarray(b, device={device!r}))
+            print("child ran", flush=True)
+        except spirjit.errors.DeviceError as e:
+            print("child error", e, flush=True)
+        os._exit(0)
+    end = time.monotonic() + 60
+    while os.waitpid(pid, os.WNOHANG) == (0, 0):
+        if time.monotonic() > end:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            print("child hung", flush=True)
+            break
+        time.sleep(0.05)
+    print("parent done", flush=True)
+"""
+
+
+def test_forked_child_uses_a_device_its_parent_only_listed(device_filter,
+                                                           run_isolated):
+    result = run_isolated(FORKED_CHILD.format(
+        parent="assert spirjit.devices()", device=device_filter), timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "child ran\nparent done\n", result.stdout
+
+
+def test_forked_child_uses_pocl_after_its_parent_used_another_device(
+        run_isolated):
+    # The parent's launch starts every OpenCL driver in it, PoCL's too:
+    # the child is told why it cannot use PoCL, and never hangs.
+    devices = spirjit.devices()
+    pocl = [d for d in devices if d.platform == "Portable Computing Language"]
+    others = [d for d in devices if d.backend == "opencl" and d not in pocl]
+    if not pocl or not others:
+        pytest.skip("needs PoCL and another OpenCL device")
+    parent = ("spirjit.call_kernel(two, kapi.Range(4), "
+              f"spirjit.asarray(np.zeros(4), device={others[0].filter_string!r}))")
+    result = run_isolated(FORKED_CHILD.format(
+        parent=parent, device=pocl[0].filter_string), timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[-1] == "parent done" and lines[0].startswith("child error"), \
+        result.stdout
+    assert "os.fork()" in lines[0] and "'spawn'" in lines[0], lines[0]
+
+
 # --------------------------------------------------------------------------
 # A __sycl_usm_array_interface__ whose pointer is not memory of this process
 # (null, or another runtime's device-only allocation) is a ValueError that

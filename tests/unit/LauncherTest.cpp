@@ -122,6 +122,23 @@ TEST_F(Launcher, LaunchesVecaddOnHostArrays) {
   EXPECT_EQ(cache.statistics().memoryHits, 1);
 }
 
+// Issue 31: a device keeps SPIRJIT_MAX_BUILT_PROGRAMS programs built; a
+// kernel let go of is built again at its next launch and computes the same.
+TEST_F(Launcher, LetsGoOfTheLeastRecentlyLaunchedProgramAndBuildsItAgain) {
+  setenv("SPIRJIT_MAX_BUILT_PROGRAMS", "1", 1);
+  VecaddLaunch vecadd(64, 1.0f, 2.0f);
+  KernelCache first = cacheOf("vecadd"), second = cacheOf("vecadd");
+  first.launch(vecadd.range, vecadd.args, 3, device_);
+  second.launch(vecadd.range, vecadd.args, 3, device_); // lets go of first's
+  std::fill(vecadd.c.begin(), vecadd.c.end(), 0.0f);
+  first.launch(vecadd.range, vecadd.args, 3, device_);
+  unsetenv("SPIRJIT_MAX_BUILT_PROGRAMS");
+  EXPECT_EQ(vecadd.c[63], 3.0f);
+  EXPECT_EQ(first.statistics().compiles, 1);
+  EXPECT_EQ(first.statistics().rebuilds, 1);
+  EXPECT_EQ(second.statistics().rebuilds, 0);
+}
+
 TEST_F(Launcher, ASecondCacheFindsTheKernelOnDisk) {
   char folder[] = "/tmp/spirjit-launcher-test-XXXXXX";
   ASSERT_NE(mkdtemp(folder), nullptr);
