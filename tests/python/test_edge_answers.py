@@ -285,7 +285,15 @@ def test_cmath_sqrt_special_values(device_filter, require_dtypes):
     out = np.zeros_like(z)
     launch(complex_sqrt, len(z), z, out)
     expected = np.array([cmath.sqrt(v) for v in z.tolist()])
-    assert_same_complex(out, expected, (z,))
+    # Exact where an input part is not finite or zero (C99 Annex G's
+    # table); finite answers within 2 ulp a part (CUDA's libdevice is 1 ulp
+    # off CPython for huge parts).
+    special = ~np.isfinite(z) | ~np.isfinite(expected) | (z == 0)
+    assert_same_complex(out[special], expected[special], (z[special],))
+    for part in (np.real, np.imag):
+        got, want = part(out[~special]), part(expected[~special])
+        assert np.all(np.abs(got - want) <= 2 * np.spacing(np.abs(want))), \
+            list(zip(z[~special], out[~special], expected[~special]))
 
 
 def test_cmath_sqrt_special_values_complex64(device_filter):
@@ -352,7 +360,7 @@ def test_power_special_values_are_numpys(device_filter, require_dtypes):
         expected = np.power(x, y)
     bad = [(a, b, g, e) for a, b, g, e in zip(x, y, out, expected)
            if not same_float(g, e)
-           and not (math.isfinite(e) and abs(g - e) <= 2 * np.spacing(e))]
+           and not (math.isfinite(e) and abs(g - e) <= 2 * abs(np.spacing(e)))]
     assert not bad, bad[:10]
 
 

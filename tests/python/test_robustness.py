@@ -311,6 +311,15 @@ def test_forked_child_uses_a_device_its_parent_only_listed(device_filter,
     result = run_isolated(FORKED_CHILD.format(
         parent="assert spirjit.devices()", device=device_filter), timeout=120)
     assert result.returncode == 0, result.stderr
+    if spirjit.Device(device_filter).backend == "cuda":
+        # Listing CUDA devices initialises the driver in the parent, and
+        # CUDA never works in a child forked after that: the child is told
+        # so, naming what to do, and never hangs.
+        lines = result.stdout.splitlines()
+        assert lines[-1] == "parent done", result.stdout
+        assert lines[0].startswith("child error") and "'spawn'" in lines[0], \
+            result.stdout
+        return
     assert result.stdout == "child ran\nparent done\n", result.stdout
 
 
