@@ -29,6 +29,10 @@ from .kernel_api import Range
 from . import _array_ops
 from . import _array_methods
 from ._vectorize import vectorize
+# The bindings find _from_cuda_array_interface and _host_view here.
+from ._foreign import (  # noqa: F401
+    _cuda_interface, _from_cuda_array_interface, _host_view, _is_cuda_dlpack,
+    _usm_view, _wrap_host)
 
 __all__ = ["kernel", "device_func", "call_kernel", "call_kernel_async",
            "Event", "NdRange", "empty", "zeros", "ones", "full", "empty_like",
@@ -172,144 +176,6 @@ def asarray(obj, dtype=None, device=None, usm_type=None, sycl_queue=None):
                               usm_type or "device")
 
 
-_CUDA_DEVICES = None
-
-
-def _is_cuda_dlpack(obj):
-    """A DLPack producer whose memory is a CUDA GPU's (kDLCUDA, 2)."""
-    import numpy as np
-    return hasattr(obj, "__dlpack_device__") and \
-        not isinstance(obj, (np.ndarray, DeviceArray)) and \
-        tuple(obj.__dlpack_device__())[0] == 2
-
-
-def _from_cuda_array_interface(obj):
-    """A DeviceArray over the memory of a CUDA array of another library
-    (CuPy, PyTorch, numba-cuda), without a copy; it keeps ``obj`` alive.
-    Launches call it for each such argument, so it stays cheap."""
-    global _CUDA_DEVICES
-    if _CUDA_DEVICES is None:
-        _CUDA_DEVICES = [d for d in _spirjit.devices()
-                         if d.filter_string.startswith("cuda:")]
-    if not _CUDA_DEVICES:
-        raise errors.DeviceError("a __cuda_array_interface__ array needs a "
-                                 "CUDA device, and spirjit found none")
-    import numpy as np
-    info = obj.__cuda_array_interface__
-    dtype = np.dtype(info["typestr"])
-    itemsize = dtype.itemsize
-    shape = list(info["shape"])
-    strides = info.get("strides")
-    if strides is None:
-        strides, step = [], itemsize
-        for n in reversed(shape):
-            strides.append(step)
-            step *= n
-        strides.reverse()
-    else:
-        strides = list(strides)
-    span = itemsize
-    for n, st in zip(shape, strides):
-        if n == 0:
-            span = 0
-            break
-        if st < 0:
-            raise errors.InvalidArgumentError(
-                "a __cuda_array_interface__ array with negative "
-                "strides cannot be viewed; copy it first")
-        span += (n - 1) * st
-    device = _CUDA_DEVICES[0]
-    # Version 3: work the producer queued on `stream` must come first.
-    stream = info.get("stream")
-    if stream:
-        _spirjit._cuda_wait_for_stream(device, stream)
-    return _spirjit._wrap_device_memory(device, info["data"][0] or 0,
-                                        span, dtype, shape, strides, obj)
-
-
-def _cuda_interface(self):
-    if self._device.properties()["backend"] != "cuda":
-        raise AttributeError("__cuda_array_interface__ is for arrays in CUDA "
-                             "device memory")
-    # Launches run asynchronously on spirjit's stream: a consumer waits for
-    # it (version 3's `stream`).
-    return {"data": (self._pointer, False), "shape": tuple(self.shape),
-            "strides": tuple(self.strides), "typestr": self.dtype.str,
-            "version": 3, "stream": _spirjit._cuda_stream(self._device)}
-
-
-def _is_mapped(address, length):
-    """Are all the pages of [address, address + length) mapped in this
-    process? (mincore fails with ENOMEM on any unmapped page, where reading
-    would crash the interpreter.)"""
-    import ctypes
-    import mmap
-    page = mmap.PAGESIZE
-    first = address - address % page
-    size = address + max(length, 1) - first
-    if address <= 0:
-        return False
-    pages = (ctypes.c_ubyte * ((size + page - 1) // page))()
-    libc = ctypes.CDLL(None, use_errno=True)
-    return libc.mincore(ctypes.c_void_p(first), ctypes.c_size_t(size),
-                        pages) == 0
-
-
-def _usm_view(obj):
-    """A NumPy view of a __sycl_usm_array_interface__ array's memory (no
-    copy), which keeps ``obj`` alive; a ValueError where that memory is not
-    this process's."""
-    import ctypes
-
-    import numpy as np
-    info = obj.__sycl_usm_array_interface__
-    pointer, readonly = info["data"]
-    dtype = np.dtype(info["typestr"])
-    shape = tuple(info["shape"])
-    strides = info.get("strides")
-    offset = info.get("offset", 0) or 0
-    host = any(d.host_unified_memory for d in devices())
-    if not host:
-        raise errors.InvalidArgumentError(
-            "cannot read this __sycl_usm_array_interface__ array: its USM "
-            "pointer belongs to another runtime and no device here shares "
-            "the host's memory")
-    count = int(np.prod(shape)) if shape else 1
-    if strides is None:
-        strides = tuple(int(np.prod(shape[k + 1:])) for k in range(len(shape)))
-    span = 1 + sum((n - 1) * abs(st) for n, st in zip(shape, strides)) if count else 0
-    start = pointer + offset * dtype.itemsize
-    if count and not _is_mapped(start, span * dtype.itemsize):
-        raise errors.InvalidArgumentError(
-            "cannot read this __sycl_usm_array_interface__ array: its data "
-            f"pointer {start:#x} is not memory of this process (a "
-            "device-only USM allocation of another runtime, or a malformed "
-            "interface); pass a host or shared USM array, or a NumPy copy")
-    base = (ctypes.c_char * (max(span, 1) * dtype.itemsize)).from_address(
-        start)
-    base.owner = obj
-    raw = np.frombuffer(base, dtype=dtype)
-    view = np.lib.stride_tricks.as_strided(
-        raw, shape=shape, strides=[st * dtype.itemsize for st in strides])
-    if readonly:
-        view.flags.writeable = False
-    return view
-
-
-def _host_view(obj):
-    """A NumPy view of another producer's host memory, for a launch to use
-    in place as it uses a NumPy argument (kernel writes reach the owner):
-    a __sycl_usm_array_interface__ array (dpnp, dpctl) or a DLPack producer
-    on the CPU (kDLCPU). None for anything else."""
-    import numpy as np
-    if hasattr(obj, "__sycl_usm_array_interface__"):
-        return _usm_view(obj)
-    if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__") and \
-            tuple(obj.__dlpack_device__())[0] == 1:
-        return np.from_dlpack(obj)
-    return None
-
-
 def from_dlpack(obj, device=None):
     """A DeviceArray over any DLPack producer's memory (NumPy arrays
     included), without a copy where ``device`` (default: the default one)
@@ -324,19 +190,6 @@ def from_dlpack(obj, device=None):
     host = np.from_dlpack(obj)  # host memory: a view, kept by the result
     view = _wrap_host(host, _resolve_device(device))
     return view if view is not None else asarray(host, device=device)
-
-
-def _wrap_host(array, device):
-    """A DeviceArray over NumPy ``array``'s memory on ``device``, or None
-    where that device cannot use it in place."""
-    if not array.flags.writeable or array.size == 0 or \
-            any(st < 0 for st in array.strides):
-        return None
-    span = array.itemsize + sum((n - 1) * st for n, st in
-                                zip(array.shape, array.strides))
-    return _spirjit._wrap_host_memory(
-        device, array.__array_interface__["data"][0], span, array.dtype,
-        list(array.shape), list(array.strides), array)
 
 
 def asnumpy(x):
@@ -555,7 +408,6 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None,
     (launches are synchronous, and the memory is the host's view); a
     ``dl_device`` other than the array's own raises BufferError unless a
     copy is allowed."""
-    import numpy as np
     versioned = max_version is not None and max_version[0] >= 1
     if dl_device is not None and tuple(dl_device) != \
             tuple(self.__dlpack_device__()):
