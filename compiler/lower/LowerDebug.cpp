@@ -403,8 +403,19 @@ Lowered Lowering::lowerPrint(const Instruction &inst) {
       rest /= value.formats.size();
       args.insert(args.end(), value.args.begin(), value.args.end());
     }
-    if (!device().emitPrintf(builder_, format, args))
+    if (isHost()) {
+      // The host runtime writes the line where Python's print would.
+      std::vector<llvm::Value *> call = {
+          hostContext_, builder_.CreateGlobalStringPtr(format, "print.format")};
+      call.insert(call.end(), args.begin(), args.end());
+      auto *i8ptr = builder_.getInt8PtrTy();
+      llvm::FunctionCallee print = module_->getOrInsertFunction(
+          "spirjit_host_print",
+          llvm::FunctionType::get(builder_.getInt32Ty(), {i8ptr, i8ptr}, true));
+      checkStatus(builder_.CreateCall(print, call));
+    } else if (!device().emitPrintf(builder_, format, args)) {
       unsupported(inst, "print on " + target_.name());
+    }
   };
   if (combinations == 1) {
     emit(0);

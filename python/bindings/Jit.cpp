@@ -420,6 +420,11 @@ py::object JitDispatcher::call(py::args args) {
   call.hostAddressable = converted.hostAddressable;
   call.usmKind = converted.usmKind;
   call.regions = std::move(converted.regions);
+  // print() in the host code writes through sys.stdout, in order with the
+  // caller's own prints (and captured where they are).
+  call.print = [](const std::string &text) {
+    py::module_::import("sys").attr("stdout").attr("write")(text);
+  };
   std::vector<uint64_t> result(hostResultSlots(function.host.returnType) + 1);
   try {
     launch::JitFunction::call(call, params.data(), result.data());

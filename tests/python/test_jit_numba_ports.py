@@ -1,0 +1,66 @@
+"""Forms of numba `@njit(parallel=True)` programs in jit functions (issue
+29), compared with what CPython and NumPy give: print() in host code,
+reductions of views made in loops, returned argument arrays, and array
+expressions in prange bodies."""
+
+import numpy as np
+import pytest
+
+import spirjit
+from spirjit import prange
+from source_markers import marked_line
+
+
+@spirjit.jit
+def report(a, n):
+    print("rows", a.shape[0], "scale", 0.1, n > 2, 1.5 + 2j, -3)
+    print(2.0, 1e-05, np.float32(0.1))
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += a[i]
+    print("sum", s)
+    return s
+
+
+@spirjit.jit
+def print_array(a):
+    print(a)  # <- print-array
+    return a[0]
+
+
+def test_print_in_host_code_prints_as_python(device_filter, capsys):
+    a = np.arange(4.0)
+    print("before")
+    assert report(a, 3) == 6.0
+    print("after")
+    expected = ("before\n"
+                "rows 4 scale 0.1 True (1.5+2j) -3\n"
+                "2.0 1e-05 0.1\n"
+                "sum 6.0\n"
+                "after\n")
+    assert capsys.readouterr().out == expected
+
+
+def test_print_in_host_code_goes_to_the_process_stdout_in_order(
+        device_filter, run_isolated):
+    done = run_isolated("""
+        import numpy as np, spirjit
+        @spirjit.jit
+        def f(a):
+            print("inside", a.shape[0])
+            return a
+        print("before")
+        f(np.zeros(3))
+        print("after")
+    """)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "before\ninside 3\nafter\n"
+
+
+def test_print_of_an_array_in_host_code_is_a_typing_error(device_filter):
+    line = marked_line(__file__, "print-array")
+    with pytest.raises(spirjit.errors.TypingError,
+                       match=rf"test_jit_numba_ports.py:{line}: print\(\) in "
+                             r"a jit function prints numbers and string "
+                             r"literals, not .*print its elements"):
+        print_array(np.zeros(3))
