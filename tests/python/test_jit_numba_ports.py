@@ -64,3 +64,51 @@ def test_print_of_an_array_in_host_code_is_a_typing_error(device_filter):
                              r"a jit function prints numbers and string "
                              r"literals, not .*print its elements"):
         print_array(np.zeros(3))
+
+
+@spirjit.jit
+def set_first(a):
+    a[0] = 1
+    return a
+
+
+@spirjit.jit
+def swapped(u, v, iterations):
+    for it in range(iterations):
+        for i in prange(u.shape[0]):
+            v[i] = u[i] + 1.0
+        u, v = v, u
+    return u, v
+
+
+@spirjit.jit
+def tail(a):
+    return a[1:]
+
+
+@pytest.mark.parametrize("where", ["numpy", "device"])
+def test_a_returned_argument_is_the_callers_object(device_filter, where):
+    make = np.zeros if where == "numpy" else spirjit.zeros
+    x = make(4)
+    if where == "device" and x.device.backend == "cuda":
+        pytest.skip("set_first writes an element in host code")
+    r = set_first(x)
+    assert r is x
+    assert np.asarray(r if where == "numpy" else r.asnumpy()).tolist() == \
+        [1.0, 0.0, 0.0, 0.0]
+    u, v = make(3), make(3)
+    first, second = swapped(u, v, 3)
+    assert first is v and second is u
+    assert np.asarray(first if where == "numpy" else first.asnumpy()
+                      ).tolist() == [3.0, 3.0, 3.0]
+    t = tail(x)
+    assert t is not x
+    assert np.asarray(t if where == "numpy" else t.asnumpy()).tolist() == \
+        [0.0, 0.0, 0.0]
+
+
+def test_a_returned_argument_of_another_layout_is_itself(device_filter):
+    m = np.arange(12.0).reshape(3, 4)
+    view = m[:, ::2]
+    assert set_first(view) is view
+    assert m[0].tolist() == [1.0, 1.0, 1.0, 3.0]
