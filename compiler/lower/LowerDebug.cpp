@@ -231,8 +231,29 @@ Lowered Lowering::lowerAssert(const Instruction &inst) {
 }
 
 bool Lowering::isFailedAssert(const ir::Block *block) {
+  // In a kernel, a failed check of an array statement in a prange body
+  // (`ret fail`: Parfor.cpp) is one too.
   const Instruction *last = block->terminator();
-  return last && last->opcode == Opcode::Return && last->name == "assert";
+  return last && last->opcode == Opcode::Return &&
+         (last->name == "assert" || (last->name == "fail" && !isHost()));
+}
+
+Lowered Lowering::lowerKernelFail(const Instruction &inst) {
+  if (!options_.debug)
+    return {};
+  // The report names file:line itself, and the kernel has no text for
+  // the numbers the host's message would show.
+  std::string message = inst.operands[1]->constant.text;
+  std::string where = filename() + ":" + std::to_string(inst.line) + ": ";
+  if (message.compare(0, where.size(), where) == 0)
+    message.erase(0, where.size());
+  const std::string numbers = "an extent of {got} meets one of {expected}";
+  size_t at = message.find(numbers);
+  if (at != std::string::npos)
+    message.replace(at, numbers.size(), "the extents differ");
+  pend(builder_.getTrue(), addDebugSite(DebugSite::Kind::Assertion, message),
+       builder_.getInt64(0), builder_.getInt64(0));
+  return {};
 }
 
 namespace {

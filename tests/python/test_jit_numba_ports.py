@@ -112,3 +112,84 @@ def test_a_returned_argument_of_another_layout_is_itself(device_filter):
     view = m[:, ::2]
     assert set_first(view) is view
     assert m[0].tolist() == [1.0, 1.0, 1.0, 3.0]
+
+
+@spirjit.jit
+def doubled_rows(a, b):
+    for i in prange(a.shape[0]):
+        b[i, :] = a[i, :] * 2.0
+    return b
+
+
+@spirjit.jit
+def shifted_rows(a, b):
+    for i in prange(a.shape[0]):
+        row = a[i] + 1.0
+        b[i] = row
+        b[i, 1:] += a[i, :-1]
+    return b
+
+
+@spirjit.jit
+def filled_rows(b):
+    for i in prange(b.shape[0]):
+        b[i, :] = 7.0
+    return b
+
+
+@spirjit.jit
+def row_sums(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += a[i].sum()
+    return s
+
+
+@spirjit.jit
+def row_used_twice(a, b, c):
+    for i in prange(a.shape[0]):
+        row = a[i] + 1.0  # <- row-twice
+        b[i] = row
+        c[i] = row * 2.0
+    return b
+
+
+@spirjit.jit(debug=True)
+def doubled_rows_checked(a, b):
+    for i in prange(a.shape[0]):
+        b[i, :] = a[i, :] * 2.0  # <- rows-checked
+    return b
+
+
+def test_array_statements_in_a_prange_body(device_filter):
+    a = np.arange(20.0).reshape(4, 5)
+    assert doubled_rows(a, np.zeros((4, 5))).tolist() == (a * 2.0).tolist()
+    expected = a + 1.0
+    expected[:, 1:] += a[:, :-1]
+    assert shifted_rows(a, np.zeros((4, 5))).tolist() == expected.tolist()
+    assert filled_rows(np.zeros((3, 4))).tolist() == np.full((3, 4), 7.0
+                                                             ).tolist()
+    assert row_sums(a) == a.sum()
+    out = spirjit.zeros((4, 5))
+    assert doubled_rows(spirjit.asarray(a), out) is out
+    assert out.asnumpy().tolist() == (a * 2.0).tolist()
+
+
+def test_a_prange_array_expression_needing_storage_is_refused(device_filter):
+    line = marked_line(__file__, "row-twice")
+    a = np.ones((3, 4))
+    with pytest.raises(spirjit.errors.UnsupportedFeatureError,
+                       match=rf"test_jit_numba_ports.py:{line}: this array "
+                             r"expression in a prange loop needs an array of "
+                             r"its own .* inner `for j in range\(\.\.\.\)` "
+                             r"loop"):
+        row_used_twice(a, np.zeros((3, 4)), np.zeros((3, 4)))
+
+
+def test_a_prange_body_shape_mismatch_is_reported_in_debug_mode(
+        device_filter):
+    line = marked_line(__file__, "rows-checked")
+    with pytest.raises(AssertionError,
+                       match=rf"test_jit_numba_ports.py:{line}: operands "
+                             r"could not be broadcast together"):
+        doubled_rows_checked(np.ones((3, 5)), np.zeros((3, 4)))
