@@ -193,3 +193,69 @@ def test_a_prange_body_shape_mismatch_is_reported_in_debug_mode(
                        match=rf"test_jit_numba_ports.py:{line}: operands "
                              r"could not be broadcast together"):
         doubled_rows_checked(np.ones((3, 5)), np.zeros((3, 4)))
+
+
+@spirjit.jit
+def row_max(a):
+    m = 0.0
+    for k in range(a.shape[0]):
+        v = a[k, :]
+        m = max(m, np.max(v))
+    return m
+
+
+@spirjit.jit
+def row_spread(a):
+    m = 0.0
+    for k in range(a.shape[0]):
+        v = a[k]
+        m = max(m, v.max() - np.min(v))
+    return m
+
+
+@spirjit.jit
+def window_max(a):
+    m = 0.0
+    for k in range(a.shape[0] - 1):
+        m = max(m, np.max(a[k:k + 2]))
+    return m
+
+
+@spirjit.jit
+def row_max_parallel(a):
+    m = 0.0
+    for k in prange(a.shape[0]):
+        v = a[k, :]
+        m = max(m, np.max(v))
+    return m
+
+
+@spirjit.jit
+def window_max_parallel(a):
+    m = 0.0
+    for k in prange(a.shape[0] - 1):
+        m = max(m, np.max(a[k:k + 2]))
+    return m
+
+
+@spirjit.jit
+def row_extremes(a, out):
+    for k in prange(a.shape[0]):
+        out[k] = np.max(a[k]) + a[k].min()
+    return out
+
+
+@pytest.mark.parametrize("shape", [(5, 6), (7,), (7, 3)])
+def test_reductions_of_views_made_in_loops(device_filter, shape):
+    rng = np.random.default_rng(29)
+    a = rng.random(shape)
+    windows = max(a[k:k + 2].max() for k in range(a.shape[0] - 1))
+    assert window_max(a) == windows
+    assert window_max_parallel(a) == windows
+    if a.ndim == 1:
+        return
+    assert row_max(a) == a.max()
+    assert row_max_parallel(a) == a.max()
+    assert row_spread(a) == max(r.max() - r.min() for r in a)
+    assert row_extremes(a, np.zeros(a.shape[0])).tolist() == \
+        (a.max(axis=1) + a.min(axis=1)).tolist()
