@@ -628,12 +628,12 @@ private:
   Instruction *materialize(Instruction *v, int line) {
     if (inPrange_.count(block_))
       error(line,
-          "this array expression in a prange loop needs an array of its "
-          "own (it is stored in a variable used more than once, reduced "
-          "after a method call, or passed on), which a kernel cannot "
-          "allocate; use it once where it is written (b[i] = a[i] + 1.0, "
-          "np.sum(a[i] * 2.0)), or compute its elements in an inner "
-          "`for j in range(...)` loop");
+            "this array expression in a prange loop needs an array of its "
+            "own (it is stored in a variable used more than once, reduced "
+            "after a method call, or passed on), which a kernel cannot "
+            "allocate; use it once where it is written (b[i] = a[i] + 1.0, "
+            "np.sum(a[i] * 2.0)), or compute its elements in an inner "
+            "`for j in range(...)` loop");
     std::vector<std::pair<Instruction *, Access>> ls;
     leaves(v, ls, line, /*expand=*/true);
     Space space = spaceOf(ls);

@@ -383,7 +383,8 @@ private:
             succ->predecessors.begin(), succ->predecessors.end(),
             [&](Block *p) { return outer.contains(p); });
         if (!outer.contains(succ) && ret && ret->isa(Opcode::Return) &&
-            (ret->name == "assert" || ret->name == "fail") && fromLoop && asserts.insert(succ).second)
+            (ret->name == "assert" || ret->name == "fail") && fromLoop &&
+            asserts.insert(succ).second)
           assertsInOrder.push_back(succ);
       }
     for (Block *block : outer.blocks)

@@ -191,7 +191,8 @@ void defineHostHelpers() {
   static std::once_flag helpersDefined;
   std::call_once(helpersDefined, [] {
     HostJIT::instance().defineHelpers(
-        {{"spirjit_host_parfor", reinterpret_cast<void *>(&spirjit_host_parfor)},
+        {{"spirjit_host_parfor",
+          reinterpret_cast<void *>(&spirjit_host_parfor)},
          {"spirjit_host_alloc", reinterpret_cast<void *>(&spirjit_host_alloc)},
          {"spirjit_host_fill", reinterpret_cast<void *>(&spirjit_host_fill)},
          {"spirjit_host_arange",

@@ -196,8 +196,9 @@ const Type *Inference::inferPrintOrAssert(Instruction &inst,
       result_.kind == FunctionKind::Host ? "in a jit function" : "in a kernel";
   for (size_t k = 0; k < keywords.size(); ++k) {
     if (keywords[k] != "sep" && keywords[k] != "end")
-      unsupported(inst, std::string("print() ") + where + " takes the keywords sep and end "
-                        "only, not '" + keywords[k] + "'");
+      unsupported(inst, std::string("print() ") + where +
+                            " takes the keywords sep and end only, not '" +
+                            keywords[k] + "'");
     if (!isText(inst.operands[1 + positional + k]))
       unsupported(inst, "print()'s " + keywords[k] + " " + where +
                             " must be a string literal");

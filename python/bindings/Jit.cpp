@@ -311,12 +311,11 @@ private:
     // result cannot tell from it.
     for (const Argument &a : converted_.arguments)
       if (a.type && a.type->kind == TypeKind::Array && a.object &&
-          a.data == data && a.type->element == t->element &&
-          a.shape == shape) {
+          a.data == data && a.type->element == t->element && a.shape == shape) {
         bool same = true;
         for (int d = 0; d < n; ++d)
-          same &= shape[d] <= 1 ||
-                  a.strides[d] * dtype.itemsize() == strides[d];
+          same &=
+              shape[d] <= 1 || a.strides[d] * dtype.itemsize() == strides[d];
         if (same)
           return a.object;
       }
