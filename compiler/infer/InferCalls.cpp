@@ -205,9 +205,14 @@ const Type *Inference::inferPrintOrAssert(Instruction &inst,
   }
   for (size_t i = 1; i <= positional; ++i) {
     const Instruction *v = inst.operands[i];
-    if (!isText(v) && !v->type->isNumber())
+    const Type *t = v->type;
+    bool numbers = t->kind == TypeKind::Tuple &&
+                   std::all_of(t->elements.begin(), t->elements.end(),
+                               [](const Type *e) { return e->isNumber(); });
+    if (!isText(v) && !t->isNumber() && !numbers)
       typingError(inst, std::string("print() ") + where +
-                            " prints numbers and string literals, not '" +
+                            " prints numbers, tuples of numbers and string "
+                            "literals, not '" +
                             v->type->str() + "'" +
                             (v->type->kind == TypeKind::Array
                                  ? ": print its elements (a[i]), or return "

@@ -318,19 +318,10 @@ Lowered Lowering::lowerPrint(const Instruction &inst) {
   std::vector<std::string> pieces; // text between the values
   std::vector<PrintedValue> values;
   std::string text;
-  for (size_t i = 1; i <= positional; ++i) {
-    if (i > 1)
-      text += escapeFormat(sep);
-    const Instruction *operand = inst.operands[i];
-    if (operand->opcode == Opcode::Const &&
-        operand->constant.kind == ConstValue::Kind::Str) {
-      text += escapeFormat(operand->constant.text);
-      continue;
-    }
+  // One number: a printf variant per way Python may write it.
+  auto printScalar = [&](llvm::Value *v, const Type *t) {
     pieces.push_back(text);
     text.clear();
-    const Type *t = types::materialize(operand->type);
-    llvm::Value *v = scalarOf(operand, t);
     PrintedValue printed;
     auto floatVariants = [&](llvm::Value *x, bool single) {
       if (auto *known = llvm::dyn_cast<llvm::ConstantFP>(x)) {
@@ -395,6 +386,31 @@ Lowered Lowering::lowerPrint(const Instruction &inst) {
       SPIRJIT_INTERNAL_CHECK(false, "print of a '" + t->str() + "'");
     }
     values.push_back(printed);
+  };
+  for (size_t i = 1; i <= positional; ++i) {
+    if (i > 1)
+      text += escapeFormat(sep);
+    const Instruction *operand = inst.operands[i];
+    if (operand->opcode == Opcode::Const &&
+        operand->constant.kind == ConstValue::Kind::Str) {
+      text += escapeFormat(operand->constant.text);
+      continue;
+    }
+    const Type *t = types::materialize(operand->type);
+    if (t->kind != TypeKind::Tuple) {
+      printScalar(scalarOf(operand, t), t);
+      continue;
+    }
+    // A tuple of numbers (a.shape) as Python writes it: "(3,)", "(3, 4)".
+    const Lowered &tuple = values_.at(operand);
+    text += "(";
+    for (size_t k = 0; k < t->elements.size(); ++k) {
+      const Type *e = types::materialize(t->elements[k]);
+      text += k ? ", " : "";
+      printScalar(
+          convert(tuple.elements[k].scalar, operand->type->elements[k], e), e);
+    }
+    text += t->elements.size() == 1 ? ",)" : ")";
   }
   pieces.push_back(text + escapeFormat(end));
 

@@ -14,7 +14,8 @@ from source_markers import marked_line
 @spirjit.jit
 def report(a, n):
     print("rows", a.shape[0], "scale", 0.1, n > 2, 1.5 + 2j, -3)
-    print(2.0, 1e-05, np.float32(0.1))
+    print(2.0, 1e-05, np.float32(0.1), a.shape, (n, 2.5), sep=", ",
+          end="!\n")
     s = 0.0
     for i in prange(a.shape[0]):
         s += a[i]
@@ -35,7 +36,7 @@ def test_print_in_host_code_prints_as_python(device_filter, capsys):
     print("after")
     expected = ("before\n"
                 "rows 4 scale 0.1 True (1.5+2j) -3\n"
-                "2.0 1e-05 0.1\n"
+                "2.0, 1e-05, 0.1, (4,), (3, 2.5)!\n"
                 "sum 6.0\n"
                 "after\n")
     assert capsys.readouterr().out == expected
@@ -61,8 +62,9 @@ def test_print_of_an_array_in_host_code_is_a_typing_error(device_filter):
     line = marked_line(__file__, "print-array")
     with pytest.raises(spirjit.errors.TypingError,
                        match=rf"test_jit_numba_ports.py:{line}: print\(\) in "
-                             r"a jit function prints numbers and string "
-                             r"literals, not .*print its elements"):
+                             r"a jit function prints numbers, tuples of "
+                             r"numbers and string literals, not .*print "
+                             r"its elements"):
         print_array(np.zeros(3))
 
 
