@@ -261,3 +261,18 @@ def test_reductions_of_views_made_in_loops(device_filter, shape):
     assert row_spread(a) == max(r.max() - r.min() for r in a)
     assert row_extremes(a, np.zeros(a.shape[0])).tolist() == \
         (a.max(axis=1) + a.min(axis=1)).tolist()
+
+
+def test_print_of_tuples_in_a_kernel(device_filter, run_isolated):
+    done = run_isolated("""
+        import numpy as np, spirjit
+        from spirjit import kernel_api as kapi
+        @spirjit.kernel
+        def k(item: kapi.Item, a):
+            i = item.get_id(0)
+            print("t", a.shape, (i, a[i]))
+        spirjit.call_kernel(k, kapi.Range(2), np.array([1.5, 2.0]))
+    """)
+    assert done.returncode == 0, done.stderr
+    assert sorted(done.stdout.splitlines()) == ["t (2,) (0, 1.5)",
+                                                 "t (2,) (1, 2.0)"]
