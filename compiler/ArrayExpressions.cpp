@@ -5,6 +5,7 @@
 
 #include "compiler/ArrayExpressionParts.h"
 #include "compiler/Parfor.h"
+#include "frontend/Dominators.h"
 
 #include <algorithm>
 #include <functional>
@@ -45,8 +46,15 @@ public:
           users_[operand].push_back(inst.get());
       }
 
+    ir::DominatorTree dominators(old_);
+    ir::LoopTree loops(old_, dominators);
+    for (const auto &loop : loops.loops())
+      if (prangeOf(*loop))
+        inPrange_.insert(loop->blocks.begin(), loop->blocks.end());
+
     for (const auto &block : old_.blocks) {
       Block *copy = fn_->addBlock();
+      block_ = block.get();
       map_.blocks[block.get()] = copy;
       cur_ = copy;
       for (const auto &inst : block->instructions)
@@ -618,6 +626,14 @@ private:
   /// A new array holding expression `v` (np.empty on the call's device,
   /// then a loop filling it); returns the array.
   Instruction *materialize(Instruction *v, int line) {
+    if (inPrange_.count(block_))
+      error(line,
+            "this array expression in a prange loop needs an array of its "
+            "own (it is stored in a variable used more than once, reduced "
+            "after a method call, or passed on), which a kernel cannot "
+            "allocate; use it once where it is written (b[i] = a[i] + 1.0, "
+            "np.sum(a[i] * 2.0)), or compute its elements in an inner "
+            "`for j in range(...)` loop");
     std::vector<std::pair<Instruction *, Access>> ls;
     leaves(v, ls, line, /*expand=*/true);
     Space space = spaceOf(ls);
@@ -858,6 +874,10 @@ private:
 
   const TypedFunction &typed_;
   const ir::Function &old_;
+  /// The blocks of prange loops, and the one being walked: an array
+  /// expression there runs in the loop's kernel.
+  std::set<const Block *> inPrange_;
+  const Block *block_ = nullptr;
   ir::ValueMap map_;
   std::map<const Block *, Block *> last_;
   std::map<const Instruction *, std::vector<const Instruction *>> users_;

@@ -31,6 +31,10 @@
 //    it writes at another position (a[1:] = a[:-1]) goes through a
 //    temporary, as NumPy's does. Distinct arrays are assumed not to
 //    overlap, as numba assumes.
+//  - In a prange body the loops run in the body's kernel: a statement
+//    that needs a temporary there is a user error (a kernel allocates
+//    nothing), and the parfor stage outlines failed checks with the body,
+//    where they are asserts.
 #pragma once
 
 #include "compiler/TypeInference.h"

@@ -67,6 +67,12 @@ void *spirjit_host_arange(void *context, int32_t floating, double fstart,
 int32_t spirjit_host_fail(void *context, const char *message, int64_t got,
                           int64_t expected);
 
+/* print() in host code: writes the printf `format` of the arguments that
+ * follow (the lowering makes one format per line, Python's str() of each
+ * value) where Python's print would (HostCall::print: sys.stdout, so the
+ * line comes in order with Python's own). Returns 0 or a failure. */
+int32_t spirjit_host_print(void *context, const char *format, ...);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,9 +24,6 @@ using ir::Block;
 using ir::Instruction;
 using ir::Opcode;
 
-namespace {
-
-/// The prange call a header's loop iterates over, or nullptr.
 Instruction *prangeOf(const ir::Loop &loop) {
   for (auto &inst : loop.header->instructions) {
     if (!inst->isa(Opcode::IterValid))
@@ -43,6 +40,8 @@ Instruction *prangeOf(const ir::Loop &loop) {
   }
   return nullptr;
 }
+
+namespace {
 
 Instruction *findIn(const Block *block, Opcode opcode) {
   for (auto &inst : block->instructions)
@@ -372,7 +371,9 @@ private:
     Block *preheader = preheaders[0];
     // A failed assert's block (`ret assert`, entered from the loop only)
     // goes with the body: the kernel reports it (in debug mode) or never
-    // takes it.
+    // takes it. So does a failed check of an array statement in the body
+    // (`ret fail`, ArrayExpressions.h: b[i, :] = a[i, :] * 2.0), which
+    // the kernel reports as a failed assert.
     std::set<Block *> asserts;
     std::vector<Block *> assertsInOrder; // the same in every process
     for (Block *block : outer.blocks)
@@ -382,7 +383,8 @@ private:
             succ->predecessors.begin(), succ->predecessors.end(),
             [&](Block *p) { return outer.contains(p); });
         if (!outer.contains(succ) && ret && ret->isa(Opcode::Return) &&
-            ret->name == "assert" && fromLoop && asserts.insert(succ).second)
+            (ret->name == "assert" || ret->name == "fail") && fromLoop &&
+            asserts.insert(succ).second)
           assertsInOrder.push_back(succ);
       }
     for (Block *block : outer.blocks)

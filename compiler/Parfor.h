@@ -34,6 +34,10 @@
 
 namespace spirjit {
 
+namespace ir {
+struct Loop;
+}
+
 enum class ReductionOp { Add, Mul, Min, Max, Or, And, Xor };
 
 struct Parfor {
@@ -62,6 +66,9 @@ struct Parfor {
 };
 
 std::vector<Parfor> outlineParfors(TypedFunction &host);
+
+/// The prange call a loop of typed pyir iterates over, or nullptr.
+ir::Instruction *prangeOf(const ir::Loop &loop);
 
 /// The identity of `op` on values of `type`, as the kernel starts each
 /// accumulator.

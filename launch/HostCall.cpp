@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdarg>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
@@ -189,12 +191,15 @@ void defineHostHelpers() {
   static std::once_flag helpersDefined;
   std::call_once(helpersDefined, [] {
     HostJIT::instance().defineHelpers(
-        {{"spirjit_host_parfor", reinterpret_cast<void *>(&spirjit_host_parfor)},
+        {{"spirjit_host_parfor",
+          reinterpret_cast<void *>(&spirjit_host_parfor)},
          {"spirjit_host_alloc", reinterpret_cast<void *>(&spirjit_host_alloc)},
          {"spirjit_host_fill", reinterpret_cast<void *>(&spirjit_host_fill)},
          {"spirjit_host_arange",
           reinterpret_cast<void *>(&spirjit_host_arange)},
-         {"spirjit_host_fail", reinterpret_cast<void *>(&spirjit_host_fail)}});
+         {"spirjit_host_fail", reinterpret_cast<void *>(&spirjit_host_fail)},
+         {"spirjit_host_print",
+          reinterpret_cast<void *>(&spirjit_host_print)}});
   });
 }
 
@@ -640,4 +645,28 @@ extern "C" int32_t spirjit_host_fail(void *context, const char *message,
   call.error = std::make_exception_ptr(
       LaunchError(LaunchErrorKind::InvalidArgument, text));
   return 1;
+}
+
+extern "C" int32_t spirjit_host_print(void *context, const char *format, ...) {
+  auto &call = *static_cast<HostCall *>(context);
+  va_list args, again;
+  va_start(args, format);
+  va_copy(again, args);
+  int length = std::vsnprintf(nullptr, 0, format, args);
+  va_end(args);
+  std::string text(static_cast<size_t>(std::max(length, 0)), '\0');
+  std::vsnprintf(text.data(), text.size() + 1, format, again);
+  va_end(again);
+  if (!call.print) {
+    std::fputs(text.c_str(), stdout);
+    std::fflush(stdout);
+    return 0;
+  }
+  try {
+    call.print(text);
+  } catch (...) {
+    call.error = std::current_exception();
+    return 1;
+  }
+  return 0;
 }

@@ -9,9 +9,11 @@
 #include "launch/Launcher.h"
 
 #include <exception>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace spirjit::launch {
@@ -46,6 +48,9 @@ struct HostCall {
   /// A helper's failure, rethrown by the caller after the host code
   /// returned its status.
   std::exception_ptr error;
+  /// Where print() in the host code writes a line (the binding's: Python's
+  /// sys.stdout); unset, C's stdout, flushed.
+  std::function<void(const std::string &)> print;
 
   HostCall() = default;
   HostCall(const HostCall &) = delete;

@@ -192,19 +192,32 @@ const Type *Inference::inferPrintOrAssert(Instruction &inst,
                         "literal");
     return types::none();
   }
+  const char *where =
+      result_.kind == FunctionKind::Host ? "in a jit function" : "in a kernel";
   for (size_t k = 0; k < keywords.size(); ++k) {
     if (keywords[k] != "sep" && keywords[k] != "end")
-      unsupported(inst, "print() in a kernel takes the keywords sep and end "
-                        "only, not '" + keywords[k] + "'");
+      unsupported(inst, std::string("print() ") + where +
+                            " takes the keywords sep and end only, not '" +
+                            keywords[k] + "'");
     if (!isText(inst.operands[1 + positional + k]))
-      unsupported(inst, "print()'s " + keywords[k] +
-                            " in a kernel must be a string literal");
+      unsupported(inst, "print()'s " + keywords[k] + " " + where +
+                            " must be a string literal");
   }
   for (size_t i = 1; i <= positional; ++i) {
     const Instruction *v = inst.operands[i];
-    if (!isText(v) && !v->type->isNumber())
-      typingError(inst, "print() in a kernel prints numbers and string "
-                        "literals, not '" + v->type->str() + "'");
+    const Type *t = v->type;
+    bool numbers = t->kind == TypeKind::Tuple &&
+                   std::all_of(t->elements.begin(), t->elements.end(),
+                               [](const Type *e) { return e->isNumber(); });
+    if (!isText(v) && !t->isNumber() && !numbers)
+      typingError(inst, std::string("print() ") + where +
+                            " prints numbers, tuples of numbers and string "
+                            "literals, not '" +
+                            v->type->str() + "'" +
+                            (v->type->kind == TypeKind::Array
+                                 ? ": print its elements (a[i]), or return "
+                                   "the array and print it in Python"
+                                 : ""));
   }
   return types::none();
 }

@@ -231,8 +231,29 @@ Lowered Lowering::lowerAssert(const Instruction &inst) {
 }
 
 bool Lowering::isFailedAssert(const ir::Block *block) {
+  // In a kernel, a failed check of an array statement in a prange body
+  // (`ret fail`: Parfor.cpp) is one too.
   const Instruction *last = block->terminator();
-  return last && last->opcode == Opcode::Return && last->name == "assert";
+  return last && last->opcode == Opcode::Return &&
+         (last->name == "assert" || (last->name == "fail" && !isHost()));
+}
+
+Lowered Lowering::lowerKernelFail(const Instruction &inst) {
+  if (!options_.debug)
+    return {};
+  // The report names file:line itself, and the kernel has no text for
+  // the numbers the host's message would show.
+  std::string message = inst.operands[1]->constant.text;
+  std::string where = filename() + ":" + std::to_string(inst.line) + ": ";
+  if (message.compare(0, where.size(), where) == 0)
+    message.erase(0, where.size());
+  const std::string numbers = "an extent of {got} meets one of {expected}";
+  size_t at = message.find(numbers);
+  if (at != std::string::npos)
+    message.replace(at, numbers.size(), "the extents differ");
+  pend(builder_.getTrue(), addDebugSite(DebugSite::Kind::Assertion, message),
+       builder_.getInt64(0), builder_.getInt64(0));
+  return {};
 }
 
 namespace {
@@ -297,19 +318,10 @@ Lowered Lowering::lowerPrint(const Instruction &inst) {
   std::vector<std::string> pieces; // text between the values
   std::vector<PrintedValue> values;
   std::string text;
-  for (size_t i = 1; i <= positional; ++i) {
-    if (i > 1)
-      text += escapeFormat(sep);
-    const Instruction *operand = inst.operands[i];
-    if (operand->opcode == Opcode::Const &&
-        operand->constant.kind == ConstValue::Kind::Str) {
-      text += escapeFormat(operand->constant.text);
-      continue;
-    }
+  // One number: a printf variant per way Python may write it.
+  auto printScalar = [&](llvm::Value *v, const Type *t) {
     pieces.push_back(text);
     text.clear();
-    const Type *t = types::materialize(operand->type);
-    llvm::Value *v = scalarOf(operand, t);
     PrintedValue printed;
     auto floatVariants = [&](llvm::Value *x, bool single) {
       if (auto *known = llvm::dyn_cast<llvm::ConstantFP>(x)) {
@@ -374,6 +386,31 @@ Lowered Lowering::lowerPrint(const Instruction &inst) {
       SPIRJIT_INTERNAL_CHECK(false, "print of a '" + t->str() + "'");
     }
     values.push_back(printed);
+  };
+  for (size_t i = 1; i <= positional; ++i) {
+    if (i > 1)
+      text += escapeFormat(sep);
+    const Instruction *operand = inst.operands[i];
+    if (operand->opcode == Opcode::Const &&
+        operand->constant.kind == ConstValue::Kind::Str) {
+      text += escapeFormat(operand->constant.text);
+      continue;
+    }
+    const Type *t = types::materialize(operand->type);
+    if (t->kind != TypeKind::Tuple) {
+      printScalar(scalarOf(operand, t), t);
+      continue;
+    }
+    // A tuple of numbers (a.shape) as Python writes it: "(3,)", "(3, 4)".
+    const Lowered &tuple = values_.at(operand);
+    text += "(";
+    for (size_t k = 0; k < t->elements.size(); ++k) {
+      const Type *e = types::materialize(t->elements[k]);
+      text += k ? ", " : "";
+      printScalar(
+          convert(tuple.elements[k].scalar, operand->type->elements[k], e), e);
+    }
+    text += t->elements.size() == 1 ? ",)" : ")";
   }
   pieces.push_back(text + escapeFormat(end));
 
@@ -403,8 +440,19 @@ Lowered Lowering::lowerPrint(const Instruction &inst) {
       rest /= value.formats.size();
       args.insert(args.end(), value.args.begin(), value.args.end());
     }
-    if (!device().emitPrintf(builder_, format, args))
+    if (isHost()) {
+      // The host runtime writes the line where Python's print would.
+      std::vector<llvm::Value *> call = {
+          hostContext_, builder_.CreateGlobalStringPtr(format, "print.format")};
+      call.insert(call.end(), args.begin(), args.end());
+      auto *i8ptr = builder_.getInt8PtrTy();
+      llvm::FunctionCallee print = module_->getOrInsertFunction(
+          "spirjit_host_print",
+          llvm::FunctionType::get(builder_.getInt32Ty(), {i8ptr, i8ptr}, true));
+      checkStatus(builder_.CreateCall(print, call));
+    } else if (!device().emitPrintf(builder_, format, args)) {
       unsupported(inst, "print on " + target_.name());
+    }
   };
   if (combinations == 1) {
     emit(0);

@@ -196,8 +196,10 @@ private:
   llvm::Value *sinkFor(const Type *arrayType);
   Lowered lowerAssert(const Instruction &inst);
   Lowered lowerPrint(const Instruction &inst);
+  /// A failed array-statement check in a kernel: a failed assert.
+  Lowered lowerKernelFail(const Instruction &inst);
   /// A block a failed assert ends (BuildPyIR marks its return).
-  static bool isFailedAssert(const ir::Block *block);
+  bool isFailedAssert(const ir::Block *block);
 
   // LowerInstructions.cpp
   void lowerInstruction(const Instruction &inst);

@@ -306,6 +306,19 @@ private:
       shape[d] = static_cast<int64_t>(slots_[next_++]);
     for (int d = 0; d < n; ++d)
       strides[d] = static_cast<int64_t>(slots_[next_++]) * dtype.itemsize();
+    // An argument returned as it came is that object, as numba returns it
+    // (`f(x) is x`); so is a view of the same layout (`a[:]`), which the
+    // result cannot tell from it.
+    for (const Argument &a : converted_.arguments)
+      if (a.type && a.type->kind == TypeKind::Array && a.object &&
+          a.data == data && a.type->element == t->element && a.shape == shape) {
+        bool same = true;
+        for (int d = 0; d < n; ++d)
+          same &=
+              shape[d] <= 1 || a.strides[d] * dtype.itemsize() == strides[d];
+        if (same)
+          return a.object;
+      }
     launch::HostCall::Region *region = call_.regionOf(data);
     if (region && region->buffer)
       return py::cast(DeviceArray(region->buffer, dtype, shape, strides,
@@ -420,6 +433,11 @@ py::object JitDispatcher::call(py::args args) {
   call.hostAddressable = converted.hostAddressable;
   call.usmKind = converted.usmKind;
   call.regions = std::move(converted.regions);
+  // print() in the host code writes through sys.stdout, in order with the
+  // caller's own prints (and captured where they are).
+  call.print = [](const std::string &text) {
+    py::module_::import("sys").attr("stdout").attr("write")(text);
+  };
   std::vector<uint64_t> result(hostResultSlots(function.host.returnType) + 1);
   try {
     launch::JitFunction::call(call, params.data(), result.data());

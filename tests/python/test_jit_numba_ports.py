@@ -1,0 +1,278 @@
+"""Forms of numba `@njit(parallel=True)` programs in jit functions (issue
+29), compared with what CPython and NumPy give: print() in host code,
+reductions of views made in loops, returned argument arrays, and array
+expressions in prange bodies."""
+
+import numpy as np
+import pytest
+
+import spirjit
+from spirjit import prange
+from source_markers import marked_line
+
+
+@spirjit.jit
+def report(a, n):
+    print("rows", a.shape[0], "scale", 0.1, n > 2, 1.5 + 2j, -3)
+    print(2.0, 1e-05, np.float32(0.1), a.shape, (n, 2.5), sep=", ",
+          end="!\n")
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += a[i]
+    print("sum", s)
+    return s
+
+
+@spirjit.jit
+def print_array(a):
+    print(a)  # <- print-array
+    return a[0]
+
+
+def test_print_in_host_code_prints_as_python(device_filter, capsys):
+    a = np.arange(4.0)
+    print("before")
+    assert report(a, 3) == 6.0
+    print("after")
+    expected = ("before\n"
+                "rows 4 scale 0.1 True (1.5+2j) -3\n"
+                "2.0, 1e-05, 0.1, (4,), (3, 2.5)!\n"
+                "sum 6.0\n"
+                "after\n")
+    assert capsys.readouterr().out == expected
+
+
+def test_print_in_host_code_goes_to_the_process_stdout_in_order(
+        device_filter, run_isolated):
+    done = run_isolated("""
+        import numpy as np, spirjit
+        @spirjit.jit
+        def f(a):
+            print("inside", a.shape[0])
+            return a
+        print("before")
+        f(np.zeros(3))
+        print("after")
+    """)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "before\ninside 3\nafter\n"
+
+
+def test_print_of_an_array_in_host_code_is_a_typing_error(device_filter):
+    line = marked_line(__file__, "print-array")
+    with pytest.raises(spirjit.errors.TypingError,
+                       match=rf"test_jit_numba_ports.py:{line}: print\(\) in "
+                             r"a jit function prints numbers, tuples of "
+                             r"numbers and string literals, not .*print "
+                             r"its elements"):
+        print_array(np.zeros(3))
+
+
+@spirjit.jit
+def set_first(a):
+    a[0] = 1
+    return a
+
+
+@spirjit.jit
+def swapped(u, v, iterations):
+    for it in range(iterations):
+        for i in prange(u.shape[0]):
+            v[i] = u[i] + 1.0
+        u, v = v, u
+    return u, v
+
+
+@spirjit.jit
+def tail(a):
+    return a[1:]
+
+
+@pytest.mark.parametrize("where", ["numpy", "device"])
+def test_a_returned_argument_is_the_callers_object(device_filter, where):
+    make = np.zeros if where == "numpy" else spirjit.zeros
+    x = make(4)
+    if where == "device" and x.device.backend == "cuda":
+        pytest.skip("set_first writes an element in host code")
+    r = set_first(x)
+    assert r is x
+    assert np.asarray(r if where == "numpy" else r.asnumpy()).tolist() == \
+        [1.0, 0.0, 0.0, 0.0]
+    u, v = make(3), make(3)
+    first, second = swapped(u, v, 3)
+    assert first is v and second is u
+    assert np.asarray(first if where == "numpy" else first.asnumpy()
+                      ).tolist() == [3.0, 3.0, 3.0]
+    t = tail(x)
+    assert t is not x
+    assert np.asarray(t if where == "numpy" else t.asnumpy()).tolist() == \
+        [0.0, 0.0, 0.0]
+
+
+def test_a_returned_argument_of_another_layout_is_itself(device_filter):
+    m = np.arange(12.0).reshape(3, 4)
+    view = m[:, ::2]
+    assert set_first(view) is view
+    assert m[0].tolist() == [1.0, 1.0, 1.0, 3.0]
+
+
+@spirjit.jit
+def doubled_rows(a, b):
+    for i in prange(a.shape[0]):
+        b[i, :] = a[i, :] * 2.0
+    return b
+
+
+@spirjit.jit
+def shifted_rows(a, b):
+    for i in prange(a.shape[0]):
+        row = a[i] + 1.0
+        b[i] = row
+        b[i, 1:] += a[i, :-1]
+    return b
+
+
+@spirjit.jit
+def filled_rows(b):
+    for i in prange(b.shape[0]):
+        b[i, :] = 7.0
+    return b
+
+
+@spirjit.jit
+def row_sums(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += a[i].sum()
+    return s
+
+
+@spirjit.jit
+def row_used_twice(a, b, c):
+    for i in prange(a.shape[0]):
+        row = a[i] + 1.0  # <- row-twice
+        b[i] = row
+        c[i] = row * 2.0
+    return b
+
+
+@spirjit.jit(debug=True)
+def doubled_rows_checked(a, b):
+    for i in prange(a.shape[0]):
+        b[i, :] = a[i, :] * 2.0  # <- rows-checked
+    return b
+
+
+def test_array_statements_in_a_prange_body(device_filter):
+    a = np.arange(20.0).reshape(4, 5)
+    assert doubled_rows(a, np.zeros((4, 5))).tolist() == (a * 2.0).tolist()
+    expected = a + 1.0
+    expected[:, 1:] += a[:, :-1]
+    assert shifted_rows(a, np.zeros((4, 5))).tolist() == expected.tolist()
+    assert filled_rows(np.zeros((3, 4))).tolist() == np.full((3, 4), 7.0
+                                                             ).tolist()
+    assert row_sums(a) == a.sum()
+    out = spirjit.zeros((4, 5))
+    assert doubled_rows(spirjit.asarray(a), out) is out
+    assert out.asnumpy().tolist() == (a * 2.0).tolist()
+
+
+def test_a_prange_array_expression_needing_storage_is_refused(device_filter):
+    line = marked_line(__file__, "row-twice")
+    a = np.ones((3, 4))
+    with pytest.raises(spirjit.errors.UnsupportedFeatureError,
+                       match=rf"test_jit_numba_ports.py:{line}: this array "
+                             r"expression in a prange loop needs an array of "
+                             r"its own .* inner `for j in range\(\.\.\.\)` "
+                             r"loop"):
+        row_used_twice(a, np.zeros((3, 4)), np.zeros((3, 4)))
+
+
+def test_a_prange_body_shape_mismatch_is_reported_in_debug_mode(
+        device_filter):
+    line = marked_line(__file__, "rows-checked")
+    with pytest.raises(AssertionError,
+                       match=rf"test_jit_numba_ports.py:{line}: operands "
+                             r"could not be broadcast together"):
+        doubled_rows_checked(np.ones((3, 5)), np.zeros((3, 4)))
+
+
+@spirjit.jit
+def row_max(a):
+    m = 0.0
+    for k in range(a.shape[0]):
+        v = a[k, :]
+        m = max(m, np.max(v))
+    return m
+
+
+@spirjit.jit
+def row_spread(a):
+    m = 0.0
+    for k in range(a.shape[0]):
+        v = a[k]
+        m = max(m, v.max() - np.min(v))
+    return m
+
+
+@spirjit.jit
+def window_max(a):
+    m = 0.0
+    for k in range(a.shape[0] - 1):
+        m = max(m, np.max(a[k:k + 2]))
+    return m
+
+
+@spirjit.jit
+def row_max_parallel(a):
+    m = 0.0
+    for k in prange(a.shape[0]):
+        v = a[k, :]
+        m = max(m, np.max(v))
+    return m
+
+
+@spirjit.jit
+def window_max_parallel(a):
+    m = 0.0
+    for k in prange(a.shape[0] - 1):
+        m = max(m, np.max(a[k:k + 2]))
+    return m
+
+
+@spirjit.jit
+def row_extremes(a, out):
+    for k in prange(a.shape[0]):
+        out[k] = np.max(a[k]) + a[k].min()
+    return out
+
+
+@pytest.mark.parametrize("shape", [(5, 6), (7,), (7, 3)])
+def test_reductions_of_views_made_in_loops(device_filter, shape):
+    rng = np.random.default_rng(29)
+    a = rng.random(shape)
+    windows = max(a[k:k + 2].max() for k in range(a.shape[0] - 1))
+    assert window_max(a) == windows
+    assert window_max_parallel(a) == windows
+    if a.ndim == 1:
+        return
+    assert row_max(a) == a.max()
+    assert row_max_parallel(a) == a.max()
+    assert row_spread(a) == max(r.max() - r.min() for r in a)
+    assert row_extremes(a, np.zeros(a.shape[0])).tolist() == \
+        (a.max(axis=1) + a.min(axis=1)).tolist()
+
+
+def test_print_of_tuples_in_a_kernel(device_filter, run_isolated):
+    done = run_isolated("""
+        import numpy as np, spirjit
+        from spirjit import kernel_api as kapi
+        @spirjit.kernel
+        def k(item: kapi.Item, a):
+            i = item.get_id(0)
+            print("t", a.shape, (i, a[i]))
+        spirjit.call_kernel(k, kapi.Range(2), np.array([1.5, 2.0]))
+    """)
+    assert done.returncode == 0, done.stderr
+    assert sorted(done.stdout.splitlines()) == ["t (2,) (0, 1.5)",
+                                                 "t (2,) (1, 2.0)"]
