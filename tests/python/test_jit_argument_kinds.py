@@ -1,0 +1,103 @@
+"""Arguments of jit functions beyond 1-3-D arrays and numbers, as numba takes
+them: 0-D arrays, arrays of any rank, and functions; against NumPy on every
+device."""
+
+import numpy as np
+import pytest
+
+import spirjit
+from spirjit import prange
+from spirjit.errors import TypingError
+
+# --- 0-D arrays ---------------------------------------------------------------
+
+
+@spirjit.jit
+def zero_d_read_write(a, x):
+    old = a[()]
+    a[()] = x
+    return old * 2, a.item(), a.ndim, a.size, a.shape
+
+
+@spirjit.jit
+def zero_d_arithmetic(a, b, v):
+    return a + b, np.sqrt(a), a * 2.0, a[()] > 2.0, a + v
+
+
+@spirjit.jit
+def zero_d_arrays(a):
+    a += 1
+    return a, a.copy(), a.astype(np.float32), a.sum(), a.max(), np.zeros(())
+
+
+@spirjit.jit
+def zero_d_in_prange(s, out):
+    for i in prange(out.shape[0]):
+        out[i] = s[()] * i
+
+
+@spirjit.jit
+def item(a):
+    return a.item()
+
+
+def test_zero_d_argument_reads_writes_and_item(device):
+    a = np.array(3.0)
+    want_a = a.copy()
+    assert zero_d_read_write(a, 5.0) == zero_d_read_write.py_func(want_a, 5.0)
+    assert a == want_a == 5.0
+
+
+def test_zero_d_arithmetic_gives_numpy_numbers(device):
+    a, b, v = np.array(3.0), np.array(2.0), np.arange(3.0)
+    got = zero_d_arithmetic(a, b, v)
+    want = zero_d_arithmetic.py_func(a, b, v)
+    for g, w in zip(got[:4], want[:4]):
+        assert not isinstance(g, np.ndarray)
+        assert g == w
+    np.testing.assert_array_equal(got[4], want[4])
+
+
+def test_zero_d_results_stay_arrays(device):
+    a = np.array(3.0)
+    got = zero_d_arrays(a)
+    want = zero_d_arrays.py_func(np.array(3.0))
+    assert a == 4.0
+    assert got[0] is not None and got[0].shape == () and got[0] == 4.0
+    for g, w in zip(got[1:3] + got[5:], want[1:3] + want[5:]):
+        assert isinstance(g, np.ndarray) and g.dtype == w.dtype
+        assert g.shape == () and g == w
+    assert got[3:5] == want[3:5]
+
+
+def test_zero_d_argument_in_prange(device):
+    out = np.zeros(5)
+    zero_d_in_prange(np.array(2.0), out)
+    np.testing.assert_array_equal(out, 2.0 * np.arange(5))
+
+
+def test_zero_d_device_array(device):
+    d = spirjit.asarray(np.array(4.0), device=device)
+    assert item(d) == 4.0
+    out = spirjit.asarray(np.zeros(3), device=device)
+    zero_d_in_prange(d, out)
+    np.testing.assert_array_equal(out.asnumpy(), [0.0, 4.0, 8.0])
+
+
+def test_item_of_size_one_arrays_and_its_error(device):
+    assert item(np.full((1, 1), 7, dtype=np.int32)) == 7
+    with pytest.raises(ValueError, match=r"test_jit_argument_kinds\.py:\d+: "
+                       "can only convert an array of size 1"):
+        item(np.ones(2))
+
+
+def test_zero_d_kernel_argument_is_a_clear_error(device):
+    from spirjit import kernel_api as kapi
+
+    @spirjit.kernel
+    def k(it: kapi.Item, s, b):
+        b[it.get_id(0)] = s
+
+    with pytest.raises(TypingError, match="0-dimensional array; pass a "
+                       "scalar"):
+        spirjit.call_kernel(k, kapi.Range(2), np.array(1.0), np.zeros(2))
