@@ -74,10 +74,6 @@ struct Converted {
 void arrayLayout(Argument &a, const Type *element, const int64_t *shape,
                  const int64_t *strides, int ndim, int64_t itemsize,
                  size_t index) {
-  if (ndim > 3)
-    throw PythonError("TypingError",
-                      argumentName(index) + " has " + std::to_string(ndim) +
-                          " dimensions; jit functions take arrays of 0 to 3");
   int64_t span = itemsize;
   for (int d = 0; d < ndim; ++d) {
     if (strides[d] % itemsize != 0)

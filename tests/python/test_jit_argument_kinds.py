@@ -101,3 +101,105 @@ def test_zero_d_kernel_argument_is_a_clear_error(device):
     with pytest.raises(TypingError, match="0-dimensional array; pass a "
                        "scalar"):
         spirjit.call_kernel(k, kapi.Range(2), np.array(1.0), np.zeros(2))
+
+
+# --- arrays of more than 3 dimensions ----------------------------------------
+
+
+@spirjit.jit
+def fill_4d(a):
+    for i in prange(a.shape[0]):
+        for j in prange(a.shape[1]):
+            for k in prange(a.shape[2]):
+                for l in range(a.shape[3]):
+                    a[i, j, k, l] = i * 1000 + j * 100 + k * 10 + l
+    return a
+
+
+@spirjit.jit
+def fill_5d(a):
+    for i in prange(a.shape[0]):
+        for j in range(a.shape[1]):
+            for k in range(a.shape[2]):
+                for l in range(a.shape[3]):
+                    for m in range(a.shape[4]):
+                        a[i, j, k, l, m] = i + 2 * j + 3 * k + 4 * l + 5 * m
+    return a.shape, a.size, a.ndim
+
+
+@spirjit.jit
+def host_4d(a):
+    a[1, 2, 0, 1] = 7.0
+    s = 0.0
+    for i in prange(a.shape[0]):
+        for j in range(a.shape[1]):
+            for k in range(a.shape[2]):
+                for l in range(a.shape[3]):
+                    s += a[i, j, k, l]
+    return a[1, 2, 0, 1] + a[0, 0, 0, 1], s, a.shape, a.size, a.ndim
+
+
+@spirjit.jit
+def expressions_4d(a, b):
+    c = a * 2.0 + b
+    return c, c.sum(), np.zeros((2, 3, 4, 5)), a[1], a[:, 1:, :, ::2]
+
+
+@pytest.mark.parametrize("order", ["C", "F", "view"])
+def test_4d_argument_in_prange_nest(device, order):
+    shape = (3, 4, 2, 5)
+    if order == "view":
+        a = np.zeros((3, 4, 4, 5))[:, :, ::2]
+    else:
+        a = np.zeros(shape, order=order)
+    want = fill_4d.py_func(np.zeros(shape))
+    got = fill_4d(a)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(a, want)
+
+
+def test_5d_argument_shape_size_ndim(device):
+    a = np.zeros((2, 3, 2, 2, 3), dtype=np.int32)
+    want_a = a.copy()
+    assert fill_5d(a) == fill_5d.py_func(want_a)
+    np.testing.assert_array_equal(a, want_a)
+
+
+def test_4d_indexing_in_host_code_and_reductions(device):
+    a = np.arange(120.0).reshape(3, 4, 2, 5)
+    want_a = a.copy()
+    assert host_4d(a) == host_4d.py_func(want_a)
+    np.testing.assert_array_equal(a, want_a)
+
+
+def test_4d_array_expressions_views_and_constructors(device):
+    a = np.arange(120.0).reshape(3, 4, 2, 5)
+    b = np.ones_like(a)
+    for g, w in zip(expressions_4d(a, b), expressions_4d.py_func(a, b)):
+        assert np.shape(g) == np.shape(w)
+        np.testing.assert_array_equal(g, w)
+
+
+def test_4d_device_array(device):
+    d = spirjit.asarray(np.zeros((2, 3, 2, 2)), device=device)
+    got = fill_4d(d)
+    assert isinstance(got, spirjit.DeviceArray) and got.shape == (2, 3, 2, 2)
+    np.testing.assert_array_equal(got.asnumpy(),
+                                  fill_4d.py_func(np.zeros((2, 3, 2, 2))))
+
+
+def test_4d_kernel_argument(device):
+    from spirjit import kernel_api as kapi
+
+    @spirjit.kernel
+    def k(it: kapi.Item, a):
+        i = it.get_id(0)
+        j = it.get_id(1)
+        for k in range(a.shape[2]):
+            for l in range(a.shape[3]):
+                a[i, j, k, l] = i + j * 10 + k * 100 + l * 1000
+
+    a = np.zeros((2, 3, 4, 5))
+    spirjit.call_kernel(k, kapi.Range(2, 3), a)
+    np.testing.assert_array_equal(a, np.fromfunction(
+        lambda i, j, k, l: i + j * 10 + k * 100 + l * 1000, a.shape))
