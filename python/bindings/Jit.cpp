@@ -192,6 +192,18 @@ Converted convert(const py::args &args,
                               device->filterString() + ")");
       out.named = device;
       a.type = types::function("spirjit.Device");
+    } else if (PyCallable_Check(obj.ptr()) && !PyType_Check(obj.ptr())) {
+      // numba's first-class functions: the specialisation would need the
+      // callee's description, which the function's is made without.
+      py::object name = py::getattr(obj, "__name__", py::str("?"));
+      throw PythonError(
+          "TypingError",
+          argumentName(i) + " is the function '" +
+              py::str(name).cast<std::string>() +
+              "'; jit functions do not take functions as arguments: call a "
+              "jit or device function by its global name, or make a jit "
+              "function per callee in a closure (def make(f): "
+              "@spirjit.jit def apply(a): ... f(a[i]) ...; return apply)");
     } else {
       throw PythonError(
           "TypingError",

@@ -203,3 +203,51 @@ def test_4d_kernel_argument(device):
     spirjit.call_kernel(k, kapi.Range(2, 3), a)
     np.testing.assert_array_equal(a, np.fromfunction(
         lambda i, j, k, l: i + j * 10 + k * 100 + l * 1000, a.shape))
+
+
+# --- functions as arguments ---------------------------------------------------
+
+
+@spirjit.jit
+def square(x):
+    return x * x
+
+
+@spirjit.device_func
+def cube(x):
+    return x * x * x
+
+
+@spirjit.jit
+def apply(f, a):
+    for i in prange(a.shape[0]):
+        a[i] = f(a[i])
+
+
+def apply_with(f):
+    """One jit function per callee: the closure's function is a constant of
+    the compiled code, as a global is."""
+
+    @spirjit.jit
+    def apply_f(a):
+        for i in prange(a.shape[0]):
+            a[i] = f(a[i])
+        return a
+
+    return apply_f
+
+
+@pytest.mark.parametrize("f", [square, cube, abs, lambda x: x],
+                         ids=["jit", "device_func", "builtin", "lambda"])
+def test_function_argument_is_a_typing_error_saying_what_to_do(device, f):
+    with pytest.raises(TypingError, match=r"argument 1 is the function "
+                       r"'.*'; jit functions do not take functions as "
+                       r"arguments: .* closure"):
+        apply(f, np.arange(4.0))
+
+
+@pytest.mark.parametrize("f", [square, cube], ids=["jit", "device_func"])
+def test_closure_per_callee(device, f):
+    a = np.arange(5.0)
+    np.testing.assert_array_equal(apply_with(f)(a.copy()),
+                                  [f.py_func(x) for x in a])
