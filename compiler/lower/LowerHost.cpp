@@ -12,9 +12,9 @@ namespace {
 llvm::StructType *hostValueType(llvm::LLVMContext &context) {
   auto *i64 = llvm::Type::getInt64Ty(context);
   auto *i64ptr = i64->getPointerTo();
-  return llvm::StructType::get(context, {llvm::Type::getInt8PtrTy(context),
-                                         i64ptr, i64ptr,
-                                         llvm::ArrayType::get(i64, 2)});
+  return llvm::StructType::get(context,
+                               {llvm::Type::getInt8PtrTy(context), i64ptr,
+                                i64ptr, llvm::ArrayType::get(i64, 2)});
 }
 
 } // namespace
@@ -92,13 +92,13 @@ Lowered Lowering::lowerParforLaunch(const Instruction &inst, int index) {
                            builder_.CreateStructGEP(valueType, slot, 0));
       // Extents then strides, in memory of the host code's frame.
       auto *dimsType = llvm::ArrayType::get(i64, 2 * std::max(t->ndim, 1));
-      llvm::Value *dims = entryAlloca(allocaBuilder_, function_, dimsType, "dims");
+      llvm::Value *dims =
+          entryAlloca(allocaBuilder_, function_, dimsType, "dims");
       for (int d = 0; d < t->ndim; ++d) {
         builder_.CreateStore(v.shape[d], builder_.CreateConstInBoundsGEP2_32(
                                              dimsType, dims, 0, d));
-        builder_.CreateStore(v.strides[d],
-                             builder_.CreateConstInBoundsGEP2_32(
-                                 dimsType, dims, 0, t->ndim + d));
+        builder_.CreateStore(v.strides[d], builder_.CreateConstInBoundsGEP2_32(
+                                               dimsType, dims, 0, t->ndim + d));
       }
       builder_.CreateStore(
           builder_.CreateConstInBoundsGEP2_32(dimsType, dims, 0, 0),
