@@ -192,18 +192,20 @@ Converted convert(const py::args &args,
                               device->filterString() + ")");
       out.named = device;
       a.type = types::function("spirjit.Device");
+    } else if (py::hasattr(obj, "__spirjit_function_argument__")) {
+      // Where a jit or device function was passed: the specialisation for
+      // it has the function as a constant (JitFunction._call_with_functions);
+      // no run-time value.
+      a.type = types::function("spirjit.function_argument");
     } else if (PyCallable_Check(obj.ptr()) && !PyType_Check(obj.ptr())) {
-      // numba's first-class functions: the specialisation would need the
-      // callee's description, which the function's is made without.
       py::object name = py::getattr(obj, "__name__", py::str("?"));
       throw PythonError(
           "TypingError",
           argumentName(i) + " is the function '" +
               py::str(name).cast<std::string>() +
-              "'; jit functions do not take functions as arguments: call a "
-              "jit or device function by its global name, or make a jit "
-              "function per callee in a closure (def make(f): "
-              "@spirjit.jit def apply(a): ... f(a[i]) ...; return apply)");
+              "'; jit functions take @spirjit.jit, @spirjit.device_func and "
+              "@spirjit.vectorize functions as arguments, not other "
+              "callables");
     } else {
       throw PythonError(
           "TypingError",

@@ -218,10 +218,21 @@ def cube(x):
     return x * x * x
 
 
+@spirjit.vectorize
+def half(x):
+    return x / 2
+
+
 @spirjit.jit
 def apply(f, a):
     for i in prange(a.shape[0]):
         a[i] = f(a[i])
+    return f(a[0]) + 1
+
+
+@spirjit.jit
+def apply_square_inlined(a):
+    return apply(square, a)
 
 
 def apply_with(f):
@@ -237,12 +248,28 @@ def apply_with(f):
     return apply_f
 
 
-@pytest.mark.parametrize("f", [square, cube, abs, lambda x: x],
-                         ids=["jit", "device_func", "builtin", "lambda"])
-def test_function_argument_is_a_typing_error_saying_what_to_do(device, f):
+@pytest.mark.parametrize("f", [square, cube, half, square],
+                         ids=["jit", "device_func", "vectorize", "jit-again"])
+def test_spirjit_function_as_argument(device, f):
+    a = np.arange(5.0)
+    want_a = a.copy()
+    assert apply(f, a) == apply.py_func(f.py_func, want_a)
+    np.testing.assert_array_equal(a, want_a)
+
+
+def test_function_argument_of_an_inlined_jit_call(device):
+    a = np.arange(5.0)
+    want_a = a.copy()
+    assert apply_square_inlined(a) == apply.py_func(square.py_func, want_a)
+    np.testing.assert_array_equal(a, want_a)
+
+
+@pytest.mark.parametrize("f", [abs, lambda x: x], ids=["builtin", "lambda"])
+def test_other_callables_are_a_typing_error(device, f):
     with pytest.raises(TypingError, match=r"argument 1 is the function "
-                       r"'.*'; jit functions do not take functions as "
-                       r"arguments: .* closure"):
+                       r"'.*'; jit functions take @spirjit.jit, "
+                       r"@spirjit.device_func and @spirjit.vectorize "
+                       r"functions as arguments"):
         apply(f, np.arange(4.0))
 
 
