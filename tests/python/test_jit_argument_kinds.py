@@ -91,16 +91,35 @@ def test_item_of_size_one_arrays_and_its_error(device):
         item(np.ones(2))
 
 
-def test_zero_d_kernel_argument_is_a_clear_error(device):
+def test_zero_d_kernel_arguments(device):
     from spirjit import kernel_api as kapi
 
     @spirjit.kernel
-    def k(it: kapi.Item, s, b):
+    def k(it: kapi.Item, s, b, t):
+        i = it.get_id(0)
+        b[i] = s[()] + i
+        if i == 0:
+            t[()] = 5
+
+    b, t = np.zeros(3), np.array(1, dtype=np.int32)
+    spirjit.call_kernel(k, kapi.Range(3), np.array(2.0), b, t)
+    np.testing.assert_array_equal(b, [2.0, 3.0, 4.0])
+    assert t == 5
+    d, out = (spirjit.asarray(np.array(2.0), device=device),
+              spirjit.asarray(np.zeros(3), device=device))
+    spirjit.call_kernel(k, kapi.Range(3), d, out,
+                        spirjit.asarray(t, device=device))
+    np.testing.assert_array_equal(out.asnumpy(), [2.0, 3.0, 4.0])
+
+    @spirjit.kernel
+    def as_number(it: kapi.Item, s, b):
         b[it.get_id(0)] = s
 
-    with pytest.raises(TypingError, match="0-dimensional array; pass a "
-                       "scalar"):
-        spirjit.call_kernel(k, kapi.Range(2), np.array(1.0), np.zeros(2))
+    with pytest.raises(TypingError, match=r"test_jit_argument_kinds\.py:\d+: "
+                       r"cannot store a 'float64\[\]' .*a 0-D array's "
+                       r"element is a\[\(\)\]"):
+        spirjit.call_kernel(as_number, kapi.Range(2), np.array(1.0),
+                            np.zeros(2))
 
 
 # --- arrays of more than 3 dimensions ----------------------------------------
