@@ -1,6 +1,8 @@
 // The array-expression stage's parts (ArrayExpressionParts.h).
 #include "compiler/ArrayExpressionParts.h"
 
+#include "compiler/MathFunctions.h"
+
 namespace spirjit::arrays {
 
 bool isArray(const Type *t) { return t && t->kind == TypeKind::Array; }
@@ -14,15 +16,35 @@ std::string calleeName(const Instruction *call) {
   return "";
 }
 
+namespace {
+bool anyArrayOperand(const Instruction *inst, size_t first) {
+  for (size_t i = first; i < inst->operands.size(); ++i)
+    if (isArray(inst->operands[i]->type))
+      return true;
+  return false;
+}
+
+/// The functions type inference applies element by element whose result on
+/// 0-D arrays is a number (InferArrays.cpp).
+bool isElementwiseFunction(const std::string &name) {
+  return ufuncOperator(name) || findMathFunction(name) ||
+         name == "numpy.where" || name == "numpy.minimum" ||
+         name == "numpy.maximum" || name == "abs" || name == "numpy.abs" ||
+         name == "numpy.absolute";
+}
+} // namespace
+
 Role roleOf(const Instruction *inst) {
   switch (inst->opcode) {
   case Opcode::Call: {
     std::string name = calleeName(inst);
     if (name == "<slice>")
       return Role::Index;
-    bool anyArray = false;
-    for (size_t i = 1; i < inst->operands.size(); ++i)
-      anyArray |= isArray(inst->operands[i]->type);
+    if (name == "numpy.item")
+      return Role::Item;
+    bool anyArray = anyArrayOperand(inst, 1);
+    if (anyArray && !isArray(inst->type) && isElementwiseFunction(name))
+      return Role::OnZeroD;
     if (isArrayReduction(name) &&
         (anyArray || inst->operands[0]->type->kind == TypeKind::Method))
       return Role::Reduction;
@@ -52,13 +74,15 @@ Role roleOf(const Instruction *inst) {
                : Role::Copied;
   case Opcode::BinaryOp:
     if (!isArray(inst->type))
-      return Role::Copied;
+      return anyArrayOperand(inst, 0) ? Role::OnZeroD : Role::Copied;
     return inst->name == "inplace" && isArray(inst->operands[0]->type)
                ? Role::InPlace
                : Role::Elementwise;
   case Opcode::UnaryOp:
   case Opcode::Compare:
-    return isArray(inst->type) ? Role::Elementwise : Role::Copied;
+    if (isArray(inst->type))
+      return Role::Elementwise;
+    return anyArrayOperand(inst, 0) ? Role::OnZeroD : Role::Copied;
   default:
     return Role::Copied;
   }

@@ -31,6 +31,8 @@ enum class Role {
   InPlace,     // a += b on an array a
   Assign,      // a[...] = x
   Reduction,   // a.sum(), np.dot(a, b), ...
+  OnZeroD,     // an element-wise operation on 0-D arrays: a number
+  Item,        // a.item()
 };
 
 Role roleOf(const Instruction *inst);

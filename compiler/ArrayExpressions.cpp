@@ -321,6 +321,18 @@ private:
     group_.reset();
     int line = g.line;
     size_t n = g.extents.size();
+    if (n == 0) {
+      // Over 0-D arrays: the statements run once, in the host.
+      LoopBody body;
+      body.block = cur_;
+      for (const Reduction &red : g.reductions)
+        body.accumulators.push_back(red.initial);
+      for (auto &statement : g.statements)
+        statement(body);
+      cur_ = body.block;
+      reductionResults(g, body.accumulators);
+      return;
+    }
     bool reducing = !g.reductions.empty();
     // headers[d], with the accumulators' phis of each level
     std::vector<Block *> headers(n);
@@ -385,9 +397,15 @@ private:
     exit->predecessors = {headers[0]};
     headers[0]->terminator()->targets[1] = exit;
     cur_ = exit;
+    reductionResults(g, phis[0]);
+  }
+
+  /// The reductions' calls become their accumulators' final values.
+  void reductionResults(const Group &g,
+                        const std::vector<Instruction *> &accumulators) {
     for (size_t r = 0; r < g.reductions.size(); ++r) {
       const Reduction &red = g.reductions[r];
-      Instruction *result = phis[0][r];
+      Instruction *result = accumulators[r];
       if (red.mean)
         result = binary(cur_, ir::BinaryOperator::TrueDiv, result, red.count,
                         red.line);
@@ -480,6 +498,12 @@ private:
       Instruction *index = element(a, body.indices, body.block, line);
       return make(body.block, Opcode::GetItem, {a.base, index}, line);
     }
+    return emitOperation(v, body, line);
+  }
+
+  /// Emits operation `v` on the elements of its operands at the body's
+  /// indices.
+  Instruction *emitOperation(Instruction *v, LoopBody &body, int line) {
     auto operand = [&](size_t i) { return emitElement(v->operands[i], body, line); };
     switch (v->opcode) {
     case Opcode::BinaryOp:
@@ -828,6 +852,20 @@ private:
     case Role::Reduction:
       reduce(inst);
       return;
+    case Role::OnZeroD: {
+      // NumPy's number: the operation on the elements, in the host, after
+      // the statements before it.
+      closeGroup();
+      LoopBody body;
+      body.block = cur_;
+      map_.values[inst] = emitOperation(inst, body, line);
+      cur_ = body.block;
+      return;
+    }
+    case Role::Item:
+      closeGroup();
+      map_.values[inst] = item(inst, line);
+      return;
     case Role::Copied:
       break;
     }
@@ -847,6 +885,27 @@ private:
     for (const auto &[i, view] : viewOperands)
       copy->operands[i] = view;
     map_.values[inst] = copy;
+  }
+
+  /// a.item(): the one element of an array of size 1, else NumPy's
+  /// ValueError.
+  Instruction *item(const Instruction *call, int line) {
+    Instruction *array = call->operands[0]->operands[0];
+    if (views_.count(array)) {
+      auto made = viewValues_.find(array);
+      array = made != viewValues_.end() ? made->second : viewValue(array, line);
+    }
+    Instruction *size = make(Opcode::GetAttr, {array}, line);
+    size->name = "size";
+    Instruction *one = integer(1, line);
+    check(compare(cur_, ir::CompareOperator::Eq, size, one, line),
+          "can only convert an array of size 1 to a Python scalar", size, one,
+          line);
+    std::vector<Instruction *> zeros;
+    for (int d = 0; d < call->operands[0]->operands[0]->type->ndim; ++d)
+      zeros.push_back(integer(0, line));
+    return make(Opcode::GetItem,
+                {array, make(Opcode::BuildTuple, zeros, line)}, line);
   }
 
   /// `<view>(base, offset per base dimension, then per view dimension its

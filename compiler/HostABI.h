@@ -15,12 +15,13 @@ extern "C" {
 #endif
 
 /* One value a prange loop's kernel takes, as the host code holds it: an
- * array's first element, extents and strides in elements; a number's bytes
- * (a complex number's parts in the two slots). */
+ * array's first element, extents and strides in elements (one per
+ * dimension, of any rank); a number's bytes (a complex number's parts in
+ * the two slots). */
 typedef struct spirjit_host_value {
   void *data;
-  int64_t shape[3];
-  int64_t strides[3];
+  const int64_t *shape;
+  const int64_t *strides;
   uint64_t scalar[2];
 } spirjit_host_value;
 

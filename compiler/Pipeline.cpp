@@ -417,11 +417,6 @@ CompiledHost compileHost(const HostRequest &request,
                            FunctionKind::Host, host->specializations);
   TypedFunction &typed = host->typed;
   dump(Stage::Typed, [&] { return printTypedFunction(typed); });
-  for (const Type *t : typed.argumentTypes)
-    if (t->kind == TypeKind::Array && t->ndim > 3)
-      throw UserError(UserErrorKind::UnsupportedFeature, function.filename,
-                      function.firstLine,
-                      "jit functions take arrays of up to 3 dimensions");
 
   // Array expressions become prange loops, typed again (the parfor stage
   // below shows the result).

@@ -1,6 +1,7 @@
 #include "compiler/Types.h"
 
 #include <cctype>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -179,12 +180,50 @@ const Type *dtypeClass(const Type *element) {
   return intern(t);
 }
 
+namespace {
+/// NumPy's names for C's types, as `np.<name>` spells them (NumPy 2 on
+/// this platform: the widths are the compiler's C types, as NumPy's are its
+/// C compiler's). `np.float_` and `np.complex_` are gone from NumPy 2, so
+/// they are not here; float16 and longdouble are not types of ours.
+const Type *fromCTypeName(const std::string &name) {
+  static const std::map<std::string, std::pair<int, bool>> integers = {
+      {"byte", {8 * sizeof(signed char), true}},
+      {"ubyte", {8 * sizeof(unsigned char), false}},
+      {"short", {8 * sizeof(short), true}},
+      {"ushort", {8 * sizeof(unsigned short), false}},
+      {"intc", {8 * sizeof(int), true}},
+      {"uintc", {8 * sizeof(unsigned), false}},
+      {"long", {8 * sizeof(long), true}},
+      {"ulong", {8 * sizeof(unsigned long), false}},
+      {"longlong", {8 * sizeof(long long), true}},
+      {"ulonglong", {8 * sizeof(unsigned long long), false}},
+      // NumPy 2's default integer is intp (NumPy 1's was C long).
+      {"intp", {8 * sizeof(std::intptr_t), true}},
+      {"uintp", {8 * sizeof(std::uintptr_t), false}},
+      {"int_", {8 * sizeof(std::intptr_t), true}},
+      {"uint", {8 * sizeof(std::uintptr_t), false}},
+  };
+  auto it = integers.find(name);
+  if (it != integers.end())
+    return integer(it->second.first, it->second.second);
+  if (name == "single")
+    return floating(8 * sizeof(float));
+  if (name == "double")
+    return floating(8 * sizeof(double));
+  if (name == "csingle")
+    return complex(8 * sizeof(float));
+  if (name == "cdouble")
+    return complex(8 * sizeof(double));
+  return nullptr;
+}
+} // namespace
+
 const Type *fromDTypeName(const std::string &name) {
   if (name == "bool" || name == "bool_")
     return boolean();
   if (name == "float32")
     return floating(32);
-  if (name == "float64" || name == "double")
+  if (name == "float64")
     return floating(64);
   if (name == "complex64")
     return complex(32);
@@ -196,9 +235,7 @@ const Type *fromDTypeName(const std::string &name) {
     if (name == "uint" + std::to_string(bits))
       return integer(bits, false);
   }
-  if (name == "intp")
-    return int64();
-  return nullptr;
+  return fromCTypeName(name);
 }
 
 const Type *materialize(const Type *type) {

@@ -100,7 +100,9 @@ const Type *method(const Type *receiver, const std::string &name);
 const Type *dtypeClass(const Type *element);
 const Type *slice();
 
-/// A NumPy dtype name ("float32", "int64", "bool", ...) or nullptr.
+/// A NumPy dtype name ("float32", "int64", "bool", ...) or one of NumPy's
+/// aliases of C's types ("intp", "int_", "double", "intc", ...), or nullptr.
+/// Kernels, jit functions and signatures all read NumPy's names here.
 const Type *fromDTypeName(const std::string &name);
 
 /// The type a weak type becomes when nothing decides otherwise.

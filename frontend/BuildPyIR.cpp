@@ -615,6 +615,16 @@ std::unique_ptr<ir::Function> Builder::run() {
   Instruction *undef = emit(Opcode::Undef, {}, desc_.firstLine);
   ssa_ = std::make_unique<SSABuilder>(*function_, undef);
   for (int i = 0; i < desc_.argCount; ++i) {
+    // A function passed as the argument: a constant of this specialisation
+    // (numba's dispatcher type), described as a global of its own.
+    std::string constant = "<argument " + desc_.varnames[i] + ">";
+    if (desc_.globals.count(constant)) {
+      Instruction *g = emit(Opcode::Global, {}, desc_.firstLine);
+      g->name = constant;
+      ssa_->write("v:" + desc_.varnames[i], entry, g);
+      function_->parameterNames.push_back(desc_.varnames[i]);
+      continue;
+    }
     Instruction *a = emit(Opcode::Arg, {}, desc_.firstLine);
     a->index = i;
     a->name = desc_.varnames[i];

@@ -497,7 +497,7 @@ extern "C" int32_t spirjit_host_parfor(void *context, int32_t index,
     size_t n = parfor.arguments.size();
     size_t all = parfor.kernelArgumentTypes.size();
     std::vector<ArgumentValue> values(all);
-    std::vector<std::array<int64_t, 3>> strides(all);
+    std::vector<std::vector<int64_t>> strides(all); // in bytes
     for (size_t k = 0; k < n; ++k) {
       const Type *t = parfor.kernelArgumentTypes[k];
       ArgumentValue &v = values[k];
@@ -510,7 +510,7 @@ extern "C" int32_t spirjit_host_parfor(void *context, int32_t index,
       }
       v.itemsize = static_cast<int64_t>(itemSize(t->element));
       for (int d = 0; d < t->ndim; ++d)
-        strides[k][d] = args[k].strides[d] * v.itemsize;
+        strides[k].push_back(args[k].strides[d] * v.itemsize);
       v.shape = args[k].shape;
       v.strides = strides[k].data();
       HostCall::Region *region = call.regionOf(args[k].data);
@@ -548,7 +548,7 @@ extern "C" int32_t spirjit_host_parfor(void *context, int32_t index,
       v.type = parfor.kernelArgumentTypes[n + 4 + j];
       v.buffer = &partials[j];
       v.itemsize = static_cast<int64_t>(itemSize(t));
-      strides[n + 4 + j][0] = v.itemsize;
+      strides[n + 4 + j] = {v.itemsize};
       v.strides = strides[n + 4 + j].data();
     }
     // The shares, then the tail: iterations share.items * share.trips on,

@@ -29,7 +29,7 @@ const Type *accumulatorOf(const Type *element) {
 const std::set<std::string> &arrayMethods() {
   static const std::set<std::string> names = {"sum", "prod", "min", "max",
                                               "mean", "dot", "copy",
-                                              "astype"};
+                                              "astype", "item"};
   return names;
 }
 
@@ -111,6 +111,15 @@ bool isArrayReduction(const std::string &name) {
 } // namespace spirjit
 
 namespace spirjit::infer {
+
+namespace {
+/// An element-wise result: an array, or a number where every array operand
+/// is 0-D (NumPy and numba give `np.array(2.0) + 1` as a number).
+const Type *elementwiseResult(const Type *element, int ndim) {
+  element = types::materialize(element);
+  return ndim == 0 ? element : types::array(element, ndim, 'C');
+}
+} // namespace
 
 const Type *Inference::inferSlice(Instruction &inst) {
   if (result_.kind != FunctionKind::Host)
@@ -243,7 +252,7 @@ const Type *Inference::inferArrayOperation(Instruction &inst) {
   default:
     return nullptr;
   }
-  return types::array(types::materialize(element), ndim, 'C');
+  return elementwiseResult(element, ndim);
 }
 
 const Type *Inference::inferArrayCall(Instruction &inst) {
@@ -322,6 +331,12 @@ const Type *Inference::inferArrayCall(Instruction &inst) {
     requireArray(args[0]);
     return types::array(args[0]->element, args[0]->ndim, 'C');
   }
+  if (name == "numpy.item") {
+    arity(1);
+    if (args[0]->kind != TypeKind::Array)
+      typingError(inst, "item() needs an array, not '" + args[0]->str() + "'");
+    return args[0]->element;
+  }
   if (name == "numpy.astype") {
     arity(2);
     if (args[1]->kind != TypeKind::DTypeClass)
@@ -358,7 +373,7 @@ const Type *Inference::inferArrayCall(Instruction &inst) {
               ? inferCompare(probe, elements[0], elements[1])
               : inferBinary(probe, elements[0], elements[1]);
     }
-    return types::array(types::materialize(t), ndim, 'C');
+    return elementwiseResult(t, ndim);
   }
   if (name == "numpy.where") {
     arity(3);
@@ -369,16 +384,14 @@ const Type *Inference::inferArrayCall(Instruction &inst) {
     if (!t)
       typingError(inst, "np.where() cannot combine " + elements[1]->str() +
                             " and " + elements[2]->str());
-    return types::array(types::materialize(t), ndim, 'C');
+    return elementwiseResult(t, ndim);
   }
   if (name == "numpy.minimum" || name == "numpy.maximum") {
     arity(2);
     for (const Type *e : elements)
       if (e->kind == TypeKind::Complex || e->kind == TypeKind::WeakComplex)
         typingError(inst, name + "() cannot order complex numbers");
-    return types::array(
-        types::materialize(types::promote(elements[0], elements[1])), ndim,
-        'C');
+    return elementwiseResult(types::promote(elements[0], elements[1]), ndim);
   }
   if (name.compare(0, 7, "device:") == 0) {
     // A device function (a @vectorize's scalar function) on arrays: applied
@@ -396,8 +409,7 @@ const Type *Inference::inferArrayCall(Instruction &inst) {
       !findMathFunction(name))
     unsupported(inst, name + "() on arrays is not supported in jit "
                              "functions; write the loop with prange");
-  return types::array(types::materialize(inferBuiltinCall(inst, elements)),
-                      ndim, 'C');
+  return elementwiseResult(inferBuiltinCall(inst, elements), ndim);
 }
 
 const Type *Inference::arrayMethodType(const Type *array,

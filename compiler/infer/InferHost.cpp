@@ -116,10 +116,6 @@ const Type *Inference::inferArrayConstructor(Instruction &inst,
     requireInteger(inst, shape, "np." + shortName + "()'s shape");
     ndim = 1;
   }
-  if (ndim < 1 || ndim > 3)
-    unsupported(inst, "np." + shortName + "() in a jit function makes "
-                      "arrays of 1 to 3 dimensions, not " +
-                          std::to_string(ndim));
   if (full && !args[1]->type->isNumber())
     typingError(inst, "np." + shortName + "()'s fill_value must be a number");
   if (!element)

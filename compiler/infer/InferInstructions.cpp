@@ -194,6 +194,9 @@ const Type *Inference::inferIndex(Instruction &inst, const Type *array,
     return array->element;
   }
   requireInteger(inst, it, "an array index");
+  if (array->ndim == 0)
+    typingError(inst, "cannot index a 0-dimensional array with an index; "
+                      "its element is a[()]");
   if (array->ndim == 1)
     return array->element;
   // a[i] of an N-D array is the (N-1)-D view of row i.
@@ -334,7 +337,10 @@ const Type *Inference::infer(Instruction &inst) {
     const Type *value = operandType(2);
     if (!value->isNumber())
       typingError(inst, "cannot store a '" + value->str() +
-                            "' into an array of " + element->str());
+                            "' into an array of " + element->str() +
+                            (value->kind == TypeKind::Array && value->ndim == 0
+                                 ? " (a 0-D array's element is a[()])"
+                                 : ""));
     if ((value->kind == TypeKind::Complex ||
          value->kind == TypeKind::WeakComplex) &&
         element->kind != TypeKind::Complex)

@@ -11,9 +11,10 @@ namespace {
 
 llvm::StructType *hostValueType(llvm::LLVMContext &context) {
   auto *i64 = llvm::Type::getInt64Ty(context);
-  return llvm::StructType::get(
-      context, {llvm::Type::getInt8PtrTy(context), llvm::ArrayType::get(i64, 3),
-                llvm::ArrayType::get(i64, 3), llvm::ArrayType::get(i64, 2)});
+  auto *i64ptr = i64->getPointerTo();
+  return llvm::StructType::get(context,
+                               {llvm::Type::getInt8PtrTy(context), i64ptr,
+                                i64ptr, llvm::ArrayType::get(i64, 2)});
 }
 
 } // namespace
@@ -89,18 +90,22 @@ Lowered Lowering::lowerParforLaunch(const Instruction &inst, int index) {
     if (t->kind == TypeKind::Array) {
       builder_.CreateStore(builder_.CreatePointerCast(v.data, i8ptr),
                            builder_.CreateStructGEP(valueType, slot, 0));
+      // Extents then strides, in memory of the host code's frame.
+      auto *dimsType = llvm::ArrayType::get(i64, 2 * std::max(t->ndim, 1));
+      llvm::Value *dims =
+          entryAlloca(allocaBuilder_, function_, dimsType, "dims");
       for (int d = 0; d < t->ndim; ++d) {
-        builder_.CreateStore(v.shape[d],
-                             builder_.CreateConstInBoundsGEP2_32(
-                                 llvm::ArrayType::get(i64, 3),
-                                 builder_.CreateStructGEP(valueType, slot, 1),
-                                 0, d));
-        builder_.CreateStore(v.strides[d],
-                             builder_.CreateConstInBoundsGEP2_32(
-                                 llvm::ArrayType::get(i64, 3),
-                                 builder_.CreateStructGEP(valueType, slot, 2),
-                                 0, d));
+        builder_.CreateStore(v.shape[d], builder_.CreateConstInBoundsGEP2_32(
+                                             dimsType, dims, 0, d));
+        builder_.CreateStore(v.strides[d], builder_.CreateConstInBoundsGEP2_32(
+                                               dimsType, dims, 0, t->ndim + d));
       }
+      builder_.CreateStore(
+          builder_.CreateConstInBoundsGEP2_32(dimsType, dims, 0, 0),
+          builder_.CreateStructGEP(valueType, slot, 1));
+      builder_.CreateStore(
+          builder_.CreateConstInBoundsGEP2_32(dimsType, dims, 0, t->ndim),
+          builder_.CreateStructGEP(valueType, slot, 2));
       continue;
     }
     llvm::Value *bytes = builder_.CreateStructGEP(valueType, slot, 3);
@@ -245,7 +250,7 @@ Lowered Lowering::lowerArrayConstructor(const Instruction &inst) {
   else
     shape.push_back(scalarOf(shapeArg, types::int64()));
 
-  auto *shapeType = llvm::ArrayType::get(i64, 3);
+  auto *shapeType = llvm::ArrayType::get(i64, std::max(n, 1));
   llvm::Value *extents = entryAlloca(allocaBuilder_, function_, shapeType, "shape");
   for (int d = 0; d < n; ++d)
     builder_.CreateStore(shape[d], builder_.CreateConstInBoundsGEP2_32(

@@ -409,10 +409,6 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
                           describeArgument(i) + " has dtype " +
                               py::str(array.dtype()).cast<std::string>() +
                               ", which kernels cannot take");
-      if (array.ndim() == 0)
-        throw PythonError("TypingError",
-                          describeArgument(i) +
-                              " is a 0-dimensional array; pass a scalar");
       if (arrays.empty()) {
         arrays.resize(n, py::reinterpret_steal<py::array>(py::handle()));
         work.resize(n, py::reinterpret_steal<py::array>(py::handle()));

@@ -74,10 +74,6 @@ struct Converted {
 void arrayLayout(Argument &a, const Type *element, const int64_t *shape,
                  const int64_t *strides, int ndim, int64_t itemsize,
                  size_t index) {
-  if (ndim < 1 || ndim > 3)
-    throw PythonError("TypingError",
-                      argumentName(index) + " has " + std::to_string(ndim) +
-                          " dimensions; jit functions take arrays of 1 to 3");
   int64_t span = itemsize;
   for (int d = 0; d < ndim; ++d) {
     if (strides[d] % itemsize != 0)
@@ -196,6 +192,20 @@ Converted convert(const py::args &args,
                               device->filterString() + ")");
       out.named = device;
       a.type = types::function("spirjit.Device");
+    } else if (py::hasattr(obj, "__spirjit_function_argument__")) {
+      // Where a jit or device function was passed: the specialisation for
+      // it has the function as a constant (JitFunction._call_with_functions);
+      // no run-time value.
+      a.type = types::function("spirjit.function_argument");
+    } else if (PyCallable_Check(obj.ptr()) && !PyType_Check(obj.ptr())) {
+      py::object name = py::getattr(obj, "__name__", py::str("?"));
+      throw PythonError(
+          "TypingError",
+          argumentName(i) + " is the function '" +
+              py::str(name).cast<std::string>() +
+              "'; jit functions take @spirjit.jit, @spirjit.device_func and "
+              "@spirjit.vectorize functions as arguments, not other "
+              "callables");
     } else {
       throw PythonError(
           "TypingError",

@@ -24,6 +24,7 @@ from ._spirjit import DeviceArray
 from ._spirjit import Dispatcher as _Dispatcher
 from . import _spirjit
 from ._describe import describe_function as _describe_function
+from ._describe import describe_value as _describe_value
 from ._describe import callee_key as _callee_key
 from .kernel_api import Range
 from . import _array_ops
@@ -662,6 +663,31 @@ class _PRange:
 prange = _PRange()
 
 
+def _is_spirjit_function(value):
+    return (getattr(value, "__spirjit_jit__", False) is True or
+            getattr(value, "__spirjit_vectorize__", False) is True or
+            getattr(value, "__spirjit_device_func__", None) is not None)
+
+
+class _FunctionArgumentType:
+    """Stands for a function argument in a call of the specialisation that
+    has the function as a constant."""
+    __spirjit_function_argument__ = True
+
+
+_FunctionArgument = _FunctionArgumentType()
+
+
+def _describe_with_arguments(fn, constants):
+    """fn's description with `constants` (parameter name -> function) as
+    globals named "<argument name>", which the frontend reads for them."""
+    description = _describe_function(fn)
+    for name, value in constants.items():
+        description["globals"][f"<argument {name}>"] = _describe_value(
+            value, description["device_functions"])
+    return description
+
+
 class JitFunction:
     """A function compiled whole: host code through LLVM's JIT, its prange
     loops as kernels on the device of its arrays (or ``device=``)."""
@@ -680,18 +706,46 @@ class JitFunction:
         self.debug = bool(debug) or _env_flag("SPIRJIT_DEBUG")
         self.boundscheck = bool(boundscheck) or self.debug or _env_flag(
             "SPIRJIT_BOUNDSCHECK")
+        self._options = (None if self.device is None else self.device._device,
+                         bool(fastmath), level, self.boundscheck, self.debug)
         dispatcher = _spirjit.JitDispatcher(
-            functools.partial(_describe_function, fn),
-            None if self.device is None else self.device._device,
-            bool(fastmath), level, self.boundscheck, self.debug)
+            functools.partial(_describe_function, fn), *self._options)
         self._dispatcher = dispatcher
+        self._with_functions = {}
         # The bound method itself: a call goes straight to C++.
         self._call = dispatcher.__call__
 
     def __call__(self, *args, **kwargs):
         if kwargs:
             args = self._bind(args, kwargs)
-        return self._call(*args)
+        try:
+            return self._call(*args)
+        except errors.TypingError:
+            # Functions as arguments (rare: found only when the fast path
+            # refuses them).
+            functions = {i: a for i, a in enumerate(args)
+                         if _is_spirjit_function(a)}
+            if not functions:
+                raise
+            return self._call_with_functions(args, functions)
+
+    def _call_with_functions(self, args, functions):
+        """numba's first-class jit functions: one dispatcher per tuple of
+        functions passed, whose code has each as a constant (a global of
+        the description, "<argument name>"), so calls of it compile as
+        calls of a global's."""
+        key = tuple((i, id(f)) for i, f in functions.items())
+        made = self._with_functions.get(key)
+        if made is None:
+            names = self.py_func.__code__.co_varnames
+            constants = {names[i]: f for i, f in functions.items()}
+            made = (_spirjit.JitDispatcher(
+                functools.partial(_describe_with_arguments, self.py_func,
+                                  constants), *self._options),
+                    tuple(functions.values()))  # kept alive with their ids
+            self._with_functions[key] = made
+        return made[0](*[_FunctionArgument if i in functions else a
+                         for i, a in enumerate(args)])
 
     def _bind(self, args, kwargs):
         try:
