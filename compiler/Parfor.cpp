@@ -26,8 +26,8 @@ using ir::Opcode;
 
 namespace {
 
-/// The prange call a header's loop iterates over, or nullptr.
-Instruction *prangeOf(const ir::Loop &loop) {
+/// The prange or pndindex call a header's loop iterates over, or nullptr.
+Instruction *parallelCallOf(const ir::Loop &loop) {
   for (auto &inst : loop.header->instructions) {
     if (!inst->isa(Opcode::IterValid))
       continue;
@@ -37,11 +37,22 @@ Instruction *prangeOf(const ir::Loop &loop) {
     Instruction *call = iter->operands[0];
     if (call->isa(Opcode::Call) && call->operands[0]->type &&
         call->operands[0]->type->kind == TypeKind::Function &&
-        call->operands[0]->type->name == "spirjit.prange")
+        (call->operands[0]->type->name == "spirjit.prange" ||
+         call->operands[0]->type->name == "spirjit.pndindex"))
       return call;
     return nullptr;
   }
   return nullptr;
+}
+
+bool isPndindex(const Instruction *call) {
+  return call->operands[0]->type->name == "spirjit.pndindex";
+}
+
+/// The prange call a header's loop iterates over, or nullptr.
+Instruction *prangeOf(const ir::Loop &loop) {
+  Instruction *call = parallelCallOf(loop);
+  return call && !isPndindex(call) ? call : nullptr;
 }
 
 Instruction *findIn(const Block *block, Opcode opcode) {
@@ -74,7 +85,7 @@ public:
       ir::LoopTree loops(fn_, dominators);
       const ir::Loop *found = nullptr;
       for (const auto &loop : loops.loops())
-        if (prangeOf(*loop) && !outermostPrangeAbove(*loop)) {
+        if (parallelCallOf(*loop) && !outermostPrangeAbove(*loop)) {
           found = loop.get();
           break;
         }
@@ -99,7 +110,7 @@ private:
 
   static bool outermostPrangeAbove(const ir::Loop &loop) {
     for (const ir::Loop *p = loop.parent; p; p = p->parent)
-      if (prangeOf(*p))
+      if (parallelCallOf(*p))
         return true;
     return false;
   }
@@ -354,8 +365,12 @@ private:
   void outline(const ir::Loop &outer) {
     Parfor parfor;
     parfor.index = static_cast<int>(parfors_.size());
-    Instruction *outerRange = prangeOf(outer);
+    Instruction *outerRange = parallelCallOf(outer);
     parfor.line = outerRange->line;
+    // pndindex(...) is one loop over up to 3 extents (InferMath.cpp): a
+    // launch of as many dimensions, or for a reduction a 1-D loop over
+    // their product whose index is taken apart into the tuple.
+    bool nd = isPndindex(outerRange);
     Instruction *outerBranch = headerBranch(outer);
     SPIRJIT_INTERNAL_CHECK(outerBranch, "a prange loop without a condbr");
     Block *exit = outerBranch->targets[1];
@@ -430,9 +445,11 @@ private:
     }
     bool reduces = !reductionPhis.empty();
     std::vector<const ir::Loop *> nest =
-        reduces ? std::vector<const ir::Loop *>{&outer}
-                : perfectNest(outer, preheader);
-    parfor.dims = static_cast<int>(nest.size());
+        reduces || nd ? std::vector<const ir::Loop *>{&outer}
+                      : perfectNest(outer, preheader);
+    parfor.dims = static_cast<int>(
+        nd ? findIn(outer.header, Opcode::IterNext)->type->elements.size()
+           : nest.size());
     const ir::Loop &innermost = *nest.back();
 
     // The loop's index must not be read after it.
@@ -558,8 +575,27 @@ private:
       for (auto &inst : block->instructions)
         for (Instruction *operand : inst->operands)
           importValue(operand);
-    // Each dimension's start and step, imported likewise.
-    for (const ir::Loop *loop : nest) {
+    // Each dimension's start and step, imported likewise; a pndindex's
+    // extents, imported for a reduction's index.
+    std::vector<Instruction *> extents;
+    if (nd) {
+      Instruction *tuple = outerRange->operands[1];
+      for (int d = 0; d < parfor.dims; ++d) {
+        Instruction *extent = outerRange->operands.size() > 2
+                                  ? outerRange->operands[1 + d]
+                                  : nullptr;
+        if (!extent) {
+          extent = fn_.create(preheader, Opcode::TupleGet, {tuple}, line);
+          extent->index = d;
+          extent->type = tuple->type->elements[d];
+        }
+        extents.push_back(extent);
+        parfor.ranges.push_back({extent});
+        if (reduces)
+          importValue(extent);
+      }
+    }
+    for (const ir::Loop *loop : nd ? std::vector<const ir::Loop *>{} : nest) {
       Instruction *range = prangeOf(*loop);
       std::vector<const Instruction *> args(range->operands.begin() + 1,
                                             range->operands.end());
@@ -601,7 +637,14 @@ private:
 
     Block *done = nullptr;
     if (!reduces) {
-      for (size_t d = 0; d < nest.size(); ++d)
+      if (nd) {
+        std::vector<Instruction *> ids;
+        for (int d = 0; d < parfor.dims; ++d)
+          ids.push_back(workItemQuery("get_id", d));
+        values[indices[0]] =
+            kernel->create(entry, Opcode::BuildTuple, ids, line);
+      }
+      for (size_t d = 0; !nd && d < nest.size(); ++d)
         values[indices[d]] = indexValue(d, workItemQuery("get_id", static_cast<int>(d)));
       ir::cloneBlocks(body, *kernel, map);
       Block *first = map[headerBranch(innermost)->targets[0]];
@@ -674,21 +717,30 @@ private:
       }
       Instruction *valid = kernel->create(header, Opcode::IterValid, {iter}, line);
       Instruction *t = kernel->create(header, Opcode::IterNext, {iter}, line);
+      size_t made = header->instructions.size();
       Instruction *k =
           binary(header, ir::BinaryOperator::Add, begin,
                  binary(header, ir::BinaryOperator::Mul, t, stride));
-      values[indices[0]] = indexValue(0, k);
-      // indexValue appended to the header; move what it made to indexBlock.
-      auto &headerList = header->instructions;
-      for (auto it = headerList.begin(); it != headerList.end();) {
-        Instruction *i = it->get();
-        if (i->isa(Opcode::BinaryOp)) {
-          i->parent = indexBlock;
-          indexBlock->instructions.push_back(std::move(*it));
-          it = headerList.erase(it);
-        } else {
-          ++it;
+      if (nd) {
+        // The flat index k, taken apart: the last extent varies fastest.
+        std::vector<Instruction *> parts(parfor.dims);
+        for (int d = parfor.dims - 1; d > 0; --d) {
+          Instruction *e = values.at(extents[d]);
+          parts[d] = binary(header, ir::BinaryOperator::Mod, k, e);
+          k = binary(header, ir::BinaryOperator::FloorDiv, k, e);
         }
+        parts[0] = k;
+        values[indices[0]] =
+            kernel->create(header, Opcode::BuildTuple, parts, line);
+      } else {
+        values[indices[0]] = indexValue(0, k);
+      }
+      // The header got the index's computation; it goes to indexBlock.
+      auto &headerList = header->instructions;
+      for (auto it = headerList.begin() + made; it != headerList.end();) {
+        (*it)->parent = indexBlock;
+        indexBlock->instructions.push_back(std::move(*it));
+        it = headerList.erase(it);
       }
       map.blocks[outer.header] = header;
       ir::cloneBlocks(body, *kernel, map);
@@ -794,6 +846,8 @@ private:
                                     [&](auto &b) { return dead.count(b.get()); }),
                      fn_.blocks.end());
     eraseIfUnused(findIn(preheader, Opcode::GetIter));
+    if (nd) // host code has no pndindex values
+      eraseIfUnused(outerRange);
     parfors_.push_back(std::move(parfor));
   }
 

@@ -21,6 +21,10 @@
 //    runs in a second launch) into private accumulators
 //    and writes them to one partial array per reduction; the host combines
 //    the partials with the initial value.
+//  - A pndindex loop over 1-3 extents is a Range of as many dimensions,
+//    its index the tuple of the ids; reducing, a 1-D loop over all the
+//    iterations whose flat index the kernel takes apart (extents are
+//    arguments then).
 //  - Loops inside the body (pranges included) stay loops in the kernel.
 // A scalar the body assigns and reads across iterations in any other way,
 // `break` or `return` in the body, and the loop's index read after it are
@@ -39,9 +43,11 @@ enum class ReductionOp { Add, Mul, Min, Max, Or, And, Xor };
 struct Parfor {
   int index = 0;
   int line = 0; // of the prange loop
-  int dims = 1;
+  int dims = 1; // of the iteration space
+  /// A reducing loop launches 1-D whatever its iteration space.
+  int launchDims() const { return reductions.empty() ? dims : 1; }
   /// Per dimension, outermost first: the prange's arguments in the host
-  /// (1 to 3: stop; start, stop; start, stop, step).
+  /// (1 to 3: stop; start, stop; start, stop, step), a pndindex's extent.
   std::vector<std::vector<const ir::Instruction *>> ranges;
   /// In the host: the values the kernel takes after its item, in order.
   std::vector<const ir::Instruction *> arguments;

@@ -520,7 +520,7 @@ extern "C" int32_t spirjit_host_parfor(void *context, int32_t index,
       }
     }
     LaunchRange range;
-    range.dims = parfor.dims;
+    range.dims = parfor.launchDims();
     for (int d = 0; d < parfor.dims; ++d)
       range.global[d] = counts[d];
     if (!reductions) {
@@ -530,7 +530,8 @@ extern "C" int32_t spirjit_host_parfor(void *context, int32_t index,
     }
     // A reducing loop: four int64s (first, chunk, trips, stride), then one
     // partial array per reduction, one element per work-item of both
-    // launches.
+    // launches, 1-D over all the iterations (a pndindex's kernel takes its
+    // index apart).
     ReductionShare share = reductionShare(*call.device, total);
     int64_t items = share.items + share.tail;
     std::vector<std::shared_ptr<runtime::Buffer>> partials(reductions);
