@@ -360,6 +360,29 @@ private:
     return true;
   }
 
+  /// Is `phi` (a header phi of `loop`) a variable every iteration assigns
+  /// and none reads, so that after the loop it holds the last iteration's
+  /// value (numba's lastprivate)? A conditional assignment merges the phi
+  /// into the body's value, a read uses it: neither is one.
+  bool isLastValue(const ir::Loop &loop, const Instruction *phi) {
+    if (!phi->type || !phi->type->isNumber() ||
+        phi->type->kind == TypeKind::Complex ||
+        phi->type->kind == TypeKind::WeakComplex)
+      return false;
+    for (Block *block : loop.blocks)
+      for (auto &inst : block->instructions)
+        if (inst.get() != phi &&
+            std::count(inst->operands.begin(), inst->operands.end(), phi))
+          return false;
+    for (size_t i = 0; i < phi->operands.size(); ++i)
+      if (loop.contains(phi->parent->predecessors[i])) {
+        const Block *from = phi->operands[i]->parent;
+        if (!loop.contains(from) || from == loop.header)
+          return false;
+      }
+    return true;
+  }
+
   // --- outlining ------------------------------------------------------------
 
   void outline(const ir::Loop &outer) {
@@ -425,7 +448,9 @@ private:
             usedAnywhere = true;
       if (!usedAnywhere)
         continue;
-      if (!isReduction(outer, phi, op))
+      if (isLastValue(outer, phi))
+        op = ReductionOp::Last;
+      else if (!isReduction(outer, phi, op))
         error(carriedLine(outer, phi),
               "a prange loop assigns a variable that the loop (or the code "
               "after it) also reads, and not as a reduction (s += x, s *= x, "
@@ -910,6 +935,10 @@ ConstValue reductionIdentity(ReductionOp op, const Type *type) {
   case ReductionOp::And:
     return type->kind == TypeKind::Bool ? ConstValue::ofBool(true)
                                         : ConstValue::ofInt(-1);
+  case ReductionOp::Last: // any value: the last iteration replaces it
+    return isFloat ? ConstValue::ofFloat(0)
+           : type->kind == TypeKind::Bool ? ConstValue::ofBool(false)
+                                          : ConstValue::ofInt(0);
   case ReductionOp::Min:
   case ReductionOp::Max: {
     bool min = op == ReductionOp::Min;

@@ -26,6 +26,9 @@
 //    iterations whose flat index the kernel takes apart (extents are
 //    arguments then).
 //  - Loops inside the body (pranges included) stay loops in the kernel.
+//  - A scalar the body assigns in every iteration without reading it, and
+//    the code after the loop reads, has the last iteration's value (as in
+//    numba): the loop runs as a reducing one whose op is Last.
 // A scalar the body assigns and reads across iterations in any other way,
 // `break` or `return` in the body, and the loop's index read after it are
 // UserErrors at the line.
@@ -38,7 +41,10 @@
 
 namespace spirjit {
 
-enum class ReductionOp { Add, Mul, Min, Max, Or, And, Xor };
+/// Last: not a reduction but numba's lastprivate, a variable the body
+/// assigns in every iteration and never reads, read after the loop: its
+/// value from the last iteration (what the last partial holds).
+enum class ReductionOp { Add, Mul, Min, Max, Or, And, Xor, Last };
 
 struct Parfor {
   int index = 0;

@@ -95,6 +95,14 @@ void combineAll(ReductionOp op, const void *initial, const char *partials,
 
 void combinePartials(ReductionOp op, const Type *t, const void *initial,
                      const char *partials, int64_t n, void *out) {
+  if (op == ReductionOp::Last) {
+    // The last partial is the last work-item's: the tail launch's last one,
+    // or without a tail the last share's, whose last iteration (contiguous
+    // or interleaved) is the loop's last.
+    size_t size = itemSize(t);
+    std::memcpy(out, partials + (n - 1) * size, size);
+    return;
+  }
   switch (t->kind) {
   case TypeKind::Bool:
     return combineAll<bool>(op, initial, partials, n, out);
