@@ -449,11 +449,10 @@ private:
     std::vector<Instruction *> extents;
     if (nd) {
       Instruction *tuple = outerRange->operands[1];
+      bool ofTuple = tuple->type->kind == TypeKind::Tuple;
       for (int d = 0; d < parfor.dims; ++d) {
-        Instruction *extent = outerRange->operands.size() > 2
-                                  ? outerRange->operands[1 + d]
-                                  : nullptr;
-        if (!extent) {
+        Instruction *extent = ofTuple ? nullptr : outerRange->operands[1 + d];
+        if (ofTuple) {
           extent = fn_.create(preheader, Opcode::TupleGet, {tuple}, line);
           extent->index = d;
           extent->type = tuple->type->elements[d];

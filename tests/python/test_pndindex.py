@@ -82,6 +82,37 @@ def test_integer_reduction_runs_each_index_once(device, n, m):
     assert count_2d(n, m) == want
 
 
+@spirjit.jit
+def other_forms(a, shape):
+    for idx in pndindex((3, 4)):
+        a[idx] = idx[0] + idx[1]
+    for i, in pndindex(a.shape[0]):
+        a[i, 0] = -1
+    s = 0
+    for i, j in pndindex(shape):
+        s += i * 7 + j
+    return a, s
+
+
+def python_other_forms(a, shape):
+    for idx in np.ndindex((3, 4)):
+        a[idx] = idx[0] + idx[1]
+    for i, in np.ndindex(a.shape[0]):
+        a[i, 0] = -1
+    s = 0
+    for i, j in np.ndindex(shape):
+        s += i * 7 + j
+    return a, s
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (1, 9), (0, 2)])
+def test_one_extent_a_literal_tuple_and_a_tuple_argument(device, shape):
+    got_a, got_s = other_forms(np.zeros((3, 4)), shape)
+    want_a, want_s = python_other_forms(np.zeros((3, 4)), shape)
+    np.testing.assert_array_equal(got_a, want_a)
+    assert got_s == want_s
+
+
 def test_numba_pndindex(device):
     numba = pytest.importorskip("numba")
     from numba import pndindex as nb_pndindex
