@@ -284,16 +284,44 @@ private:
     std::vector<Instruction *> reductionPhis;
     for (Instruction *phi : headerPhis(outer)) {
       ReductionOp op;
-      bool usedAnywhere = false;
+      // Read in the loop: by an instruction there, directly or through the
+      // loop's phis (an `if`'s merge, an inner loop's header), which only
+      // pass it on.
+      std::set<const Instruction *> passed = {phi};
+      for (size_t before = 0; before != passed.size();) {
+        before = passed.size();
+        for (Block *block : outer.blocks)
+          for (auto &inst : block->instructions)
+            if (inst->isa(Opcode::Phi))
+              for (const Instruction *o : inst->operands)
+                if (passed.count(o))
+                  passed.insert(inst.get());
+      }
+      bool readInLoop = false;
+      const Instruction *readAfter = nullptr;
       for (auto &block : fn_.blocks)
-        for (auto &inst : block->instructions)
-          if (inst.get() != phi &&
-              std::count(inst->operands.begin(), inst->operands.end(), phi))
-            usedAnywhere = true;
-      if (!usedAnywhere)
+        for (auto &inst : block->instructions) {
+          bool inLoop = outer.contains(block.get());
+          if (inLoop && inst->isa(Opcode::Phi))
+            continue;
+          for (const Instruction *o : inst->operands)
+            if (inLoop ? passed.count(o) > 0 : o == phi) {
+              readInLoop |= inLoop;
+              if (!inLoop && !readAfter)
+                readAfter = inst.get();
+            }
+        }
+      if (!readInLoop && !readAfter)
         continue;
       if (isLastValue(outer, phi))
         op = ReductionOp::Last;
+      else if (!readInLoop)
+        error(readAfter->line,
+              "a variable a prange loop assigns is read after the loop: it "
+              "has the last iteration's value (as in numba) only when it is "
+              "a number assigned in every iteration, outside loops nested in "
+              "the body; store what you need into an array element in the "
+              "loop instead");
       else if (!isReduction(fn_, outer, phi, op))
         error(carriedLine(outer, phi),
               "a prange loop assigns a variable that the loop (or the code "

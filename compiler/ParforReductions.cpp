@@ -162,8 +162,10 @@ bool isLastValue(const ir::Loop &loop, const Instruction *phi) {
         return false;
   for (size_t i = 0; i < phi->operands.size(); ++i)
     if (loop.contains(phi->parent->predecessors[i])) {
-      const Block *from = phi->operands[i]->parent;
-      if (!loop.contains(from) || from == loop.header)
+      // Computed in the body, or the index itself (`last = i`).
+      const Instruction *value = phi->operands[i];
+      if (!loop.contains(value->parent) ||
+          (value->parent == loop.header && !value->isa(Opcode::IterNext)))
         return false;
     }
   return true;

@@ -70,13 +70,55 @@ def test_conditional_assignment_is_an_error():
         t = 0.0
         for i in prange(a.shape[0]):
             if a[i] > 0:
-                t = a[i]  # <- conditional
-        return t
+                t = a[i]
+        return t  # <- conditional
 
     # Which iteration assigned last is a race: numba's answer is whatever
     # work-item wrote last.
-    with pytest.raises(UnsupportedFeatureError, match="not as a reduction"):
+    with pytest.raises(UnsupportedFeatureError) as e:
         f(np.ones(4))
+    line = marked_line(__file__, "conditional")
+    assert f"test_prange_last_value.py:{line}:" in str(e.value)
+    assert "read after the loop" in str(e.value)
+    assert "assigned in every iteration" in str(e.value)
+
+
+def test_nested_pranges_and_tuples_are_errors_at_the_read():
+    @spirjit.jit
+    def nested(a):
+        t = 0.0
+        for i in prange(a.shape[0]):
+            for j in prange(a.shape[1]):
+                t = a[i, j]
+        return t  # <- nested
+
+    @spirjit.jit
+    def tuples(a):
+        last = (0, 0)
+        for idx in pndindex(a.shape):
+            last = idx
+        return last  # <- tuple
+
+    for f, marker in ((nested, "nested"), (tuples, "tuple")):
+        with pytest.raises(UnsupportedFeatureError) as e:
+            f(np.ones((2, 3)))
+        line = marked_line(__file__, marker)
+        assert f"test_prange_last_value.py:{line}:" in str(e.value)
+        assert "read after the loop" in str(e.value)
+
+
+def test_the_index_itself(device):
+    def f(a, n):
+        last = -1
+        for i in prange(n):
+            a[i] = i
+            last = i
+        return last
+
+    jitted = spirjit.jit(f)
+    for n in SIZES:
+        a = np.zeros(max(n, 1))
+        assert jitted(a, n) == f(a.copy(), n)
 
 
 def test_unassigned_before_the_loop_is_an_error_at_the_read():
