@@ -49,7 +49,7 @@ public:
     ir::DominatorTree dominators(old_);
     ir::LoopTree loops(old_, dominators);
     for (const auto &loop : loops.loops())
-      if (prangeOf(*loop))
+      if (parallelCallOf(*loop))
         inPrange_.insert(loop->blocks.begin(), loop->blocks.end());
 
     for (const auto &block : old_.blocks) {

@@ -4,6 +4,7 @@
 #include "compiler/Parfor.h"
 
 #include "compiler/NonNegative.h"
+#include "compiler/ParforReductions.h"
 
 #include "frontend/CloneFunction.h"
 #include "frontend/Diagnostics.h"
@@ -24,7 +25,8 @@ using ir::Block;
 using ir::Instruction;
 using ir::Opcode;
 
-Instruction *prangeOf(const ir::Loop &loop) {
+/// The prange or pndindex call a header's loop iterates over, or nullptr.
+Instruction *parallelCallOf(const ir::Loop &loop) {
   for (auto &inst : loop.header->instructions) {
     if (!inst->isa(Opcode::IterValid))
       continue;
@@ -34,7 +36,8 @@ Instruction *prangeOf(const ir::Loop &loop) {
     Instruction *call = iter->operands[0];
     if (call->isa(Opcode::Call) && call->operands[0]->type &&
         call->operands[0]->type->kind == TypeKind::Function &&
-        call->operands[0]->type->name == "spirjit.prange")
+        (call->operands[0]->type->name == "spirjit.prange" ||
+         call->operands[0]->type->name == "spirjit.pndindex"))
       return call;
     return nullptr;
   }
@@ -42,6 +45,16 @@ Instruction *prangeOf(const ir::Loop &loop) {
 }
 
 namespace {
+
+bool isPndindex(const Instruction *call) {
+  return call->operands[0]->type->name == "spirjit.pndindex";
+}
+
+/// The prange call a header's loop iterates over, or nullptr.
+Instruction *prangeOf(const ir::Loop &loop) {
+  Instruction *call = parallelCallOf(loop);
+  return call && !isPndindex(call) ? call : nullptr;
+}
 
 Instruction *findIn(const Block *block, Opcode opcode) {
   for (auto &inst : block->instructions)
@@ -73,7 +86,7 @@ public:
       ir::LoopTree loops(fn_, dominators);
       const ir::Loop *found = nullptr;
       for (const auto &loop : loops.loops())
-        if (prangeOf(*loop) && !outermostPrangeAbove(*loop)) {
+        if (parallelCallOf(*loop) && !outermostPrangeAbove(*loop)) {
           found = loop.get();
           break;
         }
@@ -98,7 +111,7 @@ private:
 
   static bool outermostPrangeAbove(const ir::Loop &loop) {
     for (const ir::Loop *p = loop.parent; p; p = p->parent)
-      if (prangeOf(*p))
+      if (parallelCallOf(*p))
         return true;
     return false;
   }
@@ -214,147 +227,17 @@ private:
     return phis;
   }
 
-  // --- reductions ---------------------------------------------------------
-
-  /// The reduction class of an update `inst` of accumulator value `acc`:
-  /// the other operand goes into `other`.
-  static std::optional<ReductionOp> updateOp(const Instruction *inst,
-                                             const Instruction *acc,
-                                             const Instruction *&other) {
-    if (inst->isa(Opcode::BinaryOp)) {
-      auto op = static_cast<ir::BinaryOperator>(inst->index);
-      bool first = inst->operands[0] == acc, second = inst->operands[1] == acc;
-      if (first == second)
-        return std::nullopt;
-      other = first ? inst->operands[1] : inst->operands[0];
-      switch (op) {
-      case ir::BinaryOperator::Add:
-        return ReductionOp::Add;
-      case ir::BinaryOperator::Sub:
-        return first ? std::optional(ReductionOp::Add) : std::nullopt;
-      case ir::BinaryOperator::Mul:
-        return ReductionOp::Mul;
-      case ir::BinaryOperator::BitOr:
-        return ReductionOp::Or;
-      case ir::BinaryOperator::BitAnd:
-        return ReductionOp::And;
-      case ir::BinaryOperator::BitXor:
-        return ReductionOp::Xor;
-      default:
-        return std::nullopt;
-      }
-    }
-    if (inst->isa(Opcode::Call) && inst->operands.size() == 3 &&
-        inst->name.empty() && inst->operands[0]->type &&
-        inst->operands[0]->type->kind == TypeKind::Function) {
-      const std::string &name = inst->operands[0]->type->name;
-      bool first = inst->operands[1] == acc, second = inst->operands[2] == acc;
-      if (first == second)
-        return std::nullopt;
-      other = first ? inst->operands[2] : inst->operands[1];
-      if (name == "min")
-        return ReductionOp::Min;
-      if (name == "max")
-        return ReductionOp::Max;
-    }
-    return std::nullopt;
-  }
-
-  /// Is `phi` (a header phi of `loop`) a reduction? Fills `op`.
-  bool isReduction(const ir::Loop &loop, Instruction *phi, ReductionOp &op) {
-    if (!phi->type || !phi->type->isNumber() ||
-        phi->type->kind == TypeKind::Complex ||
-        phi->type->kind == TypeKind::WeakComplex)
-      return false;
-    // The values of the chain: the phi, its updates, and body phis that
-    // merge them.
-    std::set<const Instruction *> chain = {phi};
-    std::optional<ReductionOp> kind;
-    std::vector<const Instruction *> others;
-    std::function<bool(const Instruction *)> walk =
-        [&](const Instruction *v) -> bool {
-      if (chain.count(v)) // the accumulator, or an update already seen
-        return true;
-      if (!loop.contains(v->parent) || v->parent == loop.header)
-        return false;
-      if (v->isa(Opcode::Phi)) {
-        chain.insert(v);
-        for (const Instruction *in : v->operands)
-          if (!walk(in))
-            return false;
-        return true;
-      }
-      const Instruction *other = nullptr;
-      for (size_t i = 0; i < v->operands.size(); ++i) {
-        const Instruction *acc = v->operands[i];
-        if (!loop.contains(acc->parent) && acc != phi)
-          continue;
-        auto o = updateOp(v, acc, other);
-        if (!o)
-          continue;
-        if (kind && *kind != *o)
-          return false;
-        kind = o;
-        chain.insert(v);
-        others.push_back(other);
-        return walk(acc);
-      }
-      return false;
-    };
-    size_t fromLatch = 0;
-    for (size_t i = 0; i < phi->operands.size(); ++i)
-      if (loop.contains(phi->parent->predecessors[i])) {
-        ++fromLatch;
-        if (!walk(phi->operands[i]))
-          return false;
-      }
-    if (!kind || fromLatch == 0)
-      return false;
-    if (((*kind == ReductionOp::Or || *kind == ReductionOp::And ||
-          *kind == ReductionOp::Xor) &&
-         phi->type->kind != TypeKind::Int &&
-         phi->type->kind != TypeKind::WeakInt &&
-         phi->type->kind != TypeKind::Bool))
-      return false;
-    // Chain values are used only by the chain (and, for the phi, after the
-    // loop), and no update's other operand depends on the chain.
-    for (auto &block : fn_.blocks) {
-      if (!loop.contains(block.get()))
-        continue;
-      for (auto &inst : block->instructions) {
-        if (chain.count(inst.get()))
-          continue;
-        for (const Instruction *operand : inst->operands)
-          if (chain.count(operand))
-            return false;
-      }
-    }
-    std::set<const Instruction *> seen;
-    std::function<bool(const Instruction *)> dependsOnChain =
-        [&](const Instruction *v) -> bool {
-      if (chain.count(v))
-        return true;
-      if (!loop.contains(v->parent) || !seen.insert(v).second)
-        return false;
-      for (const Instruction *o : v->operands)
-        if (dependsOnChain(o))
-          return true;
-      return false;
-    };
-    for (const Instruction *o : others)
-      if (dependsOnChain(o))
-        return false;
-    op = *kind;
-    return true;
-  }
-
   // --- outlining ------------------------------------------------------------
 
   void outline(const ir::Loop &outer) {
     Parfor parfor;
     parfor.index = static_cast<int>(parfors_.size());
-    Instruction *outerRange = prangeOf(outer);
+    Instruction *outerRange = parallelCallOf(outer);
     parfor.line = outerRange->line;
+    // pndindex(...) is one loop over up to 3 extents (InferMath.cpp): a
+    // launch of as many dimensions, or for a reduction a 1-D loop over
+    // their product whose index is taken apart into the tuple.
+    bool nd = isPndindex(outerRange);
     Instruction *outerBranch = headerBranch(outer);
     SPIRJIT_INTERNAL_CHECK(outerBranch, "a prange loop without a condbr");
     Block *exit = outerBranch->targets[1];
@@ -404,15 +287,45 @@ private:
     std::vector<Instruction *> reductionPhis;
     for (Instruction *phi : headerPhis(outer)) {
       ReductionOp op;
-      bool usedAnywhere = false;
+      // Read in the loop: by an instruction there, directly or through the
+      // loop's phis (an `if`'s merge, an inner loop's header), which only
+      // pass it on.
+      std::set<const Instruction *> passed = {phi};
+      for (size_t before = 0; before != passed.size();) {
+        before = passed.size();
+        for (Block *block : outer.blocks)
+          for (auto &inst : block->instructions)
+            if (inst->isa(Opcode::Phi))
+              for (const Instruction *o : inst->operands)
+                if (passed.count(o))
+                  passed.insert(inst.get());
+      }
+      bool readInLoop = false;
+      const Instruction *readAfter = nullptr;
       for (auto &block : fn_.blocks)
-        for (auto &inst : block->instructions)
-          if (inst.get() != phi &&
-              std::count(inst->operands.begin(), inst->operands.end(), phi))
-            usedAnywhere = true;
-      if (!usedAnywhere)
+        for (auto &inst : block->instructions) {
+          bool inLoop = outer.contains(block.get());
+          if (inLoop && inst->isa(Opcode::Phi))
+            continue;
+          for (const Instruction *o : inst->operands)
+            if (inLoop ? passed.count(o) > 0 : o == phi) {
+              readInLoop |= inLoop;
+              if (!inLoop && !readAfter)
+                readAfter = inst.get();
+            }
+        }
+      if (!readInLoop && !readAfter)
         continue;
-      if (!isReduction(outer, phi, op))
+      if (isLastValue(outer, phi))
+        op = ReductionOp::Last;
+      else if (!readInLoop)
+        error(readAfter->line,
+              "a variable a prange loop assigns is read after the loop: it "
+              "has the last iteration's value (as in numba) only when it is "
+              "a number assigned in every iteration, outside loops nested in "
+              "the body; store what you need into an array element in the "
+              "loop instead");
+      else if (!isReduction(fn_, outer, phi, op))
         error(carriedLine(outer, phi),
               "a prange loop assigns a variable that the loop (or the code "
               "after it) also reads, and not as a reduction (s += x, s *= x, "
@@ -432,9 +345,11 @@ private:
     }
     bool reduces = !reductionPhis.empty();
     std::vector<const ir::Loop *> nest =
-        reduces ? std::vector<const ir::Loop *>{&outer}
-                : perfectNest(outer, preheader);
-    parfor.dims = static_cast<int>(nest.size());
+        reduces || nd ? std::vector<const ir::Loop *>{&outer}
+                      : perfectNest(outer, preheader);
+    parfor.dims = static_cast<int>(
+        nd ? findIn(outer.header, Opcode::IterNext)->type->elements.size()
+           : nest.size());
     const ir::Loop &innermost = *nest.back();
 
     // The loop's index must not be read after it.
@@ -560,8 +475,26 @@ private:
       for (auto &inst : block->instructions)
         for (Instruction *operand : inst->operands)
           importValue(operand);
-    // Each dimension's start and step, imported likewise.
-    for (const ir::Loop *loop : nest) {
+    // Each dimension's start and step, imported likewise; a pndindex's
+    // extents, imported for a reduction's index.
+    std::vector<Instruction *> extents;
+    if (nd) {
+      Instruction *tuple = outerRange->operands[1];
+      bool ofTuple = tuple->type->kind == TypeKind::Tuple;
+      for (int d = 0; d < parfor.dims; ++d) {
+        Instruction *extent = ofTuple ? nullptr : outerRange->operands[1 + d];
+        if (ofTuple) {
+          extent = fn_.create(preheader, Opcode::TupleGet, {tuple}, line);
+          extent->index = d;
+          extent->type = tuple->type->elements[d];
+        }
+        extents.push_back(extent);
+        parfor.ranges.push_back({extent});
+        if (reduces)
+          importValue(extent);
+      }
+    }
+    for (const ir::Loop *loop : nd ? std::vector<const ir::Loop *>{} : nest) {
       Instruction *range = prangeOf(*loop);
       std::vector<const Instruction *> args(range->operands.begin() + 1,
                                             range->operands.end());
@@ -603,7 +536,14 @@ private:
 
     Block *done = nullptr;
     if (!reduces) {
-      for (size_t d = 0; d < nest.size(); ++d)
+      if (nd) {
+        std::vector<Instruction *> ids;
+        for (int d = 0; d < parfor.dims; ++d)
+          ids.push_back(workItemQuery("get_id", d));
+        values[indices[0]] =
+            kernel->create(entry, Opcode::BuildTuple, ids, line);
+      }
+      for (size_t d = 0; !nd && d < nest.size(); ++d)
         values[indices[d]] = indexValue(d, workItemQuery("get_id", static_cast<int>(d)));
       ir::cloneBlocks(body, *kernel, map);
       Block *first = map[headerBranch(innermost)->targets[0]];
@@ -676,21 +616,30 @@ private:
       }
       Instruction *valid = kernel->create(header, Opcode::IterValid, {iter}, line);
       Instruction *t = kernel->create(header, Opcode::IterNext, {iter}, line);
+      size_t made = header->instructions.size();
       Instruction *k =
           binary(header, ir::BinaryOperator::Add, begin,
                  binary(header, ir::BinaryOperator::Mul, t, stride));
-      values[indices[0]] = indexValue(0, k);
-      // indexValue appended to the header; move what it made to indexBlock.
-      auto &headerList = header->instructions;
-      for (auto it = headerList.begin(); it != headerList.end();) {
-        Instruction *i = it->get();
-        if (i->isa(Opcode::BinaryOp)) {
-          i->parent = indexBlock;
-          indexBlock->instructions.push_back(std::move(*it));
-          it = headerList.erase(it);
-        } else {
-          ++it;
+      if (nd) {
+        // The flat index k, taken apart: the last extent varies fastest.
+        std::vector<Instruction *> parts(parfor.dims);
+        for (int d = parfor.dims - 1; d > 0; --d) {
+          Instruction *e = values.at(extents[d]);
+          parts[d] = binary(header, ir::BinaryOperator::Mod, k, e);
+          k = binary(header, ir::BinaryOperator::FloorDiv, k, e);
         }
+        parts[0] = k;
+        values[indices[0]] =
+            kernel->create(header, Opcode::BuildTuple, parts, line);
+      } else {
+        values[indices[0]] = indexValue(0, k);
+      }
+      // The header got the index's computation; it goes to indexBlock.
+      auto &headerList = header->instructions;
+      for (auto it = headerList.begin() + made; it != headerList.end();) {
+        (*it)->parent = indexBlock;
+        indexBlock->instructions.push_back(std::move(*it));
+        it = headerList.erase(it);
       }
       map.blocks[outer.header] = header;
       ir::cloneBlocks(body, *kernel, map);
@@ -796,6 +745,8 @@ private:
                                     [&](auto &b) { return dead.count(b.get()); }),
                      fn_.blocks.end());
     eraseIfUnused(findIn(preheader, Opcode::GetIter));
+    if (nd) // host code has no pndindex values
+      eraseIfUnused(outerRange);
     parfors_.push_back(std::move(parfor));
   }
 
@@ -845,39 +796,6 @@ private:
 };
 
 } // namespace
-
-ConstValue reductionIdentity(ReductionOp op, const Type *type) {
-  bool isFloat = type->kind == TypeKind::Float;
-  switch (op) {
-  case ReductionOp::Add:
-  case ReductionOp::Or:
-  case ReductionOp::Xor:
-    return isFloat ? ConstValue::ofFloat(0) : ConstValue::ofInt(0);
-  case ReductionOp::Mul:
-    return isFloat ? ConstValue::ofFloat(1) : ConstValue::ofInt(1);
-  case ReductionOp::And:
-    return type->kind == TypeKind::Bool ? ConstValue::ofBool(true)
-                                        : ConstValue::ofInt(-1);
-  case ReductionOp::Min:
-  case ReductionOp::Max: {
-    bool min = op == ReductionOp::Min;
-    if (isFloat)
-      return ConstValue::ofFloat(min ? INFINITY : -INFINITY);
-    if (type->kind == TypeKind::Bool)
-      return ConstValue::ofBool(min);
-    int bits = type->bits;
-    if (type->isSigned)
-      return ConstValue::ofInt(min ? (bits == 64 ? INT64_MAX
-                                                 : (int64_t(1) << (bits - 1)) - 1)
-                                   : (bits == 64 ? INT64_MIN
-                                                 : -(int64_t(1) << (bits - 1))));
-    // Unsigned: the largest value is all ones (np.uint64(-1) wraps so).
-    return ConstValue::ofInt(min ? (bits == 64 ? -1 : (int64_t(1) << bits) - 1)
-                                 : 0);
-  }
-  }
-  return ConstValue::ofInt(0);
-}
 
 std::vector<Parfor> outlineParfors(TypedFunction &host) {
   return Outliner(host).run();

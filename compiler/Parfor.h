@@ -21,7 +21,14 @@
 //    runs in a second launch) into private accumulators
 //    and writes them to one partial array per reduction; the host combines
 //    the partials with the initial value.
+//  - A pndindex loop over 1-3 extents is a Range of as many dimensions,
+//    its index the tuple of the ids; reducing, a 1-D loop over all the
+//    iterations whose flat index the kernel takes apart (extents are
+//    arguments then).
 //  - Loops inside the body (pranges included) stay loops in the kernel.
+//  - A scalar the body assigns in every iteration without reading it, and
+//    the code after the loop reads, has the last iteration's value (as in
+//    numba): the loop runs as a reducing one whose op is Last.
 // A scalar the body assigns and reads across iterations in any other way,
 // `break` or `return` in the body, and the loop's index read after it are
 // UserErrors at the line.
@@ -38,14 +45,19 @@ namespace ir {
 struct Loop;
 }
 
-enum class ReductionOp { Add, Mul, Min, Max, Or, And, Xor };
+/// Last: not a reduction but numba's lastprivate, a variable the body
+/// assigns in every iteration and never reads, read after the loop: its
+/// value from the last iteration (what the last partial holds).
+enum class ReductionOp { Add, Mul, Min, Max, Or, And, Xor, Last };
 
 struct Parfor {
   int index = 0;
   int line = 0; // of the prange loop
-  int dims = 1;
+  int dims = 1; // of the iteration space
+  /// A reducing loop launches 1-D whatever its iteration space.
+  int launchDims() const { return reductions.empty() ? dims : 1; }
   /// Per dimension, outermost first: the prange's arguments in the host
-  /// (1 to 3: stop; start, stop; start, stop, step).
+  /// (1 to 3: stop; start, stop; start, stop, step), a pndindex's extent.
   std::vector<std::vector<const ir::Instruction *>> ranges;
   /// In the host: the values the kernel takes after its item, in order.
   std::vector<const ir::Instruction *> arguments;
@@ -67,8 +79,9 @@ struct Parfor {
 
 std::vector<Parfor> outlineParfors(TypedFunction &host);
 
-/// The prange call a loop of typed pyir iterates over, or nullptr.
-ir::Instruction *prangeOf(const ir::Loop &loop);
+/// The prange or pndindex call a loop of typed pyir iterates over, or
+/// nullptr: the loop's body runs in a kernel.
+ir::Instruction *parallelCallOf(const ir::Loop &loop);
 
 /// The identity of `op` on values of `type`, as the kernel starts each
 /// accumulator.

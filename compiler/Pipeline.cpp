@@ -450,7 +450,7 @@ CompiledHost compileHost(const HostRequest &request,
     std::string text = printTypedFunction(typed);
     for (const Parfor &parfor : compiled.parfors) {
       text += "\n; parfor " + std::to_string(parfor.index) + ": a " +
-              std::to_string(parfor.dims) + "-D launch of kernel " +
+              std::to_string(parfor.launchDims()) + "-D launch of kernel " +
               parfor.kernel->name + (parfor.reductions.empty()
                                          ? std::string()
                                          : " (" +

@@ -57,9 +57,10 @@ std::string Type::str() const {
   case TypeKind::Item:
     return "Item(" + std::to_string(ndim) + ")";
   case TypeKind::Range:
-    return "range";
+    return ndim ? "pndindex(" + std::to_string(ndim) + ")" : "range";
   case TypeKind::RangeIterator:
-    return "range_iterator";
+    return ndim ? "pndindex_iterator(" + std::to_string(ndim) + ")"
+                : "range_iterator";
   case TypeKind::Module:
     return "Module(" + name + ")";
   case TypeKind::Function:
@@ -155,8 +156,16 @@ const Type *item(int ndim) {
   t.ndim = ndim;
   return intern(t);
 }
-const Type *range() { return intern(make(TypeKind::Range)); }
-const Type *rangeIterator() { return intern(make(TypeKind::RangeIterator)); }
+const Type *range(int ndim) {
+  Type t = make(TypeKind::Range);
+  t.ndim = ndim;
+  return intern(t);
+}
+const Type *rangeIterator(int ndim) {
+  Type t = make(TypeKind::RangeIterator);
+  t.ndim = ndim;
+  return intern(t);
+}
 const Type *slice() { return intern(make(TypeKind::Slice)); }
 const Type *module(const std::string &name) {
   Type t = make(TypeKind::Module);

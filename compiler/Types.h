@@ -38,7 +38,8 @@ enum class TypeKind {
   NdItem,   // kapi.NdItem of ndim dimensions
   Group,    // kapi.Group of ndim dimensions
   AtomicRef, // element; memorySpace of the referenced memory
-  Range,    // the value of range(...): elements are weak ints
+  Range,    // the value of range(...): elements are weak ints; with ndim,
+            // pndindex(...) over ndim extents
   RangeIterator,
   Module,   // name
   Function, // name: a builtin, math or NumPy function, a kapi class
@@ -92,8 +93,10 @@ const Type *group(int ndim);
 const Type *atomicRef(const Type *element, MemorySpace memorySpace);
 const Type *tuple(std::vector<const Type *> elements);
 const Type *item(int ndim);
-const Type *range();
-const Type *rangeIterator();
+/// range(...) (ndim 0), or pndindex(...) over ndim extents, whose
+/// iterator yields tuples of ndim indices.
+const Type *range(int ndim = 0);
+const Type *rangeIterator(int ndim = 0);
 const Type *module(const std::string &name);
 const Type *function(const std::string &name);
 const Type *method(const Type *receiver, const std::string &name);

@@ -336,7 +336,9 @@ void checkDefiniteAssignment(const FunctionDescription &function,
         throw UserError(UserErrorKind::Compile, function.filename, inst.line,
                         "'" + function.varnames[inst.arg] +
                             "' may be used before it is assigned (Python "
-                            "raises UnboundLocalError)");
+                            "raises UnboundLocalError): assign it before "
+                            "the loop or branch that may skip assigning "
+                            "it");
       }
     }
   }

@@ -97,6 +97,14 @@ void combineAll(ReductionOp op, const void *initial, const char *partials,
 
 void combinePartials(ReductionOp op, const Type *t, const void *initial,
                      const char *partials, int64_t n, void *out) {
+  if (op == ReductionOp::Last) {
+    // The last partial is the last work-item's: the tail launch's last one,
+    // or without a tail the last share's, whose last iteration (contiguous
+    // or interleaved) is the loop's last.
+    size_t size = itemSize(t);
+    std::memcpy(out, partials + (n - 1) * size, size);
+    return;
+  }
   switch (t->kind) {
   case TypeKind::Bool:
     return combineAll<bool>(op, initial, partials, n, out);
@@ -525,7 +533,7 @@ extern "C" int32_t spirjit_host_parfor(void *context, int32_t index,
       }
     }
     LaunchRange range;
-    range.dims = parfor.dims;
+    range.dims = parfor.launchDims();
     for (int d = 0; d < parfor.dims; ++d)
       range.global[d] = counts[d];
     if (!reductions) {
@@ -535,7 +543,8 @@ extern "C" int32_t spirjit_host_parfor(void *context, int32_t index,
     }
     // A reducing loop: four int64s (first, chunk, trips, stride), then one
     // partial array per reduction, one element per work-item of both
-    // launches.
+    // launches, 1-D over all the iterations (a pndindex's kernel takes its
+    // index apart).
     ReductionShare share = reductionShare(*call.device, total);
     int64_t items = share.items + share.tail;
     std::vector<std::shared_ptr<runtime::Buffer>> partials(reductions);

@@ -119,8 +119,8 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
     }
     // numba's and numba-dpex's prange mean spirjit's.
     if ((module == "numba" || module == "numba_dpex" || module == "spirjit") &&
-        name == "prange")
-      return types::function("spirjit.prange");
+        (name == "prange" || name == "pndindex"))
+      return types::function("spirjit." + name);
     return types::function(module + "." + name);
   }
   case TypeKind::Function:
@@ -368,11 +368,21 @@ const Type *Inference::infer(Instruction &inst) {
       unsupported(inst, "for loops in kernels iterate over range(...) only, "
                         "not over a '" +
                             operandType(0)->str() + "'");
-    return types::rangeIterator();
+    // The parfor stage turns a jit function's outermost pndindex loops
+    // into launches; one inside a prange loop would be a loop in a kernel.
+    if (operandType(0)->ndim && result_.kind != FunctionKind::Host)
+      unsupported(inst, "a pndindex() loop inside a prange loop or a kernel: "
+                        "only a jit function's outermost parallel loop may "
+                        "be one; use nested range loops here");
+    return types::rangeIterator(operandType(0)->ndim);
   case Opcode::IterValid:
     return types::boolean();
-  case Opcode::IterNext:
-    return types::weakInt();
+  case Opcode::IterNext: {
+    int ndim = operandType(0)->ndim;
+    if (!ndim)
+      return types::weakInt();
+    return types::tuple(std::vector<const Type *>(ndim, types::weakInt()));
+  }
   case Opcode::Branch:
     return types::none();
   case Opcode::CondBranch:

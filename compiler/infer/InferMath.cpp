@@ -66,6 +66,21 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
       requireInteger(inst, t, "a range() argument");
     return types::range();
   }
+  if (name == "spirjit.pndindex") {
+    // pndindex(n, m) or pndindex(a.shape), as numpy.ndindex takes them.
+    std::vector<const Type *> extents = args;
+    if (args.size() == 1 && args[0]->kind == TypeKind::Tuple)
+      extents = args[0]->elements;
+    if (extents.empty())
+      typingError(inst, "pndindex() needs the extents to iterate over");
+    for (const Type *t : extents)
+      requireInteger(inst, t, "a pndindex() extent");
+    if (extents.size() > 3)
+      unsupported(inst, "pndindex() over " + std::to_string(extents.size()) +
+                            " dimensions: a launch has at most 3; nest a "
+                            "range loop over the others inside the loop");
+    return types::range(static_cast<int>(extents.size()));
+  }
   if (name == "abs") {
     arity(1, 1, name);
     requireNumbers(name);

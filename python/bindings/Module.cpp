@@ -512,7 +512,7 @@ void dumpHostStages(const py::dict &description, const std::string &signature,
     KernelRequest kernel;
     kernel.function = parfor.kernel.get();
     kernel.argumentTypes = parfor.kernelArgumentTypes;
-    kernel.itemDimensions = parfor.dims;
+    kernel.itemDimensions = parfor.launchDims();
     kernel.disjointArrays = disjoint;
     compileKernel(kernel, dump.device,
                   printing("kernel: " + parfor.kernel->name));

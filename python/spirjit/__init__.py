@@ -39,7 +39,8 @@ __all__ = ["kernel", "device_func", "call_kernel", "call_kernel_async",
            "Event", "NdRange", "empty", "zeros", "ones", "full", "empty_like",
            "zeros_like", "from_dlpack", "Range", "DeviceArray", "asarray",
            "asnumpy", "devices", "default_device", "Device", "errors",
-           "kernel_api", "vectorize", "jit", "dpjit", "prange"]
+           "kernel_api", "vectorize", "jit", "dpjit", "prange",
+           "pndindex"]
 __version__ = "0.1.0"
 
 
@@ -686,6 +687,25 @@ def _describe_with_arguments(fn, constants):
         description["globals"][f"<argument {name}>"] = _describe_value(
             value, description["device_functions"])
     return description
+
+
+class _PNDIndex:
+    """``numpy.ndindex`` that marks a loop as parallel: in a jit function
+    ``for idx in pndindex(a.shape)`` (or ``pndindex(n, m)``, 1-3 extents)
+    is a launch of as many dimensions, ``idx`` the tuple of indices; called
+    from plain Python it is ``numpy.ndindex``."""
+
+    __spirjit_name__ = "spirjit.pndindex"
+
+    def __call__(self, *shape):
+        import numpy as np
+        return np.ndindex(*shape)
+
+    def __repr__(self):
+        return "spirjit.pndindex"
+
+
+pndindex = _PNDIndex()
 
 
 class JitFunction:

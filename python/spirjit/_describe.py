@@ -98,10 +98,10 @@ def describe_value(value, table=None):
         return {"kind": "object", "name": "numpy." + np.dtype(value).name}
     if isinstance(value, np.ufunc):
         return {"kind": "object", "name": "numpy." + value.__name__}
-    if (getattr(value, "__name__", None) == "prange" and str(
+    if (getattr(value, "__name__", None) in ("prange", "pndindex") and str(
             getattr(value, "__module__", "")).startswith(("numba",))):
-        # numba's and numba-dpex's prange mean what spirjit's does.
-        return {"kind": "object", "name": "spirjit.prange"}
+        # numba's and numba-dpex's prange and pndindex mean spirjit's.
+        return {"kind": "object", "name": "spirjit." + value.__name__}
     name = getattr(value, "__spirjit_name__", None)
     if name is not None:
         return {"kind": "object", "name": name}
