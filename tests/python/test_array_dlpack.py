@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import spirjit
+from producers import DLPackOnly
 
 _capsule_name = ctypes.pythonapi.PyCapsule_GetName
 _capsule_name.restype = ctypes.c_char_p
@@ -58,26 +59,13 @@ def test_mpi4py_sendrecv_of_device_array_rows(device):
     assert comm.allreduce(float(u.sum()), op=MPI.SUM) == expected.sum()
 
 
-class HostProducer:
-    """A DLPack producer on the CPU that is not NumPy."""
-
-    def __init__(self, array):
-        self._array = array
-
-    def __dlpack__(self, **kwargs):
-        return self._array.__dlpack__(**kwargs)
-
-    def __dlpack_device__(self):
-        return self._array.__dlpack_device__()
-
-
 @spirjit.kernel
 def _twice_the_index(item, x):
     i = item.get_id(0)
     x[i] = 2.0 * i
 
 
-@pytest.mark.parametrize("producer", [np.asarray, HostProducer],
+@pytest.mark.parametrize("producer", [np.asarray, DLPackOnly],
                          ids=["numpy", "other"])
 def test_from_dlpack_of_host_memory_does_not_copy(device, producer):
     # Issue 31: the docs promised no copy, and from_dlpack copied.
@@ -97,7 +85,7 @@ def test_from_dlpack_of_host_memory_does_not_copy(device, producer):
 
 def test_from_dlpack_of_a_strided_view_keeps_the_producer_alive(device):
     host_addressable(device)
-    x = spirjit.from_dlpack(HostProducer(np.arange(12.0)[::3]),
+    x = spirjit.from_dlpack(DLPackOnly(np.arange(12.0)[::3]),
                             device=device)
     import gc
     gc.collect()

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import spirjit
+from producers import DLPackOnly
 from spirjit import errors
 from spirjit import kernel_api as kapi
 
@@ -651,19 +652,6 @@ def test_spirjit_from_dlpack_numpy(device, source):
     np.testing.assert_array_equal(spirjit.asnumpy(x), a)
     y = spirjit.from_dlpack(a)
     np.testing.assert_array_equal(spirjit.asnumpy(y), a)
-
-
-class DLPackOnly:
-    """A producer that exposes nothing but the DLPack protocol."""
-
-    def __init__(self, array):
-        self._array = array
-
-    def __dlpack__(self, **kwargs):
-        return self._array.__dlpack__(**kwargs)
-
-    def __dlpack_device__(self):
-        return self._array.__dlpack_device__()
 
 
 def test_spirjit_from_dlpack_any_producer(device):
