@@ -174,6 +174,8 @@ std::unique_ptr<ir::Function> buildPyIRStages(const FunctionDescription &functio
                                               StagePrinter &dump) {
   if (function.prebuiltPyIR) {
     dump(Stage::Bytecode, [&] {
+      if (!function.prebuiltOrigin.empty())
+        return function.prebuiltOrigin;
       return "; " + function.name + " is a prange loop of a jit function, "
              "outlined by the parfor stage: it has no bytecode of its own\n";
     });

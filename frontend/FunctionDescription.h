@@ -131,6 +131,9 @@ struct FunctionDescription {
   /// A kernel the compiler made (the parfor stage outlines prange loops):
   /// its untyped pyir, which stands in for the bytecode.
   std::shared_ptr<const ir::Function> prebuiltPyIR;
+  /// For such a kernel: what it was made from, printed where the bytecode
+  /// stage would be (the array-expression graph of compiler/ArrayKernel).
+  std::string prebuiltOrigin;
   /// For such a kernel: the parameters (by index, the item being 0) the
   /// host computed never to be negative (a slice's start): their uses as
   /// indices need no wrap-around (compiler/NonNegative.h).

@@ -33,14 +33,81 @@ static void warnOfUnsafeDiskCache() {
 DeviceArray::DeviceArray(std::shared_ptr<runtime::Buffer> buffer,
                          py::dtype dtype, std::vector<int64_t> shape,
                          std::vector<int64_t> strides, int64_t offset)
-    : buffer_(std::move(buffer)), dtype_(std::move(dtype)),
-      shape_(std::move(shape)), strides_(std::move(strides)), offset_(offset) {
+    : buffer_(std::move(buffer)), device_(buffer_->device()),
+      dtype_(std::move(dtype)), shape_(std::move(shape)),
+      strides_(std::move(strides)), offset_(offset) {
+  setType();
+}
+
+DeviceArray::DeviceArray(launch::NodeRef node, py::dtype dtype)
+    : pending_(std::move(node)), device_(pending_->device),
+      dtype_(std::move(dtype)), shape_(pending_->shape), offset_(0) {
+  // The memory it will be computed into is C-contiguous.
+  strides_.resize(shape_.size());
+  int64_t stride = dtype_.itemsize();
+  for (size_t d = shape_.size(); d-- > 0;) {
+    strides_[d] = stride;
+    stride *= std::max<int64_t>(shape_[d], 1);
+  }
+  launch::holdNode(pending_);
+  setType();
+}
+
+DeviceArray::DeviceArray(const DeviceArray &o)
+    : buffer_(o.buffer_), pending_(o.pending_), device_(o.device_),
+      dtype_(o.dtype_), shape_(o.shape_), strides_(o.strides_),
+      offset_(o.offset_), type_(o.type_) {
+  if (pending_)
+    launch::holdNode(pending_);
+}
+
+DeviceArray::DeviceArray(DeviceArray &&o) noexcept
+    : buffer_(std::move(o.buffer_)), pending_(std::move(o.pending_)),
+      device_(std::move(o.device_)), dtype_(std::move(o.dtype_)),
+      shape_(std::move(o.shape_)), strides_(std::move(o.strides_)),
+      offset_(o.offset_), type_(o.type_) {}
+
+DeviceArray::~DeviceArray() {
+  if (pending_)
+    launch::releaseNode(*pending_);
+}
+
+void DeviceArray::setType() {
   const Type *element = typeOfDType(dtype_);
   SPIRJIT_INTERNAL_CHECK(element, "a device array of an unsupported dtype");
   type_ = types::array(element, static_cast<int>(shape_.size()),
                        launch::layoutOf(shape_.data(), strides_.data(),
                                         static_cast<int>(shape_.size()),
                                         dtype_.itemsize()));
+}
+
+const std::shared_ptr<runtime::Buffer> &DeviceArray::buffer() const {
+  if (pending_) {
+    launch::evaluate(*pending_);
+    buffer_ = pending_->view.buffer;
+    launch::releaseNode(*pending_);
+    pending_.reset();
+  }
+  if (launch::anyPending())
+    launch::flushReaders(*buffer_);
+  return buffer_;
+}
+
+runtime::UsmKind DeviceArray::usmKind() const {
+  return pending_ ? pending_->usm : buffer_->usmKind();
+}
+
+launch::NodeRef DeviceArray::node() const {
+  if (pending_)
+    return pending_;
+  launch::ArrayView view;
+  view.buffer = buffer_;
+  view.offset = offset_;
+  view.shape = shape_;
+  view.strides = strides_;
+  return launch::memoryNode(std::move(view), type_->element,
+                            py::str(dtype_).cast<std::string>(),
+                            dtype_.itemsize(), buffer_->usmKind());
 }
 
 int64_t DeviceArray::size() const {
@@ -85,7 +152,7 @@ py::array DeviceArray::toNumPy() const {
   }
   size_t span = static_cast<size_t>(high - low + itemsize);
   py::array_t<uint8_t> bytes(static_cast<py::ssize_t>(span));
-  buffer_->device()->read(*buffer_, bytes.mutable_data(), span,
+  buffer()->device()->read(*buffer(), bytes.mutable_data(), span,
                           static_cast<size_t>(offset_ + low));
   if (launch::layoutOf(shape_.data(), strides_.data(),
                        static_cast<int>(shape_.size()), itemsize) == 'C' &&
@@ -126,9 +193,9 @@ void DeviceArray::writeFromHost(const py::array &input) const {
     contiguous = contiguous && strides_[d] == expected;
     expected *= shape_[d];
   }
-  const std::shared_ptr<Device> &device = buffer_->device();
+  const std::shared_ptr<Device> &device = buffer()->device();
   if (contiguous) {
-    device->write(*buffer_, host.data(), static_cast<size_t>(host.nbytes()),
+    device->write(*buffer(), host.data(), static_cast<size_t>(host.nbytes()),
                   static_cast<size_t>(offset_));
     return;
   }
@@ -139,12 +206,12 @@ void DeviceArray::writeFromHost(const py::array &input) const {
   }
   size_t span = static_cast<size_t>(high - low + itemsize);
   py::array_t<uint8_t> bytes(static_cast<py::ssize_t>(span));
-  device->read(*buffer_, bytes.mutable_data(), span,
+  device->read(*buffer(), bytes.mutable_data(), span,
                static_cast<size_t>(offset_ + low));
   py::array view(dtype_, shape_, strides_,
                  reinterpret_cast<const char *>(bytes.data()) - low, bytes);
   view[py::ellipsis()] = host;
-  device->write(*buffer_, bytes.data(), span,
+  device->write(*buffer(), bytes.data(), span,
                 static_cast<size_t>(offset_ + low));
 }
 

@@ -5,6 +5,7 @@
 // points (call_kernel, call_kernel_async, spirjit.Event).
 #pragma once
 
+#include "launch/ArrayGraph.h"
 #include "launch/Launcher.h"
 
 #include <pybind11/numpy.h>
@@ -29,12 +30,21 @@ Event *eventOf(PyObject *object);
 /// Adds spirjit.Event to the module.
 void addEventType(PyObject *module);
 
-/// An array in one device's memory.
+/// An array in one device's memory, or a value not computed yet: a
+/// pending node of the array-expression graph (launch/ArrayGraph.h), which
+/// is computed into new C-contiguous memory the first time anything needs
+/// the memory. Shape, strides, dtype and device are known either way.
 class DeviceArray {
 public:
   DeviceArray(std::shared_ptr<runtime::Buffer> buffer, pybind11::dtype dtype,
               std::vector<int64_t> shape, std::vector<int64_t> strides,
               int64_t offset);
+  /// The pending value of `node`.
+  DeviceArray(launch::NodeRef node, pybind11::dtype dtype);
+  DeviceArray(const DeviceArray &other);
+  DeviceArray(DeviceArray &&other) noexcept;
+  DeviceArray &operator=(const DeviceArray &) = delete;
+  ~DeviceArray();
 
   static DeviceArray fromNumPy(const pybind11::array &array,
                                const std::shared_ptr<runtime::Device> &device,
@@ -50,7 +60,14 @@ public:
   /// between the view's elements keep their values.
   void writeFromHost(const pybind11::array &host) const;
 
-  const std::shared_ptr<runtime::Buffer> &buffer() const { return buffer_; }
+  /// The memory: a pending value is computed first, and pending values
+  /// that read this memory are computed before anyone may write it.
+  const std::shared_ptr<runtime::Buffer> &buffer() const;
+  const std::shared_ptr<runtime::Device> &device() const { return device_; }
+  runtime::UsmKind usmKind() const;
+  bool pending() const { return pending_ && pending_->pending(); }
+  /// This array's value as a graph node: the pending node, or its memory.
+  launch::NodeRef node() const;
   const pybind11::dtype &dtype() const { return dtype_; }
   const std::vector<int64_t> &shape() const { return shape_; }
   const std::vector<int64_t> &strides() const { return strides_; } // bytes
@@ -61,7 +78,11 @@ public:
   const Type *type() const { return type_; }
 
 private:
-  std::shared_ptr<runtime::Buffer> buffer_;
+  void setType();
+
+  mutable std::shared_ptr<runtime::Buffer> buffer_;
+  mutable launch::NodeRef pending_;
+  std::shared_ptr<runtime::Device> device_;
   pybind11::dtype dtype_;
   std::vector<int64_t> shape_, strides_;
   int64_t offset_;

@@ -5,6 +5,7 @@
 #include "frontend/Diagnostics.h"
 #include "python/bindings/Collectable.h"
 #include "python/bindings/Describe.h"
+#include "python/bindings/Arrays.h"
 #include "python/bindings/Dispatcher.h"
 #include "python/bindings/Interpreter.h"
 #include "python/bindings/Jit.h"
@@ -544,11 +545,10 @@ PYBIND11_MODULE(_spirjit, m) {
           "ndim", [](const DeviceArray &a) { return a.shape().size(); })
       .def_property_readonly("size", &DeviceArray::size)
       .def_property_readonly(
-          "_device", [](const DeviceArray &a) { return a.buffer()->device(); })
+          "_device", [](const DeviceArray &a) { return a.device(); })
       .def_property_readonly("usm_type",
                              [](const DeviceArray &a) {
-                               return runtime::usmKindName(
-                                   a.buffer()->usmKind());
+                               return runtime::usmKindName(a.usmKind());
                              })
       .def("asnumpy", &DeviceArray::toNumPy)
       .def("_write_from", &DeviceArray::writeFromHost)
@@ -604,7 +604,7 @@ PYBIND11_MODULE(_spirjit, m) {
         return "DeviceArray(shape=" +
                py::str(py::tuple(py::cast(a.shape()))).cast<std::string>() +
                ", dtype=" + py::str(a.dtype()).cast<std::string>() +
-               ", device=" + a.buffer()->device()->filterString() + ")";
+               ", device=" + a.device()->filterString() + ")";
       });
 
   m.def(
@@ -696,6 +696,7 @@ PYBIND11_MODULE(_spirjit, m) {
   m.def("match_devices", &launch::matchDevices);
   m.def("default_device", &launch::defaultDevice);
 
+  addArrayFunctions(m);
   addEventType(m.ptr());
   installInterpreterHooks();
 

@@ -41,14 +41,6 @@ _EXPRESSIONS = {
     "invert": "~{0}", "square": "{0} * {0}",
     "copy": "{0}",
 }
-# What NumPy computes for bools where Python's operator would give an int.
-_BOOL_EXPRESSIONS = {
-    "add": "{0} or {1}", "multiply": "{0} and {1}", "invert": "not {0}",
-    "bitwise_and": "{0} and {1}", "bitwise_or": "{0} or {1}",
-    "bitwise_xor": "{0} != {1}", "maximum": "{0} or {1}",
-    "minimum": "{0} and {1}", "absolute": "{0}", "positive": "{0}",
-    "square": "{0} and {0}",
-}
 # The NumPy functions of the kernels' math table (compiler/MathFunctions.def).
 for _name in ("sqrt", "exp", "expm1", "exp2", "log", "log1p", "log2",
               "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin",
@@ -59,6 +51,12 @@ for _name in ("sqrt", "exp", "expm1", "exp2", "log", "log1p", "log2",
     _EXPRESSIONS[_name] = f"np.{_name}({{0}})"
 for _name in ("arctan2", "hypot", "copysign", "fmod", "fmax", "fmin"):
     _EXPRESSIONS[_name] = f"np.{_name}({{0}}, {{1}})"
+
+# What NumPy computes for bools where the kernel's operator would not.
+_BOOL_FUNCTIONS = {"invert": "logical_not", "maximum": "logical_or",
+                   "minimum": "logical_and"}
+# Ufuncs still computed by a generated kernel of their own.
+_EAGER = {"maximum", "minimum"}
 
 _SCALARS = (numbers.Number, np.generic)
 
@@ -163,9 +161,7 @@ def apply_ufunc(ufunc, inputs, out=None, device=None):
     shapes = [np.shape(v) if not isinstance(v, DeviceArray) else v.shape
               for v in inputs]
     shape = np.broadcast_shapes(*shapes)
-    if out is None:
-        out = K.empty(shape, loop[-1], device, usm_type_of(inputs))
-    else:
+    if out is not None:
         if not isinstance(out, DeviceArray):
             raise errors.TypingError(
                 "out= of a DeviceArray operation must be a "
@@ -178,23 +174,26 @@ def apply_ufunc(ufunc, inputs, out=None, device=None):
             raise errors.TypingError(
                 f"Cannot cast ufunc '{name}' output from {loop[-1]!r} to "
                 f"{out.dtype!r} with casting rule 'same_kind'")
-    operands = []
-    for value, dtype in zip(inputs, loop):
-        operand = _to_operand(value, dtype, device)
-        if isinstance(operand, DeviceArray) and _overlaps(operand, out):
-            operand = copy(operand)
-        operands.append(operand)
-    expression = _EXPRESSIONS[name]
+    operands = [_to_operand(value, dtype, device)
+                for value, dtype in zip(inputs, loop)]
     if all(np.dtype(d) == np.bool_ for d in loop[:-1]):
-        expression = _BOOL_EXPRESSIONS.get(name, expression)
-    return K.elementwise(name, expression, operands, loop, out)
+        name = _BOOL_FUNCTIONS.get(name, name)
+    if name in _EAGER:
+        if out is None:
+            out = K.empty(shape, loop[-1], device, usm_type_of(inputs))
+        for k, operand in enumerate(operands):
+            if isinstance(operand, DeviceArray) and _overlaps(operand, out):
+                operands[k] = copy(operand)
+        return K.elementwise(name, _EXPRESSIONS[name], operands, loop, out)
+    return _spirjit._apply(name, operands, loop, np.dtype(loop[-1]), shape,
+                           device, out)
 
 
 def copy(x, dtype=None):
     """A new C-contiguous DeviceArray with ``x``'s elements (as ``dtype``)."""
     dtype = np.dtype(dtype) if dtype is not None else x.dtype
-    out = K.empty(x.shape, dtype, x._device, x.usm_type)
-    return K.elementwise("copy", "{0}", [x], (x.dtype, x.dtype), out)
+    return _spirjit._apply("copy", [x], (dtype, dtype), dtype, x.shape,
+                           x._device)
 
 
 def assign_on_device(view, value):
@@ -210,9 +209,7 @@ def assign_on_device(view, value):
             return False
     except ValueError:
         return False
-    if _overlaps(value, view):
-        value = copy(value)
-    K.elementwise("copy", "{0}", [value], (value.dtype, value.dtype), view)
+    _spirjit._assign(view, value)
     return True
 
 
@@ -274,46 +271,29 @@ _REDUCTION_DTYPE = {"sum": np.sum, "prod": np.prod, "min": np.min,
 
 
 def reduce(op, x, axis=None, keepdims=False, out=None):
-    """``op`` ("sum", "prod", "min", "max", "mean") over all of ``x`` or one
-    axis, as NumPy's method of that name; the result is a DeviceArray (0-d
-    for axis=None) of NumPy's result dtype."""
+    """``op`` ("sum", "prod", "min", "max", "mean") over all of ``x`` or
+    some axes, as NumPy's method of that name; the result is a DeviceArray
+    (0-d for axis=None) of NumPy's result dtype, computed lazily: the
+    reduction and the element-wise operations before it are one kernel."""
     if out is not None:
         raise errors.NotSupportedError(f"DeviceArray.{op}(out=...) is not "
                                        "supported; assign the result instead")
-    if isinstance(axis, tuple):
-        axes = normalize_axes(x, axis)
-        if len(axes) == x.ndim:
-            axis = None
-        elif len(axes) == 1:
-            axis = axes[0]
-        else:
-            # Several axes: one at a time, from the last, so the earlier
-            # keep their numbers (a mean of equal-sized means is the mean).
-            for a in reversed(axes):
-                x = reduce(op, x, a, True)
-            if keepdims:
-                return x
-            keep = [a for a in range(x.ndim) if a not in axes]
-            return x._view([x.shape[a] for a in keep],
-                           [x.strides[a] for a in keep], x._offset)
     if op in ("min", "max") and x.dtype.kind == "c":
         raise errors.TypingError(
             f"DeviceArray.{op} of {x.dtype} is not computed on devices "
             "(NumPy orders complex numbers by real part, then imaginary "
             f"part); use np.asarray(x).{op}() on the host, or reduce "
             "x.real and x.imag")
+    if x.ndim == 0 and axis is not None and axis not in (0, -1, (), (0,),
+                                                         (-1,)):
+        raise errors.ArrayAxisError(
+            axis if isinstance(axis, int) else axis[0], 0)
+    axes = [] if x.ndim == 0 else normalize_axes(x, axis)
     result_dtype = _REDUCTION_DTYPE[op](np.zeros(1, x.dtype)).dtype
     if op == "mean":
         acc_dtype = np.float64 if x.dtype.kind in "biu" else result_dtype
     else:
         acc_dtype = result_dtype
-    if axis is None:
-        axes = list(range(x.ndim))
-    else:
-        axes = [operator.index(axis)]
-        if not -x.ndim <= axes[0] < max(x.ndim, 1) or x.ndim == 0:
-            raise errors.ArrayAxisError(axes[0], x.ndim)
-        axes[0] %= x.ndim
     kept = [a for a in range(x.ndim) if a not in axes]
     rows = int(np.prod([x.shape[a] for a in kept]))
     count = int(np.prod([x.shape[a] for a in axes]))
@@ -331,16 +311,16 @@ def reduce(op, x, axis=None, keepdims=False, out=None):
                                   x.usm_type)
     if rows == 0:
         return K.empty(final, result_dtype, device, x.usm_type)
-    # A 2-D (rows, count) view: the reduced axes last, the kept ones merged
-    # (a copy in that order when the strides do not allow a view).
-    moved = transpose(x, kept + axes) if x.ndim else x._view([1], [0],
-                                                             x._offset)
-    matrix = _as_matrix(moved, len(kept), rows, count)
-    if matrix is None:
-        matrix = _as_matrix(copy(moved), len(kept), rows, count)
-    partial = K.reduce_rows("sum" if op == "mean" else op, matrix, acc_dtype)
-    result = partial._view(list(final), _c_strides(final, acc_dtype),
-                           partial._offset)
+    if x.dtype.kind == "c":
+        result = _reduce_complex(op, x, kept, axes, rows, count, final,
+                                 acc_dtype)
+    else:
+        result = _spirjit._reduce(
+            x, "sum" if op == "mean" else op, axes,
+            _accumulator(op, acc_dtype), np.dtype(acc_dtype))
+        if keepdims and result.shape != final:
+            result = result._view(list(final), _c_strides(final, acc_dtype),
+                                  result._offset)
     if op == "mean":
         result = apply_ufunc(np.divide,
                              (result, np.dtype(acc_dtype).type(count)))
@@ -349,6 +329,28 @@ def reduce(op, x, axis=None, keepdims=False, out=None):
     elif np.dtype(acc_dtype) != result_dtype:
         result = copy(result, result_dtype)
     return result
+
+
+def _accumulator(op, dtype):
+    """The dtype the reduction kernels fold ``dtype`` values in: itself,
+    but at least 32 bits for min and max (the group reductions' widths)."""
+    dtype = np.dtype(dtype)
+    if op in ("min", "max") and dtype.itemsize < 4 and dtype.kind in "biu":
+        return np.dtype(np.uint32 if dtype.kind == "u" else np.int32)
+    return dtype
+
+
+def _reduce_complex(op, x, kept, axes, rows, count, final, acc_dtype):
+    # A 2-D (rows, count) view: the reduced axes last, the kept ones merged
+    # (a copy in that order when the strides do not allow a view).
+    moved = transpose(x, kept + axes) if x.ndim else x._view([1], [0],
+                                                             x._offset)
+    matrix = _as_matrix(moved, len(kept), rows, count)
+    if matrix is None:
+        matrix = _as_matrix(copy(moved), len(kept), rows, count)
+    partial = K.reduce_rows("sum" if op == "mean" else op, matrix, acc_dtype)
+    return partial._view(list(final), _c_strides(final, acc_dtype),
+                         partial._offset)
 
 
 def _c_strides(shape, dtype):

@@ -1,0 +1,427 @@
+// Array expressions as kernels: see ArrayKernel.h for the contract.
+#include "compiler/ArrayKernel.h"
+
+#include "frontend/Diagnostics.h"
+#include "frontend/PyIR.h"
+
+#include <limits>
+#include <map>
+
+namespace spirjit {
+
+namespace {
+
+using ir::Block;
+using ir::Instruction;
+using ir::Opcode;
+
+/// The NumPy ufuncs whose kernel spelling is a Python operator (the same
+/// operation in a kernel: NumPy's promotion, Python's `//`, `%` and `**`).
+struct OperatorSpelling {
+  enum class Kind { Binary, Compare, Unary } kind;
+  int op;
+};
+const std::map<std::string, OperatorSpelling> &operatorSpellings() {
+  using B = ir::BinaryOperator;
+  using C = ir::CompareOperator;
+  using U = ir::UnaryOperator;
+  using K = OperatorSpelling::Kind;
+  static const std::map<std::string, OperatorSpelling> table = {
+      {"add", {K::Binary, int(B::Add)}},
+      {"subtract", {K::Binary, int(B::Sub)}},
+      {"multiply", {K::Binary, int(B::Mul)}},
+      {"divide", {K::Binary, int(B::TrueDiv)}},
+      {"true_divide", {K::Binary, int(B::TrueDiv)}},
+      {"floor_divide", {K::Binary, int(B::FloorDiv)}},
+      {"remainder", {K::Binary, int(B::Mod)}},
+      {"power", {K::Binary, int(B::Pow)}},
+      {"bitwise_and", {K::Binary, int(B::BitAnd)}},
+      {"bitwise_or", {K::Binary, int(B::BitOr)}},
+      {"bitwise_xor", {K::Binary, int(B::BitXor)}},
+      {"left_shift", {K::Binary, int(B::LShift)}},
+      {"right_shift", {K::Binary, int(B::RShift)}},
+      {"less", {K::Compare, int(C::Lt)}},
+      {"less_equal", {K::Compare, int(C::Le)}},
+      {"greater", {K::Compare, int(C::Gt)}},
+      {"greater_equal", {K::Compare, int(C::Ge)}},
+      {"equal", {K::Compare, int(C::Eq)}},
+      {"not_equal", {K::Compare, int(C::Ne)}},
+      {"negative", {K::Unary, int(U::Neg)}},
+      {"positive", {K::Unary, int(U::Pos)}},
+      {"invert", {K::Unary, int(U::Invert)}},
+  };
+  return table;
+}
+
+/// Writes the kernel's pyir.
+class KernelWriter {
+public:
+  KernelWriter(const ArrayExpression &e, const std::string &name)
+      : e_(e), description_(std::make_shared<FunctionDescription>()) {
+    description_->name = description_->qualifiedName = name;
+    description_->filename = "<spirjit array expression>";
+    description_->firstLine = 1;
+    description_->argCount = e.parameterCount + 2;
+    fn_ = std::make_unique<ir::Function>();
+    fn_->name = name;
+    fn_->filename = description_->filename;
+    fn_->firstLine = 1;
+  }
+
+  std::shared_ptr<FunctionDescription> write() {
+    Block *entry = fn_->addBlock();
+    cur_ = entry;
+    fn_->parameterNames.push_back("item");
+    for (int p = 0; p < e_.parameterCount; ++p)
+      fn_->parameterNames.push_back("p" + std::to_string(p));
+    fn_->parameterNames.push_back("out");
+    for (size_t a = 0; a < fn_->parameterNames.size(); ++a) {
+      Instruction *arg = make(Opcode::Arg, {});
+      arg->index = static_cast<int64_t>(a);
+      arg->name = fn_->parameterNames[a];
+      args_.push_back(arg);
+    }
+    if (e_.form == ArrayExpression::Form::Map)
+      writeMap();
+    else
+      writeReduce();
+    make(Opcode::Return, {none()});
+    std::string problems = ir::verify(*fn_);
+    SPIRJIT_INTERNAL_CHECK(problems.empty(),
+                           "array kernel pyir: " + problems + "\n" +
+                               ir::print(*fn_));
+    description_->prebuiltPyIR = std::move(fn_);
+    description_->prebuiltOrigin =
+        "; " + description_->name +
+        " computes an array expression (compiler/ArrayKernel): it has no "
+        "bytecode of its own\n; graph\n" +
+        e_.text();
+    return description_;
+  }
+
+private:
+  Instruction *make(Opcode op, std::vector<Instruction *> operands) {
+    return fn_->create(cur_, op, std::move(operands), 1);
+  }
+  Instruction *constant(ConstValue c) {
+    Instruction *inst = make(Opcode::Const, {});
+    inst->constant = std::move(c);
+    return inst;
+  }
+  Instruction *none() { return constant(ConstValue::none()); }
+  Instruction *integer(int64_t v) { return constant(ConstValue::ofInt(v)); }
+  Instruction *text(const std::string &t) {
+    return constant(ConstValue::ofText(ConstValue::Kind::Str, t));
+  }
+  /// A library function by qualified name ("numpy.sqrt"), as a global the
+  /// description freezes.
+  Instruction *object(const std::string &qualified) {
+    std::string key = "__array_" + qualified;
+    for (char &c : key)
+      if (c == '.')
+        c = '_';
+    GlobalValue g;
+    g.kind = GlobalValue::Kind::Object;
+    g.name = qualified;
+    description_->globals[key] = g;
+    Instruction *inst = make(Opcode::Global, {});
+    inst->name = key;
+    return inst;
+  }
+  Instruction *builtin(const std::string &name) {
+    GlobalValue g;
+    g.kind = GlobalValue::Kind::Builtin;
+    g.name = name;
+    description_->globals[name] = g;
+    Instruction *inst = make(Opcode::Global, {});
+    inst->name = name;
+    return inst;
+  }
+  Instruction *call(Instruction *callee, std::vector<Instruction *> args) {
+    args.insert(args.begin(), callee);
+    return make(Opcode::Call, std::move(args));
+  }
+  Instruction *method(Instruction *object, const std::string &name,
+                      std::vector<Instruction *> args) {
+    Instruction *attr = make(Opcode::GetAttr, {object});
+    attr->name = name;
+    return call(attr, std::move(args));
+  }
+  Instruction *binary(ir::BinaryOperator op, Instruction *a, Instruction *b) {
+    Instruction *inst = make(Opcode::BinaryOp, {a, b});
+    inst->index = static_cast<int64_t>(op);
+    return inst;
+  }
+  Instruction *compare(ir::CompareOperator op, Instruction *a,
+                       Instruction *b) {
+    Instruction *inst = make(Opcode::Compare, {a, b});
+    inst->index = static_cast<int64_t>(op);
+    return inst;
+  }
+  Instruction *extent(Instruction *array, int d) {
+    Instruction *shape = make(Opcode::GetAttr, {array});
+    shape->name = "shape";
+    Instruction *e = make(Opcode::TupleGet, {shape});
+    e->index = d;
+    return e;
+  }
+  Instruction *parameter(int p) { return args_[static_cast<size_t>(p) + 1]; }
+  Instruction *item() { return args_[0]; }
+  Instruction *out() { return args_.back(); }
+
+  Instruction *cast(Instruction *v, const std::string &dtype) {
+    if (dtype == "bool")
+      return compare(ir::CompareOperator::Ne, v, integer(0));
+    return call(object("numpy." + dtype), {v});
+  }
+
+  Instruction *apply(const std::string &function,
+                     const std::vector<Instruction *> &operands) {
+    if (function == "copy")
+      return operands[0];
+    if (function == "square")
+      return binary(ir::BinaryOperator::Mul, operands[0], operands[0]);
+    if (function == "absolute")
+      return call(builtin("abs"), operands);
+    auto it = operatorSpellings().find(function);
+    if (it == operatorSpellings().end())
+      return call(object("numpy." + function), operands);
+    const OperatorSpelling &s = it->second;
+    switch (s.kind) {
+    case OperatorSpelling::Kind::Binary:
+      return binary(static_cast<ir::BinaryOperator>(s.op), operands[0],
+                    operands[1]);
+    case OperatorSpelling::Kind::Compare:
+      return compare(static_cast<ir::CompareOperator>(s.op), operands[0],
+                     operands[1]);
+    case OperatorSpelling::Kind::Unary: {
+      Instruction *inst = make(Opcode::UnaryOp, {operands[0]});
+      inst->index = s.op;
+      return inst;
+    }
+    }
+    return nullptr;
+  }
+
+  /// The expression's values at `index` (one per value; each written once).
+  Instruction *valueAt(Instruction *index) {
+    std::vector<Instruction *> at(e_.values.size(), nullptr);
+    for (size_t v = 0; v < e_.values.size(); ++v) {
+      const ArrayExpression::Value &value = e_.values[v];
+      std::vector<Instruction *> operands;
+      for (int o : value.operands)
+        operands.push_back(at[static_cast<size_t>(o)]);
+      switch (value.kind) {
+      case ArrayExpression::Value::Kind::Load:
+        at[v] = make(Opcode::GetItem, {parameter(value.parameter), index});
+        break;
+      case ArrayExpression::Value::Kind::Scalar:
+        at[v] = parameter(value.parameter);
+        break;
+      case ArrayExpression::Value::Kind::Apply:
+        at[v] = apply(value.function, operands);
+        break;
+      case ArrayExpression::Value::Kind::Cast:
+        at[v] = cast(operands[0], value.dtype);
+        break;
+      }
+    }
+    return at[static_cast<size_t>(e_.result)];
+  }
+
+  void writeMap() {
+    std::vector<Instruction *> ids;
+    if (e_.rank <= 3) {
+      for (int d = 0; d < e_.rank; ++d)
+        ids.push_back(method(item(), "get_id", {integer(d)}));
+    } else {
+      // One launch dimension, unravelled over the output's extents.
+      ids.resize(static_cast<size_t>(e_.rank));
+      Instruction *rest = method(item(), "get_id", {integer(0)});
+      for (int d = e_.rank; d-- > 0;) {
+        Instruction *n = extent(out(), d);
+        ids[static_cast<size_t>(d)] =
+            binary(ir::BinaryOperator::Mod, rest, n);
+        rest = binary(ir::BinaryOperator::FloorDiv, rest, n);
+      }
+    }
+    Instruction *index =
+        ids.size() == 1 ? ids[0] : make(Opcode::BuildTuple, ids);
+    Instruction *value = valueAt(index);
+    make(Opcode::SetItem, {out(), index, value});
+  }
+
+  Block *block(std::vector<Block *> predecessors) {
+    Block *b = fn_->addBlock();
+    b->predecessors = std::move(predecessors);
+    return b;
+  }
+  void branch(Block *to) {
+    Instruction *br = make(Opcode::Branch, {});
+    br->targets = {to};
+  }
+  void branchIf(Instruction *condition, Block *yes, Block *no) {
+    Instruction *br = make(Opcode::CondBranch, {condition});
+    br->targets = {yes, no};
+  }
+
+  void writeReduce() {
+    using B = ir::BinaryOperator;
+    using R = ArrayExpression::Reduction;
+    const std::string &acc = e_.accumulator;
+    bool nanFirst = e_.floatingAccumulator &&
+                    (e_.reduction == R::Min || e_.reduction == R::Max);
+    Instruction *m = method(item(), "get_global_id", {integer(0)});
+    Instruction *lid = method(item(), "get_local_id", {integer(1)});
+    Instruction *group = method(item(), "get_group", {});
+    Instruction *k0 = method(item(), "get_global_id", {integer(1)});
+    Instruction *step = method(item(), "get_global_range", {integer(1)});
+    int loaded = -1;
+    for (const ArrayExpression::Value &v : e_.values)
+      if (v.kind == ArrayExpression::Value::Kind::Load) {
+        loaded = v.parameter;
+        break;
+      }
+    SPIRJIT_INTERNAL_CHECK(loaded >= 0, "a reduction that loads nothing");
+    Instruction *n = extent(parameter(loaded), 1);
+    // min and max start from the row's first value (every row has one):
+    // no identity is needed, and repeating it changes nothing.
+    Instruction *start;
+    if (e_.reduction == R::Sum || e_.reduction == R::Prod)
+      start = cast(integer(e_.reduction == R::Sum ? 0 : 1), acc);
+    else
+      start = cast(valueAt(make(Opcode::BuildTuple, {m, integer(0)})), acc);
+    Instruction *noNan = constant(ConstValue::ofBool(false));
+    Block *entry = cur_;
+
+    Block *header = block({entry});
+    Block *body = block({header});
+    header->predecessors.push_back(body);
+    Block *exit = block({header});
+    branch(header);
+
+    cur_ = header;
+    Instruction *k = make(Opcode::Phi, {k0});
+    Instruction *folded = make(Opcode::Phi, {start});
+    Instruction *sawNan = make(Opcode::Phi, {noNan});
+    branchIf(compare(ir::CompareOperator::Lt, k, n), body, exit);
+
+    cur_ = body;
+    Instruction *v =
+        cast(valueAt(make(Opcode::BuildTuple, {m, k})), acc);
+    Instruction *next = nullptr;
+    switch (e_.reduction) {
+    case R::Sum:
+      next = binary(B::Add, folded, v);
+      break;
+    case R::Prod:
+      next = binary(B::Mul, folded, v);
+      break;
+    case R::Min:
+    case R::Max: {
+      bool isMin = e_.reduction == R::Min;
+      next = e_.floatingAccumulator
+                 ? call(object(isMin ? "numpy.fmin" : "numpy.fmax"),
+                        {folded, v})
+                 : call(builtin(isMin ? "min" : "max"), {folded, v});
+      break;
+    }
+    }
+    Instruction *nanNext =
+        nanFirst ? call(object("numpy.logical_or"),
+                        {sawNan, call(object("numpy.isnan"), {v})})
+                 : sawNan;
+    Instruction *kNext = binary(B::Add, k, step);
+    branch(header);
+    k->operands.push_back(kNext);
+    folded->operands.push_back(next);
+    sawNan->operands.push_back(nanNext);
+
+    cur_ = exit;
+    static const char *ops[] = {"+", "*", "min", "max"};
+    Instruction *reduce = object("spirjit.kernel_api.group_reduce");
+    Instruction *total =
+        call(reduce, {group, folded, text(ops[int(e_.reduction)])});
+    Instruction *anyNan =
+        nanFirst ? call(reduce, {group, cast(sawNan, "int32"), text("max")})
+                 : nullptr;
+    Instruction *slot =
+        make(Opcode::BuildTuple, {m, method(group, "get_group_id", {integer(1)})});
+    Block *store = block({exit});
+    Block *done = block({exit});
+    branchIf(compare(ir::CompareOperator::Eq, lid, integer(0)), store, done);
+    cur_ = store;
+    if (nanFirst) {
+      Block *storeNan = block({store});
+      Block *storeTotal = block({store});
+      done->predecessors.push_back(storeNan);
+      done->predecessors.push_back(storeTotal);
+      branchIf(compare(ir::CompareOperator::Ne, anyNan, integer(0)), storeNan,
+               storeTotal);
+      cur_ = storeNan;
+      make(Opcode::SetItem,
+           {out(), slot,
+            cast(constant(ConstValue::ofFloat(std::numeric_limits<double>::quiet_NaN())),
+                 outputDType())});
+      branch(done);
+      cur_ = storeTotal;
+    } else {
+      done->predecessors.push_back(store);
+    }
+    make(Opcode::SetItem, {out(), slot, cast(total, outputDType())});
+    branch(done);
+    cur_ = done;
+  }
+
+  const std::string &outputDType() const {
+    return e_.output.empty() ? e_.accumulator : e_.output;
+  }
+
+  const ArrayExpression &e_;
+  std::shared_ptr<FunctionDescription> description_;
+  std::unique_ptr<ir::Function> fn_;
+  Block *cur_ = nullptr;
+  std::vector<Instruction *> args_;
+};
+
+} // namespace
+
+std::string ArrayExpression::text() const {
+  std::string t;
+  static const char *reductions[] = {"sum", "prod", "min", "max"};
+  if (form == Form::Map)
+    t += "map rank " + std::to_string(rank) + "\n";
+  else
+    t += std::string("reduce ") + reductions[int(reduction)] + " into " +
+         accumulator + (output.empty() ? "" : " as " + output) + "\n";
+  for (size_t v = 0; v < values.size(); ++v) {
+    const Value &value = values[v];
+    t += "  %" + std::to_string(v) + " = ";
+    switch (value.kind) {
+    case Value::Kind::Load:
+      t += "load p" + std::to_string(value.parameter);
+      break;
+    case Value::Kind::Scalar:
+      t += "scalar p" + std::to_string(value.parameter);
+      break;
+    case Value::Kind::Apply:
+      t += value.function;
+      break;
+    case Value::Kind::Cast:
+      t += "cast " + value.dtype;
+      break;
+    }
+    for (int o : value.operands)
+      t += " %" + std::to_string(o);
+    t += "\n";
+  }
+  t += "  result %" + std::to_string(result) + "\n";
+  return t;
+}
+
+std::shared_ptr<FunctionDescription>
+arrayKernel(const ArrayExpression &expression, const std::string &name) {
+  return KernelWriter(expression, name).write();
+}
+
+} // namespace spirjit

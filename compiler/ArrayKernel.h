@@ -1,0 +1,71 @@
+// The stage that turns an array expression into a kernel.
+//
+// Contract: an ArrayExpression is a DAG of values computed at every index
+// of an iteration space: loads of array parameters (each already viewed at
+// the iteration space's shape, so one index serves all), scalar
+// parameters, NumPy ufuncs applied to earlier values, and conversions to a
+// dtype. arrayKernel() writes the kernel that computes it as ordinary
+// untyped pyir, with a description whose globals are NumPy's and
+// kernel_api's own functions; the normal pipeline types, lowers and
+// caches it like any kernel (FunctionDescription::prebuiltPyIR). The
+// ufuncs mean in the kernel exactly what `np.<name>(...)` means in a
+// user's kernel, so arrays, jit code and kernels share one set of rules.
+//
+// Two forms:
+//   Map     kernel(item, p0, ..., out): out[i] = value at i, over a Range
+//           of the output's rank (1 to 3 extents; more are unravelled from
+//           one).
+//   Reduce  kernel(nditem, p0, ..., out): over an NdRange (M, G*L) / (1, L)
+//           and parameters viewed as (M, K), work-item (m, k) folds the
+//           values at (m, k), (m, k + G*L), ... and its work-group folds
+//           those with kapi.group_reduce; out (M, G) gets one partial per
+//           group. Folding the partials is the same kernel again.
+#pragma once
+
+#include "frontend/FunctionDescription.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace spirjit {
+
+struct ArrayExpression {
+  struct Value {
+    enum class Kind { Load, Scalar, Apply, Cast };
+    Kind kind = Kind::Load;
+    int parameter = 0;         // Load, Scalar: which parameter (0 = first)
+    std::string function;      // Apply: the ufunc's NumPy name
+    std::vector<int> operands; // Apply, Cast: earlier values
+    std::string dtype;         // Cast: NumPy's name of the target dtype
+  };
+  enum class Form { Map, Reduce };
+  /// Reductions: kapi.group_reduce's operators, and min/max with NumPy's
+  /// NaN rule.
+  enum class Reduction { Sum, Prod, Min, Max };
+
+  std::vector<Value> values;
+  int result = -1;
+  /// Parameters before the output, in order.
+  int parameterCount = 0;
+  Form form = Form::Map;
+  /// Map: the rank of the iteration space.
+  int rank = 1;
+  Reduction reduction = Reduction::Sum;
+  /// Reduce: the accumulator's dtype (the partials'); the values are
+  /// converted to it. Floats fold min/max NaN-first.
+  std::string accumulator;
+  bool floatingAccumulator = false;
+  /// Reduce: the dtype stored in `out` (empty: the accumulator's).
+  std::string output;
+
+  /// One line per value: the `graph` the dumps show, and the kernel's key.
+  std::string text() const;
+};
+
+/// The kernel computing `expression`, named `name`, as a description with
+/// prebuilt pyir; its bytecode stage prints the expression.
+std::shared_ptr<FunctionDescription>
+arrayKernel(const ArrayExpression &expression, const std::string &name);
+
+} // namespace spirjit

@@ -1,0 +1,134 @@
+// DeviceArrays that compile themselves: the array-expression graph, its
+// evaluation as fused kernels, and when it happens. No Python.
+//
+// An ArrayNode is a DeviceArray's value: memory on one device, or an
+// operation not computed yet over other nodes (a NumPy ufunc applied
+// element by element with NumPy's loop dtypes, or a reduction over some
+// axes). Operations record nodes; nothing runs until a value is needed.
+// Then evaluate() turns the node into memory: every chain of pending
+// element-wise nodes below it becomes one kernel (compiler/ArrayKernel),
+// with a trailing reduction as a second form of the same kernel; a pending
+// node that some DeviceArray still holds is computed first, into its own
+// memory, so nothing is computed twice; nodes nothing else holds are never
+// stored. Kernels are cached per expression (in memory, and on disk by the
+// kernel cache) and launched in order on the device's queue.
+//
+// When: a caller evaluates a node it must read; flushPending() evaluates
+// every pending node a DeviceArray holds, and must run before anything
+// writes memory that pending nodes may read (a kernel launch, a host
+// write, an in-place operation), which keeps NumPy's eager semantics. A
+// chain deeper than kMaxDepth or reading more than kMaxInputs arrays is
+// evaluated as it is recorded, so a loop that never reads runs in bounded
+// memory. SPIRJIT_LAZY=0 evaluates every node as it is recorded.
+#pragma once
+
+#include "compiler/ArrayKernel.h"
+#include "compiler/Types.h"
+#include "runtime/Device.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace spirjit::launch {
+
+struct ArrayNode;
+using NodeRef = std::shared_ptr<ArrayNode>;
+
+/// Memory seen as an array: the view a node's value lives in.
+struct ArrayView {
+  std::shared_ptr<runtime::Buffer> buffer;
+  int64_t offset = 0; // bytes
+  std::vector<int64_t> shape, strides; // strides in bytes
+};
+
+struct ArrayNode {
+  enum class Kind { Memory, Scalar, Apply, Reduce };
+  Kind kind = Kind::Memory;
+  /// The value's dtype: the compiler's type, NumPy's name, its size.
+  const Type *element = nullptr;
+  std::string dtype;
+  int64_t itemsize = 0;
+  std::vector<int64_t> shape;
+  std::shared_ptr<runtime::Device> device;
+  runtime::UsmKind usm = runtime::UsmKind::Device;
+
+  /// Memory: where the value is.
+  ArrayView view;
+  /// Scalar: a kernel parameter's bytes (a complex number's parts in two).
+  uint64_t scalar[2] = {0, 0};
+  /// Apply: the ufunc, its operands converted to loop[i], its result of
+  /// dtype loop.back() converted to `dtype`.
+  std::string function;
+  std::vector<NodeRef> operands;
+  std::vector<std::string> loop;
+  /// Reduce: operands[0] folded over `axes` (sorted) in `accumulator`.
+  ArrayExpression::Reduction reduction = ArrayExpression::Reduction::Sum;
+  std::vector<int> axes;
+  std::string accumulator;
+
+  /// The operation that recorded it, for errors at evaluation.
+  std::string file;
+  int line = 0;
+  /// DeviceArrays holding this node (ArrayHolder).
+  int holders = 0;
+  /// Pending nodes on the longest path down, and arrays read.
+  int depth = 0, inputs = 0;
+
+  bool pending() const { return kind == Kind::Apply || kind == Kind::Reduce; }
+};
+
+/// Bounds on what one recorded expression may grow to before it runs.
+constexpr int kMaxDepth = 32;
+constexpr int kMaxInputs = 12;
+
+/// Whether operations record (SPIRJIT_LAZY unset or not "0").
+bool lazyEvaluation();
+
+NodeRef memoryNode(ArrayView view, const Type *element, std::string dtype,
+                   int64_t itemsize, runtime::UsmKind usm);
+NodeRef scalarNode(const Type *element, std::string dtype, int64_t itemsize,
+                   const uint64_t bytes[2],
+                   std::shared_ptr<runtime::Device> device);
+/// A ufunc over `operands` (broadcast to `shape`), recorded; an operand
+/// that would make the expression too big is evaluated first.
+NodeRef applyNode(std::string function, std::vector<NodeRef> operands,
+                  std::vector<std::string> loop, const Type *element,
+                  std::string dtype, int64_t itemsize,
+                  std::vector<int64_t> shape, std::string file, int line);
+/// A reduction of `operand` over `axes`, recorded; the result has the
+/// other axes. `element`/`dtype` are the result's.
+NodeRef reduceNode(NodeRef operand, ArrayExpression::Reduction reduction,
+                   std::vector<int> axes, std::string accumulator,
+                   const Type *element, std::string dtype, int64_t itemsize,
+                   std::string file, int line);
+
+/// Computes a pending node into new C-contiguous memory of its device;
+/// the node becomes Memory. Nothing for a node that is not pending.
+void evaluate(ArrayNode &node);
+/// Computes `node` (any kind but Reduce) into `target` (its shape, any
+/// strides; `element` its dtype), as NumPy would: as if the value were
+/// complete before the first store.
+void evaluateInto(ArrayNode &node, const ArrayView &target,
+                  const Type *targetElement, const std::string &targetDType);
+/// Evaluates every pending node a DeviceArray holds, oldest first.
+void flushPending();
+/// Evaluates every pending node a DeviceArray holds that reads `buffer`,
+/// oldest first: before anything may write it.
+void flushReaders(const runtime::Buffer &buffer);
+/// Whether any node may be pending (cheap).
+bool anyPending();
+
+/// The fused kernels so far: distinct expressions, and their caches'
+/// counts summed.
+struct ArrayKernelStatistics {
+  int expressions = 0, compiles = 0, memoryHits = 0, diskHits = 0;
+};
+ArrayKernelStatistics arrayKernelStatistics();
+
+/// Keeps count of the DeviceArrays holding a node (ArrayNode::holders);
+/// a held pending node is registered for flushPending().
+void holdNode(const NodeRef &node);
+void releaseNode(ArrayNode &node);
+
+} // namespace spirjit::launch
