@@ -183,6 +183,8 @@ private:
       return binary(ir::BinaryOperator::Mul, operands[0], operands[0]);
     if (function == "absolute")
       return call(builtin("abs"), operands);
+    if (function == "where")
+      return select(operands[0], operands[1], operands[2]);
     auto it = operatorSpellings().find(function);
     if (it == operatorSpellings().end())
       return call(object("numpy." + function), operands);
@@ -201,6 +203,22 @@ private:
     }
     }
     return nullptr;
+  }
+
+  /// `yes if condition else no`, both computed already.
+  Instruction *select(Instruction *condition, Instruction *yes,
+                      Instruction *no) {
+    Block *from = cur_;
+    Block *taken = block({from});
+    Block *other = block({from});
+    Block *join = block({taken, other});
+    branchIf(condition, taken, other);
+    cur_ = taken;
+    branch(join);
+    cur_ = other;
+    branch(join);
+    cur_ = join;
+    return make(Opcode::Phi, {yes, no});
   }
 
   /// The expression's values at `index` (one per value; each written once).
@@ -332,6 +350,7 @@ private:
                         {sawNan, call(object("numpy.isnan"), {v})})
                  : sawNan;
     Instruction *kNext = binary(B::Add, k, step);
+    header->predecessors[1] = cur_; // the body may have grown blocks
     branch(header);
     k->operands.push_back(kNext);
     folded->operands.push_back(next);

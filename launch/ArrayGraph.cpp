@@ -79,6 +79,10 @@ struct Gathered {
   };
   std::vector<Parameter> parameters;
   std::map<const ArrayNode *, int> values;
+  /// The nodes gathered, alive until the launch: another thread may
+  /// compute one meanwhile (compiles give up the caller's lock) and let
+  /// go of its operands.
+  std::vector<NodeRef> alive;
 };
 
 class Gatherer {
@@ -111,6 +115,8 @@ public:
       break;
     }
     case ArrayNode::Kind::Apply: {
+      g_.alive.insert(g_.alive.end(), node.operands.begin(),
+                      node.operands.end());
       std::vector<int> operands;
       for (size_t i = 0; i < node.operands.size(); ++i)
         operands.push_back(
@@ -655,6 +661,8 @@ void evaluateInto(ArrayNode &node, const ArrayView &target,
 }
 
 bool anyPending() { return !registry().empty(); }
+
+size_t registeredNodes() { return registry().size(); }
 
 ArrayKernelStatistics arrayKernelStatistics() {
   ArrayKernelStatistics total;

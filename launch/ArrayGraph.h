@@ -116,6 +116,8 @@ void flushPending();
 /// Evaluates every pending node a DeviceArray holds that reads `buffer`,
 /// oldest first: before anything may write it.
 void flushReaders(const runtime::Buffer &buffer);
+/// Entries of the list flushPending() walks (for tests of its bound).
+size_t registeredNodes();
 /// Whether any node may be pending (cheap).
 bool anyPending();
 

@@ -11,26 +11,15 @@
 #include <frameobject.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <cstring>
+#include <map>
 
 namespace py = pybind11;
 
 namespace spirjit::python {
 
 namespace {
-
-/// NumPy's name of a dtype ("float32"), kept per dtype object: asking
-/// NumPy costs more than the rest of recording an operation.
-const std::string &dtypeName(const py::dtype &dtype) {
-  static std::map<PyObject *, std::string> names;
-  auto it = names.find(dtype.ptr());
-  if (it != names.end())
-    return it->second;
-  // Builtin dtypes are immortal singletons; keep a reference anyway.
-  dtype.inc_ref();
-  return names.emplace(dtype.ptr(), py::str(dtype).cast<std::string>())
-      .first->second;
-}
 
 /// The user's line that recorded an operation: the innermost frame
 /// outside the spirjit package.
@@ -151,9 +140,233 @@ void assign(const DeviceArray &target, const DeviceArray &value) {
                        dtypeName(target.dtype()));
 }
 
+// The operators' fast path: DeviceArrays and Python numbers, NumPy's loop
+// dtypes cached per (ufunc, operand dtypes), the broadcast shape, one
+// graph node. Anything else (NumPy operands, an error to raise) takes the
+// Python path, which raises NumPy's own errors.
+
+/// What NumPy's resolve_dtypes sees of an operand: a dtype, or the type of
+/// a weak Python number (NEP 50); nullptr for what the fast path leaves.
+PyObject *dtypeKey(PyObject *obj, const DeviceArray *&array) {
+  static PyObject *boolDType =
+      py::dtype::of<bool>().release().ptr();
+  array = asDeviceArray(obj);
+  if (array)
+    return array->dtype().ptr();
+  if (PyBool_Check(obj))
+    return boolDType;
+  if (PyLong_CheckExact(obj))
+    return reinterpret_cast<PyObject *>(&PyLong_Type);
+  if (PyFloat_CheckExact(obj))
+    return reinterpret_cast<PyObject *>(&PyFloat_Type);
+  if (PyComplex_CheckExact(obj))
+    return reinterpret_cast<PyObject *>(&PyComplex_Type);
+  return nullptr;
+}
+
+/// NumPy's loop for `ufunc` over these operand keys (inputs, then the
+/// result), or empty where NumPy has none (the Python path raises).
+const std::vector<py::dtype> &loopFor(PyObject *ufunc,
+                                      const std::vector<PyObject *> &keys) {
+  static std::map<std::vector<PyObject *>, std::vector<py::dtype>> loops;
+  std::vector<PyObject *> key = keys;
+  key.push_back(ufunc);
+  auto it = loops.find(key);
+  if (it != loops.end())
+    return it->second;
+  std::vector<py::dtype> loop;
+  py::tuple request(keys.size() + 1);
+  for (size_t i = 0; i < keys.size(); ++i)
+    request[i] = py::reinterpret_borrow<py::object>(keys[i]);
+  request[keys.size()] = py::none();
+  try {
+    py::tuple resolved = py::handle(ufunc).attr("resolve_dtypes")(request);
+    for (py::handle d : resolved)
+      loop.push_back(py::reinterpret_borrow<py::dtype>(d));
+  } catch (py::error_already_set &) {
+    loop.clear();
+  }
+  for (PyObject *k : key)
+    Py_INCREF(k); // the keys must outlive the entry
+  return loops.emplace(std::move(key), std::move(loop)).first->second;
+}
+
+/// A Python number as a value of `dtype`: false where the conversion is
+/// NumPy's to make (out of range: the Python path raises NumPy's error).
+bool numberAs(PyObject *obj, const py::dtype &dtype, uint64_t bytes[2]) {
+  char kind = dtype.kind();
+  size_t size = dtype.itemsize();
+  auto put = [&](int slot, auto value) {
+    std::memcpy(&bytes[slot], &value, sizeof value);
+  };
+  auto putFloat = [&](int slot, double v, size_t width) {
+    if (width == 4) {
+      if (std::isfinite(v) && std::fabs(v) > 3.4028234663852886e38)
+        return false;
+      put(slot, static_cast<float>(v));
+    } else {
+      put(slot, v);
+    }
+    return true;
+  };
+  if (PyLong_Check(obj)) { // bools too
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (overflow || (v == -1 && PyErr_Occurred())) {
+      PyErr_Clear();
+      return false;
+    }
+    switch (kind) {
+    case 'b':
+      put(0, static_cast<uint8_t>(v != 0));
+      return true;
+    case 'i': {
+      int bits = int(size) * 8;
+      if (bits < 64 && (v < -(1LL << (bits - 1)) || v >= (1LL << (bits - 1))))
+        return false;
+      put(0, static_cast<int64_t>(v));
+      return true;
+    }
+    case 'u': {
+      int bits = int(size) * 8;
+      if (v < 0 || (bits < 64 && v >= (1LL << bits)))
+        return false;
+      put(0, static_cast<uint64_t>(v));
+      return true;
+    }
+    case 'f':
+      return putFloat(0, double(v), size);
+    case 'c':
+      return putFloat(0, double(v), size / 2) && putFloat(1, 0.0, size / 2);
+    }
+    return false;
+  }
+  if (PyFloat_Check(obj)) {
+    double v = PyFloat_AS_DOUBLE(obj);
+    if (kind == 'f')
+      return putFloat(0, v, size);
+    if (kind == 'c')
+      return putFloat(0, v, size / 2) && putFloat(1, 0.0, size / 2);
+    return false;
+  }
+  if (PyComplex_Check(obj) && kind == 'c')
+    return putFloat(0, PyComplex_RealAsDouble(obj), size / 2) &&
+           putFloat(1, PyComplex_ImagAsDouble(obj), size / 2);
+  return false;
+}
+
+bool broadcastShapes(const std::vector<const std::vector<int64_t> *> &shapes,
+                     std::vector<int64_t> &out) {
+  size_t rank = 0;
+  for (auto *s : shapes)
+    rank = std::max(rank, s->size());
+  out.assign(rank, 1);
+  for (auto *s : shapes)
+    for (size_t d = 0; d < s->size(); ++d) {
+      int64_t e = (*s)[d];
+      int64_t &o = out[rank - s->size() + d];
+      if (e == o || e == 1)
+        continue;
+      if (o != 1)
+        return false;
+      o = e;
+    }
+  return true;
+}
+
+/// `function` over `inputs` recorded, or an empty object for the Python
+/// path.
+py::object fastApply(const std::string &function, PyObject *ufunc,
+                     const std::vector<PyObject *> &inputs) {
+  std::vector<PyObject *> keys;
+  std::vector<const DeviceArray *> arrays;
+  const DeviceArray *first = nullptr;
+  for (PyObject *input : inputs) {
+    const DeviceArray *array = nullptr;
+    PyObject *key = dtypeKey(input, array);
+    if (!key)
+      return py::object();
+    if (array && !first)
+      first = array;
+    if (array && first->device() != array->device())
+      return py::object(); // the Python path names both devices
+    keys.push_back(key);
+    arrays.push_back(array);
+  }
+  if (!first)
+    return py::object();
+  const std::vector<py::dtype> &loop = loopFor(ufunc, keys);
+  if (loop.empty())
+    return py::object();
+  std::vector<const std::vector<int64_t> *> shapes;
+  for (const DeviceArray *a : arrays)
+    if (a)
+      shapes.push_back(&a->shape());
+  std::vector<int64_t> shape;
+  if (!broadcastShapes(shapes, shape))
+    return py::object();
+  std::vector<launch::NodeRef> nodes;
+  std::vector<std::string> loopNames;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    loopNames.push_back(dtypeName(loop[i]));
+    if (arrays[i]) {
+      nodes.push_back(arrays[i]->node());
+      continue;
+    }
+    uint64_t bytes[2] = {0, 0};
+    if (!numberAs(inputs[i], loop[i], bytes))
+      return py::object();
+    nodes.push_back(launch::scalarNode(typeOfDType(loop[i]), loopNames.back(),
+                                       loop[i].itemsize(), bytes,
+                                       first->device()));
+  }
+  const py::dtype &dtype = loop.back();
+  loopNames.push_back(dtypeName(dtype));
+  std::string name = function;
+  bool allBool = true;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    allBool = allBool && loop[i].kind() == 'b';
+  if (allBool && name == "invert")
+    name = "logical_not";
+  std::string file;
+  int line = 0;
+  recordingSite(file, line);
+  launch::NodeRef node = launch::applyNode(
+      name, std::move(nodes), std::move(loopNames), typeOfDType(dtype),
+      dtypeName(dtype), dtype.itemsize(), std::move(shape), file, line);
+  if (!launch::lazyEvaluation())
+    launch::evaluate(*node);
+  return py::cast(DeviceArray(std::move(node), dtype));
+}
+
+/// A DeviceArray operator method: the fast path, else `slow` (Python).
+py::object operatorMethod(const std::string &function, py::object ufunc,
+                          py::object slow, int arity, bool reflected) {
+  py::cpp_function method(
+      [function, ufunc, slow, arity, reflected](py::args args) -> py::object {
+        if (args.size() == size_t(arity)) {
+          std::vector<PyObject *> inputs;
+          for (py::handle a : args)
+            inputs.push_back(a.ptr());
+          if (reflected)
+            std::swap(inputs[0], inputs[1]);
+          if (py::object r = fastApply(function, ufunc.ptr(), inputs))
+            return r;
+        }
+        return slow(*args);
+      });
+  // Bound to the instance like a function defined in the class.
+  return py::reinterpret_steal<py::object>(
+      PyInstanceMethod_New(method.ptr()));
+}
+
 } // namespace
 
 void addArrayFunctions(py::module_ &m) {
+  m.def("_operator_method", &operatorMethod, py::arg("function"),
+        py::arg("ufunc"), py::arg("slow"), py::arg("arity"),
+        py::arg("reflected") = false,
+        "a DeviceArray operator recording in C++, falling back to `slow`");
   m.def("_apply", &apply, py::arg("function"), py::arg("operands"),
         py::arg("loop"), py::arg("dtype"), py::arg("shape"),
         py::arg("device"), py::arg("out") = py::none(),
@@ -177,6 +390,8 @@ void addArrayFunctions(py::module_ &m) {
     return out;
   }, "the fused array kernels' statistics, summed");
   m.def("_pending", [](const DeviceArray &a) { return a.pending(); });
+  m.def("_pending_nodes", &launch::registeredNodes,
+        "how many pending values the flush list holds");
   m.def(
       "_synchronize",
       [](std::shared_ptr<runtime::Device> device) {

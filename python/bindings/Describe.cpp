@@ -1,5 +1,7 @@
 #include "python/bindings/Describe.h"
 
+#include <map>
+
 namespace py = pybind11;
 
 namespace spirjit::python {
@@ -136,6 +138,16 @@ const Type *typeOfDType(const py::dtype &dtype) {
   default:
     return nullptr;
   }
+}
+
+const std::string &dtypeName(const py::dtype &dtype) {
+  static std::map<PyObject *, std::string> names;
+  auto it = names.find(dtype.ptr());
+  if (it != names.end())
+    return it->second;
+  dtype.inc_ref(); // the key must outlive the entry
+  return names.emplace(dtype.ptr(), py::str(dtype).cast<std::string>())
+      .first->second;
 }
 
 } // namespace spirjit::python

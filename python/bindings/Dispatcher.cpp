@@ -106,7 +106,7 @@ launch::NodeRef DeviceArray::node() const {
   view.shape = shape_;
   view.strides = strides_;
   return launch::memoryNode(std::move(view), type_->element,
-                            py::str(dtype_).cast<std::string>(),
+                            dtypeName(dtype_),
                             dtype_.itemsize(), buffer_->usmKind());
 }
 

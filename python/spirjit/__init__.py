@@ -36,6 +36,7 @@ from ._foreign import (  # noqa: F401
     _usm_view, _wrap_host)
 
 __all__ = ["kernel", "device_func", "call_kernel", "call_kernel_async",
+           "synchronize",
            "Event", "NdRange", "empty", "zeros", "ones", "full", "empty_like",
            "zeros_like", "from_dlpack", "Range", "DeviceArray", "asarray",
            "asnumpy", "devices", "default_device", "Device", "errors",
@@ -112,6 +113,14 @@ def _resolve_device(device):
 
 
 _USM_TYPES = ("device", "shared", "host")
+
+
+def synchronize(device=None):
+    """Computes every DeviceArray value still pending (operations record
+    expressions and run them as fused kernels when a value is needed), then
+    waits until ``device`` (a Device or a filter string; every device by
+    default) has finished all the work queued on it."""
+    _spirjit._synchronize(None if device is None else Device(device)._device)
 
 
 def _placement(device, sycl_queue, usm_type, what):

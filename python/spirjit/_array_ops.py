@@ -394,8 +394,7 @@ def where(condition, x, y):
     loop = (np.dtype(np.bool_), dtype, dtype, dtype)
     operands = [_to_operand(v, d, device) for v, d in zip(
         (condition, x, y), loop)]
-    out = K.empty(shape, dtype, device, usm_type_of((condition, x, y)))
-    return K.elementwise("where", "{1} if {0} else {2}", operands, loop, out)
+    return _spirjit._apply("where", operands, loop, dtype, shape, device)
 
 
 def matmul(a, b, out=None):
@@ -459,6 +458,13 @@ def _inplace(ufunc):
             return NotImplemented
         return apply_ufunc(ufunc, (self, other), out=self)
     return method
+
+
+def _fast(ufunc, slow, arity, reflected=False):
+    """The operator method: recorded in C++ for DeviceArrays and Python
+    numbers (the bindings' fast path), else ``slow``."""
+    return _spirjit._operator_method(ufunc.__name__, ufunc, slow, arity,
+                                     reflected)
 
 
 def _unary(ufunc):
@@ -561,13 +567,14 @@ def install(cls):
                         ("pow", np.power), ("and", np.bitwise_and),
                         ("or", np.bitwise_or), ("xor", np.bitwise_xor),
                         ("lshift", np.left_shift), ("rshift", np.right_shift)):
-        setattr(cls, f"__{name}__", _binary(ufunc))
-        setattr(cls, f"__r{name}__", _binary(ufunc, reflected=True))
+        setattr(cls, f"__{name}__", _fast(ufunc, _binary(ufunc), 2))
+        setattr(cls, f"__r{name}__", _fast(
+            ufunc, _binary(ufunc, reflected=True), 2, reflected=True))
         setattr(cls, f"__i{name}__", _inplace(ufunc))
     for name, ufunc in (("lt", np.less), ("le", np.less_equal),
                         ("gt", np.greater), ("ge", np.greater_equal),
                         ("eq", np.equal), ("ne", np.not_equal)):
-        setattr(cls, f"__{name}__", _binary(ufunc))
+        setattr(cls, f"__{name}__", _fast(ufunc, _binary(ufunc), 2))
     cls.__divmod__ = lambda self, other: _array_ufunc(
         self, np.divmod, "__call__", self, other)
     cls.__rdivmod__ = lambda self, other: _array_ufunc(
@@ -577,10 +584,10 @@ def install(cls):
         if _is_operand(other) else NotImplemented
     cls.__rmatmul__ = lambda self, other: matmul(other, self) \
         if _is_operand(other) else NotImplemented
-    cls.__neg__ = _unary(np.negative)
-    cls.__pos__ = _unary(np.positive)
-    cls.__abs__ = _unary(np.absolute)
-    cls.__invert__ = _unary(np.invert)
+    cls.__neg__ = _fast(np.negative, _unary(np.negative), 1)
+    cls.__pos__ = _fast(np.positive, _unary(np.positive), 1)
+    cls.__abs__ = _fast(np.absolute, _unary(np.absolute), 1)
+    cls.__invert__ = _fast(np.invert, _unary(np.invert), 1)
     cls.__array_ufunc__ = _array_ufunc
     cls.__array_function__ = _array_function
     for op in ("sum", "prod", "min", "max", "mean"):

@@ -1,0 +1,257 @@
+"""DeviceArrays evaluate lazily and fuse (API.md, "Arrays as a library"):
+operations record an expression; a chain of element-wise operations and a
+trailing reduction runs as one kernel when a value is needed; what a
+program observes is NumPy's eager semantics, at every flush point."""
+
+import numpy as np
+import pytest
+
+import spirjit
+from spirjit import errors, kernel_api as kapi
+
+
+def launches():
+    """Fused-kernel launches so far: each is a compile or a cache hit."""
+    s = spirjit._spirjit._array_kernel_stats()
+    return s["compiles"] + s["memory_hits"] + s["disk_hits"]
+
+
+def pending(x):
+    return spirjit._spirjit._pending(x)
+
+
+def data(n, dtype=np.float32, seed=0):
+    return np.random.default_rng(seed).random(n).astype(dtype)
+
+
+def test_a_chain_records_and_runs_as_one_kernel(device):
+    a, b = data(1000), data(1000, seed=1)
+    A, B = (spirjit.asarray(v, device=device) for v in (a, b))
+    before = launches()
+    R = (A + B) * 2.0 - np.sqrt(A) / (B + 1)
+    assert pending(R) and launches() == before   # nothing ran yet
+    assert R.shape == (1000,) and R.dtype == np.float32
+    assert R.device == device
+    np.testing.assert_allclose(np.asarray(R), (a + b) * 2 - np.sqrt(a) /
+                               (b + 1), rtol=1e-6)
+    assert launches() == before + 1
+    assert not pending(R)
+
+
+def test_a_reduction_fuses_its_element_wise_prologue(device):
+    a, b = data(100_000), data(100_000, seed=1)
+    A, B = (spirjit.asarray(v, device=device) for v in (a, b))
+    before = launches()
+    s = (A * B).sum()
+    assert s.shape == () and pending(s)
+    np.testing.assert_allclose(float(s), float((a * b).sum()), rtol=1e-4)
+    # The products are never stored: one pass over the inputs, and at most
+    # one more over the work-groups' partial sums.
+    assert launches() - before <= 2
+
+
+@pytest.mark.parametrize("op", ["sum", "prod", "min", "max", "mean"])
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 2), -1])
+def test_reductions_over_axes_match_numpy(device, op, axis):
+    x = data(3 * 50 * 7).reshape(3, 50, 7) + 0.5
+    X = spirjit.asarray(x, device=device)
+    got = getattr(X * 1.0, op)(axis=axis)
+    want = getattr(x * np.float32(1.0), op)(axis=axis)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(np.asarray(got), want, rtol=2e-4)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int32, np.int64,
+                                   np.bool_, np.float64])
+@pytest.mark.parametrize("op", ["sum", "min", "max"])
+def test_reductions_of_every_dtype(device, require_dtypes, dtype, op):
+    require_dtypes(dtype)
+    x = (np.arange(-500, 500) % 97).astype(dtype)
+    X = spirjit.asarray(x, device=device)
+    got, want = getattr(X, op)(), getattr(x, op)()
+    assert got.dtype == want.dtype
+    assert got.item() == want
+
+
+def test_nan_wins_min_and_max_as_in_numpy(device):
+    x = data(10_000)
+    x[7777] = np.nan
+    X = spirjit.asarray(x, device=device)
+    assert np.isnan(float(X.min())) and np.isnan(float(X.max()))
+    assert np.isnan(float((X * 2).max()))
+    y = np.ones((4, 300), np.float32)
+    y[2, 5] = np.nan
+    got = np.asarray(spirjit.asarray(y, device=device).max(axis=1))
+    np.testing.assert_array_equal(got, y.max(axis=1))
+
+
+def test_scalars_are_parameters_of_one_kernel(device):
+    X = spirjit.asarray(np.arange(6.0, dtype=np.float32), device=device)
+    np.asarray(X * 2.0 + 1.0)
+    stats = spirjit._spirjit._array_kernel_stats()
+    for k in range(3, 8):
+        # (outside the assert, whose rewriting would hold X * k)
+        got = list(np.asarray(X * float(k) + 1.0))
+        assert got == [k * i + 1.0 for i in range(6)]
+    after = spirjit._spirjit._array_kernel_stats()
+    assert after["compiles"] == stats["compiles"]
+    assert after["expressions"] == stats["expressions"]
+
+
+def test_the_right_hand_side_is_complete_before_the_store(device):
+    u = np.arange(20.0)
+    U = spirjit.asarray(u, device=device)
+    U[1:-1] = U[:-2] + U[2:]
+    u[1:-1] = u[:-2] + u[2:]
+    np.testing.assert_array_equal(np.asarray(U), u)
+    U[::-1] = U * 2           # reversed view of the same memory
+    u[::-1] = u * 2
+    np.testing.assert_array_equal(np.asarray(U), u)
+
+
+def test_a_pending_value_keeps_what_it_read_before_a_write(device):
+    a = np.arange(8.0)
+    A = spirjit.asarray(a, device=device)
+    T = A * 10                 # recorded, reads A
+    A[0] = 100.0               # host write: T is computed first
+    A[1:3] = spirjit.asarray(np.array([7.0, 7.0]), device=device)
+    A += 1                     # in place
+    np.testing.assert_array_equal(np.asarray(T), a * 10)
+    np.testing.assert_array_equal(np.asarray(A),
+                                  [101, 8, 8, 4, 5, 6, 7, 8])
+
+
+def test_views_see_earlier_writes_and_in_place_aliases(device):
+    a = np.arange(10.0)
+    A = spirjit.asarray(a, device=device)
+    V = A[2:]
+    A += 1
+    a += 1
+    np.testing.assert_array_equal(np.asarray(V), a[2:])
+    A[1:] += A[:-1]            # overlapping in-place operation
+    a[1:] += a[:-1]
+    np.testing.assert_array_equal(np.asarray(A), a)
+
+
+def test_a_kernel_launch_takes_and_sees_pending_values(device):
+    @spirjit.kernel
+    def double(item, x, y):
+        i = item.get_id(0)
+        y[i] = 2 * x[i]
+
+    a = data(64)
+    A = spirjit.asarray(a, device=device)
+    T = A + 1.0                # pending, handed to a kernel
+    Y = spirjit.empty(64, np.float32, device=device)
+    S = A * 3.0                # pending, reads A, which the kernel writes
+    spirjit.call_kernel(double, kapi.Range(64), T, A)
+    np.testing.assert_allclose(np.asarray(A), 2 * (a + 1), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(S), a * 3, rtol=1e-6)
+    spirjit.call_kernel(double, kapi.Range(64), A * 0.5, Y)
+    np.testing.assert_allclose(np.asarray(Y), 2 * (a + 1), rtol=1e-6)
+
+
+def test_a_jit_function_takes_pending_values(device):
+    @spirjit.jit
+    def scale(x, out):
+        for i in spirjit.prange(x.shape[0]):
+            out[i] = x[i] * 3
+
+    a = data(100)
+    A = spirjit.asarray(a, device=device)
+    out = spirjit.empty(100, np.float32, device=device)
+    scale(A - 1.0, out)
+    np.testing.assert_allclose(np.asarray(out), (a - 1) * 3, rtol=1e-6)
+
+
+def test_errors_raise_at_the_operation(device):
+    A = spirjit.asarray(np.ones(4), device=device)
+    B = spirjit.asarray(np.ones(5), device=device)
+    with pytest.raises(ValueError, match="broadcast"):
+        A + B
+    with pytest.raises(TypeError):
+        A + "text"
+    with pytest.raises(errors.TypingError, match="same_kind"):
+        np.add(A, A, out=spirjit.empty(4, np.int32, device=device))
+    with pytest.raises(OverflowError):
+        spirjit.asarray(np.ones(3, np.int8), device=device) + 300
+
+
+def test_a_loop_that_never_reads_runs_in_bounded_memory(device):
+    X = spirjit.asarray(np.zeros(16, np.float32), device=device)
+    for _ in range(5000):
+        X = X + 1.0
+    # The chain is computed every so often: it never holds 5000 steps.
+    assert spirjit._spirjit._pending_nodes() < 100
+    np.testing.assert_array_equal(np.asarray(X), np.full(16, 5000.0))
+
+
+def test_synchronize_computes_everything_pending(device):
+    A = spirjit.asarray(np.arange(5.0), device=device)
+    T, U = A + 1, (A * A).sum()
+    spirjit.synchronize()
+    assert not pending(T) and not pending(U)
+    spirjit.synchronize(device)
+    spirjit.synchronize(device.filter_string)
+    assert float(U) == 30.0
+
+
+def test_where_and_comparisons_fuse(device):
+    a = data(500) - 0.5
+    A = spirjit.asarray(a, device=device)
+    before = launches()
+    R = np.where(A > 0, A * 2, -A)
+    np.testing.assert_allclose(np.asarray(R), np.where(a > 0, a * 2, -a))
+    assert launches() == before + 1
+
+
+def test_broadcasting_fuses_across_ranks(device):
+    m = data(12).reshape(3, 4)
+    v = data(4, seed=2)
+    M, V = spirjit.asarray(m, device=device), spirjit.asarray(v, device=device)
+    R = (M - V) * (V + 1) + m.dtype.type(2)
+    np.testing.assert_allclose(np.asarray(R), (m - v) * (v + 1) + 2,
+                               rtol=1e-6)
+    x = np.arange(2 * 3 * 4 * 5, dtype=np.float64).reshape(2, 3, 4, 5)
+    X = spirjit.asarray(x, device=device)
+    T = X.transpose(3, 1, 0, 2)           # rank 4, not contiguous
+    np.testing.assert_array_equal(np.asarray(T * 2 + 1),
+                                  x.transpose(3, 1, 0, 2) * 2 + 1)
+
+
+def test_eager_mode_computes_each_operation(run_isolated):
+    script = """
+        import os
+        os.environ["SPIRJIT_LAZY"] = "0"
+        import numpy as np, spirjit
+        A = spirjit.asarray(np.arange(4.0))
+        T = A * 2 + 1
+        assert not spirjit._spirjit._pending(T)
+        assert not spirjit._spirjit._pending(A.sum())
+        print(np.asarray(T).tolist())
+    """
+    result = run_isolated(script)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[1.0, 3.0, 5.0, 7.0]"
+
+
+def test_dump_dir_shows_the_fused_kernel_and_its_graph(run_isolated,
+                                                       tmp_path):
+    dump = tmp_path / "dump"
+    script = f"""
+        import os
+        os.environ["SPIRJIT_DUMP_DIR"] = {str(dump)!r}
+        import numpy as np, spirjit
+        A = spirjit.asarray(np.arange(4, dtype=np.float32))
+        print(list(np.asarray(np.sqrt(A) * 3.0 + A)))
+    """
+    result = run_isolated(script)
+    assert result.returncode == 0, result.stderr
+    folders = [p for p in dump.iterdir() if p.name.startswith("array_map")]
+    assert folders, list(dump.iterdir())
+    stages = {p.name.split("-", 1)[1] for p in folders[0].iterdir()}
+    assert {"bytecode.txt", "pyir.txt", "typed.txt"} <= stages or any(
+        s.startswith("pyir") for s in stages)
+    graph = next(p for p in folders[0].iterdir()
+                 if "bytecode" in p.name).read_text()
+    assert "array expression" in graph and "sqrt" in graph
