@@ -433,6 +433,10 @@ def torch_backend(index):
             if not torch.cuda.is_available():
                 raise Unavailable("torch sees no CUDA device")
             tensors = [torch.from_numpy(x).to(f"cuda:{index}") for x in host]
+            # Every row compiles the same lambda: without a reset, dynamo's
+            # limit of recompiles per code object would leave later rows
+            # running eagerly.
+            torch._dynamo.reset()
             compiled = torch.compile(lambda *t: case.expr(torch, *t),
                                      dynamic=False)
         except Unavailable:
@@ -457,18 +461,26 @@ def fmt_time(seconds):
 
 
 class Notes:
-    """Why cells are n/a or WRONG, numbered, printed under the table."""
+    """Why cells are n/a or WRONG, numbered, printed under the table; a
+    backend that is unavailable for one reason everywhere gets one note."""
 
     def __init__(self):
         self.lines = []
+        self.numbers = {}
         self.wrong = False
 
-    def add(self, what, exc):
-        self.lines.append(f"  [{len(self.lines) + 1}] {what}: {reason(exc)}")
+    def add(self, label, where, exc):
         if isinstance(exc, WrongResult):
             self.wrong = True
+            self.lines.append(f"  [{len(self.lines) + 1}] {label} {where}: "
+                              f"{reason(exc)}")
             return f"WRONG [{len(self.lines)}]"
-        return f"n/a [{len(self.lines)}]"
+        why = str(exc) if isinstance(exc, Unavailable) else reason(exc)
+        if (label, why) not in self.numbers:
+            self.lines.append(f"  [{len(self.lines) + 1}] {label}, first "
+                              f"at {where}: {why}")
+            self.numbers[label, why] = len(self.lines)
+        return f"n/a [{self.numbers[label, why]}]"
 
 
 def measure_row(case, size, backends, args, notes, rng):
@@ -488,7 +500,7 @@ def measure_row(case, size, backends, args, notes, rng):
             got = runner.to_host(runner.run())    # compiles, first touch
             check(case, got, want, host)
         except Exception as exc:
-            cells[label] = notes.add(f"{label} {case.name} n={size}", exc)
+            cells[label] = notes.add(label, f"{case.name} n={size}", exc)
             continue
 
         def once(r=runner):
@@ -514,7 +526,7 @@ def measure_row(case, size, backends, args, notes, rng):
             check(case, runner.to_host(runner.run()), want, host)
             cells[label] = statistics.median(samples[label])
         except Exception as exc:
-            cells[label] = notes.add(f"{label} {case.name} n={size}", exc)
+            cells[label] = notes.add(label, f"{case.name} n={size}", exc)
     return cells
 
 
@@ -594,7 +606,10 @@ def main(argv=None):
     print(f"large rows: the expression and the wait for the device; "
           f"n = {SMALL}: the expression and its read back to the host")
     ok = True
-    for device in selected_devices(args.device):
+    devices = selected_devices(args.device)
+    if not devices:
+        print(f"\nno spirjit device matches '{args.device or ''}'")
+    for device in devices:
         backend = getattr(device, "backend", "")
         force, how = spirjit_forcing(device)
         title = f"{device.filter_string} {device.name} " \
