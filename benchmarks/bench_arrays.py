@@ -499,28 +499,31 @@ def measure_row(case, size, backends, args, notes, rng):
                 continue
             got = runner.to_host(runner.run())    # compiles, first touch
             check(case, got, want, host)
+
+            def once(r=runner):
+                if small:
+                    return r.to_host(r.run())
+                result = r.run()
+                r.sync()
+                return result
+
+            for _ in range(args.warmup):
+                once()
+            timed[label] = (once, runner)
         except Exception as exc:
             cells[label] = notes.add(label, f"{case.name} n={size}", exc)
-            continue
-
-        def once(r=runner):
-            if small:
-                return r.to_host(r.run())
-            result = r.run()
-            r.sync()
-            return result
-
-        for _ in range(args.warmup):
-            once()
-        timed[label] = (once, runner)
     samples = {label: [] for label in timed}
     # Interleaved rounds: load that comes and goes on a shared machine
     # falls on every backend alike, and the ratios hold.
     for _ in range(args.reps * (5 if small else 1)):
-        for label, (once, _) in timed.items():
-            start = time.perf_counter()
-            once()
-            samples[label].append(time.perf_counter() - start)
+        for label, (once, _) in list(timed.items()):
+            try:
+                start = time.perf_counter()
+                once()
+                samples[label].append(time.perf_counter() - start)
+            except Exception as exc:
+                cells[label] = notes.add(label, f"{case.name} n={size}", exc)
+                del timed[label]
     for label, (_, runner) in timed.items():
         try:  # still right after the timed runs?
             check(case, runner.to_host(runner.run()), want, host)
