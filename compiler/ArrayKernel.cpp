@@ -222,7 +222,8 @@ private:
   }
 
   /// The expression's values at `index` (one per value; each written once).
-  Instruction *valueAt(Instruction *index) {
+  Instruction *valueAt(Instruction *index,
+                       const std::vector<Instruction *> &ids) {
     std::vector<Instruction *> at(e_.values.size(), nullptr);
     for (size_t v = 0; v < e_.values.size(); ++v) {
       const ArrayExpression::Value &value = e_.values[v];
@@ -242,6 +243,21 @@ private:
       case ArrayExpression::Value::Kind::Cast:
         at[v] = cast(operands[0], value.dtype);
         break;
+      case ArrayExpression::Value::Kind::Index: {
+        Instruction *sum = nullptr;
+        for (size_t d = 0; d < value.strides.size() && d < ids.size(); ++d) {
+          if (value.strides[d] == 0)
+            continue;
+          Instruction *term =
+              value.strides[d] == 1
+                  ? ids[d]
+                  : binary(ir::BinaryOperator::Mul, ids[d],
+                           integer(value.strides[d]));
+          sum = sum ? binary(ir::BinaryOperator::Add, sum, term) : term;
+        }
+        at[v] = cast(sum ? sum : integer(0), "int64");
+        break;
+      }
       }
     }
     return at[static_cast<size_t>(e_.result)];
@@ -265,7 +281,7 @@ private:
     }
     Instruction *index =
         ids.size() == 1 ? ids[0] : make(Opcode::BuildTuple, ids);
-    Instruction *value = valueAt(index);
+    Instruction *value = valueAt(index, ids);
     make(Opcode::SetItem, {out(), index, value});
   }
 
@@ -294,21 +310,17 @@ private:
     Instruction *group = method(item(), "get_group", {});
     Instruction *k0 = method(item(), "get_global_id", {integer(1)});
     Instruction *step = method(item(), "get_global_range", {integer(1)});
-    int loaded = -1;
-    for (const ArrayExpression::Value &v : e_.values)
-      if (v.kind == ArrayExpression::Value::Kind::Load) {
-        loaded = v.parameter;
-        break;
-      }
-    SPIRJIT_INTERNAL_CHECK(loaded >= 0, "a reduction that loads nothing");
-    Instruction *n = extent(parameter(loaded), 1);
+    // The row length is the last parameter.
+    Instruction *n = parameter(e_.parameterCount - 1);
     // min and max start from the row's first value (every row has one):
     // no identity is needed, and repeating it changes nothing.
     Instruction *start;
     if (e_.reduction == R::Sum || e_.reduction == R::Prod)
       start = cast(integer(e_.reduction == R::Sum ? 0 : 1), acc);
     else
-      start = cast(valueAt(make(Opcode::BuildTuple, {m, integer(0)})), acc);
+      start = cast(valueAt(make(Opcode::BuildTuple, {m, integer(0)}),
+                           {m, integer(0)}),
+                   acc);
     Instruction *noNan = constant(ConstValue::ofBool(false));
     Block *entry = cur_;
 
@@ -326,7 +338,7 @@ private:
 
     cur_ = body;
     Instruction *v =
-        cast(valueAt(make(Opcode::BuildTuple, {m, k})), acc);
+        cast(valueAt(make(Opcode::BuildTuple, {m, k}), {m, k}), acc);
     Instruction *next = nullptr;
     switch (e_.reduction) {
     case R::Sum:
@@ -428,6 +440,11 @@ std::string ArrayExpression::text() const {
       break;
     case Value::Kind::Cast:
       t += "cast " + value.dtype;
+      break;
+    case Value::Kind::Index:
+      t += "index";
+      for (int64_t st : value.strides)
+        t += " " + std::to_string(st);
       break;
     }
     for (int o : value.operands)

@@ -4,7 +4,8 @@
 // of an iteration space: loads of array parameters (each already viewed at
 // the iteration space's shape, so one index serves all), scalar
 // parameters, NumPy ufuncs applied to earlier values, and conversions to a
-// dtype. arrayKernel() writes the kernel that computes it as ordinary
+// dtype, and indices along an axis (np.arange broadcast). arrayKernel()
+// writes the kernel that computes it as ordinary
 // untyped pyir, with a description whose globals are NumPy's and
 // kernel_api's own functions; the normal pipeline types, lowers and
 // caches it like any kernel (FunctionDescription::prebuiltPyIR). The
@@ -15,8 +16,8 @@
 //   Map     kernel(item, p0, ..., out): out[i] = value at i, over a Range
 //           of the output's rank (1 to 3 extents; more are unravelled from
 //           one).
-//   Reduce  kernel(nditem, p0, ..., out): over an NdRange (M, G*L) / (1, L)
-//           and parameters viewed as (M, K), work-item (m, k) folds the
+//   Reduce  kernel(nditem, p0, ..., K, out): over an NdRange (M, G*L) /
+//           (1, L) and parameters viewed as (M, K), work-item (m, k) folds the
 //           values at (m, k), (m, k + G*L), ... and its work-group folds
 //           those with kapi.group_reduce; out (M, G) gets one partial per
 //           group. Folding the partials is the same kernel again.
@@ -32,12 +33,15 @@ namespace spirjit {
 
 struct ArrayExpression {
   struct Value {
-    enum class Kind { Load, Scalar, Apply, Cast };
+    enum class Kind { Load, Scalar, Apply, Cast, Index };
     Kind kind = Kind::Load;
     int parameter = 0;         // Load, Scalar: which parameter (0 = first)
     std::string function;      // Apply: the ufunc's NumPy name
     std::vector<int> operands; // Apply, Cast: earlier values
     std::string dtype;         // Cast: NumPy's name of the target dtype
+    /// Index: the int64 value sum(id[d] * strides[d]) over the iteration
+    /// space's dimensions (an index along one axis: strides of 0 and 1).
+    std::vector<int64_t> strides;
   };
   enum class Form { Map, Reduce };
   /// Reductions: kapi.group_reduce's operators, and min/max with NumPy's

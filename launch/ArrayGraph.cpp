@@ -72,6 +72,9 @@ struct Gathered {
   Expression expression;
   struct Parameter {
     bool array = false;
+    /// An Index value's strides (in view.strides): merged with the
+    /// arrays', then compiled in; not a kernel parameter.
+    bool index = false;
     ArrayView view;        // array: at the iteration space's shape
     const Type *element = nullptr;
     int64_t itemsize = 0;
@@ -97,6 +100,7 @@ public:
       return known->second;
     // What someone else holds, and reductions, are computed on their own.
     if (&node != root_ && node.pending() &&
+        node.kind != ArrayNode::Kind::Index &&
         (node.holders > 0 || node.kind == ArrayNode::Kind::Reduce))
       evaluate(node);
     int v = -1;
@@ -125,6 +129,20 @@ public:
       v = add({Expression::Value::Kind::Apply, 0, node.function, operands,
                ""});
       v = cast(v, node.loop.back(), node.dtype);
+      break;
+    }
+    case ArrayNode::Kind::Index: {
+      Gathered::Parameter p;
+      p.index = true;
+      p.view.shape = shape_;
+      size_t lead = shape_.size() - node.shape.size();
+      p.view.strides.assign(shape_.size(), 0);
+      int axis = node.axes[0];
+      if (node.shape[axis] != 1)
+        p.view.strides[lead + axis] = 1;
+      g_.parameters.push_back(std::move(p));
+      v = add({Expression::Value::Kind::Index,
+               int(g_.parameters.size()) - 1, "", {}, ""});
       break;
     }
     case ArrayNode::Kind::Reduce:
@@ -204,6 +222,27 @@ std::map<std::string, std::unique_ptr<KernelCache>> &caches() {
   return all;
 }
 
+/// Index values take their merged strides; the other parameters are
+/// renumbered as the kernel sees them (index ones are not parameters).
+void finishParameters(Gathered &g) {
+  std::vector<int> slot(g.parameters.size(), -1);
+  std::vector<Gathered::Parameter> kept;
+  for (size_t p = 0; p < g.parameters.size(); ++p)
+    if (!g.parameters[p].index) {
+      slot[p] = int(kept.size());
+      kept.push_back(g.parameters[p]);
+    }
+  for (Expression::Value &v : g.expression.values) {
+    if (v.kind == Expression::Value::Kind::Index)
+      v.strides = g.parameters[size_t(v.parameter)].view.strides;
+    else if (v.kind == Expression::Value::Kind::Load ||
+             v.kind == Expression::Value::Kind::Scalar)
+      v.parameter = slot[size_t(v.parameter)];
+  }
+  g.parameters = std::move(kept);
+  g.expression.parameterCount = int(g.parameters.size());
+}
+
 /// The kernel cache of each expression, by its text.
 KernelCache &cacheFor(const Expression &expression) {
   auto &caches = launch::caches();
@@ -277,15 +316,15 @@ void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
              int(g.expression.values.size()) - 1);
   std::vector<std::vector<int64_t> *> strides;
   for (Gathered::Parameter &p : g.parameters)
-    if (p.array)
+    if (p.array || p.index)
       strides.push_back(&p.view.strides);
   strides.push_back(&out.strides);
   std::vector<int64_t> shape = coalesce(out.shape, strides);
   for (Gathered::Parameter &p : g.parameters)
-    if (p.array)
+    if (p.array || p.index)
       p.view.shape = shape;
   out.shape = shape;
-  g.expression.parameterCount = int(g.parameters.size());
+  finishParameters(g);
   g.expression.form = Expression::Form::Map;
   g.expression.rank = int(shape.size());
   LaunchRange range;
@@ -316,6 +355,11 @@ void reducePass(Gathered &g, int64_t rows, int64_t k, int64_t groups,
                 int local, const ArrayView &out, const Type *outElement,
                 int64_t outItemsize,
                 const std::shared_ptr<runtime::Device> &device) {
+  finishParameters(g);
+  Gathered::Parameter rowLength; // the kernel's last parameter, K
+  rowLength.element = types::int64();
+  rowLength.scalar[0] = static_cast<uint64_t>(k);
+  g.parameters.push_back(rowLength);
   g.expression.parameterCount = int(g.parameters.size());
   g.expression.form = Expression::Form::Reduce;
   LaunchRange range;
@@ -325,7 +369,6 @@ void reducePass(Gathered &g, int64_t rows, int64_t k, int64_t groups,
   range.global[1] = groups * local;
   range.local[0] = 1;
   range.local[1] = local;
-  (void)k;
   launch(g, range, out, outElement, outItemsize, device);
 }
 
@@ -363,7 +406,7 @@ void computeReduce(ArrayNode &node, const ArrayView &out) {
     reducedShape.push_back(shape[d]);
   std::vector<std::vector<int64_t>> ks, rs;
   for (Gathered::Parameter &p : g.parameters) {
-    if (!p.array)
+    if (!p.array && !p.index)
       continue;
     std::vector<int64_t> a, b;
     for (int d : kept)
@@ -418,7 +461,7 @@ void computeReduce(ArrayNode &node, const ArrayView &out) {
   } else {
     size_t a = 0;
     for (Gathered::Parameter &p : g.parameters) {
-      if (!p.array)
+      if (!p.array && !p.index)
         continue;
       p.view.shape = {rows, k};
       p.view.strides = {mk.size() == 1 && rows > 1 ? ks[a][0] : 0,
@@ -532,6 +575,20 @@ NodeRef scalarNode(const Type *element, std::string dtype, int64_t itemsize,
   return node;
 }
 
+NodeRef indexNode(std::vector<int64_t> shape, int axis,
+                  std::shared_ptr<runtime::Device> device) {
+  auto node = std::make_shared<ArrayNode>();
+  node->kind = ArrayNode::Kind::Index;
+  node->element = types::int64();
+  node->dtype = "int64";
+  node->itemsize = 8;
+  node->shape = std::move(shape);
+  node->axes = {axis};
+  node->device = std::move(device);
+  node->depth = 1;
+  return node;
+}
+
 NodeRef applyNode(std::string function, std::vector<NodeRef> operands,
                   std::vector<std::string> loop, const Type *element,
                   std::string dtype, int64_t itemsize,
@@ -596,7 +653,7 @@ void evaluate(ArrayNode &node) {
     return;
   ArrayView out = contiguous(node.shape, node.itemsize, node.device, node.usm);
   try {
-    if (node.kind == ArrayNode::Kind::Apply)
+    if (node.kind != ArrayNode::Kind::Reduce)
       computeMap(node, out, node.element, node.dtype, node.itemsize);
     else
       computeReduce(node, out);

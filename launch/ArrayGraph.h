@@ -43,7 +43,7 @@ struct ArrayView {
 };
 
 struct ArrayNode {
-  enum class Kind { Memory, Scalar, Apply, Reduce };
+  enum class Kind { Memory, Scalar, Apply, Reduce, Index };
   Kind kind = Kind::Memory;
   /// The value's dtype: the compiler's type, NumPy's name, its size.
   const Type *element = nullptr;
@@ -63,6 +63,7 @@ struct ArrayNode {
   std::vector<NodeRef> operands;
   std::vector<std::string> loop;
   /// Reduce: operands[0] folded over `axes` (sorted) in `accumulator`.
+  /// Index: int64, the index along axes[0] (np.arange seen at `shape`).
   ArrayExpression::Reduction reduction = ArrayExpression::Reduction::Sum;
   std::vector<int> axes;
   std::string accumulator;
@@ -75,7 +76,9 @@ struct ArrayNode {
   /// Pending nodes on the longest path down, and arrays read.
   int depth = 0, inputs = 0;
 
-  bool pending() const { return kind == Kind::Apply || kind == Kind::Reduce; }
+  bool pending() const {
+    return kind == Kind::Apply || kind == Kind::Reduce || kind == Kind::Index;
+  }
 };
 
 /// Bounds on what one recorded expression may grow to before it runs.
@@ -90,6 +93,10 @@ NodeRef memoryNode(ArrayView view, const Type *element, std::string dtype,
 NodeRef scalarNode(const Type *element, std::string dtype, int64_t itemsize,
                    const uint64_t bytes[2],
                    std::shared_ptr<runtime::Device> device);
+/// The index along `axis` of an array of `shape` (np.arange broadcast
+/// along the other axes), computed where it is used: no memory.
+NodeRef indexNode(std::vector<int64_t> shape, int axis,
+                  std::shared_ptr<runtime::Device> device);
 /// A ufunc over `operands` (broadcast to `shape`), recorded; an operand
 /// that would make the expression too big is evaluated first.
 NodeRef applyNode(std::string function, std::vector<NodeRef> operands,

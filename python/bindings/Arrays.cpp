@@ -389,6 +389,17 @@ void addArrayFunctions(py::module_ &m) {
     out["disk_hits"] = s.diskHits;
     return out;
   }, "the fused array kernels' statistics, summed");
+  m.def(
+      "_index",
+      [](std::vector<int64_t> shape, int axis,
+         std::shared_ptr<runtime::Device> device) {
+        return DeviceArray(launch::indexNode(std::move(shape), axis,
+                                             std::move(device)),
+                           py::dtype::of<int64_t>());
+      },
+      py::arg("shape"), py::arg("axis"), py::arg("device"),
+      "an int64 DeviceArray of `shape` holding the index along `axis`, "
+      "computed where it is used");
   m.def("_pending", [](const DeviceArray &a) { return a.pending(); });
   m.def("_pending_nodes", &launch::registeredNodes,
         "how many pending values the flush list holds");

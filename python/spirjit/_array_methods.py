@@ -63,8 +63,9 @@ def _arg(name, op):
             hit = ops.where(ops.apply_ufunc(np.isnan, (extreme,)),
                             ops.apply_ufunc(np.isnan, (x,)), hit)
         n = x.shape[axis]
-        index = np.arange(n, dtype=np.intp).reshape(
-            [n if a == axis else 1 for a in range(x.ndim)])
+        # The index along the axis, computed in the kernel (no memory).
+        index = _spirjit._index([n if a == axis else 1
+                                 for a in range(x.ndim)], axis, x._device)
         first = ops.reduce("min", ops.where(hit, index, np.intp(n)), axis,
                            True)
         if keepdims:
