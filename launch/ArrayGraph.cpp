@@ -3,6 +3,7 @@
 
 #include "frontend/Diagnostics.h"
 #include "launch/Launcher.h"
+#include "runtime/DeviceError.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -648,11 +649,19 @@ NodeRef reduceNode(NodeRef operand, ArrayExpression::Reduction reduction,
   return node;
 }
 
+namespace {
+std::string recordedAt(const ArrayNode &node) {
+  return node.file + ":" + std::to_string(node.line) +
+         ": computing the DeviceArray operation recorded here: ";
+}
+} // namespace
+
 void evaluate(ArrayNode &node) {
   if (!node.pending())
     return;
-  ArrayView out = contiguous(node.shape, node.itemsize, node.device, node.usm);
+  ArrayView out;
   try {
+    out = contiguous(node.shape, node.itemsize, node.device, node.usm);
     if (node.kind != ArrayNode::Kind::Reduce)
       computeMap(node, out, node.element, node.dtype, node.itemsize);
     else
@@ -661,6 +670,18 @@ void evaluate(ArrayNode &node) {
     // A kernel spirjit wrote that does not compile is spirjit's bug, but
     // the user's operation is the line they can act on.
     throw UserError(e.kind(), node.file, node.line, e.what());
+  } catch (const runtime::DeviceError &e) {
+    // Failures at evaluation name the operation that recorded the value.
+    std::string what = e.what();
+    what = what.substr(0, what.find('\n'));
+    std::string suffix = ": " + e.codeName();
+    if (what.size() >= suffix.size() &&
+        what.compare(what.size() - suffix.size(), suffix.size(), suffix) == 0)
+      what.resize(what.size() - suffix.size());
+    throw runtime::DeviceError(e.backend(), e.code(), e.codeName(),
+                               recordedAt(node) + what, e.buildLog());
+  } catch (const LaunchError &e) {
+    throw LaunchError(e.kind(), recordedAt(node) + e.what());
   }
   node.kind = ArrayNode::Kind::Memory;
   node.view = std::move(out);

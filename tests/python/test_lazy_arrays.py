@@ -255,3 +255,14 @@ def test_dump_dir_shows_the_fused_kernel_and_its_graph(run_isolated,
     graph = next(p for p in folders[0].iterdir()
                  if "bytecode" in p.name).read_text()
     assert "array expression" in graph and "sqrt" in graph
+
+
+def test_a_device_error_at_evaluation_names_the_operation(device):
+    X = spirjit.asarray(np.ones(1 << 18, np.float32), device=device)
+    Y = spirjit.asarray(np.ones((1 << 18, 1), np.float32), device=device)
+    Z = X * Y   # recorded: 2**36 elements, more memory than any device has
+    with pytest.raises(errors.OutOfDeviceMemoryError) as info:
+        np.asarray(Z[0])
+    assert f"{__file__}:" in str(info.value)
+    assert "computing the DeviceArray operation recorded here" in str(
+        info.value)
