@@ -1,0 +1,536 @@
+// Evaluating the array-expression graph: a pending node's expression
+// gathered into an ArrayExpression, its views merged, compiled through
+// compiler/ArrayKernel and launched (Map, or Reduce in one or two passes).
+// Private to launch/; ArrayGraph.cpp decides what is evaluated and when.
+#include "launch/ArrayKernels.h"
+
+#include "frontend/Diagnostics.h"
+#include "launch/Launcher.h"
+
+#include <algorithm>
+#include <map>
+
+namespace spirjit::launch {
+
+namespace {
+
+using Expression = ArrayExpression;
+
+
+
+
+/// A kernel's parameters and expression, gathered from a node's graph.
+struct Gathered {
+  Expression expression;
+  struct Parameter {
+    bool array = false;
+    /// An Index value's strides (in view.strides): merged with the
+    /// arrays', then compiled in; not a kernel parameter.
+    bool index = false;
+    ArrayView view;        // array: at the iteration space's shape
+    const Type *element = nullptr;
+    int64_t itemsize = 0;
+    uint64_t scalar[2] = {0, 0};
+  };
+  std::vector<Parameter> parameters;
+  std::map<const ArrayNode *, int> values;
+  /// The nodes gathered, alive until the launch: another thread may
+  /// compute one meanwhile (compiles give up the caller's lock) and let
+  /// go of its operands.
+  std::vector<NodeRef> alive;
+};
+
+class Gatherer {
+public:
+  Gatherer(Gathered &g, const std::vector<int64_t> &shape,
+           const ArrayNode *root)
+      : g_(g), shape_(shape), root_(root) {}
+
+  int value(ArrayNode &node) {
+    auto known = g_.values.find(&node);
+    if (known != g_.values.end())
+      return known->second;
+    // What someone else holds, and reductions, are computed on their own.
+    if (&node != root_ && node.pending() &&
+        node.kind != ArrayNode::Kind::Index &&
+        (node.holders > 0 || node.kind == ArrayNode::Kind::Reduce))
+      evaluate(node);
+    int v = -1;
+    switch (node.kind) {
+    case ArrayNode::Kind::Memory:
+      v = add({Expression::Value::Kind::Load, array(node), "", {}, ""});
+      break;
+    case ArrayNode::Kind::Scalar: {
+      Gathered::Parameter p;
+      p.element = node.element;
+      p.scalar[0] = node.scalar[0];
+      p.scalar[1] = node.scalar[1];
+      g_.parameters.push_back(p);
+      v = add({Expression::Value::Kind::Scalar,
+               int(g_.parameters.size()) - 1, "", {}, ""});
+      break;
+    }
+    case ArrayNode::Kind::Apply: {
+      g_.alive.insert(g_.alive.end(), node.operands.begin(),
+                      node.operands.end());
+      std::vector<int> operands;
+      for (size_t i = 0; i < node.operands.size(); ++i)
+        operands.push_back(
+            cast(value(*node.operands[i]), node.operands[i]->dtype,
+                 node.loop[i]));
+      v = add({Expression::Value::Kind::Apply, 0, node.function, operands,
+               ""});
+      v = cast(v, node.loop.back(), node.dtype);
+      break;
+    }
+    case ArrayNode::Kind::Index: {
+      Gathered::Parameter p;
+      p.index = true;
+      p.view.shape = shape_;
+      size_t lead = shape_.size() - node.shape.size();
+      p.view.strides.assign(shape_.size(), 0);
+      int axis = node.axes[0];
+      if (node.shape[axis] != 1)
+        p.view.strides[lead + axis] = 1;
+      g_.parameters.push_back(std::move(p));
+      v = add({Expression::Value::Kind::Index,
+               int(g_.parameters.size()) - 1, "", {}, ""});
+      break;
+    }
+    case ArrayNode::Kind::Reduce:
+      SPIRJIT_INTERNAL_CHECK(false, "a reduction gathered as a value");
+    }
+    g_.values[&node] = v;
+    return v;
+  }
+
+private:
+  int add(Expression::Value value) {
+    g_.expression.values.push_back(std::move(value));
+    return int(g_.expression.values.size()) - 1;
+  }
+  int cast(int v, const std::string &from, const std::string &to) {
+    if (from == to)
+      return v;
+    return add({Expression::Value::Kind::Cast, 0, "", {v}, to});
+  }
+  /// The parameter of a node's memory: one per distinct view.
+  int array(const ArrayNode &node) {
+    ArrayView view = broadcast(node.view, shape_);
+    for (size_t p = 0; p < g_.parameters.size(); ++p) {
+      const Gathered::Parameter &q = g_.parameters[p];
+      if (q.array && q.view.buffer == view.buffer &&
+          q.view.offset == view.offset && q.view.strides == view.strides &&
+          q.element == node.element)
+        return int(p);
+    }
+    Gathered::Parameter p;
+    p.array = true;
+    p.view = std::move(view);
+    p.element = node.element;
+    p.itemsize = node.itemsize;
+    g_.parameters.push_back(std::move(p));
+    return int(g_.parameters.size()) - 1;
+  }
+
+  Gathered &g_;
+  const std::vector<int64_t> &shape_;
+  const ArrayNode *root_;
+};
+
+/// Dimensions merged where every view allows (NumPy's iterator does the
+/// same): a C-contiguous operation of any rank becomes one dimension.
+/// Extent-1 dimensions go. `views` all have `shape`.
+std::vector<int64_t> coalesce(std::vector<int64_t> shape,
+                              std::vector<std::vector<int64_t> *> strides) {
+  std::vector<int64_t> merged;
+  std::vector<std::vector<int64_t>> mergedStrides(strides.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] == 1)
+      continue;
+    bool joins = !merged.empty();
+    for (size_t a = 0; joins && a < strides.size(); ++a)
+      joins = (*strides[a])[d] == mergedStrides[a].front() * merged.front();
+    if (joins) {
+      merged.front() *= shape[d];
+      continue;
+    }
+    merged.insert(merged.begin(), shape[d]);
+    for (size_t a = 0; a < strides.size(); ++a)
+      mergedStrides[a].insert(mergedStrides[a].begin(), (*strides[a])[d]);
+  }
+  if (merged.empty()) {
+    merged.push_back(1);
+    for (auto &s : mergedStrides)
+      s.push_back(0);
+  }
+  for (size_t a = 0; a < strides.size(); ++a)
+    *strides[a] = std::move(mergedStrides[a]);
+  return merged;
+}
+
+std::map<std::string, std::unique_ptr<KernelCache>> &caches() {
+  static std::map<std::string, std::unique_ptr<KernelCache>> all;
+  return all;
+}
+
+/// Index values take their merged strides; the other parameters are
+/// renumbered as the kernel sees them (index ones are not parameters).
+void finishParameters(Gathered &g) {
+  std::vector<int> slot(g.parameters.size(), -1);
+  std::vector<Gathered::Parameter> kept;
+  for (size_t p = 0; p < g.parameters.size(); ++p)
+    if (!g.parameters[p].index) {
+      slot[p] = int(kept.size());
+      kept.push_back(g.parameters[p]);
+    }
+  for (Expression::Value &v : g.expression.values) {
+    if (v.kind == Expression::Value::Kind::Index)
+      v.strides = g.parameters[size_t(v.parameter)].view.strides;
+    else if (v.kind == Expression::Value::Kind::Load ||
+             v.kind == Expression::Value::Kind::Scalar)
+      v.parameter = slot[size_t(v.parameter)];
+  }
+  g.parameters = std::move(kept);
+  g.expression.parameterCount = int(g.parameters.size());
+}
+
+/// The kernel cache of each expression, by its text.
+KernelCache &cacheFor(const Expression &expression) {
+  auto &caches = launch::caches();
+  std::string key = expression.text();
+  auto it = caches.find(key);
+  if (it != caches.end())
+    return *it->second;
+  const char *name = expression.form == Expression::Form::Map
+                         ? "array_map"
+                         : "array_reduce";
+  auto cache = std::make_unique<KernelCache>(
+      [expression, name] { return *arrayKernel(expression, name); },
+      CompileOptions());
+  return *caches.emplace(key, std::move(cache)).first->second;
+}
+
+/// Launches the gathered kernel over `range` with `out` last. Views have
+/// `shape`, the shape the arguments are bound at.
+void launch(const Gathered &g, const LaunchRange &range, const ArrayView &out,
+            const Type *outElement, int64_t outItemsize,
+            const std::shared_ptr<runtime::Device> &device) {
+  size_t n = g.parameters.size() + 1;
+  std::vector<ArgumentValue> args(n);
+  auto bindArray = [](ArgumentValue &a, const ArrayView &view,
+                      const Type *element, int64_t itemsize) {
+    int rank = int(view.shape.size());
+    a.kind = ArgumentValue::Kind::DeviceArray;
+    a.type = types::array(element, rank,
+                          layoutOf(view.shape.data(), view.strides.data(),
+                                   rank, itemsize));
+    a.shape = view.shape.data();
+    a.strides = view.strides.data();
+    a.itemsize = itemsize;
+    a.buffer = &view.buffer;
+    a.offset = view.offset;
+  };
+  for (size_t p = 0; p < g.parameters.size(); ++p) {
+    const Gathered::Parameter &q = g.parameters[p];
+    if (q.array) {
+      bindArray(args[p], q.view, q.element, q.itemsize);
+    } else {
+      args[p].kind = ArgumentValue::Kind::Scalar;
+      args[p].type = q.element;
+      args[p].scalar[0] = q.scalar[0];
+      args[p].scalar[1] = q.scalar[1];
+    }
+  }
+  bindArray(args.back(), out, outElement, outItemsize);
+  Event event;
+  cacheFor(g.expression)
+      .submit(event, range, args.data(), n, device, nullptr, 0, false);
+}
+
+
+int workGroupSize(const runtime::Device &device) {
+  size_t limit = std::min<size_t>(256, device.info().maxWorkGroupSize
+                                           ? device.info().maxWorkGroupSize
+                                           : 256);
+  int size = 1;
+  while (size_t(size) * 2 <= limit)
+    size *= 2;
+  return size;
+}
+
+/// One pass of the Reduce kernel: rows of `g`'s (M, K) views into
+/// `out` (M, groups).
+void reducePass(Gathered &g, int64_t rows, int64_t k, int64_t groups,
+                int local, const ArrayView &out, const Type *outElement,
+                int64_t outItemsize,
+                const std::shared_ptr<runtime::Device> &device) {
+  finishParameters(g);
+  Gathered::Parameter rowLength; // the kernel's last parameter, K
+  rowLength.element = types::int64();
+  rowLength.scalar[0] = static_cast<uint64_t>(k);
+  g.parameters.push_back(rowLength);
+  g.expression.parameterCount = int(g.parameters.size());
+  g.expression.form = Expression::Form::Reduce;
+  LaunchRange range;
+  range.dims = 2;
+  range.ndRange = true;
+  range.global[0] = rows;
+  range.global[1] = groups * local;
+  range.local[0] = 1;
+  range.local[1] = local;
+  launch(g, range, out, outElement, outItemsize, device);
+}
+
+
+
+} // namespace
+
+ArrayView contiguous(const std::vector<int64_t> &shape, int64_t itemsize,
+                     const std::shared_ptr<runtime::Device> &device,
+                     runtime::UsmKind usm) {
+  ArrayView view;
+  view.shape = shape;
+  view.strides.resize(shape.size());
+  int64_t stride = itemsize, count = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    view.strides[d] = stride;
+    stride *= shape[d];
+    count *= shape[d];
+  }
+  view.buffer = device->allocateUsm(static_cast<size_t>(count * itemsize),
+                                    nullptr, usm);
+  return view;
+}
+
+/// `view` seen at `shape` by NumPy's broadcasting.
+ArrayView broadcast(const ArrayView &view, const std::vector<int64_t> &shape) {
+  ArrayView b;
+  b.buffer = view.buffer;
+  b.offset = view.offset;
+  b.shape = shape;
+  size_t lead = shape.size() - view.shape.size();
+  b.strides.assign(lead, 0);
+  for (size_t d = 0; d < view.shape.size(); ++d)
+    b.strides.push_back(view.shape[d] == 1 && shape[lead + d] != 1
+                            ? 0
+                            : view.strides[d]);
+  return b;
+}
+
+/// The bytes [low, high) a view reaches.
+std::pair<int64_t, int64_t> span(const ArrayView &v, int64_t itemsize) {
+  int64_t low = v.offset, high = v.offset + itemsize;
+  for (size_t d = 0; d < v.shape.size(); ++d) {
+    if (v.shape[d] == 0)
+      return {v.offset, v.offset};
+    int64_t reach = (v.shape[d] - 1) * v.strides[d];
+    (reach < 0 ? low : high) += reach;
+  }
+  return {low, high};
+}
+
+/// out = the value of `node` (an Apply or Memory node of out's shape), one
+/// Map kernel; `out` must not overlap what the node reads.
+void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
+                const std::string &outDType, int64_t outItemsize) {
+  int64_t count = 1;
+  for (int64_t e : out.shape)
+    count *= e;
+  if (count == 0)
+    return;
+  Gathered g;
+  Gatherer gatherer(g, out.shape, &node);
+  int v = gatherer.value(node);
+  g.expression.result =
+      node.dtype == outDType
+          ? v
+          : (g.expression.values.push_back(
+                 {Expression::Value::Kind::Cast, 0, "", {v}, outDType}),
+             int(g.expression.values.size()) - 1);
+  std::vector<std::vector<int64_t> *> strides;
+  for (Gathered::Parameter &p : g.parameters)
+    if (p.array || p.index)
+      strides.push_back(&p.view.strides);
+  strides.push_back(&out.strides);
+  std::vector<int64_t> shape = coalesce(out.shape, strides);
+  for (Gathered::Parameter &p : g.parameters)
+    if (p.array || p.index)
+      p.view.shape = shape;
+  out.shape = shape;
+  finishParameters(g);
+  g.expression.form = Expression::Form::Map;
+  g.expression.rank = int(shape.size());
+  LaunchRange range;
+  if (shape.size() <= 3) {
+    range.dims = int(shape.size());
+    for (size_t d = 0; d < shape.size(); ++d)
+      range.global[d] = shape[d];
+  } else {
+    range.dims = 1;
+    range.global[0] = count;
+  }
+  launch(g, range, out, outElement, outItemsize, node.device);
+}
+
+/// Computes a Reduce node into `out` (its result shape, C-contiguous).
+void computeReduce(ArrayNode &node, const ArrayView &out) {
+  ArrayNode &operand = *node.operands[0];
+  const std::vector<int64_t> &shape = operand.shape;
+  std::vector<int> kept, reduced;
+  for (int d = 0; d < int(shape.size()); ++d)
+    (std::binary_search(node.axes.begin(), node.axes.end(), d) ? reduced
+                                                                : kept)
+        .push_back(d);
+  int64_t rows = 1, k = 1;
+  for (int d : kept)
+    rows *= shape[d];
+  for (int d : reduced)
+    k *= shape[d];
+  if (rows == 0)
+    return;
+  const runtime::Device &device = *node.device;
+  const Type *accElement = types::fromDTypeName(node.accumulator);
+  int64_t accItemsize = itemsizeOf(accElement);
+
+  Gathered g;
+  Gatherer gatherer(g, shape, &node);
+  g.expression.result = gatherer.value(operand);
+  // Each view as (kept..., reduced...), each group of axes merged into
+  // one; where a group does not merge, the operand is first computed into
+  // memory in that order, where it does.
+  std::vector<int64_t> keptShape, reducedShape;
+  for (int d : kept)
+    keptShape.push_back(shape[d]);
+  for (int d : reduced)
+    reducedShape.push_back(shape[d]);
+  std::vector<std::vector<int64_t>> ks, rs;
+  for (Gathered::Parameter &p : g.parameters) {
+    if (!p.array && !p.index)
+      continue;
+    std::vector<int64_t> a, b;
+    for (int d : kept)
+      a.push_back(p.view.strides[d]);
+    for (int d : reduced)
+      b.push_back(p.view.strides[d]);
+    ks.push_back(a);
+    rs.push_back(b);
+  }
+  std::vector<std::vector<int64_t> *> kp, rp;
+  for (size_t i = 0; i < ks.size(); ++i) {
+    kp.push_back(&ks[i]);
+    rp.push_back(&rs[i]);
+  }
+  std::vector<int64_t> mk = coalesce(keptShape, kp);
+  std::vector<int64_t> mr = coalesce(reducedShape, rp);
+  if (mk.size() > 1 || mr.size() > 1) {
+    // Not (M, K) in place: compute the operand into memory ordered
+    // (kept..., reduced...), which is.
+    std::vector<int64_t> order;
+    for (int d : kept)
+      order.push_back(shape[d]);
+    for (int d : reduced)
+      order.push_back(shape[d]);
+    ArrayView staged = contiguous(order, operand.itemsize, node.device,
+                                  runtime::UsmKind::Device);
+    // The staged memory seen in the operand's own axis order.
+    ArrayView seen = staged;
+    seen.shape = shape;
+    std::vector<int64_t> s(shape.size());
+    for (size_t i = 0; i < kept.size(); ++i)
+      s[kept[i]] = staged.strides[i];
+    for (size_t i = 0; i < reduced.size(); ++i)
+      s[reduced[i]] = staged.strides[kept.size() + i];
+    seen.strides = s;
+    computeMap(operand, seen, operand.element, operand.dtype,
+               operand.itemsize);
+    ArrayNode staging;
+    staging.kind = ArrayNode::Kind::Memory;
+    staging.element = operand.element;
+    staging.dtype = operand.dtype;
+    staging.itemsize = operand.itemsize;
+    staging.shape = {rows, k};
+    staging.device = node.device;
+    staging.view = staged;
+    staging.view.shape = {rows, k};
+    staging.view.strides = {k * operand.itemsize, operand.itemsize};
+    Gathered h;
+    Gatherer again(h, staging.shape, nullptr);
+    h.expression.result = again.value(staging);
+    g = std::move(h);
+  } else {
+    size_t a = 0;
+    for (Gathered::Parameter &p : g.parameters) {
+      if (!p.array && !p.index)
+        continue;
+      p.view.shape = {rows, k};
+      p.view.strides = {mk.size() == 1 && rows > 1 ? ks[a][0] : 0,
+                        mr.size() == 1 && k > 1 ? rs[a][0] : 0};
+      ++a;
+    }
+  }
+  g.expression.reduction = node.reduction;
+  g.expression.accumulator = node.accumulator;
+  g.expression.floatingAccumulator = accElement->kind == TypeKind::Float;
+
+  int local = workGroupSize(device);
+  bool gpu = device.info().deviceType == "gpu";
+  int64_t units = std::max<int64_t>(device.info().computeUnits, 1);
+  int64_t wanted = gpu ? units * 8 : units * 2;
+  int64_t groups = std::max<int64_t>(1, wanted / rows);
+  groups = std::min<int64_t>(groups, (k + local - 1) / local);
+  groups = std::max<int64_t>(groups, 1);
+  if (k == 0)
+    groups = 1;
+
+  ArrayView finalView = out;
+  finalView.shape = {rows, 1};
+  finalView.strides = {node.itemsize, node.itemsize};
+  if (groups == 1) {
+    g.expression.output = node.dtype;
+    reducePass(g, rows, k, 1, local, finalView, node.element, node.itemsize,
+               node.device);
+    return;
+  }
+  ArrayView partial = contiguous({rows, groups}, accItemsize, node.device,
+                                 runtime::UsmKind::Device);
+  reducePass(g, rows, k, groups, local, partial, accElement, accItemsize,
+             node.device);
+  ArrayNode partials;
+  partials.kind = ArrayNode::Kind::Memory;
+  partials.element = accElement;
+  partials.dtype = node.accumulator;
+  partials.itemsize = accItemsize;
+  partials.shape = {rows, groups};
+  partials.device = node.device;
+  partials.view = partial;
+  Gathered h;
+  Gatherer again(h, partials.shape, nullptr);
+  h.expression.result = again.value(partials);
+  h.expression.reduction = node.reduction;
+  h.expression.accumulator = node.accumulator;
+  h.expression.floatingAccumulator = g.expression.floatingAccumulator;
+  h.expression.output = node.dtype;
+  reducePass(h, rows, groups, 1, local, finalView, node.element,
+             node.itemsize, node.device);
+}
+
+int64_t itemsizeOf(const Type *element) {
+  if (element->kind == TypeKind::Bool)
+    return 1;
+  return int64_t(element->bits / 8) *
+         (element->kind == TypeKind::Complex ? 2 : 1);
+}
+
+ArrayKernelStatistics arrayKernelStatistics() {
+  ArrayKernelStatistics total;
+  for (const auto &[key, cache] : caches()) {
+    ++total.expressions;
+    total.compiles += cache->statistics().compiles;
+    total.memoryHits += cache->statistics().memoryHits;
+    total.diskHits += cache->statistics().diskHits;
+  }
+  return total;
+}
+
+} // namespace spirjit::launch

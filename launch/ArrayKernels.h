@@ -1,0 +1,29 @@
+// Private to launch/: evaluating array-expression nodes as fused kernels
+// (ArrayKernels.cpp). ArrayGraph.cpp decides what runs and when.
+#pragma once
+
+#include "launch/ArrayGraph.h"
+
+#include <utility>
+
+namespace spirjit::launch {
+
+/// New C-contiguous memory of `shape` on `device`.
+ArrayView contiguous(const std::vector<int64_t> &shape, int64_t itemsize,
+                     const std::shared_ptr<runtime::Device> &device,
+                     runtime::UsmKind usm);
+/// `view` seen at `shape` by NumPy's broadcasting.
+ArrayView broadcast(const ArrayView &view, const std::vector<int64_t> &shape);
+/// The bytes [low, high) a view reaches.
+std::pair<int64_t, int64_t> span(const ArrayView &v, int64_t itemsize);
+/// Bytes per element of a dtype.
+int64_t itemsizeOf(const Type *element);
+/// out = the value of `node` (any kind but Reduce) at out's shape, as one
+/// Map kernel, converted to `outDType`; `out` must not overlap what the
+/// node reads.
+void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
+                const std::string &outDType, int64_t outItemsize);
+/// out (the result's shape, C-contiguous) = the Reduce node's value.
+void computeReduce(ArrayNode &node, const ArrayView &out);
+
+} // namespace spirjit::launch
