@@ -38,8 +38,6 @@ Role roleOf(const Instruction *inst) {
   switch (inst->opcode) {
   case Opcode::Call: {
     std::string name = calleeName(inst);
-    if (name == "<slice>")
-      return Role::Index;
     if (name == "numpy.item")
       return Role::Item;
     bool anyArray = anyArrayOperand(inst, 1);
@@ -53,6 +51,8 @@ Role roleOf(const Instruction *inst) {
       return Role::Elementwise; // device functions too, element-wise
     return Role::Copied;
   }
+  case Opcode::Slice:
+    return Role::Index;
   case Opcode::GetAttr:
     return inst->type->kind == TypeKind::Method &&
                    isArray(inst->type->elements[0])

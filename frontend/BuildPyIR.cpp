@@ -55,12 +55,10 @@ private:
   Instruction *emitConst(const ConstValue &value, int line);
   Instruction *makeSlice(Instruction *start, Instruction *stop,
                          Instruction *step, int line) {
-    Instruction *g = emit(Opcode::Global, {}, line);
-    g->name = "<slice>";
-    std::vector<Instruction *> operands = {g, start, stop};
+    std::vector<Instruction *> operands = {start, stop};
     if (step)
       operands.push_back(step);
-    return emit(Opcode::Call, operands, line);
+    return emit(Opcode::Slice, operands, line);
   }
   const std::string &nameAt(const std::vector<std::string> &list, int index,
                             int line) {
@@ -358,8 +356,7 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     return;
   }
   case PyOp::BUILD_SLICE: {
-    // `start:stop:step` becomes a call of the unforgeable global `<slice>`
-    // (no Python name has angle brackets), typed only in host code.
+    // `start:stop:step` becomes a `slice`, typed only in host code.
     Instruction *step = arg == 3 ? pop(line) : nullptr;
     Instruction *stop = pop(line);
     Instruction *start = pop(line);
@@ -732,10 +729,11 @@ std::unique_ptr<ir::Function> Builder::run() {
       std::vector<Instruction *> dead;
       for (auto &inst : blk->instructions) {
         Opcode op = inst->opcode;
-        // `a += b` writes into an array a (the types are not known yet).
+        // `a += b` writes into an array a (the types are not known yet). A
+        // slice stays even unused: type inference refuses it in a kernel.
         bool hasEffect = ir::isTerminator(op) || op == Opcode::SetItem ||
                          op == Opcode::Call || op == Opcode::IterNext ||
-                         op == Opcode::Arg ||
+                         op == Opcode::Arg || op == Opcode::Slice ||
                          (op == Opcode::BinaryOp && inst->name == "inplace");
         if (!hasEffect && !used.count(inst.get()))
           dead.push_back(inst.get());

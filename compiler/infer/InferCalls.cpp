@@ -141,17 +141,6 @@ const Type *Inference::inferCall(Instruction &inst) {
   if (callee->kind == TypeKind::Function &&
       (callee->name == "print" || callee->name == "assert"))
     return inferPrintOrAssert(inst, callee->name);
-  if (callee->kind == TypeKind::Function && callee->name == "<slice>")
-    return inferSlice(inst);
-  if (callee->kind == TypeKind::Function && callee->name == "<fail>")
-    return types::none(); // the array-expression stage's failed check
-  if (callee->kind == TypeKind::Function && callee->name == "<view>") {
-    // The array-expression stage's slice used as a value: base, offsets
-    // per base dimension, then (length, base dimension, step) per view one.
-    const Type *base = inst.operands[1]->type;
-    int ndim = static_cast<int>(inst.operands.size() - 2 - base->ndim) / 3;
-    return types::array(base->element, ndim, 'A');
-  }
   if (const Type *t = inferArrayCall(inst))
     return t;
   if (!inst.name.empty())

@@ -219,9 +219,7 @@ const Type *Inference::infer(Instruction &inst) {
     return t;
   }
   case Opcode::Global: {
-    if (inst.name == "assert" || inst.name == "<slice>" ||
-        inst.name == "<fail>" ||
-        inst.name == "<view>") // unforgeable names (PyIROpcodes.def)
+    if (inst.name == "assert") // unforgeable (PyIROpcodes.def)
       return types::function(inst.name);
     auto it = desc_.globals.find(inst.name);
     SPIRJIT_INTERNAL_CHECK(it != desc_.globals.end(),
@@ -383,6 +381,17 @@ const Type *Inference::infer(Instruction &inst) {
       return types::weakInt();
     return types::tuple(std::vector<const Type *>(ndim, types::weakInt()));
   }
+  case Opcode::Slice:
+    return inferSlice(inst);
+  case Opcode::View: {
+    // Base, offsets per base dimension, then (length, base dimension,
+    // step) per view dimension (PyIROpcodes.def).
+    const Type *base = operandType(0);
+    int ndim = static_cast<int>(inst.operands.size() - 1 - base->ndim) / 3;
+    return types::array(base->element, ndim, 'A');
+  }
+  case Opcode::Fail:
+    return types::none();
   case Opcode::Branch:
     return types::none();
   case Opcode::CondBranch:

@@ -212,10 +212,6 @@ Lowered Lowering::lowerCall(const Instruction &inst) {
   if (calleeType->kind == TypeKind::Function &&
       isArrayConstructor(calleeType->name))
     return lowerArrayConstructor(inst);
-  if (calleeType->kind == TypeKind::Function && calleeType->name == "<view>")
-    return lowerView(inst);
-  if (calleeType->kind == TypeKind::Function && calleeType->name == "<fail>")
-    return lowerHostFail(inst);
   auto device = typed_.calls.find(&inst);
   if (device != typed_.calls.end())
     return lowerDeviceCall(inst, *device->second);

@@ -243,7 +243,7 @@ Lowered Lowering::lowerKernelFail(const Instruction &inst) {
     return {};
   // The report names file:line itself, and the kernel has no text for
   // the numbers the host's message would show.
-  std::string message = inst.operands[1]->constant.text;
+  std::string message = inst.name;
   std::string where = filename() + ":" + std::to_string(inst.line) + ": ";
   if (message.compare(0, where.size(), where) == 0)
     message.erase(0, where.size());

@@ -386,10 +386,10 @@ void Lowering::lowerHostReturn(const Instruction &inst) {
 }
 
 Lowered Lowering::lowerView(const Instruction &inst) {
-  const Instruction *baseArg = inst.operands[1];
+  const Instruction *baseArg = inst.operands[0];
   const Type *base = baseArg->type;
   const Lowered &from = values_.at(baseArg);
-  size_t at = 2;
+  size_t at = 1;
   llvm::Value *offset = builder_.getInt64(0);
   for (int b = 0; b < base->ndim; ++b)
     offset = builder_.CreateAdd(
@@ -409,7 +409,7 @@ Lowered Lowering::lowerView(const Instruction &inst) {
   return view;
 }
 
-Lowered Lowering::lowerHostFail(const Instruction &inst) {
+Lowered Lowering::lowerFail(const Instruction &inst) {
   if (!isHost())
     return lowerKernelFail(inst);
   auto *i64 = builder_.getInt64Ty();
@@ -419,9 +419,9 @@ Lowered Lowering::lowerHostFail(const Instruction &inst) {
                  {i8ptr, i8ptr, i64, i64});
   llvm::Value *status = builder_.CreateCall(
       fail, {hostContext_,
-             builder_.CreateGlobalStringPtr(inst.operands[1]->constant.text),
-             scalarOf(inst.operands[2], types::int64()),
-             scalarOf(inst.operands[3], types::int64())});
+             builder_.CreateGlobalStringPtr(inst.name),
+             scalarOf(inst.operands[0], types::int64()),
+             scalarOf(inst.operands[1], types::int64())});
   checkStatus(status);
   return {};
 }

@@ -17,12 +17,16 @@ def f(a, b, u, v):
 # TYPED-LABEL: after typed (jit: f)
 # TYPED: binop * %{{[0-9]+}}, %{{[0-9]+}} : float32[::1]
 # TYPED: call %{{[0-9]+}}, %{{[0-9]+}} : float32[::1]
-# TYPED: call %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}} : slice
+# TYPED: slice %{{[0-9]+}}, %{{[0-9]+}} : slice
 # TYPED: getitem %{{[0-9]+}}, %{{[0-9]+}} : float32[:, :]
 
 # CHECK-LABEL: after parfor (jit: f)
-# c and d: one loop writing both arrays, allocated first.
+# c and d: one loop writing both arrays, allocated first; a + b checks
+# the extents agree, or a `fail` raises NumPy's ValueError.
 # CHECK: getattr 'empty'
+# CHECK: fail '{{.*}}arrayexpr.py:11: operands could not be broadcast together: an extent of {got} meets one of {expected}{{.*}}' %{{[0-9]+}}, %{{[0-9]+}} : none
+# CHECK-NEXT: const None
+# CHECK-NEXT: ret 'fail'
 # CHECK: getattr 'empty'
 # CHECK: global 'parfor0'
 # CHECK: global 'parfor1'
