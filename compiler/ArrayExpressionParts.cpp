@@ -46,8 +46,7 @@ Role roleOf(const Instruction *inst) {
     if (isArrayReduction(name) &&
         (anyArray || inst->operands[0]->type->kind == TypeKind::Method))
       return Role::Reduction;
-    if (isArray(inst->type) && !name.empty() && !isArrayConstructor(name) &&
-        name.compare(0, 7, "parfor:") != 0)
+    if (isArray(inst->type) && !name.empty() && !isArrayConstructor(name))
       return Role::Elementwise; // device functions too, element-wise
     return Role::Copied;
   }

@@ -124,6 +124,7 @@ static void printAttributes(std::ostream &os, const Instruction &inst) {
     os << " " << compareOperatorText(static_cast<CompareOperator>(inst.index));
     break;
   case Opcode::TupleGet:
+  case Opcode::Launch:
     os << " " << inst.index;
     break;
   case Opcode::Fail:

@@ -68,7 +68,7 @@ public:
 
   // Attributes; which ones an opcode uses is stated in PyIROpcodes.def.
   int64_t index = 0;    // arg: parameter index; tuple_get: element index;
-                        // binop/unop/cmp: the operator
+                        // binop/unop/cmp: the operator; launch: the parfor
   std::string name;     // arg, global, freevar, getattr: the name; fail:
                         // the message
   ConstValue constant;  // const

@@ -392,6 +392,9 @@ const Type *Inference::infer(Instruction &inst) {
   }
   case Opcode::Fail:
     return types::none();
+  case Opcode::Launch:
+    SPIRJIT_INTERNAL_CHECK(false, "a launch before the parfor stage made it");
+    return nullptr;
   case Opcode::Branch:
     return types::none();
   case Opcode::CondBranch:

@@ -207,9 +207,6 @@ llvm::Function *Lowering::declare() {
 Lowered Lowering::lowerCall(const Instruction &inst) {
   const Type *calleeType = inst.operands[0]->type;
   if (calleeType->kind == TypeKind::Function &&
-      calleeType->name.compare(0, 7, "parfor:") == 0)
-    return lowerParforLaunch(inst, std::stoi(calleeType->name.substr(7)));
-  if (calleeType->kind == TypeKind::Function &&
       isArrayConstructor(calleeType->name))
     return lowerArrayConstructor(inst);
   auto device = typed_.calls.find(&inst);

@@ -244,6 +244,9 @@ void Lowering::lowerInstruction(const Instruction &inst) {
   case Opcode::Fail:
     values_[&inst] = lowerFail(inst);
     return;
+  case Opcode::Launch:
+    values_[&inst] = lowerLaunch(inst);
+    return;
   case Opcode::GetItem: {
     const Type *object = inst.operands[0]->type;
     const Lowered &value = values_.at(inst.operands[0]);

@@ -157,7 +157,8 @@ private:
   void checkStatus(llvm::Value *status);
   llvm::FunctionCallee hostHelper(const char *name, llvm::Type *result,
                                   llvm::ArrayRef<llvm::Type *> params);
-  Lowered lowerParforLaunch(const Instruction &inst, int index);
+  /// A prange loop's kernel run over its iteration space (Parfor.h).
+  Lowered lowerLaunch(const Instruction &inst);
   Lowered lowerArrayConstructor(const Instruction &inst);
   Lowered lowerArange(const Instruction &inst);
   /// The array-expression stage's failed run-time check: a ValueError in

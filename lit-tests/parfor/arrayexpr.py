@@ -28,10 +28,10 @@ def f(a, b, u, v):
 # CHECK-NEXT: const None
 # CHECK-NEXT: ret 'fail'
 # CHECK: getattr 'empty'
-# CHECK: global 'parfor0'
-# CHECK: global 'parfor1'
+# CHECK: launch 0
+# CHECK: launch 1
 # c.sum(): a reduction launch whose result the host returns.
-# CHECK: global 'parfor2'
+# CHECK: launch 2
 # CHECK: tuple_get 0
 # CHECK: ; parfor 0: a 1-D launch of kernel f_parfor0
 # CHECK: setitem

@@ -14,7 +14,7 @@ def middle(a):
 # CHECK: %[[ARG:[0-9]+]] = arg 0 'a' : float64[::1]
 # CHECK: %[[VIEW:[0-9]+]] = view %[[ARG]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}} : float64[:]
 # CHECK: ret %[[VIEW]]
-# CHECK-NOT: parfor0
+# CHECK-NOT: launch
 
 # LLIR-LABEL: define {{.*}}@spirjit_middle
 # LLIR: getelementptr inbounds double, double* %a

@@ -218,8 +218,11 @@ TEST(PyIR, VerifierChecksOperandCountsOfTheCompilersOperations) {
             "slice takes 2 to 3 operands, has 1");
   EXPECT_EQ(problemOf(insert(ir::Opcode::Fail, 3)),
             "fail takes 2 operands, has 3");
+  EXPECT_EQ(problemOf(insert(ir::Opcode::Launch, 2)),
+            "launch takes at least 3 operands, has 2");
   EXPECT_EQ(problemOf(insert(ir::Opcode::View, 0)),
             "view takes at least 1 operand, has 0");
+  EXPECT_EQ(problemOf(insert(ir::Opcode::Launch, 5)), "");
 }
 
 // The verifier compares predecessor sets rather than every pair of blocks
