@@ -109,7 +109,7 @@ protected:
   Instruction *global(Block *block, const std::string &name,
                       GlobalValue::Kind kind, const std::string &value,
                       int line) {
-    std::string key = "__spirjit_" + name;
+    std::string key = generatedGlobalName(name);
     GlobalValue g;
     g.kind = kind;
     g.name = value;

@@ -397,7 +397,7 @@ private:
       auto it = description->globals.find(key);
       if (it != description->globals.end() &&
           !(it->second.kind == kind && it->second.name == value))
-        key = "__spirjit_" + name;
+        key = generatedGlobalName(name);
       GlobalValue g;
       g.kind = kind;
       g.name = value;
