@@ -18,7 +18,7 @@ struct OpcodeInfo {
 
 const OpcodeInfo &info(Opcode opcode) {
   static const OpcodeInfo table[] = {
-#define PYIR_OPCODE(name, text, least, most, terminator)                        \
+#define PYIR_OPCODE(name, text, least, most, terminator)                       \
   {text, least, most, terminator},
 #include "frontend/PyIROpcodes.def"
   };
@@ -212,15 +212,16 @@ std::string verify(const Function &function) {
       int least = opcodeMinOperands(inst.opcode);
       int most = opcodeMaxOperands(inst.opcode);
       int count = static_cast<int>(inst.operands.size());
-      if (count < least || (most >= 0 && count > most))
-        errors << "%" << inst.id << ": " << opcodeName(inst.opcode)
-               << " takes "
-               << (most < 0       ? "at least " + std::to_string(least)
-                   : least == most ? std::to_string(least)
-                                  : std::to_string(least) + " to " +
-                                        std::to_string(most))
-               << ((most < 0 ? least : most) == 1 ? " operand" : " operands")
-               << ", has " << count << "\n";
+      if (count < least || (most >= 0 && count > most)) {
+        std::string takes = most < 0 ? "at least " + std::to_string(least)
+                            : least == most ? std::to_string(least)
+                                            : std::to_string(least) + " to " +
+                                                  std::to_string(most);
+        bool one = (most < 0 ? least : most) == 1;
+        errors << "%" << inst.id << ": " << opcodeName(inst.opcode) << " takes "
+               << takes << (one ? " operand" : " operands") << ", has " << count
+               << "\n";
+      }
       if (inst.opcode == Opcode::Phi) {
         if (seenNonPhi)
           errors << "%" << inst.id << ": phi after a non-phi instruction\n";

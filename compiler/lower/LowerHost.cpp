@@ -70,9 +70,8 @@ Lowered Lowering::lowerLaunch(const Instruction &inst) {
   for (size_t k = 0; k < bounds; ++k)
     builder_.CreateStore(
         scalarOf(inst.operands[k], types::int64()),
-        builder_.CreateConstInBoundsGEP2_32(llvm::ArrayType::get(i64, 9),
-                                            ranges, 0,
-                                            static_cast<unsigned>(k)));
+        builder_.CreateConstInBoundsGEP2_32(
+            llvm::ArrayType::get(i64, 9), ranges, 0, static_cast<unsigned>(k)));
 
   // The kernel's values.
   llvm::StructType *valueType = hostValueType(context_);
@@ -415,8 +414,7 @@ Lowered Lowering::lowerFail(const Instruction &inst) {
       hostHelper("spirjit_host_fail", builder_.getInt32Ty(),
                  {i8ptr, i8ptr, i64, i64});
   llvm::Value *status = builder_.CreateCall(
-      fail, {hostContext_,
-             builder_.CreateGlobalStringPtr(inst.name),
+      fail, {hostContext_, builder_.CreateGlobalStringPtr(inst.name),
              scalarOf(inst.operands[0], types::int64()),
              scalarOf(inst.operands[1], types::int64())});
   checkStatus(status);
