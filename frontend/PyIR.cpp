@@ -161,9 +161,9 @@ std::string print(const Function &function,
     os << "\n";
     for (const auto &inst : block->instructions) {
       os << "  ";
-      bool hasValue = !isTerminator(inst->opcode) &&
-                      inst->opcode != Opcode::SetItem &&
-                      inst->opcode != Opcode::Fail;
+      bool hasValue =
+          !isTerminator(inst->opcode) && inst->opcode != Opcode::SetItem &&
+          inst->opcode != Opcode::Fail && inst->opcode != Opcode::Assert;
       if (hasValue)
         os << "%" << inst->id << " = ";
       os << opcodeName(inst->opcode);
@@ -217,7 +217,7 @@ std::string verify(const Function &function) {
                             : least == most ? std::to_string(least)
                                             : std::to_string(least) + " to " +
                                                   std::to_string(most);
-        bool one = (most < 0 ? least : most) == 1;
+        bool one = least == 1 && most <= 1;
         errors << "%" << inst.id << ": " << opcodeName(inst.opcode) << " takes "
                << takes << (one ? " operand" : " operands") << ", has " << count
                << "\n";

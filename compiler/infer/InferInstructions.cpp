@@ -219,8 +219,6 @@ const Type *Inference::infer(Instruction &inst) {
     return t;
   }
   case Opcode::Global: {
-    if (inst.name == "assert") // unforgeable (PyIROpcodes.def)
-      return types::function(inst.name);
     auto it = desc_.globals.find(inst.name);
     SPIRJIT_INTERNAL_CHECK(it != desc_.globals.end(),
                            "unresolved global " + inst.name);
@@ -381,6 +379,13 @@ const Type *Inference::infer(Instruction &inst) {
       return types::weakInt();
     return types::tuple(std::vector<const Type *>(ndim, types::weakInt()));
   }
+  case Opcode::Assert:
+    if (!inst.operands.empty() &&
+        !(inst.operands[0]->isa(Opcode::Const) &&
+          inst.operands[0]->constant.kind == ConstValue::Kind::Str))
+      unsupported(inst, "an assert's message in a kernel must be a string "
+                        "literal");
+    return types::none();
   case Opcode::Slice:
     return inferSlice(inst);
   case Opcode::View: {

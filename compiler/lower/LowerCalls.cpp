@@ -217,8 +217,6 @@ Lowered Lowering::lowerCall(const Instruction &inst) {
   const Type *callee = inst.operands[0]->type;
   if (callee->kind == TypeKind::Function && callee->name == "print")
     return lowerPrint(inst);
-  if (callee->kind == TypeKind::Function && callee->name == "assert")
-    return lowerAssert(inst);
   return lowerBuiltinCall(inst);
 }
 

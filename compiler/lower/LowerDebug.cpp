@@ -224,7 +224,7 @@ Lowered Lowering::lowerAssert(const Instruction &inst) {
   if (!options_.debug)
     return {};
   std::string message =
-      inst.operands.size() > 1 ? inst.operands[1]->constant.text : "";
+      inst.operands.empty() ? "" : inst.operands[0]->constant.text;
   pend(builder_.getTrue(), addDebugSite(DebugSite::Kind::Assertion, message),
        builder_.getInt64(0), builder_.getInt64(0));
   return {};

@@ -234,6 +234,9 @@ void Lowering::lowerInstruction(const Instruction &inst) {
   case Opcode::Call:
     values_[&inst] = lowerCall(inst);
     return;
+  case Opcode::Assert:
+    values_[&inst] = lowerAssert(inst);
+    return;
   case Opcode::Slice:
     SPIRJIT_INTERNAL_CHECK(false, "a slice outlived the array-expression "
                                   "stage");

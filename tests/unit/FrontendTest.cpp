@@ -216,6 +216,8 @@ TEST(PyIR, VerifierChecksOperandCountsOfTheCompilersOperations) {
   EXPECT_EQ(problemOf(insert(ir::Opcode::Slice, 3)), "");
   EXPECT_EQ(problemOf(insert(ir::Opcode::Slice, 1)),
             "slice takes 2 to 3 operands, has 1");
+  EXPECT_EQ(problemOf(insert(ir::Opcode::Assert, 2)),
+            "assert takes 0 to 1 operands, has 2");
   EXPECT_EQ(problemOf(insert(ir::Opcode::Fail, 3)),
             "fail takes 2 operands, has 3");
   EXPECT_EQ(problemOf(insert(ir::Opcode::Launch, 2)),
