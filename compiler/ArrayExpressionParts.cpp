@@ -38,8 +38,6 @@ Role roleOf(const Instruction *inst) {
   switch (inst->opcode) {
   case Opcode::Call: {
     std::string name = calleeName(inst);
-    if (name == "<slice>")
-      return Role::Index;
     if (name == "numpy.item")
       return Role::Item;
     bool anyArray = anyArrayOperand(inst, 1);
@@ -48,11 +46,12 @@ Role roleOf(const Instruction *inst) {
     if (isArrayReduction(name) &&
         (anyArray || inst->operands[0]->type->kind == TypeKind::Method))
       return Role::Reduction;
-    if (isArray(inst->type) && !name.empty() && !isArrayConstructor(name) &&
-        name.compare(0, 7, "parfor:") != 0)
+    if (isArray(inst->type) && !name.empty() && !isArrayConstructor(name))
       return Role::Elementwise; // device functions too, element-wise
     return Role::Copied;
   }
+  case Opcode::Slice:
+    return Role::Index;
   case Opcode::GetAttr:
     return inst->type->kind == TypeKind::Method &&
                    isArray(inst->type->elements[0])

@@ -109,7 +109,7 @@ protected:
   Instruction *global(Block *block, const std::string &name,
                       GlobalValue::Kind kind, const std::string &value,
                       int line) {
-    std::string key = "__spirjit_" + name;
+    std::string key = generatedGlobalName(name);
     GlobalValue g;
     g.kind = kind;
     g.name = value;
@@ -170,15 +170,8 @@ protected:
     br->targets = {next, fail};
     fail->predecessors = {cur_};
     next->predecessors = {cur_};
-    Instruction *g = make(fail, Opcode::Global, {}, line);
-    g->name = "<fail>";
-    Instruction *text = constant(
-        fail,
-        ConstValue::ofText(ConstValue::Kind::Str,
-                           filename_ + ":" +
-                               std::to_string(line) + ": " + message),
-        line);
-    make(fail, Opcode::Call, {g, text, got, expected}, line);
+    Instruction *raise = make(fail, Opcode::Fail, {got, expected}, line);
+    raise->name = filename_ + ":" + std::to_string(line) + ": " + message;
     Instruction *ret = make(
         fail, Opcode::Return, {constant(fail, ConstValue::none(), line)}, line);
     ret->name = "fail";

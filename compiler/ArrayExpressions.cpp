@@ -185,8 +185,7 @@ private:
     for (; d < base.dims.size(); ++d) {
       const Access::Dim &from = base.dims[d];
       Instruction *part = d < parts.size() ? parts[d] : nullptr;
-      bool isSlice = !part || (part->isa(Opcode::Call) &&
-                               calleeName(part) == "<slice>");
+      bool isSlice = !part || part->isa(Opcode::Slice);
       auto startIn = [&](Instruction *offset, const std::string &offsetKey) {
         // from.start + offset * from.step, in the base's index space
         Instruction *scaled = from.step == 1
@@ -203,7 +202,7 @@ private:
       };
       if (!isSlice) {
         SPIRJIT_INTERNAL_CHECK(part->type->kind != TypeKind::Slice,
-                               "a slice that is not a slice call");
+                               "a slice value that is not a slice");
         Instruction *i = fixedIndex(part, from.length, line);
         auto [at, key] = startIn(i, keyOf(part));
         view.fixed[from.baseDim] = at;
@@ -212,13 +211,13 @@ private:
       }
       Access::Dim dim;
       dim.baseDim = from.baseDim;
-      Instruction *start = part ? part->operands[1] : nullptr;
-      Instruction *stop = part ? part->operands[2] : nullptr;
+      Instruction *start = part ? part->operands[0] : nullptr;
+      Instruction *stop = part ? part->operands[1] : nullptr;
       int64_t step = 1;
-      if (part && part->operands.size() == 4 &&
-          part->operands[3]->isa(Opcode::Const) &&
-          part->operands[3]->constant.kind == ConstValue::Kind::Int)
-        step = part->operands[3]->constant.intValue;
+      if (part && part->operands.size() == 3 &&
+          part->operands[2]->isa(Opcode::Const) &&
+          part->operands[2]->constant.kind == ConstValue::Kind::Int)
+        step = part->operands[2]->constant.intValue;
       auto isNone = [](Instruction *v) {
         return !v || v->type->kind == TypeKind::None;
       };
@@ -908,14 +907,12 @@ private:
                 {array, make(Opcode::BuildTuple, zeros, line)}, line);
   }
 
-  /// `<view>(base, offset per base dimension, then per view dimension its
-  /// length, base dimension and step)`: the lowering makes the array value
+  /// `view` (base, offset per base dimension, then per view dimension its
+  /// length, base dimension and step): the lowering makes the array value
   /// (first element, extents, strides) of view `v` of its real base.
   Instruction *viewValue(const Instruction *v, int line) {
     const Access &a = views_.at(v);
-    Instruction *callee = make(Opcode::Global, {}, line);
-    callee->name = "<view>";
-    std::vector<Instruction *> operands = {callee, a.base};
+    std::vector<Instruction *> operands = {a.base};
     for (size_t b = 0; b < a.fixed.size(); ++b) {
       Instruction *offset = a.fixed[b];
       for (const Access::Dim &dim : a.dims)
@@ -928,7 +925,7 @@ private:
       operands.push_back(integer(dim.baseDim, line));
       operands.push_back(integer(dim.step, line));
     }
-    return make(Opcode::Call, operands, line);
+    return make(Opcode::View, operands, line);
   }
 
   const TypedFunction &typed_;
@@ -941,7 +938,7 @@ private:
   std::map<const Block *, Block *> last_;
   std::map<const Instruction *, std::vector<const Instruction *>> users_;
   std::map<const Instruction *, Access> views_;
-  /// The `<view>` value of each slice some instruction uses as a value.
+  /// The `view` of each slice some instruction uses as a value.
   std::map<const Instruction *, Instruction *> viewValues_;
   /// A value that names another array: a stored expression's temporary,
   /// or a += b's a.

@@ -90,8 +90,7 @@ void inlineCall(ir::Function &fn, FunctionDescription &description,
       Instruction *i = inst.get();
       if (i->isa(Opcode::Arg)) {
         parameters.push_back(i);
-      } else if (i->isa(Opcode::Global) && i->name != "assert" &&
-                 i->name != "<slice>") {
+      } else if (i->isa(Opcode::Global)) {
         auto g = callee.globals.find(i->name);
         SPIRJIT_INTERNAL_CHECK(g != callee.globals.end(),
                                "an inlined global that does not resolve");

@@ -397,7 +397,7 @@ private:
       auto it = description->globals.find(key);
       if (it != description->globals.end() &&
           !(it->second.kind == kind && it->second.name == value))
-        key = "__spirjit_" + name;
+        key = generatedGlobalName(name);
       GlobalValue g;
       g.kind = kind;
       g.name = value;
@@ -694,9 +694,6 @@ private:
     parfor.kernel = description;
 
     // --- the host: a launch in the loop's place ---
-    Instruction *callee = fn_.create(preheader, Opcode::Global, {}, line);
-    callee->name = "parfor" + std::to_string(parfor.index);
-    callee->type = types::function("parfor:" + std::to_string(parfor.index));
     // The preheader's branch goes last again.
     auto &list = preheader->instructions;
     auto brIt = std::find_if(list.begin(), list.end(), [](auto &i) {
@@ -710,13 +707,24 @@ private:
       get->type = part.first->type->elements[part.second];
       parfor.arguments[at] = get;
     }
-    std::vector<Instruction *> operands = {callee};
+    auto bound = [&](int64_t value) {
+      Instruction *c = fn_.create(preheader, Opcode::Const, {}, line);
+      c->constant = ConstValue::ofInt(value);
+      c->type = types::int64();
+      return c;
+    };
+    std::vector<Instruction *> operands;
+    for (const auto &args : parfor.ranges) {
+      auto arg = [&](size_t k) { return const_cast<Instruction *>(args[k]); };
+      size_t n = args.size();
+      operands.push_back(n >= 2 ? arg(0) : bound(0));
+      operands.push_back(n >= 2 ? arg(1) : arg(0));
+      operands.push_back(n == 3 ? arg(2) : bound(1));
+    }
     for (const Instruction *a : parfor.arguments)
       operands.push_back(const_cast<Instruction *>(a));
-    for (const auto &args : parfor.ranges)
-      for (const Instruction *a : args)
-        operands.push_back(const_cast<Instruction *>(a));
-    Instruction *launch = fn_.create(preheader, Opcode::Call, operands, line);
+    Instruction *launch = fn_.create(preheader, Opcode::Launch, operands, line);
+    launch->index = parfor.index;
     std::vector<const Type *> resultTypes;
     for (Instruction *phi : reductionPhis)
       resultTypes.push_back(phi->type);

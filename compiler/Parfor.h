@@ -1,11 +1,11 @@
 // The parfor stage: a jit function's prange loops become kernels.
 //
 // Contract: requires the typed host function (FunctionKind::Host). Finds
-// every outermost loop over `prange(...)` and replaces it by one `call` of
-// a global named `parfor<k>` that stands for the launch: its operands are
-// the values the loop's kernel takes, then each dimension's range
-// arguments; it returns a tuple of the loop's reduction results, which
-// `tuple_get`s hand to the code after the loop. The host function stays
+// every outermost loop over `prange(...)` and replaces it by one `launch`
+// of index k (its Parfor): its operands are each dimension's start, stop
+// and step, then the values the loop's kernel takes; it returns a tuple of
+// the loop's reduction results, which `tuple_get`s hand to the code after
+// the loop. The host function stays
 // typed and verified. Each loop becomes the untyped pyir of a kernel
 // (Parfor::kernel holds it in a FunctionDescription, as a @kernel's
 // bytecode would be), typed and compiled later per device like any kernel.

@@ -55,12 +55,10 @@ private:
   Instruction *emitConst(const ConstValue &value, int line);
   Instruction *makeSlice(Instruction *start, Instruction *stop,
                          Instruction *step, int line) {
-    Instruction *g = emit(Opcode::Global, {}, line);
-    g->name = "<slice>";
-    std::vector<Instruction *> operands = {g, start, stop};
+    std::vector<Instruction *> operands = {start, stop};
     if (step)
       operands.push_back(step);
-    return emit(Opcode::Call, operands, line);
+    return emit(Opcode::Slice, operands, line);
   }
   const std::string &nameAt(const std::vector<std::string> &list, int index,
                             int line) {
@@ -83,6 +81,8 @@ private:
   Block *current_ = nullptr;
   std::vector<Instruction *> stack_;
   Instruction *null_ = nullptr; // the NULL that CPython pushes before calls
+  /// What LOAD_ASSERTION_ERROR pushed, until the raise makes an `assert`.
+  std::set<const Instruction *> assertionErrors_;
   std::vector<Instruction *> strings_;
   std::set<const Instruction *> getattrNames_; // strings getattr consumed
   const std::string *constantString(const Instruction *value) const;
@@ -358,8 +358,7 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     return;
   }
   case PyOp::BUILD_SLICE: {
-    // `start:stop:step` becomes a call of the unforgeable global `<slice>`
-    // (no Python name has angle brackets), typed only in host code.
+    // `start:stop:step` becomes a `slice`, typed only in host code.
     Instruction *step = arg == 3 ? pop(line) : nullptr;
     Instruction *stop = pop(line);
     Instruction *start = pop(line);
@@ -472,26 +471,32 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     return;
   }
   case PyOp::LOAD_ASSERTION_ERROR: {
-    // `assert c, "message"`: the raise becomes a call of the unforgeable
-    // global `assert` (no user name can be a keyword), then a return
-    // marked "assert": the lowering reports it in debug mode and otherwise
-    // never takes the branch into it (asserts compile to nothing, as
-    // under `python -O`).
-    Instruction *g = emit(Opcode::Global, {}, line);
-    g->name = "assert";
-    stack_.push_back(g);
+    // `assert c, "message"`: the raise becomes an `assert` of the message,
+    // then a return marked "assert": the lowering reports it in debug mode
+    // and otherwise never takes the branch into it (asserts compile to
+    // nothing, as under `python -O`). Until the raise, a placeholder
+    // stands on the stack, and the CALL of a message calls it.
+    Instruction *error = emit(Opcode::Global, {}, line);
+    error->name = "AssertionError";
+    assertionErrors_.insert(error);
+    stack_.push_back(error);
     return;
   }
   case PyOp::RAISE_VARARGS: {
     Instruction *raised = arg == 1 ? pop(line) : nullptr;
-    auto isAssert = [](const Instruction *v) {
-      return v && v->opcode == Opcode::Global && v->name == "assert";
-    };
-    if (isAssert(raised))
-      raised = emit(Opcode::Call, {raised}, line);
-    else if (!raised || raised->opcode != Opcode::Call ||
-             !isAssert(raised->operands[0]))
+    Instruction *error =
+        raised && raised->opcode == Opcode::Call ? raised->operands[0] : raised;
+    if (!error || !assertionErrors_.count(error) ||
+        (raised != error && raised->operands.size() > 2))
       unsupported(line, "raise");
+    std::vector<Instruction *> message;
+    if (raised != error) {
+      message.assign(raised->operands.begin() + 1, raised->operands.end());
+      function_->erase(raised);
+    }
+    assertionErrors_.erase(error);
+    function_->erase(error);
+    emit(Opcode::Assert, message, line);
     Instruction *ret = emit(Opcode::Return, {emitConst(ConstValue::none(), line)},
                             line);
     ret->name = "assert";
@@ -583,8 +588,9 @@ void Builder::checkStrings() {
                         (callee->opcode == Opcode::GetAttr ||
                          callee->opcode == Opcode::Global) &&
                         callee->name == "group_reduce";
-          bool printed = callee && i > 0 && callee->opcode == Opcode::Global &&
-                         (callee->name == "print" || callee->name == "assert");
+          bool printed = (callee && i > 0 && callee->opcode == Opcode::Global &&
+                          callee->name == "print") ||
+                         inst->opcode == Opcode::Assert;
           // A keyword argument of a call (usm_type="shared",
           // device="opencl:cpu:0"): type inference says where it may be.
           size_t keywords =
@@ -732,10 +738,12 @@ std::unique_ptr<ir::Function> Builder::run() {
       std::vector<Instruction *> dead;
       for (auto &inst : blk->instructions) {
         Opcode op = inst->opcode;
-        // `a += b` writes into an array a (the types are not known yet).
+        // `a += b` writes into an array a (the types are not known yet). A
+        // slice stays even unused: type inference refuses it in a kernel.
         bool hasEffect = ir::isTerminator(op) || op == Opcode::SetItem ||
                          op == Opcode::Call || op == Opcode::IterNext ||
-                         op == Opcode::Arg ||
+                         op == Opcode::Arg || op == Opcode::Assert ||
+                         op == Opcode::Slice ||
                          (op == Opcode::BinaryOp && inst->name == "inplace");
         if (!hasEffect && !used.count(inst.get()))
           dead.push_back(inst.get());

@@ -147,4 +147,12 @@ struct FunctionDescription {
   std::string fingerprint() const;
 };
 
+/// The key under which a stage of the compiler adds a global of its own to
+/// `FunctionDescription::globals` (a builtin its generated code calls, when
+/// the user's global of that name is something else): the prefix is
+/// spirjit's, a name user code does not take.
+inline std::string generatedGlobalName(const std::string &name) {
+  return "__spirjit_" + name;
+}
+
 } // namespace spirjit

@@ -12,13 +12,14 @@ namespace {
 
 struct OpcodeInfo {
   const char *text;
-  int operands;
+  int leastOperands, mostOperands;
   bool terminator;
 };
 
 const OpcodeInfo &info(Opcode opcode) {
   static const OpcodeInfo table[] = {
-#define PYIR_OPCODE(name, text, operands, terminator) {text, operands, terminator},
+#define PYIR_OPCODE(name, text, least, most, terminator)                       \
+  {text, least, most, terminator},
 #include "frontend/PyIROpcodes.def"
   };
   return table[static_cast<int>(opcode)];
@@ -27,7 +28,8 @@ const OpcodeInfo &info(Opcode opcode) {
 } // namespace
 
 const char *opcodeName(Opcode opcode) { return info(opcode).text; }
-int opcodeOperandCount(Opcode opcode) { return info(opcode).operands; }
+int opcodeMinOperands(Opcode opcode) { return info(opcode).leastOperands; }
+int opcodeMaxOperands(Opcode opcode) { return info(opcode).mostOperands; }
 bool isTerminator(Opcode opcode) { return info(opcode).terminator; }
 
 const char *binaryOperatorText(BinaryOperator op) {
@@ -122,7 +124,11 @@ static void printAttributes(std::ostream &os, const Instruction &inst) {
     os << " " << compareOperatorText(static_cast<CompareOperator>(inst.index));
     break;
   case Opcode::TupleGet:
+  case Opcode::Launch:
     os << " " << inst.index;
+    break;
+  case Opcode::Fail:
+    os << " '" << inst.name << "'";
     break;
   case Opcode::Call:
     if (!inst.name.empty())
@@ -155,8 +161,9 @@ std::string print(const Function &function,
     os << "\n";
     for (const auto &inst : block->instructions) {
       os << "  ";
-      bool hasValue = !isTerminator(inst->opcode) &&
-                      inst->opcode != Opcode::SetItem;
+      bool hasValue =
+          !isTerminator(inst->opcode) && inst->opcode != Opcode::SetItem &&
+          inst->opcode != Opcode::Fail && inst->opcode != Opcode::Assert;
       if (hasValue)
         os << "%" << inst->id << " = ";
       os << opcodeName(inst->opcode);
@@ -202,11 +209,19 @@ std::string verify(const Function &function) {
       if (isTerminator(inst.opcode) && i + 1 != list.size())
         errors << "%" << inst.id << ": terminator in the middle of bb"
                << block->id << "\n";
-      int expected = opcodeOperandCount(inst.opcode);
-      if (expected >= 0 && static_cast<int>(inst.operands.size()) != expected)
-        errors << "%" << inst.id << ": " << opcodeName(inst.opcode)
-               << " takes " << expected << " operands, has "
-               << inst.operands.size() << "\n";
+      int least = opcodeMinOperands(inst.opcode);
+      int most = opcodeMaxOperands(inst.opcode);
+      int count = static_cast<int>(inst.operands.size());
+      if (count < least || (most >= 0 && count > most)) {
+        std::string takes = most < 0 ? "at least " + std::to_string(least)
+                            : least == most ? std::to_string(least)
+                                            : std::to_string(least) + " to " +
+                                                  std::to_string(most);
+        bool one = least == 1 && most <= 1;
+        errors << "%" << inst.id << ": " << opcodeName(inst.opcode) << " takes "
+               << takes << (one ? " operand" : " operands") << ", has " << count
+               << "\n";
+      }
       if (inst.opcode == Opcode::Phi) {
         if (seenNonPhi)
           errors << "%" << inst.id << ": phi after a non-phi instruction\n";

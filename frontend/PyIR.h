@@ -32,13 +32,14 @@ struct Type; // defined by the compiler; opaque to the frontend
 namespace spirjit::ir {
 
 enum class Opcode : unsigned char {
-#define PYIR_OPCODE(name, text, operands, terminator) name,
+#define PYIR_OPCODE(name, text, least, most, terminator) name,
 #include "frontend/PyIROpcodes.def"
 };
 
 const char *opcodeName(Opcode opcode);
-/// Number of operands, or -1 when variadic.
-int opcodeOperandCount(Opcode opcode);
+/// The least and the most operands it takes; the most is -1 when unbounded.
+int opcodeMinOperands(Opcode opcode);
+int opcodeMaxOperands(Opcode opcode);
 bool isTerminator(Opcode opcode);
 
 enum class BinaryOperator : unsigned char {
@@ -67,8 +68,9 @@ public:
 
   // Attributes; which ones an opcode uses is stated in PyIROpcodes.def.
   int64_t index = 0;    // arg: parameter index; tuple_get: element index;
-                        // binop/unop/cmp: the operator
-  std::string name;     // arg, global, freevar, getattr: the name
+                        // binop/unop/cmp: the operator; launch: the parfor
+  std::string name;     // arg, global, freevar, getattr: the name; fail:
+                        // the message
   ConstValue constant;  // const
   const Type *type = nullptr; // filled by type inference
 

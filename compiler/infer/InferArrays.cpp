@@ -125,13 +125,11 @@ const Type *Inference::inferSlice(Instruction &inst) {
   if (result_.kind != FunctionKind::Host)
     unsupported(inst, "slices (a[1:-1]) are for jit functions' array "
                       "expressions; a kernel indexes one element at a time");
-  for (size_t i = 1; i < inst.operands.size(); ++i) {
-    const Type *t = inst.operands[i]->type;
-    if (t->kind != TypeKind::None)
-      requireInteger(inst, t, "a slice bound");
-  }
-  if (inst.operands.size() == 4) {
-    const Instruction *step = inst.operands[3];
+  for (const Instruction *bound : inst.operands)
+    if (bound->type->kind != TypeKind::None)
+      requireInteger(inst, bound->type, "a slice bound");
+  if (inst.operands.size() == 3) {
+    const Instruction *step = inst.operands[2];
     const ConstValue *c = constantOf(step);
     if (step->type->kind != TypeKind::None &&
         !(c && c->kind == ConstValue::Kind::Int && c->intValue > 0))

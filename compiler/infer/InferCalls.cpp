@@ -138,20 +138,8 @@ const Type *Inference::inferCall(Instruction &inst) {
   if (callee->kind == TypeKind::Method &&
       callee->elements[0]->kind == TypeKind::AtomicRef)
     return inferAtomicMethod(inst, callee);
-  if (callee->kind == TypeKind::Function &&
-      (callee->name == "print" || callee->name == "assert"))
-    return inferPrintOrAssert(inst, callee->name);
-  if (callee->kind == TypeKind::Function && callee->name == "<slice>")
-    return inferSlice(inst);
-  if (callee->kind == TypeKind::Function && callee->name == "<fail>")
-    return types::none(); // the array-expression stage's failed check
-  if (callee->kind == TypeKind::Function && callee->name == "<view>") {
-    // The array-expression stage's slice used as a value: base, offsets
-    // per base dimension, then (length, base dimension, step) per view one.
-    const Type *base = inst.operands[1]->type;
-    int ndim = static_cast<int>(inst.operands.size() - 2 - base->ndim) / 3;
-    return types::array(base->element, ndim, 'A');
-  }
+  if (callee->kind == TypeKind::Function && callee->name == "print")
+    return inferPrint(inst);
   if (const Type *t = inferArrayCall(inst))
     return t;
   if (!inst.name.empty())
@@ -172,9 +160,8 @@ const Type *Inference::inferCall(Instruction &inst) {
 }
 
 /// print(...) takes numbers and string literals, and `sep` and `end` as
-/// string literals; an assert's message is a string literal.
-const Type *Inference::inferPrintOrAssert(Instruction &inst,
-                                          const std::string &name) {
+/// string literals.
+const Type *Inference::inferPrint(Instruction &inst) {
   auto isText = [](const Instruction *v) {
     return v->opcode == Opcode::Const &&
            v->constant.kind == ConstValue::Kind::Str;
@@ -186,12 +173,6 @@ const Type *Inference::inferPrintOrAssert(Instruction &inst,
     at = comma == std::string::npos ? comma : comma + 1;
   }
   size_t positional = inst.operands.size() - 1 - keywords.size();
-  if (name == "assert") {
-    if (positional == 1 && !isText(inst.operands[1]))
-      unsupported(inst, "an assert's message in a kernel must be a string "
-                        "literal");
-    return types::none();
-  }
   const char *where =
       result_.kind == FunctionKind::Host ? "in a jit function" : "in a kernel";
   for (size_t k = 0; k < keywords.size(); ++k) {

@@ -219,10 +219,6 @@ const Type *Inference::infer(Instruction &inst) {
     return t;
   }
   case Opcode::Global: {
-    if (inst.name == "assert" || inst.name == "<slice>" ||
-        inst.name == "<fail>" ||
-        inst.name == "<view>") // unforgeable names (PyIROpcodes.def)
-      return types::function(inst.name);
     auto it = desc_.globals.find(inst.name);
     SPIRJIT_INTERNAL_CHECK(it != desc_.globals.end(),
                            "unresolved global " + inst.name);
@@ -383,6 +379,27 @@ const Type *Inference::infer(Instruction &inst) {
       return types::weakInt();
     return types::tuple(std::vector<const Type *>(ndim, types::weakInt()));
   }
+  case Opcode::Assert:
+    if (!inst.operands.empty() &&
+        !(inst.operands[0]->isa(Opcode::Const) &&
+          inst.operands[0]->constant.kind == ConstValue::Kind::Str))
+      unsupported(inst, "an assert's message in a kernel must be a string "
+                        "literal");
+    return types::none();
+  case Opcode::Slice:
+    return inferSlice(inst);
+  case Opcode::View: {
+    // Base, offsets per base dimension, then (length, base dimension,
+    // step) per view dimension (PyIROpcodes.def).
+    const Type *base = operandType(0);
+    int ndim = static_cast<int>(inst.operands.size() - 1 - base->ndim) / 3;
+    return types::array(base->element, ndim, 'A');
+  }
+  case Opcode::Fail:
+    return types::none();
+  case Opcode::Launch:
+    SPIRJIT_INTERNAL_CHECK(false, "a launch before the parfor stage made it");
+    return nullptr;
   case Opcode::Branch:
     return types::none();
   case Opcode::CondBranch:

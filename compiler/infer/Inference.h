@@ -83,7 +83,7 @@ private:
   const Type *inferCompare(Instruction &inst, const Type *a, const Type *b);
 
   // InferMath.cpp
-  const Type *inferPrintOrAssert(Instruction &inst, const std::string &name);
+  const Type *inferPrint(Instruction &inst);
   const Type *inferBuiltinCall(Instruction &inst,
                                const std::vector<const Type *> &args);
   const Type *inferComplexMath(Instruction &inst, const std::string &name,

@@ -207,15 +207,8 @@ llvm::Function *Lowering::declare() {
 Lowered Lowering::lowerCall(const Instruction &inst) {
   const Type *calleeType = inst.operands[0]->type;
   if (calleeType->kind == TypeKind::Function &&
-      calleeType->name.compare(0, 7, "parfor:") == 0)
-    return lowerParforLaunch(inst, std::stoi(calleeType->name.substr(7)));
-  if (calleeType->kind == TypeKind::Function &&
       isArrayConstructor(calleeType->name))
     return lowerArrayConstructor(inst);
-  if (calleeType->kind == TypeKind::Function && calleeType->name == "<view>")
-    return lowerView(inst);
-  if (calleeType->kind == TypeKind::Function && calleeType->name == "<fail>")
-    return lowerHostFail(inst);
   auto device = typed_.calls.find(&inst);
   if (device != typed_.calls.end())
     return lowerDeviceCall(inst, *device->second);
@@ -224,8 +217,6 @@ Lowered Lowering::lowerCall(const Instruction &inst) {
   const Type *callee = inst.operands[0]->type;
   if (callee->kind == TypeKind::Function && callee->name == "print")
     return lowerPrint(inst);
-  if (callee->kind == TypeKind::Function && callee->name == "assert")
-    return lowerAssert(inst);
   return lowerBuiltinCall(inst);
 }
 

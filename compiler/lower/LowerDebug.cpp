@@ -224,7 +224,7 @@ Lowered Lowering::lowerAssert(const Instruction &inst) {
   if (!options_.debug)
     return {};
   std::string message =
-      inst.operands.size() > 1 ? inst.operands[1]->constant.text : "";
+      inst.operands.empty() ? "" : inst.operands[0]->constant.text;
   pend(builder_.getTrue(), addDebugSite(DebugSite::Kind::Assertion, message),
        builder_.getInt64(0), builder_.getInt64(0));
   return {};
@@ -243,7 +243,7 @@ Lowered Lowering::lowerKernelFail(const Instruction &inst) {
     return {};
   // The report names file:line itself, and the kernel has no text for
   // the numbers the host's message would show.
-  std::string message = inst.operands[1]->constant.text;
+  std::string message = inst.name;
   std::string where = filename() + ":" + std::to_string(inst.line) + ": ";
   if (message.compare(0, where.size(), where) == 0)
     message.erase(0, where.size());

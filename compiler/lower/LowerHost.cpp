@@ -48,41 +48,37 @@ llvm::Value *entryAlloca(llvm::IRBuilder<> &allocaBuilder,
 
 } // namespace
 
-Lowered Lowering::lowerParforLaunch(const Instruction &inst, int index) {
+Lowered Lowering::lowerLaunch(const Instruction &inst) {
   SPIRJIT_INTERNAL_CHECK(options_.parfors && isHost(),
                          "a parfor launch outside host code");
+  int index = static_cast<int>(inst.index);
   const Parfor &parfor = options_.parfors->at(index);
   auto *i64 = builder_.getInt64Ty();
   auto *i8ptr = builder_.getInt8PtrTy();
   size_t count = parfor.arguments.size();
+  size_t bounds = 3 * static_cast<size_t>(parfor.dims);
+  SPIRJIT_INTERNAL_CHECK(inst.operands.size() == bounds + count,
+                         "launch " + std::to_string(index) + " has " +
+                             std::to_string(inst.operands.size()) +
+                             " operands for " + std::to_string(parfor.dims) +
+                             " dimensions and " + std::to_string(count) +
+                             " arguments");
 
-  // Start, stop and step of each dimension.
+  // Start, stop and step of each dimension: the first operands.
   llvm::Value *ranges = entryAlloca(allocaBuilder_, function_,
                                     llvm::ArrayType::get(i64, 9), "ranges");
-  size_t op = 1 + count;
-  for (size_t d = 0; d < parfor.ranges.size(); ++d) {
-    size_t n = parfor.ranges[d].size();
-    auto value = [&](size_t k) {
-      return scalarOf(inst.operands[op + k], types::int64());
-    };
-    llvm::Value *start = n >= 2 ? value(0) : builder_.getInt64(0);
-    llvm::Value *stop = n >= 2 ? value(1) : value(0);
-    llvm::Value *step = n == 3 ? value(2) : builder_.getInt64(1);
-    op += n;
-    llvm::Value *parts[] = {start, stop, step};
-    for (int k = 0; k < 3; ++k)
-      builder_.CreateStore(
-          parts[k], builder_.CreateConstInBoundsGEP2_32(
-                        llvm::ArrayType::get(i64, 9), ranges, 0,
-                        static_cast<unsigned>(d * 3 + k)));
-  }
+  for (size_t k = 0; k < bounds; ++k)
+    builder_.CreateStore(
+        scalarOf(inst.operands[k], types::int64()),
+        builder_.CreateConstInBoundsGEP2_32(
+            llvm::ArrayType::get(i64, 9), ranges, 0, static_cast<unsigned>(k)));
 
   // The kernel's values.
   llvm::StructType *valueType = hostValueType(context_);
   auto *argsType = llvm::ArrayType::get(valueType, std::max<size_t>(count, 1));
   llvm::Value *args = entryAlloca(allocaBuilder_, function_, argsType, "args");
   for (size_t k = 0; k < count; ++k) {
-    const Instruction *operand = inst.operands[1 + k];
+    const Instruction *operand = inst.operands[bounds + k];
     const Type *t = parfor.kernelArgumentTypes[k];
     const Lowered &v = values_.at(operand);
     llvm::Value *slot = builder_.CreateConstInBoundsGEP2_32(
@@ -386,10 +382,10 @@ void Lowering::lowerHostReturn(const Instruction &inst) {
 }
 
 Lowered Lowering::lowerView(const Instruction &inst) {
-  const Instruction *baseArg = inst.operands[1];
+  const Instruction *baseArg = inst.operands[0];
   const Type *base = baseArg->type;
   const Lowered &from = values_.at(baseArg);
-  size_t at = 2;
+  size_t at = 1;
   llvm::Value *offset = builder_.getInt64(0);
   for (int b = 0; b < base->ndim; ++b)
     offset = builder_.CreateAdd(
@@ -409,7 +405,7 @@ Lowered Lowering::lowerView(const Instruction &inst) {
   return view;
 }
 
-Lowered Lowering::lowerHostFail(const Instruction &inst) {
+Lowered Lowering::lowerFail(const Instruction &inst) {
   if (!isHost())
     return lowerKernelFail(inst);
   auto *i64 = builder_.getInt64Ty();
@@ -418,10 +414,9 @@ Lowered Lowering::lowerHostFail(const Instruction &inst) {
       hostHelper("spirjit_host_fail", builder_.getInt32Ty(),
                  {i8ptr, i8ptr, i64, i64});
   llvm::Value *status = builder_.CreateCall(
-      fail, {hostContext_,
-             builder_.CreateGlobalStringPtr(inst.operands[1]->constant.text),
-             scalarOf(inst.operands[2], types::int64()),
-             scalarOf(inst.operands[3], types::int64())});
+      fail, {hostContext_, builder_.CreateGlobalStringPtr(inst.name),
+             scalarOf(inst.operands[0], types::int64()),
+             scalarOf(inst.operands[1], types::int64())});
   checkStatus(status);
   return {};
 }

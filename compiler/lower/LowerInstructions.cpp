@@ -234,6 +234,22 @@ void Lowering::lowerInstruction(const Instruction &inst) {
   case Opcode::Call:
     values_[&inst] = lowerCall(inst);
     return;
+  case Opcode::Assert:
+    values_[&inst] = lowerAssert(inst);
+    return;
+  case Opcode::Slice:
+    SPIRJIT_INTERNAL_CHECK(false, "a slice outlived the array-expression "
+                                  "stage");
+    return;
+  case Opcode::View:
+    values_[&inst] = lowerView(inst);
+    return;
+  case Opcode::Fail:
+    values_[&inst] = lowerFail(inst);
+    return;
+  case Opcode::Launch:
+    values_[&inst] = lowerLaunch(inst);
+    return;
   case Opcode::GetItem: {
     const Type *object = inst.operands[0]->type;
     const Lowered &value = values_.at(inst.operands[0]);

@@ -157,12 +157,14 @@ private:
   void checkStatus(llvm::Value *status);
   llvm::FunctionCallee hostHelper(const char *name, llvm::Type *result,
                                   llvm::ArrayRef<llvm::Type *> params);
-  Lowered lowerParforLaunch(const Instruction &inst, int index);
+  /// A prange loop's kernel run over its iteration space (Parfor.h).
+  Lowered lowerLaunch(const Instruction &inst);
   Lowered lowerArrayConstructor(const Instruction &inst);
   Lowered lowerArange(const Instruction &inst);
-  /// The array-expression stage's failed run-time check: a ValueError.
-  Lowered lowerHostFail(const Instruction &inst);
-  /// A slice used as a value (ArrayExpressions.cpp's `<view>` call).
+  /// The array-expression stage's failed run-time check: a ValueError in
+  /// host code, a debug report in a kernel.
+  Lowered lowerFail(const Instruction &inst);
+  /// A slice used as a value (ArrayExpressions.cpp's `view`).
   Lowered lowerView(const Instruction &inst);
   void storeHostResult(const Lowered &value, const Type *from, const Type *to,
                        size_t &slot);

@@ -2,14 +2,15 @@
 # RUN: %spirjit-dump-ir %s checked --sig "(int64[::1])" --stage llir.opt | FileCheck %s --check-prefix=PLAIN
 # RUN: %spirjit-dump-ir %s checked --sig "(int64[::1])" --stage llir --debug | FileCheck %s --check-prefix=DEBUG
 # RUN: %spirjit-dump-ir %s checked --sig "(int64[::1])" --stage spv | FileCheck %s --check-prefix=SPV
-# An assert is a call of the global `assert` and a marked return; without
+# An assert is an `assert` of its message and a marked return; without
 # debug its branch is never taken and the function keeps no trace of it.
 # print is OpenCL's printf with its format in the constant address space.
 
-# PYIR: %[[ASSERT:[0-9]+]] = global 'assert'
-# PYIR-NEXT: %[[MESSAGE:[0-9]+]] = const 'positive'
-# PYIR-NEXT: call %[[ASSERT]], %[[MESSAGE]]
-# PYIR: ret 'assert'
+# PYIR-NOT: global
+# PYIR: %[[MESSAGE:[0-9]+]] = const 'positive'
+# PYIR-NEXT: assert %[[MESSAGE]]
+# PYIR-NEXT: const None
+# PYIR-NEXT: ret 'assert'
 
 # PLAIN-NOT: 10 // 0
 # PLAIN: @printf.format = internal unnamed_addr addrspace(2) constant [{{[0-9]+}} x i8] c"x %ld\0A\00"

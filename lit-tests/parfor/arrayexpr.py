@@ -17,17 +17,21 @@ def f(a, b, u, v):
 # TYPED-LABEL: after typed (jit: f)
 # TYPED: binop * %{{[0-9]+}}, %{{[0-9]+}} : float32[::1]
 # TYPED: call %{{[0-9]+}}, %{{[0-9]+}} : float32[::1]
-# TYPED: call %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}} : slice
+# TYPED: slice %{{[0-9]+}}, %{{[0-9]+}} : slice
 # TYPED: getitem %{{[0-9]+}}, %{{[0-9]+}} : float32[:, :]
 
 # CHECK-LABEL: after parfor (jit: f)
-# c and d: one loop writing both arrays, allocated first.
+# c and d: one loop writing both arrays, allocated first; a + b checks
+# the extents agree, or a `fail` raises NumPy's ValueError.
 # CHECK: getattr 'empty'
+# CHECK: fail '{{.*}}arrayexpr.py:11: operands could not be broadcast together: an extent of {got} meets one of {expected}{{.*}}' %{{[0-9]+}}, %{{[0-9]+}} : none
+# CHECK-NEXT: const None
+# CHECK-NEXT: ret 'fail'
 # CHECK: getattr 'empty'
-# CHECK: global 'parfor0'
-# CHECK: global 'parfor1'
+# CHECK: launch 0
+# CHECK: launch 1
 # c.sum(): a reduction launch whose result the host returns.
-# CHECK: global 'parfor2'
+# CHECK: launch 2
 # CHECK: tuple_get 0
 # CHECK: ; parfor 0: a 1-D launch of kernel f_parfor0
 # CHECK: setitem

@@ -19,7 +19,7 @@ def sweep(u, v, iterations):
 # CHECK-LABEL: after parfor (jit: sweep)
 # The host loop is still there, around a launch.
 # CHECK: iter_next
-# CHECK: global 'parfor0'
+# CHECK: launch 0
 # CHECK: ; parfor 0: a 2-D launch of kernel sweep_parfor0, argument types (float32[:, ::1], float32[:, ::1])
 # CHECK: function sweep_parfor0(item, v{{[0-9]+}}, v{{[0-9]+}})
 # The indices: start + get_id(d).

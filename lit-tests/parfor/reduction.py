@@ -17,7 +17,7 @@ def total(a, b):
 
 # CHECK-LABEL: after parfor (jit: total)
 # CHECK-NOT: iter_next
-# CHECK: [[L:%[0-9]+]] = call %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}} : Tuple(float32)
+# CHECK: [[L:%[0-9]+]] = launch 0 %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}} : Tuple(float32)
 # CHECK-NEXT: [[S:%[0-9]+]] = tuple_get 0 [[L]] : float32
 # CHECK: ret [[S]]
 # CHECK: ; parfor 0: a 1-D launch of kernel total_parfor0 (1 reduction(s)), argument types (float32[::1], float32[::1], int64, int64, int64, int64, float32[::1])

@@ -1,9 +1,9 @@
 # RUN: %spirjit-dump-ir %s middle --jit --sig "(float64[::1],)" --stage parfor | FileCheck %s
 # RUN: %spirjit-dump-ir %s middle --jit --sig "(float64[::1],)" --stage llir.opt | FileCheck %s --check-prefix=LLIR
 # A slice used as a value is a view: the array-expression stage makes a
-# `<view>` call (base, offset per base dimension, then length, base
-# dimension and step per view dimension), and the host code returns the
-# base's pointer moved by the start, the length, and the stride: no copy.
+# `view` (base, offset per base dimension, then length, base dimension
+# and step per view dimension), and the host code returns the base's
+# pointer moved by the start, the length, and the stride: no copy.
 
 
 def middle(a):
@@ -12,10 +12,9 @@ def middle(a):
 
 # CHECK-LABEL: after parfor (jit: middle)
 # CHECK: %[[ARG:[0-9]+]] = arg 0 'a' : float64[::1]
-# CHECK: global '<view>'
-# CHECK: %[[VIEW:[0-9]+]] = call %{{[0-9]+}}, %[[ARG]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}} : float64[:]
+# CHECK: %[[VIEW:[0-9]+]] = view %[[ARG]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}} : float64[:]
 # CHECK: ret %[[VIEW]]
-# CHECK-NOT: parfor0
+# CHECK-NOT: launch
 
 # LLIR-LABEL: define {{.*}}@spirjit_middle
 # LLIR: getelementptr inbounds double, double* %a

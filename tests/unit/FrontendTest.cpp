@@ -188,6 +188,45 @@ TEST(PyIR, VerifierCatchesBrokenIR) {
             std::string::npos);
 }
 
+// The compiler's own operations are opcodes whose operand counts the
+// verifier checks from PyIROpcodes.def: a fixed count, a range, a least.
+TEST(PyIR, VerifierChecksOperandCountsOfTheCompilersOperations) {
+  auto f = pyirOf(loadFixture("py311", "vecadd"));
+  ir::Block *entry = f->blocks.front().get();
+  ir::Instruction *arg = f->blocks.front()->instructions.front().get();
+  ASSERT_TRUE(arg->isa(ir::Opcode::Arg));
+  auto insert = [&](ir::Opcode opcode, size_t operands) {
+    ir::Instruction *inst = f->create(
+        entry, opcode, std::vector<ir::Instruction *>(operands, arg), 1);
+    // Before the terminator, which create() appended it after.
+    auto &list = entry->instructions;
+    std::rotate(list.end() - 2, list.end() - 1, list.end());
+    return inst;
+  };
+  auto problemOf = [&](ir::Instruction *inst) {
+    std::string prefix = "%" + std::to_string(inst->id) + ": ";
+    std::string all = ir::verify(*f);
+    size_t at = all.find(prefix);
+    return at == std::string::npos
+               ? std::string()
+               : all.substr(at + prefix.size(),
+                            all.find('\n', at) - at - prefix.size());
+  };
+  EXPECT_EQ(problemOf(insert(ir::Opcode::Slice, 2)), "");
+  EXPECT_EQ(problemOf(insert(ir::Opcode::Slice, 3)), "");
+  EXPECT_EQ(problemOf(insert(ir::Opcode::Slice, 1)),
+            "slice takes 2 to 3 operands, has 1");
+  EXPECT_EQ(problemOf(insert(ir::Opcode::Assert, 2)),
+            "assert takes 0 to 1 operands, has 2");
+  EXPECT_EQ(problemOf(insert(ir::Opcode::Fail, 3)),
+            "fail takes 2 operands, has 3");
+  EXPECT_EQ(problemOf(insert(ir::Opcode::Launch, 2)),
+            "launch takes at least 3 operands, has 2");
+  EXPECT_EQ(problemOf(insert(ir::Opcode::View, 0)),
+            "view takes at least 1 operand, has 0");
+  EXPECT_EQ(problemOf(insert(ir::Opcode::Launch, 5)), "");
+}
+
 // The verifier compares predecessor sets rather than every pair of blocks
 // (quadratic); a missing or an extra predecessor must still be named.
 TEST(PyIR, VerifierCatchesWrongPredecessorLists) {
