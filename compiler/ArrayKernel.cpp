@@ -116,10 +116,7 @@ private:
   /// A library function by qualified name ("numpy.sqrt"), as a global the
   /// description freezes.
   Instruction *object(const std::string &qualified) {
-    std::string key = "__array_" + qualified;
-    for (char &c : key)
-      if (c == '.')
-        c = '_';
+    std::string key = generatedGlobalName(qualified);
     GlobalValue g;
     g.kind = GlobalValue::Kind::Object;
     g.name = qualified;
@@ -132,9 +129,10 @@ private:
     GlobalValue g;
     g.kind = GlobalValue::Kind::Builtin;
     g.name = name;
-    description_->globals[name] = g;
+    std::string key = generatedGlobalName(name);
+    description_->globals[key] = g;
     Instruction *inst = make(Opcode::Global, {});
-    inst->name = name;
+    inst->name = key;
     return inst;
   }
   Instruction *call(Instruction *callee, std::vector<Instruction *> args) {
