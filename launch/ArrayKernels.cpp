@@ -478,6 +478,9 @@ void computeReduce(ArrayNode &node, const ArrayView &out) {
   int64_t units = std::max<int64_t>(device.info().computeUnits, 1);
   int64_t wanted = gpu ? units * 8 : units * 2;
   int64_t groups = std::max<int64_t>(1, wanted / rows);
+  // A short row is one work-group's: one launch, no partials.
+  if (k <= int64_t(local) * 64)
+    groups = 1;
   groups = std::min<int64_t>(groups, (k + local - 1) / local);
   groups = std::max<int64_t>(groups, 1);
   if (k == 0)

@@ -144,24 +144,44 @@ py::array DeviceArray::toNumPy() const {
   py::array out(dtype_, shape_);
   if (size() == 0)
     return out;
-  // Read the bytes the view spans, then let NumPy gather the strided view.
+  const std::shared_ptr<runtime::Buffer> &memory = buffer();
+  const std::shared_ptr<runtime::Device> &device = memory->device();
   int64_t low = 0, high = 0, itemsize = dtype_.itemsize();
   for (size_t d = 0; d < shape_.size(); ++d) {
     int64_t reach = (shape_[d] - 1) * strides_[d];
     (reach < 0 ? low : high) += reach;
   }
   size_t span = static_cast<size_t>(high - low + itemsize);
-  py::array_t<uint8_t> bytes(static_cast<py::ssize_t>(span));
-  buffer()->device()->read(*buffer(), bytes.mutable_data(), span,
-                          static_cast<size_t>(offset_ + low));
-  if (launch::layoutOf(shape_.data(), strides_.data(),
+  bool contiguous =
+      launch::layoutOf(shape_.data(), strides_.data(),
                        static_cast<int>(shape_.size()), itemsize) == 'C' &&
-      low == 0) {
-    std::memcpy(out.mutable_data(), bytes.data(), span);
+      low == 0;
+  // Memory the host addresses is read in place once the queue is done
+  // (a blocking copy through the runtime costs several times more for a
+  // small array); other memory is copied out, then gathered by NumPy.
+  const char *host = memory->hostAddressable()
+                         ? static_cast<const char *>(memory->svm())
+                         : nullptr;
+  py::object keep;
+  if (host) {
+    device->finish();
+    host += offset_;
+  } else if (contiguous) {
+    device->read(*memory, out.mutable_data(), span,
+                 static_cast<size_t>(offset_));
+    return out;
+  } else {
+    py::array_t<uint8_t> bytes(static_cast<py::ssize_t>(span));
+    device->read(*memory, bytes.mutable_data(), span,
+                 static_cast<size_t>(offset_ + low));
+    host = reinterpret_cast<const char *>(bytes.data()) - low;
+    keep = bytes;
+  }
+  if (contiguous) {
+    std::memcpy(out.mutable_data(), host, span);
     return out;
   }
-  py::array view(dtype_, shape_, strides_,
-                 reinterpret_cast<const char *>(bytes.data()) - low, bytes);
+  py::array view(dtype_, shape_, strides_, host, keep);
   out[py::ellipsis()] = view;
   return out;
 }
