@@ -2,7 +2,11 @@
 // and the math, cmath and NumPy functions (MathFunctions.def).
 #include "compiler/infer/Inference.h"
 
+#include "compiler/ArrayOps.h"
 #include "compiler/MathFunctions.h"
+
+#include <algorithm>
+#include <cstring>
 
 namespace spirjit::infer {
 
@@ -22,7 +26,8 @@ namespace {
 
 /// The result type of a float math function of an argument of type `a`:
 /// float32 stays float32; Python numbers give Python floats from `math` and
-/// float64 from NumPy; NumPy gives small integers float32 as it does.
+/// float64 from NumPy; NumPy's float16 of bools and small integers is
+/// float32 here.
 const Type *mathResultType(bool isMath, const Type *a) {
   switch (a->kind) {
   case TypeKind::Float:
@@ -31,16 +36,22 @@ const Type *mathResultType(bool isMath, const Type *a) {
   case TypeKind::WeakInt:
     return isMath ? types::weakFloat() : types::floating(64);
   default:
-    return !isMath && a->bits > 0 && a->bits <= 16 ? types::floating(32)
-                                                   : types::floating(64);
+    return !isMath && (a->kind == TypeKind::Bool ||
+                       (a->bits > 0 && a->bits <= 16))
+               ? types::floating(32)
+               : types::floating(64);
   }
 }
 
 } // namespace
 
 const Type *Inference::inferBuiltinCall(Instruction &inst,
-                                        const std::vector<const Type *> &args) {
+                                        const std::vector<const Type *> &given) {
   const Type *callee = inst.operands[0]->type;
+  const ArrayOp *ufunc =
+      callee->kind == TypeKind::Function ? findUfunc(callee->name) : nullptr;
+  const std::vector<const Type *> args =
+      ufunc ? ufuncOperands(inst, *ufunc, given) : given;
   auto arity = [&](size_t lo, size_t hi, const std::string &name) {
     requireArity(inst, args, lo, hi, name);
   };
@@ -135,13 +146,15 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
     }
     return types::weakInt(); // round(x) is a Python int
   }
-  if (name == "numpy.abs" || name == "numpy.absolute") {
+  if (ufunc && ufunc->scalar == ArrayOpScalar::Absolute) {
     arity(1, 1, name);
     requireNumbers(name);
     return types::materialize(args[0]->kind == TypeKind::Bool
                                   ? types::boolean()
                                   : complexPart(args[0]));
   }
+  if (ufunc && ufunc->scalar != ArrayOpScalar::Math)
+    return inferUfuncCall(inst, *ufunc, args);
   if (const MathFunction *math = findMathFunction(name)) {
     bool isMath = name.compare(0, 5, "math.") == 0;
     bool logWithBase = isMath && std::string(math->name) == "log";
@@ -158,15 +171,15 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
     case MathFunction::Kind::Rounding:
       if (isMath)
         return types::weakInt();
+      if (args[0]->kind != TypeKind::Float &&
+          args[0]->kind != TypeKind::WeakFloat)
+        return types::materialize(args[0]); // NumPy 2: an integer itself
       break;
     case MathFunction::Kind::Square:
     case MathFunction::Kind::Reciprocal:
     case MathFunction::Kind::Conjugate:
       return types::materialize(args[0]);
-    case MathFunction::Kind::Sign:
-      if (args[0]->kind == TypeKind::Bool)
-        typingError(inst, name + "() of a bool is not defined (NumPy has "
-                                 "no such loop either)");
+    case MathFunction::Kind::Sign: // a bool's refused by ufuncOperands
       return types::materialize(args[0]);
     case MathFunction::Kind::NanMinMax:
       return types::materialize(types::promote(args[0], args[1]));
@@ -181,9 +194,69 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
     const Type *common = args[0];
     for (const Type *a : args)
       common = types::promote(common, a);
+    if (!isMath && std::string(math->name) == "fmod" &&
+        common->kind != TypeKind::Float && common->kind != TypeKind::WeakFloat)
+      // NumPy's integer loops: C's remainder, in the integers' type (a
+      // bool's in int8).
+      return common->kind == TypeKind::Bool ? types::integer(8, true)
+                                            : types::materialize(common);
     return mathResultType(isMath, common);
   }
   unsupported(inst, "calling '" + name + "' is not supported in kernels");
+}
+
+std::vector<const Type *>
+Inference::ufuncOperands(Instruction &inst, const ArrayOp &ufunc,
+                         const std::vector<const Type *> &args) {
+  std::string name = "numpy." + std::string(ufunc.numpy);
+  requireArity(inst, args, ufunc.arity, ufunc.arity, name);
+  requireNumbers(inst, args, name);
+  std::vector<const Type *> operands = args;
+  // With no typed operand NumPy takes its default types for Python numbers
+  // (np.add(1, 2) is an int64); with one, they are weak (NEP 50).
+  if (std::all_of(args.begin(), args.end(),
+                  [](const Type *t) { return t->isWeak(); }))
+    for (const Type *&t : operands)
+      t = types::materialize(t);
+  bool allBool = std::all_of(operands.begin(), operands.end(), [](const Type *t) {
+    return t->kind == TypeKind::Bool;
+  });
+  if (!allBool || std::strchr(ufunc.loops, 'b'))
+    return operands;
+  if (ufunc.id == ArrayOpId::Negative || ufunc.id == ArrayOpId::Positive ||
+      ufunc.id == ArrayOpId::Subtract || ufunc.id == ArrayOpId::Sign)
+    typingError(inst, name + "() of a bool is not defined (NumPy has no "
+                             "such loop); use ^, ~ or np.logical_not");
+  // NumPy's first loop that holds a bool: int8's (np.square(True) is an
+  // int8), or a float's for the float functions, which take int8 too.
+  for (const Type *&t : operands)
+    t = types::integer(8, true);
+  return operands;
+}
+
+const Type *Inference::inferUfuncCall(Instruction &inst, const ArrayOp &ufunc,
+                                      const std::vector<const Type *> &args) {
+  std::string name = "numpy." + std::string(ufunc.numpy);
+  const std::vector<const Type *> &operands = args;
+  if (ufunc.scalar == ArrayOpScalar::MaxMin) {
+    for (const Type *t : operands)
+      if (t->kind == TypeKind::Complex || t->kind == TypeKind::WeakComplex)
+        typingError(inst, name + "() cannot order complex numbers");
+    return types::materialize(types::promote(operands[0], operands[1]));
+  }
+  std::optional<UfuncOperator> op = ufuncOperator(name);
+  SPIRJIT_INTERNAL_CHECK(op, name + " is neither an operator nor a function");
+  // The operator's rules, as `a + b` has them on NumPy numbers.
+  Instruction probe = inst;
+  probe.opcode = op->opcode;
+  probe.index = op->op;
+  probe.name.clear();
+  const Type *t = op->opcode == Opcode::UnaryOp
+                      ? inferUnary(probe, operands[0])
+                  : op->opcode == Opcode::Compare
+                      ? inferCompare(probe, operands[0], operands[1])
+                      : inferBinary(probe, operands[0], operands[1]);
+  return types::materialize(t);
 }
 
 const Type *Inference::inferComplexMath(Instruction &inst,

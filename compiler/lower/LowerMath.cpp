@@ -2,6 +2,7 @@
 // the math, cmath and NumPy functions (MathFunctions.def).
 #include "compiler/lower/Lowering.h"
 
+#include "compiler/ArrayOps.h"
 #include "compiler/MathFunctions.h"
 
 namespace spirjit::lower {
@@ -169,7 +170,10 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
     return range;
   }
   const Type *r = types::materialize(result);
-  if ((name == "abs" || name == "numpy.abs" || name == "numpy.absolute") &&
+  const ArrayOp *ufunc = findUfunc(name);
+  bool absolute =
+      name == "abs" || (ufunc && ufunc->scalar == ArrayOpScalar::Absolute);
+  if (absolute &&
       (arg(0)->type->kind == TypeKind::Complex ||
        arg(0)->type->kind == TypeKind::WeakComplex)) {
     llvm::Value *z = scalarOf(arg(0), types::materialize(arg(0)->type));
@@ -193,7 +197,7 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
   }
   if (name.compare(0, 6, "cmath.") == 0)
     return complexMath(name.substr(6), inst, r);
-  if (name == "abs" || name == "numpy.abs" || name == "numpy.absolute") {
+  if (absolute) {
     llvm::Value *x = scalarOf(arg(0), r);
     if (r->kind == TypeKind::Float)
       return {target_.emitMathCall(builder_, "fabs", {x})};
@@ -244,6 +248,38 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
           target_.emitMathCall(builder_, "rint", {x}), r)};
     return {convert(roundDigits(x, scalarOf(arg(1), types::int64())),
                     floatType, r)};
+  }
+  if (ufunc && ufunc->scalar == ArrayOpScalar::MaxMin) {
+    // NumPy's maximum/minimum: the first NaN wins (Python's max(x, nan)
+    // would give x), and of equal numbers the second (-0.0 and 0.0).
+    llvm::Value *a = scalarOf(arg(0), r), *b = scalarOf(arg(1), r);
+    bool max = std::string(ufunc->scalarOp) == "max";
+    if (r->kind == TypeKind::Float)
+      return {builder_.CreateSelect(
+          builder_.CreateOr(max ? builder_.CreateFCmpOGT(a, b)
+                                : builder_.CreateFCmpOLT(a, b),
+                            builder_.CreateFCmpUNO(a, a)),
+          a, b)};
+    bool isSigned = r->kind == TypeKind::Int && r->isSigned;
+    llvm::Value *wins =
+        isSigned ? (max ? builder_.CreateICmpSGT(a, b) : builder_.CreateICmpSLT(a, b))
+                 : (max ? builder_.CreateICmpUGT(a, b) : builder_.CreateICmpULT(a, b));
+    return {builder_.CreateSelect(wins, a, b)};
+  }
+  if (std::optional<UfuncOperator> op = ufuncOperator(name)) {
+    // np.add(x, y) is x + y on NumPy numbers.
+    ir::Instruction probe = inst;
+    probe.opcode = op->opcode;
+    probe.index = op->op;
+    probe.operands.erase(probe.operands.begin());
+    switch (op->opcode) {
+    case Opcode::BinaryOp:
+      return {lowerBinary(probe)};
+    case Opcode::Compare:
+      return {lowerCompare(probe)};
+    default:
+      return {lowerUnary(probe)};
+    }
   }
   if (const MathFunction *math = findMathFunction(name)) {
     const Type *a = arg(0)->type;
@@ -367,6 +403,21 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
       return {target_.emitMathCall(builder_, "ldexp", {x, e})};
     }
     case MathFunction::Kind::Float: {
+      if (r->kind == TypeKind::Int) {
+        // numpy.fmod of integers: C's remainder, 0 for a divisor of 0 (as
+        // NumPy gives, with a warning). Dividing by 1 instead of 0 or -1
+        // gives that 0 and never traps on INT_MIN % -1.
+        llvm::Value *x = scalarOf(arg(0), r), *y = scalarOf(arg(1), r);
+        llvm::Type *t = x->getType();
+        llvm::Value *trap = builder_.CreateICmpEQ(y, llvm::ConstantInt::get(t, 0));
+        if (r->isSigned)
+          trap = builder_.CreateOr(
+              trap, builder_.CreateICmpEQ(y, llvm::ConstantInt::get(t, -1, true)));
+        llvm::Value *divisor =
+            builder_.CreateSelect(trap, llvm::ConstantInt::get(t, 1), y);
+        return {r->isSigned ? builder_.CreateSRem(x, divisor)
+                            : builder_.CreateURem(x, divisor)};
+      }
       std::vector<llvm::Value *> xs;
       for (size_t i = 0; i < argCount; ++i)
         xs.push_back(scalarOf(arg(i), r));
