@@ -35,8 +35,6 @@ _EXPRESSIONS = {
     "logical_or": "({0} != 0) or ({1} != 0)",
     "logical_xor": "({0} != 0) != ({1} != 0)",
     "logical_not": "not ({0} != 0)",
-    "maximum": "{0} if ({0} >= {1} or {0} != {0}) else {1}",
-    "minimum": "{0} if ({0} <= {1} or {0} != {0}) else {1}",
     "negative": "-{0}", "positive": "+{0}", "absolute": "abs({0})",
     "invert": "~{0}", "square": "{0} * {0}",
     "copy": "{0}",
@@ -49,16 +47,15 @@ _BOOL_EXPRESSIONS = {
     "minimum": "{0} and {1}", "absolute": "{0}", "positive": "{0}",
     "square": "{0} and {0}",
 }
-# The NumPy functions of the kernels' math table (compiler/MathFunctions.def).
-for _name in ("sqrt", "exp", "expm1", "exp2", "log", "log1p", "log2",
-              "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin",
-              "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "cbrt",
-              "fabs", "floor", "ceil", "trunc", "rint", "isnan", "isinf",
-              "isfinite", "radians", "degrees", "deg2rad", "rad2deg",
-              "sign", "reciprocal", "conjugate"):
-    _EXPRESSIONS[_name] = f"np.{_name}({{0}})"
-for _name in ("arctan2", "hypot", "copysign", "fmod", "fmax", "fmin"):
-    _EXPRESSIONS[_name] = f"np.{_name}({{0}}, {{1}})"
+# The ufuncs DeviceArrays compute: the elementwise rows of
+# compiler/ArrayOps.def, the one table kernels and jit code read too. Those
+# without an operator above call the NumPy function itself in the kernel,
+# which computes every row with NumPy's rules (np.maximum's NaN included).
+UFUNCS = {row["numpy"]: row for row in _spirjit.array_ops()
+          if row["kind"] == "Elementwise"}
+for _name, _row in UFUNCS.items():
+    _EXPRESSIONS.setdefault(_name, "np.%s(%s)" % (_name, ", ".join(
+        "{%d}" % i for i in range(_row["arity"]))))
 
 _SCALARS = (numbers.Number, np.generic)
 
@@ -160,6 +157,10 @@ def apply_ufunc(ufunc, inputs, out=None, device=None):
     # of each input, the result dtype, and TypeError where no loop fits.
     loop = ufunc.resolve_dtypes(tuple(_dtype_key(v) for v in inputs) +
                                 (None,))
+    # No float16 on devices: NumPy's float16 loops (np.sqrt of a bool or
+    # int8) run in float32, as kernels compute them.
+    loop = tuple(np.dtype(np.float32) if np.dtype(d) == np.float16 else d
+                 for d in loop)
     shapes = [np.shape(v) if not isinstance(v, DeviceArray) else v.shape
               for v in inputs]
     shape = np.broadcast_shapes(*shapes)
