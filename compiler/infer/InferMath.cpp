@@ -160,11 +160,23 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
     bool logWithBase = isMath && std::string(math->name) == "log";
     arity(math->arity, logWithBase ? 2 : math->arity, name);
     requireNumbers(name);
+    bool complexArgument = false;
     for (const Type *a : args)
-      if ((a->kind == TypeKind::Complex || a->kind == TypeKind::WeakComplex) &&
-          math->kind != MathFunction::Kind::Conjugate)
-        unsupported(inst, name + "() of a complex number is not supported; "
-                                 "use cmath");
+      complexArgument |=
+          a->kind == TypeKind::Complex || a->kind == TypeKind::WeakComplex;
+    // NumPy's complex loops that kernels have: cmath's sqrt, exp and log,
+    // and the functions that are arithmetic on a complex number.
+    std::string row = math->name;
+    bool complexLoop =
+        math->kind == MathFunction::Kind::Conjugate ||
+        math->kind == MathFunction::Kind::Predicate ||
+        math->kind == MathFunction::Kind::Logical ||
+        math->kind == MathFunction::Kind::Square ||
+        math->kind == MathFunction::Kind::Reciprocal ||
+        (!isMath && (row == "sqrt" || row == "exp" || row == "log"));
+    if (complexArgument && !complexLoop)
+      unsupported(inst, name + "() of a complex number is not supported" +
+                            (isMath ? "; use cmath" : " in kernels"));
     switch (math->kind) {
     case MathFunction::Kind::Predicate:
       return types::boolean();
@@ -194,6 +206,8 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
     const Type *common = args[0];
     for (const Type *a : args)
       common = types::promote(common, a);
+    if (complexArgument)
+      return types::materialize(common);
     if (!isMath && std::string(math->name) == "fmod" &&
         common->kind != TypeKind::Float && common->kind != TypeKind::WeakFloat)
       // NumPy's integer loops: C's remainder, in the integers' type (a
@@ -238,14 +252,14 @@ const Type *Inference::inferUfuncCall(Instruction &inst, const ArrayOp &ufunc,
                                       const std::vector<const Type *> &args) {
   std::string name = "numpy." + std::string(ufunc.numpy);
   const std::vector<const Type *> &operands = args;
-  if (ufunc.scalar == ArrayOpScalar::MaxMin) {
-    for (const Type *t : operands)
-      if (t->kind == TypeKind::Complex || t->kind == TypeKind::WeakComplex)
-        typingError(inst, name + "() cannot order complex numbers");
+  // NumPy orders complex numbers by real part, then imaginary part, which
+  // Python's operators refuse to do.
+  if (ufunc.scalar == ArrayOpScalar::MaxMin)
     return types::materialize(types::promote(operands[0], operands[1]));
-  }
   std::optional<UfuncOperator> op = ufuncOperator(name);
   SPIRJIT_INTERNAL_CHECK(op, name + " is neither an operator nor a function");
+  if (op->opcode == Opcode::Compare)
+    return types::boolean();
   // The operator's rules, as `a + b` has them on NumPy numbers.
   Instruction probe = inst;
   probe.opcode = op->opcode;

@@ -49,10 +49,30 @@ Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
   }
   if (name == "exp") { // e^re (cos im + i sin im)
     llvm::Value *scale = target_.emitMathCall(builder_, "exp", {re});
-    return {makeComplex(
-        builder_.CreateFMul(scale, target_.emitMathCall(builder_, "cos", {im})),
-        builder_.CreateFMul(scale,
-                            target_.emitMathCall(builder_, "sin", {im})))};
+    llvm::Value *outRe = builder_.CreateFMul(
+        scale, target_.emitMathCall(builder_, "cos", {im}));
+    llvm::Value *outIm = builder_.CreateFMul(
+        scale, target_.emitMathCall(builder_, "sin", {im}));
+    // C99 Annex G (NumPy's cexp, CPython's table): a zero imaginary part
+    // stays (exp(inf+0j) is inf+0j, not inf*0); exp(-inf + iy) is 0 even
+    // for an infinite or NaN y; exp(inf + iy) is inf + NaN j for those.
+    llvm::Value *zero = llvm::ConstantFP::get(re->getType(), 0.0);
+    llvm::Value *inf = llvm::ConstantFP::getInfinity(re->getType());
+    llvm::Value *imFinite = builder_.CreateFCmpOLT(
+        target_.emitMathCall(builder_, "fabs", {im}), inf);
+    llvm::Value *toZero = builder_.CreateAnd(
+        builder_.CreateFCmpOEQ(re, llvm::ConstantFP::getInfinity(re->getType(), true)),
+        builder_.CreateNot(imFinite));
+    outRe = builder_.CreateSelect(toZero, zero, outRe);
+    outIm = builder_.CreateSelect(toZero, zero, outIm);
+    llvm::Value *toInf = builder_.CreateAnd(builder_.CreateFCmpOEQ(re, inf),
+                                            builder_.CreateNot(imFinite));
+    outRe = builder_.CreateSelect(toInf, inf, outRe);
+    outIm = builder_.CreateSelect(toInf, llvm::ConstantFP::getNaN(re->getType()),
+                                  outIm);
+    llvm::Value *real = builder_.CreateFCmpOEQ(im, zero);
+    return {makeComplex(builder_.CreateSelect(real, scale, outRe),
+                        builder_.CreateSelect(real, im, outIm))};
   }
   if (name == "log")
     return {makeComplex(target_.emitMathCall(builder_, "log",
@@ -140,6 +160,37 @@ llvm::Value *Lowering::conjugate(llvm::Value *z, const Type *t) {
     return z;
   return makeComplex(builder_.CreateExtractValue(z, 0),
                      builder_.CreateFNeg(builder_.CreateExtractValue(z, 1)));
+}
+
+llvm::Value *Lowering::complexOrder(const ArrayOp &ufunc, llvm::Value *x,
+                                    llvm::Value *y) {
+  // NumPy's order of complex numbers (its CLT/CLE/CGT/CGE): by real part
+  // when no imaginary part is NaN, else by imaginary part of equal real
+  // parts.
+  llvm::Value *xr = builder_.CreateExtractValue(x, 0);
+  llvm::Value *xi = builder_.CreateExtractValue(x, 1);
+  llvm::Value *yr = builder_.CreateExtractValue(y, 0);
+  llvm::Value *yi = builder_.CreateExtractValue(y, 1);
+  bool greater = ufunc.id == ArrayOpId::Greater ||
+                 ufunc.id == ArrayOpId::GreaterEqual ||
+                 ufunc.id == ArrayOpId::Maximum;
+  bool orEqual = ufunc.id != ArrayOpId::Less && ufunc.id != ArrayOpId::Greater;
+  llvm::Value *byReal = builder_.CreateAnd(
+      greater ? builder_.CreateFCmpOGT(xr, yr) : builder_.CreateFCmpOLT(xr, yr),
+      builder_.CreateFCmpORD(xi, yi));
+  llvm::Value *byImaginary =
+      greater ? (orEqual ? builder_.CreateFCmpOGE(xi, yi)
+                         : builder_.CreateFCmpOGT(xi, yi))
+              : (orEqual ? builder_.CreateFCmpOLE(xi, yi)
+                         : builder_.CreateFCmpOLT(xi, yi));
+  llvm::Value *ordered = builder_.CreateOr(
+      byReal, builder_.CreateAnd(builder_.CreateFCmpOEQ(xr, yr), byImaginary));
+  if (ufunc.scalar != ArrayOpScalar::MaxMin)
+    return ordered;
+  // maximum/minimum: x when it has a NaN part or wins, else y.
+  llvm::Value *xNaN = builder_.CreateOr(builder_.CreateFCmpUNO(xr, xr),
+                                        builder_.CreateFCmpUNO(xi, xi));
+  return builder_.CreateSelect(builder_.CreateOr(xNaN, ordered), x, y);
 }
 
 Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
@@ -249,6 +300,16 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
     return {convert(roundDigits(x, scalarOf(arg(1), types::int64())),
                     floatType, r)};
   }
+  const Type *common =
+      ufunc && ufunc->arity == 2
+          ? types::materialize(types::promote(arg(0)->type, arg(1)->type))
+          : nullptr;
+  if (common && common->kind == TypeKind::Complex &&
+      (ufunc->scalar == ArrayOpScalar::MaxMin ||
+       (ufunc->scalar == ArrayOpScalar::Compare &&
+        ufunc->id != ArrayOpId::Equal && ufunc->id != ArrayOpId::NotEqual)))
+    return {complexOrder(*ufunc, scalarOf(arg(0), common),
+                         scalarOf(arg(1), common))};
   if (ufunc && ufunc->scalar == ArrayOpScalar::MaxMin) {
     // NumPy's maximum/minimum: the first NaN wins (Python's max(x, nan)
     // would give x), and of equal numbers the second (-0.0 and 0.0).
@@ -287,6 +348,8 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
         a->kind == TypeKind::Float || a->kind == TypeKind::WeakFloat;
     switch (math->kind) {
     case MathFunction::Kind::Predicate: {
+      if (a->kind == TypeKind::Complex || a->kind == TypeKind::WeakComplex)
+        return complexMath(math->name, inst, r);
       if (!isFloatArg) // an integer is never nan or inf
         return {builder_.getInt1(std::string(math->name) == "isfinite")};
       llvm::Value *x = scalarOf(arg(0), types::materialize(a));
@@ -310,6 +373,8 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
     }
     case MathFunction::Kind::Square: {
       llvm::Value *x = scalarOf(arg(0), r);
+      if (r->kind == TypeKind::Complex)
+        return {complexBinary(BinaryOperator::Mul, x, x)};
       return {r->kind == TypeKind::Float ? builder_.CreateFMul(x, x)
                                          : builder_.CreateMul(x, x)};
     }
@@ -353,25 +418,40 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
       return {builder_.CreateSelect(wins, a, b)};
     }
     case MathFunction::Kind::Logical: {
-      auto truth = [&](size_t i) -> llvm::Value * {
+      auto truthOf = [&](size_t i) { // a NaN is true, as bool(nan)
         const Type *t = types::materialize(arg(i)->type);
-        llvm::Value *x = scalarOf(arg(i), t);
-        if (t->kind == TypeKind::Bool)
-          return x;
-        if (t->kind == TypeKind::Float) // nan is true, as bool(nan)
-          return builder_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0));
-        return builder_.CreateICmpNE(x, llvm::ConstantInt::get(x->getType(), 0));
+        return truth(scalarOf(arg(i), t), t);
       };
       std::string op = math->builtin;
       if (op == "not")
-        return {builder_.CreateNot(truth(0))};
-      llvm::Value *a = truth(0), *b = truth(1);
+        return {builder_.CreateNot(truthOf(0))};
+      llvm::Value *a = truthOf(0), *b = truthOf(1);
       return {op == "and"  ? builder_.CreateAnd(a, b)
               : op == "or" ? builder_.CreateOr(a, b)
                            : builder_.CreateXor(a, b)};
     }
     case MathFunction::Kind::Reciprocal: {
       llvm::Value *x = scalarOf(arg(0), r);
+      if (r->kind == TypeKind::Complex) {
+        // NumPy's own formula (Smith's, without C99's recovery of
+        // infinities: 1/0j is nan+nanj here, inf+nanj from `/`).
+        llvm::Value *re = builder_.CreateExtractValue(x, 0);
+        llvm::Value *im = builder_.CreateExtractValue(x, 1);
+        llvm::Value *one = llvm::ConstantFP::get(re->getType(), 1.0);
+        llvm::Value *byReal = builder_.CreateFCmpOLE(
+            target_.emitMathCall(builder_, "fabs", {im}),
+            target_.emitMathCall(builder_, "fabs", {re}));
+        llvm::Value *ratioR = builder_.CreateFDiv(im, re);
+        llvm::Value *dR = builder_.CreateFAdd(re, builder_.CreateFMul(im, ratioR));
+        llvm::Value *ratioI = builder_.CreateFDiv(re, im);
+        llvm::Value *dI = builder_.CreateFAdd(builder_.CreateFMul(re, ratioI), im);
+        return {makeComplex(
+            builder_.CreateSelect(byReal, builder_.CreateFDiv(one, dR),
+                                  builder_.CreateFDiv(ratioI, dI)),
+            builder_.CreateSelect(
+                byReal, builder_.CreateFDiv(builder_.CreateFNeg(ratioR), dR),
+                builder_.CreateFDiv(builder_.CreateFNeg(one), dI)))};
+      }
       llvm::Type *t = x->getType();
       if (r->kind == TypeKind::Float)
         return {builder_.CreateFDiv(llvm::ConstantFP::get(t, 1.0), x)};
@@ -403,6 +483,8 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
       return {target_.emitMathCall(builder_, "ldexp", {x, e})};
     }
     case MathFunction::Kind::Float: {
+      if (r->kind == TypeKind::Complex) // numpy's sqrt, exp, log: cmath's
+        return complexMath(math->name, inst, r);
       if (r->kind == TypeKind::Int) {
         // numpy.fmod of integers: C's remainder, 0 for a divisor of 0 (as
         // NumPy gives, with a warning). Dividing by 1 instead of 0 or -1

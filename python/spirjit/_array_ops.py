@@ -25,8 +25,6 @@ _EXPRESSIONS = {
     "add": "{0} + {1}", "subtract": "{0} - {1}", "multiply": "{0} * {1}",
     "divide": "{0} / {1}", "floor_divide": "{0} // {1}",
     "remainder": "{0} % {1}", "power": "{0} ** {1}",
-    "less": "{0} < {1}", "less_equal": "{0} <= {1}",
-    "greater": "{0} > {1}", "greater_equal": "{0} >= {1}",
     "equal": "{0} == {1}", "not_equal": "{0} != {1}",
     "bitwise_and": "{0} & {1}", "bitwise_or": "{0} | {1}",
     "bitwise_xor": "{0} ^ {1}", "left_shift": "{0} << {1}",

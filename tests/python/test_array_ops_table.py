@@ -124,7 +124,17 @@ def test_device_arrays_compute_exactly_the_table():
 # --------------------------------------------------------------------------
 # Answers: every elementwise row on every surface, against NumPy
 
-DTYPES = [np.bool_, np.uint8, np.int32, np.int64, np.float32, np.float64]
+DTYPES = [np.bool_, np.uint8, np.int32, np.int64, np.float32, np.float64,
+          np.complex128]
+# NumPy's complex loops that kernels lack: refused at compile time (see
+# test_complex_gaps_are_refused), never a wrong answer.
+COMPLEX_GAPS = {"expm1", "exp2", "log1p", "log2", "log10", "sin", "cos",
+                "tan", "sinh", "cosh", "tanh", "arcsin", "arccos", "arctan",
+                "arcsinh", "arccosh", "arctanh", "rint", "sign", "fmax",
+                "fmin"}
+# ... and one that compiles but misses NumPy's special cases (0j ** z,
+# integer powers of inf+0j): test_complex_power_special_values.
+COMPLEX_WRONG = {"power"}
 _FLOATS = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 7.25, 1e-3, np.inf,
            -np.inf, np.nan]
 
@@ -135,6 +145,11 @@ def _values(dtype):
         return np.array([False, True])
     if dtype.kind == "f":
         return np.array(_FLOATS, dtype=dtype)
+    if dtype.kind == "c":
+        return np.array([0, 1, -1, 0.5 + 2j, -2.5 - 1j, 3j, -0.0 + 1j,
+                         complex(np.inf, 0), complex(-np.inf, 0),
+                         complex(np.nan, 0), complex(1, np.nan),
+                         complex(0, np.inf)], dtype=dtype)
     info = np.iinfo(dtype)
     if dtype.kind == "u":
         return np.array([0, 1, 2, 3, 7, 100, 127, 128, 200, info.max, 5, 64],
@@ -186,7 +201,11 @@ def _numpy_dtype(row, dtype):
 
 
 def _rows_for(dtype):
-    return [r for r in UFUNCS if _numpy_dtype(r, dtype) is not None]
+    rows = [r for r in UFUNCS if _numpy_dtype(r, dtype) is not None]
+    if np.dtype(dtype).kind == "c":
+        rows = [r for r in rows
+                if r["numpy"] not in COMPLEX_GAPS | COMPLEX_WRONG]
+    return rows
 
 
 def _expected(rows, dtype, arrays):
@@ -214,12 +233,20 @@ _EXACT = {"fabs", "copysign", "rint", "floor", "ceil", "trunc", "isnan",
 def _check(rows, dtype, got, expected, surface):
     assert len(got) == len(expected) == len(rows)
     for row, g, e in zip(rows, got, expected):
-        what = f"{surface}: np.{row['numpy']} on {np.dtype(dtype).name}"
         g = np.asarray(g)
+        if g.dtype.kind == "c" and e.dtype.kind != "c":  # a complex out=
+            assert not g.imag.any(), row["numpy"]
+            g = g.real
+        if e.dtype.kind == "c":  # each part as a float
+            _check([row] * 2, dtype, [g.real, g.imag], [e.real, e.imag],
+                   surface + " (real, imaginary part)")
+            continue
+        what = f"{surface}: np.{row['numpy']} on {np.dtype(dtype).name}"
         # Transcendental functions (float powers too) may differ by ulps
         # from NumPy's; everything else is exact.
         inexact = (row["scalar"] == "Math" and row["numpy"] not in _EXACT) \
-            or (row["numpy"] == "power" and e.dtype.kind == "f")
+            or (row["numpy"] == "power" and e.dtype.kind == "f") \
+            or (row["numpy"] == "sqrt" and np.dtype(dtype).kind == "c")
         if not inexact:
             np.testing.assert_array_equal(g.astype(np.float64),
                                           e.astype(np.float64), err_msg=what)
@@ -285,14 +312,16 @@ def test_kernels_give_numpys_answers(device_filter, require_dtypes, dtype):
     require_dtypes(np.float64)
     rows = _rows_for(dtype)
     x, y, s, e = _inputs(dtype)
-    out = np.zeros((x.size, len(rows)))
+    out = np.zeros((x.size, len(rows)),
+                   np.complex128 if x.dtype.kind == "c" else np.float64)
     spirjit.call_kernel(_surface("kernel", dtype), kapi.Range(x.size), x, y,
                         s, e, out)
     expected = _expected(rows, dtype, {"x": x, "y": y, "s": s, "e": e})
     _check(rows, dtype, out.T, expected, "kernel")
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+# jit functions make no complex arrays yet.
+@pytest.mark.parametrize("dtype", DTYPES[:-1], ids=lambda d: np.dtype(d).name)
 def test_jit_array_expressions_give_numpys_answers(device_filter,
                                                    require_dtypes, dtype):
     require_dtypes(np.float64)
@@ -311,12 +340,14 @@ def test_jit_scalars_give_numpys_answers(dtype):
     x, y, s, e = _inputs(dtype)
     function = _surface("scalars", dtype)
     got = np.array([function(*args) for args in zip(x, y, s, e)],
-                   dtype=np.float64).T
+                   dtype=np.complex128 if x.dtype.kind == "c" else
+                   np.float64).T
     expected = _expected(rows, dtype, {"x": x, "y": y, "s": s, "e": e})
     _check(rows, dtype, got, expected, "jit scalars")
 
 
-@pytest.mark.parametrize("dtype", [np.bool_, np.int32, np.float64],
+@pytest.mark.parametrize("dtype", [np.bool_, np.int32, np.float64,
+                                   np.complex128],
                          ids=lambda d: np.dtype(d).name)
 def test_device_arrays_give_numpys_answers(device, require_dtypes, dtype):
     require_dtypes(np.float64)
@@ -355,3 +386,42 @@ def test_jit_extremes_keep_a_nan(device_filter, where):
                 np.minimum(a[1], a[0]))
     for g, e in zip(got, expected):
         np.testing.assert_array_equal(g, e)
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX_GAPS))
+def test_complex_gaps_are_refused(name):
+    kernel = spirjit.kernel(_compile(
+        f"def gap(item, x, out):\n    out[0] = np.{name}(x[0])\n"
+        if getattr(np, name).nin == 1 else
+        f"def gap(item, x, out):\n    out[0] = np.{name}(x[0], x[0])\n",
+        "gap"))
+    with pytest.raises(spirjit.errors.UnsupportedFeatureError,
+                       match=f"numpy.{name}\\(\\) of a complex number is "
+                             "not supported in kernels"):
+        spirjit.call_kernel(kernel, kapi.Range(1), np.zeros(1, complex),
+                            np.zeros(1, complex))
+
+
+@pytest.mark.xfail(strict=True, reason="complex ** lacks NumPy's special "
+                   "cases: 0j ** z is 0 for z.real > 0, and integer powers "
+                   "multiply (inf+0j) ** 1 is inf+0j")
+def test_complex_power_special_values():
+    kernel = _compile("def cpow(item, x, y, out):\n"
+                      "    i = item.get_id(0)\n"
+                      "    out[i] = np.power(x[i], y[i])\n", "cpow")
+    x = np.array([0j, complex(np.inf, 0)])
+    y = np.array([0.5 + 2j, 1 + 0j])
+    out = np.zeros(2, complex)
+    spirjit.call_kernel(spirjit.kernel(kernel), kapi.Range(2), x, y, out)
+    np.testing.assert_array_equal(out, np.power(x, y))
+
+
+def test_kernel_refuses_what_numpy_refuses():
+    kernel = spirjit.kernel(_compile(
+        "def negate(item, b, out):\n    out[0] = np.negative(b[0])\n",
+        "negate"))
+    with pytest.raises(spirjit.errors.TypingError,
+                       match=r"<array-ops negate>:2: numpy.negative\(\) of "
+                             "a bool is not defined"):
+        spirjit.call_kernel(kernel, kapi.Range(1), np.zeros(1, bool),
+                            np.zeros(1, bool))
