@@ -71,8 +71,9 @@ Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
     outIm = builder_.CreateSelect(toInf, llvm::ConstantFP::getNaN(re->getType()),
                                   outIm);
     llvm::Value *real = builder_.CreateFCmpOEQ(im, zero);
-    return {makeComplex(builder_.CreateSelect(real, scale, outRe),
-                        builder_.CreateSelect(real, im, outIm))};
+    outRe = builder_.CreateSelect(real, scale, outRe);
+    outIm = builder_.CreateSelect(real, im, outIm);
+    return {makeComplex(outRe, outIm)};
   }
   if (name == "log")
     return {makeComplex(target_.emitMathCall(builder_, "log",
@@ -175,21 +176,24 @@ llvm::Value *Lowering::complexOrder(const ArrayOp &ufunc, llvm::Value *x,
                  ufunc.id == ArrayOpId::GreaterEqual ||
                  ufunc.id == ArrayOpId::Maximum;
   bool orEqual = ufunc.id != ArrayOpId::Less && ufunc.id != ArrayOpId::Greater;
-  llvm::Value *byReal = builder_.CreateAnd(
-      greater ? builder_.CreateFCmpOGT(xr, yr) : builder_.CreateFCmpOLT(xr, yr),
-      builder_.CreateFCmpORD(xi, yi));
+  llvm::Value *realOrder =
+      greater ? builder_.CreateFCmpOGT(xr, yr) : builder_.CreateFCmpOLT(xr, yr);
+  llvm::Value *byReal =
+      builder_.CreateAnd(realOrder, builder_.CreateFCmpORD(xi, yi));
   llvm::Value *byImaginary =
       greater ? (orEqual ? builder_.CreateFCmpOGE(xi, yi)
                          : builder_.CreateFCmpOGT(xi, yi))
               : (orEqual ? builder_.CreateFCmpOLE(xi, yi)
                          : builder_.CreateFCmpOLT(xi, yi));
-  llvm::Value *ordered = builder_.CreateOr(
-      byReal, builder_.CreateAnd(builder_.CreateFCmpOEQ(xr, yr), byImaginary));
+  llvm::Value *sameReal = builder_.CreateFCmpOEQ(xr, yr);
+  llvm::Value *ordered =
+      builder_.CreateOr(byReal, builder_.CreateAnd(sameReal, byImaginary));
   if (ufunc.scalar != ArrayOpScalar::MaxMin)
     return ordered;
   // maximum/minimum: x when it has a NaN part or wins, else y.
-  llvm::Value *xNaN = builder_.CreateOr(builder_.CreateFCmpUNO(xr, xr),
-                                        builder_.CreateFCmpUNO(xi, xi));
+  llvm::Value *realNaN = builder_.CreateFCmpUNO(xr, xr);
+  llvm::Value *xNaN =
+      builder_.CreateOr(realNaN, builder_.CreateFCmpUNO(xi, xi));
   return builder_.CreateSelect(builder_.CreateOr(xNaN, ordered), x, y);
 }
 
@@ -315,12 +319,12 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
     // would give x), and of equal numbers the second (-0.0 and 0.0).
     llvm::Value *a = scalarOf(arg(0), r), *b = scalarOf(arg(1), r);
     bool max = std::string(ufunc->scalarOp) == "max";
-    if (r->kind == TypeKind::Float)
-      return {builder_.CreateSelect(
-          builder_.CreateOr(max ? builder_.CreateFCmpOGT(a, b)
-                                : builder_.CreateFCmpOLT(a, b),
-                            builder_.CreateFCmpUNO(a, a)),
-          a, b)};
+    if (r->kind == TypeKind::Float) {
+      llvm::Value *wins =
+          max ? builder_.CreateFCmpOGT(a, b) : builder_.CreateFCmpOLT(a, b);
+      llvm::Value *isNaN = builder_.CreateFCmpUNO(a, a);
+      return {builder_.CreateSelect(builder_.CreateOr(wins, isNaN), a, b)};
+    }
     bool isSigned = r->kind == TypeKind::Int && r->isSigned;
     llvm::Value *wins =
         isSigned ? (max ? builder_.CreateICmpSGT(a, b) : builder_.CreateICmpSLT(a, b))
@@ -438,19 +442,19 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
         llvm::Value *re = builder_.CreateExtractValue(x, 0);
         llvm::Value *im = builder_.CreateExtractValue(x, 1);
         llvm::Value *one = llvm::ConstantFP::get(re->getType(), 1.0);
-        llvm::Value *byReal = builder_.CreateFCmpOLE(
-            target_.emitMathCall(builder_, "fabs", {im}),
-            target_.emitMathCall(builder_, "fabs", {re}));
+        llvm::Value *absIm = target_.emitMathCall(builder_, "fabs", {im});
+        llvm::Value *absRe = target_.emitMathCall(builder_, "fabs", {re});
+        llvm::Value *byReal = builder_.CreateFCmpOLE(absIm, absRe);
         llvm::Value *ratioR = builder_.CreateFDiv(im, re);
         llvm::Value *dR = builder_.CreateFAdd(re, builder_.CreateFMul(im, ratioR));
         llvm::Value *ratioI = builder_.CreateFDiv(re, im);
         llvm::Value *dI = builder_.CreateFAdd(builder_.CreateFMul(re, ratioI), im);
-        return {makeComplex(
-            builder_.CreateSelect(byReal, builder_.CreateFDiv(one, dR),
-                                  builder_.CreateFDiv(ratioI, dI)),
-            builder_.CreateSelect(
-                byReal, builder_.CreateFDiv(builder_.CreateFNeg(ratioR), dR),
-                builder_.CreateFDiv(builder_.CreateFNeg(one), dI)))};
+        llvm::Value *outRe = builder_.CreateSelect(
+            byReal, builder_.CreateFDiv(one, dR), builder_.CreateFDiv(ratioI, dI));
+        llvm::Value *outIm = builder_.CreateSelect(
+            byReal, builder_.CreateFDiv(builder_.CreateFNeg(ratioR), dR),
+            builder_.CreateFDiv(builder_.CreateFNeg(one), dI));
+        return {makeComplex(outRe, outIm)};
       }
       llvm::Type *t = x->getType();
       if (r->kind == TypeKind::Float)
