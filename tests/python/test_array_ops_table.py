@@ -425,3 +425,37 @@ def test_kernel_refuses_what_numpy_refuses():
                              "a bool is not defined"):
         spirjit.call_kernel(kernel, kapi.Range(1), np.zeros(1, bool),
                             np.zeros(1, bool))
+
+
+# --------------------------------------------------------------------------
+# NEP 50: a Python number takes the other operand's type
+
+@spirjit.kernel
+def _weak(item, small, single, out8, out32, outbool):
+    i = item.get_id(0)
+    out8[i] = np.add(small[i], 1)           # int8: 127 + 1 wraps
+    out32[i] = np.multiply(single[i], 0.1)  # float32 * 0.1 in float32
+    outbool[i] = np.less(small[i], 1000)    # compared by value
+
+
+@spirjit.jit
+def _weak_arrays(small, single):
+    return np.add(small, 1), np.multiply(single, 0.1), np.divide(small, 2)
+
+
+def test_ufuncs_take_python_numbers_weakly(device_filter):
+    small = np.array([127, -128, 5], np.int8)
+    single = np.array([3.0, 1e-3, 7.0], np.float32)
+    out8, out32 = np.zeros(3, np.int8), np.zeros(3, np.float32)
+    outbool = np.zeros(3, bool)
+    spirjit.call_kernel(_weak, kapi.Range(3), small, single, out8, out32,
+                        outbool)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(out8, np.add(small, 1))
+    np.testing.assert_array_equal(out32, np.multiply(single, 0.1))
+    np.testing.assert_array_equal(outbool, np.less(small, 1000))
+    got = _weak_arrays(small, single)
+    for g, e in zip(got, (np.add(small, 1), np.multiply(single, 0.1),
+                          np.divide(small, 2))):
+        assert g.dtype == e.dtype
+        np.testing.assert_array_equal(g, e)
