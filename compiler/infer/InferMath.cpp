@@ -1,5 +1,5 @@
 // Builtins (abs, min, round, complex, ...), NumPy type classes as casts,
-// and the math, cmath and NumPy functions (MathFunctions.def).
+// and the math, cmath and NumPy functions (MathFunctions.def, ArrayOps.def).
 #include "compiler/infer/Inference.h"
 
 #include "compiler/ArrayOps.h"
@@ -250,27 +250,23 @@ Inference::ufuncOperands(Instruction &inst, const ArrayOp &ufunc,
 
 const Type *Inference::inferUfuncCall(Instruction &inst, const ArrayOp &ufunc,
                                       const std::vector<const Type *> &args) {
-  std::string name = "numpy." + std::string(ufunc.numpy);
-  const std::vector<const Type *> &operands = args;
-  // NumPy orders complex numbers by real part, then imaginary part, which
-  // Python's operators refuse to do.
+  // NumPy orders complex numbers too (by real part, then imaginary part),
+  // which Python's operators refuse to do.
   if (ufunc.scalar == ArrayOpScalar::MaxMin)
-    return types::materialize(types::promote(operands[0], operands[1]));
+    return types::materialize(types::promote(args[0], args[1]));
+  if (ufunc.scalar == ArrayOpScalar::Compare)
+    return types::boolean();
+  std::string name = "numpy." + std::string(ufunc.numpy);
   std::optional<UfuncOperator> op = ufuncOperator(name);
   SPIRJIT_INTERNAL_CHECK(op, name + " is neither an operator nor a function");
-  if (op->opcode == Opcode::Compare)
-    return types::boolean();
   // The operator's rules, as `a + b` has them on NumPy numbers.
   Instruction probe = inst;
   probe.opcode = op->opcode;
   probe.index = op->op;
   probe.name.clear();
-  const Type *t = op->opcode == Opcode::UnaryOp
-                      ? inferUnary(probe, operands[0])
-                  : op->opcode == Opcode::Compare
-                      ? inferCompare(probe, operands[0], operands[1])
-                      : inferBinary(probe, operands[0], operands[1]);
-  return types::materialize(t);
+  return types::materialize(op->opcode == Opcode::UnaryOp
+                                ? inferUnary(probe, args[0])
+                                : inferBinary(probe, args[0], args[1]));
 }
 
 const Type *Inference::inferComplexMath(Instruction &inst,

@@ -1,5 +1,5 @@
 // Builtins (abs, min, round, complex, ...), conversions to NumPy types, and
-// the math, cmath and NumPy functions (MathFunctions.def).
+// the math, cmath and NumPy functions (MathFunctions.def, ArrayOps.def).
 #include "compiler/lower/Lowering.h"
 
 #include "compiler/ArrayOps.h"
