@@ -47,34 +47,8 @@ Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
                                inf));
     return {finite};
   }
-  if (name == "exp") { // e^re (cos im + i sin im)
-    llvm::Value *scale = target_.emitMathCall(builder_, "exp", {re});
-    llvm::Value *outRe = builder_.CreateFMul(
-        scale, target_.emitMathCall(builder_, "cos", {im}));
-    llvm::Value *outIm = builder_.CreateFMul(
-        scale, target_.emitMathCall(builder_, "sin", {im}));
-    // C99 Annex G (NumPy's cexp, CPython's table): a zero imaginary part
-    // stays (exp(inf+0j) is inf+0j, not inf*0); exp(-inf + iy) is 0 even
-    // for an infinite or NaN y; exp(inf + iy) is inf + NaN j for those.
-    llvm::Value *zero = llvm::ConstantFP::get(re->getType(), 0.0);
-    llvm::Value *inf = llvm::ConstantFP::getInfinity(re->getType());
-    llvm::Value *imFinite = builder_.CreateFCmpOLT(
-        target_.emitMathCall(builder_, "fabs", {im}), inf);
-    llvm::Value *toZero = builder_.CreateAnd(
-        builder_.CreateFCmpOEQ(re, llvm::ConstantFP::getInfinity(re->getType(), true)),
-        builder_.CreateNot(imFinite));
-    outRe = builder_.CreateSelect(toZero, zero, outRe);
-    outIm = builder_.CreateSelect(toZero, zero, outIm);
-    llvm::Value *toInf = builder_.CreateAnd(builder_.CreateFCmpOEQ(re, inf),
-                                            builder_.CreateNot(imFinite));
-    outRe = builder_.CreateSelect(toInf, inf, outRe);
-    outIm = builder_.CreateSelect(toInf, llvm::ConstantFP::getNaN(re->getType()),
-                                  outIm);
-    llvm::Value *real = builder_.CreateFCmpOEQ(im, zero);
-    outRe = builder_.CreateSelect(real, scale, outRe);
-    outIm = builder_.CreateSelect(real, im, outIm);
-    return {makeComplex(outRe, outIm)};
-  }
+  if (name == "exp")
+    return {complexExp(re, im)};
   if (name == "log")
     return {makeComplex(target_.emitMathCall(builder_, "log",
                                              {target_.emitMathCall(
@@ -154,6 +128,38 @@ Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
   outRe = builder_.CreateSelect(imInf, inf, outRe);
   outIm = builder_.CreateSelect(imInf, im, outIm);
   return {makeComplex(outRe, outIm)};
+}
+
+llvm::Value *Lowering::complexExp(llvm::Value *re, llvm::Value *im) {
+  // e^re (cos im + i sin im), with C99 Annex G's special values (NumPy's
+  // cexp, CPython's table): a zero imaginary part stays (exp(inf+0j) is
+  // inf+0j, not inf*0); exp(-inf + iy) is 0 (the sign of y's zero) for an
+  // infinite or NaN y; exp(inf + iy) is inf + NaN j for those.
+  llvm::Value *scale = target_.emitMathCall(builder_, "exp", {re});
+  llvm::Value *outRe =
+      builder_.CreateFMul(scale, target_.emitMathCall(builder_, "cos", {im}));
+  llvm::Value *outIm =
+      builder_.CreateFMul(scale, target_.emitMathCall(builder_, "sin", {im}));
+  llvm::Type *type = re->getType();
+  llvm::Value *zero = llvm::ConstantFP::get(type, 0.0);
+  llvm::Value *inf = llvm::ConstantFP::getInfinity(type);
+  llvm::Value *absIm = target_.emitMathCall(builder_, "fabs", {im});
+  llvm::Value *imInfinite = builder_.CreateNot(builder_.CreateFCmpOLT(absIm, inf));
+  llvm::Value *reMinusInf =
+      builder_.CreateFCmpOEQ(re, llvm::ConstantFP::getInfinity(type, true));
+  llvm::Value *toZero = builder_.CreateAnd(reMinusInf, imInfinite);
+  llvm::Value *signedZero =
+      target_.emitMathCall(builder_, "copysign", {zero, im});
+  outRe = builder_.CreateSelect(toZero, zero, outRe);
+  outIm = builder_.CreateSelect(toZero, signedZero, outIm);
+  llvm::Value *rePlusInf = builder_.CreateFCmpOEQ(re, inf);
+  llvm::Value *toInf = builder_.CreateAnd(rePlusInf, imInfinite);
+  outRe = builder_.CreateSelect(toInf, inf, outRe);
+  outIm = builder_.CreateSelect(toInf, llvm::ConstantFP::getNaN(type), outIm);
+  llvm::Value *real = builder_.CreateFCmpOEQ(im, zero);
+  outRe = builder_.CreateSelect(real, scale, outRe);
+  outIm = builder_.CreateSelect(real, im, outIm);
+  return makeComplex(outRe, outIm);
 }
 
 llvm::Value *Lowering::conjugate(llvm::Value *z, const Type *t) {

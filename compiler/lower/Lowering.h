@@ -100,6 +100,7 @@ private:
 
   // LowerMath.cpp
   Lowered lowerBuiltinCall(const Instruction &inst);
+  llvm::Value *complexExp(llvm::Value *re, llvm::Value *im);
   llvm::Value *complexOrder(const ArrayOp &ufunc, llvm::Value *x,
                             llvm::Value *y);
   Lowered complexMath(const std::string &name, const Instruction &inst,
