@@ -164,16 +164,19 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
     for (const Type *a : args)
       complexArgument |=
           a->kind == TypeKind::Complex || a->kind == TypeKind::WeakComplex;
-    // NumPy's complex loops that kernels have: cmath's sqrt, exp and log,
-    // and the functions that are arithmetic on a complex number.
-    std::string row = math->name;
-    bool complexLoop =
-        math->kind == MathFunction::Kind::Conjugate ||
-        math->kind == MathFunction::Kind::Predicate ||
-        math->kind == MathFunction::Kind::Logical ||
-        math->kind == MathFunction::Kind::Square ||
-        math->kind == MathFunction::Kind::Reciprocal ||
-        (!isMath && (row == "sqrt" || row == "exp" || row == "log"));
+    // NumPy's complex loops that kernels have (LowerMath.cpp's
+    // complexMath): not the trigonometric and hyperbolic functions yet.
+    static const std::set<std::string> complexRows = {
+        "sqrt", "exp", "log", "log2", "log10", "log1p", "exp2", "expm1",
+        "rint"};
+    bool complexLoop = math->kind == MathFunction::Kind::Conjugate ||
+                       math->kind == MathFunction::Kind::Predicate ||
+                       math->kind == MathFunction::Kind::Logical ||
+                       math->kind == MathFunction::Kind::Square ||
+                       math->kind == MathFunction::Kind::Reciprocal ||
+                       math->kind == MathFunction::Kind::Sign ||
+                       math->kind == MathFunction::Kind::NanMinMax ||
+                       (!isMath && complexRows.count(math->name));
     if (complexArgument && !complexLoop)
       unsupported(inst, name + "() of a complex number is not supported" +
                             (isMath ? "; use cmath" : " in kernels"));

@@ -49,11 +49,85 @@ Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
   }
   if (name == "exp")
     return {complexExp(re, im)};
+  llvm::Type *partType = re->getType();
+  auto scaled = [&](llvm::Value *z, double factor) {
+    llvm::Value *k = llvm::ConstantFP::get(partType, factor);
+    llvm::Value *zr = builder_.CreateFMul(builder_.CreateExtractValue(z, 0), k);
+    llvm::Value *zi = builder_.CreateFMul(builder_.CreateExtractValue(z, 1), k);
+    return makeComplex(zr, zi);
+  };
+  auto logOf = [&](llvm::Value *x, llvm::Value *y) {
+    llvm::Value *modulus = target_.emitMathCall(builder_, "hypot", {x, y});
+    llvm::Value *logModulus = target_.emitMathCall(builder_, "log", {modulus});
+    return makeComplex(logModulus,
+                       target_.emitMathCall(builder_, "atan2", {y, x}));
+  };
+  // NumPy's complex loops (funcs.inc.src): log2 and log10 scale the log,
+  // exp2 is exp(z ln 2), log1p the log of 1 + z, expm1 keeps the real
+  // part's precision near 0.
   if (name == "log")
-    return {makeComplex(target_.emitMathCall(builder_, "log",
-                                             {target_.emitMathCall(
-                                                 builder_, "hypot", {re, im})}),
-                        target_.emitMathCall(builder_, "atan2", {im, re}))};
+    return {logOf(re, im)};
+  if (name == "log2")
+    return {scaled(logOf(re, im), M_LOG2E)};
+  if (name == "log10")
+    return {scaled(logOf(re, im), M_LOG10E)};
+  if (name == "log1p")
+    return {logOf(builder_.CreateFAdd(re, llvm::ConstantFP::get(partType, 1.0)),
+                  im)};
+  if (name == "exp2") {
+    llvm::Value *z = scaled(makeComplex(re, im), M_LN2);
+    return {complexExp(builder_.CreateExtractValue(z, 0),
+                       builder_.CreateExtractValue(z, 1))};
+  }
+  if (name == "expm1") {
+    llvm::Value *half = builder_.CreateFMul(
+        im, llvm::ConstantFP::get(partType, 0.5));
+    llvm::Value *a = target_.emitMathCall(builder_, "sin", {half});
+    llvm::Value *twoASquared = builder_.CreateFMul(
+        llvm::ConstantFP::get(partType, 2.0), builder_.CreateFMul(a, a));
+    llvm::Value *outRe = builder_.CreateFSub(
+        builder_.CreateFMul(target_.emitMathCall(builder_, "expm1", {re}),
+                            target_.emitMathCall(builder_, "cos", {im})),
+        twoASquared);
+    llvm::Value *outIm =
+        builder_.CreateFMul(target_.emitMathCall(builder_, "exp", {re}),
+                            target_.emitMathCall(builder_, "sin", {im}));
+    return {makeComplex(outRe, outIm)};
+  }
+  if (name == "rint") {
+    llvm::Value *outRe = target_.emitMathCall(builder_, "rint", {re});
+    return {makeComplex(outRe, target_.emitMathCall(builder_, "rint", {im}))};
+  }
+  if (name == "sign") {
+    // NumPy 2: z / |z|, 0 for 0, NaN for a NaN part; an infinite part gives
+    // its direction (NaN if both are infinite).
+    llvm::Value *zero = llvm::ConstantFP::get(partType, 0.0);
+    llvm::Value *one = llvm::ConstantFP::get(partType, 1.0);
+    llvm::Value *nan = llvm::ConstantFP::getNaN(partType);
+    llvm::Value *inf = llvm::ConstantFP::getInfinity(partType);
+    llvm::Value *modulus = target_.emitMathCall(builder_, "hypot", {re, im});
+    llvm::Value *outRe = builder_.CreateFDiv(re, modulus);
+    llvm::Value *outIm = builder_.CreateFDiv(im, modulus);
+    llvm::Value *reInf = builder_.CreateFCmpOEQ(
+        target_.emitMathCall(builder_, "fabs", {re}), inf);
+    llvm::Value *imInf = builder_.CreateFCmpOEQ(
+        target_.emitMathCall(builder_, "fabs", {im}), inf);
+    llvm::Value *reSign = target_.emitMathCall(builder_, "copysign", {one, re});
+    llvm::Value *imSign = target_.emitMathCall(builder_, "copysign", {one, im});
+    llvm::Value *onlyRe = builder_.CreateAnd(reInf, builder_.CreateNot(imInf));
+    llvm::Value *onlyIm = builder_.CreateAnd(imInf, builder_.CreateNot(reInf));
+    llvm::Value *bothInf = builder_.CreateAnd(reInf, imInf);
+    outRe = builder_.CreateSelect(onlyRe, reSign, outRe);
+    outIm = builder_.CreateSelect(onlyRe, zero, outIm);
+    outRe = builder_.CreateSelect(onlyIm, zero, outRe);
+    outIm = builder_.CreateSelect(onlyIm, imSign, outIm);
+    outRe = builder_.CreateSelect(bothInf, nan, outRe);
+    outIm = builder_.CreateSelect(bothInf, nan, outIm);
+    llvm::Value *isZero = builder_.CreateFCmpOEQ(modulus, zero);
+    outRe = builder_.CreateSelect(isZero, zero, outRe);
+    outIm = builder_.CreateSelect(isZero, zero, outIm);
+    return {makeComplex(outRe, outIm)};
+  }
   // sqrt: the principal root by CPython's cmath_sqrt_impl, which scales so
   // that no intermediate overflows (1e308+1e308j) or loses a subnormal.
   llvm::Type *type = re->getType();
@@ -180,7 +254,7 @@ llvm::Value *Lowering::complexOrder(const ArrayOp &ufunc, llvm::Value *x,
   llvm::Value *yi = builder_.CreateExtractValue(y, 1);
   bool greater = ufunc.id == ArrayOpId::Greater ||
                  ufunc.id == ArrayOpId::GreaterEqual ||
-                 ufunc.id == ArrayOpId::Maximum;
+                 ufunc.id == ArrayOpId::Maximum || ufunc.id == ArrayOpId::Fmax;
   bool orEqual = ufunc.id != ArrayOpId::Less && ufunc.id != ArrayOpId::Greater;
   llvm::Value *realOrder =
       greater ? builder_.CreateFCmpOGT(xr, yr) : builder_.CreateFCmpOLT(xr, yr);
@@ -194,13 +268,19 @@ llvm::Value *Lowering::complexOrder(const ArrayOp &ufunc, llvm::Value *x,
   llvm::Value *sameReal = builder_.CreateFCmpOEQ(xr, yr);
   llvm::Value *ordered =
       builder_.CreateOr(byReal, builder_.CreateAnd(sameReal, byImaginary));
-  if (ufunc.scalar != ArrayOpScalar::MaxMin)
+  if (ufunc.scalar == ArrayOpScalar::Compare)
     return ordered;
-  // maximum/minimum: x when it has a NaN part or wins, else y.
-  llvm::Value *realNaN = builder_.CreateFCmpUNO(xr, xr);
-  llvm::Value *xNaN =
-      builder_.CreateOr(realNaN, builder_.CreateFCmpUNO(xi, xi));
-  return builder_.CreateSelect(builder_.CreateOr(xNaN, ordered), x, y);
+  // maximum/minimum: x when it has a NaN part or wins, else y; fmax/fmin:
+  // x when y has a NaN part or x wins.
+  bool ignoreNaN = ufunc.id == ArrayOpId::Fmax || ufunc.id == ArrayOpId::Fmin;
+  llvm::Value *z = ignoreNaN ? y : x;
+  llvm::Value *realNaN =
+      builder_.CreateFCmpUNO(builder_.CreateExtractValue(z, 0),
+                             builder_.CreateExtractValue(z, 0));
+  llvm::Value *hasNaN = builder_.CreateOr(
+      realNaN, builder_.CreateFCmpUNO(builder_.CreateExtractValue(z, 1),
+                                      builder_.CreateExtractValue(z, 1)));
+  return builder_.CreateSelect(builder_.CreateOr(hasNaN, ordered), x, y);
 }
 
 Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
@@ -391,6 +471,8 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
     case MathFunction::Kind::Conjugate:
       return {conjugate(scalarOf(arg(0), r), r)};
     case MathFunction::Kind::Sign: {
+      if (r->kind == TypeKind::Complex)
+        return complexMath("sign", inst, r);
       llvm::Value *x = scalarOf(arg(0), r);
       llvm::Type *t = x->getType();
       if (r->kind == TypeKind::Float) {
@@ -414,6 +496,8 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
     }
     case MathFunction::Kind::NanMinMax: {
       llvm::Value *a = scalarOf(arg(0), r), *b = scalarOf(arg(1), r);
+      if (r->kind == TypeKind::Complex)
+        return {complexOrder(*ufunc, a, b)};
       bool max = std::string(math->builtin) == "max";
       if (r->kind == TypeKind::Float) { // a if it wins or b is nan
         llvm::Value *wins = max ? builder_.CreateFCmpOGE(a, b)
