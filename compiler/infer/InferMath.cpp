@@ -165,10 +165,10 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
       complexArgument |=
           a->kind == TypeKind::Complex || a->kind == TypeKind::WeakComplex;
     // NumPy's complex loops that kernels have (LowerMath.cpp's
-    // complexMath): not the trigonometric and hyperbolic functions yet.
+    // complexMath): not tan, tanh and the inverse functions yet.
     static const std::set<std::string> complexRows = {
-        "sqrt", "exp", "log", "log2", "log10", "log1p", "exp2", "expm1",
-        "rint"};
+        "sqrt", "exp",  "log", "log2", "log10", "log1p", "exp2",
+        "expm1", "rint", "sin", "cos", "sinh",  "cosh"};
     bool complexLoop = math->kind == MathFunction::Kind::Conjugate ||
                        math->kind == MathFunction::Kind::Predicate ||
                        math->kind == MathFunction::Kind::Logical ||

@@ -94,6 +94,46 @@ Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
                             target_.emitMathCall(builder_, "sin", {im}));
     return {makeComplex(outRe, outIm)};
   }
+  if (name == "sinh" || name == "cosh" || name == "sin" || name == "cos") {
+    // C99 Annex G's csinh and ccosh, with sin z = -i sinh(iz) and
+    // cos z = cosh(iz) as C99 defines them: a zero part keeps the other
+    // part's real function (sinh(inf+0j) is inf+0j, not inf*0).
+    bool trig = name == "sin" || name == "cos";
+    llvm::Value *x = trig ? builder_.CreateFNeg(im) : re;
+    llvm::Value *y = trig ? re : im;
+    llvm::Value *zero = llvm::ConstantFP::get(partType, 0.0);
+    llvm::Value *inf = llvm::ConstantFP::getInfinity(partType);
+    llvm::Value *yZero = builder_.CreateFCmpOEQ(y, zero);
+    llvm::Value *xZero = builder_.CreateFCmpOEQ(x, zero);
+    llvm::Value *yFinite = builder_.CreateFCmpOLT(
+        target_.emitMathCall(builder_, "fabs", {y}), inf);
+    llvm::Value *sinhX = target_.emitMathCall(builder_, "sinh", {x});
+    llvm::Value *coshX = target_.emitMathCall(builder_, "cosh", {x});
+    llvm::Value *sinY = target_.emitMathCall(builder_, "sin", {y});
+    llvm::Value *cosY = target_.emitMathCall(builder_, "cos", {y});
+    llvm::Value *outRe, *outIm;
+    if (name == "sinh" || name == "sin") {
+      outRe = builder_.CreateFMul(sinhX, cosY);
+      outIm = builder_.CreateFMul(coshX, sinY);
+      outRe = builder_.CreateSelect(
+          builder_.CreateAnd(xZero, builder_.CreateNot(yFinite)), x, outRe);
+      outRe = builder_.CreateSelect(yZero, sinhX, outRe);
+      outIm = builder_.CreateSelect(yZero, y, outIm);
+    } else {
+      outRe = builder_.CreateFMul(coshX, cosY);
+      outIm = builder_.CreateFMul(sinhX, sinY);
+      llvm::Value *one = llvm::ConstantFP::get(partType, 1.0);
+      llvm::Value *signX = target_.emitMathCall(builder_, "copysign", {one, x});
+      outIm = builder_.CreateSelect(
+          builder_.CreateAnd(xZero, builder_.CreateNot(yFinite)), zero, outIm);
+      outRe = builder_.CreateSelect(yZero, coshX, outRe);
+      outIm = builder_.CreateSelect(yZero, builder_.CreateFMul(signX, y),
+                                    outIm);
+    }
+    if (name == "sin") // -i (a + bi) = b - ai
+      return {makeComplex(outIm, builder_.CreateFNeg(outRe))};
+    return {makeComplex(outRe, outIm)};
+  }
   if (name == "rint") {
     llvm::Value *outRe = target_.emitMathCall(builder_, "rint", {re});
     return {makeComplex(outRe, target_.emitMathCall(builder_, "rint", {im}))};
