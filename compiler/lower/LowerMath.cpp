@@ -134,6 +134,69 @@ Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
       return {makeComplex(outIm, builder_.CreateFNeg(outRe))};
     return {makeComplex(outRe, outIm)};
   }
+  if (name == "tanh" || name == "tan") {
+    // Kahan's ctanh (FreeBSD's, as C99 Annex G wants it) and tan z =
+    // -i tanh(iz): no cancellation for large |x|, and the special values
+    // of infinite and NaN parts.
+    bool trig = name == "tan";
+    llvm::Value *x = trig ? builder_.CreateFNeg(im) : re;
+    llvm::Value *y = trig ? re : im;
+    llvm::Value *zero = llvm::ConstantFP::get(partType, 0.0);
+    llvm::Value *one = llvm::ConstantFP::get(partType, 1.0);
+    llvm::Value *inf = llvm::ConstantFP::getInfinity(partType);
+    llvm::Value *nan = llvm::ConstantFP::getNaN(partType);
+    llvm::Value *absX = target_.emitMathCall(builder_, "fabs", {x});
+    llvm::Value *absY = target_.emitMathCall(builder_, "fabs", {y});
+    llvm::Value *sinY = target_.emitMathCall(builder_, "sin", {y});
+    llvm::Value *cosY = target_.emitMathCall(builder_, "cos", {y});
+    llvm::Value *t = target_.emitMathCall(builder_, "tan", {y});
+    llvm::Value *beta = builder_.CreateFAdd(one, builder_.CreateFMul(t, t));
+    llvm::Value *sh = target_.emitMathCall(builder_, "sinh", {x});
+    llvm::Value *shSquared = builder_.CreateFMul(sh, sh);
+    llvm::Value *rho = target_.emitMathCall(
+        builder_, "sqrt", {builder_.CreateFAdd(one, shSquared)});
+    llvm::Value *denom =
+        builder_.CreateFAdd(one, builder_.CreateFMul(beta, shSquared));
+    llvm::Value *outRe = builder_.CreateFDiv(
+        builder_.CreateFMul(builder_.CreateFMul(beta, rho), sh), denom);
+    llvm::Value *outIm = builder_.CreateFDiv(t, denom);
+    // |x| >= 22: tanh x is +-1 in double precision.
+    llvm::Value *signX = target_.emitMathCall(builder_, "copysign", {one, x});
+    llvm::Value *big = builder_.CreateFCmpOGE(
+        absX, llvm::ConstantFP::get(partType, 22.0));
+    llvm::Value *expMinus = target_.emitMathCall(
+        builder_, "exp", {builder_.CreateFNeg(absX)});
+    llvm::Value *bigIm = builder_.CreateFMul(
+        builder_.CreateFMul(llvm::ConstantFP::get(partType, 4.0),
+                            builder_.CreateFMul(sinY, cosY)),
+        builder_.CreateFMul(expMinus, expMinus));
+    outRe = builder_.CreateSelect(big, signX, outRe);
+    outIm = builder_.CreateSelect(big, bigIm, outIm);
+    // An infinite or NaN y (x finite): NaN + NaN j, but x itself for x = 0.
+    llvm::Value *yFinite = builder_.CreateFCmpOLT(absY, inf);
+    llvm::Value *xZero = builder_.CreateFCmpOEQ(x, zero);
+    outRe = builder_.CreateSelect(yFinite, outRe,
+                                  builder_.CreateSelect(xZero, x, nan));
+    outIm = builder_.CreateSelect(yFinite, outIm, nan);
+    // An infinite x: +-1 + 0j, the zero signed as sin y cos y (as y if y
+    // is infinite).
+    llvm::Value *xInf = builder_.CreateFCmpOEQ(absX, inf);
+    llvm::Value *yInf = builder_.CreateFCmpOEQ(absY, inf);
+    llvm::Value *infIm = target_.emitMathCall(
+        builder_, "copysign",
+        {zero, builder_.CreateSelect(yInf, y, builder_.CreateFMul(sinY, cosY))});
+    outRe = builder_.CreateSelect(xInf, signX, outRe);
+    outIm = builder_.CreateSelect(xInf, infIm, outIm);
+    // A NaN x: NaN, and y itself for y = 0.
+    llvm::Value *xNaN = builder_.CreateFCmpUNO(x, x);
+    llvm::Value *yZero = builder_.CreateFCmpOEQ(y, zero);
+    outRe = builder_.CreateSelect(xNaN, nan, outRe);
+    outIm = builder_.CreateSelect(xNaN, builder_.CreateSelect(yZero, y, nan),
+                                  outIm);
+    if (trig) // -i (a + bi) = b - ai
+      return {makeComplex(outIm, builder_.CreateFNeg(outRe))};
+    return {makeComplex(outRe, outIm)};
+  }
   if (name == "rint") {
     llvm::Value *outRe = target_.emitMathCall(builder_, "rint", {re});
     return {makeComplex(outRe, target_.emitMathCall(builder_, "rint", {im}))};
