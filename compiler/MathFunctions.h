@@ -16,6 +16,8 @@ struct MathFunction {
     Logical,    // logical_and/or/xor/not: truth of each argument -> bool
     Reciprocal, // 1 / x in the argument's type (an int's 1 // x, 0 for 0)
     Conjugate,  // a real number itself; a complex one, imaginary part negated
+    SignBit,    // the sign bit of the float -> bool
+    LogAddExp,  // log(exp(x) + exp(y)) (log2/exp2 for logaddexp2)
   };
   Module module;
   const char *name;

@@ -182,6 +182,7 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
                             (isMath ? "; use cmath" : " in kernels"));
     switch (math->kind) {
     case MathFunction::Kind::Predicate:
+    case MathFunction::Kind::SignBit:
       return types::boolean();
     case MathFunction::Kind::Rounding:
       if (isMath)

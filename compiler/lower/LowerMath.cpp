@@ -554,6 +554,44 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
         return {builder_.CreateFCmpOEQ(magnitude, inf)};
       return {builder_.CreateFCmpOLT(magnitude, inf)};
     }
+    case MathFunction::Kind::SignBit: {
+      const Type *t = types::materialize(a);
+      llvm::Value *x = scalarOf(arg(0), t);
+      if (t->kind == TypeKind::Float) // -0.0 and a NaN's sign too
+        return {builder_.CreateICmpSLT(
+            builder_.CreateBitCast(x, builder_.getIntNTy(t->bits)),
+            builder_.getIntN(t->bits, 0))};
+      if (t->kind == TypeKind::Int && t->isSigned)
+        return {builder_.CreateICmpSLT(x, llvm::ConstantInt::get(x->getType(), 0))};
+      return {builder_.getInt1(false)};
+    }
+    case MathFunction::Kind::LogAddExp: {
+      // NumPy's npy_logaddexp(2): equal arguments (infinities too) give
+      // x + log 2; else the larger plus log1p of the exponential of the
+      // difference; a NaN difference itself.
+      llvm::Value *x = scalarOf(arg(0), r), *y = scalarOf(arg(1), r);
+      llvm::Type *t = x->getType();
+      bool base2 = std::string(math->builtin) == "log2";
+      llvm::Value *zero = llvm::ConstantFP::get(t, 0.0);
+      llvm::Value *difference = builder_.CreateFSub(x, y);
+      auto log1pExp = [&](llvm::Value *d) {
+        llvm::Value *e =
+            target_.emitMathCall(builder_, base2 ? "exp2" : "exp", {d});
+        llvm::Value *l = target_.emitMathCall(builder_, "log1p", {e});
+        return base2 ? builder_.CreateFMul(l, llvm::ConstantFP::get(t, M_LOG2E))
+                     : l;
+      };
+      llvm::Value *fromX = builder_.CreateFAdd(
+          x, log1pExp(builder_.CreateFNeg(difference)));
+      llvm::Value *fromY = builder_.CreateFAdd(y, log1pExp(difference));
+      llvm::Value *same = builder_.CreateFAdd(
+          x, llvm::ConstantFP::get(t, base2 ? 1.0 : M_LN2));
+      llvm::Value *v = builder_.CreateSelect(
+          builder_.CreateFCmpOLE(difference, zero), fromY, difference);
+      v = builder_.CreateSelect(builder_.CreateFCmpOGT(difference, zero),
+                                fromX, v);
+      return {builder_.CreateSelect(builder_.CreateFCmpOEQ(x, y), same, v)};
+    }
     case MathFunction::Kind::Rounding: {
       if (!isFloatArg)
         return {scalarOf(arg(0), r)}; // floor of an int is itself

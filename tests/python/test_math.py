@@ -676,10 +676,14 @@ def test_every_table_entry_is_tested():
                          re.MULTILINE)
     assert len(entries) > 40
     tested_math = set(MATH_UNARY) | set(MATH_BINARY) | {
-        "ldexp", "floor", "ceil", "trunc", "isnan", "isinf", "isfinite"}
+        "ldexp", "floor", "ceil", "trunc", "isnan", "isinf", "isfinite",
+        "nextafter"}
+    # NumPy's names: here, in test_numpy_functions_more.py, and every
+    # elementwise row of ArrayOps.def on every surface in
+    # test_array_ops_table.py.
     tested_numpy = set(NUMPY_UNARY) | set(NUMPY_BINARY) | {
-        "ldexp", "isnan", "isinf", "isfinite"} | set(
-        more.UNARY) | set(more.BINARY)  # test_numpy_functions_more.py
+        "ldexp", "isnan", "isinf", "isfinite", "signbit", "nextafter",
+        "logaddexp", "logaddexp2"} | set(more.UNARY) | set(more.BINARY)
     rows = {name for _, name in entries}
     for where, name in entries:
         assert where in ("Math", "Array"), name
@@ -691,6 +695,21 @@ def test_every_table_entry_is_tested():
             assert op["scalar_op"] in rows, op["numpy"]
             assert op["numpy"] in tested_numpy, \
                 f"numpy.{op['numpy']} is not tested"
+
+
+@spirjit.kernel
+def _next_after(item, x, y, out):
+    i = item.get_id(0)
+    out[i] = math.nextafter(x[i], y[i])
+
+
+def test_math_nextafter(device_filter):
+    x = np.array([1.0, 0.0, -0.0, 1e308, np.inf, np.nan, 5e-324])
+    y = np.array([2.0, -1.0, 1.0, np.inf, 0.0, 1.0, 0.0])
+    out = np.zeros_like(x)
+    launch(_next_after, x.size, x, y, out)
+    np.testing.assert_array_equal(
+        out, [math.nextafter(a, b) for a, b in zip(x.tolist(), y.tolist())])
 
 
 @pytest.mark.xfail(strict=True, reason=(
