@@ -1,7 +1,7 @@
 // The array-expression stage's parts (ArrayExpressionParts.h).
 #include "compiler/ArrayExpressionParts.h"
 
-#include "compiler/MathFunctions.h"
+#include "compiler/ArrayOps.h"
 
 namespace spirjit::arrays {
 
@@ -25,12 +25,10 @@ bool anyArrayOperand(const Instruction *inst, size_t first) {
 }
 
 /// The functions type inference applies element by element whose result on
-/// 0-D arrays is a number (InferArrays.cpp).
+/// 0-D arrays is a number (InferArrays.cpp): the ufuncs of ArrayOps.def,
+/// abs and np.where.
 bool isElementwiseFunction(const std::string &name) {
-  return ufuncOperator(name) || findMathFunction(name) ||
-         name == "numpy.where" || name == "numpy.minimum" ||
-         name == "numpy.maximum" || name == "abs" || name == "numpy.abs" ||
-         name == "numpy.absolute";
+  return findUfunc(name) || name == "numpy.where" || name == "abs";
 }
 } // namespace
 

@@ -553,17 +553,8 @@ private:
       cur_ = join;
       return make(join, Opcode::Phi, {x, y}, line);
     }
-    if (std::optional<UfuncOperator> u = ufuncOperator(name)) {
-      std::vector<Instruction *> operands = {operand(1)};
-      if (u->opcode != Opcode::UnaryOp)
-        operands.push_back(operand(2));
-      Instruction *op = make(body.block, u->opcode, operands, line);
-      op->index = u->op;
-      return op;
-    }
-    if (name == "numpy.minimum" || name == "numpy.maximum")
-      return builtin(body.block, name == "numpy.minimum" ? "min" : "max",
-                     {operand(1), operand(2)}, line);
+    // Every ufunc (ArrayOps.def) and device function: called on the
+    // elements, which gives NumPy's rules for each in the loop's kernel.
     std::vector<Instruction *> args = {cloneChain(v->operands[0], body.block)};
     for (size_t i = 1; i < v->operands.size(); ++i)
       args.push_back(operand(i));
@@ -762,10 +753,17 @@ private:
       Instruction *&acc = body.accumulators[slot];
       switch (op) {
       case ReductionOp::Min:
-      case ReductionOp::Max:
-        acc = builtin(body.block, op == ReductionOp::Min ? "min" : "max",
-                      {acc, x}, line);
+      case ReductionOp::Max: {
+        // NumPy's a.min() is a reduction by np.minimum (ArrayOps.def): a
+        // NaN wins, where Python's min would drop it.
+        std::string ufunc = op == ReductionOp::Min ? "minimum" : "maximum";
+        acc = make(body.block, Opcode::Call,
+                   {global(body.block, ufunc, GlobalValue::Kind::Object,
+                           "numpy." + ufunc, line),
+                    acc, x},
+                   line);
         break;
+      }
       default:
         acc = binary(body.block,
                      op == ReductionOp::Mul ? ir::BinaryOperator::Mul

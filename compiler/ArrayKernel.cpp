@@ -15,44 +15,6 @@ using ir::Block;
 using ir::Instruction;
 using ir::Opcode;
 
-/// The NumPy ufuncs whose kernel spelling is a Python operator (the same
-/// operation in a kernel: NumPy's promotion, Python's `//`, `%` and `**`).
-struct OperatorSpelling {
-  enum class Kind { Binary, Compare, Unary } kind;
-  int op;
-};
-const std::map<std::string, OperatorSpelling> &operatorSpellings() {
-  using B = ir::BinaryOperator;
-  using C = ir::CompareOperator;
-  using U = ir::UnaryOperator;
-  using K = OperatorSpelling::Kind;
-  static const std::map<std::string, OperatorSpelling> table = {
-      {"add", {K::Binary, int(B::Add)}},
-      {"subtract", {K::Binary, int(B::Sub)}},
-      {"multiply", {K::Binary, int(B::Mul)}},
-      {"divide", {K::Binary, int(B::TrueDiv)}},
-      {"true_divide", {K::Binary, int(B::TrueDiv)}},
-      {"floor_divide", {K::Binary, int(B::FloorDiv)}},
-      {"remainder", {K::Binary, int(B::Mod)}},
-      {"power", {K::Binary, int(B::Pow)}},
-      {"bitwise_and", {K::Binary, int(B::BitAnd)}},
-      {"bitwise_or", {K::Binary, int(B::BitOr)}},
-      {"bitwise_xor", {K::Binary, int(B::BitXor)}},
-      {"left_shift", {K::Binary, int(B::LShift)}},
-      {"right_shift", {K::Binary, int(B::RShift)}},
-      {"less", {K::Compare, int(C::Lt)}},
-      {"less_equal", {K::Compare, int(C::Le)}},
-      {"greater", {K::Compare, int(C::Gt)}},
-      {"greater_equal", {K::Compare, int(C::Ge)}},
-      {"equal", {K::Compare, int(C::Eq)}},
-      {"not_equal", {K::Compare, int(C::Ne)}},
-      {"negative", {K::Unary, int(U::Neg)}},
-      {"positive", {K::Unary, int(U::Pos)}},
-      {"invert", {K::Unary, int(U::Invert)}},
-  };
-  return table;
-}
-
 /// Writes the kernel's pyir.
 class KernelWriter {
 public:
@@ -173,34 +135,15 @@ private:
     return call(object("numpy." + dtype), {v});
   }
 
+  /// A ufunc of compiler/ArrayOps.def applied as a kernel applies it,
+  /// `np.<name>(...)`; `copy` and `where` are the graph's own.
   Instruction *apply(const std::string &function,
                      const std::vector<Instruction *> &operands) {
     if (function == "copy")
       return operands[0];
-    if (function == "square")
-      return binary(ir::BinaryOperator::Mul, operands[0], operands[0]);
-    if (function == "absolute")
-      return call(builtin("abs"), operands);
     if (function == "where")
       return select(operands[0], operands[1], operands[2]);
-    auto it = operatorSpellings().find(function);
-    if (it == operatorSpellings().end())
-      return call(object("numpy." + function), operands);
-    const OperatorSpelling &s = it->second;
-    switch (s.kind) {
-    case OperatorSpelling::Kind::Binary:
-      return binary(static_cast<ir::BinaryOperator>(s.op), operands[0],
-                    operands[1]);
-    case OperatorSpelling::Kind::Compare:
-      return compare(static_cast<ir::CompareOperator>(s.op), operands[0],
-                     operands[1]);
-    case OperatorSpelling::Kind::Unary: {
-      Instruction *inst = make(Opcode::UnaryOp, {operands[0]});
-      inst->index = s.op;
-      return inst;
-    }
-    }
-    return nullptr;
+    return call(object("numpy." + function), operands);
   }
 
   /// `yes if condition else no`, both computed already.

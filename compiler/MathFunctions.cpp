@@ -1,5 +1,7 @@
 #include "compiler/MathFunctions.h"
 
+#include "compiler/ArrayOps.h"
+
 namespace spirjit {
 
 const MathFunction *findMathFunction(const std::string &qualifiedName) {
@@ -8,22 +10,19 @@ const MathFunction *findMathFunction(const std::string &qualifiedName) {
   {MathFunction::Module::module, name, builtin, arity, MathFunction::Kind::kind},
 #include "compiler/MathFunctions.def"
   };
-  size_t dot = qualifiedName.find('.');
-  if (dot == std::string::npos)
-    return nullptr;
-  std::string module = qualifiedName.substr(0, dot);
-  std::string name = qualifiedName.substr(dot + 1);
-  bool isMath = module == "math", isNumPy = module == "numpy";
-  if (!isMath && !isNumPy)
-    return nullptr;
-  for (const MathFunction &f : table) {
-    if (name != f.name)
-      continue;
-    if (f.module == MathFunction::Module::Both ||
-        (isMath && f.module == MathFunction::Module::Math) ||
-        (isNumPy && f.module == MathFunction::Module::NumPy))
-      return &f;
+  std::string name;
+  bool isMath = qualifiedName.compare(0, 5, "math.") == 0;
+  if (isMath) {
+    name = qualifiedName.substr(5);
+  } else {
+    const ArrayOp *op = findUfunc(qualifiedName);
+    if (!op || op->scalar != ArrayOpScalar::Math)
+      return nullptr;
+    name = op->scalarOp;
   }
+  for (const MathFunction &f : table)
+    if (name == f.name && (!isMath || f.module == MathFunction::Module::Math))
+      return &f;
   return nullptr;
 }
 

@@ -1,5 +1,6 @@
-// The table of math functions kernels may call (MathFunctions.def), shared
-// by type inference and the lowering.
+// The table of scalar math functions (MathFunctions.def), shared by type
+// inference and the lowering: `math.<name>` and the NumPy ufuncs that
+// ArrayOps.def computes with a row of it.
 #pragma once
 
 #include <string>
@@ -7,7 +8,7 @@
 namespace spirjit {
 
 struct MathFunction {
-  enum class Module { Math, NumPy, Both };
+  enum class Module { Math, Array }; // math.<name>, or a ufunc's only
   enum class Kind {
     Float, Rounding, Predicate, Scale, Square, LdExp,
     Sign,       // -1, 0 or 1 in the argument's type (nan stays nan)
@@ -15,6 +16,8 @@ struct MathFunction {
     Logical,    // logical_and/or/xor/not: truth of each argument -> bool
     Reciprocal, // 1 / x in the argument's type (an int's 1 // x, 0 for 0)
     Conjugate,  // a real number itself; a complex one, imaginary part negated
+    SignBit,    // the sign bit of the float -> bool
+    LogAddExp,  // log(exp(x) + exp(y)) (log2/exp2 for logaddexp2)
   };
   Module module;
   const char *name;
@@ -23,7 +26,8 @@ struct MathFunction {
   Kind kind;
 };
 
-/// The function `qualifiedName` ("math.sqrt", "numpy.arctan2"), or nullptr.
+/// The function `qualifiedName` ("math.sqrt", or "numpy.arctan2" by its
+/// ArrayOps.def row), or nullptr.
 const MathFunction *findMathFunction(const std::string &qualifiedName);
 
 } // namespace spirjit

@@ -52,9 +52,11 @@ std::optional<ReductionOp> updateOp(const Instruction *inst,
     if (first == second)
       return std::nullopt;
     other = first ? inst->operands[2] : inst->operands[1];
-    if (name == "min")
+    // Python's min/max and NumPy's minimum/maximum (the array-expression
+    // stage's a.min()): the partials' combination keeps a NaN for both.
+    if (name == "min" || name == "numpy.minimum")
       return ReductionOp::Min;
-    if (name == "max")
+    if (name == "max" || name == "numpy.maximum")
       return ReductionOp::Max;
   }
   return std::nullopt;

@@ -54,10 +54,10 @@ template <typename T> T combine(ReductionOp op, T a, T b) {
     return a + b;
   case ReductionOp::Mul:
     return a * b;
-  case ReductionOp::Min:
-    return b < a ? b : a;
+  case ReductionOp::Min: // a NaN partial wins, as in np.minimum
+    return b < a || b != b ? b : a;
   case ReductionOp::Max:
-    return b > a ? b : a;
+    return b > a || b != b ? b : a;
   default:
     break;
   }

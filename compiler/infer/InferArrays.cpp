@@ -6,6 +6,7 @@
 // these stay errors.
 #include "compiler/infer/Inference.h"
 
+#include "compiler/ArrayOps.h"
 #include "compiler/MathFunctions.h"
 
 namespace spirjit::infer {
@@ -59,47 +60,40 @@ bool isRowIndex(const Type *array, const Type *index) {
 }
 
 std::optional<UfuncOperator> ufuncOperator(const std::string &name) {
-  using B = ir::BinaryOperator;
-  using C = ir::CompareOperator;
-  using U = ir::UnaryOperator;
-  auto binary = [](B op) {
-    return UfuncOperator{ir::Opcode::BinaryOp, static_cast<int64_t>(op)};
-  };
-  auto compare = [](C op) {
-    return UfuncOperator{ir::Opcode::Compare, static_cast<int64_t>(op)};
-  };
-  auto unary = [](U op) {
-    return UfuncOperator{ir::Opcode::UnaryOp, static_cast<int64_t>(op)};
-  };
-  static const std::map<std::string, UfuncOperator> table = {
-      {"numpy.add", binary(B::Add)},
-      {"numpy.subtract", binary(B::Sub)},
-      {"numpy.multiply", binary(B::Mul)},
-      {"numpy.divide", binary(B::TrueDiv)},
-      {"numpy.true_divide", binary(B::TrueDiv)},
-      {"numpy.floor_divide", binary(B::FloorDiv)},
-      {"numpy.remainder", binary(B::Mod)},
-      {"numpy.mod", binary(B::Mod)},
-      {"numpy.bitwise_and", binary(B::BitAnd)},
-      {"numpy.bitwise_or", binary(B::BitOr)},
-      {"numpy.bitwise_xor", binary(B::BitXor)},
-      {"numpy.left_shift", binary(B::LShift)},
-      {"numpy.right_shift", binary(B::RShift)},
-      {"numpy.equal", compare(C::Eq)},
-      {"numpy.not_equal", compare(C::Ne)},
-      {"numpy.less", compare(C::Lt)},
-      {"numpy.less_equal", compare(C::Le)},
-      {"numpy.greater", compare(C::Gt)},
-      {"numpy.greater_equal", compare(C::Ge)},
-      {"numpy.negative", unary(U::Neg)},
-      {"numpy.positive", unary(U::Pos)},
-      {"numpy.invert", unary(U::Invert)},
-      {"numpy.bitwise_not", unary(U::Invert)},
-  };
-  auto it = table.find(name);
-  if (it == table.end())
+  const ArrayOp *ufunc = findUfunc(name);
+  if (!ufunc)
     return std::nullopt;
-  return it->second;
+  // The operator whose text the table's ScalarOp column gives.
+  auto find = [&](ir::Opcode opcode, int count, auto text) {
+    for (int op = 0; op < count; ++op)
+      if (std::string(text(op)) == ufunc->scalarOp)
+        return std::optional(UfuncOperator{opcode, op});
+    SPIRJIT_INTERNAL_CHECK(false, std::string("ArrayOps.def names no ") +
+                                      "operator '" + ufunc->scalarOp + "'");
+    return std::optional<UfuncOperator>();
+  };
+  switch (ufunc->scalar) {
+  case ArrayOpScalar::Binary:
+    return find(ir::Opcode::BinaryOp,
+                static_cast<int>(ir::BinaryOperator::MatMul), [](int op) {
+                  return ir::binaryOperatorText(
+                      static_cast<ir::BinaryOperator>(op));
+                });
+  case ArrayOpScalar::Compare:
+    return find(ir::Opcode::Compare,
+                static_cast<int>(ir::CompareOperator::Is), [](int op) {
+                  return ir::compareOperatorText(
+                      static_cast<ir::CompareOperator>(op));
+                });
+  case ArrayOpScalar::Unary:
+    return find(ir::Opcode::UnaryOp,
+                static_cast<int>(ir::UnaryOperator::Invert) + 1, [](int op) {
+                  return ir::unaryOperatorText(
+                      static_cast<ir::UnaryOperator>(op));
+                });
+  default:
+    return std::nullopt;
+  }
 }
 
 bool isArrayReduction(const std::string &name) {
@@ -355,24 +349,6 @@ const Type *Inference::inferArrayCall(Instruction &inst) {
     }
     elements.push_back(elementOf(t));
   }
-  if (std::optional<UfuncOperator> u = ufuncOperator(name)) {
-    // The operator's rules on the elements, as `a + b` would have them.
-    Instruction probe = inst;
-    probe.opcode = u->opcode;
-    probe.index = u->op;
-    probe.name.clear();
-    const Type *t = nullptr;
-    if (u->opcode == Opcode::UnaryOp) {
-      arity(1);
-      t = inferUnary(probe, elements[0]);
-    } else {
-      arity(2);
-      t = u->opcode == Opcode::Compare
-              ? inferCompare(probe, elements[0], elements[1])
-              : inferBinary(probe, elements[0], elements[1]);
-    }
-    return elementwiseResult(t, ndim);
-  }
   if (name == "numpy.where") {
     arity(3);
     if (elements[0]->kind != TypeKind::Bool)
@@ -383,13 +359,6 @@ const Type *Inference::inferArrayCall(Instruction &inst) {
       typingError(inst, "np.where() cannot combine " + elements[1]->str() +
                             " and " + elements[2]->str());
     return elementwiseResult(t, ndim);
-  }
-  if (name == "numpy.minimum" || name == "numpy.maximum") {
-    arity(2);
-    for (const Type *e : elements)
-      if (e->kind == TypeKind::Complex || e->kind == TypeKind::WeakComplex)
-        typingError(inst, name + "() cannot order complex numbers");
-    return elementwiseResult(types::promote(elements[0], elements[1]), ndim);
   }
   if (name.compare(0, 7, "device:") == 0) {
     // A device function (a @vectorize's scalar function) on arrays: applied
@@ -403,8 +372,7 @@ const Type *Inference::inferArrayCall(Instruction &inst) {
   if (name.compare(0, 5, "math.") == 0)
     typingError(inst, name + "() takes a number; for arrays use the NumPy "
                              "function (np." + name.substr(5) + ")");
-  if (name != "abs" && name != "numpy.abs" && name != "numpy.absolute" &&
-      !findMathFunction(name))
+  if (name != "abs" && !findUfunc(name))
     unsupported(inst, name + "() on arrays is not supported in jit "
                              "functions; write the loop with prange");
   return elementwiseResult(inferBuiltinCall(inst, elements), ndim);

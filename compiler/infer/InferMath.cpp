@@ -1,8 +1,12 @@
 // Builtins (abs, min, round, complex, ...), NumPy type classes as casts,
-// and the math, cmath and NumPy functions (MathFunctions.def).
+// and the math, cmath and NumPy functions (MathFunctions.def, ArrayOps.def).
 #include "compiler/infer/Inference.h"
 
+#include "compiler/ArrayOps.h"
 #include "compiler/MathFunctions.h"
+
+#include <algorithm>
+#include <cstring>
 
 namespace spirjit::infer {
 
@@ -22,7 +26,8 @@ namespace {
 
 /// The result type of a float math function of an argument of type `a`:
 /// float32 stays float32; Python numbers give Python floats from `math` and
-/// float64 from NumPy; NumPy gives small integers float32 as it does.
+/// float64 from NumPy; NumPy's float16 of bools and small integers is
+/// float32 here.
 const Type *mathResultType(bool isMath, const Type *a) {
   switch (a->kind) {
   case TypeKind::Float:
@@ -31,16 +36,22 @@ const Type *mathResultType(bool isMath, const Type *a) {
   case TypeKind::WeakInt:
     return isMath ? types::weakFloat() : types::floating(64);
   default:
-    return !isMath && a->bits > 0 && a->bits <= 16 ? types::floating(32)
-                                                   : types::floating(64);
+    return !isMath && (a->kind == TypeKind::Bool ||
+                       (a->bits > 0 && a->bits <= 16))
+               ? types::floating(32)
+               : types::floating(64);
   }
 }
 
 } // namespace
 
 const Type *Inference::inferBuiltinCall(Instruction &inst,
-                                        const std::vector<const Type *> &args) {
+                                        const std::vector<const Type *> &given) {
   const Type *callee = inst.operands[0]->type;
+  const ArrayOp *ufunc =
+      callee->kind == TypeKind::Function ? findUfunc(callee->name) : nullptr;
+  const std::vector<const Type *> args =
+      ufunc ? ufuncOperands(inst, *ufunc, given) : given;
   auto arity = [&](size_t lo, size_t hi, const std::string &name) {
     requireArity(inst, args, lo, hi, name);
   };
@@ -135,38 +146,56 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
     }
     return types::weakInt(); // round(x) is a Python int
   }
-  if (name == "numpy.abs" || name == "numpy.absolute") {
+  if (ufunc && ufunc->scalar == ArrayOpScalar::Absolute) {
     arity(1, 1, name);
     requireNumbers(name);
     return types::materialize(args[0]->kind == TypeKind::Bool
                                   ? types::boolean()
                                   : complexPart(args[0]));
   }
+  if (ufunc && ufunc->scalar != ArrayOpScalar::Math)
+    return inferUfuncCall(inst, *ufunc, args);
   if (const MathFunction *math = findMathFunction(name)) {
     bool isMath = name.compare(0, 5, "math.") == 0;
     bool logWithBase = isMath && std::string(math->name) == "log";
     arity(math->arity, logWithBase ? 2 : math->arity, name);
     requireNumbers(name);
+    bool complexArgument = false;
     for (const Type *a : args)
-      if ((a->kind == TypeKind::Complex || a->kind == TypeKind::WeakComplex) &&
-          math->kind != MathFunction::Kind::Conjugate)
-        unsupported(inst, name + "() of a complex number is not supported; "
-                                 "use cmath");
+      complexArgument |=
+          a->kind == TypeKind::Complex || a->kind == TypeKind::WeakComplex;
+    // NumPy's complex loops that kernels have (LowerMath.cpp's
+    // complexMath): not the inverse trigonometric and hyperbolic ones yet.
+    static const std::set<std::string> complexRows = {
+        "sqrt", "exp", "log", "log2", "log10", "log1p", "exp2", "expm1",
+        "rint", "sin", "cos", "tan", "sinh", "cosh", "tanh"};
+    bool complexLoop = math->kind == MathFunction::Kind::Conjugate ||
+                       math->kind == MathFunction::Kind::Predicate ||
+                       math->kind == MathFunction::Kind::Logical ||
+                       math->kind == MathFunction::Kind::Square ||
+                       math->kind == MathFunction::Kind::Reciprocal ||
+                       math->kind == MathFunction::Kind::Sign ||
+                       math->kind == MathFunction::Kind::NanMinMax ||
+                       (!isMath && complexRows.count(math->name));
+    if (complexArgument && !complexLoop)
+      unsupported(inst, name + "() of a complex number is not supported" +
+                            (isMath ? "; use cmath" : " in kernels"));
     switch (math->kind) {
     case MathFunction::Kind::Predicate:
+    case MathFunction::Kind::SignBit:
       return types::boolean();
     case MathFunction::Kind::Rounding:
       if (isMath)
         return types::weakInt();
+      if (args[0]->kind != TypeKind::Float &&
+          args[0]->kind != TypeKind::WeakFloat)
+        return types::materialize(args[0]); // NumPy 2: an integer itself
       break;
     case MathFunction::Kind::Square:
     case MathFunction::Kind::Reciprocal:
     case MathFunction::Kind::Conjugate:
       return types::materialize(args[0]);
-    case MathFunction::Kind::Sign:
-      if (args[0]->kind == TypeKind::Bool)
-        typingError(inst, name + "() of a bool is not defined (NumPy has "
-                                 "no such loop either)");
+    case MathFunction::Kind::Sign: // a bool's refused by ufuncOperands
       return types::materialize(args[0]);
     case MathFunction::Kind::NanMinMax:
       return types::materialize(types::promote(args[0], args[1]));
@@ -181,9 +210,67 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
     const Type *common = args[0];
     for (const Type *a : args)
       common = types::promote(common, a);
+    if (complexArgument)
+      return types::materialize(common);
+    if (!isMath && std::string(math->name) == "fmod" &&
+        common->kind != TypeKind::Float && common->kind != TypeKind::WeakFloat)
+      // NumPy's integer loops: C's remainder, in the integers' type (a
+      // bool's in int8).
+      return common->kind == TypeKind::Bool ? types::integer(8, true)
+                                            : types::materialize(common);
     return mathResultType(isMath, common);
   }
   unsupported(inst, "calling '" + name + "' is not supported in kernels");
+}
+
+std::vector<const Type *>
+Inference::ufuncOperands(Instruction &inst, const ArrayOp &ufunc,
+                         const std::vector<const Type *> &args) {
+  std::string name = "numpy." + std::string(ufunc.numpy);
+  requireArity(inst, args, ufunc.arity, ufunc.arity, name);
+  requireNumbers(inst, args, name);
+  std::vector<const Type *> operands = args;
+  // With no typed operand NumPy takes its default types for Python numbers
+  // (np.add(1, 2) is an int64); with one, they are weak (NEP 50).
+  if (std::all_of(args.begin(), args.end(),
+                  [](const Type *t) { return t->isWeak(); }))
+    for (const Type *&t : operands)
+      t = types::materialize(t);
+  bool allBool = std::all_of(operands.begin(), operands.end(), [](const Type *t) {
+    return t->kind == TypeKind::Bool;
+  });
+  if (!allBool || std::strchr(ufunc.loops, 'b'))
+    return operands;
+  if (ufunc.id == ArrayOpId::Negative || ufunc.id == ArrayOpId::Positive ||
+      ufunc.id == ArrayOpId::Subtract || ufunc.id == ArrayOpId::Sign)
+    typingError(inst, name + "() of a bool is not defined (NumPy has no "
+                             "such loop); use ^, ~ or np.logical_not");
+  // NumPy's first loop that holds a bool: int8's (np.square(True) is an
+  // int8), or a float's for the float functions, which take int8 too.
+  for (const Type *&t : operands)
+    t = types::integer(8, true);
+  return operands;
+}
+
+const Type *Inference::inferUfuncCall(Instruction &inst, const ArrayOp &ufunc,
+                                      const std::vector<const Type *> &args) {
+  // NumPy orders complex numbers too (by real part, then imaginary part),
+  // which Python's operators refuse to do.
+  if (ufunc.scalar == ArrayOpScalar::MaxMin)
+    return types::materialize(types::promote(args[0], args[1]));
+  if (ufunc.scalar == ArrayOpScalar::Compare)
+    return types::boolean();
+  std::string name = "numpy." + std::string(ufunc.numpy);
+  std::optional<UfuncOperator> op = ufuncOperator(name);
+  SPIRJIT_INTERNAL_CHECK(op, name + " is neither an operator nor a function");
+  // The operator's rules, as `a + b` has them on NumPy numbers.
+  Instruction probe = inst;
+  probe.opcode = op->opcode;
+  probe.index = op->op;
+  probe.name.clear();
+  return types::materialize(op->opcode == Opcode::UnaryOp
+                                ? inferUnary(probe, args[0])
+                                : inferBinary(probe, args[0], args[1]));
 }
 
 const Type *Inference::inferComplexMath(Instruction &inst,

@@ -11,6 +11,7 @@
 // TypeInference.h states the contract.
 #pragma once
 
+#include "compiler/ArrayOps.h"
 #include "compiler/KernelAPI.h"
 #include "compiler/TypeInference.h"
 #include "frontend/Diagnostics.h"
@@ -85,9 +86,14 @@ private:
   // InferMath.cpp
   const Type *inferPrint(Instruction &inst);
   const Type *inferBuiltinCall(Instruction &inst,
-                               const std::vector<const Type *> &args);
+                               const std::vector<const Type *> &given);
+  std::vector<const Type *> ufuncOperands(Instruction &inst,
+                                          const ArrayOp &ufunc,
+                                          const std::vector<const Type *> &args);
   const Type *inferComplexMath(Instruction &inst, const std::string &name,
                                const std::vector<const Type *> &args);
+  const Type *inferUfuncCall(Instruction &inst, const ArrayOp &ufunc,
+                             const std::vector<const Type *> &args);
 
   // InferKernelAPI.cpp
   const Type *inferKernelApiCall(Instruction &inst, const Type *callee);

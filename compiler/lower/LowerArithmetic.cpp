@@ -388,8 +388,11 @@ llvm::Value *Lowering::complexBinary(BinaryOperator op, llvm::Value *a,
                               builder_.CreateSelect(realBigger, im1, im2)));
   }
   case BinaryOperator::Pow: {
-    // a ** b = exp(b * log(a)). As NumPy's npy_cpow, 0 ** b is 0 for a
-    // positive real b and nan+nanj for any other b but 0.
+    // a ** b = exp(b * log(a)). As NumPy's npy_cpow, 0 ** b is 0 for b of
+    // a positive real part and nan+nanj for any other b but 0; an integer
+    // b below 100 in magnitude multiplies (a itself for 1, a*a for 2,
+    // a*(a*a) for 3, else by squaring, and 1/that for a negative b), so
+    // (inf+0j) ** 1 stays inf+0j.
     llvm::Value *modulus = target_.emitMathCall(builder_, "hypot", {ar, ai});
     llvm::Value *angle = target_.emitMathCall(builder_, "atan2", {ai, ar});
     llvm::Value *logRe = target_.emitMathCall(builder_, "log", {modulus});
@@ -397,21 +400,54 @@ llvm::Value *Lowering::complexBinary(BinaryOperator op, llvm::Value *a,
                                           builder_.CreateFMul(bi, angle));
     llvm::Value *im = builder_.CreateFAdd(builder_.CreateFMul(br, angle),
                                           builder_.CreateFMul(bi, logRe));
-    llvm::Value *scale = target_.emitMathCall(builder_, "exp", {re});
-    llvm::Value *outRe =
-        builder_.CreateFMul(scale, target_.emitMathCall(builder_, "cos", {im}));
-    llvm::Value *outIm =
-        builder_.CreateFMul(scale, target_.emitMathCall(builder_, "sin", {im}));
+    llvm::Value *exp = complexExp(re, im);
+    llvm::Value *outRe = builder_.CreateExtractValue(exp, 0);
+    llvm::Value *outIm = builder_.CreateExtractValue(exp, 1);
     llvm::Value *zero = llvm::ConstantFP::get(ar->getType(), 0.0);
+    llvm::Value *one = llvm::ConstantFP::get(ar->getType(), 1.0);
+    llvm::Value *realExponent = builder_.CreateFCmpOEQ(bi, zero);
+    llvm::Value *integral = builder_.CreateFCmpOEQ(
+        br, target_.emitMathCall(builder_, "trunc", {br}));
+    llvm::Value *small = builder_.CreateFCmpOLT(
+        target_.emitMathCall(builder_, "fabs", {br}),
+        llvm::ConstantFP::get(ar->getType(), 100.0));
+    llvm::Value *isInteger = builder_.CreateAnd(
+        realExponent, builder_.CreateAnd(integral, small));
+    llvm::Value *n = builder_.CreateFPToSI(
+        builder_.CreateSelect(isInteger, br, zero), builder_.getInt32Ty());
+    llvm::Value *negative = builder_.CreateICmpSLT(n, builder_.getInt32(0));
+    llvm::Value *magnitude =
+        builder_.CreateSelect(negative, builder_.CreateNeg(n), n);
+    llvm::Value *unit = makeComplex(one, zero);
+    llvm::Value *power = unit, *square = a;
+    for (int bit = 0; bit < 7; ++bit) { // |n| < 100 < 2^7
+      llvm::Value *set = builder_.CreateICmpNE(
+          builder_.CreateAnd(magnitude, builder_.getInt32(1 << bit)),
+          builder_.getInt32(0));
+      power = builder_.CreateSelect(
+          set, complexBinary(BinaryOperator::Mul, power, square), power);
+      square = complexBinary(BinaryOperator::Mul, square, square);
+    }
+    power = builder_.CreateSelect(
+        negative, complexBinary(BinaryOperator::TrueDiv, unit, power), power);
+    llvm::Value *aa = complexBinary(BinaryOperator::Mul, a, a);
+    llvm::Value *aaa = complexBinary(BinaryOperator::Mul, a, aa);
+    power = builder_.CreateSelect(
+        builder_.CreateICmpEQ(n, builder_.getInt32(3)), aaa, power);
+    power = builder_.CreateSelect(
+        builder_.CreateICmpEQ(n, builder_.getInt32(2)), aa, power);
+    power = builder_.CreateSelect(
+        builder_.CreateICmpEQ(n, builder_.getInt32(1)), a, power);
+    outRe = builder_.CreateSelect(isInteger,
+                                  builder_.CreateExtractValue(power, 0), outRe);
+    outIm = builder_.CreateSelect(isInteger,
+                                  builder_.CreateExtractValue(power, 1), outIm);
     llvm::Value *baseZero = builder_.CreateAnd(
         builder_.CreateFCmpOEQ(ar, zero), builder_.CreateFCmpOEQ(ai, zero));
     llvm::Value *expZero = builder_.CreateAnd(builder_.CreateFCmpOEQ(br, zero),
                                               builder_.CreateFCmpOEQ(bi, zero));
-    llvm::Value *one = llvm::ConstantFP::get(ar->getType(), 1.0);
-    llvm::Value *positiveReal = builder_.CreateAnd(
-        builder_.CreateFCmpOGT(br, zero), builder_.CreateFCmpOEQ(bi, zero));
     llvm::Value *zeroPower = builder_.CreateSelect(
-        positiveReal, zero,
+        builder_.CreateFCmpOGT(br, zero), zero,
         llvm::ConstantFP::getNaN(ar->getType()));
     outRe = builder_.CreateSelect(baseZero, zeroPower, outRe);
     outIm = builder_.CreateSelect(baseZero, zeroPower, outIm);

@@ -1,7 +1,8 @@
 // Builtins (abs, min, round, complex, ...), conversions to NumPy types, and
-// the math, cmath and NumPy functions (MathFunctions.def).
+// the math, cmath and NumPy functions (MathFunctions.def, ArrayOps.def).
 #include "compiler/lower/Lowering.h"
 
+#include "compiler/ArrayOps.h"
 #include "compiler/MathFunctions.h"
 
 namespace spirjit::lower {
@@ -46,18 +47,190 @@ Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
                                inf));
     return {finite};
   }
-  if (name == "exp") { // e^re (cos im + i sin im)
-    llvm::Value *scale = target_.emitMathCall(builder_, "exp", {re});
-    return {makeComplex(
-        builder_.CreateFMul(scale, target_.emitMathCall(builder_, "cos", {im})),
-        builder_.CreateFMul(scale,
-                            target_.emitMathCall(builder_, "sin", {im})))};
-  }
+  if (name == "exp")
+    return {complexExp(re, im)};
+  llvm::Type *partType = re->getType();
+  auto scaled = [&](llvm::Value *z, double factor) {
+    llvm::Value *k = llvm::ConstantFP::get(partType, factor);
+    llvm::Value *zr = builder_.CreateFMul(builder_.CreateExtractValue(z, 0), k);
+    llvm::Value *zi = builder_.CreateFMul(builder_.CreateExtractValue(z, 1), k);
+    return makeComplex(zr, zi);
+  };
+  auto logOf = [&](llvm::Value *x, llvm::Value *y) {
+    llvm::Value *modulus = target_.emitMathCall(builder_, "hypot", {x, y});
+    llvm::Value *logModulus = target_.emitMathCall(builder_, "log", {modulus});
+    return makeComplex(logModulus,
+                       target_.emitMathCall(builder_, "atan2", {y, x}));
+  };
+  // NumPy's complex loops (funcs.inc.src): log2 and log10 scale the log,
+  // exp2 is exp(z ln 2), log1p the log of 1 + z, expm1 keeps the real
+  // part's precision near 0.
   if (name == "log")
-    return {makeComplex(target_.emitMathCall(builder_, "log",
-                                             {target_.emitMathCall(
-                                                 builder_, "hypot", {re, im})}),
-                        target_.emitMathCall(builder_, "atan2", {im, re}))};
+    return {logOf(re, im)};
+  if (name == "log2")
+    return {scaled(logOf(re, im), M_LOG2E)};
+  if (name == "log10")
+    return {scaled(logOf(re, im), M_LOG10E)};
+  if (name == "log1p")
+    return {logOf(builder_.CreateFAdd(re, llvm::ConstantFP::get(partType, 1.0)),
+                  im)};
+  if (name == "exp2") {
+    llvm::Value *z = scaled(makeComplex(re, im), M_LN2);
+    return {complexExp(builder_.CreateExtractValue(z, 0),
+                       builder_.CreateExtractValue(z, 1))};
+  }
+  if (name == "expm1") {
+    llvm::Value *half = builder_.CreateFMul(
+        im, llvm::ConstantFP::get(partType, 0.5));
+    llvm::Value *a = target_.emitMathCall(builder_, "sin", {half});
+    llvm::Value *twoASquared = builder_.CreateFMul(
+        llvm::ConstantFP::get(partType, 2.0), builder_.CreateFMul(a, a));
+    llvm::Value *outRe = builder_.CreateFSub(
+        builder_.CreateFMul(target_.emitMathCall(builder_, "expm1", {re}),
+                            target_.emitMathCall(builder_, "cos", {im})),
+        twoASquared);
+    llvm::Value *outIm =
+        builder_.CreateFMul(target_.emitMathCall(builder_, "exp", {re}),
+                            target_.emitMathCall(builder_, "sin", {im}));
+    return {makeComplex(outRe, outIm)};
+  }
+  if (name == "sinh" || name == "cosh" || name == "sin" || name == "cos") {
+    // C99 Annex G's csinh and ccosh, with sin z = -i sinh(iz) and
+    // cos z = cosh(iz) as C99 defines them: a zero part keeps the other
+    // part's real function (sinh(inf+0j) is inf+0j, not inf*0).
+    bool trig = name == "sin" || name == "cos";
+    llvm::Value *x = trig ? builder_.CreateFNeg(im) : re;
+    llvm::Value *y = trig ? re : im;
+    llvm::Value *zero = llvm::ConstantFP::get(partType, 0.0);
+    llvm::Value *inf = llvm::ConstantFP::getInfinity(partType);
+    llvm::Value *yZero = builder_.CreateFCmpOEQ(y, zero);
+    llvm::Value *xZero = builder_.CreateFCmpOEQ(x, zero);
+    llvm::Value *yFinite = builder_.CreateFCmpOLT(
+        target_.emitMathCall(builder_, "fabs", {y}), inf);
+    llvm::Value *sinhX = target_.emitMathCall(builder_, "sinh", {x});
+    llvm::Value *coshX = target_.emitMathCall(builder_, "cosh", {x});
+    llvm::Value *sinY = target_.emitMathCall(builder_, "sin", {y});
+    llvm::Value *cosY = target_.emitMathCall(builder_, "cos", {y});
+    llvm::Value *outRe, *outIm;
+    if (name == "sinh" || name == "sin") {
+      outRe = builder_.CreateFMul(sinhX, cosY);
+      outIm = builder_.CreateFMul(coshX, sinY);
+      outRe = builder_.CreateSelect(
+          builder_.CreateAnd(xZero, builder_.CreateNot(yFinite)), x, outRe);
+      outRe = builder_.CreateSelect(yZero, sinhX, outRe);
+      outIm = builder_.CreateSelect(yZero, y, outIm);
+    } else {
+      outRe = builder_.CreateFMul(coshX, cosY);
+      outIm = builder_.CreateFMul(sinhX, sinY);
+      llvm::Value *one = llvm::ConstantFP::get(partType, 1.0);
+      llvm::Value *signX = target_.emitMathCall(builder_, "copysign", {one, x});
+      outIm = builder_.CreateSelect(
+          builder_.CreateAnd(xZero, builder_.CreateNot(yFinite)), zero, outIm);
+      outRe = builder_.CreateSelect(yZero, coshX, outRe);
+      outIm = builder_.CreateSelect(yZero, builder_.CreateFMul(signX, y),
+                                    outIm);
+    }
+    if (name == "sin") // -i (a + bi) = b - ai
+      return {makeComplex(outIm, builder_.CreateFNeg(outRe))};
+    return {makeComplex(outRe, outIm)};
+  }
+  if (name == "tanh" || name == "tan") {
+    // Kahan's ctanh (FreeBSD's, as C99 Annex G wants it) and tan z =
+    // -i tanh(iz): no cancellation for large |x|, and the special values
+    // of infinite and NaN parts.
+    bool trig = name == "tan";
+    llvm::Value *x = trig ? builder_.CreateFNeg(im) : re;
+    llvm::Value *y = trig ? re : im;
+    llvm::Value *zero = llvm::ConstantFP::get(partType, 0.0);
+    llvm::Value *one = llvm::ConstantFP::get(partType, 1.0);
+    llvm::Value *inf = llvm::ConstantFP::getInfinity(partType);
+    llvm::Value *nan = llvm::ConstantFP::getNaN(partType);
+    llvm::Value *absX = target_.emitMathCall(builder_, "fabs", {x});
+    llvm::Value *absY = target_.emitMathCall(builder_, "fabs", {y});
+    llvm::Value *sinY = target_.emitMathCall(builder_, "sin", {y});
+    llvm::Value *cosY = target_.emitMathCall(builder_, "cos", {y});
+    llvm::Value *t = target_.emitMathCall(builder_, "tan", {y});
+    llvm::Value *beta = builder_.CreateFAdd(one, builder_.CreateFMul(t, t));
+    llvm::Value *sh = target_.emitMathCall(builder_, "sinh", {x});
+    llvm::Value *shSquared = builder_.CreateFMul(sh, sh);
+    llvm::Value *rho = target_.emitMathCall(
+        builder_, "sqrt", {builder_.CreateFAdd(one, shSquared)});
+    llvm::Value *denom =
+        builder_.CreateFAdd(one, builder_.CreateFMul(beta, shSquared));
+    llvm::Value *outRe = builder_.CreateFDiv(
+        builder_.CreateFMul(builder_.CreateFMul(beta, rho), sh), denom);
+    llvm::Value *outIm = builder_.CreateFDiv(t, denom);
+    // |x| >= 22: tanh x is +-1 in double precision.
+    llvm::Value *signX = target_.emitMathCall(builder_, "copysign", {one, x});
+    llvm::Value *big = builder_.CreateFCmpOGE(
+        absX, llvm::ConstantFP::get(partType, 22.0));
+    llvm::Value *expMinus = target_.emitMathCall(
+        builder_, "exp", {builder_.CreateFNeg(absX)});
+    llvm::Value *bigIm = builder_.CreateFMul(
+        builder_.CreateFMul(llvm::ConstantFP::get(partType, 4.0),
+                            builder_.CreateFMul(sinY, cosY)),
+        builder_.CreateFMul(expMinus, expMinus));
+    outRe = builder_.CreateSelect(big, signX, outRe);
+    outIm = builder_.CreateSelect(big, bigIm, outIm);
+    // An infinite or NaN y (x finite): NaN + NaN j, but x itself for x = 0.
+    llvm::Value *yFinite = builder_.CreateFCmpOLT(absY, inf);
+    llvm::Value *xZero = builder_.CreateFCmpOEQ(x, zero);
+    outRe = builder_.CreateSelect(yFinite, outRe,
+                                  builder_.CreateSelect(xZero, x, nan));
+    outIm = builder_.CreateSelect(yFinite, outIm, nan);
+    // An infinite x: +-1 + 0j, the zero signed as sin y cos y (as y if y
+    // is infinite).
+    llvm::Value *xInf = builder_.CreateFCmpOEQ(absX, inf);
+    llvm::Value *yInf = builder_.CreateFCmpOEQ(absY, inf);
+    llvm::Value *infIm = target_.emitMathCall(
+        builder_, "copysign",
+        {zero, builder_.CreateSelect(yInf, y, builder_.CreateFMul(sinY, cosY))});
+    outRe = builder_.CreateSelect(xInf, signX, outRe);
+    outIm = builder_.CreateSelect(xInf, infIm, outIm);
+    // A NaN x: NaN, and y itself for y = 0.
+    llvm::Value *xNaN = builder_.CreateFCmpUNO(x, x);
+    llvm::Value *yZero = builder_.CreateFCmpOEQ(y, zero);
+    outRe = builder_.CreateSelect(xNaN, nan, outRe);
+    outIm = builder_.CreateSelect(xNaN, builder_.CreateSelect(yZero, y, nan),
+                                  outIm);
+    if (trig) // -i (a + bi) = b - ai
+      return {makeComplex(outIm, builder_.CreateFNeg(outRe))};
+    return {makeComplex(outRe, outIm)};
+  }
+  if (name == "rint") {
+    llvm::Value *outRe = target_.emitMathCall(builder_, "rint", {re});
+    return {makeComplex(outRe, target_.emitMathCall(builder_, "rint", {im}))};
+  }
+  if (name == "sign") {
+    // NumPy 2: z / |z|, 0 for 0, NaN for a NaN part; an infinite part gives
+    // its direction (NaN if both are infinite).
+    llvm::Value *zero = llvm::ConstantFP::get(partType, 0.0);
+    llvm::Value *one = llvm::ConstantFP::get(partType, 1.0);
+    llvm::Value *nan = llvm::ConstantFP::getNaN(partType);
+    llvm::Value *inf = llvm::ConstantFP::getInfinity(partType);
+    llvm::Value *modulus = target_.emitMathCall(builder_, "hypot", {re, im});
+    llvm::Value *outRe = builder_.CreateFDiv(re, modulus);
+    llvm::Value *outIm = builder_.CreateFDiv(im, modulus);
+    llvm::Value *reInf = builder_.CreateFCmpOEQ(
+        target_.emitMathCall(builder_, "fabs", {re}), inf);
+    llvm::Value *imInf = builder_.CreateFCmpOEQ(
+        target_.emitMathCall(builder_, "fabs", {im}), inf);
+    llvm::Value *reSign = target_.emitMathCall(builder_, "copysign", {one, re});
+    llvm::Value *imSign = target_.emitMathCall(builder_, "copysign", {one, im});
+    llvm::Value *onlyRe = builder_.CreateAnd(reInf, builder_.CreateNot(imInf));
+    llvm::Value *onlyIm = builder_.CreateAnd(imInf, builder_.CreateNot(reInf));
+    llvm::Value *bothInf = builder_.CreateAnd(reInf, imInf);
+    outRe = builder_.CreateSelect(onlyRe, reSign, outRe);
+    outIm = builder_.CreateSelect(onlyRe, zero, outIm);
+    outRe = builder_.CreateSelect(onlyIm, zero, outRe);
+    outIm = builder_.CreateSelect(onlyIm, imSign, outIm);
+    outRe = builder_.CreateSelect(bothInf, nan, outRe);
+    outIm = builder_.CreateSelect(bothInf, nan, outIm);
+    llvm::Value *isZero = builder_.CreateFCmpOEQ(modulus, zero);
+    outRe = builder_.CreateSelect(isZero, zero, outRe);
+    outIm = builder_.CreateSelect(isZero, zero, outIm);
+    return {makeComplex(outRe, outIm)};
+  }
   // sqrt: the principal root by CPython's cmath_sqrt_impl, which scales so
   // that no intermediate overflows (1e308+1e308j) or loses a subnormal.
   llvm::Type *type = re->getType();
@@ -134,11 +307,83 @@ Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
   return {makeComplex(outRe, outIm)};
 }
 
+llvm::Value *Lowering::complexExp(llvm::Value *re, llvm::Value *im) {
+  // e^re (cos im + i sin im), with C99 Annex G's special values (NumPy's
+  // cexp, CPython's table): a zero imaginary part stays (exp(inf+0j) is
+  // inf+0j, not inf*0); exp(-inf + iy) is 0 (the sign of y's zero) for an
+  // infinite or NaN y; exp(inf + iy) is inf + NaN j for those.
+  llvm::Value *scale = target_.emitMathCall(builder_, "exp", {re});
+  llvm::Value *outRe =
+      builder_.CreateFMul(scale, target_.emitMathCall(builder_, "cos", {im}));
+  llvm::Value *outIm =
+      builder_.CreateFMul(scale, target_.emitMathCall(builder_, "sin", {im}));
+  llvm::Type *type = re->getType();
+  llvm::Value *zero = llvm::ConstantFP::get(type, 0.0);
+  llvm::Value *inf = llvm::ConstantFP::getInfinity(type);
+  llvm::Value *absIm = target_.emitMathCall(builder_, "fabs", {im});
+  llvm::Value *imInfinite = builder_.CreateNot(builder_.CreateFCmpOLT(absIm, inf));
+  llvm::Value *reMinusInf =
+      builder_.CreateFCmpOEQ(re, llvm::ConstantFP::getInfinity(type, true));
+  llvm::Value *toZero = builder_.CreateAnd(reMinusInf, imInfinite);
+  llvm::Value *signedZero =
+      target_.emitMathCall(builder_, "copysign", {zero, im});
+  outRe = builder_.CreateSelect(toZero, zero, outRe);
+  outIm = builder_.CreateSelect(toZero, signedZero, outIm);
+  llvm::Value *rePlusInf = builder_.CreateFCmpOEQ(re, inf);
+  llvm::Value *toInf = builder_.CreateAnd(rePlusInf, imInfinite);
+  outRe = builder_.CreateSelect(toInf, inf, outRe);
+  outIm = builder_.CreateSelect(toInf, llvm::ConstantFP::getNaN(type), outIm);
+  llvm::Value *real = builder_.CreateFCmpOEQ(im, zero);
+  outRe = builder_.CreateSelect(real, scale, outRe);
+  outIm = builder_.CreateSelect(real, im, outIm);
+  return makeComplex(outRe, outIm);
+}
+
 llvm::Value *Lowering::conjugate(llvm::Value *z, const Type *t) {
   if (t->kind != TypeKind::Complex)
     return z;
   return makeComplex(builder_.CreateExtractValue(z, 0),
                      builder_.CreateFNeg(builder_.CreateExtractValue(z, 1)));
+}
+
+llvm::Value *Lowering::complexOrder(const ArrayOp &ufunc, llvm::Value *x,
+                                    llvm::Value *y) {
+  // NumPy's order of complex numbers (its CLT/CLE/CGT/CGE): by real part
+  // when no imaginary part is NaN, else by imaginary part of equal real
+  // parts.
+  llvm::Value *xr = builder_.CreateExtractValue(x, 0);
+  llvm::Value *xi = builder_.CreateExtractValue(x, 1);
+  llvm::Value *yr = builder_.CreateExtractValue(y, 0);
+  llvm::Value *yi = builder_.CreateExtractValue(y, 1);
+  bool greater = ufunc.id == ArrayOpId::Greater ||
+                 ufunc.id == ArrayOpId::GreaterEqual ||
+                 ufunc.id == ArrayOpId::Maximum || ufunc.id == ArrayOpId::Fmax;
+  bool orEqual = ufunc.id != ArrayOpId::Less && ufunc.id != ArrayOpId::Greater;
+  llvm::Value *realOrder =
+      greater ? builder_.CreateFCmpOGT(xr, yr) : builder_.CreateFCmpOLT(xr, yr);
+  llvm::Value *byReal =
+      builder_.CreateAnd(realOrder, builder_.CreateFCmpORD(xi, yi));
+  llvm::Value *byImaginary =
+      greater ? (orEqual ? builder_.CreateFCmpOGE(xi, yi)
+                         : builder_.CreateFCmpOGT(xi, yi))
+              : (orEqual ? builder_.CreateFCmpOLE(xi, yi)
+                         : builder_.CreateFCmpOLT(xi, yi));
+  llvm::Value *sameReal = builder_.CreateFCmpOEQ(xr, yr);
+  llvm::Value *ordered =
+      builder_.CreateOr(byReal, builder_.CreateAnd(sameReal, byImaginary));
+  if (ufunc.scalar == ArrayOpScalar::Compare)
+    return ordered;
+  // maximum/minimum: x when it has a NaN part or wins, else y; fmax/fmin:
+  // x when y has a NaN part or x wins.
+  bool ignoreNaN = ufunc.id == ArrayOpId::Fmax || ufunc.id == ArrayOpId::Fmin;
+  llvm::Value *z = ignoreNaN ? y : x;
+  llvm::Value *realNaN =
+      builder_.CreateFCmpUNO(builder_.CreateExtractValue(z, 0),
+                             builder_.CreateExtractValue(z, 0));
+  llvm::Value *hasNaN = builder_.CreateOr(
+      realNaN, builder_.CreateFCmpUNO(builder_.CreateExtractValue(z, 1),
+                                      builder_.CreateExtractValue(z, 1)));
+  return builder_.CreateSelect(builder_.CreateOr(hasNaN, ordered), x, y);
 }
 
 Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
@@ -169,7 +414,10 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
     return range;
   }
   const Type *r = types::materialize(result);
-  if ((name == "abs" || name == "numpy.abs" || name == "numpy.absolute") &&
+  const ArrayOp *ufunc = findUfunc(name);
+  bool absolute =
+      name == "abs" || (ufunc && ufunc->scalar == ArrayOpScalar::Absolute);
+  if (absolute &&
       (arg(0)->type->kind == TypeKind::Complex ||
        arg(0)->type->kind == TypeKind::WeakComplex)) {
     llvm::Value *z = scalarOf(arg(0), types::materialize(arg(0)->type));
@@ -193,7 +441,7 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
   }
   if (name.compare(0, 6, "cmath.") == 0)
     return complexMath(name.substr(6), inst, r);
-  if (name == "abs" || name == "numpy.abs" || name == "numpy.absolute") {
+  if (absolute) {
     llvm::Value *x = scalarOf(arg(0), r);
     if (r->kind == TypeKind::Float)
       return {target_.emitMathCall(builder_, "fabs", {x})};
@@ -245,12 +493,56 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
     return {convert(roundDigits(x, scalarOf(arg(1), types::int64())),
                     floatType, r)};
   }
+  const Type *common =
+      ufunc && ufunc->arity == 2
+          ? types::materialize(types::promote(arg(0)->type, arg(1)->type))
+          : nullptr;
+  if (common && common->kind == TypeKind::Complex &&
+      (ufunc->scalar == ArrayOpScalar::MaxMin ||
+       (ufunc->scalar == ArrayOpScalar::Compare &&
+        ufunc->id != ArrayOpId::Equal && ufunc->id != ArrayOpId::NotEqual)))
+    return {complexOrder(*ufunc, scalarOf(arg(0), common),
+                         scalarOf(arg(1), common))};
+  if (ufunc && ufunc->scalar == ArrayOpScalar::MaxMin) {
+    // NumPy's maximum/minimum: the first NaN wins (Python's max(x, nan)
+    // would give x), and of equal numbers the second (-0.0 and 0.0).
+    llvm::Value *a = scalarOf(arg(0), r), *b = scalarOf(arg(1), r);
+    bool max = std::string(ufunc->scalarOp) == "max";
+    if (r->kind == TypeKind::Float) {
+      llvm::Value *wins =
+          max ? builder_.CreateFCmpOGT(a, b) : builder_.CreateFCmpOLT(a, b);
+      llvm::Value *isNaN = builder_.CreateFCmpUNO(a, a);
+      return {builder_.CreateSelect(builder_.CreateOr(wins, isNaN), a, b)};
+    }
+    bool isSigned = r->kind == TypeKind::Int && r->isSigned;
+    llvm::Value *wins =
+        isSigned ? (max ? builder_.CreateICmpSGT(a, b) : builder_.CreateICmpSLT(a, b))
+                 : (max ? builder_.CreateICmpUGT(a, b) : builder_.CreateICmpULT(a, b));
+    return {builder_.CreateSelect(wins, a, b)};
+  }
+  if (std::optional<UfuncOperator> op = ufuncOperator(name)) {
+    // np.add(x, y) is x + y on NumPy numbers.
+    ir::Instruction probe = inst;
+    probe.opcode = op->opcode;
+    probe.index = op->op;
+    probe.operands.erase(probe.operands.begin());
+    switch (op->opcode) {
+    case Opcode::BinaryOp:
+      return {lowerBinary(probe)};
+    case Opcode::Compare:
+      return {lowerCompare(probe)};
+    default:
+      return {lowerUnary(probe)};
+    }
+  }
   if (const MathFunction *math = findMathFunction(name)) {
     const Type *a = arg(0)->type;
     bool isFloatArg =
         a->kind == TypeKind::Float || a->kind == TypeKind::WeakFloat;
     switch (math->kind) {
     case MathFunction::Kind::Predicate: {
+      if (a->kind == TypeKind::Complex || a->kind == TypeKind::WeakComplex)
+        return complexMath(math->name, inst, r);
       if (!isFloatArg) // an integer is never nan or inf
         return {builder_.getInt1(std::string(math->name) == "isfinite")};
       llvm::Value *x = scalarOf(arg(0), types::materialize(a));
@@ -261,6 +553,44 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
       if (std::string(math->name) == "isinf")
         return {builder_.CreateFCmpOEQ(magnitude, inf)};
       return {builder_.CreateFCmpOLT(magnitude, inf)};
+    }
+    case MathFunction::Kind::SignBit: {
+      const Type *t = types::materialize(a);
+      llvm::Value *x = scalarOf(arg(0), t);
+      if (t->kind == TypeKind::Float) // -0.0 and a NaN's sign too
+        return {builder_.CreateICmpSLT(
+            builder_.CreateBitCast(x, builder_.getIntNTy(t->bits)),
+            builder_.getIntN(t->bits, 0))};
+      if (t->kind == TypeKind::Int && t->isSigned)
+        return {builder_.CreateICmpSLT(x, llvm::ConstantInt::get(x->getType(), 0))};
+      return {builder_.getInt1(false)};
+    }
+    case MathFunction::Kind::LogAddExp: {
+      // NumPy's npy_logaddexp(2): equal arguments (infinities too) give
+      // x + log 2; else the larger plus log1p of the exponential of the
+      // difference; a NaN difference itself.
+      llvm::Value *x = scalarOf(arg(0), r), *y = scalarOf(arg(1), r);
+      llvm::Type *t = x->getType();
+      bool base2 = std::string(math->builtin) == "log2";
+      llvm::Value *zero = llvm::ConstantFP::get(t, 0.0);
+      llvm::Value *difference = builder_.CreateFSub(x, y);
+      auto log1pExp = [&](llvm::Value *d) {
+        llvm::Value *e =
+            target_.emitMathCall(builder_, base2 ? "exp2" : "exp", {d});
+        llvm::Value *l = target_.emitMathCall(builder_, "log1p", {e});
+        return base2 ? builder_.CreateFMul(l, llvm::ConstantFP::get(t, M_LOG2E))
+                     : l;
+      };
+      llvm::Value *fromX = builder_.CreateFAdd(
+          x, log1pExp(builder_.CreateFNeg(difference)));
+      llvm::Value *fromY = builder_.CreateFAdd(y, log1pExp(difference));
+      llvm::Value *same = builder_.CreateFAdd(
+          x, llvm::ConstantFP::get(t, base2 ? 1.0 : M_LN2));
+      llvm::Value *v = builder_.CreateSelect(
+          builder_.CreateFCmpOLE(difference, zero), fromY, difference);
+      v = builder_.CreateSelect(builder_.CreateFCmpOGT(difference, zero),
+                                fromX, v);
+      return {builder_.CreateSelect(builder_.CreateFCmpOEQ(x, y), same, v)};
     }
     case MathFunction::Kind::Rounding: {
       if (!isFloatArg)
@@ -274,12 +604,16 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
     }
     case MathFunction::Kind::Square: {
       llvm::Value *x = scalarOf(arg(0), r);
+      if (r->kind == TypeKind::Complex)
+        return {complexBinary(BinaryOperator::Mul, x, x)};
       return {r->kind == TypeKind::Float ? builder_.CreateFMul(x, x)
                                          : builder_.CreateMul(x, x)};
     }
     case MathFunction::Kind::Conjugate:
       return {conjugate(scalarOf(arg(0), r), r)};
     case MathFunction::Kind::Sign: {
+      if (r->kind == TypeKind::Complex)
+        return complexMath("sign", inst, r);
       llvm::Value *x = scalarOf(arg(0), r);
       llvm::Type *t = x->getType();
       if (r->kind == TypeKind::Float) {
@@ -303,6 +637,8 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
     }
     case MathFunction::Kind::NanMinMax: {
       llvm::Value *a = scalarOf(arg(0), r), *b = scalarOf(arg(1), r);
+      if (r->kind == TypeKind::Complex)
+        return {complexOrder(*ufunc, a, b)};
       bool max = std::string(math->builtin) == "max";
       if (r->kind == TypeKind::Float) { // a if it wins or b is nan
         llvm::Value *wins = max ? builder_.CreateFCmpOGE(a, b)
@@ -317,25 +653,40 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
       return {builder_.CreateSelect(wins, a, b)};
     }
     case MathFunction::Kind::Logical: {
-      auto truth = [&](size_t i) -> llvm::Value * {
+      auto truthOf = [&](size_t i) { // a NaN is true, as bool(nan)
         const Type *t = types::materialize(arg(i)->type);
-        llvm::Value *x = scalarOf(arg(i), t);
-        if (t->kind == TypeKind::Bool)
-          return x;
-        if (t->kind == TypeKind::Float) // nan is true, as bool(nan)
-          return builder_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0));
-        return builder_.CreateICmpNE(x, llvm::ConstantInt::get(x->getType(), 0));
+        return truth(scalarOf(arg(i), t), t);
       };
       std::string op = math->builtin;
       if (op == "not")
-        return {builder_.CreateNot(truth(0))};
-      llvm::Value *a = truth(0), *b = truth(1);
+        return {builder_.CreateNot(truthOf(0))};
+      llvm::Value *a = truthOf(0), *b = truthOf(1);
       return {op == "and"  ? builder_.CreateAnd(a, b)
               : op == "or" ? builder_.CreateOr(a, b)
                            : builder_.CreateXor(a, b)};
     }
     case MathFunction::Kind::Reciprocal: {
       llvm::Value *x = scalarOf(arg(0), r);
+      if (r->kind == TypeKind::Complex) {
+        // NumPy's own formula (Smith's, without C99's recovery of
+        // infinities: 1/0j is nan+nanj here, inf+nanj from `/`).
+        llvm::Value *re = builder_.CreateExtractValue(x, 0);
+        llvm::Value *im = builder_.CreateExtractValue(x, 1);
+        llvm::Value *one = llvm::ConstantFP::get(re->getType(), 1.0);
+        llvm::Value *absIm = target_.emitMathCall(builder_, "fabs", {im});
+        llvm::Value *absRe = target_.emitMathCall(builder_, "fabs", {re});
+        llvm::Value *byReal = builder_.CreateFCmpOLE(absIm, absRe);
+        llvm::Value *ratioR = builder_.CreateFDiv(im, re);
+        llvm::Value *dR = builder_.CreateFAdd(re, builder_.CreateFMul(im, ratioR));
+        llvm::Value *ratioI = builder_.CreateFDiv(re, im);
+        llvm::Value *dI = builder_.CreateFAdd(builder_.CreateFMul(re, ratioI), im);
+        llvm::Value *outRe = builder_.CreateSelect(
+            byReal, builder_.CreateFDiv(one, dR), builder_.CreateFDiv(ratioI, dI));
+        llvm::Value *outIm = builder_.CreateSelect(
+            byReal, builder_.CreateFDiv(builder_.CreateFNeg(ratioR), dR),
+            builder_.CreateFDiv(builder_.CreateFNeg(one), dI));
+        return {makeComplex(outRe, outIm)};
+      }
       llvm::Type *t = x->getType();
       if (r->kind == TypeKind::Float)
         return {builder_.CreateFDiv(llvm::ConstantFP::get(t, 1.0), x)};
@@ -367,6 +718,23 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
       return {target_.emitMathCall(builder_, "ldexp", {x, e})};
     }
     case MathFunction::Kind::Float: {
+      if (r->kind == TypeKind::Complex) // numpy's sqrt, exp, log: cmath's
+        return complexMath(math->name, inst, r);
+      if (r->kind == TypeKind::Int) {
+        // numpy.fmod of integers: C's remainder, 0 for a divisor of 0 (as
+        // NumPy gives, with a warning). Dividing by 1 instead of 0 or -1
+        // gives that 0 and never traps on INT_MIN % -1.
+        llvm::Value *x = scalarOf(arg(0), r), *y = scalarOf(arg(1), r);
+        llvm::Type *t = x->getType();
+        llvm::Value *trap = builder_.CreateICmpEQ(y, llvm::ConstantInt::get(t, 0));
+        if (r->isSigned)
+          trap = builder_.CreateOr(
+              trap, builder_.CreateICmpEQ(y, llvm::ConstantInt::get(t, -1, true)));
+        llvm::Value *divisor =
+            builder_.CreateSelect(trap, llvm::ConstantInt::get(t, 1), y);
+        return {r->isSigned ? builder_.CreateSRem(x, divisor)
+                            : builder_.CreateURem(x, divisor)};
+      }
       std::vector<llvm::Value *> xs;
       for (size_t i = 0; i < argCount; ++i)
         xs.push_back(scalarOf(arg(i), r));

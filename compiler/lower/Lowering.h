@@ -13,6 +13,7 @@
 // LowerToLLVM.h states the contract.
 #pragma once
 
+#include "compiler/ArrayOps.h"
 #include "compiler/KernelAPI.h"
 #include "compiler/LowerToLLVM.h"
 #include "compiler/NonNegative.h"
@@ -99,6 +100,9 @@ private:
 
   // LowerMath.cpp
   Lowered lowerBuiltinCall(const Instruction &inst);
+  llvm::Value *complexExp(llvm::Value *re, llvm::Value *im);
+  llvm::Value *complexOrder(const ArrayOp &ufunc, llvm::Value *x,
+                            llvm::Value *y);
   Lowered complexMath(const std::string &name, const Instruction &inst,
                       const Type *result);
 

@@ -168,7 +168,10 @@ PyObject *dtypeKey(PyObject *obj, const DeviceArray *&array) {
 /// result), or empty where NumPy has none (the Python path raises).
 const std::vector<py::dtype> &loopFor(PyObject *ufunc,
                                       const std::vector<PyObject *> &keys) {
-  static std::map<std::vector<PyObject *>, std::vector<py::dtype>> loops;
+  // Never destroyed: its dtypes would be released after the interpreter
+  // has finalised.
+  static auto &loops =
+      *new std::map<std::vector<PyObject *>, std::vector<py::dtype>>();
   std::vector<PyObject *> key = keys;
   key.push_back(ufunc);
   auto it = loops.find(key);
@@ -181,8 +184,16 @@ const std::vector<py::dtype> &loopFor(PyObject *ufunc,
   request[keys.size()] = py::none();
   try {
     py::tuple resolved = py::handle(ufunc).attr("resolve_dtypes")(request);
+    // No float16 on devices: NumPy's float16 loops (np.sqrt of a bool)
+    // run in float32, as kernels compute them (_array_ops.apply_ufunc).
+    static py::handle half = py::dtype("float16").release();
+    static py::handle single = py::dtype("float32").release();
     for (py::handle d : resolved)
-      loop.push_back(py::reinterpret_borrow<py::dtype>(d));
+      loop.push_back(py::reinterpret_borrow<py::dtype>(
+          py::reinterpret_borrow<py::dtype>(d).equal(
+              py::reinterpret_borrow<py::dtype>(half))
+              ? single
+              : d));
   } catch (py::error_already_set &) {
     loop.clear();
   }
@@ -322,12 +333,7 @@ py::object fastApply(const std::string &function, PyObject *ufunc,
   }
   const py::dtype &dtype = loop.back();
   loopNames.push_back(dtypeName(dtype));
-  std::string name = function;
-  bool allBool = true;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    allBool = allBool && loop[i].kind() == 'b';
-  if (allBool && name == "invert")
-    name = "logical_not";
+  const std::string &name = function;
   std::string file;
   int line = 0;
   recordingSite(file, line);

@@ -1,6 +1,7 @@
 // The pybind11 module spirjit._spirjit: the compiler, the runtime and the
 // dispatcher as Python sees them, and the translation of C++ errors into
 // spirjit.errors exceptions.
+#include "compiler/ArrayOps.h"
 #include "compiler/Pipeline.h"
 #include "frontend/Diagnostics.h"
 #include "python/bindings/Collectable.h"
@@ -751,6 +752,26 @@ PYBIND11_MODULE(_spirjit, m) {
     std::vector<std::pair<std::string, std::string>> out;
     for (const StageInfo &info : allStages())
       out.push_back({info.name, info.summary});
+    return out;
+  });
+  // compiler/ArrayOps.def, for DeviceArrays and the tests: one dict a row.
+  m.def("array_ops", [] {
+    py::list out;
+    for (const ArrayOp &op : arrayOps()) {
+      py::dict row;
+      row["numpy"] = op.numpy;
+      row["aliases"] = aliasesOf(op);
+      row["array_api"] = op.arrayApi;
+      row["arity"] = op.arity;
+      row["kind"] = arrayOpKindName(op.kind);
+      row["loops"] = op.loops;
+      row["result"] = arrayOpResultName(op.result);
+      row["nan"] = arrayOpNaNName(op.nan);
+      row["identity"] = op.identity;
+      row["scalar"] = arrayOpScalarName(op.scalar);
+      row["scalar_op"] = op.scalarOp;
+      out.append(row);
+    }
     return out;
   });
 }

@@ -20,43 +20,12 @@ from . import _array_kernels as K
 from . import _spirjit, errors
 from ._spirjit import DeviceArray
 
-# ufunc name -> kernel expression over the converted operands {0}, {1}
-_EXPRESSIONS = {
-    "add": "{0} + {1}", "subtract": "{0} - {1}", "multiply": "{0} * {1}",
-    "divide": "{0} / {1}", "floor_divide": "{0} // {1}",
-    "remainder": "{0} % {1}", "power": "{0} ** {1}",
-    "less": "{0} < {1}", "less_equal": "{0} <= {1}",
-    "greater": "{0} > {1}", "greater_equal": "{0} >= {1}",
-    "equal": "{0} == {1}", "not_equal": "{0} != {1}",
-    "bitwise_and": "{0} & {1}", "bitwise_or": "{0} | {1}",
-    "bitwise_xor": "{0} ^ {1}", "left_shift": "{0} << {1}",
-    "right_shift": "{0} >> {1}",
-    "logical_and": "({0} != 0) and ({1} != 0)",
-    "logical_or": "({0} != 0) or ({1} != 0)",
-    "logical_xor": "({0} != 0) != ({1} != 0)",
-    "logical_not": "not ({0} != 0)",
-    "maximum": "{0} if ({0} >= {1} or {0} != {0}) else {1}",
-    "minimum": "{0} if ({0} <= {1} or {0} != {0}) else {1}",
-    "negative": "-{0}", "positive": "+{0}", "absolute": "abs({0})",
-    "invert": "~{0}", "square": "{0} * {0}",
-    "copy": "{0}",
-}
-# The NumPy functions of the kernels' math table (compiler/MathFunctions.def).
-for _name in ("sqrt", "exp", "expm1", "exp2", "log", "log1p", "log2",
-              "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin",
-              "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "cbrt",
-              "fabs", "floor", "ceil", "trunc", "rint", "isnan", "isinf",
-              "isfinite", "radians", "degrees", "deg2rad", "rad2deg",
-              "sign", "reciprocal", "conjugate"):
-    _EXPRESSIONS[_name] = f"np.{_name}({{0}})"
-for _name in ("arctan2", "hypot", "copysign", "fmod", "fmax", "fmin"):
-    _EXPRESSIONS[_name] = f"np.{_name}({{0}}, {{1}})"
-
-# What NumPy computes for bools where the kernel's operator would not.
-_BOOL_FUNCTIONS = {"invert": "logical_not", "maximum": "logical_or",
-                   "minimum": "logical_and"}
-# Ufuncs still computed by a generated kernel of their own.
-_EAGER = {"maximum", "minimum"}
+# The ufuncs DeviceArrays compute: the elementwise rows of
+# compiler/ArrayOps.def, the one table kernels and jit code read too. The
+# fused kernels (compiler/ArrayKernel) call each as `np.<name>(...)`, which
+# computes it with NumPy's rules (np.maximum's NaN included).
+UFUNCS = {row["numpy"]: row for row in _spirjit.array_ops()
+          if row["kind"] == "Elementwise"}
 
 _SCALARS = (numbers.Number, np.generic)
 
@@ -144,7 +113,7 @@ def apply_ufunc(ufunc, inputs, out=None, device=None):
     if name == "matmul":
         a, b = inputs
         return matmul(a, b, out)
-    if name not in _EXPRESSIONS or ufunc.nout != 1:
+    if name not in UFUNCS or ufunc.nout != 1:
         raise _unsupported(ufunc)
     if ufunc.nin != len(inputs):
         raise errors.TypingError(f"numpy.{name} takes {ufunc.nin} inputs, "
@@ -158,6 +127,10 @@ def apply_ufunc(ufunc, inputs, out=None, device=None):
     # of each input, the result dtype, and TypeError where no loop fits.
     loop = ufunc.resolve_dtypes(tuple(_dtype_key(v) for v in inputs) +
                                 (None,))
+    # No float16 on devices: NumPy's float16 loops (np.sqrt of a bool or
+    # int8) run in float32, as kernels compute them.
+    loop = tuple(np.dtype(np.float32) if np.dtype(d) == np.float16 else d
+                 for d in loop)
     shapes = [np.shape(v) if not isinstance(v, DeviceArray) else v.shape
               for v in inputs]
     shape = np.broadcast_shapes(*shapes)
@@ -176,15 +149,6 @@ def apply_ufunc(ufunc, inputs, out=None, device=None):
                 f"{out.dtype!r} with casting rule 'same_kind'")
     operands = [_to_operand(value, dtype, device)
                 for value, dtype in zip(inputs, loop)]
-    if all(np.dtype(d) == np.bool_ for d in loop[:-1]):
-        name = _BOOL_FUNCTIONS.get(name, name)
-    if name in _EAGER:
-        if out is None:
-            out = K.empty(shape, loop[-1], device, usm_type_of(inputs))
-        for k, operand in enumerate(operands):
-            if isinstance(operand, DeviceArray) and _overlaps(operand, out):
-                operands[k] = copy(operand)
-        return K.elementwise(name, _EXPRESSIONS[name], operands, loop, out)
     return _spirjit._apply(name, operands, loop, np.dtype(loop[-1]), shape,
                            device, out)
 

@@ -666,6 +666,8 @@ def test_integer_arguments(device_filter, require_dtypes):
 # The table is covered
 
 def test_every_table_entry_is_tested():
+    """Every `math` row of MathFunctions.def, and every NumPy function that
+    ArrayOps.def computes with one of its rows, has a test here."""
     table = pathlib.Path(__file__).resolve().parents[2] / "compiler" / \
         "MathFunctions.def"
     if not table.exists():
@@ -674,17 +676,40 @@ def test_every_table_entry_is_tested():
                          re.MULTILINE)
     assert len(entries) > 40
     tested_math = set(MATH_UNARY) | set(MATH_BINARY) | {
-        "ldexp", "floor", "ceil", "trunc", "isnan", "isinf", "isfinite"}
+        "ldexp", "floor", "ceil", "trunc", "isnan", "isinf", "isfinite",
+        "nextafter"}
+    # NumPy's names: here, in test_numpy_functions_more.py, and every
+    # elementwise row of ArrayOps.def on every surface in
+    # test_array_ops_table.py.
     tested_numpy = set(NUMPY_UNARY) | set(NUMPY_BINARY) | {
-        "ldexp", "isnan", "isinf", "isfinite"} | set(
-        more.UNARY) | set(more.BINARY)  # test_numpy_functions_more.py
+        "ldexp", "isnan", "isinf", "isfinite", "signbit", "nextafter",
+        "logaddexp", "logaddexp2"} | set(more.UNARY) | set(more.BINARY)
+    rows = {name for _, name in entries}
     for where, name in entries:
-        if where in ("Both", "Math"):
+        assert where in ("Math", "Array"), name
+        if where == "Math":
             assert name in tested_math, f"math.{name} is not tested"
             assert hasattr(math, name)
-        if where in ("Both", "NumPy"):
-            assert name in tested_numpy, f"numpy.{name} is not tested"
-            assert hasattr(np, name)
+    for op in spirjit._spirjit.array_ops():
+        if op["scalar"] == "Math":
+            assert op["scalar_op"] in rows, op["numpy"]
+            assert op["numpy"] in tested_numpy, \
+                f"numpy.{op['numpy']} is not tested"
+
+
+@spirjit.kernel
+def _next_after(item, x, y, out):
+    i = item.get_id(0)
+    out[i] = math.nextafter(x[i], y[i])
+
+
+def test_math_nextafter(device_filter):
+    x = np.array([1.0, 0.0, -0.0, 1e308, np.inf, np.nan, 5e-324])
+    y = np.array([2.0, -1.0, 1.0, np.inf, 0.0, 1.0, 0.0])
+    out = np.zeros_like(x)
+    launch(_next_after, x.size, x, y, out)
+    np.testing.assert_array_equal(
+        out, [math.nextafter(a, b) for a, b in zip(x.tolist(), y.tolist())])
 
 
 @pytest.mark.xfail(strict=True, reason=(
