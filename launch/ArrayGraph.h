@@ -7,9 +7,9 @@
 // axes). Operations record nodes; nothing runs until a value is needed.
 // Then evaluate() turns the node into memory: every chain of pending
 // element-wise nodes below it becomes one kernel (compiler/ArrayKernel),
-// with a trailing reduction as a second form of the same kernel; a pending
-// node that some DeviceArray still holds is computed first, into its own
-// memory, so nothing is computed twice; nodes nothing else holds are never
+// with a trailing reduction as a second form of the same kernel; element-
+// wise nodes are computed where they are used (one a DeviceArray holds is
+// stored only when it is itself evaluated), so intermediates are never
 // stored. Kernels are cached per expression (in memory, and on disk by the
 // kernel cache) and launched in order on the device's queue.
 //

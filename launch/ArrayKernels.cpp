@@ -50,10 +50,11 @@ public:
     auto known = g_.values.find(&node);
     if (known != g_.values.end())
       return known->second;
-    // What someone else holds, and reductions, are computed on their own.
-    if (&node != root_ && node.pending() &&
-        node.kind != ArrayNode::Kind::Index &&
-        (node.holders > 0 || node.kind == ArrayNode::Kind::Reduce))
+    // A reduction below is computed on its own, into memory. Element-wise
+    // values are computed here, at each index, even one a DeviceArray
+    // holds: reading the inputs again costs less than storing it and
+    // reading it back (and it is computed on its own only if it is read).
+    if (&node != root_ && node.kind == ArrayNode::Kind::Reduce)
       evaluate(node);
     int v = -1;
     switch (node.kind) {

@@ -266,3 +266,25 @@ def test_a_device_error_at_evaluation_names_the_operation(device):
     assert f"{__file__}:" in str(info.value)
     assert "computing the DeviceArray operation recorded here" in str(
         info.value)
+
+
+def test_values_a_variable_holds_fuse_where_they_are_used(device):
+    a, b = data(1000), data(1000, seed=1)
+    A, B = (spirjit.asarray(v, device=device) for v in (a, b))
+    before = launches()
+    T = A + B                   # held, never read
+    s = (T * T).sum()
+    np.testing.assert_allclose(float(s), float(((a + b) ** 2).sum()),
+                               rtol=1e-5)
+    assert launches() == before + 1 and pending(T)
+    O = spirjit.empty(1000, np.float32, device=device)
+    np.multiply(A + B, 2.0, out=O)  # the argument is held during the call
+    assert launches() == before + 2
+    X = spirjit.asarray(a, device=device)
+    X += 0.5 * (B - X)
+    # The right-hand side reads X and a value (the call's argument) holds
+    # it, so it is computed before X is written: two kernels.
+    assert launches() == before + 4
+    np.testing.assert_allclose(np.asarray(O), (a + b) * 2, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(X), a + 0.5 * (b - a), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(T), a + b, rtol=1e-6)
