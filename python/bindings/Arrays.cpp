@@ -366,9 +366,76 @@ py::object operatorMethod(const std::string &function, py::object ufunc,
       PyInstanceMethod_New(method.ptr()));
 }
 
+/// A reduction method (x.sum(), x.mean(), ...): with no arguments, on a
+/// real array with elements, recorded here over every axis; else `slow`.
+py::object reductionMethod(const std::string &op, py::object slow,
+                           py::object dtypes) {
+  py::cpp_function method([op, slow, dtypes](py::args args,
+                                             py::kwargs kwargs) -> py::object {
+    const DeviceArray *x =
+        args.size() == 1 && kwargs.empty() ? asDeviceArray(args[0].ptr())
+                                           : nullptr;
+    if (!x || x->dtype().kind() == 'c' || x->size() == 0)
+      return slow(*args, **kwargs);
+    // NumPy's dtypes of this reduction, once per input dtype: the
+    // result's, the accumulator's, and the kernels' (at least 32 bits).
+    static auto &known = *new std::map<std::pair<std::string, PyObject *>,
+                                       std::vector<py::dtype>>();
+    auto key = std::make_pair(op, x->dtype().ptr());
+    auto it = known.find(key);
+    if (it == known.end()) {
+      std::vector<py::dtype> found;
+      for (py::handle d : py::tuple(dtypes(op, x->dtype())))
+        found.push_back(py::reinterpret_borrow<py::dtype>(d));
+      x->dtype().inc_ref(); // the key must outlive the entry
+      it = known.emplace(key, std::move(found)).first;
+    }
+    const py::dtype &result = it->second[0], &acc = it->second[1],
+                    &kernelAcc = it->second[2];
+    std::string file;
+    int line = 0;
+    recordingSite(file, line);
+    std::vector<int> axes;
+    for (int d = 0; d < int(x->shape().size()); ++d)
+      axes.push_back(d);
+    launch::NodeRef node = launch::reduceNode(
+        x->node(), reductionOf(op == "mean" ? "sum" : op), std::move(axes),
+        dtypeName(kernelAcc), typeOfDType(acc), dtypeName(acc),
+        acc.itemsize(), file, line);
+    if (op == "mean") {
+      uint64_t bytes[2] = {0, 0};
+      py::int_ count(x->size());
+      if (!numberAs(count.ptr(), acc, bytes))
+        return slow(*args, **kwargs);
+      launch::NodeRef n = launch::scalarNode(
+          typeOfDType(acc), dtypeName(acc), acc.itemsize(), bytes,
+          x->device());
+      node = launch::applyNode(
+          "divide", {node, n},
+          {dtypeName(acc), dtypeName(acc), dtypeName(acc)},
+          typeOfDType(acc), dtypeName(acc), acc.itemsize(), {}, file, line);
+    }
+    if (!result.equal(acc))
+      node = launch::applyNode("copy", {node},
+                               {dtypeName(result), dtypeName(result)},
+                               typeOfDType(result), dtypeName(result),
+                               result.itemsize(), {}, file, line);
+    if (!launch::lazyEvaluation())
+      launch::evaluate(*node);
+    return py::cast(DeviceArray(std::move(node), result));
+  });
+  return py::reinterpret_steal<py::object>(
+      PyInstanceMethod_New(method.ptr()));
+}
+
 } // namespace
 
 void addArrayFunctions(py::module_ &m) {
+  m.def("_reduction_method", &reductionMethod, py::arg("op"),
+        py::arg("slow"), py::arg("dtypes"),
+        "a DeviceArray reduction method recording in C++ when called "
+        "without arguments, else `slow`; dtypes(op, dtype) gives NumPy's "
+        "(result, accumulator, kernel accumulator) dtypes");
   m.def("_operator_method", &operatorMethod, py::arg("function"),
         py::arg("ufunc"), py::arg("slow"), py::arg("arity"),
         py::arg("reflected") = false,

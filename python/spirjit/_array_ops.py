@@ -253,11 +253,7 @@ def reduce(op, x, axis=None, keepdims=False, out=None):
         raise errors.ArrayAxisError(
             axis if isinstance(axis, int) else axis[0], 0)
     axes = [] if x.ndim == 0 else normalize_axes(x, axis)
-    result_dtype = _REDUCTION_DTYPE[op](np.zeros(1, x.dtype)).dtype
-    if op == "mean":
-        acc_dtype = np.float64 if x.dtype.kind in "biu" else result_dtype
-    else:
-        acc_dtype = result_dtype
+    result_dtype, acc_dtype, kernel_acc = reduction_dtypes(op, x.dtype)
     kept = [a for a in range(x.ndim) if a not in axes]
     rows = int(np.prod([x.shape[a] for a in kept]))
     count = int(np.prod([x.shape[a] for a in axes]))
@@ -280,8 +276,7 @@ def reduce(op, x, axis=None, keepdims=False, out=None):
                                  acc_dtype)
     else:
         result = _spirjit._reduce(
-            x, "sum" if op == "mean" else op, axes,
-            _accumulator(op, acc_dtype), np.dtype(acc_dtype))
+            x, "sum" if op == "mean" else op, axes, kernel_acc, acc_dtype)
         if keepdims and result.shape != final:
             result = result._view(list(final), _c_strides(final, acc_dtype),
                                   result._offset)
@@ -295,13 +290,17 @@ def reduce(op, x, axis=None, keepdims=False, out=None):
     return result
 
 
-def _accumulator(op, dtype):
-    """The dtype the reduction kernels fold ``dtype`` values in: itself,
-    but at least 32 bits for min and max (the group reductions' widths)."""
-    dtype = np.dtype(dtype)
-    if op in ("min", "max") and dtype.itemsize < 4 and dtype.kind in "biu":
-        return np.dtype(np.uint32 if dtype.kind == "u" else np.int32)
-    return dtype
+def reduction_dtypes(op, dtype):
+    """NumPy's dtypes of reduction ``op`` over ``dtype``: the result's, the
+    accumulator's (float64 for a mean of integers), and the one kernels fold
+    in (at least 32 bits for min and max: the group reductions' widths)."""
+    result = _REDUCTION_DTYPE[op](np.zeros(1, dtype)).dtype
+    acc = np.dtype(np.float64) if op == "mean" and np.dtype(
+        dtype).kind in "biu" else result
+    kernel = acc
+    if op in ("min", "max") and acc.itemsize < 4 and acc.kind in "biu":
+        kernel = np.dtype(np.uint32 if acc.kind == "u" else np.int32)
+    return result, acc, kernel
 
 
 def _reduce_complex(op, x, kept, axes, rows, count, final, acc_dtype):
@@ -555,7 +554,8 @@ def install(cls):
     cls.__array_ufunc__ = _array_ufunc
     cls.__array_function__ = _array_function
     for op in ("sum", "prod", "min", "max", "mean"):
-        setattr(cls, op, _method_reduction(op))
+        setattr(cls, op, _spirjit._reduction_method(
+            op, _method_reduction(op), reduction_dtypes))
     cls.astype = astype
     cls.copy = lambda self: copy(self)
     cls.reshape = reshape

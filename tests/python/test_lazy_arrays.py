@@ -288,3 +288,13 @@ def test_values_a_variable_holds_fuse_where_they_are_used(device):
     np.testing.assert_allclose(np.asarray(O), (a + b) * 2, rtol=1e-6)
     np.testing.assert_allclose(np.asarray(X), a + 0.5 * (b - a), rtol=1e-6)
     np.testing.assert_allclose(np.asarray(T), a + b, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.uint8, np.float32, np.bool_])
+def test_reduction_methods_without_arguments(device, dtype):
+    x = (np.arange(1, 301) % 7).astype(dtype).reshape(3, 100)
+    X = spirjit.asarray(x, device=device)
+    for op in ("sum", "prod", "min", "max", "mean"):
+        got, want = getattr(X, op)(), getattr(x, op)()
+        assert got.dtype == want.dtype and got.shape == ()
+        np.testing.assert_allclose(got.item(), want, rtol=1e-6)
