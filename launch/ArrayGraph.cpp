@@ -189,6 +189,9 @@ void evaluate(ArrayNode &node) {
 
 void evaluateInto(ArrayNode &node, const ArrayView &target,
                   const Type *targetElement, const std::string &targetDType) {
+  // Values that read the target are computed before it is written.
+  if (anyPending())
+    flushReaders(*target.buffer);
   // What the node reads that the target overlaps (other than the same
   // elements in the same places) must be read before any store: the value
   // is computed into its own memory first, as NumPy does.

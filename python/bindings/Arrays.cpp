@@ -428,9 +428,89 @@ py::object reductionMethod(const std::string &op, py::object slow,
       PyInstanceMethod_New(method.ptr()));
 }
 
+/// The view basic slicing selects when `key` is integers and slices only
+/// (a tuple of them, or one), in bounds, not naming one element; false
+/// for anything else (the Python path: ..., None, errors, one element).
+bool basicView(const DeviceArray &a, PyObject *key,
+               std::vector<int64_t> &shape, std::vector<int64_t> &strides,
+               int64_t &offset) {
+  PyObject *const *items = &key;
+  Py_ssize_t count = 1;
+  if (PyTuple_CheckExact(key)) {
+    items = &PyTuple_GET_ITEM(key, 0);
+    count = PyTuple_GET_SIZE(key);
+  }
+  size_t ndim = a.shape().size();
+  if (size_t(count) > ndim)
+    return false;
+  offset = a.offset();
+  bool anySlice = false;
+  for (size_t d = 0; d < ndim; ++d) {
+    int64_t n = a.shape()[d], stride = a.strides()[d];
+    PyObject *k = d < size_t(count) ? items[d] : nullptr;
+    if (!k || PySlice_Check(k)) {
+      Py_ssize_t start = 0, stop = n, step = 1, length = n;
+      if (k) {
+        if (PySlice_Unpack(k, &start, &stop, &step) < 0) {
+          PyErr_Clear();
+          return false;
+        }
+        length = PySlice_AdjustIndices(n, &start, &stop, step);
+      }
+      shape.push_back(length);
+      strides.push_back(stride * step);
+      offset += start * stride;
+      anySlice = true;
+      continue;
+    }
+    if (!PyLong_CheckExact(k))
+      return false;
+    int overflow = 0;
+    long long i = PyLong_AsLongLongAndOverflow(k, &overflow);
+    if (overflow || i < -n || i >= n)
+      return false; // the Python path raises NumPy's IndexError
+    offset += (i < 0 ? i + n : i) * stride;
+  }
+  return anySlice || size_t(count) < ndim;
+}
+
+py::object itemMethod(py::object slow, bool store) {
+  py::cpp_function method([slow, store](py::args args) -> py::object {
+    const DeviceArray *a = asDeviceArray(args[0].ptr());
+    std::vector<int64_t> shape, strides;
+    int64_t offset = 0;
+    if (a && args.size() == size_t(store ? 3 : 2) &&
+        basicView(*a, args[1].ptr(), shape, strides, offset)) {
+      if (!store)
+        return py::cast(DeviceArray(a->buffer(), a->dtype(), std::move(shape),
+                                    std::move(strides), offset));
+      // A DeviceArray of the same device into the view, broadcast and
+      // cast as NumPy's setitem (not complex into real: NumPy warns).
+      const DeviceArray *value = asDeviceArray(args[2].ptr());
+      std::vector<int64_t> broadcast;
+      if (value && value->device() == a->device() &&
+          !(value->dtype().kind() == 'c' && a->dtype().kind() != 'c') &&
+          broadcastShapes({&value->shape(), &shape}, broadcast) &&
+          broadcast == shape) {
+        DeviceArray view(a->buffer(), a->dtype(), std::move(shape),
+                         std::move(strides), offset);
+        launch::evaluateInto(*value->node(), viewOf(view),
+                             view.type()->element, dtypeName(view.dtype()));
+        return py::none();
+      }
+    }
+    return slow(*args);
+  });
+  return py::reinterpret_steal<py::object>(
+      PyInstanceMethod_New(method.ptr()));
+}
+
 } // namespace
 
 void addArrayFunctions(py::module_ &m) {
+  m.def("_item_method", &itemMethod, py::arg("slow"), py::arg("store"),
+        "DeviceArray.__getitem__ (store=False) or __setitem__: basic "
+        "slicing with integers and slices in C++, else `slow`");
   m.def("_reduction_method", &reductionMethod, py::arg("op"),
         py::arg("slow"), py::arg("dtypes"),
         "a DeviceArray reduction method recording in C++ when called "

@@ -88,6 +88,11 @@ const std::shared_ptr<runtime::Buffer> &DeviceArray::buffer() const {
     launch::releaseNode(*pending_);
     pending_.reset();
   }
+  return buffer_;
+}
+
+const std::shared_ptr<runtime::Buffer> &DeviceArray::writableBuffer() const {
+  buffer();
   if (launch::anyPending())
     launch::flushReaders(*buffer_);
   return buffer_;
@@ -213,7 +218,7 @@ void DeviceArray::writeFromHost(const py::array &input) const {
     contiguous = contiguous && strides_[d] == expected;
     expected *= shape_[d];
   }
-  const std::shared_ptr<Device> &device = buffer()->device();
+  const std::shared_ptr<Device> &device = writableBuffer()->device();
   if (contiguous) {
     device->write(*buffer(), host.data(), static_cast<size_t>(host.nbytes()),
                   static_cast<size_t>(offset_));
@@ -470,7 +475,7 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
       launch::ArgumentValue &value = values[i];
       value.kind = launch::ArgumentValue::Kind::DeviceArray;
       value.type = array->type();
-      value.buffer = &array->buffer();
+      value.buffer = &array->writableBuffer(); // the kernel may write it
       value.offset = array->offset();
       value.shape = array->shape().data();
       value.strides = array->strides().data();

@@ -60,9 +60,11 @@ public:
   /// between the view's elements keep their values.
   void writeFromHost(const pybind11::array &host) const;
 
-  /// The memory: a pending value is computed first, and pending values
-  /// that read this memory are computed before anyone may write it.
+  /// The memory: a pending value is computed first.
   const std::shared_ptr<runtime::Buffer> &buffer() const;
+  /// The memory for something that may write it (a launch, a host write,
+  /// another library): pending values that read it are computed first.
+  const std::shared_ptr<runtime::Buffer> &writableBuffer() const;
   const std::shared_ptr<runtime::Device> &device() const { return device_; }
   runtime::UsmKind usmKind() const;
   bool pending() const { return pending_ && pending_->pending(); }

@@ -110,7 +110,7 @@ Converted convert(const py::args &args,
     Argument &a = out.arguments[i];
     py::handle obj = args[i];
     if (const DeviceArray *array = asDeviceArray(obj.ptr())) {
-      const auto &buffer = array->buffer();
+      const auto &buffer = array->writableBuffer(); // the call may write it
       if (!buffer->svm())
         throw PythonError(
             "DeviceError",

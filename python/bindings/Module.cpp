@@ -131,7 +131,8 @@ void *hostView(const runtime::Buffer &buffer) {
 }
 
 py::capsule toDLPack(const DeviceArray &array, bool versioned) {
-  const auto &buffer = array.buffer();
+  // The consumer may write the memory.
+  const auto &buffer = array.writableBuffer();
   bool cuda = isCuda(*buffer);
   if (!cuda && !hostView(*buffer))
     throw PythonError("DLPackError",
@@ -574,7 +575,8 @@ PYBIND11_MODULE(_spirjit, m) {
       .def_property_readonly(
           "_pointer",
           [](const DeviceArray &a) -> py::object {
-            if (!a.buffer()->svm())
+            // Another library may write through the pointer.
+            if (!a.writableBuffer()->svm())
               return py::none();
             return py::int_(reinterpret_cast<uintptr_t>(
                 static_cast<char *>(a.buffer()->svm()) + a.offset()));

@@ -441,8 +441,8 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None,
 
 
 DeviceArray.__dlpack__ = _dlpack
-DeviceArray.__getitem__ = _getitem
-DeviceArray.__setitem__ = _setitem
+DeviceArray.__getitem__ = _spirjit._item_method(_getitem, False)
+DeviceArray.__setitem__ = _spirjit._item_method(_setitem, True)
 
 
 def _len(self):

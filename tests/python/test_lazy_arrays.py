@@ -298,3 +298,28 @@ def test_reduction_methods_without_arguments(device, dtype):
         got, want = getattr(X, op)(), getattr(x, op)()
         assert got.dtype == want.dtype and got.shape == ()
         np.testing.assert_allclose(got.item(), want, rtol=1e-6)
+
+
+def test_views_and_slicing_record_without_computing(device):
+    u = data(64).reshape(8, 8)
+    U = spirjit.asarray(u, device=device)
+    V = spirjit.zeros((8, 8), np.float32, device=device)
+    before = launches()
+    # Each slice of U is taken while sums over U are pending: nothing runs
+    # until the store, which is one kernel into V's view.
+    V[1:-1, 1:-1] = 0.25 * (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] +
+                            U[1:-1, 2:])
+    assert launches() == before + 1
+    want = np.zeros((8, 8), np.float32)
+    want[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] +
+                               u[1:-1, 2:])
+    np.testing.assert_allclose(np.asarray(V), want, rtol=1e-6)
+    # A pending value's own view is computed first.
+    T = U * 2
+    np.testing.assert_allclose(np.asarray(T[2:5, ::2]), u[2:5, ::2] * 2)
+    # Errors of the fast path are NumPy's.
+    with pytest.raises(IndexError):
+        U[8]
+    with pytest.raises(IndexError):
+        U[0, 0, 0]
+    assert U[3, 4] == u[3, 4]
