@@ -323,3 +323,29 @@ def test_views_and_slicing_record_without_computing(device):
     with pytest.raises(IndexError):
         U[0, 0, 0]
     assert U[3, 4] == u[3, 4]
+
+
+def test_threads_record_and_read_their_own_values(device):
+    import threading
+    base = np.arange(20_000, dtype=np.float32)
+    A = spirjit.asarray(base, device=device)
+    failures = []
+
+    def work(t):
+        try:
+            for i in range(30):
+                x = (A + float(t)) * 2.0 - i
+                s = x.sum()
+                want = (base + t) * 2 - i
+                np.testing.assert_array_equal(np.asarray(x[::7]), want[::7])
+                np.testing.assert_allclose(float(s), want.sum(), rtol=1e-5)
+        except Exception as exc:  # reported by the main thread
+            failures.append(exc)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert not any(thread.is_alive() for thread in threads)
+    assert not failures, failures[0]
