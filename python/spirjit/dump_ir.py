@@ -5,6 +5,8 @@
                     [--image spirv|spir|ptx] [--target cuda] [--ndim N]
                     [--nd-range] [--local-shape 16,16 ...] [--disjoint]
                     [--dump-dir DIR]
+    spirjit-dump-ir FILE.py FUNCTION --arrays --sig "(float32[:, :], float64)"
+                    [--shape 8] [--stage ...]
 """
 
 import argparse
@@ -171,6 +173,15 @@ def main(argv=None):
                              "function so decorated): the host code's "
                              "stages, then each prange loop's kernel's; "
                              "--sig gives all the arguments")
+    parser.add_argument("--arrays", action="store_true",
+                        help="run FUNCTION on DeviceArrays of --sig's dtypes "
+                             "and ranks (numbers for scalars) on the default "
+                             "device, and print the fused kernels its array "
+                             "operations compile: each one's graph (at the "
+                             "bytecode stage) and stages")
+    parser.add_argument("--shape", type=int, default=8,
+                        help="with --arrays: the extent of every axis "
+                             "(default 8)")
     parser.add_argument("--dump-dir",
                         help="also write each stage to DIR/NN-stage files")
     args = parser.parse_args(argv)
@@ -180,6 +191,71 @@ def main(argv=None):
         # The shell's convention for a command ended by SIGINT: 128 + 2.
         print("spirjit-dump-ir: interrupted", file=sys.stderr)
         return 130
+
+
+def _arguments(signature, extent):
+    """DeviceArrays (values 1 to 2) and numbers of a numba-style
+    signature's types, each axis `extent` long."""
+    import numpy as np
+    inner = signature.strip()
+    if inner.startswith("(") and inner.endswith(")"):
+        inner = inner[1:-1]
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(inner + ","):
+        depth += c == "["
+        depth -= c == "]"
+        if c == "," and depth == 0:
+            if inner[start:i].strip():
+                parts.append(inner[start:i].strip())
+            start = i + 1
+    values = []
+    for part in parts:
+        name, _, axes = part.partition("[")
+        try:
+            dtype = np.dtype(name.strip())
+        except TypeError:
+            raise errors.InvalidArgumentError(
+                f"--sig: {name.strip()!r} is not a NumPy dtype") from None
+        if not axes:
+            values.append(dtype.type(2))
+            continue
+        shape = (extent,) * (axes.count(",") + 1)
+        host = np.linspace(1, 2, int(np.prod(shape))).astype(dtype)
+        from . import asarray
+        values.append(asarray(host.reshape(shape)))
+    return values
+
+
+def _dump_arrays(args, function, wanted, show):
+    """Runs `function` on DeviceArrays and shows each fused kernel it
+    compiled, in the order they were compiled."""
+    import tempfile
+    from . import synchronize
+    with tempfile.TemporaryDirectory(prefix="spirjit-arrays-") as folder:
+        os.environ["SPIRJIT_DUMP_DIR"] = folder
+        try:
+            # What it returns is kept until everything pending has run.
+            result = function(*_arguments(args.sig, args.shape))
+            synchronize()
+            del result
+        finally:
+            del os.environ["SPIRJIT_DUMP_DIR"]
+        kernels = sorted((os.path.getmtime(os.path.join(folder, k)), k)
+                         for k in os.listdir(folder)
+                         if k.startswith(("array_map", "array_reduce")))
+        if not kernels:
+            print(f"; {function.__name__} compiled no array kernel (its "
+                  "kernels were compiled before in this process, or it "
+                  "does no DeviceArray arithmetic)")
+        for _, kernel in kernels:
+            files = {name.split("-", 1)[1].rsplit(".", 1)[0]: name
+                     for name in os.listdir(os.path.join(folder, kernel))}
+            for stage in wanted:
+                if stage in files:
+                    with open(os.path.join(folder, kernel,
+                                           files[stage])) as f:
+                        show(stage, f.read(), f"array kernel: {kernel}")
+    return 0
 
 
 def _dump(args, stages):
@@ -221,6 +297,8 @@ def _dump(args, stages):
               f"commas, not {args.local_shape}", file=sys.stderr)
         return 2
     try:
+        if args.arrays:
+            return _dump_arrays(args, function, wanted, show)
         if args.jit or getattr(function, "__spirjit_jit__", False):
             _spirjit.dump_host_stages(describe_function(function), args.sig,
                                       wanted, show, image, args.disjoint)
