@@ -23,7 +23,7 @@ public:
     description_->name = description_->qualifiedName = name;
     description_->filename = "<spirjit array expression>";
     description_->firstLine = 1;
-    description_->argCount = e.parameterCount + 2;
+    description_->argCount = e.parameterCount + (e.argReduction() ? 3 : 2);
     fn_ = std::make_unique<ir::Function>();
     fn_->name = name;
     fn_->filename = description_->filename;
@@ -37,6 +37,8 @@ public:
     for (int p = 0; p < e_.parameterCount; ++p)
       fn_->parameterNames.push_back("p" + std::to_string(p));
     fn_->parameterNames.push_back("out");
+    if (e_.argReduction())
+      fn_->parameterNames.push_back("out_index");
     for (size_t a = 0; a < fn_->parameterNames.size(); ++a) {
       Instruction *arg = make(Opcode::Arg, {});
       arg->index = static_cast<int64_t>(a);
@@ -45,6 +47,8 @@ public:
     }
     if (e_.form == ArrayExpression::Form::Map)
       writeMap();
+    else if (e_.argReduction())
+      writeArgReduce();
     else
       writeReduce();
     make(Opcode::Return, {none()});
@@ -127,7 +131,11 @@ private:
   }
   Instruction *parameter(int p) { return args_[static_cast<size_t>(p) + 1]; }
   Instruction *item() { return args_[0]; }
-  Instruction *out() { return args_.back(); }
+  Instruction *out() { return args_[size_t(e_.parameterCount) + 1]; }
+  Instruction *outIndex() { return args_.back(); }
+  Instruction *np(const std::string &name, std::vector<Instruction *> args) {
+    return call(object("numpy." + name), std::move(args));
+  }
 
   Instruction *cast(Instruction *v, const std::string &dtype) {
     if (dtype == "bool")
@@ -345,6 +353,117 @@ private:
     cur_ = done;
   }
 
+  /// Per work-item, the first extreme of its values and its index, then
+  /// per group: the extreme (NaN if any item saw one), and the least index
+  /// holding it.
+  void writeArgReduce() {
+    using C = ir::CompareOperator;
+    const std::string &acc = e_.accumulator;
+    bool isMax = e_.reduction == ArrayExpression::Reduction::ArgMax;
+    bool floating = e_.floatingAccumulator;
+    Instruction *m = method(item(), "get_global_id", {integer(0)});
+    Instruction *lid = method(item(), "get_local_id", {integer(1)});
+    Instruction *group = method(item(), "get_group", {});
+    Instruction *k0 = method(item(), "get_global_id", {integer(1)});
+    Instruction *step = method(item(), "get_global_range", {integer(1)});
+    Instruction *n = parameter(e_.parameterCount - 1);
+    auto at = [&](Instruction *k) {
+      return make(Opcode::BuildTuple, {m, k});
+    };
+    auto indexAt = [&](Instruction *k) {
+      if (e_.indexParameter < 0)
+        return cast(k, "int64");
+      return cast(make(Opcode::GetItem, {parameter(e_.indexParameter), at(k)}),
+                  "int64");
+    };
+    // Each item starts from the row's first element: the least index.
+    Instruction *zero = integer(0);
+    Instruction *best0 = cast(valueAt(at(zero), {m, zero}), acc);
+    Instruction *index0 = indexAt(zero);
+    Block *entry = cur_;
+    Block *header = block({entry});
+    Block *body = block({header});
+    header->predecessors.push_back(body);
+    Block *exit = block({header});
+    branch(header);
+
+    cur_ = header;
+    Instruction *k = make(Opcode::Phi, {k0});
+    Instruction *best = make(Opcode::Phi, {best0});
+    Instruction *bestIndex = make(Opcode::Phi, {index0});
+    branchIf(compare(C::Lt, k, n), body, exit);
+
+    cur_ = body;
+    Instruction *v = cast(valueAt(at(k), {m, k}), acc);
+    Instruction *vIndex = indexAt(k);
+    Instruction *earlier = compare(C::Lt, vIndex, bestIndex);
+    Instruction *better = np(
+        "logical_or",
+        {compare(isMax ? C::Gt : C::Lt, v, best),
+         np("logical_and", {compare(C::Eq, v, best), earlier})});
+    if (floating) { // a NaN wins, the earlier of two
+      Instruction *vNan = np("isnan", {v});
+      Instruction *bestNan = np("isnan", {best});
+      better = np("logical_or",
+                  {np("logical_and",
+                      {vNan, np("logical_or",
+                                {np("logical_not", {bestNan}), earlier})}),
+                   np("logical_and",
+                      {np("logical_not", {bestNan}),
+                       np("logical_and", {np("logical_not", {vNan}),
+                                          better})})});
+    }
+    Instruction *nextBest = select(better, v, best);
+    Instruction *nextIndex = select(better, vIndex, bestIndex);
+    Instruction *kNext = binary(ir::BinaryOperator::Add, k, step);
+    header->predecessors[1] = cur_;
+    branch(header);
+    k->operands.push_back(kNext);
+    best->operands.push_back(nextBest);
+    bestIndex->operands.push_back(nextIndex);
+
+    cur_ = exit;
+    Instruction *reduce = object("spirjit.kernel_api.group_reduce");
+    Instruction *hit, *value;
+    if (floating) {
+      Instruction *bestNan = np("isnan", {best});
+      Instruction *anyNan = compare(
+          C::Ne, call(reduce, {group, cast(bestNan, "int32"), text("max")}),
+          integer(0));
+      double worst = isMax ? -std::numeric_limits<double>::infinity()
+                           : std::numeric_limits<double>::infinity();
+      Instruction *clean =
+          select(bestNan, cast(constant(ConstValue::ofFloat(worst)), acc), best);
+      Instruction *top =
+          call(reduce, {group, clean, text(isMax ? "max" : "min")});
+      hit = select(anyNan, bestNan, compare(C::Eq, best, top));
+      value = select(
+          anyNan,
+          cast(constant(ConstValue::ofFloat(
+                   std::numeric_limits<double>::quiet_NaN())),
+               acc),
+          top);
+    } else {
+      value = call(reduce, {group, best, text(isMax ? "max" : "min")});
+      hit = compare(C::Eq, best, value);
+    }
+    Instruction *none = cast(constant(ConstValue::ofInt(
+                                 std::numeric_limits<int64_t>::max())),
+                             "int64");
+    Instruction *first =
+        call(reduce, {group, select(hit, bestIndex, none), text("min")});
+    Instruction *slot = make(
+        Opcode::BuildTuple, {m, method(group, "get_group_id", {integer(1)})});
+    Block *store = block({cur_});
+    Block *done = block({cur_, store});
+    branchIf(compare(C::Eq, lid, integer(0)), store, done);
+    cur_ = store;
+    make(Opcode::SetItem, {out(), slot, cast(value, outputDType())});
+    make(Opcode::SetItem, {outIndex(), slot, first});
+    branch(done);
+    cur_ = done;
+  }
+
   const std::string &outputDType() const {
     return e_.output.empty() ? e_.accumulator : e_.output;
   }
@@ -360,12 +479,16 @@ private:
 
 std::string ArrayExpression::text() const {
   std::string t;
-  static const char *reductions[] = {"sum", "prod", "min", "max"};
+  static const char *reductions[] = {"sum",    "prod",   "min",
+                                     "max",    "argmax", "argmin"};
   if (form == Form::Map)
     t += "map rank " + std::to_string(rank) + "\n";
   else
     t += std::string("reduce ") + reductions[int(reduction)] + " into " +
-         accumulator + (output.empty() ? "" : " as " + output) + "\n";
+         accumulator + (output.empty() ? "" : " as " + output) +
+         (indexParameter >= 0 ? " indices p" + std::to_string(indexParameter)
+                              : "") +
+         "\n";
   for (size_t v = 0; v < values.size(); ++v) {
     const Value &value = values[v];
     t += "  %" + std::to_string(v) + " = ";

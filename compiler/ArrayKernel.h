@@ -21,6 +21,8 @@
 //           values at (m, k), (m, k + G*L), ... and its work-group folds
 //           those with kapi.group_reduce; out (M, G) gets one partial per
 //           group. Folding the partials is the same kernel again.
+//           ArgMax/ArgMin kernels take one more output, out_index (M, G),
+//           int64: the index of each group's extreme.
 #pragma once
 
 #include "frontend/FunctionDescription.h"
@@ -45,8 +47,9 @@ struct ArrayExpression {
   };
   enum class Form { Map, Reduce };
   /// Reductions: kapi.group_reduce's operators, and min/max with NumPy's
-  /// NaN rule.
-  enum class Reduction { Sum, Prod, Min, Max };
+  /// NaN rule; argmax/argmin, the index of the first extreme (of the first
+  /// NaN, if any, as NumPy).
+  enum class Reduction { Sum, Prod, Min, Max, ArgMax, ArgMin };
 
   std::vector<Value> values;
   int result = -1;
@@ -62,6 +65,14 @@ struct ArrayExpression {
   bool floatingAccumulator = false;
   /// Reduce: the dtype stored in `out` (empty: the accumulator's).
   std::string output;
+  /// ArgMax/ArgMin: the parameter holding each element's index (a pass
+  /// over partials), or -1: the index is k.
+  int indexParameter = -1;
+
+  bool argReduction() const {
+    return form == Form::Reduce &&
+           (reduction == Reduction::ArgMax || reduction == Reduction::ArgMin);
+  }
 
   /// One line per value: the `graph` the dumps show, and the kernel's key.
   std::string text() const;

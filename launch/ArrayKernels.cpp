@@ -216,8 +216,9 @@ KernelCache &cacheFor(const Expression &expression) {
 /// `shape`, the shape the arguments are bound at.
 void launch(const Gathered &g, const LaunchRange &range, const ArrayView &out,
             const Type *outElement, int64_t outItemsize,
-            const std::shared_ptr<runtime::Device> &device) {
-  size_t n = g.parameters.size() + 1;
+            const std::shared_ptr<runtime::Device> &device,
+            const ArrayView *outIndex = nullptr) {
+  size_t n = g.parameters.size() + (outIndex ? 2 : 1);
   std::vector<ArgumentValue> args(n);
   auto bindArray = [](ArgumentValue &a, const ArrayView &view,
                       const Type *element, int64_t itemsize) {
@@ -243,7 +244,9 @@ void launch(const Gathered &g, const LaunchRange &range, const ArrayView &out,
       args[p].scalar[1] = q.scalar[1];
     }
   }
-  bindArray(args.back(), out, outElement, outItemsize);
+  bindArray(args[g.parameters.size()], out, outElement, outItemsize);
+  if (outIndex)
+    bindArray(args.back(), *outIndex, types::int64(), 8);
   Event event;
   cacheFor(g.expression)
       .submit(event, range, args.data(), n, device, nullptr, 0, false);
@@ -265,8 +268,19 @@ int workGroupSize(const runtime::Device &device) {
 void reducePass(Gathered &g, int64_t rows, int64_t k, int64_t groups,
                 int local, const ArrayView &out, const Type *outElement,
                 int64_t outItemsize,
-                const std::shared_ptr<runtime::Device> &device) {
+                const std::shared_ptr<runtime::Device> &device,
+                const ArrayView *outIndex = nullptr,
+                const ArrayView *indices = nullptr) {
   finishParameters(g);
+  if (indices) { // each element's index, of a pass over partials
+    Gathered::Parameter p;
+    p.array = true;
+    p.view = *indices;
+    p.element = types::int64();
+    p.itemsize = 8;
+    g.expression.indexParameter = int(g.parameters.size());
+    g.parameters.push_back(std::move(p));
+  }
   Gathered::Parameter rowLength; // the kernel's last parameter, K
   rowLength.element = types::int64();
   rowLength.scalar[0] = static_cast<uint64_t>(k);
@@ -280,7 +294,7 @@ void reducePass(Gathered &g, int64_t rows, int64_t k, int64_t groups,
   range.global[1] = groups * local;
   range.local[0] = 1;
   range.local[1] = local;
-  launch(g, range, out, outElement, outItemsize, device);
+  launch(g, range, out, outElement, outItemsize, device, outIndex);
 }
 
 
@@ -470,6 +484,7 @@ void computeReduce(ArrayNode &node, const ArrayView &out) {
       ++a;
     }
   }
+  g.expression.form = Expression::Form::Reduce;
   g.expression.reduction = node.reduction;
   g.expression.accumulator = node.accumulator;
   g.expression.floatingAccumulator = accElement->kind == TypeKind::Float;
@@ -492,6 +507,39 @@ void computeReduce(ArrayNode &node, const ArrayView &out) {
   ArrayView finalView = out;
   finalView.shape = {rows, 1};
   finalView.strides = {node.itemsize, node.itemsize};
+  if (g.expression.argReduction()) {
+    // Values and indices of each group's extreme; the node's value is the
+    // indices of the last pass.
+    ArrayView values = contiguous({rows, groups}, accItemsize, node.device,
+                                  runtime::UsmKind::Device);
+    ArrayView indices = groups == 1 ? finalView
+                                    : contiguous({rows, groups}, 8,
+                                                 node.device,
+                                                 runtime::UsmKind::Device);
+    reducePass(g, rows, k, groups, local, values, accElement, accItemsize,
+               node.device, &indices);
+    if (groups == 1)
+      return;
+    ArrayNode partials;
+    partials.kind = ArrayNode::Kind::Memory;
+    partials.element = accElement;
+    partials.dtype = node.accumulator;
+    partials.itemsize = accItemsize;
+    partials.shape = {rows, groups};
+    partials.device = node.device;
+    partials.view = values;
+    Gathered h;
+    Gatherer again(h, partials.shape, nullptr);
+    h.expression.result = again.value(partials);
+    h.expression.reduction = node.reduction;
+    h.expression.accumulator = node.accumulator;
+    h.expression.floatingAccumulator = g.expression.floatingAccumulator;
+    ArrayView last = contiguous({rows, 1}, accItemsize, node.device,
+                                runtime::UsmKind::Device);
+    reducePass(h, rows, groups, 1, local, last, accElement, accItemsize,
+               node.device, &finalView, &indices);
+    return;
+  }
   if (groups == 1) {
     g.expression.output = node.dtype;
     reducePass(g, rows, k, 1, local, finalView, node.element, node.itemsize,

@@ -117,6 +117,10 @@ ArrayExpression::Reduction reductionOf(const std::string &op) {
     return ArrayExpression::Reduction::Min;
   if (op == "max")
     return ArrayExpression::Reduction::Max;
+  if (op == "argmax")
+    return ArrayExpression::Reduction::ArgMax;
+  if (op == "argmin")
+    return ArrayExpression::Reduction::ArgMin;
   throw PythonError("InvalidArgumentError", "no reduction called " + op);
 }
 

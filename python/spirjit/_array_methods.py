@@ -56,6 +56,17 @@ def _arg(name, op):
             x = ravel(x)
             axis = 0
         axis = ops.normalize_axes(x, axis)[0]
+        if x.dtype.kind != "c":
+            # One reduction kernel (two passes where the rows are long):
+            # each group's extreme and the least index holding it.
+            _, _, acc = ops.reduction_dtypes(op, x.dtype)
+            first = _spirjit._reduce(x, "arg" + op, [axis], acc,
+                                     np.dtype(np.intp))
+            if keepdims:
+                return ops.reshape(first, tuple(
+                    1 if a == axis or self.ndim != x.ndim else n
+                    for a, n in enumerate(self.shape)))
+            return first
         extreme = ops.reduce(op, x, axis, True)
         hit = ops.apply_ufunc(np.equal, (x, extreme))
         if x.dtype.kind in "fc":

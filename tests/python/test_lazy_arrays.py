@@ -349,3 +349,24 @@ def test_threads_record_and_read_their_own_values(device):
         thread.join(timeout=300)
     assert not any(thread.is_alive() for thread in threads)
     assert not failures, failures[0]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8,
+                                   np.uint16, np.int64, np.bool_])
+def test_argmax_and_argmin_are_one_reduction(device, require_dtypes, dtype):
+    require_dtypes(dtype)
+    rng = np.random.default_rng(3)
+    x = (rng.random((6, 40_000)) * 50).astype(dtype)
+    if x.dtype.kind == "f":
+        x[2, 30_000] = x[2, 35_000] = np.nan   # the first NaN wins
+        x[4, :] = 0.5                          # ties: the first index
+        x[5, 100] = -0.0
+    X = spirjit.asarray(x, device=device)
+    for op in ("argmax", "argmin"):
+        before = launches()
+        got = getattr(X, op)(axis=1)
+        np.testing.assert_array_equal(np.asarray(got), getattr(x, op)(axis=1))
+        assert launches() - before <= 2
+        assert int(getattr(X, op)()) == getattr(x, op)()
+        np.testing.assert_array_equal(np.asarray(getattr(X, op)(axis=0)),
+                                      getattr(x, op)(axis=0))
