@@ -396,22 +396,28 @@ private:
     cur_ = body;
     Instruction *v = cast(valueAt(at(k), {m, k}), acc);
     Instruction *vIndex = indexAt(k);
-    Instruction *earlier = compare(C::Lt, vIndex, bestIndex);
-    Instruction *better = np(
-        "logical_or",
-        {compare(isMax ? C::Gt : C::Lt, v, best),
-         np("logical_and", {compare(C::Eq, v, best), earlier})});
+    // Over the elements themselves an item meets indices in increasing
+    // order, so only a strictly better value (or a first NaN) replaces the
+    // best; over partials the indices come in any order.
+    bool ordered = e_.indexParameter < 0;
+    Instruction *earlier = ordered ? nullptr : compare(C::Lt, vIndex, bestIndex);
+    Instruction *better = compare(isMax ? C::Gt : C::Lt, v, best);
+    if (!ordered)
+      better = np("logical_or",
+                  {better, np("logical_and", {compare(C::Eq, v, best),
+                                              earlier})});
     if (floating) { // a NaN wins, the earlier of two
       Instruction *vNan = np("isnan", {v});
       Instruction *bestNan = np("isnan", {best});
-      better = np("logical_or",
-                  {np("logical_and",
-                      {vNan, np("logical_or",
-                                {np("logical_not", {bestNan}), earlier})}),
-                   np("logical_and",
-                      {np("logical_not", {bestNan}),
-                       np("logical_and", {np("logical_not", {vNan}),
-                                          better})})});
+      Instruction *nanWins = np("logical_and", {vNan, np("logical_not",
+                                                         {bestNan})});
+      if (!ordered)
+        nanWins = np("logical_or",
+                     {nanWins, np("logical_and", {vNan, np("logical_and",
+                                                           {bestNan,
+                                                            earlier})})});
+      // A comparison with a NaN is false: `better` needs no guard.
+      better = np("logical_or", {nanWins, better});
     }
     Instruction *nextBest = select(better, v, best);
     Instruction *nextIndex = select(better, vIndex, bestIndex);
