@@ -5,6 +5,7 @@
 #include "frontend/PyIR.h"
 
 #include <limits>
+#include <tuple>
 #include <map>
 
 namespace spirjit {
@@ -248,19 +249,40 @@ private:
     br->targets = {yes, no};
   }
 
+  /// A Reduce kernel's work-item: its row m, its local id along the row,
+  /// its group, its first k, the step between its k's, and the row length
+  /// (the last parameter).
+  std::tuple<Instruction *, Instruction *, Instruction *, Instruction *,
+             Instruction *, Instruction *>
+  rowItem() {
+    Instruction *m = method(item(), "get_global_id", {integer(0)});
+    Instruction *lid = method(item(), "get_local_id", {integer(1)});
+    Instruction *group = method(item(), "get_group", {});
+    Instruction *k0 = method(item(), "get_global_id", {integer(1)});
+    Instruction *step = method(item(), "get_global_range", {integer(1)});
+    return {m, lid, group, k0, step, parameter(e_.parameterCount - 1)};
+  }
+
+  /// The loop over a work-item's k's, entered from here: its header (for
+  /// the phis; the caller fills their second operands and the back edge),
+  /// body and exit.
+  std::tuple<Block *, Block *, Block *> rowLoop() {
+    Block *entry = cur_;
+    Block *header = block({entry});
+    Block *body = block({header});
+    header->predecessors.push_back(body);
+    Block *exit = block({header});
+    branch(header);
+    return {header, body, exit};
+  }
+
   void writeReduce() {
     using B = ir::BinaryOperator;
     using R = ArrayExpression::Reduction;
     const std::string &acc = e_.accumulator;
     bool nanFirst = e_.floatingAccumulator &&
                     (e_.reduction == R::Min || e_.reduction == R::Max);
-    Instruction *m = method(item(), "get_global_id", {integer(0)});
-    Instruction *lid = method(item(), "get_local_id", {integer(1)});
-    Instruction *group = method(item(), "get_group", {});
-    Instruction *k0 = method(item(), "get_global_id", {integer(1)});
-    Instruction *step = method(item(), "get_global_range", {integer(1)});
-    // The row length is the last parameter.
-    Instruction *n = parameter(e_.parameterCount - 1);
+    auto [m, lid, group, k0, step, n] = rowItem();
     // min and max start from the row's first value (every row has one):
     // no identity is needed, and repeating it changes nothing.
     Instruction *start;
@@ -271,14 +293,7 @@ private:
                            {m, integer(0)}),
                    acc);
     Instruction *noNan = constant(ConstValue::ofBool(false));
-    Block *entry = cur_;
-
-    Block *header = block({entry});
-    Block *body = block({header});
-    header->predecessors.push_back(body);
-    Block *exit = block({header});
-    branch(header);
-
+    auto [header, body, exit] = rowLoop();
     cur_ = header;
     Instruction *k = make(Opcode::Phi, {k0});
     Instruction *folded = make(Opcode::Phi, {start});
@@ -361,14 +376,10 @@ private:
     const std::string &acc = e_.accumulator;
     bool isMax = e_.reduction == ArrayExpression::Reduction::ArgMax;
     bool floating = e_.floatingAccumulator;
-    Instruction *m = method(item(), "get_global_id", {integer(0)});
-    Instruction *lid = method(item(), "get_local_id", {integer(1)});
-    Instruction *group = method(item(), "get_group", {});
-    Instruction *k0 = method(item(), "get_global_id", {integer(1)});
-    Instruction *step = method(item(), "get_global_range", {integer(1)});
-    Instruction *n = parameter(e_.parameterCount - 1);
-    auto at = [&](Instruction *k) {
-      return make(Opcode::BuildTuple, {m, k});
+    auto [m, lid, group, k0, step, n] = rowItem();
+    Instruction *row = m; // (C++17 lambdas capture no structured binding)
+    auto at = [this, row](Instruction *k) {
+      return make(Opcode::BuildTuple, {row, k});
     };
     auto indexAt = [&](Instruction *k) {
       if (e_.indexParameter < 0)
@@ -380,13 +391,7 @@ private:
     Instruction *zero = integer(0);
     Instruction *best0 = cast(valueAt(at(zero), {m, zero}), acc);
     Instruction *index0 = indexAt(zero);
-    Block *entry = cur_;
-    Block *header = block({entry});
-    Block *body = block({header});
-    header->predecessors.push_back(body);
-    Block *exit = block({header});
-    branch(header);
-
+    auto [header, body, exit] = rowLoop();
     cur_ = header;
     Instruction *k = make(Opcode::Phi, {k0});
     Instruction *best = make(Opcode::Phi, {best0});

@@ -299,6 +299,29 @@ void reducePass(Gathered &g, int64_t rows, int64_t k, int64_t groups,
 
 
 
+/// The reduction `first` (of `node`) again, over its partials `values`
+/// (M, G): the second pass.
+Gathered overPartials(const ArrayNode &node, const Expression &first,
+                      const ArrayView &values, const Type *accElement,
+                      int64_t accItemsize) {
+  ArrayNode partials;
+  partials.kind = ArrayNode::Kind::Memory;
+  partials.element = accElement;
+  partials.dtype = node.accumulator;
+  partials.itemsize = accItemsize;
+  partials.shape = values.shape;
+  partials.device = node.device;
+  partials.view = values;
+  Gathered h;
+  Gatherer again(h, partials.shape, nullptr);
+  h.expression.result = again.value(partials);
+  h.expression.form = Expression::Form::Reduce;
+  h.expression.reduction = first.reduction;
+  h.expression.accumulator = first.accumulator;
+  h.expression.floatingAccumulator = first.floatingAccumulator;
+  return h;
+}
+
 } // namespace
 
 ArrayView contiguous(const std::vector<int64_t> &shape, int64_t itemsize,
@@ -520,20 +543,8 @@ void computeReduce(ArrayNode &node, const ArrayView &out) {
                node.device, &indices);
     if (groups == 1)
       return;
-    ArrayNode partials;
-    partials.kind = ArrayNode::Kind::Memory;
-    partials.element = accElement;
-    partials.dtype = node.accumulator;
-    partials.itemsize = accItemsize;
-    partials.shape = {rows, groups};
-    partials.device = node.device;
-    partials.view = values;
-    Gathered h;
-    Gatherer again(h, partials.shape, nullptr);
-    h.expression.result = again.value(partials);
-    h.expression.reduction = node.reduction;
-    h.expression.accumulator = node.accumulator;
-    h.expression.floatingAccumulator = g.expression.floatingAccumulator;
+    Gathered h = overPartials(node, g.expression, values, accElement,
+                              accItemsize);
     ArrayView last = contiguous({rows, 1}, accItemsize, node.device,
                                 runtime::UsmKind::Device);
     reducePass(h, rows, groups, 1, local, last, accElement, accItemsize,
@@ -550,20 +561,8 @@ void computeReduce(ArrayNode &node, const ArrayView &out) {
                                  runtime::UsmKind::Device);
   reducePass(g, rows, k, groups, local, partial, accElement, accItemsize,
              node.device);
-  ArrayNode partials;
-  partials.kind = ArrayNode::Kind::Memory;
-  partials.element = accElement;
-  partials.dtype = node.accumulator;
-  partials.itemsize = accItemsize;
-  partials.shape = {rows, groups};
-  partials.device = node.device;
-  partials.view = partial;
-  Gathered h;
-  Gatherer again(h, partials.shape, nullptr);
-  h.expression.result = again.value(partials);
-  h.expression.reduction = node.reduction;
-  h.expression.accumulator = node.accumulator;
-  h.expression.floatingAccumulator = g.expression.floatingAccumulator;
+  Gathered h = overPartials(node, g.expression, partial, accElement,
+                            accItemsize);
   h.expression.output = node.dtype;
   reducePass(h, rows, groups, 1, local, finalView, node.element,
              node.itemsize, node.device);
