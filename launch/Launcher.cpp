@@ -220,6 +220,26 @@ void sweepRetiredLaunches() {
   retired.markers.push_back({device, launchCount, device->enqueueMarker()});
 }
 
+} // namespace
+
+uint64_t launchesSoFar() { return launchCount; }
+
+void releaseFinishedLaunches(const Device &device, uint64_t upTo) {
+  auto &retired = retiredLaunches();
+  std::lock_guard<std::recursive_mutex> lock(retired.mutex);
+  auto &launches = retired.launches;
+  launches.erase(std::remove_if(launches.begin(), launches.end(),
+                                [&](const Retired &r) {
+                                  return r.device == &device &&
+                                         r.sequence <= upTo;
+                                }),
+                 launches.end());
+  retired.count = launches.size();
+  retired.sweepAt = launches.size() + sweepThreshold;
+}
+
+namespace {
+
 /// Debug records (DebugRecord.h), reused: allocating one per launch, and
 /// reading it back with a copy, cost a small checked launch more than the
 /// launch itself. Where the device shares the host's memory a record is

@@ -275,6 +275,15 @@ private:
   CacheStatistics statistics_;
 };
 
+/// The number of the last launch so far, process-wide.
+uint64_t launchesSoFar();
+/// Lets go at once of what dropped launches on `device` numbered up to
+/// `upTo` kept alive: the caller has seen the device finish them (a
+/// finish() after launchesSoFar() returned `upTo`). Otherwise that memory
+/// returns to the pool only at a later sweep, and a loop that allocates
+/// and reads each time would allocate afresh every time.
+void releaseFinishedLaunches(const runtime::Device &device, uint64_t upTo);
+
 /// What the compiler must know of `device`.
 DeviceCapabilities capabilitiesOf(const runtime::Device &device);
 

@@ -564,14 +564,21 @@ void addArrayFunctions(py::module_ &m) {
       "_synchronize",
       [](std::shared_ptr<runtime::Device> device) {
         launch::flushPending();
-        // Then waits for what is queued: on `device`, or on every device.
-        py::gil_scoped_release unlocked;
-        if (device) {
-          device->finish();
-          return;
+        // Then waits for what is queued: on `device`, or on every device;
+        // what finished launches kept alive goes back to the pool.
+        std::vector<std::shared_ptr<runtime::Device>> devices;
+        if (device)
+          devices.push_back(device);
+        else
+          devices = runtime::allDevices();
+        uint64_t upTo = launch::launchesSoFar();
+        {
+          py::gil_scoped_release unlocked;
+          for (const auto &d : devices)
+            d->finish();
         }
-        for (const auto &d : runtime::allDevices())
-          d->finish();
+        for (const auto &d : devices)
+          launch::releaseFinishedLaunches(*d, upTo);
       },
       py::arg("device") = nullptr,
       "computes every pending DeviceArray value and waits until `device` "

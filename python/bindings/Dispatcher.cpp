@@ -169,16 +169,24 @@ py::array DeviceArray::toNumPy() const {
                          : nullptr;
   py::object keep;
   if (host) {
+    uint64_t upTo = launch::launchesSoFar();
     device->finish();
+    launch::releaseFinishedLaunches(*device, upTo);
     host += offset_;
   } else if (contiguous) {
+    // A blocking read of an in-order queue: the launches before it are
+    // done too.
+    uint64_t upTo = launch::launchesSoFar();
     device->read(*memory, out.mutable_data(), span,
                  static_cast<size_t>(offset_));
+    launch::releaseFinishedLaunches(*device, upTo);
     return out;
   } else {
     py::array_t<uint8_t> bytes(static_cast<py::ssize_t>(span));
+    uint64_t upTo = launch::launchesSoFar();
     device->read(*memory, bytes.mutable_data(), span,
                  static_cast<size_t>(offset_ + low));
+    launch::releaseFinishedLaunches(*device, upTo);
     host = reinterpret_cast<const char *>(bytes.data()) - low;
     keep = bytes;
   }
