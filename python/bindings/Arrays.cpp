@@ -53,7 +53,7 @@ void recordingSite(std::string &file, int &line) {
   line = 0;
 }
 
-launch::NodeRef operandNode(py::handle value, const py::dtype &loopDType,
+launch::NodeRef operandNode(py::handle value,
                             const std::shared_ptr<runtime::Device> &device) {
   if (const DeviceArray *array = asDeviceArray(value.ptr()))
     return array->node();
@@ -64,10 +64,16 @@ launch::NodeRef operandNode(py::handle value, const py::dtype &loopDType,
     throw PythonError("TypingError",
                       "internal: an array operand that is neither a "
                       "DeviceArray nor a NumPy scalar");
-  (void)loopDType;
   py::dtype dtype = value.attr("dtype").cast<py::dtype>();
   return launch::scalarNode(type, dtypeName(dtype), dtype.itemsize(), bytes,
                             device);
+}
+
+/// A new DeviceArray of `node`'s value, computed now under SPIRJIT_LAZY=0.
+py::object pendingArray(launch::NodeRef node, const py::dtype &dtype) {
+  if (!launch::lazyEvaluation())
+    launch::evaluate(*node);
+  return py::cast(DeviceArray(std::move(node), dtype));
 }
 
 launch::ArrayView viewOf(const DeviceArray &a) {
@@ -89,8 +95,7 @@ py::object apply(const std::string &function, const py::list &operands,
   for (size_t i = 0; i < loop.size(); ++i)
     loopNames.push_back(dtypeName(loop[i].cast<py::dtype>()));
   for (size_t i = 0; i < operands.size(); ++i)
-    nodes.push_back(
-        operandNode(operands[i], loop[i].cast<py::dtype>(), device));
+    nodes.push_back(operandNode(operands[i], device));
   std::string file;
   int line = 0;
   recordingSite(file, line);
@@ -103,9 +108,7 @@ py::object apply(const std::string &function, const py::list &operands,
                          dtypeName(target->dtype()));
     return out;
   }
-  if (!launch::lazyEvaluation())
-    launch::evaluate(*node);
-  return py::cast(DeviceArray(std::move(node), dtype));
+  return pendingArray(std::move(node), dtype);
 }
 
 ArrayExpression::Reduction reductionOf(const std::string &op) {
@@ -133,9 +136,7 @@ py::object reduce(const DeviceArray &x, const std::string &op,
   launch::NodeRef node = launch::reduceNode(
       x.node(), reductionOf(op), std::move(axes), dtypeName(accumulator),
       typeOfDType(dtype), dtypeName(dtype), dtype.itemsize(), file, line);
-  if (!launch::lazyEvaluation())
-    launch::evaluate(*node);
-  return py::cast(DeviceArray(std::move(node), dtype));
+  return pendingArray(std::move(node), dtype);
 }
 
 void assign(const DeviceArray &target, const DeviceArray &value) {
@@ -344,9 +345,7 @@ py::object fastApply(const std::string &function, PyObject *ufunc,
   launch::NodeRef node = launch::applyNode(
       name, std::move(nodes), std::move(loopNames), typeOfDType(dtype),
       dtypeName(dtype), dtype.itemsize(), std::move(shape), file, line);
-  if (!launch::lazyEvaluation())
-    launch::evaluate(*node);
-  return py::cast(DeviceArray(std::move(node), dtype));
+  return pendingArray(std::move(node), dtype);
 }
 
 /// A DeviceArray operator method: the fast path, else `slow` (Python).
@@ -424,9 +423,7 @@ py::object reductionMethod(const std::string &op, py::object slow,
                                {dtypeName(result), dtypeName(result)},
                                typeOfDType(result), dtypeName(result),
                                result.itemsize(), {}, file, line);
-    if (!launch::lazyEvaluation())
-      launch::evaluate(*node);
-    return py::cast(DeviceArray(std::move(node), result));
+    return pendingArray(std::move(node), result);
   });
   return py::reinterpret_steal<py::object>(
       PyInstanceMethod_New(method.ptr()));
