@@ -24,6 +24,7 @@
 
 #include "compiler/ArrayKernel.h"
 #include "compiler/Types.h"
+#include "launch/Launcher.h"
 #include "runtime/Device.h"
 
 #include <memory>
@@ -128,12 +129,9 @@ size_t registeredNodes();
 /// Whether any node may be pending (cheap).
 bool anyPending();
 
-/// The fused kernels so far: distinct expressions, and their caches'
-/// counts summed.
-struct ArrayKernelStatistics {
-  int expressions = 0, compiles = 0, memoryHits = 0, diskHits = 0;
-};
-ArrayKernelStatistics arrayKernelStatistics();
+/// The fused kernels' caches' counts summed (KernelCache::statistics);
+/// `expressions` gets how many distinct expressions there are.
+CacheStatistics arrayKernelStatistics(int &expressions);
 
 /// Keeps count of the DeviceArrays holding a node (ArrayNode::holders);
 /// a held pending node is registered for flushPending().

@@ -575,13 +575,14 @@ int64_t itemsizeOf(const Type *element) {
          (element->kind == TypeKind::Complex ? 2 : 1);
 }
 
-ArrayKernelStatistics arrayKernelStatistics() {
-  ArrayKernelStatistics total;
+CacheStatistics arrayKernelStatistics(int &expressions) {
+  CacheStatistics total;
+  expressions = int(caches().size());
   for (const auto &[key, cache] : caches()) {
-    ++total.expressions;
     total.compiles += cache->statistics().compiles;
     total.memoryHits += cache->statistics().memoryHits;
     total.diskHits += cache->statistics().diskHits;
+    total.rebuilds += cache->statistics().rebuilds;
   }
   return total;
 }

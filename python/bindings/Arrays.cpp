@@ -532,17 +532,12 @@ void addArrayFunctions(py::module_ &m) {
         "records a reduction (sum, prod, min, max) of x over `axes`");
   m.def("_assign", &assign, py::arg("target"), py::arg("value"),
         "computes `value` into the view `target` (converting its dtype)");
-  m.def("_lazy", &launch::lazyEvaluation,
-        "whether DeviceArray operations record (SPIRJIT_LAZY)");
   m.def("_array_kernel_stats", [] {
-    launch::ArrayKernelStatistics s = launch::arrayKernelStatistics();
-    py::dict out;
-    out["expressions"] = s.expressions;
-    out["compiles"] = s.compiles;
-    out["memory_hits"] = s.memoryHits;
-    out["disk_hits"] = s.diskHits;
+    int expressions = 0;
+    py::dict out = statsDict(launch::arrayKernelStatistics(expressions));
+    out["expressions"] = expressions;
     return out;
-  }, "the fused array kernels' statistics, summed");
+  }, "the fused array kernels' statistics, summed (as a kernel's .stats)");
   m.def(
       "_index",
       [](std::vector<int64_t> shape, int axis,

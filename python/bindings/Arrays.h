@@ -5,7 +5,8 @@
 
 namespace spirjit::python {
 
-/// Adds _apply, _reduce, _assign, _lazy, _pending and synchronize.
+/// Adds the array-graph entry points (_apply, _reduce, _assign, the
+/// operator, item and reduction methods, _synchronize, ...).
 void addArrayFunctions(pybind11::module_ &m);
 
 } // namespace spirjit::python
