@@ -4,6 +4,7 @@
 #include "frontend/Diagnostics.h"
 #include "frontend/PyIR.h"
 
+#include <functional>
 #include <limits>
 #include <tuple>
 #include <map>
@@ -263,18 +264,122 @@ private:
     return {m, lid, group, k0, step, parameter(e_.parameterCount - 1)};
   }
 
-  /// The loop over a work-item's k's, entered from here: its header (for
-  /// the phis; the caller fills their second operands and the back edge),
-  /// body and exit.
-  std::tuple<Block *, Block *, Block *> rowLoop() {
-    Block *entry = cur_;
-    Block *header = block({entry});
-    Block *body = block({header});
-    header->predecessors.push_back(body);
-    Block *exit = block({header});
-    branch(header);
-    return {header, body, exit};
+  /// Folds a work-item's values at k = k0, k0 + step, ... (k < n) into
+  /// `initial`, from here; returns the states after the last. The loops
+  /// count a base common to every work-item (k = base + k0, k0 < step), so
+  /// a CPU runtime vectorising across work-items sees consecutive k's and
+  /// loads a vector where a per-item counter made it gather. The first
+  /// loop folds `chains` independent states a round (k, k + step, ...),
+  /// joined by `combine` after it, so that one fold's latency does not
+  /// hold up the next; the second folds whole rounds of one; the last,
+  /// partial round is one guarded fold. An item's k's still come in
+  /// increasing order to each state, and to the second loop's after the
+  /// join. (Intel's CPU runtime, 2^22 float32: max 1.9 -> 0.8 ms with the
+  /// common base.)
+  using States = std::vector<Instruction *>;
+  using Fold = std::function<States(Instruction *, const States &)>;
+  using Combine = std::function<States(const States &, const States &)>;
+  States foldRow(Instruction *k0, Instruction *step, Instruction *n,
+                 const States &initial, int chains, const Fold &fold,
+                 const Combine &combine) {
+    using B = ir::BinaryOperator;
+    using C = ir::CompareOperator;
+    Instruction *zero = integer(0);
+    Instruction *base = zero;
+    States state = initial;
+    if (chains > 1) {
+      Instruction *wide = binary(B::Mul, step, integer(chains));
+      auto [header, phis] = loopHeader(base, std::vector<States>(
+                                                 size_t(chains), initial));
+      Instruction *phiBase = header.first;
+      Instruction *nextBase = binary(B::Add, phiBase, wide);
+      Block *body = block({cur_});
+      Block *joined = block({cur_});
+      branchIf(compare(C::Le, nextBase, n), body, joined);
+      cur_ = body;
+      std::vector<States> next;
+      Instruction *k = kAt(phiBase, k0);
+      for (int c = 0; c < chains; ++c) {
+        next.push_back(fold(k, phis[size_t(c)]));
+        if (c + 1 < chains)
+          k = binary(B::Add, k, step);
+      }
+      closeLoop(header.second, phiBase, nextBase, phis, next);
+      cur_ = joined;
+      std::vector<States> parts = phis;
+      while (parts.size() > 1) { // a tree: (0 1) (2 3), then the two
+        std::vector<States> joinedParts;
+        for (size_t i = 0; i + 1 < parts.size(); i += 2)
+          joinedParts.push_back(combine(parts[i], parts[i + 1]));
+        if (parts.size() % 2)
+          joinedParts.push_back(parts.back());
+        parts = std::move(joinedParts);
+      }
+      base = phiBase;
+      state = parts[0];
+    }
+    auto [header, phis] = loopHeader(base, {state});
+    Instruction *phiBase = header.first;
+    Instruction *nextBase = binary(B::Add, phiBase, step);
+    Block *body = block({cur_});
+    Block *tail = block({cur_});
+    branchIf(compare(C::Le, nextBase, n), body, tail);
+    cur_ = body;
+    std::vector<States> next = {fold(kAt(phiBase, k0), phis[0])};
+    closeLoop(header.second, phiBase, nextBase, phis, next);
+
+    cur_ = tail;
+    Block *last = block({tail});
+    Block *exit = block({tail});
+    branchIf(compare(C::Lt, binary(B::Add, phiBase, k0), n), last, exit);
+    cur_ = last;
+    States after = fold(kAt(phiBase, k0), phis[0]);
+    exit->predecessors.push_back(cur_);
+    branch(exit);
+    cur_ = exit;
+    States result;
+    for (size_t i = 0; i < after.size(); ++i)
+      result.push_back(make(Opcode::Phi, {phis[0][i], after[i]}));
+    return result;
   }
+
+  Instruction *kAt(Instruction *base, Instruction *k0) {
+    return binary(ir::BinaryOperator::Add, base, k0);
+  }
+
+  /// A loop's header entered from here: a phi of the base and one per
+  /// state of each chain, each with its value on entry. Returns (base phi,
+  /// header) and the chains' phis; closeLoop() adds the back edge.
+  std::pair<std::pair<Instruction *, Block *>, std::vector<States>>
+  loopHeader(Instruction *base, const std::vector<States> &chains) {
+    Block *header = block({cur_});
+    branch(header);
+    cur_ = header;
+    Instruction *phiBase = make(Opcode::Phi, {base});
+    std::vector<States> phis;
+    for (const States &chain : chains) {
+      phis.emplace_back();
+      for (Instruction *v : chain)
+        phis.back().push_back(make(Opcode::Phi, {v}));
+    }
+    return {{phiBase, header}, phis};
+  }
+  /// The back edge from here to `header`, giving its phis their values.
+  void closeLoop(Block *header, Instruction *phiBase, Instruction *nextBase,
+                 const std::vector<States> &phis,
+                 const std::vector<States> &next) {
+    header->predecessors.push_back(cur_); // the body may have grown blocks
+    branch(header);
+    phiBase->operands.push_back(nextBase);
+    for (size_t c = 0; c < phis.size(); ++c)
+      for (size_t i = 0; i < phis[c].size(); ++i)
+        phis[c][i]->operands.push_back(next[c][i]);
+  }
+
+  /// How many independent chains a reduction's first loop folds: four,
+  /// unless the fused expression is big enough that copies of it would
+  /// cost more compile time than they save.
+  int chainsFor() const { return e_.values.size() <= 16 ? 4 : 1; }
 
   void writeReduce() {
     using B = ir::BinaryOperator;
@@ -292,47 +397,47 @@ private:
       start = cast(valueAt(make(Opcode::BuildTuple, {m, integer(0)}),
                            {m, integer(0)}),
                    acc);
-    Instruction *noNan = constant(ConstValue::ofBool(false));
-    auto [header, body, exit] = rowLoop();
-    cur_ = header;
-    Instruction *k = make(Opcode::Phi, {k0});
-    Instruction *folded = make(Opcode::Phi, {start});
-    Instruction *sawNan = make(Opcode::Phi, {noNan});
-    branchIf(compare(ir::CompareOperator::Lt, k, n), body, exit);
+    // One fold: the state (the value so far) with another's.
+    auto join = [&](const States &a, const States &b) -> States {
+      Instruction *next = nullptr;
+      switch (e_.reduction) {
+      case R::Sum:
+        next = binary(B::Add, a[0], b[0]);
+        break;
+      case R::Prod:
+        next = binary(B::Mul, a[0], b[0]);
+        break;
+      default: {
+        bool isMin = e_.reduction == R::Min;
+        if (!e_.floatingAccumulator) {
+          next = call(builtin(isMin ? "min" : "max"), {a[0], b[0]});
+          break;
+        }
+        // NumPy's rule: a NaN wins. b replaces a when better or NaN; a NaN
+        // in a stays (a comparison with it is false).
+        Instruction *better = compare(isMin ? ir::CompareOperator::Lt
+                                            : ir::CompareOperator::Gt,
+                                      b[0], a[0]);
+        next = select(np("logical_or", {better, np("isnan", {b[0]})}), b[0],
+                      a[0]);
+        break;
+      }
+      }
+      return {next};
+    };
+    Instruction *row = m; // (C++17 lambdas capture no structured binding)
+    States after = foldRow(
+        k0, step, n, {start}, chainsFor(),
+        [&, row](Instruction *k, const States &state) -> States {
+          Instruction *v =
+              cast(valueAt(make(Opcode::BuildTuple, {row, k}), {row, k}), acc);
+          return join(state, {v});
+        },
+        join);
+    // A NaN met stays in the fold: the group's result is NaN if any is.
+    Instruction *folded = after[0];
+    Instruction *sawNan = nanFirst ? np("isnan", {folded}) : nullptr;
 
-    cur_ = body;
-    Instruction *v =
-        cast(valueAt(make(Opcode::BuildTuple, {m, k}), {m, k}), acc);
-    Instruction *next = nullptr;
-    switch (e_.reduction) {
-    case R::Sum:
-      next = binary(B::Add, folded, v);
-      break;
-    case R::Prod:
-      next = binary(B::Mul, folded, v);
-      break;
-    case R::Min:
-    case R::Max: {
-      bool isMin = e_.reduction == R::Min;
-      next = e_.floatingAccumulator
-                 ? call(object(isMin ? "numpy.fmin" : "numpy.fmax"),
-                        {folded, v})
-                 : call(builtin(isMin ? "min" : "max"), {folded, v});
-      break;
-    }
-    }
-    Instruction *nanNext =
-        nanFirst ? call(object("numpy.logical_or"),
-                        {sawNan, call(object("numpy.isnan"), {v})})
-                 : sawNan;
-    Instruction *kNext = binary(B::Add, k, step);
-    header->predecessors[1] = cur_; // the body may have grown blocks
-    branch(header);
-    k->operands.push_back(kNext);
-    folded->operands.push_back(next);
-    sawNan->operands.push_back(nanNext);
-
-    cur_ = exit;
     static const char *ops[] = {"+", "*", "min", "max"};
     Instruction *reduce = object("spirjit.kernel_api.group_reduce");
     Instruction *total =
@@ -342,8 +447,8 @@ private:
                  : nullptr;
     Instruction *slot =
         make(Opcode::BuildTuple, {m, method(group, "get_group_id", {integer(1)})});
-    Block *store = block({exit});
-    Block *done = block({exit});
+    Block *store = block({cur_});
+    Block *done = block({cur_});
     branchIf(compare(ir::CompareOperator::Eq, lid, integer(0)), store, done);
     cur_ = store;
     if (nanFirst) {
@@ -391,49 +496,48 @@ private:
     Instruction *zero = integer(0);
     Instruction *best0 = cast(valueAt(at(zero), {m, zero}), acc);
     Instruction *index0 = indexAt(zero);
-    auto [header, body, exit] = rowLoop();
-    cur_ = header;
-    Instruction *k = make(Opcode::Phi, {k0});
-    Instruction *best = make(Opcode::Phi, {best0});
-    Instruction *bestIndex = make(Opcode::Phi, {index0});
-    branchIf(compare(C::Lt, k, n), body, exit);
-
-    cur_ = body;
-    Instruction *v = cast(valueAt(at(k), {m, k}), acc);
-    Instruction *vIndex = indexAt(k);
-    // Over the elements themselves an item meets indices in increasing
-    // order, so only a strictly better value (or a first NaN) replaces the
-    // best; over partials the indices come in any order.
-    bool ordered = e_.indexParameter < 0;
-    Instruction *earlier = ordered ? nullptr : compare(C::Lt, vIndex, bestIndex);
-    Instruction *better = compare(isMax ? C::Gt : C::Lt, v, best);
-    if (!ordered)
-      better = np("logical_or",
-                  {better, np("logical_and", {compare(C::Eq, v, best),
-                                              earlier})});
-    if (floating) { // a NaN wins, the earlier of two
-      Instruction *vNan = np("isnan", {v});
-      Instruction *bestNan = np("isnan", {best});
-      Instruction *nanWins = np("logical_and", {vNan, np("logical_not",
-                                                         {bestNan})});
+    // The state (best, its index) after meeting (v, its index). Over the
+    // elements themselves each state meets indices in increasing order,
+    // so only a strictly better value (or a first NaN) replaces the best;
+    // over partials, and joining two states, the indices come in any
+    // order and the earlier of equals wins.
+    auto step1 = [&](const States &state, Instruction *v, Instruction *vIndex,
+                     bool ordered) -> States {
+      Instruction *best = state[0], *bestIndex = state[1];
+      Instruction *earlier =
+          ordered ? nullptr : compare(C::Lt, vIndex, bestIndex);
+      Instruction *better = compare(isMax ? C::Gt : C::Lt, v, best);
       if (!ordered)
-        nanWins = np("logical_or",
-                     {nanWins, np("logical_and", {vNan, np("logical_and",
-                                                           {bestNan,
-                                                            earlier})})});
-      // A comparison with a NaN is false: `better` needs no guard.
-      better = np("logical_or", {nanWins, better});
-    }
-    Instruction *nextBest = select(better, v, best);
-    Instruction *nextIndex = select(better, vIndex, bestIndex);
-    Instruction *kNext = binary(ir::BinaryOperator::Add, k, step);
-    header->predecessors[1] = cur_;
-    branch(header);
-    k->operands.push_back(kNext);
-    best->operands.push_back(nextBest);
-    bestIndex->operands.push_back(nextIndex);
+        better = np("logical_or",
+                    {better,
+                     np("logical_and", {compare(C::Eq, v, best), earlier})});
+      if (floating) { // a NaN wins, the earlier of two
+        Instruction *vNan = np("isnan", {v});
+        Instruction *bestNan = np("isnan", {best});
+        Instruction *nanWins =
+            np("logical_and", {vNan, np("logical_not", {bestNan})});
+        if (!ordered)
+          nanWins = np("logical_or",
+                       {nanWins, np("logical_and",
+                                    {vNan, np("logical_and",
+                                              {bestNan, earlier})})});
+        // A comparison with a NaN is false: `better` needs no guard.
+        better = np("logical_or", {nanWins, better});
+      }
+      return {select(better, v, best), select(better, vIndex, bestIndex)};
+    };
+    bool ordered = e_.indexParameter < 0;
+    States after = foldRow(
+        k0, step, n, {best0, index0}, chainsFor(),
+        [&, row](Instruction *k, const States &state) -> States {
+          return step1(state, cast(valueAt(at(k), {row, k}), acc), indexAt(k),
+                       ordered);
+        },
+        [&](const States &a, const States &b) -> States {
+          return step1(a, b[0], b[1], false);
+        });
+    Instruction *best = after[0], *bestIndex = after[1];
 
-    cur_ = exit;
     Instruction *reduce = object("spirjit.kernel_api.group_reduce");
     Instruction *hit, *value;
     if (floating) {
@@ -499,7 +603,7 @@ std::string ArrayExpression::text() const {
          accumulator + (output.empty() ? "" : " as " + output) +
          (indexParameter >= 0 ? " indices p" + std::to_string(indexParameter)
                               : "") +
-         "\n";
+                  "\n";
   for (size_t v = 0; v < values.size(); ++v) {
     const Value &value = values[v];
     t += "  %" + std::to_string(v) + " = ";

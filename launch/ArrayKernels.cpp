@@ -512,8 +512,12 @@ void computeReduce(ArrayNode &node, const ArrayView &out) {
   g.expression.accumulator = node.accumulator;
   g.expression.floatingAccumulator = accElement->kind == TypeKind::Float;
 
-  int local = workGroupSize(device);
   bool gpu = device.info().deviceType == "gpu";
+  // CPU runtimes vectorise a group's items 16 at a time (Intel's, with
+  // AVX-512): a group of one vector walks the row in whole cache lines,
+  // where 256 items made each vector's pass skip 2 KB between loads
+  // (Intel's, max over 2^22 float32: 0.92 -> 0.74 ms).
+  int local = gpu ? workGroupSize(device) : std::min(16, workGroupSize(device));
   int64_t units = std::max<int64_t>(device.info().computeUnits, 1);
   // GPUs: eight groups a multiprocessor keep it busy; CPU runtimes run a
   // work-group per thread: one a core (more measured slower on Intel's).

@@ -85,6 +85,37 @@ def test_nan_wins_min_and_max_as_in_numpy(device):
     np.testing.assert_array_equal(got, y.max(axis=1))
 
 
+@pytest.mark.parametrize("n", [1, 2, 15, 16, 17, 63, 64, 65, 127, 129, 1000,
+                               1025, 4095, 4097, 65_537, 300_001])
+def test_reductions_at_every_remainder_of_a_work_items_rounds(device, n):
+    """A reduction's work-item folds four values a round, then single ones,
+    then one partial round: every size gives NumPy's answers, with a NaN,
+    a tie or the extreme at either end."""
+    rng = np.random.default_rng(n)
+    base = rng.integers(0, 50, n).astype(np.float32)
+    cases = {"plain": base}
+    if n > 1:
+        ties = base.copy()
+        ties[[0, n - 1]] = 99.0                # the first of the equals wins
+        first = base.copy()
+        first[0] = -99.0
+        last = base.copy()
+        last[n - 1] = 99.0
+        nans = base.copy()
+        nans[[n // 2, n - 1]] = np.nan         # the first NaN wins
+        cases.update(ties=ties, first=first, last=last, nans=nans)
+    for name, x in cases.items():
+        X = spirjit.asarray(x, device=device)
+        for op in ("sum", "min", "max", "argmax", "argmin"):
+            got, want = getattr(X, op)().item(), getattr(x, op)()
+            if np.isnan(want):
+                assert np.isnan(got), (name, op)
+            elif op == "sum":
+                assert got == pytest.approx(float(want), rel=1e-5), (name, op)
+            else:
+                assert got == want, (name, op)
+
+
 def test_scalars_are_parameters_of_one_kernel(device):
     X = spirjit.asarray(np.arange(6.0, dtype=np.float32), device=device)
     np.asarray(X * 2.0 + 1.0)
