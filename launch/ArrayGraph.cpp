@@ -147,11 +147,64 @@ NodeRef reduceNode(NodeRef operand, ArrayExpression::Reduction reduction,
 }
 
 namespace {
+HostEvaluator theHostEvaluator = nullptr;
+
+int64_t elementsOf(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t e : shape)
+    n *= e;
+  return n;
+}
+
+/// Whether `node` goes to the host evaluator: its device's memory is the
+/// host's (a CPU runtime's, every buffer it reads host-addressable), and
+/// it is small, or an argmax/argmin straight over memory.
+bool onHost(const ArrayNode &node) {
+  if (!theHostEvaluator || node.device->info().deviceType != "cpu" ||
+      !node.device->allocatesHostAddressable(node.usm))
+    return false;
+  bool small = true;
+  std::vector<const ArrayNode *> stack = {&node};
+  while (!stack.empty()) {
+    const ArrayNode *n = stack.back();
+    stack.pop_back();
+    if (n->kind == ArrayNode::Kind::Memory &&
+        (!n->view.buffer->hostAddressable() ||
+         n->view.buffer->device() != node.device))
+      return false;
+    if (n->kind != ArrayNode::Kind::Scalar &&
+        elementsOf(n->shape) > kHostElements)
+      small = false;
+    for (const NodeRef &o : n->operands)
+      stack.push_back(o.get());
+  }
+  using R = ArrayExpression::Reduction;
+  bool argOverMemory = node.kind == ArrayNode::Kind::Reduce &&
+                       (node.reduction == R::ArgMax ||
+                        node.reduction == R::ArgMin) &&
+                       node.operands[0]->kind == ArrayNode::Kind::Memory;
+  return small || argOverMemory;
+}
+
+/// The host evaluator's try, once the device has done what it was given
+/// (which may write what the node reads).
+bool evaluatedOnHost(ArrayNode &node, const ArrayView &out) {
+  uint64_t upTo = launchesSoFar();
+  node.device->finish();
+  releaseFinishedLaunches(*node.device, upTo);
+  return theHostEvaluator(node, out);
+}
+
 std::string recordedAt(const ArrayNode &node) {
   return node.file + ":" + std::to_string(node.line) +
          ": computing the DeviceArray operation recorded here: ";
 }
 } // namespace
+
+void setHostEvaluator(HostEvaluator evaluator) {
+  theHostEvaluator = evaluator;
+}
+HostEvaluator hostEvaluator() { return theHostEvaluator; }
 
 void evaluate(ArrayNode &node) {
   if (!node.pending())
@@ -159,10 +212,12 @@ void evaluate(ArrayNode &node) {
   ArrayView out;
   try {
     out = contiguous(node.shape, node.itemsize, node.device, node.usm);
-    if (node.kind != ArrayNode::Kind::Reduce)
-      computeMap(node, out, node.element, node.dtype, node.itemsize);
-    else
-      computeReduce(node, out);
+    if (!onHost(node) || !evaluatedOnHost(node, out)) {
+      if (node.kind != ArrayNode::Kind::Reduce)
+        computeMap(node, out, node.element, node.dtype, node.itemsize);
+      else
+        computeReduce(node, out);
+    }
   } catch (const UserError &e) {
     // A kernel spirjit wrote that does not compile is spirjit's bug, but
     // the user's operation is the line they can act on.

@@ -114,6 +114,23 @@ NodeRef reduceNode(NodeRef operand, ArrayExpression::Reduction reduction,
 /// Computes a pending node into new C-contiguous memory of its device;
 /// the node becomes Memory. Nothing for a node that is not pending.
 void evaluate(ArrayNode &node);
+
+/// Evaluation by the host's NumPy, in place (API.md, "Where the work
+/// runs": on a device whose memory the host addresses, an operation may
+/// call NumPy's own implementation when that is faster). A kernel launch
+/// on a CPU runtime costs 20-30 us however small the array, and NumPy's
+/// one-thread argmax/argmin beat a fused kernel over plain memory at
+/// every size; the rest stays kernels. The evaluator writes `node`'s
+/// value into `out` (host-addressable, C-contiguous, the node's shape and
+/// dtype) after the device has finished what it was given, and returns
+/// false to leave it to a kernel. It is set by the Python bindings (they
+/// own NumPy); launch/ holds no Python.
+using HostEvaluator = bool (*)(ArrayNode &node, const ArrayView &out);
+void setHostEvaluator(HostEvaluator evaluator);
+HostEvaluator hostEvaluator();
+/// At most this many elements in every array a node reads or makes are
+/// computed on the host (where a launch costs more than the work).
+constexpr int64_t kHostElements = 1 << 14;
 /// Computes `node` (any kind but Reduce) into `target` (its shape, any
 /// strides; `element` its dtype), as NumPy would: as if the value were
 /// complete before the first store.

@@ -700,6 +700,7 @@ PYBIND11_MODULE(_spirjit, m) {
   m.def("default_device", &launch::defaultDevice);
 
   addArrayFunctions(m);
+  addHostEvaluation(m);
   addEventType(m.ptr());
   installInterpreterHooks();
 

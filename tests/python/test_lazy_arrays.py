@@ -272,6 +272,7 @@ def test_dump_dir_shows_the_fused_kernel_and_its_graph(run_isolated,
     script = f"""
         import os
         os.environ["SPIRJIT_DUMP_DIR"] = {str(dump)!r}
+        os.environ["SPIRJIT_HOST_NUMPY"] = "0"  # a kernel, however small
         import numpy as np, spirjit
         A = spirjit.asarray(np.arange(4, dtype=np.float32))
         print(list(np.asarray(np.sqrt(A) * 3.0 + A)))

@@ -1,0 +1,208 @@
+// The array graph's host evaluator (launch/ArrayGraph.h, HostEvaluator):
+// a node computed by NumPy's own functions over the device's memory in
+// place, for a CPU runtime's small values and argmax/argmin, where a
+// kernel launch costs more than the work. Each node means here what it
+// means in a kernel: an ArrayOps.def ufunc over its operands converted to
+// the loop's dtypes, the result converted to the node's dtype; a
+// reduction folded in its accumulator's dtype. NumPy is the reference the
+// kernels are tested against, so both give NumPy's answers.
+#define PYBIND11_DETAILED_ERROR_MESSAGES
+#include "python/bindings/Arrays.h"
+
+#include "launch/ArrayGraph.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+
+namespace py = pybind11;
+
+namespace spirjit::python {
+
+namespace {
+
+using launch::ArrayNode;
+
+const py::module_ &numpy() {
+  static py::module_ *np = new py::module_(py::module_::import("numpy"));
+  return *np;
+}
+
+/// The host's address of a view's first element.
+char *hostAddress(const launch::ArrayView &view) {
+  const runtime::Buffer &buffer = *view.buffer;
+  void *base = buffer.hostPointer() ? buffer.hostPointer() : buffer.svm();
+  return static_cast<char *>(base) + view.offset;
+}
+
+/// NumPy's dtype of a name, made once.
+const py::dtype &dtypeOf(const std::string &name) {
+  static auto *known = new std::map<std::string, py::dtype>();
+  auto it = known->find(name);
+  if (it == known->end())
+    it = known->emplace(name, py::dtype(name)).first;
+  return it->second;
+}
+
+/// A NumPy array over `view`'s memory (no copy; the caller keeps the
+/// memory alive for as long as the array is used).
+py::array arrayOver(const launch::ArrayView &view, const std::string &dtype) {
+  return py::array(dtypeOf(dtype), view.shape, view.strides,
+                   hostAddress(view), py::none());
+}
+
+/// `value` as `dtype` (itself when it already is).
+py::object as(const py::object &value, const std::string &dtype) {
+  const py::dtype &want = dtypeOf(dtype);
+  py::object have = value.attr("dtype");
+  if (have.is(want) || have.equal(want))
+    return value;
+  return value.attr("astype")(want);
+}
+
+class Evaluator {
+public:
+  py::object value(const ArrayNode &node) {
+    auto known = values_.find(&node);
+    if (known != values_.end())
+      return known->second;
+    py::object v = compute(node);
+    values_[&node] = v;
+    return v;
+  }
+
+  /// Writes `node`'s value into `target`: a ufunc straight into it when
+  /// its loop gives the node's dtype, else through a copy.
+  void into(const ArrayNode &node, const py::array &target) {
+    const py::module_ &np = numpy();
+    if (node.kind == ArrayNode::Kind::Apply && node.function != "copy" &&
+        node.function != "where" && node.loop.back() == node.dtype) {
+      py::list operands = operandsOf(node);
+      np.attr(node.function.c_str())(*operands, py::arg("out") = target);
+      return;
+    }
+    py::object result = value(node);
+    if (py::isinstance<py::array>(result) &&
+        py::reinterpret_borrow<py::array>(result).ndim() == target.ndim())
+      np.attr("copyto")(target, result);
+    else
+      np.attr("copyto")(target, result.attr("reshape")(py::cast(node.shape)));
+  }
+
+private:
+  py::list operandsOf(const ArrayNode &node) {
+    py::list operands;
+    for (size_t i = 0; i < node.operands.size(); ++i)
+      operands.append(as(value(*node.operands[i]), node.loop[i]));
+    return operands;
+  }
+
+  py::object compute(const ArrayNode &node) {
+    const py::module_ &np = numpy();
+    switch (node.kind) {
+    case ArrayNode::Kind::Memory:
+      return arrayOver(node.view, node.dtype);
+    case ArrayNode::Kind::Scalar:
+      // A 0-d array of the parameter's bytes (a copy).
+      return py::array(dtypeOf(node.dtype), std::vector<py::ssize_t>{},
+                       std::vector<py::ssize_t>{}, node.scalar);
+    case ArrayNode::Kind::Index: {
+      int axis = node.axes[0];
+      std::vector<py::ssize_t> along(node.shape.size(), 1);
+      along[size_t(axis)] = node.shape[size_t(axis)];
+      py::object index = np.attr("arange")(node.shape[size_t(axis)],
+                                           py::arg("dtype") = "int64");
+      return np.attr("broadcast_to")(index.attr("reshape")(along),
+                                     py::tuple(py::cast(node.shape)));
+    }
+    case ArrayNode::Kind::Apply: {
+      py::list operands = operandsOf(node);
+      py::object result;
+      if (node.function == "copy")
+        result = operands[0];
+      else if (node.function == "where")
+        result = np.attr("where")(*operands);
+      else
+        result = np.attr(node.function.c_str())(*operands);
+      return as(result, node.dtype);
+    }
+    case ArrayNode::Kind::Reduce:
+      return reduce(node);
+    }
+    return py::none();
+  }
+
+  py::object reduce(const ArrayNode &node) {
+    using R = ArrayExpression::Reduction;
+    const py::module_ &np = numpy();
+    const ArrayNode &operand = *node.operands[0];
+    py::object x = np.attr("broadcast_to")(value(operand),
+                                           py::tuple(py::cast(operand.shape)));
+    py::tuple axes(py::cast(node.axes));
+    py::object result;
+    if (node.reduction == R::ArgMax || node.reduction == R::ArgMin) {
+      const char *name = node.reduction == R::ArgMax ? "argmax" : "argmin";
+      if (node.axes.size() == operand.shape.size())
+        result = np.attr(name)(x.attr("reshape")(-1));
+      else
+        result = np.attr(name)(x, py::arg("axis") = node.axes[0]);
+    } else {
+      static const char *ufuncs[] = {"add", "multiply", "minimum", "maximum"};
+      py::object ufunc = np.attr(ufuncs[int(node.reduction)]);
+      result = ufunc.attr("reduce")(
+          as(x, node.accumulator),
+          py::arg("axis") = axes);
+    }
+    return as(np.attr("asarray")(result), node.dtype);
+  }
+
+  std::map<const ArrayNode *, py::object> values_;
+};
+
+bool evaluateOnHost(ArrayNode &node, const launch::ArrayView &out) {
+  py::gil_scoped_acquire gil;
+  try {
+    const py::module_ &np = numpy();
+    // NumPy's warnings (a division by zero, the sqrt of -1) are not what
+    // a DeviceArray's kernel gives: the values are, without a warning.
+    py::object quiet = np.attr("errstate")(py::arg("all") = "ignore");
+    quiet.attr("__enter__")();
+    try {
+      Evaluator().into(node, arrayOver(out, node.dtype));
+    } catch (...) {
+      quiet.attr("__exit__")(py::none(), py::none(), py::none());
+      throw;
+    }
+    quiet.attr("__exit__")(py::none(), py::none(), py::none());
+    return true;
+  } catch (const py::error_already_set &) {
+    // Whatever NumPy refuses runs as a kernel, whose errors name the
+    // operation.
+    PyErr_Clear();
+    return false;
+  }
+}
+
+} // namespace
+
+void addHostEvaluation(py::module_ &m) {
+  const char *setting = std::getenv("SPIRJIT_HOST_NUMPY");
+  if (!(setting && std::string(setting) == "0"))
+    launch::setHostEvaluator(evaluateOnHost);
+  m.def(
+      "_host_evaluation",
+      [](bool enabled) {
+        bool was = launch::hostEvaluator() != nullptr;
+        launch::setHostEvaluator(enabled ? evaluateOnHost : nullptr);
+        return was;
+      },
+      "Whether CPU runtimes' small array values are computed by NumPy in "
+      "place (on unless SPIRJIT_HOST_NUMPY=0); returns the previous "
+      "setting. The test suite turns it off to test the kernels at every "
+      "size.");
+}
+
+} // namespace spirjit::python

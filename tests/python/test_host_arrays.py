@@ -1,0 +1,143 @@
+"""On a CPU runtime, whose memory the host addresses, small DeviceArray
+values (and argmax/argmin straight over memory) are computed by NumPy's own
+functions in place, as API.md allows ("Where the work runs"): a launch
+there costs 20-30 us however small the array. What a program sees is the
+same as with kernels: NumPy's values and dtypes, the order of writes kept,
+no warnings. (conftest.py turns the path off for the rest of the suite,
+which tests the kernels at every size.)"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import spirjit
+from spirjit import _spirjit
+from spirjit import kernel_api as kapi
+
+import test_array_ops_table as table
+
+
+@pytest.fixture
+def host(device):
+    if device.device_type != "cpu":
+        pytest.skip("NumPy computes in place only on CPU runtimes")
+    was = _spirjit._host_evaluation(True)
+    yield device
+    _spirjit._host_evaluation(was)
+
+
+def compiles():
+    return _spirjit._array_kernel_stats()["compiles"] + \
+        _spirjit._array_kernel_stats()["memory_hits"]
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int32, np.float32,
+                                   np.float64, np.complex128],
+                         ids=lambda d: np.dtype(d).name)
+def test_every_ufunc_of_the_table_gives_numpys_answer(host, require_dtypes,
+                                                      dtype):
+    require_dtypes(dtype)
+    rows = table._rows_for(dtype)
+    arrays = dict(zip("xyse", table._inputs(dtype)))
+    on_device = {k: spirjit.asarray(v, device=host) for k, v in arrays.items()}
+    before = compiles()
+    got = []
+    for row in rows:
+        result = getattr(np, row["numpy"])(
+            *(on_device[o] for o in table._operands(row, dtype)))
+        assert result.dtype == table._numpy_dtype(row, dtype), row["numpy"]
+        got.append(np.asarray(result))
+    table._check(rows, dtype, got, table._expected(rows, dtype, arrays),
+                 "DeviceArray on the host")
+    assert compiles() == before, "no kernel for small values"
+
+
+def test_chains_scalars_and_reductions_as_numpy(host):
+    rng = np.random.default_rng(0)
+    a = rng.random(1000, dtype=np.float32)
+    b = rng.random(1000, dtype=np.float32)
+    i = rng.integers(-50, 50, 1000).astype(np.int16)
+    A, B, I = (spirjit.asarray(v, device=host) for v in (a, b, i))
+    before = compiles()
+    cases = [
+        (A * B + np.sqrt(A) - 1, a * b + np.sqrt(a) - 1),
+        ((A + B) * 2.0, (a + b) * 2.0),
+        (I * 3 + 1, i * 3 + 1),                    # int16 stays int16
+        (I / 7, i / 7),                            # true division: float64
+        (np.where(A > 0.5, A, -B), np.where(a > 0.5, a, -b)),
+        (A.reshape(10, 100).sum(axis=0), a.reshape(10, 100).sum(axis=0)),
+        (A.reshape(10, 100).max(axis=1, keepdims=True),
+         a.reshape(10, 100).max(axis=1, keepdims=True)),
+        (I.sum(), i.sum()),                        # int16 sums in int64
+        ((A * B).mean(), (a * b).mean()),
+        (A.argmax(), a.argmax()),
+        ((A - B).argmin(), (a - b).argmin()),
+        (A[:-1:3] + B[1::3], a[:-1:3] + b[1::3]),
+    ]
+    for got, want in cases:
+        got = np.asarray(got)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert compiles() == before
+
+
+def test_argmax_over_memory_is_numpys_at_any_size(host):
+    x = np.random.default_rng(1).random(300_000, dtype=np.float32)
+    x[[5000, 250_000]] = np.nan
+    X = spirjit.asarray(x, device=host)
+    before = compiles()
+    assert int(X.argmax()) == 5000 and int(X.argmin()) == 5000
+    assert compiles() == before
+    y = X + 1.0                                 # an expression: a kernel
+    assert int(y.argmax()) == 5000
+    assert compiles() > before
+
+
+def test_big_values_still_run_as_kernels(host):
+    x = np.arange(100_000, dtype=np.float32)
+    X = spirjit.asarray(x, device=host)
+    before = compiles()
+    np.testing.assert_array_equal(np.asarray(X * 2 + 1), x * 2 + 1)
+    assert compiles() > before
+
+
+def test_kernel_writes_before_and_after_are_seen_in_order(host):
+    @spirjit.kernel
+    def bump(item, x, by):
+        i = item.get_id(0)
+        x[i] += by
+
+    X = spirjit.asarray(np.zeros(64, np.float32), device=host)
+    spirjit.call_kernel(bump, kapi.Range(64), X, np.float32(1.0))
+    y = X + 10.0          # recorded after the first launch: sees 1
+    spirjit.call_kernel(bump, kapi.Range(64), X, np.float32(5.0))
+    z = X + 10.0          # after the second: sees 6
+    np.testing.assert_array_equal(np.asarray(y), np.full(64, 11.0))
+    np.testing.assert_array_equal(np.asarray(z), np.full(64, 16.0))
+    X[3] = 100.0          # a host write after: y and z keep their values
+    assert float(np.asarray(y)[3]) == 11.0 and np.asarray(z)[3] == 16.0
+
+
+def test_no_numpy_warnings_escape(host):
+    X = spirjit.asarray(np.array([1.0, 0.0, -1.0]), device=host)
+    K = spirjit.asarray(np.array([3, 0, -3]), device=host)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = np.asarray(X / 0.0)
+        s = np.asarray(np.sqrt(X))
+        t = np.asarray(K // 0)
+    assert np.isinf(r[0]) and np.isnan(r[1]) and np.isnan(s[2])
+    np.testing.assert_array_equal(t, [0, 0, 0])
+
+
+def test_lazy_assignment_semantics_hold(host):
+    u = np.arange(20, dtype=np.float64)
+    U = spirjit.asarray(u, device=host)
+    U[1:-1] = U[:-2] + U[2:]
+    u[1:-1] = u[:-2] + u[2:]
+    np.testing.assert_array_equal(np.asarray(U), u)
+    V = U[::2]
+    V += 1
+    u[::2] += 1
+    np.testing.assert_array_equal(np.asarray(U), u)
