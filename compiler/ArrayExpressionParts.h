@@ -77,6 +77,20 @@ struct Access {
   }
 };
 
+/// The arrays an expression reads, each with its access.
+using Leaves = std::vector<std::pair<Instruction *, Access>>;
+
+/// The extents a statement's loops run over, with their keys (equal keys:
+/// equal extents, known at compile time).
+struct Space {
+  std::vector<Instruction *> extents;
+  std::vector<std::string> keys;
+  /// (an operand's extent, the space's) in each dimension where they may
+  /// differ at run time: there the operand's extent is 1 and NumPy
+  /// stretches it, or the two are equal.
+  std::vector<std::pair<Instruction *, Instruction *>> stretched;
+};
+
 /// Writes new pyir into `fn_` at the cursor `cur_`; globals the new code
 /// calls go into `description_` under names no user global has.
 class PyIRBuilder {
@@ -177,6 +191,23 @@ protected:
     ret->name = "fail";
     cur_ = next;
   }
+
+  // --- NumPy's broadcasting (ArrayExpressionParts.cpp) -------------------
+
+  /// The shape NumPy broadcasts the leaves to, aligned on their last
+  /// dimensions: per dimension the extent that is not 1, with a run-time
+  /// check that the others are it or 1 (else ValueError, at the cursor).
+  Space broadcastSpace(const Leaves &ls, int line);
+  /// Checks at run time that `from` broadcasts into `into` without
+  /// changing it (an assignment's target keeps its shape): each extent of
+  /// `from` is `into`'s or 1.
+  void checkBroadcastInto(const Space &into, const Space &from,
+                          const std::string &what, int line);
+  /// Records in `space` the leaves' dimensions that may be stretched (their
+  /// extents' keys differ from the space's), and marks them in the leaves'
+  /// keys, so that a stretched read never passes for the element a loop
+  /// writes.
+  void stretchInto(Space &space, Leaves &ls);
 
   std::string filename_;
   std::unique_ptr<ir::Function> fn_;
