@@ -1,6 +1,7 @@
 // The array-expression stage's parts (ArrayExpressions.h states the
 // contract): what role each typed instruction plays, how a statement
-// accesses an array, and the helpers that write the new pyir.
+// accesses an array, and the helpers that write the new pyir (with the
+// host rules they follow: Python's slices, NumPy's broadcasting).
 #pragma once
 
 #include "compiler/TypeInference.h"
@@ -191,6 +192,14 @@ protected:
     ret->name = "fail";
     cur_ = next;
   }
+
+  // --- Python's slice rules, in the host (ArrayExpressionParts.cpp) -------
+
+  /// `bound` normalised against `n` as Python does for a slice bound of a
+  /// positive step: negative counts from the end, then clamped to [0, n].
+  Instruction *sliceBound(Instruction *bound, Instruction *n, int line);
+  /// An index normalised against `n`: negative counts from the end.
+  Instruction *fixedIndex(Instruction *index, Instruction *n, int line);
 
   // --- NumPy's broadcasting (ArrayExpressionParts.cpp) -------------------
 

@@ -124,43 +124,6 @@ private:
     return wholeArray(value, type, line);
   }
 
-  /// `start` normalised against `n` as Python does for a slice bound of a
-  /// positive step: negative counts from the end, then clamped to [0, n].
-  Instruction *sliceBound(Instruction *bound, Instruction *n, int line) {
-    if (bound->isa(Opcode::Const) &&
-        bound->constant.kind == ConstValue::Kind::Int) {
-      int64_t c = bound->constant.intValue;
-      if (c >= 0)
-        return builtin(cur_, "min", {integer(c, line), n}, line);
-      return builtin(cur_, "max",
-                     {binary(cur_, ir::BinaryOperator::Add, n,
-                             integer(c, line), line),
-                      integer(0, line)},
-                     line);
-    }
-    Instruction *negative =
-        compare(cur_, ir::CompareOperator::Lt, bound, integer(0, line), line);
-    Instruction *shift = binary(cur_, ir::BinaryOperator::Mul,
-                                builtin(cur_, "int", {negative}, line), n, line);
-    Instruction *b = binary(cur_, ir::BinaryOperator::Add, bound, shift, line);
-    return builtin(
-        cur_, "min",
-        {builtin(cur_, "max", {b, integer(0, line)}, line), n}, line);
-  }
-
-  /// An index normalised against `n`: negative counts from the end.
-  Instruction *fixedIndex(Instruction *index, Instruction *n, int line) {
-    if (index->isa(Opcode::Const) &&
-        index->constant.kind == ConstValue::Kind::Int &&
-        index->constant.intValue >= 0)
-      return index;
-    Instruction *negative =
-        compare(cur_, ir::CompareOperator::Lt, index, integer(0, line), line);
-    Instruction *shift = binary(cur_, ir::BinaryOperator::Mul,
-                                builtin(cur_, "int", {negative}, line), n, line);
-    return binary(cur_, ir::BinaryOperator::Add, index, shift, line);
-  }
-
   /// array[index], where array is an array or a view: a view of its base.
   Access makeView(Instruction *array, Instruction *index, int line) {
     Access base = accessOf(array, line);
