@@ -3,6 +3,8 @@
 
 #include "compiler/ArrayOps.h"
 
+#include <algorithm>
+
 namespace spirjit::arrays {
 
 bool isArray(const Type *t) { return t && t->kind == TypeKind::Array; }
@@ -109,6 +111,125 @@ std::string keyOf(const Instruction *v) {
   if (v->isa(Opcode::Const))
     return v->constant.str();
   return "%" + std::to_string(v->id);
+}
+
+Instruction *PyIRBuilder::sliceBound(Instruction *bound, Instruction *n,
+                                     int line) {
+  if (bound->isa(Opcode::Const) &&
+      bound->constant.kind == ConstValue::Kind::Int) {
+    int64_t c = bound->constant.intValue;
+    if (c >= 0)
+      return builtin(cur_, "min", {integer(c, line), n}, line);
+    return builtin(
+        cur_, "max",
+        {binary(cur_, ir::BinaryOperator::Add, n, integer(c, line), line),
+         integer(0, line)},
+        line);
+  }
+  Instruction *negative =
+      compare(cur_, ir::CompareOperator::Lt, bound, integer(0, line), line);
+  Instruction *shift = binary(cur_, ir::BinaryOperator::Mul,
+                              builtin(cur_, "int", {negative}, line), n, line);
+  Instruction *b = binary(cur_, ir::BinaryOperator::Add, bound, shift, line);
+  return builtin(cur_, "min",
+                 {builtin(cur_, "max", {b, integer(0, line)}, line), n}, line);
+}
+
+Instruction *PyIRBuilder::fixedIndex(Instruction *index, Instruction *n,
+                                     int line) {
+  if (index->isa(Opcode::Const) &&
+      index->constant.kind == ConstValue::Kind::Int &&
+      index->constant.intValue >= 0)
+    return index;
+  Instruction *negative =
+      compare(cur_, ir::CompareOperator::Lt, index, integer(0, line), line);
+  Instruction *shift = binary(cur_, ir::BinaryOperator::Mul,
+                              builtin(cur_, "int", {negative}, line), n, line);
+  return binary(cur_, ir::BinaryOperator::Add, index, shift, line);
+}
+
+namespace {
+/// The text of a failed broadcast; LowerDebug.cpp shortens its numbers for
+/// a kernel's assertion.
+std::string broadcastMessage(const std::string &what) {
+  return what + ": an extent of {got} meets one of {expected}";
+}
+} // namespace
+
+Space PyIRBuilder::broadcastSpace(const Leaves &ls, int line) {
+  size_t n = 0;
+  for (const auto &l : ls)
+    n = std::max(n, l.second.dims.size());
+  Space s;
+  s.extents.assign(n, nullptr);
+  s.keys.assign(n, "");
+  for (const auto &l : ls) {
+    size_t offset = n - l.second.dims.size();
+    for (size_t k = 0; k < l.second.dims.size(); ++k) {
+      const Access::Dim &dim = l.second.dims[k];
+      Instruction *&extent = s.extents[offset + k];
+      std::string &key = s.keys[offset + k];
+      if (!extent) {
+        extent = dim.length;
+        key = dim.extentKey;
+        continue;
+      }
+      if (key == dim.extentKey)
+        continue;
+      Instruction *e = dim.length;
+      auto equal = [&](Instruction *a, Instruction *b) {
+        return compare(cur_, ir::CompareOperator::Eq, a, b, line);
+      };
+      Instruction *ok = binary(
+          cur_, ir::BinaryOperator::BitOr,
+          binary(cur_, ir::BinaryOperator::BitOr, equal(e, extent),
+                 equal(e, integer(1, line)), line),
+          equal(extent, integer(1, line)), line);
+      check(ok, broadcastMessage("operands could not be broadcast together"),
+            e, extent, line);
+      // extent if e is 1, else e (which the check made extent, or extent 1)
+      Instruction *eIsOne = builtin(cur_, "int", {equal(e, integer(1, line))},
+                                    line);
+      extent = binary(cur_, ir::BinaryOperator::Add, e,
+                      binary(cur_, ir::BinaryOperator::Mul,
+                             binary(cur_, ir::BinaryOperator::Sub, extent, e,
+                                    line),
+                             eIsOne, line),
+                      line);
+      key = "broadcast(" + key + "," + dim.extentKey + ")";
+    }
+  }
+  return s;
+}
+
+void PyIRBuilder::checkBroadcastInto(const Space &into, const Space &from,
+                                     const std::string &what, int line) {
+  size_t offset = into.extents.size() - from.extents.size();
+  for (size_t k = 0; k < from.extents.size(); ++k) {
+    if (from.keys[k] == into.keys[offset + k])
+      continue;
+    Instruction *e = from.extents[k], *target = into.extents[offset + k];
+    Instruction *ok = binary(
+        cur_, ir::BinaryOperator::BitOr,
+        compare(cur_, ir::CompareOperator::Eq, e, target, line),
+        compare(cur_, ir::CompareOperator::Eq, e, integer(1, line), line),
+        line);
+    check(ok, broadcastMessage(what), e, target, line);
+  }
+}
+
+void PyIRBuilder::stretchInto(Space &space, Leaves &ls) {
+  size_t n = space.extents.size();
+  for (auto &l : ls) {
+    size_t offset = n - l.second.dims.size();
+    for (size_t k = 0; k < l.second.dims.size(); ++k) {
+      Access::Dim &dim = l.second.dims[k];
+      if (dim.extentKey == space.keys[offset + k])
+        continue;
+      space.stretched.push_back({dim.length, space.extents[offset + k]});
+      dim.startKey += "~";
+    }
+  }
 }
 
 } // namespace spirjit::arrays

@@ -1,6 +1,7 @@
 // The array-expression stage's parts (ArrayExpressions.h states the
 // contract): what role each typed instruction plays, how a statement
-// accesses an array, and the helpers that write the new pyir.
+// accesses an array, and the helpers that write the new pyir (with the
+// host rules they follow: Python's slices, NumPy's broadcasting).
 #pragma once
 
 #include "compiler/TypeInference.h"
@@ -75,6 +76,20 @@ struct Access {
     }
     return k;
   }
+};
+
+/// The arrays an expression reads, each with its access.
+using Leaves = std::vector<std::pair<Instruction *, Access>>;
+
+/// The extents a statement's loops run over, with their keys (equal keys:
+/// equal extents, known at compile time).
+struct Space {
+  std::vector<Instruction *> extents;
+  std::vector<std::string> keys;
+  /// (an operand's extent, the space's) in each dimension where they may
+  /// differ at run time: there the operand's extent is 1 and NumPy
+  /// stretches it, or the two are equal.
+  std::vector<std::pair<Instruction *, Instruction *>> stretched;
 };
 
 /// Writes new pyir into `fn_` at the cursor `cur_`; globals the new code
@@ -177,6 +192,31 @@ protected:
     ret->name = "fail";
     cur_ = next;
   }
+
+  // --- Python's slice rules, in the host (ArrayExpressionParts.cpp) -------
+
+  /// `bound` normalised against `n` as Python does for a slice bound of a
+  /// positive step: negative counts from the end, then clamped to [0, n].
+  Instruction *sliceBound(Instruction *bound, Instruction *n, int line);
+  /// An index normalised against `n`: negative counts from the end.
+  Instruction *fixedIndex(Instruction *index, Instruction *n, int line);
+
+  // --- NumPy's broadcasting (ArrayExpressionParts.cpp) -------------------
+
+  /// The shape NumPy broadcasts the leaves to, aligned on their last
+  /// dimensions: per dimension the extent that is not 1, with a run-time
+  /// check that the others are it or 1 (else ValueError, at the cursor).
+  Space broadcastSpace(const Leaves &ls, int line);
+  /// Checks at run time that `from` broadcasts into `into` without
+  /// changing it (an assignment's target keeps its shape): each extent of
+  /// `from` is `into`'s or 1.
+  void checkBroadcastInto(const Space &into, const Space &from,
+                          const std::string &what, int line);
+  /// Records in `space` the leaves' dimensions that may be stretched (their
+  /// extents' keys differ from the space's), and marks them in the leaves'
+  /// keys, so that a stretched read never passes for the element a loop
+  /// writes.
+  void stretchInto(Space &space, Leaves &ls);
 
   std::string filename_;
   std::unique_ptr<ir::Function> fn_;

@@ -124,43 +124,6 @@ private:
     return wholeArray(value, type, line);
   }
 
-  /// `start` normalised against `n` as Python does for a slice bound of a
-  /// positive step: negative counts from the end, then clamped to [0, n].
-  Instruction *sliceBound(Instruction *bound, Instruction *n, int line) {
-    if (bound->isa(Opcode::Const) &&
-        bound->constant.kind == ConstValue::Kind::Int) {
-      int64_t c = bound->constant.intValue;
-      if (c >= 0)
-        return builtin(cur_, "min", {integer(c, line), n}, line);
-      return builtin(cur_, "max",
-                     {binary(cur_, ir::BinaryOperator::Add, n,
-                             integer(c, line), line),
-                      integer(0, line)},
-                     line);
-    }
-    Instruction *negative =
-        compare(cur_, ir::CompareOperator::Lt, bound, integer(0, line), line);
-    Instruction *shift = binary(cur_, ir::BinaryOperator::Mul,
-                                builtin(cur_, "int", {negative}, line), n, line);
-    Instruction *b = binary(cur_, ir::BinaryOperator::Add, bound, shift, line);
-    return builtin(
-        cur_, "min",
-        {builtin(cur_, "max", {b, integer(0, line)}, line), n}, line);
-  }
-
-  /// An index normalised against `n`: negative counts from the end.
-  Instruction *fixedIndex(Instruction *index, Instruction *n, int line) {
-    if (index->isa(Opcode::Const) &&
-        index->constant.kind == ConstValue::Kind::Int &&
-        index->constant.intValue >= 0)
-      return index;
-    Instruction *negative =
-        compare(cur_, ir::CompareOperator::Lt, index, integer(0, line), line);
-    Instruction *shift = binary(cur_, ir::BinaryOperator::Mul,
-                                builtin(cur_, "int", {negative}, line), n, line);
-    return binary(cur_, ir::BinaryOperator::Add, index, shift, line);
-  }
-
   /// array[index], where array is an array or a view: a view of its base.
   Access makeView(Instruction *array, Instruction *index, int line) {
     Access base = accessOf(array, line);
@@ -260,6 +223,11 @@ private:
     /// in the block being filled, after np.where's branch too.
     Block *block = nullptr;
     std::vector<Instruction *> accumulators; // the current value of each
+    /// The loops' extent keys, and whether this copy of the loops reads
+    /// element 0 along an operand's dimension whose extent is 1 (NumPy's
+    /// stretching), or knows no extent is 1 where the space's is not.
+    std::vector<std::string> keys;
+    bool stretch = false;
   };
   struct Reduction {
     ReductionOp op;
@@ -273,6 +241,7 @@ private:
     int line = 0;
     std::vector<Instruction *> extents;
     std::vector<std::string> extentKeys;
+    std::vector<std::pair<Instruction *, Instruction *>> stretched; // Space's
     std::vector<std::function<void(LoopBody &)>> statements;
     std::vector<Reduction> reductions;
     std::vector<std::pair<std::string, std::string>> reads, writes; // base, key
@@ -289,14 +258,13 @@ private:
     return false;
   }
 
-  /// Starts a statement over `extents`: joins the open loop when it may,
+  /// Starts a statement over `space`: joins the open loop when it may,
   /// else closes it and opens a new one.
-  Group &openGroup(const std::vector<Instruction *> &extents,
-                   const std::vector<std::string> &keys,
+  Group &openGroup(const Space &space,
                    const std::vector<std::pair<std::string, std::string>> &reads,
                    const std::vector<std::pair<std::string, std::string>> &writes,
                    int line) {
-    if (group_ && (group_->extentKeys != keys ||
+    if (group_ && (group_->extentKeys != space.keys ||
                    conflicts(group_->writes, reads) ||
                    conflicts(writes, group_->reads) ||
                    conflicts(writes, group_->writes)))
@@ -304,20 +272,61 @@ private:
     if (!group_) {
       group_.emplace();
       group_->line = line;
-      group_->extents = extents;
-      group_->extentKeys = keys;
+      group_->extents = space.extents;
+      group_->extentKeys = space.keys;
     }
+    group_->stretched.insert(group_->stretched.end(), space.stretched.begin(),
+                             space.stretched.end());
     group_->reads.insert(group_->reads.end(), reads.begin(), reads.end());
     group_->writes.insert(group_->writes.end(), writes.begin(), writes.end());
     return *group_;
   }
 
-  /// Emits the open group's loop nest at the cursor.
+  /// Emits the open group's loops at the cursor. Where an operand may be
+  /// stretched, two copies: the host picks the one that reads element 0
+  /// along an extent of 1 only when some operand has such an extent, so
+  /// the usual case keeps indices the device reads as contiguous vectors.
   void closeGroup() {
     if (!group_)
       return;
     Group g = std::move(*group_);
     group_.reset();
+    if (g.stretched.empty()) {
+      reductionResults(g, emitLoops(g, /*stretch=*/false));
+      return;
+    }
+    int line = g.line;
+    Instruction *none = nullptr;
+    for (const auto &[operand, space] : g.stretched) {
+      Instruction *same =
+          compare(cur_, ir::CompareOperator::Eq, operand, space, line);
+      none = none ? binary(cur_, ir::BinaryOperator::BitAnd, none, same, line)
+                  : same;
+    }
+    Block *plain = fn_->addBlock(), *stretching = fn_->addBlock(),
+          *join = fn_->addBlock();
+    Instruction *br = make(Opcode::CondBranch, {none}, line);
+    br->targets = {plain, stretching};
+    plain->predecessors = {cur_};
+    stretching->predecessors = {cur_};
+    std::vector<std::vector<Instruction *>> results;
+    for (Block *version : {plain, stretching}) {
+      cur_ = version;
+      results.push_back(emitLoops(g, version == stretching));
+      make(Opcode::Branch, {}, line)->targets = {join};
+      join->predecessors.push_back(cur_);
+    }
+    cur_ = join;
+    std::vector<Instruction *> accumulators;
+    for (size_t r = 0; r < g.reductions.size(); ++r)
+      accumulators.push_back(
+          make(Opcode::Phi, {results[0][r], results[1][r]}, line));
+    reductionResults(g, accumulators);
+  }
+
+  /// Emits group g's loop nest at the cursor, which it leaves after the
+  /// loops; returns the reductions' final values.
+  std::vector<Instruction *> emitLoops(Group &g, bool stretch) {
     int line = g.line;
     size_t n = g.extents.size();
     if (n == 0) {
@@ -329,8 +338,7 @@ private:
       for (auto &statement : g.statements)
         statement(body);
       cur_ = body.block;
-      reductionResults(g, body.accumulators);
-      return;
+      return body.accumulators;
     }
     bool reducing = !g.reductions.empty();
     // headers[d], with the accumulators' phis of each level
@@ -369,6 +377,8 @@ private:
     LoopBody body;
     body.indices = indices;
     body.block = cur_;
+    body.keys = g.extentKeys;
+    body.stretch = stretch;
     for (size_t r = 0; r < g.reductions.size(); ++r)
       body.accumulators.push_back(phis[n - 1][r]);
     for (auto &statement : g.statements)
@@ -396,7 +406,7 @@ private:
     exit->predecessors = {headers[0]};
     headers[0]->terminator()->targets[1] = exit;
     cur_ = exit;
-    reductionResults(g, phis[0]);
+    return phis[0];
   }
 
   /// The reductions' calls become their accumulators' final values.
@@ -409,29 +419,6 @@ private:
         result = binary(cur_, ir::BinaryOperator::TrueDiv, result, red.count,
                         red.line);
       map_.values[red.original] = result;
-    }
-  }
-
-  /// The extents a statement iterates over: its first operand of the most
-  /// dimensions; every other operand is checked against them.
-  struct Space {
-    std::vector<Instruction *> extents;
-    std::vector<std::string> keys;
-  };
-
-  void checkAgainst(const Space &space, const Access &a, int line) {
-    size_t n = space.extents.size();
-    size_t offset = n - a.dims.size();
-    for (size_t k = 0; k < a.dims.size(); ++k) {
-      if (a.dims[k].extentKey == space.keys[offset + k])
-        continue;
-      Instruction *ok = compare(cur_, ir::CompareOperator::Eq, a.dims[k].length,
-                                space.extents[offset + k], line);
-      check(ok,
-            "operands could not be broadcast together: an extent of {got} "
-            "meets one of {expected} (jit functions broadcast across "
-            "missing dimensions and numbers, not extents of 1)",
-            a.dims[k].length, space.extents[offset + k], line);
     }
   }
 
@@ -461,9 +448,10 @@ private:
     out.push_back({v, accessOf(v, line)});
   }
 
-  /// Reads element `indices` of an access, in `block`.
-  Instruction *element(const Access &a, const std::vector<Instruction *> &indices,
-                       Block *block, int line) {
+  /// The index of an access's element at the body's indices, in its block.
+  Instruction *element(const Access &a, const LoopBody &body, int line) {
+    const std::vector<Instruction *> &indices = body.indices;
+    Block *block = body.block;
     size_t offset = indices.size() - a.dims.size();
     std::vector<Instruction *> at(a.fixed.size());
     size_t k = 0;
@@ -474,6 +462,12 @@ private:
       }
       const Access::Dim &dim = a.dims[k];
       Instruction *i = indices[offset + k];
+      if (body.stretch && dim.extentKey != body.keys[offset + k])
+        // The check let this extent be the loop's or 1: then element 0.
+        i = builtin(block, "min",
+                    {i, binary(block, ir::BinaryOperator::Sub, dim.length,
+                               integer(1, line, block), line)},
+                    line);
       ++k;
       if (dim.step != 1)
         i = binary(block, ir::BinaryOperator::Mul, i,
@@ -494,7 +488,7 @@ private:
       return v; // a number of the host: a kernel argument
     if (!computedHere(v, expand)) {
       Access a = accessOf(v, line);
-      Instruction *index = element(a, body.indices, body.block, line);
+      Instruction *index = element(a, body, line);
       return make(body.block, Opcode::GetItem, {a.base, index}, line);
     }
     return emitOperation(v, body, line);
@@ -561,20 +555,6 @@ private:
     return make(body.block, Opcode::Call, args, line);
   }
 
-  /// The space of an expression: its operand of the most dimensions.
-  Space spaceOf(const std::vector<std::pair<Instruction *, Access>> &ls) {
-    Space s;
-    const Access *widest = nullptr;
-    for (const auto &l : ls)
-      if (!widest || l.second.dims.size() > widest->dims.size())
-        widest = &l.second;
-    for (const Access::Dim &d : widest->dims) {
-      s.extents.push_back(d.length);
-      s.keys.push_back(d.extentKey);
-    }
-    return s;
-  }
-
   std::vector<std::pair<std::string, std::string>>
   keysOf(const std::vector<std::pair<Instruction *, Access>> &ls, size_t n) {
     std::vector<std::pair<std::string, std::string>> out;
@@ -584,6 +564,8 @@ private:
   }
 
   /// target[...] = value (a number or an array expression), one statement.
+  /// The value broadcasts into the target, whose shape stays (NumPy's
+  /// assignment, and its in-place operators' output operand).
   void assign(const Access &target, Instruction *value, int line,
               bool expand = false) {
     Space space;
@@ -592,47 +574,56 @@ private:
       space.keys.push_back(d.extentKey);
     }
     size_t n = space.extents.size();
-    std::vector<std::pair<Instruction *, Access>> ls;
+    Leaves ls;
     leaves(value, ls, line, expand);
+    for (const auto &l : ls)
+      if (l.second.dims.size() > n)
+        error(line, "cannot store a " + std::to_string(l.second.dims.size()) +
+                        "-D array into " + std::to_string(n) +
+                        " dimensions");
+    checkBroadcastInto(space, broadcastSpace(ls, line),
+                       roleOf(value) == Role::InPlace
+                           ? "non-broadcastable output operand"
+                           : "could not broadcast input array into the target",
+                       line);
+    Space into = space;
+    stretchInto(into, ls);
     std::string targetKey = target.key(n);
     // a[...] = a[...] itself: nothing to do.
     if (ls.size() == 1 && !expand && !inlined_.count(value) &&
         ls[0].second.key(n) == targetKey)
       return;
     for (const auto &l : ls) {
-      if (l.second.dims.size() > n)
-        error(line, "cannot store a " + std::to_string(l.second.dims.size()) +
-                        "-D array into " + std::to_string(n) +
-                        " dimensions");
       if (l.second.baseKey == target.baseKey &&
           l.second.key(n) != targetKey) {
         // The value reads what the statement writes, elsewhere: compute it
         // into a temporary first, as NumPy does.
         Instruction *temp = materialize(value, line);
-        Access t = wholeArray(temp, value->type, line);
-        assignFrom(target, space, {{value, t}}, [=](LoopBody &body) {
-          Instruction *index = element(t, body.indices, body.block, line);
+        Leaves t = {{value, wholeArray(temp, value->type, line)}};
+        Space fromTemp = space;
+        stretchInto(fromTemp, t);
+        assignFrom(target, fromTemp, t, [=](LoopBody &body) {
+          Instruction *index = element(t[0].second, body, line);
           return make(body.block, Opcode::GetItem, {temp, index}, line);
         }, line);
         return;
       }
     }
-    assignFrom(target, space, ls, [=](LoopBody &body) {
+    assignFrom(target, into, ls, [=](LoopBody &body) {
       return emitElement(value, body, line, expand);
     }, line);
   }
 
-  void assignFrom(const Access &target, const Space &space,
-                  const std::vector<std::pair<Instruction *, Access>> &ls,
+  /// One statement storing `value` into target over `space`, whose
+  /// operands `ls` the caller has checked.
+  void assignFrom(const Access &target, const Space &space, const Leaves &ls,
                   std::function<Instruction *(LoopBody &)> value, int line) {
     size_t n = space.extents.size();
-    for (const auto &l : ls)
-      checkAgainst(space, l.second, line);
-    Group &g = openGroup(space.extents, space.keys, keysOf(ls, n),
+    Group &g = openGroup(space, keysOf(ls, n),
                          {{target.baseKey, target.key(n)}}, line);
     g.statements.push_back([=](LoopBody &body) {
       Instruction *v = value(body);
-      Instruction *index = element(target, body.indices, body.block, line);
+      Instruction *index = element(target, body, line);
       make(body.block, Opcode::SetItem, {target.base, index, v}, line);
     });
   }
@@ -648,9 +639,10 @@ private:
             "allocate; use it once where it is written (b[i] = a[i] + 1.0, "
             "np.sum(a[i] * 2.0)), or compute its elements in an inner "
             "`for j in range(...)` loop");
-    std::vector<std::pair<Instruction *, Access>> ls;
+    Leaves ls;
     leaves(v, ls, line, /*expand=*/true);
-    Space space = spaceOf(ls);
+    Space space = broadcastSpace(ls, line);
+    stretchInto(space, ls);
     Instruction *np = global(cur_, "np", GlobalValue::Kind::Module, "numpy", line);
     Instruction *empty = make(Opcode::GetAttr, {np}, line);
     empty->name = "empty";
@@ -700,13 +692,27 @@ private:
       args.push_back(call->operands[0]->operands[0]);
     for (size_t i = 1; i < call->operands.size(); ++i)
       args.push_back(call->operands[i]);
-    std::vector<std::pair<Instruction *, Access>> ls;
-    for (Instruction *a : args)
-      leaves(a, ls, line);
-    Space space = spaceOf(ls);
+    bool dot = name == "numpy.dot";
+    Leaves ls;
+    std::vector<Space> spaces;
+    for (Instruction *a : args) {
+      Leaves of;
+      leaves(a, of, line);
+      spaces.push_back(broadcastSpace(of, line));
+      ls.insert(ls.end(), of.begin(), of.end());
+    }
+    Space space = spaces[0];
+    if (dot)
+      // np.dot does not broadcast its two vectors into each other.
+      for (size_t k = 0; k < space.keys.size(); ++k)
+        if (spaces[1].keys[k] != space.keys[k])
+          check(compare(cur_, ir::CompareOperator::Eq, spaces[1].extents[k],
+                        space.extents[k], line),
+                "shapes not aligned: an extent of {got} meets one of "
+                "{expected}",
+                spaces[1].extents[k], space.extents[k], line);
+    stretchInto(space, ls);
     size_t n = space.extents.size();
-    for (const auto &l : ls)
-      checkAgainst(space, l.second, line);
     ReductionOp op = ReductionOp::Add;
     if (name == "numpy.prod")
       op = ReductionOp::Mul;
@@ -741,10 +747,9 @@ private:
                         : types::floating(64);
     }
     red.initial = reductionStart(op, accumulator, line);
-    Group &g = openGroup(space.extents, space.keys, keysOf(ls, n), {}, line);
+    Group &g = openGroup(space, keysOf(ls, n), {}, line);
     size_t slot = g.reductions.size();
     g.reductions.push_back(red);
-    bool dot = name == "numpy.dot";
     g.statements.push_back([=](LoopBody &body) {
       Instruction *x = emitElement(args[0], body, line);
       if (dot)

@@ -21,10 +21,18 @@
 //    it; a reduction is one loop with an accumulator the parfor stage
 //    recognises. An expression used once in the same block is computed
 //    inside its user's loop (never stored).
-//  - Operands broadcast as NumPy's do for different numbers of dimensions
-//    (aligned on the last ones) and for numbers; dimensions compared at run
-//    time must be equal (numba's rule: no stretching of extent-1
-//    dimensions), else a ValueError names the line.
+//  - Operands broadcast by NumPy's rule (one set of array semantics for
+//    kernels, jit code and DeviceArrays): numbers, fewer dimensions
+//    (aligned on the last ones), and extents of 1, stretched to the other
+//    operands' extent, which is known only at run time. The host checks
+//    each dimension whose extents may differ (else a ValueError names the
+//    line: operands that do not broadcast together, or a value that does
+//    not broadcast into an assignment's target or an in-place operator's
+//    left operand, whose shape never changes; np.dot does not broadcast).
+//    A loop nest that reads such an operand has two copies: the host runs
+//    the one that reads element 0 along a stretched dimension only when
+//    some extent differs from the loops', so the usual case keeps indices
+//    the device reads as contiguous vectors.
 //  - Consecutive statements of one block over the same extents fuse into
 //    one loop unless one writes elements another touches at a different
 //    position (numba's ParforPass fusion). A statement that reads the array

@@ -192,8 +192,9 @@ def test_a_prange_body_shape_mismatch_is_reported_in_debug_mode(
         device_filter):
     line = marked_line(__file__, "rows-checked")
     with pytest.raises(AssertionError,
-                       match=rf"test_jit_numba_ports.py:{line}: operands "
-                             r"could not be broadcast together"):
+                       match=rf"test_jit_numba_ports.py:{line}: could "
+                             r"not broadcast input array into the target: "
+                             r"the extents differ"):
         doubled_rows_checked(np.ones((3, 5)), np.zeros((3, 4)))
 
 
