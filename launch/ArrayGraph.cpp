@@ -158,12 +158,11 @@ int64_t elementsOf(const std::vector<int64_t> &shape) {
 
 /// Whether `node` goes to the host evaluator: its device's memory is the
 /// host's (a CPU runtime's, every buffer it reads host-addressable), and
-/// it is small, or an argmax/argmin straight over memory.
+/// every array it reads or makes is small.
 bool onHost(const ArrayNode &node) {
   if (!theHostEvaluator || node.device->info().deviceType != "cpu" ||
       !node.device->allocatesHostAddressable(node.usm))
     return false;
-  bool small = true;
   std::vector<const ArrayNode *> stack = {&node};
   while (!stack.empty()) {
     const ArrayNode *n = stack.back();
@@ -174,16 +173,11 @@ bool onHost(const ArrayNode &node) {
       return false;
     if (n->kind != ArrayNode::Kind::Scalar &&
         elementsOf(n->shape) > kHostElements)
-      small = false;
+      return false;
     for (const NodeRef &o : n->operands)
       stack.push_back(o.get());
   }
-  using R = ArrayExpression::Reduction;
-  bool argOverMemory = node.kind == ArrayNode::Kind::Reduce &&
-                       (node.reduction == R::ArgMax ||
-                        node.reduction == R::ArgMin) &&
-                       node.operands[0]->kind == ArrayNode::Kind::Memory;
-  return small || argOverMemory;
+  return true;
 }
 
 /// The host evaluator's try, once the device has done what it was given

@@ -4,6 +4,8 @@
 // broadcast shape, and raised NumPy's errors, before these are called.
 #include "python/bindings/Arrays.h"
 
+#include "compiler/ArrayOps.h"
+
 #include "python/bindings/Describe.h"
 #include "python/bindings/Dispatcher.h"
 #include "python/bindings/Errors.h"
@@ -20,6 +22,27 @@ namespace py = pybind11;
 namespace spirjit::python {
 
 namespace {
+
+/// The line a frame is at. Finding it walks the code's line table (a
+/// tenth of recording `a + b`), so each (code, instruction) pair seen is
+/// kept; the code objects kept alive stay few (a program's lines that
+/// operate on arrays), and the table starts again past 4096.
+int lineOf(PyFrameObject *frame, PyCodeObject *code) {
+  static auto &lines = *new std::map<std::pair<PyCodeObject *, int>, int>();
+  auto key = std::make_pair(code, PyFrame_GetLasti(frame));
+  auto it = lines.find(key);
+  if (it != lines.end())
+    return it->second;
+  if (lines.size() >= 4096) {
+    for (auto &entry : lines)
+      Py_DECREF(entry.first.first);
+    lines.clear();
+  }
+  Py_INCREF(code); // the key must not be reused by another code object
+  int line = PyFrame_GetLineNumber(frame);
+  lines.emplace(key, line);
+  return line;
+}
 
 /// The user's line that recorded an operation: the innermost frame
 /// outside the spirjit package.
@@ -39,7 +62,7 @@ void recordingSite(std::string &file, int &line) {
                                      package.size()) == 0;
     if (!ours) {
       file = name ? name : "<unknown>";
-      line = PyFrame_GetLineNumber(frame);
+      line = lineOf(frame, code);
       Py_DECREF(code);
       Py_DECREF(frame);
       return;
@@ -369,8 +392,54 @@ py::object operatorMethod(const std::string &function, py::object ufunc,
       PyInstanceMethod_New(method.ptr()));
 }
 
-/// A reduction method (x.sum(), x.mean(), ...): with no arguments, on a
-/// real array with elements, recorded here over every axis; else `slow`.
+/// The table's row of a NumPy ufunc object (nullptr: not elementwise in
+/// ArrayOps.def), once per ufunc.
+const ArrayOp *rowOf(PyObject *ufunc) {
+  static auto &rows = *new std::map<PyObject *, const ArrayOp *>();
+  auto it = rows.find(ufunc);
+  if (it != rows.end())
+    return it->second;
+  const ArrayOp *row = nullptr;
+  if (PyObject *name = PyObject_GetAttrString(ufunc, "__name__")) {
+    if (const char *text = PyUnicode_AsUTF8(name))
+      row = findUfunc(std::string("numpy.") + text);
+    Py_DECREF(name);
+  }
+  PyErr_Clear();
+  Py_INCREF(ufunc); // the key must outlive the entry
+  rows.emplace(ufunc, row);
+  return row;
+}
+
+/// DeviceArray.__array_ufunc__: `np.sqrt(x)` and the like, called plainly
+/// on DeviceArrays and Python numbers, recorded here (NumPy's dispatch
+/// through the Python method took 8 us of a 9 us np.sqrt); else `slow`.
+py::object ufuncMethod(py::object slow) {
+  py::cpp_function method([slow](py::args args,
+                                 py::kwargs kwargs) -> py::object {
+    // (self, ufunc, method, *inputs)
+    if (kwargs.empty() && args.size() >= 4) {
+      const ArrayOp *row = rowOf(args[1].ptr());
+      PyObject *how = args[2].ptr();
+      if (row && size_t(row->arity) == args.size() - 3 &&
+          PyUnicode_Check(how) &&
+          PyUnicode_CompareWithASCIIString(how, "__call__") == 0) {
+        std::vector<PyObject *> inputs;
+        for (size_t i = 3; i < args.size(); ++i)
+          inputs.push_back(args[i].ptr());
+        if (py::object r = fastApply(row->numpy, args[1].ptr(), inputs))
+          return r;
+      }
+    }
+    return slow(*args, **kwargs);
+  });
+  return py::reinterpret_steal<py::object>(
+      PyInstanceMethod_New(method.ptr()));
+}
+
+/// A reduction method (x.sum(), x.mean(), ..., x.argmax() of a 1-D
+/// array): with no arguments, on a real array with elements, recorded here
+/// over every axis; else `slow`.
 py::object reductionMethod(const std::string &op, py::object slow,
                            py::object dtypes) {
   py::cpp_function method([op, slow, dtypes](py::args args,
@@ -378,7 +447,10 @@ py::object reductionMethod(const std::string &op, py::object slow,
     const DeviceArray *x =
         args.size() == 1 && kwargs.empty() ? asDeviceArray(args[0].ptr())
                                            : nullptr;
-    if (!x || x->dtype().kind() == 'c' || x->size() == 0)
+    // argmax/argmin: of a 1-D array here (the index is the element's).
+    bool arg = op == "argmax" || op == "argmin";
+    if (!x || x->dtype().kind() == 'c' || x->size() == 0 ||
+        (arg && x->shape().size() != 1))
       return slow(*args, **kwargs);
     // NumPy's dtypes of this reduction, once per input dtype: the
     // result's, the accumulator's, and the kernels' (at least 32 bits).
@@ -388,7 +460,8 @@ py::object reductionMethod(const std::string &op, py::object slow,
     auto it = known.find(key);
     if (it == known.end()) {
       std::vector<py::dtype> found;
-      for (py::handle d : py::tuple(dtypes(op, x->dtype())))
+      for (py::handle d : py::tuple(dtypes(arg ? op.substr(3) : op,
+                                           x->dtype())))
         found.push_back(py::reinterpret_borrow<py::dtype>(d));
       x->dtype().inc_ref(); // the key must outlive the entry
       it = known.emplace(key, std::move(found)).first;
@@ -401,6 +474,14 @@ py::object reductionMethod(const std::string &op, py::object slow,
     std::vector<int> axes;
     for (int d = 0; d < int(x->shape().size()); ++d)
       axes.push_back(d);
+    if (arg) {
+      static const py::dtype &index = *new py::dtype("int64"); // kept
+      return pendingArray(
+          launch::reduceNode(x->node(), reductionOf(op), std::move(axes),
+                             dtypeName(kernelAcc), typeOfDType(index),
+                             "int64", 8, file, line),
+          index);
+    }
     launch::NodeRef node = launch::reduceNode(
         x->node(), reductionOf(op == "mean" ? "sum" : op), std::move(axes),
         dtypeName(kernelAcc), typeOfDType(acc), dtypeName(acc),
@@ -521,6 +602,9 @@ void addArrayFunctions(py::module_ &m) {
         py::arg("ufunc"), py::arg("slow"), py::arg("arity"),
         py::arg("reflected") = false,
         "a DeviceArray operator recording in C++, falling back to `slow`");
+  m.def("_ufunc_method", &ufuncMethod, py::arg("slow"),
+        "DeviceArray.__array_ufunc__ recording plain calls of the table's "
+        "ufuncs in C++, falling back to `slow`");
   m.def("_apply", &apply, py::arg("function"), py::arg("operands"),
         py::arg("loop"), py::arg("dtype"), py::arg("shape"),
         py::arg("device"), py::arg("out") = py::none(),

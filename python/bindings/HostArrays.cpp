@@ -1,7 +1,7 @@
 // The array graph's host evaluator (launch/ArrayGraph.h, HostEvaluator):
 // a node computed by NumPy's own functions over the device's memory in
-// place, for a CPU runtime's small values and argmax/argmin, where a
-// kernel launch costs more than the work. Each node means here what it
+// place, for a CPU runtime's small values, where a kernel launch costs
+// more than the work. Each node means here what it
 // means in a kernel: an ArrayOps.def ufunc over its operands converted to
 // the loop's dtypes, the result converted to the node's dtype; a
 // reduction folded in its accumulator's dtype. NumPy is the reference the

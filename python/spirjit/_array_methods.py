@@ -297,6 +297,9 @@ def install(cls, functions):
     ``functions`` (``_array_ops``' ``__array_function__`` table)."""
     for name, method in _METHODS.items():
         setattr(cls, name, method)
+    for name in ("argmax", "argmin"):   # x.argmax() of 1-D: recorded in C++
+        setattr(cls, name, _spirjit._reduction_method(
+            name, _METHODS[name], ops.reduction_dtypes))
     for function in (var, std, clip, round, ravel, flatten, squeeze,
                      swapaxes, fill):
         setattr(cls, function.__name__, function)

@@ -551,7 +551,7 @@ def install(cls):
     cls.__pos__ = _fast(np.positive, _unary(np.positive), 1)
     cls.__abs__ = _fast(np.absolute, _unary(np.absolute), 1)
     cls.__invert__ = _fast(np.invert, _unary(np.invert), 1)
-    cls.__array_ufunc__ = _array_ufunc
+    cls.__array_ufunc__ = _spirjit._ufunc_method(_array_ufunc)
     cls.__array_function__ = _array_function
     for op in ("sum", "prod", "min", "max", "mean"):
         setattr(cls, op, _spirjit._reduction_method(
