@@ -2,7 +2,9 @@
 
 #include <cctype>
 #include <cstdint>
+#include <atomic>
 #include <map>
+#include <tuple>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -97,25 +99,65 @@ Type make(TypeKind kind) {
   return t;
 }
 
-} // namespace
+// The numbers and arrays every launch and every DeviceArray operation
+// types are found again without printing their key (interning them by
+// name was a tenth of recording `a + b` on DeviceArrays). Interned types
+// never move, so two threads filling the same slot store the same value.
 
-const Type *boolean() { return intern(make(TypeKind::Bool)); }
-const Type *integer(int bits, bool isSigned) {
-  Type t = make(TypeKind::Int);
+/// The slot of a power-of-two width of 8 to 64 bits, else -1.
+int widthSlot(int bits) {
+  switch (bits) {
+  case 8:
+    return 0;
+  case 16:
+    return 1;
+  case 32:
+    return 2;
+  case 64:
+    return 3;
+  default:
+    return -1;
+  }
+}
+
+const Type *numberType(TypeKind kind, int bits, bool isSigned) {
+  Type t = make(kind);
   t.bits = bits;
   t.isSigned = isSigned;
   return intern(t);
 }
+
+/// kind/bits/signedness -> type, remembered for the common widths.
+const Type *cachedNumber(TypeKind kind, int bits, bool isSigned) {
+  static std::atomic<const Type *> known[3][2][4];
+  int slot = widthSlot(bits);
+  int which = kind == TypeKind::Int ? 0 : kind == TypeKind::Float ? 1 : 2;
+  if (slot < 0)
+    return numberType(kind, bits, isSigned);
+  std::atomic<const Type *> &entry = known[which][isSigned][slot];
+  const Type *type = entry.load(std::memory_order_acquire);
+  if (!type) {
+    type = numberType(kind, bits, isSigned);
+    entry.store(type, std::memory_order_release);
+  }
+  return type;
+}
+
+} // namespace
+
+const Type *boolean() {
+  static const Type *type = intern(make(TypeKind::Bool));
+  return type;
+}
+const Type *integer(int bits, bool isSigned) {
+  return cachedNumber(TypeKind::Int, bits, isSigned);
+}
 const Type *int64() { return integer(64, true); }
 const Type *floating(int bits) {
-  Type t = make(TypeKind::Float);
-  t.bits = bits;
-  return intern(t);
+  return cachedNumber(TypeKind::Float, bits, false);
 }
 const Type *complex(int bits) {
-  Type t = make(TypeKind::Complex);
-  t.bits = bits;
-  return intern(t);
+  return cachedNumber(TypeKind::Complex, bits, false);
 }
 const Type *weakInt() { return intern(make(TypeKind::WeakInt)); }
 const Type *weakFloat() { return intern(make(TypeKind::WeakFloat)); }
@@ -123,12 +165,26 @@ const Type *weakComplex() { return intern(make(TypeKind::WeakComplex)); }
 const Type *none() { return intern(make(TypeKind::None)); }
 const Type *array(const Type *element, int ndim, char layout,
                   MemorySpace memorySpace) {
+  layout = ndim == 1 && layout == 'F' ? 'C' : layout;
+  using Key = std::tuple<const Type *, int, char, int>;
+  static std::mutex mutex;
+  static std::map<Key, const Type *> known;
+  Key key{element, ndim, layout, static_cast<int>(memorySpace)};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = known.find(key);
+    if (it != known.end())
+      return it->second;
+  }
   Type t = make(TypeKind::Array);
   t.element = element;
   t.ndim = ndim;
-  t.layout = ndim == 1 && layout == 'F' ? 'C' : layout;
+  t.layout = layout;
   t.memorySpace = memorySpace;
-  return intern(t);
+  const Type *type = intern(t);
+  std::lock_guard<std::mutex> lock(mutex);
+  known.emplace(key, type);
+  return type;
 }
 const Type *ndItem(int ndim) {
   Type t = make(TypeKind::NdItem);
