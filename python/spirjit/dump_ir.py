@@ -233,6 +233,9 @@ def _dump_arrays(args, function, wanted, show):
     from . import synchronize
     with tempfile.TemporaryDirectory(prefix="spirjit-arrays-") as folder:
         os.environ["SPIRJIT_DUMP_DIR"] = folder
+        # Kernels at every size: a CPU runtime computes small values with
+        # NumPy otherwise, which compiles nothing to show.
+        host = _spirjit._host_evaluation(False)
         try:
             # What it returns is kept until everything pending has run.
             result = function(*_arguments(args.sig, args.shape))
@@ -240,6 +243,7 @@ def _dump_arrays(args, function, wanted, show):
             del result
         finally:
             del os.environ["SPIRJIT_DUMP_DIR"]
+            _spirjit._host_evaluation(host)
         kernels = sorted((os.path.getmtime(os.path.join(folder, k)), k)
                          for k in os.listdir(folder)
                          if k.startswith(("array_map", "array_reduce")))
