@@ -317,8 +317,11 @@ bool broadcastShapes(const std::vector<const std::vector<int64_t> *> &shapes,
 /// path.
 py::object fastApply(const std::string &function, PyObject *ufunc,
                      const std::vector<PyObject *> &inputs) {
+  // (Every vector is sized once: recording is mostly allocation.)
   std::vector<PyObject *> keys;
   std::vector<const DeviceArray *> arrays;
+  keys.reserve(inputs.size());
+  arrays.reserve(inputs.size());
   const DeviceArray *first = nullptr;
   for (PyObject *input : inputs) {
     const DeviceArray *array = nullptr;
@@ -338,6 +341,7 @@ py::object fastApply(const std::string &function, PyObject *ufunc,
   if (loop.empty())
     return py::object();
   std::vector<const std::vector<int64_t> *> shapes;
+  shapes.reserve(arrays.size());
   for (const DeviceArray *a : arrays)
     if (a)
       shapes.push_back(&a->shape());
@@ -346,6 +350,8 @@ py::object fastApply(const std::string &function, PyObject *ufunc,
     return py::object();
   std::vector<launch::NodeRef> nodes;
   std::vector<std::string> loopNames;
+  nodes.reserve(inputs.size());
+  loopNames.reserve(inputs.size() + 1);
   for (size_t i = 0; i < inputs.size(); ++i) {
     loopNames.push_back(dtypeName(loop[i]));
     if (arrays[i]) {
@@ -378,6 +384,7 @@ py::object operatorMethod(const std::string &function, py::object ufunc,
       [function, ufunc, slow, arity, reflected](py::args args) -> py::object {
         if (args.size() == size_t(arity)) {
           std::vector<PyObject *> inputs;
+          inputs.reserve(args.size());
           for (py::handle a : args)
             inputs.push_back(a.ptr());
           if (reflected)
@@ -425,6 +432,7 @@ py::object ufuncMethod(py::object slow) {
           PyUnicode_Check(how) &&
           PyUnicode_CompareWithASCIIString(how, "__call__") == 0) {
         std::vector<PyObject *> inputs;
+        inputs.reserve(args.size());
         for (size_t i = 3; i < args.size(); ++i)
           inputs.push_back(args[i].ptr());
         if (py::object r = fastApply(row->numpy, args[1].ptr(), inputs))

@@ -105,14 +105,17 @@ runtime::UsmKind DeviceArray::usmKind() const {
 launch::NodeRef DeviceArray::node() const {
   if (pending_)
     return pending_;
-  launch::ArrayView view;
-  view.buffer = buffer_;
-  view.offset = offset_;
-  view.shape = shape_;
-  view.strides = strides_;
-  return launch::memoryNode(std::move(view), type_->element,
-                            dtypeName(dtype_),
-                            dtype_.itemsize(), buffer_->usmKind());
+  if (!memory_) {
+    launch::ArrayView view;
+    view.buffer = buffer_;
+    view.offset = offset_;
+    view.shape = shape_;
+    view.strides = strides_;
+    memory_ = launch::memoryNode(std::move(view), type_->element,
+                                 dtypeName(dtype_), dtype_.itemsize(),
+                                 buffer_->usmKind());
+  }
+  return memory_;
 }
 
 int64_t DeviceArray::size() const {

@@ -84,6 +84,9 @@ private:
 
   mutable std::shared_ptr<runtime::Buffer> buffer_;
   mutable launch::NodeRef pending_;
+  /// The Memory node operations over this array record, made once (a node
+  /// an operation made per operand was a fifth of recording `a + b`).
+  mutable launch::NodeRef memory_;
   std::shared_ptr<runtime::Device> device_;
   pybind11::dtype dtype_;
   std::vector<int64_t> shape_, strides_;
