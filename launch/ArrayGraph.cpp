@@ -183,9 +183,7 @@ bool onHost(const ArrayNode &node) {
 /// The host evaluator's try, once the device has done what it was given
 /// (which may write what the node reads).
 bool evaluatedOnHost(ArrayNode &node, const ArrayView &out) {
-  uint64_t upTo = launchesSoFar();
-  node.device->finish();
-  releaseFinishedLaunches(*node.device, upTo);
+  waitForHostRead(node);
   return theHostEvaluator(node, out);
 }
 
@@ -194,6 +192,16 @@ std::string recordedAt(const ArrayNode &node) {
          ": computing the DeviceArray operation recorded here: ";
 }
 } // namespace
+
+bool evaluatesOnHost(const ArrayNode &node) {
+  return node.pending() && onHost(node);
+}
+
+void waitForHostRead(const ArrayNode &node) {
+  uint64_t upTo = launchesSoFar();
+  node.device->finish();
+  releaseFinishedLaunches(*node.device, upTo);
+}
 
 void setHostEvaluator(HostEvaluator evaluator) {
   theHostEvaluator = evaluator;

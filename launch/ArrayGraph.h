@@ -127,6 +127,12 @@ void evaluate(ArrayNode &node);
 using HostEvaluator = bool (*)(ArrayNode &node, const ArrayView &out);
 void setHostEvaluator(HostEvaluator evaluator);
 HostEvaluator hostEvaluator();
+/// Whether evaluate() would hand `node` to the host evaluator; then
+/// waitForHostRead() lets the host read what it reads. (A DeviceArray
+/// read back by the host uses both to compute a small value straight
+/// into the NumPy array it returns.)
+bool evaluatesOnHost(const ArrayNode &node);
+void waitForHostRead(const ArrayNode &node);
 /// At most this many elements in every array a node reads or makes are
 /// computed on the host (where a launch costs more than the work).
 constexpr int64_t kHostElements = 1 << 14;

@@ -164,8 +164,9 @@ private:
   std::map<const ArrayNode *, py::object> values_;
 };
 
-bool evaluateOnHost(ArrayNode &node, const launch::ArrayView &out) {
-  py::gil_scoped_acquire gil;
+/// `node`'s value written into `target` by NumPy; false where NumPy
+/// refuses it (then it runs as a kernel, whose errors name the operation).
+bool computeInto(const ArrayNode &node, const py::array &target) {
   try {
     const py::module_ &np = numpy();
     // NumPy's warnings (a division by zero, the sqrt of -1) are not what
@@ -173,7 +174,7 @@ bool evaluateOnHost(ArrayNode &node, const launch::ArrayView &out) {
     py::object quiet = np.attr("errstate")(py::arg("all") = "ignore");
     quiet.attr("__enter__")();
     try {
-      Evaluator().into(node, arrayOver(out, node.dtype));
+      Evaluator().into(node, target);
     } catch (...) {
       quiet.attr("__exit__")(py::none(), py::none(), py::none());
       throw;
@@ -181,14 +182,24 @@ bool evaluateOnHost(ArrayNode &node, const launch::ArrayView &out) {
     quiet.attr("__exit__")(py::none(), py::none(), py::none());
     return true;
   } catch (const py::error_already_set &) {
-    // Whatever NumPy refuses runs as a kernel, whose errors name the
-    // operation.
     PyErr_Clear();
     return false;
   }
 }
 
+bool evaluateOnHost(ArrayNode &node, const launch::ArrayView &out) {
+  py::gil_scoped_acquire gil;
+  return computeInto(node, arrayOver(out, node.dtype));
+}
+
 } // namespace
+
+bool readOnHost(const launch::NodeRef &node, const py::array &out) {
+  if (!launch::evaluatesOnHost(*node))
+    return false;
+  launch::waitForHostRead(*node);
+  return computeInto(*node, out);
+}
 
 void addHostEvaluation(py::module_ &m) {
   const char *setting = std::getenv("SPIRJIT_HOST_NUMPY");

@@ -128,3 +128,19 @@ def test_lazy_assignment_semantics_hold(host):
     V += 1
     u[::2] += 1
     np.testing.assert_array_equal(np.asarray(U), u)
+
+
+def test_a_value_read_back_stays_a_value_of_its_time(host):
+    """np.asarray of a small pending value computes it straight into the
+    array returned; the DeviceArray is still that value after its inputs
+    change."""
+    a = np.arange(10, dtype=np.float32)
+    A = spirjit.asarray(a, device=host)
+    C = A * 2 + 1
+    np.testing.assert_array_equal(np.asarray(C), a * 2 + 1)
+    np.testing.assert_array_equal(np.asarray(C), a * 2 + 1)
+    A[0] = 100.0              # written after C was recorded and read
+    A += 1                    # and again, in place
+    np.testing.assert_array_equal(np.asarray(C), a * 2 + 1)
+    np.testing.assert_array_equal(np.asarray(A * 2 + 1)[:2], [203, 5])
+    assert float(C.sum()) == float((a * 2 + 1).sum())
