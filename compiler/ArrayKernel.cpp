@@ -594,6 +594,7 @@ private:
 
 std::string ArrayExpression::text() const {
   std::string t;
+  t.reserve(32 + 24 * values.size()); // (built at every evaluation: the key)
   static const char *reductions[] = {"sum",    "prod",   "min",
                                      "max",    "argmax", "argmin"};
   if (form == Form::Map)

@@ -183,7 +183,7 @@ void finishParameters(Gathered &g) {
   for (size_t p = 0; p < g.parameters.size(); ++p)
     if (!g.parameters[p].index) {
       slot[p] = int(kept.size());
-      kept.push_back(g.parameters[p]);
+      kept.push_back(std::move(g.parameters[p])); // (index ones stay)
     }
   for (Expression::Value &v : g.expression.values) {
     if (v.kind == Expression::Value::Kind::Index)
