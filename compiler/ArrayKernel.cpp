@@ -635,6 +635,58 @@ std::string ArrayExpression::text() const {
   return t;
 }
 
+bool ArrayExpression::operator==(const ArrayExpression &o) const {
+  if (values.size() != o.values.size() || result != o.result ||
+      parameterCount != o.parameterCount || form != o.form ||
+      rank != o.rank || reduction != o.reduction ||
+      accumulator != o.accumulator ||
+      floatingAccumulator != o.floatingAccumulator || output != o.output ||
+      indexParameter != o.indexParameter)
+    return false;
+  for (size_t v = 0; v < values.size(); ++v) {
+    const Value &a = values[v], &b = o.values[v];
+    if (a.kind != b.kind || a.parameter != b.parameter ||
+        a.function != b.function || a.operands != b.operands ||
+        a.dtype != b.dtype || a.strides != b.strides)
+      return false;
+  }
+  return true;
+}
+
+uint64_t ArrayExpression::hash() const {
+  uint64_t h = 1469598103934665603ull; // FNV-1a over the fields == reads
+  auto mix = [&h](uint64_t x) {
+    h ^= x;
+    h *= 1099511628211ull;
+  };
+  auto mixText = [&mix](const std::string &t) {
+    for (char c : t)
+      mix(static_cast<unsigned char>(c));
+    mix(0xff);
+  };
+  mix(uint64_t(form));
+  mix(uint64_t(rank));
+  mix(uint64_t(reduction));
+  mix(uint64_t(result));
+  mix(uint64_t(parameterCount));
+  mix(uint64_t(indexParameter + 1));
+  mix(floatingAccumulator);
+  mixText(accumulator);
+  mixText(output);
+  for (const Value &v : values) {
+    mix(uint64_t(v.kind));
+    mix(uint64_t(v.parameter));
+    mixText(v.function);
+    mixText(v.dtype);
+    for (int o : v.operands)
+      mix(uint64_t(o));
+    for (int64_t s : v.strides)
+      mix(uint64_t(s));
+    mix(0xfe);
+  }
+  return h;
+}
+
 std::shared_ptr<FunctionDescription>
 arrayKernel(const ArrayExpression &expression, const std::string &name) {
   return KernelWriter(expression, name).write();

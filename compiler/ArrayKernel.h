@@ -76,6 +76,11 @@ struct ArrayExpression {
 
   /// One line per value: the `graph` the dumps show, and the kernel's key.
   std::string text() const;
+  /// Equal expressions are one kernel; hash() agrees with ==. (Finding a
+  /// kernel by these rather than by text() spares building the text at
+  /// every evaluation.)
+  bool operator==(const ArrayExpression &other) const;
+  uint64_t hash() const;
 };
 
 /// The kernel computing `expression`, named `name`, as a description with

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 namespace spirjit::launch {
 
@@ -33,7 +34,8 @@ struct Gathered {
     uint64_t scalar[2] = {0, 0};
   };
   std::vector<Parameter> parameters;
-  std::map<const ArrayNode *, int> values;
+  /// The value of each node gathered (few: a flat list beats a map).
+  std::vector<std::pair<const ArrayNode *, int>> values;
   /// The nodes gathered, alive until the launch: another thread may
   /// compute one meanwhile (compiles give up the caller's lock) and let
   /// go of its operands.
@@ -47,9 +49,9 @@ public:
       : g_(g), shape_(shape), root_(root) {}
 
   int value(ArrayNode &node) {
-    auto known = g_.values.find(&node);
-    if (known != g_.values.end())
-      return known->second;
+    for (const auto &[seen, v] : g_.values)
+      if (seen == &node)
+        return v;
     // A reduction below is computed on its own, into memory. Element-wise
     // values are computed here, at each index, even one a DeviceArray
     // holds: reading the inputs again costs less than storing it and
@@ -101,7 +103,7 @@ public:
     case ArrayNode::Kind::Reduce:
       SPIRJIT_INTERNAL_CHECK(false, "a reduction gathered as a value");
     }
-    g_.values[&node] = v;
+    g_.values.emplace_back(&node, v);
     return v;
   }
 
@@ -170,8 +172,13 @@ std::vector<int64_t> coalesce(std::vector<int64_t> shape,
   return merged;
 }
 
-std::map<std::string, std::unique_ptr<KernelCache>> &caches() {
-  static std::map<std::string, std::unique_ptr<KernelCache>> all;
+/// Each expression's kernel cache, by the expression's hash (then ==).
+using ExpressionCaches =
+    std::unordered_map<uint64_t,
+                       std::vector<std::pair<Expression,
+                                             std::unique_ptr<KernelCache>>>>;
+ExpressionCaches &caches() {
+  static ExpressionCaches all;
   return all;
 }
 
@@ -196,20 +203,20 @@ void finishParameters(Gathered &g) {
   g.expression.parameterCount = int(g.parameters.size());
 }
 
-/// The kernel cache of each expression, by its text.
+/// The kernel cache of each expression.
 KernelCache &cacheFor(const Expression &expression) {
-  auto &caches = launch::caches();
-  std::string key = expression.text();
-  auto it = caches.find(key);
-  if (it != caches.end())
-    return *it->second;
+  auto &entries = launch::caches()[expression.hash()];
+  for (auto &[known, cache] : entries)
+    if (known == expression)
+      return *cache;
   const char *name = expression.form == Expression::Form::Map
                          ? "array_map"
                          : "array_reduce";
   auto cache = std::make_unique<KernelCache>(
       [expression, name] { return *arrayKernel(expression, name); },
       CompileOptions());
-  return *caches.emplace(key, std::move(cache)).first->second;
+  entries.emplace_back(expression, std::move(cache));
+  return *entries.back().second;
 }
 
 /// Launches the gathered kernel over `range` with `out` last. Views have
@@ -581,13 +588,15 @@ int64_t itemsizeOf(const Type *element) {
 
 CacheStatistics arrayKernelStatistics(int &expressions) {
   CacheStatistics total;
-  expressions = int(caches().size());
-  for (const auto &[key, cache] : caches()) {
-    total.compiles += cache->statistics().compiles;
-    total.memoryHits += cache->statistics().memoryHits;
-    total.diskHits += cache->statistics().diskHits;
-    total.rebuilds += cache->statistics().rebuilds;
-  }
+  expressions = 0;
+  for (const auto &[hash, entries] : caches())
+    for (const auto &[expression, cache] : entries) {
+      ++expressions;
+      total.compiles += cache->statistics().compiles;
+      total.memoryHits += cache->statistics().memoryHits;
+      total.diskHits += cache->statistics().diskHits;
+      total.rebuilds += cache->statistics().rebuilds;
+    }
   return total;
 }
 
