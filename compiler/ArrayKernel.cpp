@@ -284,51 +284,25 @@ private:
                  const Combine &combine) {
     using B = ir::BinaryOperator;
     using C = ir::CompareOperator;
-    Instruction *zero = integer(0);
-    Instruction *base = zero;
+    Instruction *base = integer(0);
     States state = initial;
     if (chains > 1) {
-      Instruction *wide = binary(B::Mul, step, integer(chains));
-      auto [header, phis] = loopHeader(base, std::vector<States>(
-                                                 size_t(chains), initial));
-      Instruction *phiBase = header.first;
-      Instruction *nextBase = binary(B::Add, phiBase, wide);
-      Block *body = block({cur_});
-      Block *joined = block({cur_});
-      branchIf(compare(C::Le, nextBase, n), body, joined);
-      cur_ = body;
-      std::vector<States> next;
-      Instruction *k = kAt(phiBase, k0);
-      for (int c = 0; c < chains; ++c) {
-        next.push_back(fold(k, phis[size_t(c)]));
-        if (c + 1 < chains)
-          k = binary(B::Add, k, step);
-      }
-      closeLoop(header.second, phiBase, nextBase, phis, next);
-      cur_ = joined;
-      std::vector<States> parts = phis;
+      auto [end, parts] =
+          foldRounds(base, std::vector<States>(size_t(chains), initial), k0,
+                     step, n, fold);
       while (parts.size() > 1) { // a tree: (0 1) (2 3), then the two
-        std::vector<States> joinedParts;
+        std::vector<States> joined;
         for (size_t i = 0; i + 1 < parts.size(); i += 2)
-          joinedParts.push_back(combine(parts[i], parts[i + 1]));
+          joined.push_back(combine(parts[i], parts[i + 1]));
         if (parts.size() % 2)
-          joinedParts.push_back(parts.back());
-        parts = std::move(joinedParts);
+          joined.push_back(parts.back());
+        parts = std::move(joined);
       }
-      base = phiBase;
+      base = end;
       state = parts[0];
     }
-    auto [header, phis] = loopHeader(base, {state});
-    Instruction *phiBase = header.first;
-    Instruction *nextBase = binary(B::Add, phiBase, step);
-    Block *body = block({cur_});
-    Block *tail = block({cur_});
-    branchIf(compare(C::Le, nextBase, n), body, tail);
-    cur_ = body;
-    std::vector<States> next = {fold(kAt(phiBase, k0), phis[0])};
-    closeLoop(header.second, phiBase, nextBase, phis, next);
-
-    cur_ = tail;
+    auto [phiBase, phis] = foldRounds(base, {state}, k0, step, n, fold);
+    Block *tail = cur_;
     Block *last = block({tail});
     Block *exit = block({tail});
     branchIf(compare(C::Lt, binary(B::Add, phiBase, k0), n), last, exit);
@@ -345,6 +319,36 @@ private:
 
   Instruction *kAt(Instruction *base, Instruction *k0) {
     return binary(ir::BinaryOperator::Add, base, k0);
+  }
+
+  /// A loop from here while base + chains*step <= n (base from `base`),
+  /// folding each chain's states once a round, at k, k + step, ...; leaves
+  /// the cursor at its exit and returns the base and the states there.
+  std::pair<Instruction *, std::vector<States>>
+  foldRounds(Instruction *base, const std::vector<States> &initial,
+             Instruction *k0, Instruction *step, Instruction *n,
+             const Fold &fold) {
+    using B = ir::BinaryOperator;
+    size_t chains = initial.size();
+    Instruction *wide =
+        chains == 1 ? step : binary(B::Mul, step, integer(int64_t(chains)));
+    auto [header, phis] = loopHeader(base, initial);
+    Instruction *phiBase = header.first;
+    Instruction *nextBase = binary(B::Add, phiBase, wide);
+    Block *body = block({cur_});
+    Block *after = block({cur_});
+    branchIf(compare(ir::CompareOperator::Le, nextBase, n), body, after);
+    cur_ = body;
+    std::vector<States> next;
+    Instruction *k = kAt(phiBase, k0);
+    for (size_t c = 0; c < chains; ++c) {
+      next.push_back(fold(k, phis[c]));
+      if (c + 1 < chains)
+        k = binary(B::Add, k, step);
+    }
+    closeLoop(header.second, phiBase, nextBase, phis, next);
+    cur_ = after;
+    return {phiBase, phis};
   }
 
   /// A loop's header entered from here: a phi of the base and one per
