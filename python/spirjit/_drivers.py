@@ -62,11 +62,18 @@ def _write_vendors(folder, entries):
                 os.unlink(os.path.join(folder, name))
         for name, library in entries.items():
             path = os.path.join(folder, name)
+            if _read(path) == library and \
+                    os.stat(path).st_mode & 0o044 != 0o044:
+                os.chmod(path, 0o644)  # written unreadable by an older one
             if _read(path) != library:
                 tmp = tempfile.NamedTemporaryFile(
                     "w", dir=folder, suffix=".tmp", delete=False)
                 with tmp:
                     tmp.write(library + "\n")
+                # Readable by everyone (a temporary file is the owner's
+                # only): another user of a shared environment must see
+                # the same drivers.
+                os.chmod(tmp.name, 0o644)
                 os.replace(tmp.name, path)
         return True
     except OSError:

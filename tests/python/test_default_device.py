@@ -64,3 +64,18 @@ def test_the_search_can_be_turned_off(monkeypatch, run_isolated):
     proc = run_isolated(LIST)
     assert proc.returncode == 0, proc.stderr
     assert "Intel(R) OpenCL" not in proc.stdout
+
+
+def test_the_vendors_folder_is_readable_by_other_users(tmp_path):
+    """The .icd files spirjit writes for an environment's drivers are read
+    by every user of a shared installation: not the owner's only (a
+    temporary file's 0600 made another user see no device)."""
+    from spirjit import _drivers
+    folder = tmp_path / "vendors"
+    assert _drivers._write_vendors(str(folder), {"intel.icd": "/x/libintelocl.so"})
+    mode = os.stat(folder / "intel.icd").st_mode & 0o777
+    assert mode & 0o044 == 0o044, oct(mode)
+    assert (folder / "intel.icd").read_text() == "/x/libintelocl.so\n"
+    os.chmod(folder / "intel.icd", 0o600)      # as an older spirjit wrote it
+    assert _drivers._write_vendors(str(folder), {"intel.icd": "/x/libintelocl.so"})
+    assert os.stat(folder / "intel.icd").st_mode & 0o044 == 0o044
