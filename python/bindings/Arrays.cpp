@@ -13,6 +13,8 @@
 #include <frameobject.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -200,11 +202,37 @@ const std::vector<py::dtype> &loopFor(PyObject *ufunc,
   // has finalised.
   static auto &loops =
       *new std::map<std::vector<PyObject *>, std::vector<py::dtype>>();
+  // The last few found, compared in place: a chain repeats its ufuncs and
+  // dtypes, and building the map's key allocated at every operation.
+  struct Recent {
+    PyObject *ufunc = nullptr;
+    std::array<PyObject *, 3> keys{};
+    size_t count = 0;
+    const std::vector<py::dtype> *loop = nullptr;
+  };
+  static std::array<Recent, 8> recent;
+  static size_t next = 0;
+  if (keys.size() <= 3)
+    for (const Recent &r : recent)
+      if (r.loop && r.ufunc == ufunc && r.count == keys.size() &&
+          std::equal(keys.begin(), keys.end(), r.keys.begin()))
+        return *r.loop;
+  auto remember = [&](const std::vector<py::dtype> &loop)
+      -> const std::vector<py::dtype> & {
+    if (keys.size() <= 3) {
+      Recent &r = recent[next++ % recent.size()];
+      r.ufunc = ufunc;
+      std::copy(keys.begin(), keys.end(), r.keys.begin());
+      r.count = keys.size();
+      r.loop = &loop;
+    }
+    return loop;
+  };
   std::vector<PyObject *> key = keys;
   key.push_back(ufunc);
   auto it = loops.find(key);
   if (it != loops.end())
-    return it->second;
+    return remember(it->second);
   std::vector<py::dtype> loop;
   py::tuple request(keys.size() + 1);
   for (size_t i = 0; i < keys.size(); ++i)
@@ -227,7 +255,8 @@ const std::vector<py::dtype> &loopFor(PyObject *ufunc,
   }
   for (PyObject *k : key)
     Py_INCREF(k); // the keys must outlive the entry
-  return loops.emplace(std::move(key), std::move(loop)).first->second;
+  return remember(
+      loops.emplace(std::move(key), std::move(loop)).first->second);
 }
 
 /// A Python number as a value of `dtype`: false where the conversion is
