@@ -101,6 +101,22 @@ py::object pendingArray(launch::NodeRef node, const py::dtype &dtype) {
   return py::cast(DeviceArray(std::move(node), dtype));
 }
 
+/// Ufunc `function` over `nodes` (converted to `loopNames`, the result's
+/// dtype last) recorded at the user's line.
+launch::NodeRef recordApply(const std::string &function,
+                            std::vector<launch::NodeRef> nodes,
+                            std::vector<std::string> loopNames,
+                            const py::dtype &dtype,
+                            std::vector<int64_t> shape) {
+  std::string file;
+  int line = 0;
+  recordingSite(file, line);
+  return launch::applyNode(function, std::move(nodes), std::move(loopNames),
+                           typeOfDType(dtype), dtypeName(dtype),
+                           dtype.itemsize(), std::move(shape),
+                           std::move(file), line);
+}
+
 launch::ArrayView viewOf(const DeviceArray &a) {
   launch::ArrayView view;
   view.buffer = a.buffer();
@@ -121,12 +137,9 @@ py::object apply(const std::string &function, const py::list &operands,
     loopNames.push_back(dtypeName(loop[i].cast<py::dtype>()));
   for (size_t i = 0; i < operands.size(); ++i)
     nodes.push_back(operandNode(operands[i], device));
-  std::string file;
-  int line = 0;
-  recordingSite(file, line);
-  launch::NodeRef node = launch::applyNode(
-      function, std::move(nodes), std::move(loopNames), typeOfDType(dtype),
-      dtypeName(dtype), dtype.itemsize(), std::move(shape), file, line);
+  launch::NodeRef node = recordApply(function, std::move(nodes),
+                                     std::move(loopNames), dtype,
+                                     std::move(shape));
   if (!out.is_none()) {
     const DeviceArray *target = asDeviceArray(out.ptr());
     launch::evaluateInto(*node, viewOf(*target), target->type()->element,
@@ -396,14 +409,10 @@ py::object fastApply(const std::string &function, PyObject *ufunc,
   }
   const py::dtype &dtype = loop.back();
   loopNames.push_back(dtypeName(dtype));
-  const std::string &name = function;
-  std::string file;
-  int line = 0;
-  recordingSite(file, line);
-  launch::NodeRef node = launch::applyNode(
-      name, std::move(nodes), std::move(loopNames), typeOfDType(dtype),
-      dtypeName(dtype), dtype.itemsize(), std::move(shape), file, line);
-  return pendingArray(std::move(node), dtype);
+  return pendingArray(recordApply(function, std::move(nodes),
+                                  std::move(loopNames), dtype,
+                                  std::move(shape)),
+                      dtype);
 }
 
 /// A DeviceArray operator method: the fast path, else `slow` (Python).
