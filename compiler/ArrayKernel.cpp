@@ -5,6 +5,7 @@
 #include "frontend/PyIR.h"
 
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <tuple>
 #include <map>
@@ -596,15 +597,32 @@ private:
 
 } // namespace
 
+namespace {
+const char *const kReductionNames[] = {"sum", "prod",   "min",
+                                       "max", "argmax", "argmin"};
+} // namespace
+
+const char *ArrayExpression::reductionName(Reduction reduction) {
+  return kReductionNames[int(reduction)];
+}
+
+bool ArrayExpression::reductionNamed(const std::string &name,
+                                     Reduction &reduction) {
+  for (int r = 0; r < int(std::size(kReductionNames)); ++r)
+    if (name == kReductionNames[r]) {
+      reduction = Reduction(r);
+      return true;
+    }
+  return false;
+}
+
 std::string ArrayExpression::text() const {
   std::string t;
   t.reserve(32 + 24 * values.size()); // (built at every evaluation: the key)
-  static const char *reductions[] = {"sum",    "prod",   "min",
-                                     "max",    "argmax", "argmin"};
   if (form == Form::Map)
     t += "map rank " + std::to_string(rank) + "\n";
   else
-    t += std::string("reduce ") + reductions[int(reduction)] + " into " +
+    t += std::string("reduce ") + reductionName(reduction) + " into " +
          accumulator + (output.empty() ? "" : " as " + output) +
          (indexParameter >= 0 ? " indices p" + std::to_string(indexParameter)
                               : "") +

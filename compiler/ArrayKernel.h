@@ -69,6 +69,11 @@ struct ArrayExpression {
   /// over partials), or -1: the index is k.
   int indexParameter = -1;
 
+  /// NumPy's name of a reduction ("sum", ..., "argmin"), and the
+  /// reduction of a name (false for none).
+  static const char *reductionName(Reduction reduction);
+  static bool reductionNamed(const std::string &name, Reduction &reduction);
+
   bool argReduction() const {
     return form == Form::Reduce &&
            (reduction == Reduction::ArgMax || reduction == Reduction::ArgMin);

@@ -150,18 +150,9 @@ py::object apply(const std::string &function, const py::list &operands,
 }
 
 ArrayExpression::Reduction reductionOf(const std::string &op) {
-  if (op == "sum")
-    return ArrayExpression::Reduction::Sum;
-  if (op == "prod")
-    return ArrayExpression::Reduction::Prod;
-  if (op == "min")
-    return ArrayExpression::Reduction::Min;
-  if (op == "max")
-    return ArrayExpression::Reduction::Max;
-  if (op == "argmax")
-    return ArrayExpression::Reduction::ArgMax;
-  if (op == "argmin")
-    return ArrayExpression::Reduction::ArgMin;
+  ArrayExpression::Reduction reduction;
+  if (ArrayExpression::reductionNamed(op, reduction))
+    return reduction;
   throw PythonError("InvalidArgumentError", "no reduction called " + op);
 }
 
