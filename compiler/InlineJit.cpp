@@ -9,6 +9,7 @@
 #include "frontend/Diagnostics.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace spirjit {
 
@@ -20,18 +21,23 @@ namespace {
 
 const int kMaxInlined = 100;
 
+/// What a global or closure value `callee` is, or nullptr.
+const GlobalValue *valueOf(const Instruction *callee,
+                           const FunctionDescription &description) {
+  if (callee->isa(Opcode::Global)) {
+    auto it = description.globals.find(callee->name);
+    return it != description.globals.end() ? &it->second : nullptr;
+  }
+  if (callee->isa(Opcode::FreeVar) && callee->index >= 0 &&
+      callee->index < static_cast<int64_t>(description.closure.size()))
+    return &description.closure[callee->index];
+  return nullptr;
+}
+
 /// The jit function `callee` names, or nullptr.
 const FunctionDescription *jitCallee(const Instruction *callee,
                                      const FunctionDescription &description) {
-  const GlobalValue *value = nullptr;
-  if (callee->isa(Opcode::Global)) {
-    auto it = description.globals.find(callee->name);
-    if (it != description.globals.end())
-      value = &it->second;
-  } else if (callee->isa(Opcode::FreeVar) && callee->index >= 0 &&
-             callee->index < static_cast<int64_t>(description.closure.size())) {
-    value = &description.closure[callee->index];
-  }
+  const GlobalValue *value = valueOf(callee, description);
   if (!value || value->kind != GlobalValue::Kind::DeviceFunction)
     return nullptr;
   auto it = description.deviceFunctions.find(value->name);
@@ -41,16 +47,132 @@ const FunctionDescription *jitCallee(const Instruction *callee,
   return it->second.get();
 }
 
+/// A call of NumPy's that the jit library writes (FunctionDescription::
+/// library): its name there without the arity ("numpy.std", "method:std"),
+/// and for an array method the array, which becomes the first argument.
+struct LibraryCall {
+  std::string name;
+  Instruction *self = nullptr;
+};
+
+/// Whether `v` is a module, or an attribute of one (np.random).
+bool isModulePath(const Instruction *v, const FunctionDescription &d) {
+  if (v->isa(Opcode::GetAttr))
+    return isModulePath(v->operands[0], d);
+  const GlobalValue *value = valueOf(v, d);
+  return value && value->kind == GlobalValue::Kind::Module;
+}
+
+std::optional<LibraryCall> libraryCall(const Instruction *call,
+                                       const FunctionDescription &d) {
+  if (d.library.empty())
+    return std::nullopt;
+  Instruction *callee = call->operands[0];
+  if (const GlobalValue *value = valueOf(callee, d)) {
+    // `from numpy import std`: the global is NumPy's function itself.
+    if (value->kind == GlobalValue::Kind::Object &&
+        value->name.rfind("numpy.", 0) == 0)
+      return LibraryCall{value->name, nullptr};
+    return std::nullopt;
+  }
+  if (!callee->isa(Opcode::GetAttr))
+    return std::nullopt;
+  Instruction *object = callee->operands[0];
+  if (const GlobalValue *value = valueOf(object, d);
+      value && value->kind == GlobalValue::Kind::Module) {
+    if (value->name == "numpy")
+      return LibraryCall{"numpy." + callee->name, nullptr};
+    return std::nullopt;
+  }
+  if (isModulePath(object, d))
+    return std::nullopt; // np.random.random: a module's, not a method
+  return LibraryCall{"method:" + callee->name, object};
+}
+
+/// How NumPy spells a library name in a message: "a.std()", "np.std()".
+std::string spelled(const std::string &name) {
+  if (name.rfind("method:", 0) == 0)
+    return "a." + name.substr(7) + "()";
+  return "np." + name.substr(6) + "()";
+}
+
+/// The library function `call` names, with its arguments put in order:
+/// the array of a method first, keywords at their parameters' places.
+const FunctionDescription *libraryCallee(Instruction *call,
+                                         FunctionDescription &d) {
+  std::optional<LibraryCall> found = libraryCall(call, d);
+  if (!found)
+    return nullptr;
+  size_t given = call->operands.size() - 1 + (found->self ? 1 : 0);
+  auto entry = d.library.find(found->name + "#" + std::to_string(given));
+  if (entry == d.library.end()) {
+    std::string counts;
+    for (const auto &[name, key] : d.library)
+      if (name.rfind(found->name + "#", 0) == 0) {
+        int n = std::stoi(name.substr(found->name.size() + 1)) -
+                (found->self ? 1 : 0);
+        counts += (counts.empty() ? "" : " or ") + std::to_string(n);
+      }
+    if (counts.empty())
+      return nullptr; // another name: type inference says what it is
+    throw UserError(UserErrorKind::UnsupportedFeature, d.filename, call->line,
+                    spelled(found->name) + " takes " + counts +
+                        " argument(s) in jit code, not " +
+                        std::to_string(given - (found->self ? 1 : 0)));
+  }
+  auto callee = d.deviceFunctions.find(entry->second);
+  SPIRJIT_INTERNAL_CHECK(callee != d.deviceFunctions.end() && callee->second,
+                         "a jit library function without its description");
+  if (found->self)
+    call->operands.insert(call->operands.begin() + 1, found->self);
+  return callee->second.get();
+}
+
+/// Puts keyword arguments at their parameters' places (jit functions have
+/// no defaults: every parameter is given once).
+void orderArguments(Instruction *call, const FunctionDescription &callee,
+                    const FunctionDescription &d) {
+  if (call->name.empty())
+    return;
+  std::vector<std::string> keywords;
+  for (size_t start = 0;;) {
+    size_t comma = call->name.find(',', start);
+    keywords.push_back(call->name.substr(start, comma - start));
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  size_t count = static_cast<size_t>(callee.argCount);
+  size_t positional = call->operands.size() - 1 - keywords.size();
+  std::vector<Instruction *> ordered(count, nullptr);
+  for (size_t i = 0; i < positional && i < count; ++i)
+    ordered[i] = call->operands[1 + i];
+  for (size_t k = 0; k < keywords.size(); ++k) {
+    auto at = std::find(callee.varnames.begin(),
+                        callee.varnames.begin() +
+                            std::min(count, callee.varnames.size()),
+                        keywords[k]);
+    size_t i = static_cast<size_t>(at - callee.varnames.begin());
+    if (i >= count || ordered[i])
+      throw UserError(UserErrorKind::Typing, d.filename, call->line,
+                      "'" + callee.name + "' got " +
+                          (i >= count ? "an unexpected" : "a second") +
+                          " value for argument '" + keywords[k] + "'");
+    ordered[i] = call->operands[1 + positional + k];
+  }
+  call->operands.resize(1);
+  for (Instruction *argument : ordered)
+    if (argument)
+      call->operands.push_back(argument);
+  call->name.clear();
+}
+
 /// Puts `call`'s callee in its place.
 void inlineCall(ir::Function &fn, FunctionDescription &description,
                 Instruction *call, const FunctionDescription &callee,
                 int serial) {
   int line = call->line;
-  if (!call->name.empty())
-    throw UserError(UserErrorKind::UnsupportedFeature, description.filename,
-                    line,
-                    "pass the arguments of jit function '" + callee.name +
-                        "' by position when another jit function calls it");
+  orderArguments(call, callee, description);
   size_t given = call->operands.size() - 1;
   if (given != static_cast<size_t>(callee.argCount))
     throw UserError(UserErrorKind::Typing, description.filename, line,
@@ -106,6 +228,8 @@ void inlineCall(ir::Function &fn, FunctionDescription &description,
         returns.push_back({block, i});
       }
     }
+  // What the callee's code may call of the library, the caller may now.
+  description.library.insert(callee.library.begin(), callee.library.end());
   for (Instruction *p : parameters) {
     fn.replaceAllUsesWith(p, call->operands[p->index + 1]);
     fn.erase(p);
@@ -153,13 +277,22 @@ void inlineCall(ir::Function &fn, FunctionDescription &description,
              std::make_move_iterator(moved.end()));
 }
 
+bool usedAnywhere(const ir::Function &fn, const Instruction *value) {
+  for (const auto &block : fn.blocks)
+    for (const auto &inst : block->instructions)
+      for (const Instruction *operand : inst->operands)
+        if (operand == value)
+          return true;
+  return false;
+}
+
 } // namespace
 
 bool callsJitFunctions(const FunctionDescription &description) {
   for (const auto &[key, callee] : description.deviceFunctions)
     if (callee && callee->jitFunction)
       return true;
-  return false;
+  return !description.library.empty();
 }
 
 void inlineJitCalls(ir::Function &fn, FunctionDescription &description) {
@@ -169,7 +302,8 @@ void inlineJitCalls(ir::Function &fn, FunctionDescription &description) {
     for (const auto &block : fn.blocks) {
       for (const auto &inst : block->instructions)
         if (inst->isa(Opcode::Call) &&
-            (callee = jitCallee(inst->operands[0], description))) {
+            ((callee = jitCallee(inst->operands[0], description)) ||
+             (callee = libraryCallee(inst.get(), description)))) {
           call = inst.get();
           break;
         }
@@ -185,7 +319,12 @@ void inlineJitCalls(ir::Function &fn, FunctionDescription &description) {
                           std::to_string(kMaxInlined) +
                           " times deep here; recursion is not supported in "
                           "jit functions");
+    Instruction *calleeValue = call->operands[0];
     inlineCall(fn, description, call, *callee, serial);
+    // A library call's `a.std` or `np.std` is read by nothing now, and
+    // type inference would find no such attribute.
+    if (!usedAnywhere(fn, calleeValue))
+      fn.erase(calleeValue);
   }
   std::string problems = ir::verify(fn);
   SPIRJIT_INTERNAL_CHECK(problems.empty(),

@@ -13,9 +13,13 @@
 // its parameters become the call's arguments, its globals and closure
 // values enter `description.globals` under fresh names, and its returns
 // branch to the code after the call, where a phi merges their values.
-// Calls in inlined bodies are inlined too; more than 100 (recursion) and
-// keyword arguments are UserErrors at the call's line. The result
-// verifies.
+// Calls of NumPy functions and array methods that the jit library writes
+// in the jit language (FunctionDescription::library; `a.std()`, `np.std(a)`)
+// are inlined the same way, the array of a method as the first argument.
+// Keyword arguments go to the parameters they name. Calls in inlined
+// bodies are inlined too; more than 100 (recursion), a missing or unknown
+// argument, and a library name given a number of arguments it does not
+// take are UserErrors at the call's line. The result verifies.
 #pragma once
 
 #include "frontend/FunctionDescription.h"

@@ -88,6 +88,8 @@ std::string FunctionDescription::fingerprint() const {
     out += "\nclosure " + describe(value);
   for (const auto &[name, value] : moduleMembers)
     out += "\nmember " + name + "=" + describe(value);
+  for (const auto &[name, key] : library)
+    out += "\nlibrary " + name + "=" + key;
   for (const auto &[name, value] : annotations)
     out += "\nannotation " + name + "=" + describe(value);
   for (const auto &[key, callee] : deviceFunctions)

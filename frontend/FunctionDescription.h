@@ -114,6 +114,12 @@ struct FunctionDescription {
   /// were, by "module.attribute", where the describing code knew them (a
   /// library re-exporting np.add or spirjit.empty under its own name).
   std::map<std::string, GlobalValue> moduleMembers;
+  /// NumPy functions and array methods written in the jit language
+  /// (python/spirjit/_jit_library.py) that this function's names may call:
+  /// "numpy.std#1" or "method:std#1" (the name, then the number of
+  /// arguments, an array method's array counted) -> the jit function's key
+  /// in deviceFunctions. Host code inlines them (compiler/InlineJit.h).
+  std::map<std::string, std::string> library;
   /// The annotation of each parameter that has one, resolved like a global.
   std::map<std::string, GlobalValue> annotations;
   /// For device functions: the signatures they accept, numba-style

@@ -176,8 +176,10 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
   std::string what = spelling(object);
   if (object->kind == TypeKind::Module || object->kind == TypeKind::Function)
     what = "'" + what + "'";
-  typingError(inst, what + " has no attribute '" + name +
-                        "' usable in kernels");
+  typingError(inst, what + " has no attribute '" + name + "' usable in " +
+                        (result_.kind == FunctionKind::Host
+                             ? "jit functions"
+                             : "kernels"));
 }
 
 const Type *Inference::inferIndex(Instruction &inst, const Type *array,

@@ -100,6 +100,10 @@ FunctionDescription toFunctionDescription(const py::dict &d) {
   if (d.contains("module_members"))
     for (auto item : d["module_members"].cast<py::dict>())
       f.moduleMembers[item.first.cast<std::string>()] = toGlobal(item.second);
+  if (d.contains("library"))
+    for (auto item : d["library"].cast<py::dict>())
+      f.library[item.first.cast<std::string>()] =
+          item.second.cast<std::string>();
   for (auto item : d["annotations"].cast<py::dict>())
     f.annotations[item.first.cast<std::string>()] = toGlobal(item.second);
   if (d.contains("signatures"))

@@ -157,6 +157,23 @@ def _describe_annotation(value):
     return describe_value(value)
 
 
+_LIBRARY_NAMES = None
+
+
+def _library_entries(names, table):
+    """NumPy's functions and methods among ``names`` that the jit library
+    writes (_jit_library.py), described into ``table``."""
+    global _LIBRARY_NAMES
+    if _LIBRARY_NAMES is None:
+        from . import _jit_library
+        _LIBRARY_NAMES = set(_jit_library.FUNCTIONS) | set(
+            _jit_library.METHODS)
+    if _LIBRARY_NAMES.isdisjoint(names):
+        return {}
+    from . import _jit_library
+    return _jit_library.entries(names, describe_value, table)
+
+
 def describe_function(fn, table=None):
     """The description of ``fn``; device functions it calls go into its
     "device_functions" table (shared with the functions that call them)."""
@@ -174,6 +191,7 @@ def describe_function(fn, table=None):
     closure = [describe_value(cell.cell_contents, table) for cell in
                (fn.__closure__ or ())]
     members = _module_members(fn_globals, code.co_names, table)
+    library = _library_entries(code.co_names, table)
     try:  # `from __future__ import annotations` leaves strings to evaluate
         raw = inspect.get_annotations(fn, eval_str=True)
     except Exception:
@@ -201,6 +219,7 @@ def describe_function(fn, table=None):
         "closure": closure,
         "module_members": members,
         "annotations": annotations,
+        "library": library,
         "device_functions": table if top else {},
         "signatures": [],
     }

@@ -431,13 +431,19 @@ def test_recursive_jit_function_is_an_error():
         down(3)
 
 
-def test_keyword_arguments_to_a_jit_callee_are_an_error():
+def test_keyword_arguments_to_a_jit_callee_go_to_their_parameters():
     @dpjit
     def caller(a):
         return norm(a=a)
 
-    with pytest.raises(UnsupportedFeatureError, match="by position"):
-        caller(np.ones(3))
+    @dpjit
+    def misspelt(a):
+        return norm(b=a)
+
+    assert caller(np.ones(4)) == norm(np.ones(4))
+    with pytest.raises(TypeError, match=r"test_jit.py:\d+: 'norm' got an "
+                       r"unexpected value for argument 'b'"):
+        misspelt(np.ones(3))
 
 
 

@@ -1,0 +1,106 @@
+"""NumPy functions and array methods for jit host code, written in the jit
+language itself, as numba writes much of its NumPy support in Python.
+
+A jit function whose code names one of them (``a.std()``, ``np.std(a)``,
+``np.linspace(0, 1, 50)``) carries them in its description's "library"
+table (_describe.py), keyed by NumPy's name and the number of arguments;
+the compiler inlines the one called into the caller's host code
+(compiler/InlineJit.h), where its prange loops and array expressions
+become the caller's kernels on the caller's device. They follow NumPy's
+results; what they do not take (``axis=``, ``ddof=``, ``out=``) is an
+``UnsupportedFeatureError`` at the user's line, naming what is taken.
+"""
+
+import numpy as np
+
+from . import jit, prange
+
+
+@jit
+def var(a):
+    mean = a.mean()
+    deviation = a - mean
+    return (deviation * deviation).sum() / a.size
+
+
+@jit
+def std(a):
+    return np.sqrt(var(a))
+
+
+@jit
+def fill(a, value):
+    a[:] = value
+    return None
+
+
+@jit
+def argmax(a):
+    # NumPy's rule: the first largest element, or the first NaN.
+    largest = a.max()
+    first = a.shape[0]
+    if largest != largest:
+        for i in prange(a.shape[0]):
+            if a[i] != a[i]:
+                first = min(first, i)
+    else:
+        for i in prange(a.shape[0]):
+            if a[i] == largest:
+                first = min(first, i)
+    return first
+
+
+@jit
+def argmin(a):
+    smallest = a.min()
+    first = a.shape[0]
+    if smallest != smallest:
+        for i in prange(a.shape[0]):
+            if a[i] != a[i]:
+                first = min(first, i)
+    else:
+        for i in prange(a.shape[0]):
+            if a[i] == smallest:
+                first = min(first, i)
+    return first
+
+
+@jit
+def linspace(start, stop, num):
+    out = np.empty(num)
+    step = (stop - start) / max(num - 1, 1)
+    for i in prange(num):
+        # NumPy's: start + i * step, and the endpoint exactly.
+        if i == num - 1 and num > 1:
+            out[i] = stop
+        else:
+            out[i] = start + i * step
+    return out
+
+
+@jit
+def linspace50(start, stop):
+    return linspace(start, stop, 50)
+
+
+# NumPy's name -> the functions writing it, one per number of arguments
+# (an array method's array counted).
+FUNCTIONS = {"std": (std,), "var": (var,), "argmax": (argmax,),
+             "argmin": (argmin,), "linspace": (linspace50, linspace)}
+METHODS = {"std": (std,), "var": (var,), "fill": (fill,),
+           "argmax": (argmax,), "argmin": (argmin,)}
+
+
+def entries(names, describe_value, table):
+    """The library table of a function whose code uses ``names``: for each
+    library name among them, "numpy.<name>#<arguments>" and
+    "method:<name>#<arguments>" -> the key of its description in
+    ``table``."""
+    out = {}
+    for name in names:
+        for prefix, group in (("numpy.", FUNCTIONS), ("method:", METHODS)):
+            for fn in group.get(name, ()):
+                count = fn.py_func.__code__.co_argcount
+                out[f"{prefix}{name}#{count}"] = describe_value(
+                    fn, table)["name"]
+    return out

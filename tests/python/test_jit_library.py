@@ -1,0 +1,162 @@
+"""NumPy functions and array methods in @spirjit.jit host code that the jit
+library writes in the jit language (issue 29: `a.std()`, `np.var(a)`,
+`a.fill(v)`, `a.argmax()`, `np.linspace(...)`), on NumPy arrays and
+DeviceArrays of every device, compared with NumPy; keywords go to their
+parameters; what is not taken is an UnsupportedFeatureError at the user's
+line."""
+
+import numpy as np
+import pytest
+
+import spirjit
+from spirjit import jit, prange
+from spirjit.errors import UnsupportedFeatureError
+
+from source_markers import marked_line
+
+
+def values(n=1000, dtype=np.float64, seed=0):
+    return (np.random.default_rng(seed).random(n) * 10 - 3).astype(dtype)
+
+
+@jit
+def moments(a):
+    return a.std(), a.var(), np.std(a), np.var(a)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_std_and_var_are_numpys(device, require_dtypes, dtype):
+    require_dtypes(dtype)
+    a = values(dtype=dtype) if dtype != np.int64 else \
+        np.arange(-500, 500, 3, dtype=np.int64)
+    got = moments(a)
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    for value, want in zip(got, (a.std(), a.var(), a.std(), a.var())):
+        np.testing.assert_allclose(value, want, rtol=rtol)
+
+
+@jit
+def standardize(a):
+    return (a - a.mean()) / a.std()
+
+
+def test_std_inside_an_array_expression_on_device_arrays(device):
+    a = values()
+    got = standardize(spirjit.asarray(a, device=device))
+    assert isinstance(got, spirjit.DeviceArray)
+    np.testing.assert_allclose(got.asnumpy(), (a - a.mean()) / a.std(),
+                               rtol=1e-12, atol=1e-12)
+
+
+@jit
+def filled(a, v):
+    a.fill(v)
+    return a
+
+
+@pytest.mark.parametrize("shape", [(7,), (3, 5)])
+def test_fill_writes_every_element(device, shape):
+    a = np.zeros(shape)
+    got = filled(a, 2.5)
+    np.testing.assert_array_equal(got, np.full(shape, 2.5))
+    np.testing.assert_array_equal(a, np.full(shape, 2.5))  # written back
+
+
+@jit
+def extremes(a):
+    return a.argmax(), a.argmin(), np.argmax(a), np.argmin(a)
+
+
+@pytest.mark.parametrize("case", ["random", "ties", "nan", "one"])
+def test_argmax_argmin_follow_numpys_rule(device, case):
+    a = {"random": values(),
+         "ties": np.array([1.0, 5.0, 2.0, 5.0, -1.0, -1.0]),
+         "nan": np.array([1.0, 9.0, np.nan, 3.0, np.nan]),
+         "one": np.array([4.0])}[case]
+    got = extremes(a)
+    assert tuple(int(g) for g in got) == (
+        a.argmax(), a.argmin(), np.argmax(a), np.argmin(a))
+
+
+@jit
+def spaced(start, stop, n):
+    return np.linspace(start, stop, n), np.linspace(start, stop, num=n)
+
+
+@jit
+def spaced50(start, stop):
+    return np.linspace(start, stop)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 1000])
+def test_linspace_is_numpys(device, n):
+    for got in spaced(-1.5, 2.0, n):
+        got = np.asarray(got.asnumpy() if hasattr(got, "asnumpy") else got)
+        np.testing.assert_allclose(got, np.linspace(-1.5, 2.0, n),
+                                   rtol=1e-15, atol=1e-15)
+        assert got[-1] == 2.0 or n == 1
+    got = spaced50(0.0, 1.0)
+    got = got.asnumpy() if hasattr(got, "asnumpy") else got
+    np.testing.assert_allclose(got, np.linspace(0.0, 1.0), rtol=1e-15)
+
+
+@jit
+def rows_std(a, out):
+    for i in prange(a.shape[0]):
+        out[i] = a[i, 0]
+    return out.std()
+
+
+def test_library_call_after_a_prange_loop(device):
+    a = np.random.default_rng(1).random((64, 3))
+    got = rows_std(a, np.empty(64))
+    np.testing.assert_allclose(got, a[:, 0].std(), rtol=1e-12)
+
+
+@jit
+def helper_calls_library(a):
+    return moments(a)[0]
+
+
+def test_library_call_in_a_called_jit_function(device):
+    a = values()
+    np.testing.assert_allclose(helper_calls_library(a), a.std(), rtol=1e-12)
+
+
+@jit
+def std_with_axis(a):
+    return a.std(0)  # <- axis
+
+
+def test_an_argument_the_library_does_not_take_is_a_clear_error(device):
+    with pytest.raises(UnsupportedFeatureError) as info:
+        std_with_axis(values())
+    message = str(info.value)
+    assert f"test_jit_library.py:{marked_line(__file__, 'axis')}" in message
+    assert "a.std() takes 0 argument(s) in jit code, not 1" in message
+
+
+@jit
+def linspace_bad_keyword(n):
+    return np.linspace(0.0, 1.0, count=n)  # <- keyword
+
+
+def test_an_unknown_keyword_names_the_argument(device):
+    with pytest.raises(TypeError) as info:
+        linspace_bad_keyword(5)
+    message = str(info.value)
+    assert f"test_jit_library.py:{marked_line(__file__, 'keyword')}" in message
+    assert "got an unexpected value for argument 'count'" in message
+
+
+@jit
+def to_list(a):
+    return a.tolist()  # <- tolist
+
+
+def test_a_method_jit_code_lacks_says_jit_functions(device):
+    with pytest.raises(spirjit.errors.TypingError) as info:
+        to_list(values())
+    message = str(info.value)
+    assert f"test_jit_library.py:{marked_line(__file__, 'tolist')}" in message
+    assert "has no attribute 'tolist' usable in jit functions" in message
