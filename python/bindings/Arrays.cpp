@@ -479,6 +479,16 @@ py::object ufuncMethod(py::object slow) {
 /// over every axis; else `slow`.
 py::object reductionMethod(const std::string &op, py::object slow,
                            py::object dtypes) {
+  // help() and the API reference show `slow`'s parameters and docstring,
+  // not pybind11's (*args, **kwargs).
+  py::options options;
+  options.disable_function_signatures();
+  std::string parameters =
+      py::str(py::module_::import("inspect").attr("signature")(slow));
+  if (parameters.rfind("(self, ", 0) == 0)
+    parameters = "(" + parameters.substr(std::strlen("(self, "));
+  std::string doc = op + parameters + "\n\n" +
+                    py::str(slow.attr("__doc__")).cast<std::string>();
   py::cpp_function method([op, slow, dtypes](py::args args,
                                              py::kwargs kwargs) -> py::object {
     const DeviceArray *x =
@@ -542,7 +552,7 @@ py::object reductionMethod(const std::string &op, py::object slow,
                                typeOfDType(result), dtypeName(result),
                                result.itemsize(), {}, file, line);
     return pendingArray(std::move(node), result);
-  });
+  }, py::name(op.c_str()), py::doc(doc.c_str()));
   return py::reinterpret_steal<py::object>(
       PyInstanceMethod_New(method.ptr()));
 }

@@ -42,6 +42,9 @@ def _truth(name, op):
         return ops.reduce(op, ops.apply_ufunc(np.not_equal, (self, 0)),
                           axis, keepdims)
     method.__name__ = name
+    method.__doc__ = (f"NumPy's {name}: whether {name} of the elements along "
+                      "``axis`` (None: every axis; an int or a tuple) are "
+                      "nonzero, as a bool DeviceArray on the array's device.")
     return method
 
 
@@ -85,6 +88,9 @@ def _arg(name, op):
             return first
         return squeeze(first, axis)
     method.__name__ = name
+    method.__doc__ = (f"NumPy's {name}: the index of the first {op}imum "
+                      "along ``axis`` (None: in the flattened array), or of "
+                      "the first NaN, as an intp DeviceArray.")
     return method
 
 

@@ -486,6 +486,11 @@ def _method_reduction(op):
                 f"x.astype(dtype).{op}()")
         return reduce(op, self, axis=axis, keepdims=keepdims, out=out)
     method.__name__ = op
+    method.__doc__ = (f"NumPy's {op} over ``axis`` (None: every axis; an int "
+                      "or a tuple), computed on the array's device: a "
+                      "DeviceArray there (0-d for every axis), dtypes as "
+                      f"numpy.{op} gives them (``dtype=`` and ``out=``: "
+                      "not yet).")
     return method
 
 
