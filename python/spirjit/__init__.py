@@ -417,6 +417,8 @@ def _usm_interface(self):
 
 
 def _to_device(self, device):
+    """This array on ``device`` (a Device or a filter string): itself where
+    it already lives there, else a copy through the host."""
     target = Device(device)
     if target == self.device:
         return self
@@ -504,7 +506,8 @@ class _Flags:
 
 DeviceArray.__len__ = _len
 DeviceArray.flags = property(_Flags)
-DeviceArray.device = property(lambda self: Device._wrap(self._device))
+DeviceArray.device = property(lambda self: Device._wrap(self._device),
+                              doc="the Device the array lives on")
 DeviceArray.to_device = _to_device
 DeviceArray.__sycl_usm_array_interface__ = property(_usm_interface)
 DeviceArray.__cuda_array_interface__ = property(_cuda_interface)

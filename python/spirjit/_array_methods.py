@@ -112,6 +112,7 @@ def var(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 
 
 def std(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """NumPy's std: the square root of ``var`` with the same arguments."""
     return ops.apply_ufunc(np.sqrt, (var(x, axis, dtype, out, ddof,
                                          keepdims),))
 
@@ -188,6 +189,7 @@ def squeeze(x, axis=None):
 
 
 def swapaxes(x, axis1, axis2):
+    """A view with axes ``axis1`` and ``axis2`` interchanged."""
     a, b = (ops.normalize_axes(x, operator.index(v))[0]
             for v in (axis1, axis2))
     order = list(range(x.ndim))

@@ -178,6 +178,9 @@ def assign_on_device(view, value):
 
 
 def astype(x, dtype, copy=True):
+    """The elements cast to ``dtype`` (NumPy's unsafe casting), computed on
+    the array's device; ``copy=False`` returns ``x`` itself when it already
+    has that dtype."""
     dtype = np.dtype(dtype)
     if dtype == x.dtype and not copy:
         return x
