@@ -30,12 +30,10 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build"]
 nitpicky = True
 
 # GitHub-style heading slugs, the ones the pages' `page.md#anchor` links use.
 myst_heading_anchors = 4
-myst_enable_extensions = ["colon_fence"]
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "none"
@@ -43,11 +41,11 @@ autodoc_default_options = {"members": True}
 
 html_theme = "furo"
 html_title = f"spirjit {release}"
-html_static_path = []
 html_show_sourcelink = False
 
-# Base classes from outside the package: there is no intersphinx (the build
-# runs without network), so nitpicky mode would call them unresolved.
+# Classes from outside the package (base classes, and the return type in
+# pybind11's signature of DeviceArray.asnumpy): there is no intersphinx (the
+# build runs without network), so nitpicky mode would call them unresolved.
 nitpick_ignore = [("py:class", "enum.IntEnum"),
                   ("py:class", "numpy.exceptions.AxisError"),
                   ("py:class", "numpy.ndarray")]

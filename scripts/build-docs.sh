@@ -17,6 +17,6 @@ if ! "$python" -c "import sphinx, myst_parser, furo" 2>/dev/null; then
 fi
 # A fresh environment (-E) each time: a warning of an unchanged page must
 # fail every build, not only the first.
-PYTHONPATH="$root/python" "$python" -m sphinx -E -n -W --keep-going -q \
+"$python" -m sphinx -E -n -W --keep-going -q \
   -b html -d "$out/../doctrees" "$root/docs" "$out"
 "$python" "$root/scripts/check-doc-links.py" "$out"
