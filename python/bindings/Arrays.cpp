@@ -489,8 +489,8 @@ py::object reductionMethod(const std::string &op, py::object slow,
     parameters = "(" + parameters.substr(std::strlen("(self, "));
   std::string doc = op + parameters + "\n\n" +
                     py::str(slow.attr("__doc__")).cast<std::string>();
-  py::cpp_function method([op, slow, dtypes](py::args args,
-                                             py::kwargs kwargs) -> py::object {
+  auto record = [op, slow, dtypes](py::args args,
+                                   py::kwargs kwargs) -> py::object {
     const DeviceArray *x =
         args.size() == 1 && kwargs.empty() ? asDeviceArray(args[0].ptr())
                                            : nullptr;
@@ -552,7 +552,9 @@ py::object reductionMethod(const std::string &op, py::object slow,
                                typeOfDType(result), dtypeName(result),
                                result.itemsize(), {}, file, line);
     return pendingArray(std::move(node), result);
-  }, py::name(op.c_str()), py::doc(doc.c_str()));
+  };
+  py::cpp_function method(std::move(record), py::name(op.c_str()),
+                          py::doc(doc.c_str()));
   return py::reinterpret_steal<py::object>(
       PyInstanceMethod_New(method.ptr()));
 }

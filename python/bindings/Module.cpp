@@ -540,16 +540,14 @@ PYBIND11_MODULE(_spirjit, m) {
                           "operators, NumPy's ufuncs and its methods compute "
                           "on its device; ``asnumpy()`` copies it to the "
                           "host.")
-      .def_property_readonly("shape",
-                             [](const DeviceArray &a) {
-                               return py::tuple(py::cast(a.shape()));
-                             },
-                             "the extents, a tuple of ints")
-      .def_property_readonly("strides",
-                             [](const DeviceArray &a) {
-                               return py::tuple(py::cast(a.strides()));
-                             },
-                             "the steps between elements in bytes, as NumPy's")
+      .def_property_readonly(
+          "shape",
+          [](const DeviceArray &a) { return py::tuple(py::cast(a.shape())); },
+          "the extents, a tuple of ints")
+      .def_property_readonly(
+          "strides",
+          [](const DeviceArray &a) { return py::tuple(py::cast(a.strides())); },
+          "the steps between elements in bytes, as NumPy's")
       .def_property_readonly("dtype", &DeviceArray::dtype,
                              "the elements' numpy.dtype")
       .def_property_readonly(
@@ -559,12 +557,12 @@ PYBIND11_MODULE(_spirjit, m) {
                              "the number of elements")
       .def_property_readonly(
           "_device", [](const DeviceArray &a) { return a.device(); })
-      .def_property_readonly("usm_type",
-                             [](const DeviceArray &a) {
-                               return runtime::usmKindName(a.usmKind());
-                             },
-                             "the memory's kind: \"device\", \"shared\" "
-                             "or \"host\"")
+      .def_property_readonly(
+          "usm_type",
+          [](const DeviceArray &a) {
+            return runtime::usmKindName(a.usmKind());
+          },
+          "the memory's kind: \"device\", \"shared\" or \"host\"")
       .def("asnumpy", &DeviceArray::toNumPy,
            "a NumPy array holding a copy of the elements (computed first "
            "where they are still pending)")
