@@ -49,7 +49,8 @@ def _internal(value):
     parts = urllib.parse.urlsplit(value)
     if parts.scheme or parts.netloc:
         return None
-    return urllib.parse.unquote(parts.path), urllib.parse.unquote(parts.fragment)
+    return (urllib.parse.unquote(parts.path),
+            urllib.parse.unquote(parts.fragment))
 
 
 def check(site):
