@@ -17,6 +17,8 @@ apt_packages=(cmake ninja-build g++ ccache pkg-config python3 python3-venv
   ocl-icd-opencl-dev pocl-opencl-icd clinfo libze-dev libgtest-dev)
 # Open MPI: the MPI Laplace solver's test (mpirun -np 2) and mpi4py's build.
 [ "$mode" = test ] && apt_packages+=(openmpi-bin libopenmpi-dev)
+# Chromium: the docs test opens the built site's pages headless.
+[ "$mode" = test ] && apt_packages+=(chromium)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -37,6 +39,8 @@ pip_packages=(numpy pybind11 pytest lit)
 [ "$mode" = test ] && pip_packages+=(numba)
 # mpi4py builds against the Open MPI above (examples/laplace/laplace_mpi.py).
 [ "$mode" = test ] && pip_packages+=(mpi4py)
+# Sphinx and its extensions: the docs test builds the site (docs/requirements.txt).
+[ "$mode" = test ] && pip_packages+=(-r docs/requirements.txt)
 [ "$mode" = bench ] && pip_packages+=(numba pyopencl matplotlib)
 .venv/bin/python -m pip install -q "${pip_packages[@]}"
 

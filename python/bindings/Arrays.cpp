@@ -479,8 +479,18 @@ py::object ufuncMethod(py::object slow) {
 /// over every axis; else `slow`.
 py::object reductionMethod(const std::string &op, py::object slow,
                            py::object dtypes) {
-  py::cpp_function method([op, slow, dtypes](py::args args,
-                                             py::kwargs kwargs) -> py::object {
+  // help() and the API reference show `slow`'s parameters and docstring,
+  // not pybind11's (*args, **kwargs).
+  py::options options;
+  options.disable_function_signatures();
+  std::string parameters =
+      py::str(py::module_::import("inspect").attr("signature")(slow));
+  if (parameters.rfind("(self, ", 0) == 0)
+    parameters = "(" + parameters.substr(std::strlen("(self, "));
+  std::string doc = op + parameters + "\n\n" +
+                    py::str(slow.attr("__doc__")).cast<std::string>();
+  auto record = [op, slow, dtypes](py::args args,
+                                   py::kwargs kwargs) -> py::object {
     const DeviceArray *x =
         args.size() == 1 && kwargs.empty() ? asDeviceArray(args[0].ptr())
                                            : nullptr;
@@ -542,7 +552,9 @@ py::object reductionMethod(const std::string &op, py::object slow,
                                typeOfDType(result), dtypeName(result),
                                result.itemsize(), {}, file, line);
     return pendingArray(std::move(node), result);
-  });
+  };
+  py::cpp_function method(std::move(record), py::name(op.c_str()),
+                          py::doc(doc.c_str()));
   return py::reinterpret_steal<py::object>(
       PyInstanceMethod_New(method.ptr()));
 }

@@ -533,26 +533,39 @@ PYBIND11_MODULE(_spirjit, m) {
            [](const runtime::Device &d) { return deviceProperties(d); })
       .def_property_readonly("filter_string", &runtime::Device::filterString);
 
-  py::class_<DeviceArray>(m, "DeviceArray")
-      .def_property_readonly("shape",
-                             [](const DeviceArray &a) {
-                               return py::tuple(py::cast(a.shape()));
-                             })
-      .def_property_readonly("strides",
-                             [](const DeviceArray &a) {
-                               return py::tuple(py::cast(a.strides()));
-                             })
-      .def_property_readonly("dtype", &DeviceArray::dtype)
+  py::class_<DeviceArray>(m, "DeviceArray",
+                          "An n-dimensional array in one device's memory, "
+                          "made by spirjit.asarray, empty, zeros, ... or "
+                          "from_dlpack. Launches take it in place; its "
+                          "operators, NumPy's ufuncs and its methods compute "
+                          "on its device; ``asnumpy()`` copies it to the "
+                          "host.")
       .def_property_readonly(
-          "ndim", [](const DeviceArray &a) { return a.shape().size(); })
-      .def_property_readonly("size", &DeviceArray::size)
+          "shape",
+          [](const DeviceArray &a) { return py::tuple(py::cast(a.shape())); },
+          "the extents, a tuple of ints")
+      .def_property_readonly(
+          "strides",
+          [](const DeviceArray &a) { return py::tuple(py::cast(a.strides())); },
+          "the steps between elements in bytes, as NumPy's")
+      .def_property_readonly("dtype", &DeviceArray::dtype,
+                             "the elements' numpy.dtype")
+      .def_property_readonly(
+          "ndim", [](const DeviceArray &a) { return a.shape().size(); },
+          "the number of dimensions")
+      .def_property_readonly("size", &DeviceArray::size,
+                             "the number of elements")
       .def_property_readonly(
           "_device", [](const DeviceArray &a) { return a.device(); })
-      .def_property_readonly("usm_type",
-                             [](const DeviceArray &a) {
-                               return runtime::usmKindName(a.usmKind());
-                             })
-      .def("asnumpy", &DeviceArray::toNumPy)
+      .def_property_readonly(
+          "usm_type",
+          [](const DeviceArray &a) {
+            return runtime::usmKindName(a.usmKind());
+          },
+          "the memory's kind: \"device\", \"shared\" or \"host\"")
+      .def("asnumpy", &DeviceArray::toNumPy,
+           "a NumPy array holding a copy of the elements (computed first "
+           "where they are still pending)")
       .def("_write_from", &DeviceArray::writeFromHost)
       .def_property_readonly("_offset", &DeviceArray::offset)
       .def_property_readonly("_buffer_key",

@@ -1,5 +1,7 @@
 """spirjit: Python kernels compiled to SPIR-V and run on OpenCL devices.
 
+A kernel and its launch::
+
     @spirjit.kernel
     def vecadd(item: kapi.Item, a, b, c):
         i = item.get_id(0)
@@ -237,12 +239,14 @@ def full(shape, fill_value, dtype=None, device=None, usm_type="device",
 
 def zeros(shape, dtype="float64", device=None, usm_type="device",
           sycl_queue=None):
+    """A DeviceArray of zeros, with ``empty``'s keywords."""
     return _filled("zeros", shape, 0, dtype or "float64", device, usm_type,
                    sycl_queue)
 
 
 def ones(shape, dtype="float64", device=None, usm_type="device",
          sycl_queue=None):
+    """A DeviceArray of ones, with ``empty``'s keywords."""
     return _filled("ones", shape, 1, dtype or "float64", device, usm_type,
                    sycl_queue)
 
@@ -267,18 +271,24 @@ def _like(x, dtype, device, usm_type, sycl_queue):
 
 
 def empty_like(x, dtype=None, device=None, usm_type=None, sycl_queue=None):
+    """``empty`` with ``x``'s shape, and its dtype, device and usm_type
+    where not given (for a NumPy ``x``: the default device, "device")."""
     shape, dtype, device, usm_type, sycl_queue = _like(
         x, dtype, device, usm_type, sycl_queue)
     return empty(shape, dtype, device, usm_type, sycl_queue)
 
 
 def zeros_like(x, dtype=None, device=None, usm_type=None, sycl_queue=None):
+    """``zeros`` with ``x``'s shape, dtype, device and usm_type, as
+    ``empty_like``."""
     shape, dtype, device, usm_type, sycl_queue = _like(
         x, dtype, device, usm_type, sycl_queue)
     return zeros(shape, dtype, device, usm_type, sycl_queue)
 
 
 def ones_like(x, dtype=None, device=None, usm_type=None, sycl_queue=None):
+    """``ones`` with ``x``'s shape, dtype, device and usm_type, as
+    ``empty_like``."""
     shape, dtype, device, usm_type, sycl_queue = _like(
         x, dtype, device, usm_type, sycl_queue)
     return ones(shape, dtype, device, usm_type, sycl_queue)
@@ -286,6 +296,8 @@ def ones_like(x, dtype=None, device=None, usm_type=None, sycl_queue=None):
 
 def full_like(x, fill_value, dtype=None, device=None, usm_type=None,
               sycl_queue=None):
+    """``full`` with ``x``'s shape, dtype, device and usm_type, as
+    ``empty_like``."""
     shape, dtype, device, usm_type, sycl_queue = _like(
         x, dtype, device, usm_type, sycl_queue)
     return full(shape, fill_value, dtype, device, usm_type, sycl_queue)
@@ -405,6 +417,8 @@ def _usm_interface(self):
 
 
 def _to_device(self, device):
+    """This array on ``device`` (a Device or a filter string): itself where
+    it already lives there, else a copy through the host."""
     target = Device(device)
     if target == self.device:
         return self
@@ -492,7 +506,8 @@ class _Flags:
 
 DeviceArray.__len__ = _len
 DeviceArray.flags = property(_Flags)
-DeviceArray.device = property(lambda self: Device._wrap(self._device))
+DeviceArray.device = property(lambda self: Device._wrap(self._device),
+                              doc="the Device the array lives on")
 DeviceArray.to_device = _to_device
 DeviceArray.__sycl_usm_array_interface__ = property(_usm_interface)
 DeviceArray.__cuda_array_interface__ = property(_cuda_interface)
@@ -670,6 +685,9 @@ class _PRange:
         return "spirjit.prange"
 
 
+#: ``range`` that marks a loop as parallel: in a jit function each prange
+#: loop nest (up to 3 deep) becomes a kernel launch; called from plain
+#: Python it is ``range``.
 prange = _PRange()
 
 
@@ -714,6 +732,10 @@ class _PNDIndex:
         return "spirjit.pndindex"
 
 
+#: ``numpy.ndindex`` that marks a loop as parallel: in a jit function
+#: ``for idx in pndindex(a.shape)`` (or ``pndindex(n, m)``, 1-3 extents) is
+#: a launch of as many dimensions; called from plain Python it is
+#: ``numpy.ndindex``.
 pndindex = _PNDIndex()
 
 

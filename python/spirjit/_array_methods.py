@@ -42,6 +42,9 @@ def _truth(name, op):
         return ops.reduce(op, ops.apply_ufunc(np.not_equal, (self, 0)),
                           axis, keepdims)
     method.__name__ = name
+    method.__doc__ = (f"NumPy's {name}: whether {name} of the elements along "
+                      "``axis`` (None: every axis; an int or a tuple) are "
+                      "nonzero, as a bool DeviceArray on the array's device.")
     return method
 
 
@@ -85,6 +88,9 @@ def _arg(name, op):
             return first
         return squeeze(first, axis)
     method.__name__ = name
+    method.__doc__ = (f"NumPy's {name}: the index of the first {op}imum "
+                      "along ``axis`` (None: in the flattened array), or of "
+                      "the first NaN, as an intp DeviceArray.")
     return method
 
 
@@ -106,6 +112,7 @@ def var(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 
 
 def std(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """NumPy's std: the square root of ``var`` with the same arguments."""
     return ops.apply_ufunc(np.sqrt, (var(x, axis, dtype, out, ddof,
                                          keepdims),))
 
@@ -182,6 +189,7 @@ def squeeze(x, axis=None):
 
 
 def swapaxes(x, axis1, axis2):
+    """A view with axes ``axis1`` and ``axis2`` interchanged."""
     a, b = (ops.normalize_axes(x, operator.index(v))[0]
             for v in (axis1, axis2))
     order = list(range(x.ndim))

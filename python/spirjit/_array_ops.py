@@ -178,6 +178,9 @@ def assign_on_device(view, value):
 
 
 def astype(x, dtype, copy=True):
+    """The elements cast to ``dtype`` (NumPy's unsafe casting), computed on
+    the array's device; ``copy=False`` returns ``x`` itself when it already
+    has that dtype."""
     dtype = np.dtype(dtype)
     if dtype == x.dtype and not copy:
         return x
@@ -486,6 +489,11 @@ def _method_reduction(op):
                 f"x.astype(dtype).{op}()")
         return reduce(op, self, axis=axis, keepdims=keepdims, out=out)
     method.__name__ = op
+    method.__doc__ = (f"NumPy's {op} over ``axis`` (None: every axis; an int "
+                      "or a tuple), computed on the array's device: a "
+                      "DeviceArray there (0-d for every axis), dtypes as "
+                      f"numpy.{op} gives them (``dtype=`` and ``out=``: "
+                      "not yet).")
     return method
 
 
