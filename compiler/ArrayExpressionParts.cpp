@@ -34,12 +34,22 @@ bool isElementwiseFunction(const std::string &name) {
 }
 } // namespace
 
+Instruction *transposedArray(const Instruction *inst) {
+  if (inst->isa(Opcode::GetAttr))
+    return inst->operands[0];
+  const Instruction *callee = inst->operands[0];
+  return callee->type->kind == TypeKind::Method ? callee->operands[0]
+                                                : inst->operands[1];
+}
+
 Role roleOf(const Instruction *inst) {
   switch (inst->opcode) {
   case Opcode::Call: {
     std::string name = calleeName(inst);
     if (name == "numpy.item")
       return Role::Item;
+    if (name == "numpy.transpose" && isArray(inst->type))
+      return Role::View;
     bool anyArray = anyArrayOperand(inst, 1);
     if (anyArray && !isArray(inst->type) && isElementwiseFunction(name))
       return Role::OnZeroD;
@@ -53,6 +63,8 @@ Role roleOf(const Instruction *inst) {
   case Opcode::Slice:
     return Role::Index;
   case Opcode::GetAttr:
+    if (inst->name == "T" && isArray(inst->type))
+      return Role::View;
     return inst->type->kind == TypeKind::Method &&
                    isArray(inst->type->elements[0])
                ? Role::Callee

@@ -38,6 +38,10 @@ enum class Role {
 
 Role roleOf(const Instruction *inst);
 
+/// The array a transpose (a Role::View that is not a slice: a.T,
+/// a.transpose(), np.transpose(a)) reverses.
+Instruction *transposedArray(const Instruction *inst);
+
 /// Host code that may move before a loop emitted later: it reads no array
 /// element and has no effect.
 bool isPure(const Instruction *inst);
@@ -65,15 +69,14 @@ struct Access {
   /// Equal keys: the same element at every iteration.
   std::string key(size_t loopDims) const {
     std::string k = baseKey + "@" + std::to_string(loopDims - dims.size());
-    size_t d = 0;
-    for (size_t b = 0; b < fixed.size(); ++b) {
-      if (fixed[b]) {
+    for (size_t b = 0; b < fixed.size(); ++b)
+      if (fixed[b])
         k += "[" + fixedKeys[b] + "]";
-        continue;
-      }
-      const Dim &dim = dims[d++];
-      k += "[" + dim.startKey + ":" + std::to_string(dim.step) + "]";
-    }
+    // In the view's order, each with its base dimension (a transpose
+    // reads other elements at the same iteration).
+    for (const Dim &dim : dims)
+      k += "[" + std::to_string(dim.baseDim) + ":" + dim.startKey + ":" +
+           std::to_string(dim.step) + "]";
     return k;
   }
 };

@@ -213,6 +213,14 @@ private:
     return view;
   }
 
+  /// a.T, a.transpose(), np.transpose(a): the view of the same elements
+  /// with its dimensions in reverse order.
+  Access transposed(Instruction *array, int line) {
+    Access view = accessOf(array, line);
+    std::reverse(view.dims.begin(), view.dims.end());
+    return view;
+  }
+
   // --- statements and loops ------------------------------------------------
 
   /// One statement inside a loop nest: what it computes per element.
@@ -453,13 +461,10 @@ private:
     const std::vector<Instruction *> &indices = body.indices;
     Block *block = body.block;
     size_t offset = indices.size() - a.dims.size();
-    std::vector<Instruction *> at(a.fixed.size());
-    size_t k = 0;
-    for (size_t b = 0; b < a.fixed.size(); ++b) {
-      if (a.fixed[b]) {
-        at[b] = a.fixed[b];
-        continue;
-      }
+    std::vector<Instruction *> at(a.fixed);
+    // The view's dimensions in its order (a transpose's differs from the
+    // base's), each at the base dimension it walks.
+    for (size_t k = 0; k < a.dims.size(); ++k) {
       const Access::Dim &dim = a.dims[k];
       Instruction *i = indices[offset + k];
       if (body.stretch && dim.extentKey != body.keys[offset + k])
@@ -468,13 +473,12 @@ private:
                     {i, binary(block, ir::BinaryOperator::Sub, dim.length,
                                integer(1, line, block), line)},
                     line);
-      ++k;
       if (dim.step != 1)
         i = binary(block, ir::BinaryOperator::Mul, i,
                    integer(dim.step, line, block), line);
       if (dim.start)
         i = binary(block, ir::BinaryOperator::Add, i, dim.start, line);
-      at[b] = i;
+      at[static_cast<size_t>(dim.baseDim)] = i;
     }
     if (at.size() == 1)
       return at[0];
@@ -823,7 +827,9 @@ private:
     case Role::Callee:
       return; // read where it is used
     case Role::View:
-      views_[inst] = makeView(inst->operands[0], inst->operands[1], line);
+      views_[inst] = inst->isa(Opcode::GetItem)
+                         ? makeView(inst->operands[0], inst->operands[1], line)
+                         : transposed(transposedArray(inst), line);
       // Made where the slice is, so a use inside a prange loop (outlined
       // later) finds it defined.
       for (const Instruction *user : users_[inst])

@@ -27,10 +27,19 @@ const Type *accumulatorOf(const Type *element) {
   return element;
 }
 
+/// a.T: the same elements, dimensions reversed; contiguous along none
+/// that a kernel could count on unless it has one dimension.
+const Type *transposedType(const Type *array) {
+  if (array->ndim <= 1)
+    return array;
+  return types::array(array->element, array->ndim, 'A');
+}
+
 const std::set<std::string> &arrayMethods() {
   static const std::set<std::string> names = {"sum", "prod", "min", "max",
                                               "mean", "dot", "copy",
-                                              "astype", "item"};
+                                              "astype", "item",
+                                              "transpose"};
   return names;
 }
 
@@ -322,6 +331,13 @@ const Type *Inference::inferArrayCall(Instruction &inst) {
     arity(1);
     requireArray(args[0]);
     return types::array(args[0]->element, args[0]->ndim, 'C');
+  }
+  if (name == "numpy.transpose") {
+    arity(1);
+    if (args[0]->kind != TypeKind::Array)
+      typingError(inst, "transpose() needs an array, not '" +
+                            args[0]->str() + "'");
+    return transposedType(args[0]);
   }
   if (name == "numpy.item") {
     arity(1);

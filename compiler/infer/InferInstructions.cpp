@@ -157,6 +157,10 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
       return types::weakInt();
     if (name == "dtype")
       return types::dtypeClass(object->element);
+    if (name == "T" && result_.kind == FunctionKind::Host)
+      return object->ndim <= 1
+                 ? object
+                 : types::array(object->element, object->ndim, 'A');
     // Where an array of a jit call lives: the call's device, as a Device
     // argument names it (a call runs on one device). No run-time value;
     // spirjit's constructors take it as device= or sycl_queue=.

@@ -161,3 +161,67 @@ def test_issue31_a_row_of_another_length_is_a_value_error(device_filter):
                                          r"target: an extent of 4 meets one "
                                          r"of 3"):
         store(np.zeros((2, 3)), np.zeros(4))
+
+
+# a.T, a.transpose() and np.transpose(a) are views with the dimensions
+# reversed (issue 29), in expressions, stores, reductions and loops.
+@spirjit.jit
+def transposes(a, b):
+    c = np.empty((a.shape[1], a.shape[0]))
+    c[:, :] = a.T
+    return a.T * 2 + b, (a.transpose() + b).sum(), c, np.transpose(a)[1:, :]
+
+
+@spirjit.jit
+def write_through_transpose(a):
+    a.T[0, :] = 7.0
+    return a
+
+
+@spirjit.jit
+def assign_own_transpose(a):
+    a[:, :] = a.T
+    return a
+
+
+@spirjit.jit
+def transpose_3d(a):
+    return a.T + 0.0
+
+
+@spirjit.jit
+def first_column_sum(a):
+    s = 0.0
+    at = a.T
+    for i in prange(at.shape[1]):
+        s += at[0, i]
+    return s
+
+
+def test_transposes_are_numpys(device):
+    a = np.arange(12.0).reshape(3, 4)
+    b = np.linspace(0, 1, 12).reshape(4, 3)
+    got = transposes(spirjit.asarray(a, device=device),
+                     spirjit.asarray(b, device=device))
+    want = (a.T * 2 + b, (a.T + b).sum(), a.T, a.T[1:, :])
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(
+            g.asnumpy() if hasattr(g, "asnumpy") else g), w)
+
+
+def test_writes_through_a_transpose_and_onto_it(device):
+    a = np.arange(12.0).reshape(3, 4)
+    want = a.copy()
+    want.T[0, :] = 7.0
+    np.testing.assert_array_equal(write_through_transpose(a.copy()), want)
+    square = np.arange(16.0).reshape(4, 4)
+    # NumPy computes the right-hand side before the store: a copy.
+    np.testing.assert_array_equal(assign_own_transpose(square.copy()),
+                                  square.T)
+
+
+def test_transpose_of_three_dimensions_and_in_a_loop(device):
+    a = np.arange(24.0).reshape(2, 3, 4)
+    np.testing.assert_array_equal(transpose_3d(a), a.T)
+    m = np.arange(12.0).reshape(3, 4)
+    assert first_column_sum(m) == m[:, 0].sum()
