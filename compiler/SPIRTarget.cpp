@@ -1,5 +1,6 @@
 #include "compiler/Target.h"
 
+#include "compiler/PrivateIndices.h"
 #include "compiler/SPIRVLegalize.h"
 #include "compiler/ScalarLoopHint.h"
 #include "frontend/Diagnostics.h"
@@ -73,6 +74,7 @@ public:
     separateRepeatedEdges(module);
     hintScalarForRotatingLoops(module); // Intel's CPU vectoriser: see there
     hintScalarForStridedLanes(module);  // likewise
+    addressPrivateArraysByInteger(module); // Intel's CPU runtime: see there
   }
 
   /// OpenCL: local buffers are kernel arguments the launch sizes.

@@ -34,11 +34,7 @@ const Type *Inference::inferArrayConstructor(Instruction &inst,
                                              const std::string &name) {
   std::string shortName = name.substr(name.find('.') + 1);
   if (result_.kind != FunctionKind::Host)
-    unsupported(inst, "np." + shortName +
-                          "() allocates memory, which a kernel cannot; "
-                          "allocate the array before the launch and pass it "
-                          "in (in a kernel, kapi.PrivateArray is per-item "
-                          "memory)");
+    return inferPrivateConstructor(inst, name);
   if (shortName == "arange")
     return inferArange(inst);
   bool like = endsWith(shortName, "_like");
@@ -123,6 +119,68 @@ const Type *Inference::inferArrayConstructor(Instruction &inst,
   if (element->kind == TypeKind::Complex)
     unsupported(inst, "complex arrays are not made in jit functions yet");
   return types::array(element, ndim, 'C');
+}
+
+const Type *Inference::inferPrivateConstructor(Instruction &inst,
+                                               const std::string &name) {
+  // In a kernel (a prange body is one), np.empty/zeros/ones/full of a
+  // constant shape is each work-item's own array, as kapi.PrivateArray:
+  // numba's per-iteration arrays in a parallel loop. Nothing else can be
+  // allocated there.
+  std::string shortName = name.substr(name.find('.') + 1);
+  bool full = shortName == "full";
+  if (name.compare(0, 6, "numpy.") != 0 ||
+      !(full || shortName == "empty" || shortName == "zeros" ||
+        shortName == "ones"))
+    unsupported(inst, "np." + shortName +
+                          "() allocates memory, which a kernel cannot; "
+                          "allocate the array before the launch and pass it "
+                          "in (in a kernel, np.zeros/empty/ones/full of a "
+                          "constant shape, or kapi.PrivateArray, is "
+                          "per-item memory)");
+  std::vector<std::string> params = {"shape"};
+  if (full)
+    params.push_back("fill_value");
+  params.push_back("dtype");
+  std::vector<const Instruction *> args =
+      positionalArguments(inst, params, "np." + shortName);
+  result_.callArguments[&inst] = args;
+  if (!args[0] || (full && !args[1]))
+    typingError(inst, "np." + shortName + "() needs its " +
+                          (args[0] ? "fill_value" : "shape"));
+  std::string what = "inside a kernel or a prange loop, the shape of np." +
+                     shortName +
+                     "() (each work-item's own array) must be a constant; "
+                     "an extent";
+  const Instruction *shape = args[0];
+  int ndim = 1;
+  if (shape->type->kind == TypeKind::Tuple) {
+    if (!shape->isa(Opcode::BuildTuple))
+      typingError(inst, what + " tuple must be written out");
+    ndim = static_cast<int>(shape->operands.size());
+    for (const Instruction *e : shape->operands)
+      if (constantInt(inst, e, what, 0) <= 0)
+        typingError(inst, what + " must be positive");
+  } else if (constantInt(inst, shape, what, 0) <= 0) {
+    typingError(inst, what + " must be positive");
+  }
+  if (ndim < 1 || ndim > 3)
+    typingError(inst, "np." + shortName + "() in a kernel makes arrays of "
+                                          "1 to 3 dimensions");
+  const Type *element = nullptr;
+  if (const Instruction *dtype = args[params.size() - 1]) {
+    if (dtype->type->kind != TypeKind::DTypeClass)
+      typingError(inst, "np." + shortName +
+                            "()'s dtype must be a NumPy type such as "
+                            "np.float32, not '" +
+                            dtype->type->str() + "'");
+    element = dtype->type->element;
+  }
+  if (full && !args[1]->type->isNumber())
+    typingError(inst, "np.full()'s fill_value must be a number");
+  if (!element)
+    element = full ? types::materialize(args[1]->type) : types::floating(64);
+  return types::array(element, ndim, 'C', MemorySpace::Private);
 }
 
 const Type *Inference::inferArange(Instruction &inst) {

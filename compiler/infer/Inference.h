@@ -108,6 +108,8 @@ private:
 
   // InferHost.cpp
   const Type *inferArrayConstructor(Instruction &inst, const std::string &name);
+  const Type *inferPrivateConstructor(Instruction &inst,
+                                      const std::string &name);
   const Type *inferArange(Instruction &inst);
 
   // InferArrays.cpp: whole arrays in host code; nullptr where the

@@ -230,8 +230,6 @@ llvm::Value *Lowering::atomicCompareExchangeLoop(
 }
 
 Lowered Lowering::lowerPrivateArray(const Instruction &inst) {
-  // A fixed-size array in the entry block: private to each work-item.
-  const Type *t = inst.type;
   std::vector<int64_t> shape;
   const Instruction *shapeInst = callArgument(inst, 0);
   if (shapeInst->type->kind == TypeKind::Tuple)
@@ -239,10 +237,42 @@ Lowered Lowering::lowerPrivateArray(const Instruction &inst) {
       shape.push_back(constantArgument(e, 1));
   else
     shape.push_back(constantArgument(shapeInst, 1));
+  llvm::Value *fill = nullptr;
+  if (constantArgument(callArgument(inst, 2), 0)) // fill_zeros
+    fill = llvm::Constant::getNullValue(memoryType(inst.type->element));
+  return privateArray(inst.type->element, shape, fill);
+}
+
+Lowered Lowering::lowerPrivateConstructor(const Instruction &inst) {
+  const auto &args = typed_.callArguments.at(&inst);
+  std::vector<int64_t> shape;
+  if (args[0]->type->kind == TypeKind::Tuple)
+    for (const Instruction *e : args[0]->operands)
+      shape.push_back(constantArgument(e, 1));
+  else
+    shape.push_back(constantArgument(args[0], 1));
+  const Type *element = inst.type->element;
+  const std::string &name = inst.operands[0]->type->name;
+  llvm::Value *fill = nullptr;
+  if (name == "numpy.zeros")
+    fill = llvm::Constant::getNullValue(memoryType(element));
+  else if (name == "numpy.ones")
+    fill = constant(ConstValue::ofInt(1), element);
+  else if (name == "numpy.full")
+    fill = scalarOf(args[1], element);
+  if (fill && element->kind == TypeKind::Bool)
+    fill = builder_.CreateZExt(fill, memoryType(element));
+  return privateArray(element, shape, fill);
+}
+
+Lowered Lowering::privateArray(const Type *elementType,
+                               const std::vector<int64_t> &shape,
+                               llvm::Value *fill) {
+  // A fixed-size array in the entry block: private to each work-item.
   int64_t count = 1;
   for (int64_t extent : shape)
     count *= extent;
-  llvm::Type *element = memoryType(t->element);
+  llvm::Type *element = memoryType(elementType);
   llvm::BasicBlock &entry = function_->getEntryBlock();
   allocaBuilder_.SetInsertPoint(&entry, entry.getFirstInsertionPt());
   llvm::Type *storageType =
@@ -258,18 +288,19 @@ Lowered Lowering::lowerPrivateArray(const Instruction &inst) {
   }
   for (int64_t extent : shape)
     array.shape.push_back(builder_.getInt64(extent));
-  if (constantArgument(callArgument(inst, 2), 0)) {
-    // fill_zeros: a loop, which LLVM turns into whatever suits.
+  if (fill) {
+    // Where the array is made (each iteration of a loop around it gets a
+    // new one): a loop, which LLVM turns into whatever suits.
     llvm::BasicBlock *before = builder_.GetInsertBlock();
     llvm::BasicBlock *loop =
-        llvm::BasicBlock::Create(context_, "zero.loop", function_);
+        llvm::BasicBlock::Create(context_, "fill.loop", function_);
     llvm::BasicBlock *done =
-        llvm::BasicBlock::Create(context_, "zero.done", function_);
+        llvm::BasicBlock::Create(context_, "fill.done", function_);
     builder_.CreateBr(loop);
     builder_.SetInsertPoint(loop);
     llvm::PHINode *i = builder_.CreatePHI(builder_.getInt64Ty(), 2);
     i->addIncoming(builder_.getInt64(0), before);
-    builder_.CreateStore(llvm::Constant::getNullValue(element),
+    builder_.CreateStore(fill,
                          builder_.CreateInBoundsGEP(element, array.data, i));
     llvm::Value *next = builder_.CreateAdd(i, builder_.getInt64(1));
     i->addIncoming(next, loop);

@@ -123,6 +123,12 @@ private:
   Lowered lowerAtomicMethod(const Instruction &inst, const Type *atomic,
                             KernelApi method);
   Lowered lowerPrivateArray(const Instruction &inst);
+  /// np.empty/zeros/ones/full of a constant shape in a kernel.
+  Lowered lowerPrivateConstructor(const Instruction &inst);
+  /// Each work-item's array of `element`s of a constant `shape` (storage
+  /// in the entry block), its `count` elements set to `fill` if given.
+  Lowered privateArray(const Type *element, const std::vector<int64_t> &shape,
+                       llvm::Value *fill);
   /// group_reduce or group_broadcast (from `source`) over a group of `rank`
   /// dimensions.
   llvm::Value *groupCollective(int rank, llvm::Value *value, const Type *type,

@@ -521,3 +521,60 @@ def test_arange_errors_name_the_line():
     with pytest.raises(TypingError, match="np.arange\\(\\)'s bounds and step "
                                           "must be real numbers"):
         complex_bound(3)
+
+
+# Arrays made inside a prange body (numba's per-iteration arrays): each
+# work-item's own, of a constant shape (issue 29).
+@dpjit
+def per_iteration_arrays(a, out):
+    for i in prange(a.shape[0]):
+        t = np.zeros(3)
+        u = np.ones((2, 2), np.float32)
+        w = np.full(4, 2.5)
+        e = np.empty(2, dtype=np.int64)
+        t[0] = a[i]
+        t[1] = a[i] * 2
+        e[0] = i
+        e[1] = i + 1
+        out[i] = t[0] + t[1] + t[2] + u[1, 1] + w[3] + e[1]
+    return out
+
+
+@dpjit
+def row_histograms(a, out):
+    for i in prange(a.shape[0]):
+        h = np.zeros(4)
+        for j in range(a.shape[1]):
+            h[j % 4] += a[i, j]
+        for k in range(4):
+            out[i, k] = h[k]
+    return out
+
+
+@dpjit
+def sized_at_run_time(a, n):
+    for i in prange(a.shape[0]):
+        t = np.zeros(n)  # <- runtime-shape
+        a[i] = t[0]
+    return a
+
+
+def test_arrays_made_in_a_prange_body_are_per_iteration(device):
+    a = np.arange(8.0)
+    np.testing.assert_array_equal(per_iteration_arrays(a, np.empty(8)),
+                                  a * 3 + 1 + 2.5 + np.arange(1, 9))
+    m = np.arange(36.0).reshape(4, 9)
+    want = np.zeros((4, 4))
+    for j in range(9):
+        want[:, j % 4] += m[:, j]
+    np.testing.assert_array_equal(row_histograms(m, np.empty((4, 4))), want)
+
+
+def test_an_array_of_run_time_shape_in_a_prange_body_is_an_error(device):
+    from source_markers import marked_line
+    with pytest.raises(spirjit.errors.TypingError) as info:
+        sized_at_run_time(np.ones(4), 3)
+    message = str(info.value)
+    assert f"test_jit.py:{marked_line(__file__, 'runtime-shape')}" in message
+    assert "the shape of np.zeros() (each work-item's own array) must be a " \
+        "constant" in message

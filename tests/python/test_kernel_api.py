@@ -449,6 +449,32 @@ def test_private_array_2d_fill_zeros(device_filter):
     np.testing.assert_array_equal(out, want)
 
 
+@spirjit.kernel
+def private_partial_sums(item: kapi.Item, a, out):
+    # Partial sums in a private array at an index masked to its size: the
+    # loop-carried dependence Intel's CPU runtime dropped
+    # (compiler/PrivateIndices.h), which left [4, 5, 6, 7] for row 0.
+    i = item.get_id(0)
+    h = kapi.PrivateArray(4, a.dtype, fill_zeros=True)
+    for j in range(a.shape[1]):
+        h[j % 4] += a[i, j]
+    for k in range(4):
+        out[i, k] = h[k]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_private_partial_sums_keep_every_iteration(device_filter,
+                                                   require_dtypes, dtype):
+    require_dtypes(dtype)
+    a = np.arange(3 * 10).reshape(3, 10).astype(dtype)
+    out = np.zeros((3, 4), dtype)
+    spirjit.call_kernel(private_partial_sums, kapi.Range(3), a, out)
+    want = np.zeros((3, 4), dtype)
+    for j in range(10):
+        want[:, j % 4] += a[:, j]
+    np.testing.assert_array_equal(out, want)
+
+
 # ---------------------------------------------------------------------------
 # 4. atomics
 
