@@ -50,6 +50,9 @@ Role roleOf(const Instruction *inst) {
       return Role::Item;
     if (name == "numpy.transpose" && isArray(inst->type))
       return Role::View;
+    if (name == "numpy.reshape")
+      return Role::Copied; // the same memory: the array-expression stage
+                           // makes it (ArrayExpressions.cpp, reshape)
     bool anyArray = anyArrayOperand(inst, 1);
     if (anyArray && !isArray(inst->type) && isElementwiseFunction(name))
       return Role::OnZeroD;

@@ -213,6 +213,62 @@ private:
     return view;
   }
 
+  /// a.reshape(...), np.reshape(a, shape): the same memory at new extents
+  /// (C order), after NumPy's check that they hold its elements; one
+  /// extent may be -1, the one that makes them.
+  Instruction *reshape(Instruction *call, int line) {
+    bool method = call->operands[0]->type->kind == TypeKind::Method;
+    Instruction *array =
+        method ? call->operands[0]->operands[0] : call->operands[1];
+    std::vector<Instruction *> extents(
+        call->operands.begin() + (method ? 1 : 2), call->operands.end());
+    if (extents.size() == 1 && extents[0]->type->kind == TypeKind::Tuple) {
+      // (3, -1) is a constant; (n, m) a tuple built; a.shape a value.
+      Instruction *tuple = extents[0];
+      extents.clear();
+      for (size_t i = 0; i < tuple->type->elements.size(); ++i) {
+        if (tuple->isa(Opcode::Const)) {
+          extents.push_back(integer(tuple->constant.items.at(i).intValue,
+                                    line));
+        } else if (tuple->isa(Opcode::BuildTuple)) {
+          extents.push_back(tuple->operands[i]);
+        } else {
+          Instruction *e = make(Opcode::TupleGet, {tuple}, line);
+          e->index = static_cast<int64_t>(i);
+          extents.push_back(e);
+        }
+      }
+    }
+    Instruction *size = make(Opcode::GetAttr, {array}, line);
+    size->name = "size";
+    Instruction *known = integer(1, line);
+    int unknown = -1;
+    for (size_t i = 0; i < extents.size(); ++i) {
+      Instruction *e = extents[i];
+      if (e->isa(Opcode::Const) && e->constant.kind == ConstValue::Kind::Int &&
+          e->constant.intValue == -1) {
+        if (unknown >= 0)
+          error(line, "reshape() can only take one unknown (-1) extent");
+        unknown = static_cast<int>(i);
+        continue;
+      }
+      known = binary(cur_, ir::BinaryOperator::Mul, known, e, line);
+    }
+    if (unknown >= 0) {
+      Instruction *rest =
+          binary(cur_, ir::BinaryOperator::FloorDiv, size, known, line);
+      extents[static_cast<size_t>(unknown)] = rest;
+      known = binary(cur_, ir::BinaryOperator::Mul, known, rest, line);
+    }
+    check(compare(cur_, ir::CompareOperator::Eq, known, size, line),
+          "cannot reshape array of size {got} into a shape of {expected} "
+          "elements",
+          size, known, line);
+    std::vector<Instruction *> operands = {array};
+    operands.insert(operands.end(), extents.begin(), extents.end());
+    return make(Opcode::Reshape, operands, line);
+  }
+
   /// a.T, a.transpose(), np.transpose(a): the view of the same elements
   /// with its dimensions in reverse order.
   Access transposed(Instruction *array, int line) {
@@ -875,6 +931,10 @@ private:
       map_.values[inst] = item(inst, line);
       return;
     case Role::Copied:
+      if (inst->isa(Opcode::Call) && calleeName(inst) == "numpy.reshape") {
+        map_.values[inst] = reshape(inst, line);
+        return;
+      }
       break;
     }
     // A slice used as a value (returned, passed on, indexed in a loop,

@@ -39,7 +39,7 @@ const std::set<std::string> &arrayMethods() {
   static const std::set<std::string> names = {"sum", "prod", "min", "max",
                                               "mean", "dot", "copy",
                                               "astype", "item",
-                                              "transpose"};
+                                              "transpose", "reshape"};
   return names;
 }
 
@@ -331,6 +331,23 @@ const Type *Inference::inferArrayCall(Instruction &inst) {
     arity(1);
     requireArray(args[0]);
     return types::array(args[0]->element, args[0]->ndim, 'C');
+  }
+  if (name == "numpy.reshape") {
+    if (args.empty() || args[0]->kind != TypeKind::Array)
+      typingError(inst, "reshape() needs an array");
+    if (args[0]->layout != 'C')
+      unsupported(inst, "reshape() in a jit function takes a C-contiguous "
+                        "array, and this one may not be (a slice or a "
+                        "transpose); reshape a.copy()");
+    std::vector<const Type *> extents(args.begin() + 1, args.end());
+    if (extents.size() == 1 && extents[0]->kind == TypeKind::Tuple)
+      extents = extents[0]->elements;
+    if (extents.empty())
+      typingError(inst, "reshape() needs the new shape");
+    for (const Type *e : extents)
+      requireInteger(inst, e, "an extent of reshape()'s shape");
+    return types::array(args[0]->element, static_cast<int>(extents.size()),
+                        'C');
   }
   if (name == "numpy.transpose") {
     arity(1);

@@ -394,6 +394,9 @@ const Type *Inference::infer(Instruction &inst) {
     return types::none();
   case Opcode::Slice:
     return inferSlice(inst);
+  case Opcode::Reshape:
+    return types::array(operandType(0)->element,
+                        static_cast<int>(inst.operands.size()) - 1, 'C');
   case Opcode::View: {
     // Base, offsets per base dimension, then (length, base dimension,
     // step) per view dimension (PyIROpcodes.def).

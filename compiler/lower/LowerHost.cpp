@@ -406,6 +406,22 @@ Lowered Lowering::lowerView(const Instruction &inst) {
   return view;
 }
 
+Lowered Lowering::lowerReshape(const Instruction &inst) {
+  // The array is C-contiguous (type inference) and its size the product of
+  // the extents (the array-expression stage checked it): C strides.
+  Lowered array;
+  array.data = values_.at(inst.operands[0]).data;
+  for (size_t i = 1; i < inst.operands.size(); ++i)
+    array.shape.push_back(scalarOf(inst.operands[i], types::int64()));
+  array.strides.assign(array.shape.size(), nullptr);
+  llvm::Value *stride = builder_.getInt64(1);
+  for (size_t d = array.shape.size(); d-- > 0;) {
+    array.strides[d] = stride;
+    stride = builder_.CreateMul(stride, array.shape[d]);
+  }
+  return array;
+}
+
 Lowered Lowering::lowerFail(const Instruction &inst) {
   if (!isHost())
     return lowerKernelFail(inst);

@@ -244,6 +244,9 @@ void Lowering::lowerInstruction(const Instruction &inst) {
   case Opcode::View:
     values_[&inst] = lowerView(inst);
     return;
+  case Opcode::Reshape:
+    values_[&inst] = lowerReshape(inst);
+    return;
   case Opcode::Fail:
     values_[&inst] = lowerFail(inst);
     return;

@@ -170,6 +170,7 @@ private:
   /// A prange loop's kernel run over its iteration space (Parfor.h).
   Lowered lowerLaunch(const Instruction &inst);
   Lowered lowerArrayConstructor(const Instruction &inst);
+  Lowered lowerReshape(const Instruction &inst);
   Lowered lowerArange(const Instruction &inst);
   /// The array-expression stage's failed run-time check: a ValueError in
   /// host code, a debug report in a kernel.

@@ -225,3 +225,68 @@ def test_transpose_of_three_dimensions_and_in_a_loop(device):
     np.testing.assert_array_equal(transpose_3d(a), a.T)
     m = np.arange(12.0).reshape(3, 4)
     assert first_column_sum(m) == m[:, 0].sum()
+
+
+# a.reshape(...) and np.reshape(a, shape) of a C-contiguous array share its
+# memory at the new extents, as NumPy's do (issue 29); -1 is the extent
+# that makes the size; a size that does not fit is NumPy's ValueError.
+@spirjit.jit
+def reshapes(a):
+    return (a.reshape(-1, 4).sum(), a.reshape((3, 4)) * 2,
+            np.reshape(a, (2, -1)), a.reshape(a.shape[0] // 2, 2))
+
+
+@spirjit.jit
+def write_through_reshape(a):
+    m = a.reshape(3, 4)
+    m[1, :] = 0.0
+    return a
+
+
+@spirjit.jit
+def reshape_in_loops(a, out):
+    m = a.reshape(4, 3)
+    for i in prange(4):
+        out[i] = m[i, 0] + m[i, 2]
+    return out
+
+
+@spirjit.jit
+def reshape_wrong_size(a):
+    return a.reshape(5, -1)  # <- wrong-size
+
+
+@spirjit.jit
+def reshape_a_slice(a):
+    return a[::2].reshape(2, 3)  # <- strided
+
+
+def test_reshapes_are_numpys(device):
+    a = np.arange(12.0)
+    got = reshapes(spirjit.asarray(a, device=device))
+    want = (a.reshape(-1, 4).sum(), a.reshape((3, 4)) * 2,
+            np.reshape(a, (2, -1)), a.reshape(6, 2))
+    for g, w in zip(got, want):
+        g = np.asarray(g.asnumpy() if hasattr(g, "asnumpy") else g)
+        assert g.shape == np.shape(w)
+        np.testing.assert_array_equal(g, w)
+    want = a.copy()
+    want.reshape(3, 4)[1, :] = 0.0
+    np.testing.assert_array_equal(write_through_reshape(a.copy()), want)
+    m = a.reshape(4, 3)
+    np.testing.assert_array_equal(reshape_in_loops(a, np.empty(4)),
+                                  m[:, 0] + m[:, 2])
+
+
+def test_reshape_errors_name_the_line(device):
+    from source_markers import marked_line
+    with pytest.raises(ValueError) as info:
+        reshape_wrong_size(np.arange(12.0))
+    assert f"test_jit_views.py:{marked_line(__file__, 'wrong-size')}: " \
+        "cannot reshape array of size 12 into a shape of 10 elements" in \
+        str(info.value)
+    with pytest.raises(spirjit.errors.UnsupportedFeatureError) as info:
+        reshape_a_slice(np.arange(12.0))
+    assert f"test_jit_views.py:{marked_line(__file__, 'strided')}" in \
+        str(info.value)
+    assert "reshape a.copy()" in str(info.value)
