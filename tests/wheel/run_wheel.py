@@ -181,14 +181,15 @@ def main():
     parser.add_argument("--cxx", required=True)
     parser.add_argument("--cc", required=True)
     args = parser.parse_args()
-    reason = missing_prerequisite()
-    if reason:
-        print(f"skipped: {reason} (scripts/bootstrap.sh test installs it)")
-        return SKIPPED
+    # wheel_shared uses the venv this names only once this run made it.
     os.makedirs(args.out, exist_ok=True)
     record = os.path.join(args.out, "shared-venv.txt")
     if os.path.exists(record):
         os.unlink(record)
+    reason = missing_prerequisite()
+    if reason:
+        print(f"skipped: {reason} (scripts/bootstrap.sh test installs it)")
+        return SKIPPED
     wheel = build_wheel(args.out, args.cxx, args.cc)
 
     # The suite's venv: the wheel and pytest, run from outside the tree.
