@@ -49,7 +49,12 @@ LOADERS = ["libOpenCL.so.1", "libze_loader.so.1"]
 
 def run(command, **kwargs):
     print("$ " + " ".join(command), flush=True)
-    return subprocess.run(command, check=True, **kwargs)
+    try:
+        return subprocess.run(command, check=True, **kwargs)
+    except subprocess.CalledProcessError as e:
+        # What a captured command printed, for ctest's log.
+        print(e.stdout or "", e.stderr or "", sep="\n", flush=True)
+        raise
 
 
 def clean_env():
@@ -114,11 +119,12 @@ def build_wheel(out, cxx, cc):
           flush=True)
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
-    bundled = [n for n in names if n.startswith("spirjit.libs/")]
-    assert not [n for n in bundled for lib in LOADERS
-                if os.path.basename(n).startswith(lib.split(".so")[0] + "-")], \
-        f"a driver loader is bundled: {bundled}"
-    assert any("libLLVM-15" in n for n in bundled), bundled
+    # auditwheel names a bundled library <name>-<hash>.so...
+    bundled = {os.path.basename(n).split("-")[0] for n in names
+               if n.startswith("spirjit.libs/")}
+    loaders = {lib.split(".so")[0] for lib in LOADERS}
+    assert not bundled & loaders, f"a driver loader is bundled: {bundled}"
+    assert "libLLVM" in bundled, bundled
     return wheel
 
 
