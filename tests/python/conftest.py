@@ -7,8 +7,8 @@ precision.  ``run_isolated`` runs a snippet in a fresh interpreter: for the
 few cases where a compiler bug takes the whole process down, which would
 otherwise end the test session. ``tool_command`` runs spirjit's
 command-line tools. The suite also runs against an installed wheel (ctest's
-``wheel``): every path it uses comes from ``spirjit.__file__``, not from
-the checkout.
+``wheel``): the package and its tools are found from ``spirjit.__file__``,
+never assumed to be the checkout's.
 """
 
 import os
