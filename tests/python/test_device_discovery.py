@@ -12,6 +12,9 @@ import spirjit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
+# The spirjit under test: the checkout's, or an installed wheel's.
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(
+    spirjit.__file__)))
 PROPERTIES = ["platform", "platform_version", "driver_version",
               "compute_units", "max_work_group_size", "sub_group_sizes",
               "global_mem_size", "local_mem_size", "has_fp16", "has_fp64",
@@ -28,16 +31,16 @@ def test_devices_report_the_articles_properties(device):
 
 def env():
     environment = dict(os.environ)
-    environment["PYTHONPATH"] = os.path.join(ROOT, "python")
+    environment["PYTHONPATH"] = PACKAGE_ROOT
     environment["SPIRJIT_PYTHON"] = sys.executable
     return environment
 
 
-def test_json_listing():
+def test_json_listing(tool_command):
     if not spirjit.devices():
         pytest.skip("no devices")
     proc = subprocess.run(
-        [os.path.join(ROOT, "tools", "spirjit-devices"), "--json"],
+        tool_command("spirjit-devices") + ["--json"],
         env=env(), capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     listing = json.loads(proc.stdout)
@@ -48,10 +51,10 @@ def test_json_listing():
     assert sum(entry["default"] for entry in listing) == 1
 
 
-def test_text_listing_names_each_property():
+def test_text_listing_names_each_property(tool_command):
     if not spirjit.devices():
         pytest.skip("no devices")
-    proc = subprocess.run([os.path.join(ROOT, "tools", "spirjit-devices")],
+    proc = subprocess.run(tool_command("spirjit-devices"),
                           env=env(), capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 0, proc.stderr

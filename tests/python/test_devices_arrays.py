@@ -25,7 +25,6 @@ from spirjit import kernel_api as kapi
 DEVICES = spirjit.devices()
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(
     spirjit.__file__)))
-REPO_ROOT = os.path.dirname(PACKAGE_ROOT)
 
 
 def run_python(tmp_path, source, env=None, args=(), timeout=60):
@@ -292,12 +291,12 @@ def test_spirjit_device_env_matching_nothing(tmp_path):
 
 
 @pytest.mark.parametrize("how", ["script", "module"])
-def test_spirjit_devices_tool(how, monkeypatch):
+def test_spirjit_devices_tool(how, monkeypatch, tool_command):
     monkeypatch.delenv("SPIRJIT_DEVICE", raising=False)
     env = dict(os.environ)
     env["PYTHONPATH"] = PACKAGE_ROOT
     env["SPIRJIT_PYTHON"] = sys.executable
-    command = [os.path.join(REPO_ROOT, "tools", "spirjit-devices")] \
+    command = tool_command("spirjit-devices") \
         if how == "script" else [sys.executable, "-m", "spirjit.devices_tool"]
     proc = subprocess.run(command, env=env, capture_output=True, text=True,
                           timeout=60)
@@ -311,13 +310,13 @@ def test_spirjit_devices_tool(how, monkeypatch):
     assert len(marked) == 1 and f"[{default}]" in marked[0], proc.stdout
 
 
-def test_spirjit_devices_tool_marks_spirjit_device():
+def test_spirjit_devices_tool_marks_spirjit_device(tool_command):
     last = DEVICES[-1]
     env = dict(os.environ)
     env["PYTHONPATH"] = PACKAGE_ROOT
     env["SPIRJIT_PYTHON"] = sys.executable
     env["SPIRJIT_DEVICE"] = last.filter_string
-    proc = subprocess.run([os.path.join(REPO_ROOT, "tools", "spirjit-devices")],
+    proc = subprocess.run(tool_command("spirjit-devices"),
                           env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     marked = [line for line in proc.stdout.splitlines()
