@@ -42,6 +42,11 @@ Instruction *transposedArray(const Instruction *inst) {
                                                 : inst->operands[1];
 }
 
+bool isArrayIndexed(const Instruction *inst) {
+  return (inst->isa(Opcode::GetItem) || inst->isa(Opcode::SetItem)) &&
+         isArray(inst->operands[0]->type) && isArray(inst->operands[1]->type);
+}
+
 Role roleOf(const Instruction *inst) {
   switch (inst->opcode) {
   case Opcode::Call: {
@@ -75,11 +80,15 @@ Role roleOf(const Instruction *inst) {
   case Opcode::BuildTuple:
     return isSliceIndex(inst->type) ? Role::Index : Role::Copied;
   case Opcode::GetItem:
+    if (isArrayIndexed(inst))
+      return Role::Elementwise; // a gather, element by element over idx
     return isArray(inst->operands[0]->type) &&
                    isSliceIndex(inst->operands[1]->type)
                ? Role::View
                : Role::Copied;
   case Opcode::SetItem:
+    if (isArrayIndexed(inst))
+      return Role::Scatter;
     return isArray(inst->operands[0]->type) &&
                    (isSliceIndex(inst->operands[1]->type) ||
                     isRowIndex(inst->operands[0]->type,

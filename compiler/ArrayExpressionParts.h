@@ -31,12 +31,16 @@ enum class Role {
   Elementwise, // an array-valued expression
   InPlace,     // a += b on an array a
   Assign,      // a[...] = x
+  Scatter,     // a[idx] = x, a[mask] = x (an array of indices, a mask)
   Reduction,   // a.sum(), np.dot(a, b), ...
   OnZeroD,     // an element-wise operation on 0-D arrays: a number
   Item,        // a.item()
 };
 
 Role roleOf(const Instruction *inst);
+
+/// a[idx] (an array of indices) or a[mask]: advanced indexing.
+bool isArrayIndexed(const Instruction *inst);
 
 /// The array a transpose (a Role::View that is not a slice: a.T,
 /// a.transpose(), np.transpose(a)) reverses.

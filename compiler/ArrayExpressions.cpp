@@ -277,6 +277,18 @@ private:
     return view;
   }
 
+  /// The array value `a` names where a loop indexes it by computed
+  /// indices: a view's value (made at the cursor the first time), else
+  /// the array (a stored expression's temporary, once operands are mapped).
+  Instruction *arrayValue(Instruction *a, int line = 0) {
+    if (!views_.count(a))
+      return a;
+    auto made = viewValues_.find(a);
+    if (made != viewValues_.end())
+      return made->second;
+    return viewValues_[a] = viewValue(a, line);
+  }
+
   // --- statements and loops ------------------------------------------------
 
   /// One statement inside a loop nest: what it computes per element.
@@ -500,6 +512,17 @@ private:
               int line, bool expand = false) {
     if (!isArray(v->type))
       return;
+    if (computedHere(v, expand) && v->isa(Opcode::GetItem)) {
+      // A gather reads its array anywhere: a number's access to
+      // broadcasting, a key no position of the array has to the statements
+      // that write it.
+      leaves(v->operands[1], out, line);
+      Access anywhere = accessOf(v->operands[0], line);
+      anywhere.dims.clear();
+      anywhere.baseKey += "?";
+      out.push_back({v->operands[0], anywhere});
+      return;
+    }
     if (computedHere(v, expand)) {
       size_t first = v->isa(Opcode::Call) ? 1 : 0;
       for (size_t i = first; i < v->operands.size(); ++i)
@@ -571,6 +594,9 @@ private:
       op->index = v->index;
       return op;
     }
+    case Opcode::GetItem: // a[idx]: the element idx names, in the loop
+      return make(body.block, Opcode::GetItem,
+                  {arrayValue(v->operands[0]), operand(1)}, line);
     case Opcode::Call:
       break;
     default:
@@ -685,6 +711,88 @@ private:
       Instruction *v = value(body);
       Instruction *index = element(target, body, line);
       make(body.block, Opcode::SetItem, {target.base, index, v}, line);
+    });
+  }
+
+  /// a[idx] = value (a 1-D array, an array of indices: NumPy's scatter, one
+  /// loop over idx; where idx repeats an index, which store lands is not
+  /// defined, as on CuPy) and a[mask] = number (one loop over a, storing
+  /// where the mask, of a's shape, is true).
+  void scatter(Instruction *inst, int line) {
+    Instruction *array = inst->operands[0], *index = inst->operands[1],
+                *value = inst->operands[2];
+    bool mask = index->type->element->kind == TypeKind::Bool;
+    Access target = accessOf(array, line);
+    Leaves ls;
+    leaves(index, ls, line);
+    Space indexSpace = broadcastSpace(ls, line);
+    Space space;
+    if (mask) {
+      for (size_t d = 0; d < target.dims.size(); ++d) {
+        Instruction *extent = indexSpace.extents[d];
+        check(compare(cur_, ir::CompareOperator::Eq, extent,
+                      target.dims[d].length, line),
+              "boolean index did not match indexed array along dimension " +
+                  std::to_string(d) +
+                  "; dimension is {expected} but corresponding boolean "
+                  "dimension is {got}",
+              extent, target.dims[d].length, line);
+        space.extents.push_back(target.dims[d].length);
+        space.keys.push_back(target.dims[d].extentKey);
+      }
+    } else {
+      space = indexSpace;
+    }
+    size_t n = space.extents.size();
+    Leaves values;
+    leaves(value, values, line);
+    checkBroadcastInto(space, broadcastSpace(values, line),
+                       "could not broadcast input array into the indices' "
+                       "shape",
+                       line);
+    // NumPy computes the value before it stores: one that reads the array
+    // is computed into a temporary first.
+    std::function<Instruction *(LoopBody &)> valueAt =
+        [=](LoopBody &body) { return emitElement(value, body, line); };
+    for (const auto &l : values)
+      if (!mask && isArray(value->type) &&
+          (l.second.baseKey == target.baseKey ||
+           l.second.baseKey == target.baseKey + "?")) {
+        Instruction *temp = materialize(value, line);
+        Access whole = wholeArray(temp, value->type, line);
+        values = {{value, whole}};
+        valueAt = [=](LoopBody &body) {
+          return make(body.block, Opcode::GetItem,
+                      {temp, element(whole, body, line)}, line);
+        };
+        break;
+      }
+    ls.insert(ls.end(), values.begin(), values.end());
+    stretchInto(space, ls);
+    std::string written =
+        mask ? target.key(n) : "scatter " + std::to_string(inst->id);
+    Group &g = openGroup(space, keysOf(ls, n), {{target.baseKey, written}},
+                         line);
+    Instruction *base = mask ? target.base : arrayValue(array, line);
+    g.statements.push_back([=](LoopBody &body) {
+      Instruction *v = valueAt(body);
+      Instruction *at = emitElement(index, body, line);
+      if (!mask) {
+        make(body.block, Opcode::SetItem, {base, at, v}, line);
+        return;
+      }
+      Block *from = body.block;
+      Block *store = fn_->addBlock(), *join = fn_->addBlock();
+      Instruction *br = make(from, Opcode::CondBranch, {at}, line);
+      br->targets = {store, join};
+      store->predecessors = {from};
+      join->predecessors = {from, store};
+      body.block = store;
+      make(store, Opcode::SetItem, {base, element(target, body, line), v},
+           line);
+      make(store, Opcode::Branch, {}, line)->targets = {join};
+      body.block = join;
+      cur_ = join;
     });
   }
 
@@ -871,6 +979,8 @@ private:
       return user->operands[0] != v;
     case Role::Assign:
       return user->operands[2] == v;
+    case Role::Scatter:
+      return user->operands[0] != v;
     default:
       return false;
     }
@@ -892,7 +1002,12 @@ private:
         if (roleOf(user) == Role::Copied && !viewValues_.count(inst))
           viewValues_[inst] = viewValue(inst, line);
       return;
+    case Role::Scatter:
+      scatter(inst, line);
+      return;
     case Role::Elementwise:
+      if (inst->isa(Opcode::GetItem))
+        arrayValue(inst->operands[0], line); // a view's, made here
       if (inlinable(inst)) {
         inlined_.insert(inst);
         return;

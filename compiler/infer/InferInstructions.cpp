@@ -186,6 +186,39 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
                              : "kernels"));
 }
 
+const Type *Inference::inferArrayIndex(Instruction &inst, const Type *array,
+                                       const Type *index) {
+  // NumPy's advanced indexing in jit host code: a 1-D array indexed by an
+  // array of integers (a gather, shaped as the index; a scatter when
+  // stored), and a boolean mask of the array's shape in a store.
+  if (index->kind != TypeKind::Array || result_.kind != FunctionKind::Host)
+    return nullptr;
+  if (index->element->kind == TypeKind::Bool) {
+    if (!inst.isa(Opcode::SetItem))
+      unsupported(inst, "a[mask] (a boolean mask) makes an array whose size "
+                        "depends on the data, which jit code does not make; "
+                        "use np.where(mask, a, 0), a reduction of it, or a "
+                        "prange loop (a[mask] = v, storing through a mask, "
+                        "works)");
+    if (index->ndim != array->ndim)
+      typingError(inst, "a boolean mask of " + std::to_string(index->ndim) +
+                            " dimension(s) cannot index a " +
+                            std::to_string(array->ndim) + "-D array");
+    return index;
+  }
+  if (index->element->kind != TypeKind::Int)
+    typingError(inst, "arrays used as indices must be of integer (or "
+                      "boolean) type, not " +
+                          index->element->str());
+  if (array->ndim != 1)
+    unsupported(inst, "an array of indices indexes 1-D arrays in jit code; "
+                      "this one has " +
+                          std::to_string(array->ndim) +
+                          " dimensions (index a.reshape(-1) by flat "
+                          "indices)");
+  return types::array(array->element, index->ndim, 'C');
+}
+
 const Type *Inference::inferIndex(Instruction &inst, const Type *array,
                                   const Instruction &index) {
   const Type *it = index.type;
@@ -285,6 +318,8 @@ const Type *Inference::infer(Instruction &inst) {
     if (object->kind == TypeKind::Array) {
       if (const Type *view = inferView(inst, object, operandType(1)))
         return view;
+      if (const Type *gathered = inferArrayIndex(inst, object, operandType(1)))
+        return gathered;
       return inferIndex(inst, object, *inst.operands[1]);
     }
     if (object->kind == TypeKind::Tuple) {
@@ -307,6 +342,19 @@ const Type *Inference::infer(Instruction &inst) {
     if (object->kind != TypeKind::Array)
       typingError(inst,
                   "cannot assign to an item of a '" + object->str() + "'");
+    if (inferArrayIndex(inst, object, operandType(1))) {
+      // a[idx] = v, a[mask] = v: element by element over the index.
+      const Type *value = operandType(2);
+      if (!value->isNumber() && value->kind != TypeKind::Array)
+        typingError(inst, "cannot store a '" + value->str() +
+                              "' into an array of " + object->element->str());
+      if (operandType(1)->element->kind == TypeKind::Bool &&
+          value->kind == TypeKind::Array)
+        unsupported(inst, "a[mask] = b stores a number in jit code; for "
+                          "NumPy's a[mask] = b[mask] write "
+                          "a[:] = np.where(mask, b, a)");
+      return types::none();
+    }
     const Type *view = inferView(inst, object, operandType(1));
     if (!view && isRowIndex(object, operandType(1))) {
       if (result_.kind != FunctionKind::Host)

@@ -72,6 +72,10 @@ private:
                           const std::string &what);
   const Type *constantType(const ConstValue &value);
   const Type *inferGetAttr(Instruction &inst, const Type *object);
+  /// a[idx] or a[mask] with an array index in host code: the gathered
+  /// array's type (a store: the index's), or nullptr for another index.
+  const Type *inferArrayIndex(Instruction &inst, const Type *array,
+                              const Type *index);
   const Type *inferIndex(Instruction &inst, const Type *array,
                          const Instruction &index);
 
