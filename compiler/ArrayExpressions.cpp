@@ -4,6 +4,7 @@
 #include "compiler/ArrayExpressions.h"
 
 #include "compiler/ArrayExpressionParts.h"
+#include "compiler/ArrayViews.h"
 #include "compiler/Parfor.h"
 #include "frontend/Dominators.h"
 
@@ -19,10 +20,10 @@ using namespace arrays;
 
 namespace {
 
-class Rewriter : private PyIRBuilder {
+class Rewriter : private ArrayViews {
 public:
   explicit Rewriter(const TypedFunction &typed)
-      : PyIRBuilder(typed.description->filename), typed_(typed),
+      : ArrayViews(typed.description->filename), typed_(typed),
         old_(*typed.function) {}
 
   bool hasArrayOperations() const {
@@ -86,209 +87,6 @@ public:
   }
 
 private:
-  // --- views ---------------------------------------------------------------
-
-  /// The access of a whole array (a value of the host, or a temporary).
-  Access wholeArray(Instruction *array, const Type *type, int line) {
-    Access a;
-    a.base = array;
-    auto known = temporaryExtents_.find(array);
-    a.baseKey = (known != temporaryExtents_.end() ? "T" : "") + keyOf(array);
-    a.fixed.assign(type->ndim, nullptr);
-    a.fixedKeys.assign(type->ndim, "");
-    for (int d = 0; d < type->ndim; ++d) {
-      Access::Dim dim;
-      dim.baseDim = d;
-      dim.startKey = "0";
-      if (known != temporaryExtents_.end()) {
-        dim.length = known->second.first[d];
-        dim.extentKey = known->second.second[d];
-      } else {
-        dim.length = extent(array, d, line);
-        dim.extentKey = "shape(" + a.baseKey + "," + std::to_string(d) + ")";
-      }
-      a.dims.push_back(dim);
-    }
-    return a;
-  }
-
-  /// The access an array value reads: a view, a temporary, or an array.
-  Access accessOf(Instruction *value, int line) {
-    const Type *type = value->type;
-    for (auto a = aliases_.find(value); a != aliases_.end();
-         a = aliases_.find(value))
-      value = a->second;
-    auto view = views_.find(value);
-    if (view != views_.end())
-      return view->second;
-    return wholeArray(value, type, line);
-  }
-
-  /// array[index], where array is an array or a view: a view of its base.
-  Access makeView(Instruction *array, Instruction *index, int line) {
-    Access base = accessOf(array, line);
-    std::vector<Instruction *> parts;
-    if (index->isa(Opcode::BuildTuple)) {
-      parts = index->operands;
-    } else if (index->type->kind == TypeKind::Tuple) {
-      // A tuple argument (a[t] = row): its integers, typed as the tuple's
-      // elements for the code below.
-      for (size_t i = 0; i < index->type->elements.size(); ++i) {
-        Instruction *part = make(Opcode::TupleGet, {index}, line);
-        part->index = static_cast<int64_t>(i);
-        part->type = index->type->elements[i];
-        parts.push_back(part);
-      }
-    } else {
-      parts = {index};
-    }
-    Access view = base;
-    view.dims.clear();
-    size_t d = 0;
-    for (; d < base.dims.size(); ++d) {
-      const Access::Dim &from = base.dims[d];
-      Instruction *part = d < parts.size() ? parts[d] : nullptr;
-      bool isSlice = !part || part->isa(Opcode::Slice);
-      auto startIn = [&](Instruction *offset, const std::string &offsetKey) {
-        // from.start + offset * from.step, in the base's index space
-        Instruction *scaled = from.step == 1
-                                  ? offset
-                                  : binary(cur_, ir::BinaryOperator::Mul,
-                                           offset, integer(from.step, line),
-                                           line);
-        return std::make_pair(
-            from.start ? binary(cur_, ir::BinaryOperator::Add, from.start,
-                                scaled, line)
-                       : scaled,
-            "(" + from.startKey + "+" + offsetKey + "*" +
-                std::to_string(from.step) + ")");
-      };
-      if (!isSlice) {
-        SPIRJIT_INTERNAL_CHECK(part->type->kind != TypeKind::Slice,
-                               "a slice value that is not a slice");
-        Instruction *i = fixedIndex(part, from.length, line);
-        auto [at, key] = startIn(i, keyOf(part));
-        view.fixed[from.baseDim] = at;
-        view.fixedKeys[from.baseDim] = key;
-        continue;
-      }
-      Access::Dim dim;
-      dim.baseDim = from.baseDim;
-      Instruction *start = part ? part->operands[0] : nullptr;
-      Instruction *stop = part ? part->operands[1] : nullptr;
-      int64_t step = 1;
-      if (part && part->operands.size() == 3 &&
-          part->operands[2]->isa(Opcode::Const) &&
-          part->operands[2]->constant.kind == ConstValue::Kind::Int)
-        step = part->operands[2]->constant.intValue;
-      auto isNone = [](Instruction *v) {
-        return !v || v->type->kind == TypeKind::None;
-      };
-      Instruction *s = isNone(start) ? integer(0, line)
-                                     : sliceBound(start, from.length, line);
-      Instruction *e =
-          isNone(stop) ? from.length : sliceBound(stop, from.length, line);
-      std::string sKey = isNone(start) ? "0" : keyOf(start);
-      std::string eKey = isNone(stop) ? "end" : keyOf(stop);
-      // length = max(e - s + step - 1, 0) // step
-      Instruction *span = binary(cur_, ir::BinaryOperator::Sub, e, s, line);
-      if (step != 1)
-        span = binary(cur_, ir::BinaryOperator::Add, span,
-                      integer(step - 1, line), line);
-      Instruction *length = builtin(cur_, "max", {span, integer(0, line)}, line);
-      if (step != 1)
-        length = binary(cur_, ir::BinaryOperator::FloorDiv, length,
-                        integer(step, line), line);
-      dim.length = length;
-      dim.extentKey = "len(" + from.extentKey + "," + sKey + "," + eKey + "," +
-                      std::to_string(step) + ")";
-      auto [at, key] = startIn(s, sKey);
-      dim.start = at;
-      dim.startKey = key;
-      dim.step = from.step * step;
-      view.dims.push_back(dim);
-    }
-    if (parts.size() > base.dims.size())
-      error(line, "too many indices for this array");
-    return view;
-  }
-
-  /// a.reshape(...), np.reshape(a, shape): the same memory at new extents
-  /// (C order), after NumPy's check that they hold its elements; one
-  /// extent may be -1, the one that makes them.
-  Instruction *reshape(Instruction *call, int line) {
-    bool method = call->operands[0]->type->kind == TypeKind::Method;
-    Instruction *array =
-        method ? call->operands[0]->operands[0] : call->operands[1];
-    std::vector<Instruction *> extents(
-        call->operands.begin() + (method ? 1 : 2), call->operands.end());
-    if (extents.size() == 1 && extents[0]->type->kind == TypeKind::Tuple) {
-      // (3, -1) is a constant; (n, m) a tuple built; a.shape a value.
-      Instruction *tuple = extents[0];
-      extents.clear();
-      for (size_t i = 0; i < tuple->type->elements.size(); ++i) {
-        if (tuple->isa(Opcode::Const)) {
-          extents.push_back(integer(tuple->constant.items.at(i).intValue,
-                                    line));
-        } else if (tuple->isa(Opcode::BuildTuple)) {
-          extents.push_back(tuple->operands[i]);
-        } else {
-          Instruction *e = make(Opcode::TupleGet, {tuple}, line);
-          e->index = static_cast<int64_t>(i);
-          extents.push_back(e);
-        }
-      }
-    }
-    Instruction *size = make(Opcode::GetAttr, {array}, line);
-    size->name = "size";
-    Instruction *known = integer(1, line);
-    int unknown = -1;
-    for (size_t i = 0; i < extents.size(); ++i) {
-      Instruction *e = extents[i];
-      if (e->isa(Opcode::Const) && e->constant.kind == ConstValue::Kind::Int &&
-          e->constant.intValue == -1) {
-        if (unknown >= 0)
-          error(line, "reshape() can only take one unknown (-1) extent");
-        unknown = static_cast<int>(i);
-        continue;
-      }
-      known = binary(cur_, ir::BinaryOperator::Mul, known, e, line);
-    }
-    if (unknown >= 0) {
-      Instruction *rest =
-          binary(cur_, ir::BinaryOperator::FloorDiv, size, known, line);
-      extents[static_cast<size_t>(unknown)] = rest;
-      known = binary(cur_, ir::BinaryOperator::Mul, known, rest, line);
-    }
-    check(compare(cur_, ir::CompareOperator::Eq, known, size, line),
-          "cannot reshape array of size {got} into a shape of {expected} "
-          "elements",
-          size, known, line);
-    std::vector<Instruction *> operands = {array};
-    operands.insert(operands.end(), extents.begin(), extents.end());
-    return make(Opcode::Reshape, operands, line);
-  }
-
-  /// a.T, a.transpose(), np.transpose(a): the view of the same elements
-  /// with its dimensions in reverse order.
-  Access transposed(Instruction *array, int line) {
-    Access view = accessOf(array, line);
-    std::reverse(view.dims.begin(), view.dims.end());
-    return view;
-  }
-
-  /// The array value `a` names where a loop indexes it by computed
-  /// indices: a view's value (made at the cursor the first time), else
-  /// the array (a stored expression's temporary, once operands are mapped).
-  Instruction *arrayValue(Instruction *a, int line = 0) {
-    if (!views_.count(a))
-      return a;
-    auto made = viewValues_.find(a);
-    if (made != viewValues_.end())
-      return made->second;
-    return viewValues_[a] = viewValue(a, line);
-  }
-
   // --- statements and loops ------------------------------------------------
 
   /// One statement inside a loop nest: what it computes per element.
@@ -1091,27 +889,6 @@ private:
                 {array, make(Opcode::BuildTuple, zeros, line)}, line);
   }
 
-  /// `view` (base, offset per base dimension, then per view dimension its
-  /// length, base dimension and step): the lowering makes the array value
-  /// (first element, extents, strides) of view `v` of its real base.
-  Instruction *viewValue(const Instruction *v, int line) {
-    const Access &a = views_.at(v);
-    std::vector<Instruction *> operands = {a.base};
-    for (size_t b = 0; b < a.fixed.size(); ++b) {
-      Instruction *offset = a.fixed[b];
-      for (const Access::Dim &dim : a.dims)
-        if (!offset && dim.baseDim == static_cast<int>(b))
-          offset = dim.start;
-      operands.push_back(offset ? offset : integer(0, line));
-    }
-    for (const Access::Dim &dim : a.dims) {
-      operands.push_back(dim.length);
-      operands.push_back(integer(dim.baseDim, line));
-      operands.push_back(integer(dim.step, line));
-    }
-    return make(Opcode::View, operands, line);
-  }
-
   const TypedFunction &typed_;
   const ir::Function &old_;
   /// The blocks of prange loops, and the one being walked: an array
@@ -1121,16 +898,7 @@ private:
   ir::ValueMap map_;
   std::map<const Block *, Block *> last_;
   std::map<const Instruction *, std::vector<const Instruction *>> users_;
-  std::map<const Instruction *, Access> views_;
-  /// The `view` of each slice some instruction uses as a value.
-  std::map<const Instruction *, Instruction *> viewValues_;
-  /// A value that names another array: a stored expression's temporary,
-  /// or a += b's a.
-  std::map<const Instruction *, Instruction *> aliases_;
   std::set<const Instruction *> inlined_;
-  std::map<const Instruction *,
-           std::pair<std::vector<Instruction *>, std::vector<std::string>>>
-      temporaryExtents_;
 };
 
 } // namespace
