@@ -103,6 +103,12 @@ Role roleOf(const Instruction *inst) {
                : Role::Elementwise;
   case Opcode::UnaryOp:
   case Opcode::Compare:
+    if (inst->isa(Opcode::Compare) &&
+        (static_cast<ir::CompareOperator>(inst->index) ==
+             ir::CompareOperator::Is ||
+         static_cast<ir::CompareOperator>(inst->index) ==
+             ir::CompareOperator::IsNot))
+      return Role::Copied; // `a is None`: identity, a bool of the host
     if (isArray(inst->type))
       return Role::Elementwise;
     return anyArrayOperand(inst, 0) ? Role::OnZeroD : Role::Copied;

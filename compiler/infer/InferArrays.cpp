@@ -177,6 +177,12 @@ const Type *Inference::inferArrayOperation(Instruction &inst) {
     anyArray |= operand->type->kind == TypeKind::Array;
   if (!anyArray || result_.kind != FunctionKind::Host)
     return nullptr;
+  if (inst.isa(Opcode::Compare) &&
+      (static_cast<ir::CompareOperator>(inst.index) ==
+           ir::CompareOperator::Is ||
+       static_cast<ir::CompareOperator>(inst.index) ==
+           ir::CompareOperator::IsNot))
+    return nullptr; // `a is None`: identity, not element by element
   int ndim = 0;
   for (Instruction *operand : inst.operands) {
     const Type *t = operand->type;

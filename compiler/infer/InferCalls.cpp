@@ -23,11 +23,19 @@ void Inference::run() {
                         std::to_string(function.parameterNames.size()) +
                         " arguments but was given " +
                         std::to_string(result_.argumentTypes.size()));
-  // Types only widen, so iterating to a fixed point terminates.
+  // Types only widen, so iterating to a fixed point terminates. Blocks
+  // only a branch on a condition known at compile time leaves out
+  // (`if a.ndim == 2:`) are not typed, as numba prunes dead branches:
+  // code for other ranks or types may be wrong for these.
+  std::set<const Block *> live = {function.blocks[0].get()};
   for (int round = 0;; ++round) {
     SPIRJIT_INTERNAL_CHECK(round < 100, "type inference does not converge");
     bool changed = false;
-    for (auto &block : function.blocks)
+    std::set<const Block *> typed;
+    for (auto &block : function.blocks) {
+      if (!live.count(block.get()))
+        continue;
+      typed.insert(block.get());
       for (auto &inst : block->instructions) {
         const Type *t = infer(*inst);
         if (t != inst->type) {
@@ -35,8 +43,16 @@ void Inference::run() {
           changed = true;
         }
       }
-    if (!changed)
+      for (Block *next : liveSuccessors(*block))
+        live.insert(next);
+    }
+    // A block reached only from one after it is typed next round.
+    if (live.size() != typed.size())
+      changed = true;
+    if (!changed) {
+      pruneDeadBranches(live);
       break;
+    }
   }
   // A phi may merge a value with "not assigned on this path" (a variable
   // first assigned in a loop and read after it, as Python allows when the
@@ -236,6 +252,105 @@ Inference::positionalArguments(Instruction &inst,
     out[index] = inst.operands[positional + k + 1];
   }
   return out;
+}
+
+std::optional<bool> Inference::knownCondition(const Instruction *v) const {
+  if (v->isa(Opcode::Truth))
+    return knownCondition(v->operands[0]);
+  if (v->isa(Opcode::UnaryOp) &&
+      static_cast<ir::UnaryOperator>(v->index) == ir::UnaryOperator::Not) {
+    std::optional<bool> inner = knownCondition(v->operands[0]);
+    return inner ? std::optional<bool>(!*inner) : std::nullopt;
+  }
+  if (v->isa(Opcode::Compare)) {
+    auto op = static_cast<ir::CompareOperator>(v->index);
+    const Type *a = v->operands[0]->type, *b = v->operands[1]->type;
+    if (op == ir::CompareOperator::Is || op == ir::CompareOperator::IsNot) {
+      // `x is None`: known from the types when either side is None.
+      if (!a || !b ||
+          (a->kind != TypeKind::None && b->kind != TypeKind::None))
+        return std::nullopt;
+      bool same = a->kind == b->kind;
+      return op == ir::CompareOperator::Is ? same : !same;
+    }
+    const ConstValue *x = constantOf(v->operands[0]);
+    const ConstValue *y = constantOf(v->operands[1]);
+    auto integer = [](const ConstValue *c) {
+      return c && (c->kind == ConstValue::Kind::Int ||
+                   c->kind == ConstValue::Kind::Bool);
+    };
+    if (!integer(x) || !integer(y))
+      return std::nullopt;
+    int64_t l = x->kind == ConstValue::Kind::Bool ? x->boolValue : x->intValue;
+    int64_t r = y->kind == ConstValue::Kind::Bool ? y->boolValue : y->intValue;
+    switch (op) {
+    case ir::CompareOperator::Lt: return l < r;
+    case ir::CompareOperator::Le: return l <= r;
+    case ir::CompareOperator::Eq: return l == r;
+    case ir::CompareOperator::Ne: return l != r;
+    case ir::CompareOperator::Gt: return l > r;
+    case ir::CompareOperator::Ge: return l >= r;
+    default: return std::nullopt;
+    }
+  }
+  const ConstValue *c = constantOf(v);
+  if (c && c->kind == ConstValue::Kind::Bool)
+    return c->boolValue;
+  return std::nullopt;
+}
+
+std::vector<Block *> Inference::liveSuccessors(const Block &block) const {
+  const Instruction *end = block.terminator();
+  if (end && end->isa(Opcode::CondBranch))
+    if (std::optional<bool> known = knownCondition(end->operands[0]))
+      return {end->targets[*known ? 0 : 1]};
+  return block.successors();
+}
+
+void Inference::pruneDeadBranches(const std::set<const Block *> &live) {
+  ir::Function &function = *result_.function;
+  bool pruned = false;
+  for (auto &block : function.blocks) {
+    Instruction *end = block->terminator();
+    if (!live.count(block.get()) || !end || !end->isa(Opcode::CondBranch))
+      continue;
+    std::optional<bool> known = knownCondition(end->operands[0]);
+    if (!known)
+      continue;
+    // The branch becomes a jump; the target left out loses this edge.
+    Block *taken = end->targets[*known ? 0 : 1];
+    Block *dropped = end->targets[*known ? 1 : 0];
+    end->opcode = Opcode::Branch;
+    end->operands.clear();
+    end->targets = {taken};
+    if (dropped != taken)
+      removeEdge(*block, *dropped);
+    pruned = true;
+  }
+  if (!pruned)
+    return;
+  for (auto &block : function.blocks)
+    if (!live.count(block.get()))
+      for (Block *next : block->successors())
+        if (live.count(next))
+          removeEdge(*block, *next);
+  auto &blocks = function.blocks;
+  blocks.erase(std::remove_if(blocks.begin(), blocks.end(),
+                              [&](const std::unique_ptr<Block> &b) {
+                                return !live.count(b.get());
+                              }),
+               blocks.end());
+}
+
+void Inference::removeEdge(Block &from, Block &to) {
+  for (size_t p = to.predecessors.size(); p-- > 0;) {
+    if (to.predecessors[p] != &from)
+      continue;
+    to.predecessors.erase(to.predecessors.begin() + p);
+    for (auto &inst : to.instructions)
+      if (inst->isa(Opcode::Phi))
+        inst->operands.erase(inst->operands.begin() + p);
+  }
 }
 
 const ConstValue *Inference::constantOf(const Instruction *inst) const {

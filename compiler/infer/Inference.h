@@ -25,6 +25,7 @@
 
 namespace spirjit::infer {
 
+using ir::Block;
 using ir::Instruction;
 using ir::Opcode;
 
@@ -41,6 +42,15 @@ public:
       : desc_(desc), result_(result), specializations_(specializations) {}
 
   void run();
+  /// A branch condition known at compile time (constants compared, `x is
+  /// None` where the types tell), or nothing.
+  std::optional<bool> knownCondition(const ir::Instruction *v) const;
+  /// The successors a block's known condition leaves.
+  std::vector<ir::Block *> liveSuccessors(const ir::Block &block) const;
+  /// After inference: known branches become jumps, and blocks no live
+  /// path reaches go (with their edges into live blocks' phis).
+  void pruneDeadBranches(const std::set<const ir::Block *> &live);
+  static void removeEdge(ir::Block &from, ir::Block &to);
 
 private:
   [[noreturn]] void typingError(const Instruction &inst,

@@ -11,6 +11,7 @@ import pytest
 
 import spirjit
 from spirjit import dpjit, prange
+from spirjit import kernel_api as kapi
 from spirjit.errors import (DeviceInferenceError, TypingError,
                             UnsupportedFeatureError)
 
@@ -578,3 +579,46 @@ def test_an_array_of_run_time_shape_in_a_prange_body_is_an_error(device):
     assert f"test_jit.py:{marked_line(__file__, 'runtime-shape')}" in message
     assert "the shape of np.zeros() (each work-item's own array) must be a " \
         "constant" in message
+
+
+# Branches on what is known when the function compiles (a.ndim, `x is
+# None` where the types tell) are pruned before typing, as numba prunes
+# them: the other branch may be code that only fits other ranks (issue 29).
+@dpjit
+def total_of_any_rank(a):
+    s = 0.0
+    if a.ndim == 1:
+        for i in prange(a.shape[0]):
+            s += a[i]
+    else:
+        for i in prange(a.shape[0]):
+            for j in range(a.shape[1]):
+                s += a[i, j]
+    return s
+
+
+@dpjit
+def weighted(a, w):
+    if w is None:
+        return a.sum()
+    return (a * w).sum()
+
+
+@spirjit.kernel
+def mark_by_rank(item, a):
+    i = item.get_id(0)
+    if a.ndim == 2:
+        a[i, 0] = 1.0
+    else:
+        a[i] = 2.0
+
+
+def test_branches_on_ranks_are_pruned(device):
+    assert total_of_any_rank(np.arange(5.0)) == 10.0
+    assert total_of_any_rank(np.arange(6.0).reshape(2, 3)) == 15.0
+    assert weighted(np.ones(3), np.full(3, 2.0)) == 6.0
+    one, two = np.zeros(3), np.zeros((3, 2))
+    spirjit.call_kernel(mark_by_rank, kapi.Range(3), one)
+    spirjit.call_kernel(mark_by_rank, kapi.Range(3), two)
+    np.testing.assert_array_equal(one, [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(two[:, 0], [1.0, 1.0, 1.0])
