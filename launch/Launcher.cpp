@@ -238,6 +238,20 @@ void releaseFinishedLaunches(const Device &device, uint64_t upTo) {
   retired.sweepAt = launches.size() + sweepThreshold;
 }
 
+void retainUntilQueueDone(
+    const std::shared_ptr<Device> &device,
+    std::vector<std::shared_ptr<runtime::Buffer>> buffers) {
+  for (const auto &buffer : buffers)
+    if (buffer->hostPointer())
+      device->enqueueHostSynchronization(*buffer);
+  noteLaunchOn(device);
+  auto &retired = retiredLaunches();
+  std::lock_guard<std::recursive_mutex> lock(retired.mutex);
+  retired.launches.emplace_back(++launchCount, device.get(), nullptr,
+                                std::move(buffers), std::vector<HeldObject>());
+  retired.count = retired.launches.size();
+}
+
 namespace {
 
 /// Debug records (DebugRecord.h), reused: allocating one per launch, and

@@ -430,6 +430,12 @@ public:
     finish();
   }
 
+  NativeHandles nativeHandles() override {
+    return {0, static_cast<std::uintptr_t>(cuDevice_),
+            reinterpret_cast<std::uintptr_t>(context_),
+            reinterpret_cast<std::uintptr_t>(stream_)};
+  }
+
   std::unique_ptr<Event> enqueueMarker() override {
     makeCurrent();
     auto owned = std::make_unique<CudaEvent>(events_.take(), events_);
@@ -604,6 +610,7 @@ public:
 
 public:
   size_t maxGrid_[3] = {0x7fffffffu, 65535, 65535};
+  CUdevice cuDevice_ = 0;
 };
 
 CudaBuffer::~CudaBuffer() {
@@ -686,6 +693,7 @@ std::shared_ptr<CudaDevice> openDevice(int ordinal) {
   CUstream stream = nullptr;
   check(api.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   auto opened = std::make_shared<CudaDevice>(std::move(info), context, stream);
+  opened->cuDevice_ = device;
   opened->maxGrid_[1] =
       static_cast<size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y));
   opened->maxGrid_[2] =

@@ -103,6 +103,9 @@ public:
   uint64_t id() const { return id_; }
   /// The USM kind the allocation was asked for (Device::allocate).
   UsmKind usmKind() const { return usmKind_; }
+  /// The backend's own memory object where svm() is null (an OpenCL
+  /// cl_mem), for native code that takes the memory (extension.hpp).
+  virtual void *nativeMemory() const { return nullptr; }
   void setUsmKind(UsmKind kind) { usmKind_ = kind; }
 
 private:
@@ -188,6 +191,17 @@ public:
   virtual bool waitFor(std::chrono::nanoseconds limit);
 };
 
+/// The backend's own handles of a device, as native code (a C++
+/// extension: python/spirjit/include/spirjit/extension.hpp) takes them to
+/// queue work behind spirjit's. OpenCL: cl_platform_id, cl_device_id,
+/// cl_context, the in-order cl_command_queue; CUDA: no platform, the
+/// CUdevice, the primary CUcontext, the CUstream; Level Zero:
+/// ze_driver_handle_t, ze_device_handle_t, ze_context_handle_t, the
+/// immediate ze_command_list_handle_t.
+struct NativeHandles {
+  std::uintptr_t platform = 0, device = 0, context = 0, queue = 0;
+};
+
 class Device : public std::enable_shared_from_this<Device> {
 public:
   explicit Device(DeviceInfo info) : info_(std::move(info)) {}
@@ -234,6 +248,9 @@ public:
   virtual void enqueueHostSynchronization(const Buffer &buffer) {}
   /// An event that completes when everything queued so far has.
   virtual std::unique_ptr<Event> enqueueMarker() = 0;
+  /// The handles of the context and queue spirjit uses (opened if they
+  /// were not yet), so that native code queues behind what is queued.
+  virtual NativeHandles nativeHandles() = 0;
 
   /// The image formats build() takes, the preferred one first.
   const std::vector<ImageFormat> &acceptedFormats() const {

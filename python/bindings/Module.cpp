@@ -10,6 +10,7 @@
 #include "python/bindings/Dispatcher.h"
 #include "python/bindings/Interpreter.h"
 #include "python/bindings/Jit.h"
+#include "python/bindings/Native.h"
 #include "launch/HostCall.h"
 #include "python/bindings/Errors.h"
 #include "runtime/CUDA.h"
@@ -120,14 +121,6 @@ void deleteUnconsumedCapsule(PyObject *capsule, const char *name) {
     auto *tensor = static_cast<Managed *>(PyCapsule_GetPointer(capsule, name));
     tensor->deleter(tensor);
   }
-}
-
-/// Where the host reads `buffer`: host memory it wraps (from_dlpack of a
-/// NumPy array), or SVM/USM the host addresses; nullptr elsewhere.
-void *hostView(const runtime::Buffer &buffer) {
-  if (buffer.hostPointer())
-    return buffer.hostPointer();
-  return buffer.hostAddressable() ? buffer.svm() : nullptr;
 }
 
 py::capsule toDLPack(const DeviceArray &array, bool versioned) {
@@ -528,12 +521,15 @@ PYBIND11_MODULE(_spirjit, m) {
   m.doc() = "spirjit's compiler and runtime (C++)";
   py::register_exception_translator(translateErrors);
 
-  py::class_<runtime::Device, std::shared_ptr<runtime::Device>>(m, "_Device")
+  py::class_<runtime::Device, std::shared_ptr<runtime::Device>> devices(
+      m, "_Device");
+  devices
       .def("properties",
            [](const runtime::Device &d) { return deviceProperties(d); })
       .def_property_readonly("filter_string", &runtime::Device::filterString);
 
-  py::class_<DeviceArray>(m, "DeviceArray")
+  py::class_<DeviceArray> arrays(m, "DeviceArray");
+  arrays
       .def_property_readonly("shape",
                              [](const DeviceArray &a) {
                                return py::tuple(py::cast(a.shape()));
@@ -609,6 +605,8 @@ PYBIND11_MODULE(_spirjit, m) {
                ", dtype=" + py::str(a.dtype()).cast<std::string>() +
                ", device=" + a.device()->filterString() + ")";
       });
+
+  addNativeInterface(arrays, devices);
 
   m.def(
       "empty",

@@ -41,7 +41,7 @@ __all__ = ["kernel", "device_func", "call_kernel", "call_kernel_async",
            "zeros_like", "from_dlpack", "Range", "DeviceArray", "asarray",
            "asnumpy", "devices", "default_device", "Device", "errors",
            "kernel_api", "vectorize", "jit", "dpjit", "prange",
-           "pndindex"]
+           "pndindex", "get_include"]
 __version__ = "0.1.0"
 
 
@@ -93,6 +93,18 @@ class Device:
 
     def __repr__(self):
         return f"Device('{self.filter_string}', name='{self.name}')"
+
+    def __spirjit_native__(self):
+        """The backend and its native handles, for C++ extensions
+        (``spirjit/extension.hpp``)."""
+        return self._device.__spirjit_native__()
+
+
+def get_include():
+    """The folder holding ``spirjit/extension.hpp``, the header that gives a
+    pybind11 module DeviceArrays and Devices (compile with
+    ``-I spirjit.get_include() -I pybind11.get_include()``)."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
 
 
 def devices():
