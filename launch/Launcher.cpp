@@ -245,6 +245,10 @@ void retainUntilQueueDone(
     if (buffer->hostPointer())
       device->enqueueHostSynchronization(*buffer);
   noteLaunchOn(device);
+  // As a launch does; keeping the caller's lock (a Python object's
+  // deallocation calls this).
+  if (device->hasHostViews())
+    device->finish();
   auto &retired = retiredLaunches();
   std::lock_guard<std::recursive_mutex> lock(retired.mutex);
   retired.launches.emplace_back(++launchCount, device.get(), nullptr,
@@ -819,6 +823,12 @@ const std::vector<bool> &KernelCache::submit(
       launched = device->enqueueMarker();
   }
   noteLaunchOn(device);
+  // The host holds views of this device's memory in place: each sees the
+  // launch whole, as NumPy's eager writes (Device::hasHostViews).
+  if (device->hasHostViews()) {
+    CallerLockReleased unlocked;
+    device->finish();
+  }
   event.device_ = device;
   event.handle_ = std::move(launched);
   if (debugRecord.buffer) {

@@ -436,6 +436,19 @@ public:
             reinterpret_cast<std::uintptr_t>(stream_)};
   }
 
+  /// Queues on `other` (another library's stream) a wait for everything
+  /// queued so far on this device's stream.
+  void orderBefore(CUstream other) {
+    makeCurrent();
+    CUevent event = events_.take();
+    CUresult recorded = driver().cuEventRecord(event, stream_);
+    CUresult waited = recorded == CUDA_SUCCESS
+                          ? driver().cuStreamWaitEvent(other, event, 0)
+                          : recorded;
+    events_.give(event); // a pending record is safe to reuse (EventPool)
+    check(waited, "making another library's CUDA stream wait");
+  }
+
   std::unique_ptr<Event> enqueueMarker() override {
     makeCurrent();
     auto owned = std::make_unique<CudaEvent>(events_.take(), events_);
@@ -711,6 +724,11 @@ std::uintptr_t cudaStreamHandle(const Device &device) {
 void cudaWaitForStream(Device &device, std::uintptr_t stream) {
   if (auto *cuda = dynamic_cast<CudaDevice *>(&device))
     cuda->waitFor(reinterpret_cast<CUstream>(stream));
+}
+
+void cudaOrderBefore(Device &device, std::uintptr_t stream) {
+  if (auto *cuda = dynamic_cast<CudaDevice *>(&device))
+    cuda->orderBefore(reinterpret_cast<CUstream>(stream));
 }
 
 std::string cudaResultName(int code) {

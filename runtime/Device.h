@@ -17,6 +17,7 @@
 #include "runtime/DeviceError.h"
 #include "runtime/DeviceImage.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -252,6 +253,16 @@ public:
   /// were not yet), so that native code queues behind what is queued.
   virtual NativeHandles nativeHandles() = 0;
 
+  /// Views the host holds of this device's memory, read and written in
+  /// place by other code (the buffer protocol, DLPack on the CPU: NumPy
+  /// arrays over it). While there are any, launches finish before they
+  /// return, so such a view never shows a kernel's writes half done.
+  void addHostView() { hostViews_.fetch_add(1, std::memory_order_relaxed); }
+  void removeHostView() { hostViews_.fetch_sub(1, std::memory_order_relaxed); }
+  bool hasHostViews() const {
+    return hostViews_.load(std::memory_order_relaxed) > 0;
+  }
+
   /// The image formats build() takes, the preferred one first.
   const std::vector<ImageFormat> &acceptedFormats() const {
     return info_.imageFormats;
@@ -303,6 +314,7 @@ protected:
 
 private:
   DeviceInfo info_;
+  std::atomic<int> hostViews_{0};
 };
 
 /// Every device of every backend (CUDA GPUs first, then OpenCL, then

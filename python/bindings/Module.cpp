@@ -108,7 +108,17 @@ struct DLPackOwner {
   DLManagedTensorVersioned versioned;
   std::shared_ptr<runtime::Buffer> buffer; // keeps the memory alive
   std::vector<int64_t> shape, strides;
+  /// Set for memory the host reads in place (Device::hasHostViews).
+  std::shared_ptr<runtime::Device> hostViewOf;
+  DLPackOwner() = default;
+  DLPackOwner(const DLPackOwner &) = delete;
+  ~DLPackOwner() {
+    if (hostViewOf)
+      hostViewOf->removeHostView();
+  }
 };
+/// DLPack 1.0's flag: the producer made the tensor for this consumer.
+constexpr uint64_t DLPACK_FLAG_BITMASK_IS_COPIED = 1ull << 1;
 
 template <typename Managed> void deleteDLPack(Managed *tensor) {
   delete static_cast<DLPackOwner *>(tensor->manager_ctx);
@@ -123,7 +133,13 @@ void deleteUnconsumedCapsule(PyObject *capsule, const char *name) {
   }
 }
 
-py::capsule toDLPack(const DeviceArray &array, bool versioned) {
+/// The capsule of `array`'s memory (a `copied` one is the consumer's
+/// alone), made ready for the consumer: on CUDA its `stream` (None: the
+/// legacy default stream; -1: no ordering) waits for spirjit's; elsewhere
+/// the host reads it, once the queue is done (python/spirjit/_foreign.py
+/// has checked the arguments).
+py::capsule toDLPack(const DeviceArray &array, bool versioned, bool copied,
+                     const py::object &stream) {
   // The consumer may write the memory.
   const auto &buffer = array.writableBuffer();
   bool cuda = isCuda(*buffer);
@@ -131,8 +147,22 @@ py::capsule toDLPack(const DeviceArray &array, bool versioned) {
     throw PythonError("DLPackError",
                       "this device's memory cannot be shared through "
                       "DLPack: it is not addressable by pointer");
+  const std::shared_ptr<runtime::Device> &device = buffer->device();
+  if (cuda) {
+    int64_t consumer = stream.is_none() ? 1 : stream.cast<int64_t>();
+    if (consumer != -1)
+      runtime::cudaOrderBefore(*device, static_cast<uintptr_t>(consumer));
+  } else {
+    uint64_t upTo = launch::launchesSoFar();
+    device->finish();
+    launch::releaseFinishedLaunches(*device, upTo);
+  }
   auto *owner = new DLPackOwner;
   owner->buffer = buffer;
+  if (!cuda) {
+    device->addHostView();
+    owner->hostViewOf = device;
+  }
   owner->shape = array.shape();
   int64_t itemsize = array.dtype().itemsize();
   for (int64_t stride : array.strides())
@@ -160,7 +190,7 @@ py::capsule toDLPack(const DeviceArray &array, bool versioned) {
     v.version = {1, 0};
     v.manager_ctx = owner;
     v.deleter = deleteDLPack<DLManagedTensorVersioned>;
-    v.flags = 0; // writable, and not a copy
+    v.flags = copied ? DLPACK_FLAG_BITMASK_IS_COPIED : 0; // writable
     v.dl_tensor = t;
     return py::capsule(&v, "dltensor_versioned", [](PyObject *capsule) {
       deleteUnconsumedCapsule<DLManagedTensorVersioned>(capsule,
@@ -581,7 +611,8 @@ PYBIND11_MODULE(_spirjit, m) {
                              [](const DeviceArray &a) {
                                return hostView(*a.buffer()) != nullptr;
                              })
-      .def("_dlpack_capsule", &toDLPack, py::arg("versioned"))
+      .def("_dlpack_capsule", &toDLPack, py::arg("versioned"),
+           py::arg("copied") = false, py::arg("stream") = py::none())
       .def("__dlpack_device__",
            [](const DeviceArray &a) -> py::tuple {
              if (isCuda(*a.buffer()))
