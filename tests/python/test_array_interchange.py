@@ -190,3 +190,18 @@ def test_numpy_takes_the_buffer_protocol_first(device):
     view, copied = np.asarray(x), np.array(x)
     x[0] = 9.0
     assert view[0] == 9.0 and copied[0] == 0.0
+
+
+@pytest.mark.parametrize("how", ["buffer", "dlpack"])
+def test_host_writes_from_views_of_the_same_memory(device, how):
+    # A view of x's own memory assigned into x overlaps it: NumPy's answer,
+    # where the driver's copy refused (CL_MEM_COPY_OVERLAP).
+    x = spirjit.asarray(np.arange(10.0), device=device)
+    host_addressable(x)
+    host = np.asarray(x) if how == "buffer" else np.from_dlpack(x)
+    x[1:] = host[:-1]
+    expected = np.arange(10.0)
+    expected[1:] = expected[:-1].copy()
+    np.testing.assert_array_equal(np.array(x), expected)
+    x[::-1] = np.asarray(x)
+    np.testing.assert_array_equal(np.array(x), expected[::-1])

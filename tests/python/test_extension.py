@@ -177,3 +177,14 @@ def test_arrays_on_two_devices_raise(matvec):
     with pytest.raises(ValueError, match=f"A is on {devices[0].filter_string}"
                        f" and x on {devices[1].filter_string}"):
         matvec.matvec(A, x)
+
+
+def test_level_zero_is_not_implemented(matvec):
+    devices = [d for d in spirjit.devices() if d.backend == "level_zero"]
+    if not devices:
+        pytest.skip("no Level Zero device")
+    A = spirjit.ones((2, 2), dtype=np.float32, device=devices[0])
+    x = spirjit.ones(2, dtype=np.float32, device=devices[0])
+    with pytest.raises(NotImplementedError, match="this example has no "
+                       "kernel for level_zero devices"):
+        matvec.matvec(A, x)
