@@ -823,12 +823,6 @@ const std::vector<bool> &KernelCache::submit(
       launched = device->enqueueMarker();
   }
   noteLaunchOn(device);
-  // The host holds views of this device's memory in place: each sees the
-  // launch whole, as NumPy's eager writes (Device::hasHostViews).
-  if (device->hasHostViews()) {
-    CallerLockReleased unlocked;
-    device->finish();
-  }
   event.device_ = device;
   event.handle_ = std::move(launched);
   if (debugRecord.buffer) {
@@ -852,6 +846,11 @@ const std::vector<bool> &KernelCache::submit(
     if (args[i].kind == ArgumentValue::Kind::DeviceArray)
       event.alive_.push_back(*args[i].buffer);
   }
+  // The host holds views of this device's memory in place: each sees the
+  // launch whole, as NumPy's eager writes (Device::hasHostViews). A wait
+  // like any other: Ctrl-C stops it, and the memory outlives the kernel.
+  if (device->hasHostViews())
+    event.wait();
   return written;
 }
 
