@@ -42,6 +42,8 @@
 // marker event, cuStreamWaitEvent). The host may read data() directly
 // only when host_data() is non-null and after device().synchronize().
 // A CUDA extension makes context() current (cuCtxPushCurrent) first.
+// Views hold Python references: copy and destroy them with the GIL held
+// (pybind11's argument casters do).
 //
 // Only DeviceArrays convert: a NumPy array is not copied to a device
 // behind the caller's back (its writes would be lost), and pybind11 tries
