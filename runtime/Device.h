@@ -104,10 +104,10 @@ public:
   uint64_t id() const { return id_; }
   /// The USM kind the allocation was asked for (Device::allocate).
   UsmKind usmKind() const { return usmKind_; }
+  void setUsmKind(UsmKind kind) { usmKind_ = kind; }
   /// The backend's own memory object where svm() is null (an OpenCL
   /// cl_mem), for native code that takes the memory (extension.hpp).
   virtual void *nativeMemory() const { return nullptr; }
-  void setUsmKind(UsmKind kind) { usmKind_ = kind; }
 
 private:
   static uint64_t nextId();
