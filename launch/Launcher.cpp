@@ -238,6 +238,24 @@ void releaseFinishedLaunches(const Device &device, uint64_t upTo) {
   retired.sweepAt = launches.size() + sweepThreshold;
 }
 
+void retainUntilQueueDone(
+    const std::shared_ptr<Device> &device,
+    std::vector<std::shared_ptr<runtime::Buffer>> buffers) {
+  for (const auto &buffer : buffers)
+    if (buffer->hostPointer())
+      device->enqueueHostSynchronization(*buffer);
+  noteLaunchOn(device);
+  // As a launch does; keeping the caller's lock (a Python object's
+  // deallocation calls this).
+  if (device->hasHostViews())
+    device->finish();
+  auto &retired = retiredLaunches();
+  std::lock_guard<std::recursive_mutex> lock(retired.mutex);
+  retired.launches.emplace_back(++launchCount, device.get(), nullptr,
+                                std::move(buffers), std::vector<HeldObject>());
+  retired.count = retired.launches.size();
+}
+
 namespace {
 
 /// Debug records (DebugRecord.h), reused: allocating one per launch, and
@@ -828,6 +846,11 @@ const std::vector<bool> &KernelCache::submit(
     if (args[i].kind == ArgumentValue::Kind::DeviceArray)
       event.alive_.push_back(*args[i].buffer);
   }
+  // The host holds views of this device's memory in place: each sees the
+  // launch whole, as NumPy's eager writes (Device::hasHostViews). A wait
+  // like any other: Ctrl-C stops it, and the memory outlives the kernel.
+  if (device->hasHostViews())
+    event.wait();
   return written;
 }
 

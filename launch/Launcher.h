@@ -284,6 +284,15 @@ uint64_t launchesSoFar();
 /// and reads each time would allocate afresh every time.
 void releaseFinishedLaunches(const runtime::Device &device, uint64_t upTo);
 
+/// Native code (a C++ extension, extension.hpp) has queued work on
+/// `device`'s queue that uses `buffers`: they stay alive until the device
+/// has finished everything queued so far, as a dropped launch's do, and
+/// wrapped host memory among them is made current behind that work. Where
+/// the host holds views of the device's memory, waits for that work.
+void retainUntilQueueDone(
+    const std::shared_ptr<runtime::Device> &device,
+    std::vector<std::shared_ptr<runtime::Buffer>> buffers);
+
 /// What the compiler must know of `device`.
 DeviceCapabilities capabilitiesOf(const runtime::Device &device);
 

@@ -430,6 +430,25 @@ public:
     finish();
   }
 
+  NativeHandles nativeHandles() override {
+    return {0, static_cast<std::uintptr_t>(cuDevice_),
+            reinterpret_cast<std::uintptr_t>(context_),
+            reinterpret_cast<std::uintptr_t>(stream_)};
+  }
+
+  /// Queues on `other` (another library's stream) a wait for everything
+  /// queued so far on this device's stream.
+  void orderBefore(CUstream other) {
+    makeCurrent();
+    CUevent event = events_.take();
+    CUresult recorded = driver().cuEventRecord(event, stream_);
+    CUresult waited = recorded == CUDA_SUCCESS
+                          ? driver().cuStreamWaitEvent(other, event, 0)
+                          : recorded;
+    events_.give(event); // a pending record is safe to reuse (EventPool)
+    check(waited, "making another library's CUDA stream wait");
+  }
+
   std::unique_ptr<Event> enqueueMarker() override {
     makeCurrent();
     auto owned = std::make_unique<CudaEvent>(events_.take(), events_);
@@ -604,6 +623,7 @@ public:
 
 public:
   size_t maxGrid_[3] = {0x7fffffffu, 65535, 65535};
+  CUdevice cuDevice_ = 0;
 };
 
 CudaBuffer::~CudaBuffer() {
@@ -686,6 +706,7 @@ std::shared_ptr<CudaDevice> openDevice(int ordinal) {
   CUstream stream = nullptr;
   check(api.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   auto opened = std::make_shared<CudaDevice>(std::move(info), context, stream);
+  opened->cuDevice_ = device;
   opened->maxGrid_[1] =
       static_cast<size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y));
   opened->maxGrid_[2] =
@@ -703,6 +724,11 @@ std::uintptr_t cudaStreamHandle(const Device &device) {
 void cudaWaitForStream(Device &device, std::uintptr_t stream) {
   if (auto *cuda = dynamic_cast<CudaDevice *>(&device))
     cuda->waitFor(reinterpret_cast<CUstream>(stream));
+}
+
+void cudaOrderBefore(Device &device, std::uintptr_t stream) {
+  if (auto *cuda = dynamic_cast<CudaDevice *>(&device))
+    cuda->orderBefore(reinterpret_cast<CUstream>(stream));
 }
 
 std::string cudaResultName(int code) {

@@ -32,6 +32,12 @@ std::uintptr_t cudaStreamHandle(const Device &device);
 /// asks of a consumer. Does nothing for a device of another backend.
 void cudaWaitForStream(Device &device, std::uintptr_t stream);
 
+/// Makes `stream`, a CUstream of another library (1 and 2 as above),
+/// wait for the work queued so far on a CUDA device's stream, as DLPack's
+/// `__dlpack__(stream=...)` asks of a producer. Does nothing for a device
+/// of another backend.
+void cudaOrderBefore(Device &device, std::uintptr_t stream);
+
 /// The name of a CUresult ("CUDA_ERROR_OUT_OF_MEMORY"), from the driver
 /// when it is loaded.
 std::string cudaResultName(int code);

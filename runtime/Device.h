@@ -17,6 +17,7 @@
 #include "runtime/DeviceError.h"
 #include "runtime/DeviceImage.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -104,6 +105,9 @@ public:
   /// The USM kind the allocation was asked for (Device::allocate).
   UsmKind usmKind() const { return usmKind_; }
   void setUsmKind(UsmKind kind) { usmKind_ = kind; }
+  /// The backend's own memory object where svm() is null (an OpenCL
+  /// cl_mem), for native code that takes the memory (extension.hpp).
+  virtual void *nativeMemory() const { return nullptr; }
 
 private:
   static uint64_t nextId();
@@ -188,6 +192,17 @@ public:
   virtual bool waitFor(std::chrono::nanoseconds limit);
 };
 
+/// The backend's own handles of a device, as native code (a C++
+/// extension: python/spirjit/include/spirjit/extension.hpp) takes them to
+/// queue work behind spirjit's. OpenCL: cl_platform_id, cl_device_id,
+/// cl_context, the in-order cl_command_queue; CUDA: no platform, the
+/// CUdevice, the primary CUcontext, the CUstream; Level Zero:
+/// ze_driver_handle_t, ze_device_handle_t, ze_context_handle_t, the
+/// immediate ze_command_list_handle_t.
+struct NativeHandles {
+  std::uintptr_t platform = 0, device = 0, context = 0, queue = 0;
+};
+
 class Device : public std::enable_shared_from_this<Device> {
 public:
   explicit Device(DeviceInfo info) : info_(std::move(info)) {}
@@ -234,6 +249,19 @@ public:
   virtual void enqueueHostSynchronization(const Buffer &buffer) {}
   /// An event that completes when everything queued so far has.
   virtual std::unique_ptr<Event> enqueueMarker() = 0;
+  /// The handles of the context and queue spirjit uses (opened if they
+  /// were not yet), so that native code queues behind what is queued.
+  virtual NativeHandles nativeHandles() = 0;
+
+  /// Views the host holds of this device's memory, read and written in
+  /// place by other code (the buffer protocol, DLPack on the CPU: NumPy
+  /// arrays over it). While there are any, launches finish before they
+  /// return, so such a view never shows a kernel's writes half done.
+  void addHostView() { hostViews_.fetch_add(1, std::memory_order_relaxed); }
+  void removeHostView() { hostViews_.fetch_sub(1, std::memory_order_relaxed); }
+  bool hasHostViews() const {
+    return hostViews_.load(std::memory_order_relaxed) > 0;
+  }
 
   /// The image formats build() takes, the preferred one first.
   const std::vector<ImageFormat> &acceptedFormats() const {
@@ -286,6 +314,7 @@ protected:
 
 private:
   DeviceInfo info_;
+  std::atomic<int> hostViews_{0};
 };
 
 /// Every device of every backend (CUDA GPUs first, then OpenCL, then

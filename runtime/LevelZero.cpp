@@ -133,7 +133,7 @@ class ZeDevice final : public Device {
 public:
   ZeDevice(ze_driver_handle_t driver, ze_device_handle_t device,
            DeviceInfo info, uint32_t computeOrdinal)
-      : Device(std::move(info)), device_(device) {
+      : Device(std::move(info)), driver_(driver), device_(device) {
     ze_context_desc_t contextDesc{ZE_STRUCTURE_TYPE_CONTEXT_DESC, nullptr, 0};
     check(zeContextCreate(driver, &contextDesc, &context_), "zeContextCreate");
     ze_command_queue_desc_t queueDesc{ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
@@ -201,6 +201,12 @@ public:
     std::memcpy(static_cast<char *>(buffer.svm()) + offset, host, size);
   }
 
+  NativeHandles nativeHandles() override {
+    return {reinterpret_cast<std::uintptr_t>(driver_),
+            reinterpret_cast<std::uintptr_t>(device_),
+            reinterpret_cast<std::uintptr_t>(context_),
+            reinterpret_cast<std::uintptr_t>(list_)};
+  }
   std::unique_ptr<Event> enqueueMarker() override {
     std::unique_ptr<ZeEvent> event = takeEvent();
     check(zeCommandListAppendBarrier(list_, event->handle(), 0, nullptr),
@@ -367,6 +373,7 @@ private:
     return std::make_unique<ZeEvent>(this, event);
   }
 
+  ze_driver_handle_t driver_;
   ze_device_handle_t device_;
   ze_context_handle_t context_ = nullptr;
   ze_command_list_handle_t list_ = nullptr;

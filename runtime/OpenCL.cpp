@@ -38,6 +38,7 @@ public:
         context_(context), mem_(mem), capacity_(capacity) {}
   ~CLBuffer() override;
   cl_mem handle() const { return mem_; }
+  void *nativeMemory() const override { return mem_; }
 
 private:
   cl_context context_;
@@ -227,6 +228,13 @@ public:
              size_t offset) override;
   void enqueueHostSynchronization(const Buffer &buffer) override;
   std::unique_ptr<Event> enqueueMarker() override;
+  NativeHandles nativeHandles() override {
+    cl_command_queue opened = queue();
+    return {reinterpret_cast<std::uintptr_t>(platform_),
+            reinterpret_cast<std::uintptr_t>(device_),
+            reinterpret_cast<std::uintptr_t>(context_),
+            reinterpret_cast<std::uintptr_t>(opened)};
+  }
   std::shared_ptr<Program>
   buildFromDeviceBinary(const std::vector<char> &bits) override {
     return buildFromBinary(bits, "");

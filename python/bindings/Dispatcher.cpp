@@ -2,6 +2,7 @@
 
 #include "python/bindings/Arrays.h"
 #include "python/bindings/Interpreter.h"
+#include "python/bindings/Native.h"
 
 #include "frontend/Diagnostics.h"
 #include "launch/ScratchLease.h"
@@ -224,6 +225,15 @@ void DeviceArray::writeFromHost(const py::array &input) const {
   if (size() == 0)
     return;
   py::array host = py::array::ensure(input, py::array::c_style);
+  // The host data may be a view of this very memory (np.asarray or DLPack
+  // of a DeviceArray the host addresses): the drivers' copies take no
+  // overlap, so such data is copied first, as NumPy does.
+  const runtime::Buffer &memory = *writableBuffer();
+  if (const auto *start = static_cast<const char *>(hostView(memory))) {
+    const auto *first = static_cast<const char *>(host.data());
+    if (first < start + memory.size() && start < first + host.nbytes())
+      host = py::array(host.attr("copy")());
+  }
   int64_t itemsize = dtype_.itemsize();
   // A C-contiguous view is one copy; any other is read back whole, scattered
   // into on the host and written back, which keeps the bytes between its

@@ -4,14 +4,15 @@
 #include "compiler/ArrayOps.h"
 #include "compiler/Pipeline.h"
 #include "frontend/Diagnostics.h"
+#include "launch/HostCall.h"
+#include "python/bindings/Arrays.h"
 #include "python/bindings/Collectable.h"
 #include "python/bindings/Describe.h"
-#include "python/bindings/Arrays.h"
 #include "python/bindings/Dispatcher.h"
+#include "python/bindings/Errors.h"
 #include "python/bindings/Interpreter.h"
 #include "python/bindings/Jit.h"
-#include "launch/HostCall.h"
-#include "python/bindings/Errors.h"
+#include "python/bindings/Native.h"
 #include "runtime/CUDA.h"
 #include "runtime/Device.h"
 #include "runtime/OpenCL.h"
@@ -19,8 +20,8 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
-#include <map>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -107,7 +108,17 @@ struct DLPackOwner {
   DLManagedTensorVersioned versioned;
   std::shared_ptr<runtime::Buffer> buffer; // keeps the memory alive
   std::vector<int64_t> shape, strides;
+  /// Set for memory the host reads in place (Device::hasHostViews).
+  std::shared_ptr<runtime::Device> hostViewOf;
+  DLPackOwner() = default;
+  DLPackOwner(const DLPackOwner &) = delete;
+  ~DLPackOwner() {
+    if (hostViewOf)
+      hostViewOf->removeHostView();
+  }
 };
+/// DLPack 1.0's flag: the producer made the tensor for this consumer.
+constexpr uint64_t DLPACK_FLAG_BITMASK_IS_COPIED = 1ull << 1;
 
 template <typename Managed> void deleteDLPack(Managed *tensor) {
   delete static_cast<DLPackOwner *>(tensor->manager_ctx);
@@ -122,15 +133,13 @@ void deleteUnconsumedCapsule(PyObject *capsule, const char *name) {
   }
 }
 
-/// Where the host reads `buffer`: host memory it wraps (from_dlpack of a
-/// NumPy array), or SVM/USM the host addresses; nullptr elsewhere.
-void *hostView(const runtime::Buffer &buffer) {
-  if (buffer.hostPointer())
-    return buffer.hostPointer();
-  return buffer.hostAddressable() ? buffer.svm() : nullptr;
-}
-
-py::capsule toDLPack(const DeviceArray &array, bool versioned) {
+/// The capsule of `array`'s memory (a `copied` one is the consumer's
+/// alone), made ready for the consumer: on CUDA its `stream` (None: the
+/// legacy default stream; -1: no ordering) waits for spirjit's; elsewhere
+/// the host reads it, once the queue is done (python/spirjit/_foreign.py
+/// has checked the arguments).
+py::capsule toDLPack(const DeviceArray &array, bool versioned, bool copied,
+                     const py::object &stream) {
   // The consumer may write the memory.
   const auto &buffer = array.writableBuffer();
   bool cuda = isCuda(*buffer);
@@ -138,8 +147,22 @@ py::capsule toDLPack(const DeviceArray &array, bool versioned) {
     throw PythonError("DLPackError",
                       "this device's memory cannot be shared through "
                       "DLPack: it is not addressable by pointer");
+  const std::shared_ptr<runtime::Device> &device = buffer->device();
+  if (cuda) {
+    int64_t consumer = stream.is_none() ? 1 : stream.cast<int64_t>();
+    if (consumer != -1)
+      runtime::cudaOrderBefore(*device, static_cast<uintptr_t>(consumer));
+  } else {
+    uint64_t upTo = launch::launchesSoFar();
+    device->finish();
+    launch::releaseFinishedLaunches(*device, upTo);
+  }
   auto *owner = new DLPackOwner;
   owner->buffer = buffer;
+  if (!cuda) {
+    device->addHostView();
+    owner->hostViewOf = device;
+  }
   owner->shape = array.shape();
   int64_t itemsize = array.dtype().itemsize();
   for (int64_t stride : array.strides())
@@ -167,7 +190,7 @@ py::capsule toDLPack(const DeviceArray &array, bool versioned) {
     v.version = {1, 0};
     v.manager_ctx = owner;
     v.deleter = deleteDLPack<DLManagedTensorVersioned>;
-    v.flags = 0; // writable, and not a copy
+    v.flags = copied ? DLPACK_FLAG_BITMASK_IS_COPIED : 0; // writable
     v.dl_tensor = t;
     return py::capsule(&v, "dltensor_versioned", [](PyObject *capsule) {
       deleteUnconsumedCapsule<DLManagedTensorVersioned>(capsule,
@@ -442,9 +465,9 @@ DumpRequest parseDumpRequest(const std::string &image,
 }
 
 /// Options printing `request`'s stages through `print(name, text)`.
-CompileOptions dumpOptions(const DumpRequest &request,
-                           std::function<void(const char *, const std::string &)>
-                               print) {
+CompileOptions
+dumpOptions(const DumpRequest &request,
+            std::function<void(const char *, const std::string &)> print) {
   CompileOptions options;
   options.wantsDump = [&request](Stage stage) {
     return request.wanted.count(stage) != 0;
@@ -484,8 +507,10 @@ void dumpStages(const py::dict &description, const std::string &signature,
                           std::to_string(localDimensions) + " dimensions");
   request.localExtents = localExtents;
   request.disjointArrays = disjoint;
-  CompileOptions options = dumpOptions(
-      dump, [&](const char *name, const std::string &text) { print(name, text); });
+  CompileOptions options =
+      dumpOptions(dump, [&](const char *name, const std::string &text) {
+        print(name, text);
+      });
   options.boundscheck = boundscheck || debug;
   options.debug = debug;
   // For a device with fp64 that takes `image`.
@@ -501,10 +526,10 @@ void dumpHostStages(const py::dict &description, const std::string &signature,
   DumpRequest dump = parseDumpRequest(image, signature, stages);
   FunctionDescription function = toFunctionDescription(description);
   auto printing = [&](const std::string &what) {
-    return dumpOptions(dump, [&print, what](const char *name,
-                                            const std::string &text) {
-      print(name, text, what);
-    });
+    return dumpOptions(
+        dump, [&print, what](const char *name, const std::string &text) {
+          print(name, text, what);
+        });
   };
   launch::defineHostHelpers();
   HostRequest request;
@@ -528,18 +553,22 @@ PYBIND11_MODULE(_spirjit, m) {
   m.doc() = "spirjit's compiler and runtime (C++)";
   py::register_exception_translator(translateErrors);
 
-  py::class_<runtime::Device, std::shared_ptr<runtime::Device>>(m, "_Device")
+  py::class_<runtime::Device, std::shared_ptr<runtime::Device>> devices(
+      m, "_Device");
+  devices
       .def("properties",
            [](const runtime::Device &d) { return deviceProperties(d); })
       .def_property_readonly("filter_string", &runtime::Device::filterString);
 
-  py::class_<DeviceArray>(m, "DeviceArray",
-                          "An n-dimensional array in one device's memory, "
-                          "made by spirjit.asarray, empty, zeros, ... or "
-                          "from_dlpack. Launches take it in place; its "
-                          "operators, NumPy's ufuncs and its methods compute "
-                          "on its device; ``asnumpy()`` copies it to the "
-                          "host.")
+  py::class_<DeviceArray> arrays(
+      m, "DeviceArray",
+      "An n-dimensional array in one device's memory, "
+      "made by spirjit.asarray, empty, zeros, ... or "
+      "from_dlpack. Launches take it in place; its "
+      "operators, NumPy's ufuncs and its methods compute "
+      "on its device; ``asnumpy()`` copies it to the "
+      "host.");
+  arrays
       .def_property_readonly(
           "shape",
           [](const DeviceArray &a) { return py::tuple(py::cast(a.shape())); },
@@ -555,8 +584,8 @@ PYBIND11_MODULE(_spirjit, m) {
           "the number of dimensions")
       .def_property_readonly("size", &DeviceArray::size,
                              "the number of elements")
-      .def_property_readonly(
-          "_device", [](const DeviceArray &a) { return a.device(); })
+      .def_property_readonly("_device",
+                             [](const DeviceArray &a) { return a.device(); })
       .def_property_readonly(
           "usm_type",
           [](const DeviceArray &a) {
@@ -594,16 +623,16 @@ PYBIND11_MODULE(_spirjit, m) {
             return py::int_(reinterpret_cast<uintptr_t>(
                 static_cast<char *>(a.buffer()->svm()) + a.offset()));
           })
-      .def_property_readonly("_host_addressable",
-                             [](const DeviceArray &a) {
-                               return hostView(*a.buffer()) != nullptr;
-                             })
-      .def("_dlpack_capsule", &toDLPack, py::arg("versioned"))
+      .def_property_readonly(
+          "_host_addressable",
+          [](const DeviceArray &a) { return hostView(*a.buffer()) != nullptr; })
+      .def("_dlpack_capsule", &toDLPack, py::arg("versioned"),
+           py::arg("copied") = false, py::arg("stream") = py::none())
       .def("__dlpack_device__",
            [](const DeviceArray &a) -> py::tuple {
              if (isCuda(*a.buffer()))
-               return py::make_tuple(
-                   kDLCUDA, a.buffer()->device()->info().backendIndex);
+               return py::make_tuple(kDLCUDA,
+                                     a.buffer()->device()->info().backendIndex);
              bool host = a.buffer()->svm() && a.buffer()->hostAddressable();
              return py::make_tuple(host ? kDLCPU : kDLOpenCL, 0);
            })
@@ -622,6 +651,8 @@ PYBIND11_MODULE(_spirjit, m) {
                ", dtype=" + py::str(a.dtype()).cast<std::string>() +
                ", device=" + a.device()->filterString() + ")";
       });
+
+  addNativeInterface(arrays, devices);
 
   m.def(
       "empty",
@@ -692,9 +723,12 @@ PYBIND11_MODULE(_spirjit, m) {
       },
       "makes `device`'s stream wait for the work queued so far on another "
       "library's CUDA stream (__cuda_array_interface__'s `stream`)");
-  m.def("_cuda_stream", [](const std::shared_ptr<runtime::Device> &device) {
-    return runtime::cudaStreamHandle(*device);
-  }, "the CUstream `device` launches on, as an integer (0: not CUDA)");
+  m.def(
+      "_cuda_stream",
+      [](const std::shared_ptr<runtime::Device> &device) {
+        return runtime::cudaStreamHandle(*device);
+      },
+      "the CUstream `device` launches on, as an integer (0: not CUDA)");
   m.def("_from_cuda_dlpack", &fromCudaDLPack,
         "a DeviceArray over a kDLCUDA DLPack producer's memory (no copy)");
   m.def("devices", [] { return runtime::allDevices(); });

@@ -34,8 +34,8 @@ from . import _array_methods
 from ._vectorize import vectorize
 # The bindings find _from_cuda_array_interface and _host_view here.
 from ._foreign import (  # noqa: F401
-    _cuda_interface, _from_cuda_array_interface, _host_view, _is_cuda_dlpack,
-    _usm_view, _wrap_host)
+    _cuda_interface, _dlpack, _from_cuda_array_interface, _host_view,
+    _is_cuda_dlpack, _usm_view, _wrap_host)
 
 __all__ = ["kernel", "device_func", "call_kernel", "call_kernel_async",
            "synchronize",
@@ -43,7 +43,7 @@ __all__ = ["kernel", "device_func", "call_kernel", "call_kernel_async",
            "zeros_like", "from_dlpack", "Range", "DeviceArray", "asarray",
            "asnumpy", "devices", "default_device", "Device", "errors",
            "kernel_api", "vectorize", "jit", "dpjit", "prange",
-           "pndindex"]
+           "pndindex", "get_include"]
 __version__ = "0.1.0"
 
 
@@ -95,6 +95,18 @@ class Device:
 
     def __repr__(self):
         return f"Device('{self.filter_string}', name='{self.name}')"
+
+    def __spirjit_native__(self):
+        """The backend and its native handles, for C++ extensions
+        (``spirjit/extension.hpp``)."""
+        return self._device.__spirjit_native__()
+
+
+def get_include():
+    """The folder holding ``spirjit/extension.hpp``, the header that gives a
+    pybind11 module DeviceArrays and Devices (compile with
+    ``-I spirjit.get_include() -I pybind11.get_include()``)."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "include")
 
 
 def devices():
@@ -189,20 +201,43 @@ def asarray(obj, dtype=None, device=None, usm_type=None, sycl_queue=None):
                               usm_type or "device")
 
 
-def from_dlpack(obj, device=None):
-    """A DeviceArray over any DLPack producer's memory (NumPy arrays
-    included), without a copy where ``device`` (default: the default one)
-    can use it in place: CUDA memory on a CUDA device, host memory on a
-    device that shares the host's (CPU OpenCL runtimes). Elsewhere, and
-    for read-only or negatively strided host data, a copy."""
+def from_dlpack(obj, device=None, *, copy=None):
+    """A DeviceArray of any DLPack producer's array (NumPy arrays and
+    DeviceArrays included), as the Array API's ``from_dlpack``: on
+    ``device`` (default: the producer's for DeviceArrays and CUDA memory,
+    else the default device). ``copy=None`` shares the memory where the
+    device can use it in place (CUDA memory on its CUDA device, host memory
+    on a device that shares the host's: CPU OpenCL runtimes) and copies
+    elsewhere, and for read-only or negatively strided host data;
+    ``copy=True`` always copies; ``copy=False`` never does, and raises
+    BufferError (spirjit.errors.DLPackError) where it would have to."""
     import numpy as np
     if isinstance(obj, DeviceArray):
-        return obj
+        target = obj.device if device is None else Device(device)
+        if target != obj.device:
+            if copy is False:
+                raise errors.DLPackError(
+                    f"from_dlpack: a DeviceArray on "
+                    f"{obj.device.filter_string} cannot be on "
+                    f"{target.filter_string} without a copy (copy=False)")
+            return obj.to_device(target)
+        return obj.copy() if copy else obj
     if device is None and _is_cuda_dlpack(obj):
-        return _spirjit._from_cuda_dlpack(obj)
+        array = _spirjit._from_cuda_dlpack(obj)
+        return array.copy() if copy else array
     host = np.from_dlpack(obj)  # host memory: a view, kept by the result
-    view = _wrap_host(host, _resolve_device(device))
-    return view if view is not None else asarray(host, device=device)
+    target = _resolve_device(device)
+    if not copy:
+        view = _wrap_host(host, target)
+        if view is not None:
+            return view
+        if copy is False:
+            raise errors.DLPackError(
+                f"from_dlpack: {target.filter_string} cannot use this "
+                "producer's host memory in place (it is read-only, empty "
+                "or negatively strided, or the device does not share the "
+                "host's memory); pass copy=None to allow a copy")
+    return asarray(host, device=device)
 
 
 def asnumpy(x):
@@ -423,35 +458,6 @@ def _to_device(self, device):
     if target == self.device:
         return self
     return _spirjit.to_device(self.asnumpy(), target._device, self.usm_type)
-
-
-def _dlpack(self, *, stream=None, max_version=None, dl_device=None,
-            copy=None):
-    """DLPack export as the Array API standard specifies it: a versioned
-    capsule for consumers passing ``max_version`` >= (1, 0), else the
-    unversioned one; ``copy=True`` exports a host copy; ``stream`` is ignored
-    (launches are synchronous, and the memory is the host's view); a
-    ``dl_device`` other than the array's own raises BufferError unless a
-    copy is allowed."""
-    versioned = max_version is not None and max_version[0] >= 1
-    if dl_device is not None and tuple(dl_device) != \
-            tuple(self.__dlpack_device__()):
-        if copy is False or tuple(dl_device)[0] != 1:
-            raise errors.DLPackError(
-                f"cannot export this DeviceArray to DLPack "
-                f"device {tuple(dl_device)} without a copy")
-        copy = True
-    # kDLCUDA (2): consumers on the GPU take the device pointer itself.
-    exportable = self._host_addressable or self.__dlpack_device__()[0] == 2
-    if copy is True or (copy is None and not exportable):
-        if copy is None:
-            raise errors.DLPackError(
-                "this device's memory is not addressable by pointer; pass "
-                "copy=True for a host copy (or use np.asarray(x))")
-        host = self.asnumpy()
-        return host.__dlpack__(max_version=max_version) if versioned \
-            else host.__dlpack__()
-    return self._dlpack_capsule(versioned)
 
 
 DeviceArray.__dlpack__ = _dlpack

@@ -160,3 +160,55 @@ def _wrap_host(array, device):
     return _spirjit._wrap_host_memory(
         device, array.__array_interface__["data"][0], span, array.dtype,
         list(array.shape), list(array.strides), array)
+
+
+_KDLCPU, _KDLCUDA = 1, 2
+
+
+def _dlpack(self, *, stream=None, max_version=None, dl_device=None,
+            copy=None):
+    """DLPack export as the Array API standard (2024.12) and DLPack 1.x
+    specify it: a versioned capsule for consumers passing ``max_version``
+    >= (1, 0), else the unversioned one. ``stream``: on CUDA the consumer's
+    stream (None: the legacy default stream, -1: no ordering), which then
+    waits for spirjit's; elsewhere only None, and the queue is finished
+    before the host reads. ``dl_device``: this array's own device, or the
+    CPU (1, 0) for a host copy unless ``copy=False``. ``copy=True`` exports
+    a copy, flagged as one in a versioned capsule. BufferError
+    (spirjit.errors.DLPackError) for what cannot be exported as asked."""
+    own = tuple(self.__dlpack_device__())
+    where = own if dl_device is None else tuple(dl_device)
+    if where != own and (where[0] != _KDLCPU or copy is False):
+        raise errors.DLPackError(
+            f"cannot export a DeviceArray on {self._device.filter_string} "
+            f"(DLPack device {own}) to DLPack device {where}"
+            + (" without a copy (copy=False)" if where[0] == _KDLCPU else
+               "; it exports to the CPU (1, 0)" if own[0] == _KDLCPU else
+               f"; it exports to {own}, or to the CPU (1, 0) as a copy"))
+    if where[0] == _KDLCUDA:
+        if stream is not None and (not isinstance(stream, int) or
+                                   stream == 0 or stream < -1):
+            raise errors.InvalidArgumentError(
+                f"__dlpack__: stream={stream!r} is not a CUDA stream: pass "
+                "None or 1 (the legacy default stream), 2 (per-thread "
+                "default), -1 (no ordering) or a CUstream's address")
+    elif stream is not None:
+        raise errors.InvalidArgumentError(
+            f"__dlpack__: stream={stream!r} on DLPack device {where}, which "
+            "has no streams: only stream=None is accepted")
+    versioned = max_version is not None and tuple(max_version)[0] >= 1
+    if where != own:
+        host = self.asnumpy()  # a copy the consumer owns
+        return host.__dlpack__(max_version=max_version) if versioned \
+            else host.__dlpack__()
+    if not self._host_addressable and own[0] != _KDLCUDA:
+        raise errors.DLPackError(
+            f"a DeviceArray on {self._device.filter_string} is in memory "
+            f"the host does not address (DLPack device {own}), which no "
+            "consumer can take by pointer; ask for a host copy with "
+            "dl_device=(1, 0), as np.from_dlpack(x, device='cpu') does, or "
+            "use np.asarray(x)")
+    if copy:
+        return self.copy()._dlpack_capsule(versioned, copied=True,
+                                           stream=stream)
+    return self._dlpack_capsule(versioned, stream=stream)

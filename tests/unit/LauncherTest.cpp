@@ -323,3 +323,57 @@ TEST_F(Launcher, TheCEntryPointLaunchesACompiledKernel) {
 }
 
 } // namespace
+
+TEST_F(Launcher, KeepsNativeCodesMemoryUntilTheQueueIsDone) {
+  // A C++ extension queued work on the device's queue that uses `buffer`
+  // (extension.hpp), and Python dropped the array.
+  auto buffer = device_->allocate(64);
+  std::weak_ptr<runtime::Buffer> watched = buffer;
+  retainUntilQueueDone(device_, {std::move(buffer)});
+  EXPECT_FALSE(watched.expired());
+  uint64_t upTo = launchesSoFar();
+  device_->finish();
+  releaseFinishedLaunches(*device_, upTo);
+  EXPECT_TRUE(watched.expired());
+}
+
+TEST_F(Launcher, LaunchesFinishWhileTheHostHoldsViews) {
+  // Long enough that an asynchronous launch is still running when submit
+  // returns.
+  const int64_t n = 1 << 22;
+  std::vector<float> a(n, 1.5f), b(n, 2.0f), zeros(n, 0.0f);
+  auto bufferA = device_->allocate(n * sizeof(float), a.data());
+  auto bufferB = device_->allocate(n * sizeof(float), b.data());
+  auto bufferC = device_->allocate(n * sizeof(float), zeros.data());
+  if (!bufferC->hostAddressable())
+    GTEST_SKIP() << "PoCL's memory is not the host's here";
+  int64_t shape[] = {n}, strides[] = {sizeof(float)};
+  auto deviceArray = [&](const std::shared_ptr<runtime::Buffer> &buffer) {
+    ArgumentValue value;
+    value.kind = ArgumentValue::Kind::DeviceArray;
+    value.type = types::array(types::floating(32), 1, 'C');
+    value.buffer = &buffer;
+    value.shape = shape;
+    value.strides = strides;
+    value.itemsize = sizeof(float);
+    return value;
+  };
+  ArgumentValue args[] = {deviceArray(bufferA), deviceArray(bufferB),
+                          deviceArray(bufferC)};
+  LaunchRange range;
+  range.dims = 1;
+  range.global[0] = n;
+  KernelCache cache = cacheOf("vecadd");
+  device_->addHostView(); // NumPy holds a view of the memory
+  {
+    Event event;
+    cache.submit(event, range, args, 3, device_, nullptr, 0, false);
+  }
+  const auto *c = static_cast<const float *>(bufferC->svm());
+  int64_t unwritten = 0;
+  for (int64_t i = 0; i < n; ++i)
+    unwritten += c[i] != 3.5f;
+  device_->removeHostView();
+  device_->finish();
+  EXPECT_EQ(unwritten, 0);
+}
