@@ -97,7 +97,10 @@ class _Capsule:
 
 
 def test_device_memory_export_asks_for_a_host_copy():
-    x = _device_memory_array()
+    # A device DLPack has no type for (an OpenCL or Level Zero GPU's
+    # memory): the export must be a copy to the host. CUDA memory exports
+    # as kDLCUDA (test_cuda_memory_exports_in_place).
+    x = _device_memory_array(dlpack_type=False)
     with pytest.raises(BufferError, match="in memory the host does not "
                        "address"):
         x.__dlpack__()
@@ -107,17 +110,34 @@ def test_device_memory_export_asks_for_a_host_copy():
     np.testing.assert_array_equal(host, np.arange(8.0))
 
 
-def _device_memory_array():
+def _device_memory_array(dlpack_type=None):
+    """An array in memory the host does not address, on a device DLPack
+    has a type for (CUDA) or not (either, for None)."""
     for device in spirjit.devices():
         x = spirjit.asarray(np.arange(8.0), device=device)
-        if not x._host_addressable:
+        if not x._host_addressable and (
+                dlpack_type is None or
+                (x.__dlpack_device__()[0] == 2) == dlpack_type):
             return x
-    pytest.skip("every device's memory here is the host's")
+    pytest.skip("no device here has such memory")
+
+
+def test_cuda_memory_exports_in_place():
+    x = _device_memory_array(dlpack_type=True)
+    assert x.__dlpack_device__()[0] == 2  # kDLCUDA
+    x.__dlpack__()  # a capsule of the device's memory, no copy
+    host = np.from_dlpack(x, device="cpu")  # dl_device=(1, 0): a copy
+    np.testing.assert_array_equal(host, np.arange(8.0))
 
 
 @pytest.mark.parametrize("copy", [None, True, False])
 def test_from_dlpack_copy(device, copy):
     a = np.arange(8.0)
+    if copy is False and not device.host_unified_memory:
+        # The spec's answer where the memory cannot be used in place.
+        with pytest.raises(BufferError, match="in place"):
+            spirjit.from_dlpack(a, device=device, copy=copy)
+        return
     x = spirjit.from_dlpack(a, device=device, copy=copy)
     np.testing.assert_array_equal(np.asarray(x), a)
     shares = x.usm_type == "host"  # over NumPy's memory
