@@ -170,7 +170,7 @@ void orderArguments(Instruction *call, const FunctionDescription &callee,
 /// Puts `call`'s callee in its place.
 void inlineCall(ir::Function &fn, FunctionDescription &description,
                 Instruction *call, const FunctionDescription &callee,
-                int serial) {
+                int serial, bool library) {
   int line = call->line;
   orderArguments(call, callee, description);
   size_t given = call->operands.size() - 1;
@@ -210,6 +210,8 @@ void inlineCall(ir::Function &fn, FunctionDescription &description,
   for (Block *block : copies)
     for (const auto &inst : block->instructions) {
       Instruction *i = inst.get();
+      if (library)
+        i->line = line; // the library's errors name the user's call
       if (i->isa(Opcode::Arg)) {
         parameters.push_back(i);
       } else if (i->isa(Opcode::Global)) {
@@ -286,6 +288,88 @@ bool usedAnywhere(const ir::Function &fn, const Instruction *value) {
   return false;
 }
 
+/// `a @ b` becomes `np.matmul(a, b)`, which the library writes.
+void matmulAsCall(ir::Function &fn, FunctionDescription &d,
+                  Instruction *product) {
+  std::string name = generatedGlobalName("matmul");
+  GlobalValue numpyMatmul;
+  numpyMatmul.kind = GlobalValue::Kind::Object;
+  numpyMatmul.name = "numpy.matmul";
+  d.globals[name] = numpyMatmul;
+  Block *block = product->parent;
+  Instruction *callee = fn.create(block, Opcode::Global, {}, product->line);
+  callee->name = name;
+  // Created last in the block: moved before the product.
+  auto &list = block->instructions;
+  std::unique_ptr<Instruction> moved = std::move(list.back());
+  list.pop_back();
+  auto at = std::find_if(list.begin(), list.end(),
+                         [&](const auto &i) { return i.get() == product; });
+  list.insert(at, std::move(moved));
+  product->opcode = Opcode::Call;
+  product->index = 0;
+  product->name.clear();
+  product->operands.insert(product->operands.begin(), callee);
+}
+
+/// Whether `callee` is one of the jit library's functions.
+bool isLibraryFunction(const FunctionDescription &callee,
+                       const FunctionDescription &d) {
+  for (const auto &[name, key] : d.library) {
+    auto it = d.deviceFunctions.find(key);
+    if (it != d.deviceFunctions.end() && it->second.get() == &callee)
+      return true;
+  }
+  return false;
+}
+
+/// The library's `fail("message {got} ... {expected}", got, expected)`,
+/// alone in an `if` body, becomes what the array-expression stage's checks
+/// are: a `fail` (raising ValueError with the message, after the user's
+/// file:line) and a return, so library code can refuse input as NumPy does.
+void lowerLibraryFailures(ir::Function &fn, FunctionDescription &d) {
+  for (const auto &block : fn.blocks) {
+    Instruction *call = nullptr;
+    for (const auto &inst : block->instructions) {
+      const GlobalValue *value =
+          inst->isa(Opcode::Call) ? valueOf(inst->operands[0], d) : nullptr;
+      if (value && value->kind == GlobalValue::Kind::Object &&
+          value->name == "spirjit._fail")
+        call = inst.get();
+    }
+    if (!call)
+      continue;
+    Instruction *end = block->terminator();
+    SPIRJIT_INTERNAL_CHECK(
+        call->operands.size() == 4 && call->operands[1]->isa(Opcode::Const) &&
+            end && end->isa(Opcode::Branch) && !usedAnywhere(fn, call),
+        "the jit library's fail() is called as an if body's only statement, "
+        "with a message and two integers");
+    for (Block *next : block->successors())
+      for (size_t p = next->predecessors.size(); p-- > 0;)
+        if (next->predecessors[p] == block.get()) {
+          next->predecessors.erase(next->predecessors.begin() + p);
+          for (const auto &inst : next->instructions)
+            if (inst->isa(Opcode::Phi))
+              inst->operands.erase(inst->operands.begin() + p);
+        }
+    fn.erase(end);
+    Instruction *fail = fn.create(
+        block.get(), Opcode::Fail, {call->operands[2], call->operands[3]},
+        call->line);
+    fail->name = d.filename + ":" + std::to_string(call->line) + ": " +
+                 call->operands[1]->constant.text;
+    Instruction *none = fn.create(block.get(), Opcode::Const, {}, call->line);
+    none->constant = ConstValue::none();
+    fn.create(block.get(), Opcode::Return, {none}, call->line)->name = "fail";
+    Instruction *callee = call->operands[0];
+    fn.erase(call);
+    if (!usedAnywhere(fn, callee))
+      fn.erase(callee);
+  }
+}
+
+
 } // namespace
 
 bool callsJitFunctions(const FunctionDescription &description) {
@@ -297,16 +381,34 @@ bool callsJitFunctions(const FunctionDescription &description) {
 
 void inlineJitCalls(ir::Function &fn, FunctionDescription &description) {
   for (int serial = 0;; ++serial) {
+    if (description.library.count("numpy.matmul#2")) {
+      std::vector<Instruction *> products;
+      for (const auto &block : fn.blocks)
+        for (const auto &inst : block->instructions)
+          if (inst->isa(Opcode::BinaryOp) &&
+              static_cast<ir::BinaryOperator>(inst->index) ==
+                  ir::BinaryOperator::MatMul)
+            products.push_back(inst.get());
+      for (Instruction *product : products)
+        matmulAsCall(fn, description, product);
+    }
     Instruction *call = nullptr;
     const FunctionDescription *callee = nullptr;
+    bool library = false;
     for (const auto &block : fn.blocks) {
-      for (const auto &inst : block->instructions)
-        if (inst->isa(Opcode::Call) &&
-            ((callee = jitCallee(inst->operands[0], description)) ||
-             (callee = libraryCallee(inst.get(), description)))) {
-          call = inst.get();
-          break;
+      for (const auto &inst : block->instructions) {
+        if (!inst->isa(Opcode::Call))
+          continue;
+        if ((callee = jitCallee(inst->operands[0], description))) {
+          library = isLibraryFunction(*callee, description);
+        } else if ((callee = libraryCallee(inst.get(), description))) {
+          library = true;
+        } else {
+          continue;
         }
+        call = inst.get();
+        break;
+      }
       if (call)
         break;
     }
@@ -320,12 +422,13 @@ void inlineJitCalls(ir::Function &fn, FunctionDescription &description) {
                           " times deep here; recursion is not supported in "
                           "jit functions");
     Instruction *calleeValue = call->operands[0];
-    inlineCall(fn, description, call, *callee, serial);
+    inlineCall(fn, description, call, *callee, serial, library);
     // A library call's `a.std` or `np.std` is read by nothing now, and
     // type inference would find no such attribute.
     if (!usedAnywhere(fn, calleeValue))
       fn.erase(calleeValue);
   }
+  lowerLibraryFailures(fn, description);
   std::string problems = ir::verify(fn);
   SPIRJIT_INTERNAL_CHECK(problems.empty(),
                          "inlining jit functions broke the function: " +

@@ -167,6 +167,14 @@ const Type *Inference::inferCompare(Instruction &inst, const Type *a,
     }
     unsupported(inst, "'is' is only supported for comparisons with None");
   }
+  if (a->kind == TypeKind::DTypeClass && b->kind == TypeKind::DTypeClass &&
+      (op == ir::CompareOperator::Eq || op == ir::CompareOperator::Ne)) {
+    // a.dtype == b.dtype: known when the function compiles.
+    bool same = a->element == b->element;
+    result_.constants[&inst] =
+        ConstValue::ofBool(op == ir::CompareOperator::Eq ? same : !same);
+    return types::boolean();
+  }
   if (!a->isNumber() || !b->isNumber())
     typingError(inst, std::string("cannot compare '") + a->str() + "' and '" +
                           b->str() + "' with " + ir::compareOperatorText(op));

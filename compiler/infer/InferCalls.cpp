@@ -273,6 +273,11 @@ std::optional<bool> Inference::knownCondition(const Instruction *v) const {
       bool same = a->kind == b->kind;
       return op == ir::CompareOperator::Is ? same : !same;
     }
+    if (a && b && a->kind == TypeKind::DTypeClass &&
+        b->kind == TypeKind::DTypeClass &&
+        (op == ir::CompareOperator::Eq || op == ir::CompareOperator::Ne))
+      // `a.dtype == b.dtype`: the types say.
+      return (a->element == b->element) == (op == ir::CompareOperator::Eq);
     const ConstValue *x = constantOf(v->operands[0]);
     const ConstValue *y = constantOf(v->operands[1]);
     auto integer = [](const ConstValue *c) {

@@ -3,6 +3,7 @@ constants, names, the line table, and what each global, closure variable and
 annotation referred to at this moment (compile time freezes them)."""
 
 import builtins
+import dis
 import hashlib
 import marshal
 import inspect
@@ -160,7 +161,19 @@ def _describe_annotation(value):
 _LIBRARY_NAMES = None
 
 
-def _library_entries(names, table):
+_BINARY_OP = dis.opmap.get("BINARY_OP")
+# BINARY_OP's arguments for @ and @= (NB_MATRIX_MULTIPLY, its in-place one).
+_MATMUL_OPS = (4, 17) if _BINARY_OP is not None else None
+
+
+def _uses_matmul(code):
+    """Whether the code has the @ operator (the library writes it)."""
+    raw = code.co_code
+    return any(raw[i] == _BINARY_OP and raw[i + 1] in _MATMUL_OPS
+               for i in range(0, len(raw), 2))
+
+
+def _library_entries(names, table, code=None):
     """NumPy's functions and methods among ``names`` that the jit library
     writes (_jit_library.py), described into ``table``."""
     global _LIBRARY_NAMES
@@ -168,6 +181,8 @@ def _library_entries(names, table):
         from . import _jit_library
         _LIBRARY_NAMES = set(_jit_library.FUNCTIONS) | set(
             _jit_library.METHODS)
+    if code is not None and _MATMUL_OPS is not None and _uses_matmul(code):
+        names = list(names) + ["matmul"]
     if _LIBRARY_NAMES.isdisjoint(names):
         return {}
     from . import _jit_library
@@ -191,7 +206,7 @@ def describe_function(fn, table=None):
     closure = [describe_value(cell.cell_contents, table) for cell in
                (fn.__closure__ or ())]
     members = _module_members(fn_globals, code.co_names, table)
-    library = _library_entries(code.co_names, table)
+    library = _library_entries(code.co_names, table, code)
     try:  # `from __future__ import annotations` leaves strings to evaluate
         raw = inspect.get_annotations(fn, eval_str=True)
     except Exception:

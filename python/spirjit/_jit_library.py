@@ -16,6 +16,21 @@ import numpy as np
 from . import jit, prange
 
 
+class _Fail:
+    """``fail(message, got, expected)``, alone in an ``if`` body of library
+    code: NumPy's ValueError, naming the user's file:line, with ``{got}``
+    and ``{expected}`` in the message replaced by the two integers
+    (compiler/InlineJit.cpp makes it the compiler's own check)."""
+
+    __spirjit_name__ = "spirjit._fail"
+
+    def __call__(self, message, got, expected):
+        raise ValueError(message.format(got=got, expected=expected))
+
+
+fail = _Fail()
+
+
 @jit
 def var(a):
     mean = a.mean()
@@ -83,12 +98,61 @@ def linspace50(start, stop):
     return linspace(start, stop, 50)
 
 
+@jit
+def matmul(a, b):
+    # NumPy's matmul and dot of 1-D and 2-D arrays; branches on the ranks
+    # and dtypes are pruned when the caller compiles.
+    if a.ndim > 2 or b.ndim > 2:
+        fail("matmul in jit code takes 1-D and 2-D arrays, not {got}-D and "
+             "{expected}-D", a.ndim, b.ndim)
+    inner = a.shape[0] if a.ndim == 1 else a.shape[1]
+    if inner != b.shape[0]:
+        fail("matmul: the operands' inner extents differ ({got} and "
+             "{expected})", inner, b.shape[0])
+    if a.ndim == 1 and b.ndim == 1:
+        return (a * b).sum()
+    if a.ndim == 2 and b.ndim == 2:
+        if a.dtype == b.dtype:
+            c = np.empty((a.shape[0], b.shape[1]), a.dtype)
+        else:
+            c = np.empty((a.shape[0], b.shape[1]))
+        for i in prange(a.shape[0]):
+            for j in prange(b.shape[1]):
+                s = 0
+                for p in range(inner):
+                    s += a[i, p] * b[p, j]
+                c[i, j] = s
+        return c
+    if a.ndim == 2:
+        if a.dtype == b.dtype:
+            y = np.empty(a.shape[0], a.dtype)
+        else:
+            y = np.empty(a.shape[0])
+        for i in prange(a.shape[0]):
+            s = 0
+            for p in range(inner):
+                s += a[i, p] * b[p]
+            y[i] = s
+        return y
+    if a.dtype == b.dtype:
+        x = np.empty(b.shape[1], a.dtype)
+    else:
+        x = np.empty(b.shape[1])
+    for j in prange(b.shape[1]):
+        s = 0
+        for p in range(inner):
+            s += a[p] * b[p, j]
+        x[j] = s
+    return x
+
+
 # NumPy's name -> the functions writing it, one per number of arguments
 # (an array method's array counted).
 FUNCTIONS = {"std": (std,), "var": (var,), "argmax": (argmax,),
-             "argmin": (argmin,), "linspace": (linspace50, linspace)}
+             "argmin": (argmin,), "linspace": (linspace50, linspace),
+             "dot": (matmul,), "matmul": (matmul,)}
 METHODS = {"std": (std,), "var": (var,), "fill": (fill,),
-           "argmax": (argmax,), "argmin": (argmin,)}
+           "argmax": (argmax,), "argmin": (argmin,), "dot": (matmul,)}
 
 
 def entries(names, describe_value, table):

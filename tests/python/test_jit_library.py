@@ -160,3 +160,47 @@ def test_a_method_jit_code_lacks_says_jit_functions(device):
     message = str(info.value)
     assert f"test_jit_library.py:{marked_line(__file__, 'tolist')}" in message
     assert "has no attribute 'tolist' usable in jit functions" in message
+
+
+@jit
+def products(a, b):
+    return a @ b, np.dot(a, b), a.dot(b), np.matmul(a, b)
+
+
+@pytest.mark.parametrize("shapes", [((5, 4), (4, 3)), ((5, 4), (4,)),
+                                    ((4,), (4, 3)), ((4,), (4,))])
+def test_matrix_products_are_numpys(device, shapes):
+    rng = np.random.default_rng(0)
+    a, b = (rng.random(s) for s in shapes)
+    want = a @ b
+    for got in products(spirjit.asarray(a, device=device),
+                        spirjit.asarray(b, device=device)):
+        got = got.asnumpy() if hasattr(got, "asnumpy") else got
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        assert np.shape(got) == np.shape(want)
+
+
+def test_matrix_product_dtypes_are_numpys(device, require_dtypes):
+    require_dtypes(np.float64)
+    a32 = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b32 = np.arange(6, dtype=np.float32).reshape(3, 2)
+    for a, b in ((a32, b32), (a32, b32.astype(np.float64)),
+                 (a32.astype(np.int64), b32.astype(np.int64))):
+        got = products(a, b)[0]
+        assert got.dtype == (a @ b).dtype
+        np.testing.assert_array_equal(got, a @ b)
+
+
+@jit
+def misaligned(a, b):
+    return a @ b  # <- misaligned
+
+
+def test_a_misaligned_product_is_numpys_value_error(device):
+    with pytest.raises(ValueError) as info:
+        misaligned(np.ones((2, 3)), np.ones((2, 3)))
+    message = str(info.value)
+    assert f"test_jit_library.py:{marked_line(__file__, 'misaligned')}: " \
+        "matmul: the operands' inner extents differ (3 and 2)" in message
+    with pytest.raises(ValueError, match="takes 1-D and 2-D arrays, not 3-D"):
+        misaligned(np.ones((2, 2, 2)), np.ones((2, 2)))
