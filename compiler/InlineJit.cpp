@@ -120,6 +120,8 @@ const FunctionDescription *libraryCallee(Instruction *call,
                         " argument(s) in jit code, not " +
                         std::to_string(given - (found->self ? 1 : 0)));
   }
+  if (entry->second.empty())
+    return nullptr; // an arity the compiler computes itself: a.sum()
   auto callee = d.deviceFunctions.find(entry->second);
   SPIRJIT_INTERNAL_CHECK(callee != d.deviceFunctions.end() && callee->second,
                          "a jit library function without its description");
@@ -312,12 +314,14 @@ void matmulAsCall(ir::Function &fn, FunctionDescription &d,
   product->operands.insert(product->operands.begin(), callee);
 }
 
-/// Whether `callee` is one of the jit library's functions.
+/// Whether `callee` is one of the jit library's functions or their helpers:
+/// code of the library's file.
 bool isLibraryFunction(const FunctionDescription &callee,
                        const FunctionDescription &d) {
   for (const auto &[name, key] : d.library) {
     auto it = d.deviceFunctions.find(key);
-    if (it != d.deviceFunctions.end() && it->second.get() == &callee)
+    if (it != d.deviceFunctions.end() && it->second &&
+        it->second->filename == callee.filename)
       return true;
   }
   return false;

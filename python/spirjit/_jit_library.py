@@ -50,7 +50,7 @@ def fill(a, value):
 
 
 @jit
-def argmax(a):
+def _argmax1d(a):
     # NumPy's rule: the first largest element, or the first NaN.
     largest = a.max()
     first = a.shape[0]
@@ -66,7 +66,7 @@ def argmax(a):
 
 
 @jit
-def argmin(a):
+def _argmin1d(a):
     smallest = a.min()
     first = a.shape[0]
     if smallest != smallest:
@@ -78,6 +78,114 @@ def argmin(a):
             if a[i] == smallest:
                 first = min(first, i)
     return first
+
+
+@jit
+def argmax(a):
+    # The flat index, as NumPy's without an axis.
+    if a.ndim == 1:
+        return _argmax1d(a)
+    return _argmax1d(a.reshape(-1))
+
+
+@jit
+def argmin(a):
+    if a.ndim == 1:
+        return _argmin1d(a)
+    return _argmin1d(a.reshape(-1))
+
+
+# Reductions over one axis of a 1-D or 2-D array; `op` is a constant where
+# each caller below passes it, so the other operations' branches prune.
+SUM, PROD, MIN, MAX, MEAN = 0, 1, 2, 3, 4
+
+
+@jit
+def _reduce_axis(a, axis, op):
+    if a.ndim > 2:
+        fail("a reduction over an axis in jit code takes 1-D and 2-D "
+             "arrays, not {got}-D ones", a.ndim, 2)
+    if axis < -a.ndim or axis >= a.ndim:
+        fail("axis {got} is out of bounds for array of dimension "
+             "{expected}", axis, a.ndim)
+    if a.ndim == 1:
+        if op == SUM:
+            return a.sum()
+        if op == PROD:
+            return a.prod()
+        if op == MIN:
+            return a.min()
+        if op == MAX:
+            return a.max()
+        return a.mean()
+    rows = axis == 0 or axis == -2  # the result has one value per column
+    n = a.shape[1] if rows else a.shape[0]
+    k = a.shape[0] if rows else a.shape[1]
+    if (op == MIN or op == MAX) and k == 0:
+        fail("zero-size array to a minimum or maximum over an axis of "
+             "{got} elements, which has no identity", k, 0)
+    # NumPy's result dtypes (each condition is known when the caller
+    # compiles, so `out` has one type).
+    if op == MIN or op == MAX:
+        out = np.empty(n, a.dtype)
+    elif op == MEAN:
+        if a.dtype == np.float32:
+            out = np.empty(n, np.float32)
+        else:
+            out = np.empty(n)
+    elif a.dtype == np.float32 or a.dtype == np.float64:
+        out = np.empty(n, a.dtype)
+    else:
+        out = np.empty(n, np.int64)
+    for j in prange(n):
+        if op == SUM or op == MEAN:
+            s = 0
+        elif op == PROD:
+            s = 1
+        elif rows:
+            s = a[0, j]
+        else:
+            s = a[j, 0]
+        for i in range(k):
+            x = a[i, j] if rows else a[j, i]
+            if op == SUM or op == MEAN:
+                s += x
+            elif op == PROD:
+                s *= x
+            elif op == MIN:
+                s = np.minimum(s, x)
+            else:
+                s = np.maximum(s, x)
+        if op == MEAN:
+            out[j] = s / k
+        else:
+            out[j] = s
+    return out
+
+
+@jit
+def sum_axis(a, axis):
+    return _reduce_axis(a, axis, SUM)
+
+
+@jit
+def prod_axis(a, axis):
+    return _reduce_axis(a, axis, PROD)
+
+
+@jit
+def min_axis(a, axis):
+    return _reduce_axis(a, axis, MIN)
+
+
+@jit
+def max_axis(a, axis):
+    return _reduce_axis(a, axis, MAX)
+
+
+@jit
+def mean_axis(a, axis):
+    return _reduce_axis(a, axis, MEAN)
 
 
 @jit
@@ -148,11 +256,22 @@ def matmul(a, b):
 
 # NumPy's name -> the functions writing it, one per number of arguments
 # (an array method's array counted).
+_AXES = {"sum": sum_axis, "prod": prod_axis, "min": min_axis,
+         "max": max_axis, "mean": mean_axis, "amin": min_axis,
+         "amax": max_axis}
 FUNCTIONS = {"std": (std,), "var": (var,), "argmax": (argmax,),
              "argmin": (argmin,), "linspace": (linspace50, linspace),
-             "dot": (matmul,), "matmul": (matmul,)}
+             "dot": (matmul,), "matmul": (matmul,),
+             **{name: (fn,) for name, fn in _AXES.items()}}
 METHODS = {"std": (std,), "var": (var,), "fill": (fill,),
-           "argmax": (argmax,), "argmin": (argmin,), "dot": (matmul,)}
+           "argmax": (argmax,), "argmin": (argmin,), "dot": (matmul,),
+           **{name: (fn,) for name, fn in _AXES.items()
+              if not name.startswith("a")}}
+# The names above of NumPy's that jit code also computes itself, with the
+# number of arguments it takes them with ("numpy.sum#1" is a.sum() there).
+NATIVE = {f"{prefix}{name}#1" for name in ("sum", "prod", "min", "max",
+                                          "mean", "amin", "amax")
+          for prefix in ("numpy.", "method:")}
 
 
 def entries(names, describe_value, table):
@@ -167,4 +286,7 @@ def entries(names, describe_value, table):
                 count = fn.py_func.__code__.co_argcount
                 out[f"{prefix}{name}#{count}"] = describe_value(
                     fn, table)["name"]
+            if f"{prefix}{name}#1" in NATIVE and any(
+                    key.startswith(f"{prefix}{name}#") for key in out):
+                out[f"{prefix}{name}#1"] = ""  # the compiler's own
     return out

@@ -204,3 +204,37 @@ def test_a_misaligned_product_is_numpys_value_error(device):
         "matmul: the operands' inner extents differ (3 and 2)" in message
     with pytest.raises(ValueError, match="takes 1-D and 2-D arrays, not 3-D"):
         misaligned(np.ones((2, 2, 2)), np.ones((2, 2)))
+
+
+@jit
+def over_axes(a):
+    return (a.sum(axis=0), a.sum(1), np.sum(a, axis=-1), a.mean(0),
+            a.min(axis=1), np.max(a, 0), a.prod(0), np.amin(a, 0),
+            np.argmax(a), a.argmin())
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
+def test_reductions_over_an_axis_are_numpys(device, require_dtypes, dtype):
+    require_dtypes(np.float64)
+    a = (np.arange(12.0).reshape(3, 4) - 5).astype(dtype)
+    got = over_axes(spirjit.asarray(a, device=device))
+    want = (a.sum(axis=0), a.sum(1), np.sum(a, axis=-1), a.mean(0),
+            a.min(axis=1), np.max(a, 0), a.prod(0), np.amin(a, 0),
+            np.argmax(a), a.argmin())
+    for g, w in zip(got, want):
+        g = g.asnumpy() if hasattr(g, "asnumpy") else g
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+        if np.ndim(w):
+            assert g.dtype == w.dtype
+
+
+@jit
+def axis_too_far(a):
+    return a.sum(axis=2)  # <- axis-bounds
+
+
+def test_an_axis_out_of_bounds_is_numpys_error(device):
+    with pytest.raises(ValueError) as info:
+        axis_too_far(np.ones((2, 2)))
+    assert f"test_jit_library.py:{marked_line(__file__, 'axis-bounds')}: axis 2 " \
+        "is out of bounds for array of dimension 2" in str(info.value)
