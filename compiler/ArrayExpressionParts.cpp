@@ -73,6 +73,9 @@ Role roleOf(const Instruction *inst) {
   case Opcode::GetAttr:
     if (inst->name == "T" && isArray(inst->type))
       return Role::View;
+    if ((inst->name == "real" || inst->name == "imag") &&
+        isArray(inst->type))
+      return Role::Elementwise; // z.real of each element
     return inst->type->kind == TypeKind::Method &&
                    isArray(inst->type->elements[0])
                ? Role::Callee

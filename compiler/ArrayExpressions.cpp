@@ -392,6 +392,11 @@ private:
       op->index = v->index;
       return op;
     }
+    case Opcode::GetAttr: { // a.real, a.imag: each element's
+      Instruction *part = make(body.block, Opcode::GetAttr, {operand(0)}, line);
+      part->name = v->name;
+      return part;
+    }
     case Opcode::GetItem: // a[idx]: the element idx names, in the loop
       return make(body.block, Opcode::GetItem,
                   {arrayValue(v->operands[0]), operand(1)}, line);

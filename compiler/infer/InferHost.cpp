@@ -116,8 +116,6 @@ const Type *Inference::inferArrayConstructor(Instruction &inst,
     typingError(inst, "np." + shortName + "()'s fill_value must be a number");
   if (!element)
     element = full ? types::materialize(args[1]->type) : types::floating(64);
-  if (element->kind == TypeKind::Complex)
-    unsupported(inst, "complex arrays are not made in jit functions yet");
   return types::array(element, ndim, 'C');
 }
 

@@ -157,6 +157,14 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
       return types::weakInt();
     if (name == "dtype")
       return types::dtypeClass(object->element);
+    if ((name == "real" || name == "imag") &&
+        result_.kind == FunctionKind::Host && object->element->isNumber()) {
+      // Element by element (ArrayExpressions.cpp): the parts' dtype.
+      const Type *e = object->element;
+      if (e->kind == TypeKind::Complex)
+        e = types::floating(e->bits); // a part's width
+      return types::array(e, object->ndim, 'C');
+    }
     if (name == "T" && result_.kind == FunctionKind::Host)
       return object->ndim <= 1
                  ? object

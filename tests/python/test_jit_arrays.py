@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import spirjit
-from spirjit import dpjit
+from spirjit import dpjit, prange
 from spirjit.errors import TypingError, UnsupportedFeatureError
 
 
@@ -426,3 +426,37 @@ def test_vectorize_functions_apply_element_by_element(device):
     # takes the first signature float32 casts to safely, here float64.
     a32, b32 = a.astype(np.float32), b.astype(np.float32)
     assert f(a32, b32)[0].dtype == hypot2(a32, b32).dtype == np.float64
+
+
+# Complex arrays made in jit code, and the parts of any array (issue 29).
+@dpjit
+def complex_made(n):
+    z = np.zeros(n, np.complex128)
+    for i in prange(n):
+        z[i] = complex(i, -i)
+    return z, np.ones(3, dtype=np.complex64), np.full(2, 1 + 2j)
+
+
+@dpjit
+def parts(z):
+    return z.real * 2, z.imag + 1, np.conj(z), (z.real ** 2 + z.imag ** 2).sum()
+
+
+def test_complex_arrays_and_their_parts(device, require_dtypes):
+    require_dtypes(np.complex128)
+    z, ones, full = complex_made(4)
+    np.testing.assert_array_equal(z, np.arange(4) - 1j * np.arange(4))
+    assert ones.dtype == np.complex64 and full.dtype == np.complex128
+    np.testing.assert_array_equal(full, [1 + 2j, 1 + 2j])
+    z = np.array([1 + 2j, -3 + 0.5j, 2 - 1j])
+    for arg in (z, spirjit.asarray(z, device=device)):
+        got = parts(arg)
+        want = (z.real * 2, z.imag + 1, np.conj(z),
+                (z.real ** 2 + z.imag ** 2).sum())
+        for g, w in zip(got, want):
+            g = g.asnumpy() if hasattr(g, "asnumpy") else g
+            np.testing.assert_allclose(g, w)
+            assert np.asarray(g).dtype == np.asarray(w).dtype or np.ndim(w) == 0
+    r = np.arange(3.0)
+    np.testing.assert_array_equal(parts(r)[0], r * 2)
+    np.testing.assert_array_equal(parts(r)[1], np.ones(3))
