@@ -74,3 +74,27 @@ def test_discovery_example_runs():
     assert proc.returncode == 0, proc.stderr
     for d in spirjit.devices():
         assert f"on {d.filter_string}: y = 3x" in proc.stdout
+
+
+def test_imports_and_says_what_to_install_without_any_loader():
+    # spirjit opens the OpenCL and Level Zero loaders at run time (as it
+    # opens CUDA's driver), so a machine without them imports it and is
+    # told what is missing, rather than failing to load the extension.
+    env = dict(os.environ, SPIRJIT_OPENCL_LOADER="/nonexistent/libOpenCL.so",
+               SPIRJIT_ZE_LOADER="/nonexistent/libze_loader.so",
+               SPIRJIT_CUDA_DRIVER="/nonexistent/libcuda.so",
+               PYTHONPATH=PACKAGE_ROOT)
+    env.pop("SPIRJIT_DEVICE", None)
+    script = ("import spirjit\n"
+              "print(len(spirjit.devices()))\n"
+              "try:\n"
+              "    spirjit.default_device()\n"
+              "except spirjit.errors.DeviceError as e:\n"
+              "    print('DeviceError', e)\n")
+    out = subprocess.run([sys.executable, "-c", script], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "0"
+    assert lines[1].startswith("DeviceError no device found")
+    assert "OpenCL driver" in lines[1]
