@@ -7,6 +7,7 @@
 // in OpenCL order. A Range launch picks its own block shape and rounds the
 // grid up; the kernel guards the extra threads.
 #include "runtime/CUDA.h"
+#include "runtime/DriverLibrary.h"
 #include "runtime/MemoryPool.h"
 
 #include <dlfcn.h>
@@ -102,15 +103,14 @@ struct Driver {
 const Driver &driver() {
   static const Driver api = [] {
     Driver d;
-    const char *name = std::getenv("SPIRJIT_CUDA_DRIVER");
-    void *library =
-        dlopen(name && *name ? name : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    void *library = openDriverLibrary("SPIRJIT_CUDA_DRIVER", "libcuda.so.1");
     if (!library)
       return d;
     bool complete = true;
     auto resolve = [&](auto &function, const char *symbol) {
-      function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(
-          dlsym(library, symbol));
+      function =
+          driverEntry<std::remove_reference_t<decltype(function)>>(library,
+                                                                   symbol);
       complete &= function != nullptr;
     };
 #define CUDA_RESOLVE(name, symbol, ...) resolve(d.name, symbol);

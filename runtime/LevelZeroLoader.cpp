@@ -6,23 +6,18 @@
 // backend lists no device. SPIRJIT_ZE_LOADER names another loader file.
 #include <level_zero/ze_api.h>
 
-#include <cstdlib>
-#include <dlfcn.h>
+#include "runtime/DriverLibrary.h"
 
 namespace {
 
 void *loader() {
-  static void *library = [] {
-    const char *name = std::getenv("SPIRJIT_ZE_LOADER");
-    return dlopen(name && *name ? name : "libze_loader.so.1",
-                  RTLD_NOW | RTLD_LOCAL);
-  }();
+  static void *library = spirjit::runtime::openDriverLibrary(
+      "SPIRJIT_ZE_LOADER", "libze_loader.so.1");
   return library;
 }
 
 template <typename Function> Function entry(const char *name) {
-  void *library = loader();
-  return library ? reinterpret_cast<Function>(dlsym(library, name)) : nullptr;
+  return spirjit::runtime::driverEntry<Function>(loader(), name);
 }
 
 } // namespace

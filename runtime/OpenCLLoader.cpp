@@ -7,23 +7,18 @@
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
 
-#include <cstdlib>
-#include <dlfcn.h>
+#include "runtime/DriverLibrary.h"
 
 namespace {
 
 void *loader() {
-  static void *library = [] {
-    const char *name = std::getenv("SPIRJIT_OPENCL_LOADER");
-    return dlopen(name && *name ? name : "libOpenCL.so.1",
-                  RTLD_NOW | RTLD_LOCAL);
-  }();
+  static void *library = spirjit::runtime::openDriverLibrary(
+      "SPIRJIT_OPENCL_LOADER", "libOpenCL.so.1");
   return library;
 }
 
 template <typename Function> Function entry(const char *name) {
-  void *library = loader();
-  return library ? reinterpret_cast<Function>(dlsym(library, name)) : nullptr;
+  return spirjit::runtime::driverEntry<Function>(loader(), name);
 }
 
 } // namespace

@@ -50,32 +50,18 @@ def fill(a, value):
 
 
 @jit
-def _argmax1d(a):
-    # NumPy's rule: the first largest element, or the first NaN.
-    largest = a.max()
+def _arg_extreme(a, smallest):
+    # NumPy's rule: the first extreme element, or the first NaN. `smallest`
+    # is a constant where argmax and argmin pass it: one branch prunes.
+    extreme = a.min() if smallest else a.max()
     first = a.shape[0]
-    if largest != largest:
+    if extreme != extreme:
         for i in prange(a.shape[0]):
             if a[i] != a[i]:
                 first = min(first, i)
     else:
         for i in prange(a.shape[0]):
-            if a[i] == largest:
-                first = min(first, i)
-    return first
-
-
-@jit
-def _argmin1d(a):
-    smallest = a.min()
-    first = a.shape[0]
-    if smallest != smallest:
-        for i in prange(a.shape[0]):
-            if a[i] != a[i]:
-                first = min(first, i)
-    else:
-        for i in prange(a.shape[0]):
-            if a[i] == smallest:
+            if a[i] == extreme:
                 first = min(first, i)
     return first
 
@@ -84,15 +70,15 @@ def _argmin1d(a):
 def argmax(a):
     # The flat index, as NumPy's without an axis.
     if a.ndim == 1:
-        return _argmax1d(a)
-    return _argmax1d(a.reshape(-1))
+        return _arg_extreme(a, False)
+    return _arg_extreme(a.reshape(-1), False)
 
 
 @jit
 def argmin(a):
     if a.ndim == 1:
-        return _argmin1d(a)
-    return _argmin1d(a.reshape(-1))
+        return _arg_extreme(a, True)
+    return _arg_extreme(a.reshape(-1), True)
 
 
 # Reductions over one axis of a 1-D or 2-D array; `op` is a constant where
