@@ -873,27 +873,6 @@ private:
     map_.values[inst] = copy;
   }
 
-  /// a.item(): the one element of an array of size 1, else NumPy's
-  /// ValueError.
-  Instruction *item(const Instruction *call, int line) {
-    Instruction *array = call->operands[0]->operands[0];
-    if (views_.count(array)) {
-      auto made = viewValues_.find(array);
-      array = made != viewValues_.end() ? made->second : viewValue(array, line);
-    }
-    Instruction *size = make(Opcode::GetAttr, {array}, line);
-    size->name = "size";
-    Instruction *one = integer(1, line);
-    check(compare(cur_, ir::CompareOperator::Eq, size, one, line),
-          "can only convert an array of size 1 to a Python scalar", size, one,
-          line);
-    std::vector<Instruction *> zeros;
-    for (int d = 0; d < call->operands[0]->operands[0]->type->ndim; ++d)
-      zeros.push_back(integer(0, line));
-    return make(Opcode::GetItem,
-                {array, make(Opcode::BuildTuple, zeros, line)}, line);
-  }
-
   const TypedFunction &typed_;
   const ir::Function &old_;
   /// The blocks of prange loops, and the one being walked: an array

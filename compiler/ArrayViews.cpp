@@ -210,4 +210,20 @@ Instruction *ArrayViews::viewValue(const Instruction *v, int line) {
   return make(Opcode::View, operands, line);
 }
 
+Instruction *ArrayViews::item(const Instruction *call, int line) {
+  Instruction *original = call->operands[0]->operands[0];
+  Instruction *array = arrayValue(original, line);
+  Instruction *size = make(Opcode::GetAttr, {array}, line);
+  size->name = "size";
+  Instruction *one = integer(1, line);
+  check(compare(cur_, ir::CompareOperator::Eq, size, one, line),
+        "can only convert an array of size 1 to a Python scalar", size, one,
+        line);
+  std::vector<Instruction *> zeros;
+  for (int d = 0; d < original->type->ndim; ++d)
+    zeros.push_back(integer(0, line));
+  return make(Opcode::GetItem, {array, make(Opcode::BuildTuple, zeros, line)},
+              line);
+}
+
 } // namespace spirjit::arrays

@@ -47,6 +47,10 @@ protected:
   /// (first element, extents, strides) of view `v` of its real base.
   Instruction *viewValue(const Instruction *v, int line);
 
+  /// a.item(): the one element of an array of size 1, else NumPy's
+  /// ValueError.
+  Instruction *item(const Instruction *call, int line);
+
   std::map<const Instruction *, Access> views_;
   /// The `view` of each slice some instruction uses as a value.
   std::map<const Instruction *, Instruction *> viewValues_;
