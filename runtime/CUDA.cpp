@@ -304,14 +304,7 @@ public:
   /// Queues a wait for everything queued so far on `other` (another
   /// library's stream) before whatever this device queues next.
   void waitFor(CUstream other) {
-    makeCurrent();
-    CUevent event = events_.take();
-    CUresult recorded = driver().cuEventRecord(event, other);
-    CUresult waited = recorded == CUDA_SUCCESS
-                          ? driver().cuStreamWaitEvent(stream_, event, 0)
-                          : recorded;
-    events_.give(event); // a pending record is safe to reuse (EventPool)
-    check(waited, "waiting for another library's CUDA stream");
+    streamWaits(stream_, other, "waiting for another library's CUDA stream");
   }
 
   /// The context on the calling thread: each thread starts without one.
@@ -439,14 +432,20 @@ public:
   /// Queues on `other` (another library's stream) a wait for everything
   /// queued so far on this device's stream.
   void orderBefore(CUstream other) {
+    streamWaits(other, stream_, "making another library's CUDA stream wait");
+  }
+
+  /// Queues on `waiter` a wait for everything queued so far on
+  /// `signaller`: an event recorded on one, waited for on the other.
+  void streamWaits(CUstream waiter, CUstream signaller, const char *what) {
     makeCurrent();
     CUevent event = events_.take();
-    CUresult recorded = driver().cuEventRecord(event, stream_);
+    CUresult recorded = driver().cuEventRecord(event, signaller);
     CUresult waited = recorded == CUDA_SUCCESS
-                          ? driver().cuStreamWaitEvent(other, event, 0)
+                          ? driver().cuStreamWaitEvent(waiter, event, 0)
                           : recorded;
     events_.give(event); // a pending record is safe to reuse (EventPool)
-    check(waited, "making another library's CUDA stream wait");
+    check(waited, what);
   }
 
   std::unique_ptr<Event> enqueueMarker() override {

@@ -21,6 +21,19 @@ using spirjit::testing::loadFixture;
 
 namespace {
 
+/// A launch argument viewing `buffer` as a 1-D float32 array.
+ArgumentValue floatVector(const std::shared_ptr<runtime::Buffer> &buffer,
+                          int64_t *shape, int64_t *strides) {
+  ArgumentValue value;
+  value.kind = ArgumentValue::Kind::DeviceArray;
+  value.type = types::array(types::floating(32), 1, 'C');
+  value.buffer = &buffer;
+  value.shape = shape;
+  value.strides = strides;
+  value.itemsize = sizeof(float);
+  return value;
+}
+
 /// PoCL's CPU device, present wherever the tests run (CI installs it).
 std::shared_ptr<runtime::Device> pocl() {
   for (const auto &device : runtime::allDevices())
@@ -170,14 +183,7 @@ TEST_F(Launcher, LaunchesOnDeviceArraysAndDropsEventsSafely) {
   auto bufferC = device_->allocate(n * sizeof(float));
   int64_t shape[] = {n}, strides[] = {sizeof(float)};
   auto deviceArray = [&](const std::shared_ptr<runtime::Buffer> &buffer) {
-    ArgumentValue value;
-    value.kind = ArgumentValue::Kind::DeviceArray;
-    value.type = types::array(types::floating(32), 1, 'C');
-    value.buffer = &buffer;
-    value.shape = shape;
-    value.strides = strides;
-    value.itemsize = sizeof(float);
-    return value;
+    return floatVector(buffer, shape, strides);
   };
   ArgumentValue args[] = {deviceArray(bufferA), deviceArray(bufferB),
                           deviceArray(bufferC)};
@@ -349,14 +355,7 @@ TEST_F(Launcher, LaunchesFinishWhileTheHostHoldsViews) {
     GTEST_SKIP() << "PoCL's memory is not the host's here";
   int64_t shape[] = {n}, strides[] = {sizeof(float)};
   auto deviceArray = [&](const std::shared_ptr<runtime::Buffer> &buffer) {
-    ArgumentValue value;
-    value.kind = ArgumentValue::Kind::DeviceArray;
-    value.type = types::array(types::floating(32), 1, 'C');
-    value.buffer = &buffer;
-    value.shape = shape;
-    value.strides = strides;
-    value.itemsize = sizeof(float);
-    return value;
+    return floatVector(buffer, shape, strides);
   };
   ArgumentValue args[] = {deviceArray(bufferA), deviceArray(bufferB),
                           deviceArray(bufferC)};
