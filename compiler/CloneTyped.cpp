@@ -16,16 +16,23 @@ TypedFunction cloneTypedFunction(const TypedFunction &typed,
   auto copyOf = [&](const ir::Instruction *inst) -> const ir::Instruction * {
     return inst ? map.values.at(inst) : nullptr;
   };
-  for (const auto &[inst, callee] : typed.calls)
+  const ir::Function &original = *typed.function;
+  typed.calls.forEach(original, [&](const ir::Instruction *inst,
+                                    const TypedFunction *callee) {
     clone.calls[copyOf(inst)] = callee;
-  for (const auto &[inst, arguments] : typed.callArguments) {
-    std::vector<const ir::Instruction *> copies;
-    for (const ir::Instruction *argument : arguments)
-      copies.push_back(copyOf(argument));
-    clone.callArguments[copyOf(inst)] = std::move(copies);
-  }
-  for (const auto &[inst, value] : typed.constants)
-    clone.constants[copyOf(inst)] = value;
+  });
+  typed.callArguments.forEach(
+      original, [&](const ir::Instruction *inst, const auto &arguments) {
+        std::vector<const ir::Instruction *> copies;
+        for (const ir::Instruction *argument : arguments)
+          copies.push_back(copyOf(argument));
+        clone.callArguments[copyOf(inst)] = std::move(copies);
+      });
+  typed.constants.forEach(original,
+                          [&](const ir::Instruction *inst,
+                              const ConstValue &value) {
+                            clone.constants[copyOf(inst)] = value;
+                          });
   return clone;
 }
 

@@ -13,6 +13,7 @@
 #include "compiler/FunctionKind.h"
 #include "compiler/Types.h"
 #include "frontend/FunctionDescription.h"
+#include "frontend/InstructionTable.h"
 #include "frontend/PyIR.h"
 
 #include <map>
@@ -51,18 +52,19 @@ struct TypedFunction {
   const Type *returnType = nullptr;
   const Type *returnTypeAsWritten = nullptr;
   /// The device-function specialisation each call instruction calls.
-  std::map<const ir::Instruction *, const TypedFunction *> calls;
+  /// These tables are InstructionTables: passes erase instructions and
+  /// create others where they were.
+  ir::InstructionTable<const TypedFunction *> calls;
   /// Calls with keyword arguments or defaults: the arguments in parameter
   /// order, nullptr where the parameter keeps its default.
-  std::map<const ir::Instruction *, std::vector<const ir::Instruction *>>
-      callArguments;
+  ir::InstructionTable<std::vector<const ir::Instruction *>> callArguments;
   /// group_reduce or group_broadcast is used: the kernel needs the hidden
   /// GroupScratch parameter (KernelABI.h).
   bool usesGroupScratch = false;
 
   /// Compile-time values: numeric globals, closure values and constants
   /// such as math.pi or a.ndim, by the instruction that produces them.
-  std::map<const ir::Instruction *, ConstValue> constants;
+  ir::InstructionTable<ConstValue> constants;
   /// Per argument: may the function write to it (array arguments only)?
   std::vector<bool> writtenArguments;
 };

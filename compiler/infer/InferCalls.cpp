@@ -98,21 +98,20 @@ void Inference::markWrittenArguments() {
       if (inst->opcode == Opcode::SetItem)
         markWritten(inst->operands[0]);
       // Atomics write their array; compare_exchange also its expected_ref.
-      auto kapiCall = result_.callArguments.find(inst.get());
-      if (kapiCall != result_.callArguments.end() &&
-          !kapiCall->second.empty() && kapiCall->second[0] &&
-          kapiCall->second[0]->type->kind == TypeKind::Array) {
+      const auto *kapiCall = result_.callArguments.find(inst.get());
+      if (kapiCall && !kapiCall->empty() && (*kapiCall)[0] &&
+          (*kapiCall)[0]->type->kind == TypeKind::Array) {
         const KernelApiFunction *api = findKernelApi(inst->operands[0]->type);
         if (api && (api->id == KernelApi::AtomicRef ||
                     api->id == KernelApi::AtomicCompareExchange))
-          markWritten(kapiCall->second[0]);
+          markWritten((*kapiCall)[0]);
       }
-      auto call = result_.calls.find(inst.get());
-      if (call == result_.calls.end())
+      const TypedFunction *const *call = result_.calls.find(inst.get());
+      if (!call)
         continue;
       // An array passed to a device function that writes its parameter.
       for (size_t i = 1; i < inst->operands.size(); ++i)
-        if (call->second->writtenArguments[i - 1] &&
+        if ((*call)->writtenArguments[i - 1] &&
             inst->operands[i]->type->kind == TypeKind::Array)
           markWritten(inst->operands[i]);
     }
@@ -560,8 +559,7 @@ const ConstValue *constantOf(const TypedFunction &typed,
     return nullptr;
   if (inst->opcode == ir::Opcode::Const)
     return &inst->constant;
-  auto it = typed.constants.find(inst);
-  return it == typed.constants.end() ? nullptr : &it->second;
+  return typed.constants.find(inst);
 }
 
 TypedFunction inferTypes(const FunctionDescription &description,

@@ -209,9 +209,8 @@ Lowered Lowering::lowerCall(const Instruction &inst) {
   if (calleeType->kind == TypeKind::Function &&
       isArrayConstructor(calleeType->name))
     return lowerArrayConstructor(inst);
-  auto device = typed_.calls.find(&inst);
-  if (device != typed_.calls.end())
-    return lowerDeviceCall(inst, *device->second);
+  if (const TypedFunction *const *device = typed_.calls.find(&inst))
+    return lowerDeviceCall(inst, **device);
   if (const KernelApiFunction *api = findKernelApi(inst.operands[0]->type))
     return lowerKernelApiCall(inst, *api);
   const Type *callee = inst.operands[0]->type;
@@ -299,9 +298,8 @@ void collectReachable(const TypedFunction &typed,
   order.push_back(&typed);
   for (const auto &block : typed.function->blocks)
     for (const auto &inst : block->instructions) {
-      auto call = typed.calls.find(inst.get());
-      if (call != typed.calls.end())
-        collectReachable(*call->second, order, seen);
+      if (const TypedFunction *const *call = typed.calls.find(inst.get()))
+        collectReachable(**call, order, seen);
     }
 }
 

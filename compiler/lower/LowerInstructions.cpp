@@ -193,9 +193,9 @@ Lowered Lowering::lowerGetAttr(const Instruction &inst) {
 
 void Lowering::lowerInstruction(const Instruction &inst) {
   current_ = &inst;
-  auto c = typed_.constants.find(&inst);
-  if (c != typed_.constants.end() && inst.type && inst.type->isNumber()) {
-    values_[&inst] = {constant(c->second, inst.type)};
+  const ConstValue *c = typed_.constants.find(&inst);
+  if (c && inst.type && inst.type->isNumber()) {
+    values_[&inst] = {constant(*c, inst.type)};
     return;
   }
   switch (inst.opcode) {

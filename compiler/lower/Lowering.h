@@ -149,9 +149,8 @@ private:
   Lowered lowerDeviceCall(const Instruction &inst, const TypedFunction &callee);
   /// The argument for parameter `i` of a kapi call (nullptr: default).
   const Instruction *callArgument(const Instruction &inst, size_t i) const {
-    auto it = typed_.callArguments.find(&inst);
-    if (it != typed_.callArguments.end())
-      return i < it->second.size() ? it->second[i] : nullptr;
+    if (const auto *arguments = typed_.callArguments.find(&inst))
+      return i < arguments->size() ? (*arguments)[i] : nullptr;
     return i + 1 < inst.operands.size() ? inst.operands[i + 1] : nullptr;
   }
   int64_t constantArgument(const Instruction *value, int64_t fallback) const {
