@@ -938,7 +938,8 @@ def test_scalar_arguments_reuse_the_specialisation(device_filter):
     for factor in (2, 3, -4):
         launch(scale, 5, a, out, factor)
         np.testing.assert_array_equal(out, a * factor)
-    assert scale.stats["compiles"] == 1
+    # Compiled, or loaded from what an identical device compiled.
+    assert scale.stats["compiles"] + scale.stats["disk_hits"] == 1
 
 
 # --------------------------------------------------------------------------

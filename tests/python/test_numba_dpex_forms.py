@@ -237,7 +237,8 @@ def test_one_unannotated_kernel_over_both_launch_kinds(device_filter):
     assert out[0] == 1
     spirjit.call_kernel(either, kapi.NdRange((4,), (2,)), a + 1, out)
     assert out[0] == 2
-    assert either.stats["compiles"] == 2
+    # Compiled, or loaded from what an identical device compiled.
+    assert either.stats["compiles"] + either.stats["disk_hits"] == 2
 
 
 def test_unannotated_kernel_gets_an_nditem_with_groups(device_filter):

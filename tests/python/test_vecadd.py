@@ -108,6 +108,13 @@ def test_vecadd_partial_range_leaves_the_rest(device_filter):
     np.testing.assert_array_equal(c, [1, 2, 3, 4, -1, -1, -1, -1, -1, -1])
 
 
+def built(kernel):
+    """Specialisations compiled or loaded from the disk cache: a second
+    device identical to the first (two GPUs of one machine) loads what the
+    first compiled."""
+    return kernel.stats["compiles"] + kernel.stats["disk_hits"]
+
+
 def test_compiled_once_and_reused(device_filter):
     @spirjit.kernel
     def add(item: kapi.Item, a, b, c):
@@ -124,7 +131,7 @@ def test_compiled_once_and_reused(device_filter):
     c = np.zeros_like(a)
     spirjit.call_kernel(add, kapi.Range(16), a, b, c)
     np.testing.assert_array_equal(c, a + b)
-    assert add.stats["compiles"] == 1
+    assert built(add) == 1
     hits = add.stats["memory_hits"]
 
     # Same types, other values and another size: no new compile.
@@ -133,11 +140,11 @@ def test_compiled_once_and_reused(device_filter):
     c2 = np.zeros_like(a2)
     spirjit.call_kernel(add, kapi.Range(100), a2, b2, c2)
     np.testing.assert_array_equal(c2, a2 + b2)
-    assert add.stats["compiles"] == 1
+    assert built(add) == 1
     assert add.stats["memory_hits"] == hits + 1
 
     spirjit.call_kernel(add, kapi.Range(16), a, b, c)
-    assert add.stats["compiles"] == 1
+    assert built(add) == 1
     assert add.stats["memory_hits"] == hits + 2
 
     # A second dtype is a second specialisation.
@@ -145,13 +152,13 @@ def test_compiled_once_and_reused(device_filter):
     ci = np.zeros_like(ai)
     spirjit.call_kernel(add, kapi.Range(16), ai, ai, ci)
     np.testing.assert_array_equal(ci, ai + ai)
-    assert add.stats["compiles"] == 2
+    assert built(add) == 2
     assert add.stats["memory_hits"] == hits + 2
 
     # And it is reused in turn, while the first stays cached.
     spirjit.call_kernel(add, kapi.Range(16), ai, ai, ci)
     spirjit.call_kernel(add, kapi.Range(16), a, b, c)
-    assert add.stats["compiles"] == 2
+    assert built(add) == 2
     assert add.stats["memory_hits"] == hits + 4
 
 
@@ -166,7 +173,7 @@ def test_rank_of_launch_is_part_of_the_signature(device_filter):
     out[:] = 0
     spirjit.call_kernel(fill, kapi.Range(3, 4), out)
     np.testing.assert_array_equal(out, np.arange(12))
-    assert fill.stats["compiles"] == 2
+    assert built(fill) == 2
 
 
 def test_spirjit_device_picks_the_default_device(device_filter, run_isolated):

@@ -183,7 +183,8 @@ def test_decorator_device_is_used_for_host_inputs(device):
 
     np.testing.assert_array_equal(twice(np.arange(4)), np.arange(4) * 2)
     (kernel,) = twice._kernels.values()
-    assert kernel.stats["compiles"] == 1
+    # Compiled, or loaded from what an identical device compiled.
+    assert kernel.stats["compiles"] + kernel.stats["disk_hits"] == 1
 
 
 def test_bad_signatures():
