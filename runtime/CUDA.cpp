@@ -49,7 +49,12 @@ constexpr int CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4;
 constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
 constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
-constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
+/// A stream that orders itself with the legacy default stream, where CuPy
+/// and PyTorch queue their work by default: a DeviceArray that CuPy wrote
+/// through a view (`cupy.asarray(d) += 1`) is read after that write, as
+/// users of those libraries expect of each other. (A non-blocking stream
+/// raced such a write now and then on a busy GPU.)
+constexpr unsigned CU_STREAM_DEFAULT = 0;
 constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
 
 /// The driver entry points spirjit uses: member, symbol, parameters.
@@ -703,7 +708,7 @@ std::shared_ptr<CudaDevice> openDevice(int ordinal) {
         "cuDevicePrimaryCtxRetain");
   check(api.cuCtxSetCurrent(context), "cuCtxSetCurrent");
   CUstream stream = nullptr;
-  check(api.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  check(api.cuStreamCreate(&stream, CU_STREAM_DEFAULT), "cuStreamCreate");
   auto opened = std::make_shared<CudaDevice>(std::move(info), context, stream);
   opened->cuDevice_ = device;
   opened->maxGrid_[1] =

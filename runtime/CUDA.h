@@ -2,7 +2,7 @@
 // driver API loaded at run time with dlopen("libcuda.so.1"): no link-time
 // dependency, and a machine without the driver simply has no CUDA devices.
 // One primary context (shared with CuPy, PyTorch and numba-cuda in the
-// same process) and one non-blocking stream per device, device memory
+// same process) and one stream per device (ordered with the legacy default stream), device memory
 // (cuMemAlloc, pooled) for usm_type "device", managed memory for "shared"
 // and pinned host memory for "host", modules from PTX.
 #pragma once
