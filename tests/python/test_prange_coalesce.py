@@ -6,6 +6,7 @@ _prange_coalesce) picks: auto maps on GPUs only, always and never on every
 device; the OpenCL CPU devices here run both forms, compared with plain
 Python. The parfor dump says which form each loop got."""
 
+import json
 import os
 import subprocess
 
@@ -222,6 +223,56 @@ def test_each_form_is_a_specialisation_of_its_own(device, coalesce):
         np.testing.assert_array_equal(v, want)
         assert f.stats["host"]["compiles"] + \
             f.stats["host"]["disk_hits"] == compiles, mode
+
+
+CACHED_SWEEP = """
+import json
+import numpy as np
+import spirjit
+from spirjit import prange
+
+@spirjit.jit
+def sweep(u, v):
+    n, m = u.shape
+    for i in prange(1, n - 1):
+        for j in range(1, m - 1):
+            v[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] +
+                              u[i, j + 1])
+
+u = np.arange(40 * 30, dtype=np.float32).reshape(40, 30) % 11
+v = np.zeros_like(u)
+sweep(u, v)
+want = np.zeros_like(u)
+want[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] +
+                           u[1:-1, 2:])
+host = sweep.stats["host"]
+print(json.dumps({"right": bool((v == want).all()),
+                  "compiles": host["compiles"],
+                  "disk_hits": host["disk_hits"]}))
+"""
+
+
+def test_disk_cache_keeps_the_forms_apart(device_filter, run_isolated,
+                                          monkeypatch, tmp_path):
+    """A process that maps the rows never links the host code a process
+    keeping them stored (hostCacheKey holds the choice), and the other way
+    round; each finds its own form on disk again."""
+    monkeypatch.setenv("SPIRJIT_CACHE_DIR", str(tmp_path / "cache"))
+
+    def run(mode):
+        monkeypatch.setenv("SPIRJIT_PRANGE_COALESCE", mode)
+        done = run_isolated(CACHED_SWEEP)
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout.splitlines()[-1])
+        assert result["right"], mode
+        return result["compiles"], result["disk_hits"]
+
+    assert run("always") == (1, 0)
+    assert run("never") == (1, 0)
+    assert run("always") == (0, 1)
+    assert run("never") == (0, 1)
+    # auto on these CPU devices is the rows form.
+    assert run("auto") == (0, 1)
 
 
 def test_unknown_mode_is_refused(coalesce):
