@@ -5,6 +5,7 @@
 
 #include "compiler/NonNegative.h"
 #include "compiler/ParforReductions.h"
+#include "compiler/ParforRows.h"
 
 #include "frontend/CloneFunction.h"
 #include "frontend/Diagnostics.h"
@@ -56,6 +57,12 @@ Instruction *prangeOf(const ir::Loop &loop) {
   return call && !isPndindex(call) ? call : nullptr;
 }
 
+/// The prange or range call a loop of a nest (perfectNest) iterates over.
+Instruction *nestRangeOf(const ir::Loop &loop) {
+  Instruction *call = prangeOf(loop);
+  return call ? call : rangeCallOf(loop);
+}
+
 Instruction *findIn(const Block *block, Opcode opcode) {
   for (auto &inst : block->instructions)
     if (inst->isa(opcode))
@@ -76,7 +83,8 @@ bool isCompileTimeValue(const Instruction *inst) {
 
 class Outliner {
 public:
-  Outliner(TypedFunction &host) : host_(host), fn_(*host.function) {}
+  Outliner(TypedFunction &host, bool mapRows)
+      : host_(host), fn_(*host.function), mapRows_(mapRows) {}
 
   std::vector<Parfor> run() {
     // One loop at a time, outermost first; the loop tree is rebuilt after
@@ -139,24 +147,48 @@ private:
 
   /// The loops of a perfect nest starting at `outer`, outermost first.
   /// What the outer bodies compute for the inner ranges (loop-invariant,
-  /// pure) moves to `preheader`.
+  /// pure) moves to `preheader`. The nest may end in one `range` loop
+  /// whose iterations are independent (ParforRows.h) when `mapRows`;
+  /// `rows` says what became of such a loop (the dump's note).
   std::vector<const ir::Loop *> perfectNest(const ir::Loop &outer,
-                                            Block *preheader) {
+                                            Block *preheader,
+                                            const std::set<Block *> &asserts,
+                                            bool mapRows, std::string &rows) {
     std::vector<const ir::Loop *> nest = {&outer};
-    while (nest.size() < 3) {
+    while (nest.size() < 3 && !rangeCallOf(*nest.back())) {
       const ir::Loop &loop = *nest.back();
-      if (loop.children.size() != 1 || !headerPhis(loop).empty())
+      // A range loop in the body, and why it stays a loop per work-item.
+      auto keepRows = [&](const std::string &why) {
+        for (const ir::Loop *child : loop.children)
+          if (rangeCallOf(*child))
+            rows = "rows kept: " + why;
+      };
+      if (loop.children.size() != 1 || !headerPhis(loop).empty()) {
+        keepRows("the body holds more than the inner range loop");
         break;
+      }
       const ir::Loop &inner = *loop.children[0];
-      Instruction *innerRange = prangeOf(inner);
-      if (!innerRange || !headerPhis(inner).empty())
+      bool isRange = rangeCallOf(inner) != nullptr;
+      Instruction *innerRange = isRange ? rangeCallOf(inner) : prangeOf(inner);
+      if (!innerRange)
         break;
+      if (isRange) {
+        std::string why = rowDependence(nest, inner, asserts, nonNegative_);
+        if (!why.empty()) {
+          keepRows(why);
+          break;
+        }
+      } else if (!headerPhis(inner).empty()) {
+        break;
+      }
       // The outer body's first block only starts the inner loop...
       Block *start = headerBranch(loop)->targets[0];
       if (start->predecessors.size() != 1 || start->terminator() == nullptr ||
           !start->terminator()->isa(Opcode::Branch) ||
-          start->terminator()->targets[0] != inner.header)
+          start->terminator()->targets[0] != inner.header) {
+        keepRows("the body does more before the inner loop");
         break;
+      }
       // ... from values that do not depend on the outer loops.
       std::set<const Instruction *> hoisted;
       bool onlyStart = true;
@@ -169,25 +201,47 @@ private:
         for (const Instruction *o : i->operands)
           if (outer.contains(o->parent) && !hoisted.count(o))
             invariant = false;
-        if (!invariant) {
+        if (invariant)
+          hoisted.insert(i);
+        else
           onlyStart = false;
-          break;
-        }
-        hoisted.insert(i);
       }
+      bool rangeVaries = false;
       for (size_t k = 0; k < innerRange->operands.size(); ++k) {
         Instruction *arg = innerRange->operands[k];
         if (outer.contains(arg->parent) && !hoisted.count(arg))
-          onlyStart = false;
+          rangeVaries = true;
+      }
+      if (rangeVaries) {
+        keepRows("the inner range's bounds vary with the prange index (a "
+                 "launch is a rectangle), or are more than arithmetic on "
+                 "values from before the loop");
+        break;
+      }
+      if (!onlyStart) {
+        keepRows("the body computes more before the inner loop than its "
+                 "range's bounds");
+        break;
       }
       // ... and the inner loop's exit goes straight back.
       Instruction *innerBranch = headerBranch(inner);
       Block *exit = innerBranch ? innerBranch->targets[1] : nullptr;
-      if (!onlyStart || !exit || exit->instructions.size() != 1 ||
+      if (!exit || exit->instructions.size() != 1 ||
           !exit->terminator()->isa(Opcode::Branch) ||
           exit->terminator()->targets[0] != loop.header ||
-          inner.latches.empty())
+          inner.latches.empty()) {
+        keepRows("the body does more after the inner loop");
         break;
+      }
+      if (isRange) {
+        if (!mapRows) {
+          keepRows("the device runs a row per work-item well (the inner "
+                   "range loop is independent)");
+          break;
+        }
+        rows = "rows mapped onto a " + std::to_string(nest.size() + 1) +
+               "-D launch (inner range loop independent)";
+      }
       // Hoist, keeping the preheader's branch last.
       auto &list = start->instructions;
       auto &into = preheader->instructions;
@@ -346,7 +400,8 @@ private:
     bool reduces = !reductionPhis.empty();
     std::vector<const ir::Loop *> nest =
         reduces || nd ? std::vector<const ir::Loop *>{&outer}
-                      : perfectNest(outer, preheader);
+                      : perfectNest(outer, preheader, asserts, mapRows_,
+                                    parfor.rows);
     parfor.dims = static_cast<int>(
         nd ? findIn(outer.header, Opcode::IterNext)->type->elements.size()
            : nest.size());
@@ -495,7 +550,7 @@ private:
       }
     }
     for (const ir::Loop *loop : nd ? std::vector<const ir::Loop *>{} : nest) {
-      Instruction *range = prangeOf(*loop);
+      Instruction *range = nestRangeOf(*loop);
       std::vector<const Instruction *> args(range->operands.begin() + 1,
                                             range->operands.end());
       for (const Instruction *a : args)
@@ -516,7 +571,7 @@ private:
     };
     // The index of each dimension: start + id * step.
     auto indexValue = [&](size_t d, Instruction *id) -> Instruction * {
-      Instruction *range = prangeOf(*nest[d]);
+      Instruction *range = nestRangeOf(*nest[d]);
       size_t n = range->operands.size() - 1;
       Instruction *v = id;
       if (n == 3)
@@ -797,6 +852,8 @@ private:
 
   TypedFunction &host_;
   ir::Function &fn_;
+  /// May an independent inner range loop become a launch dimension?
+  bool mapRows_;
   /// Host values never negative: their parameters are marked so
   /// (FunctionDescription::nonNegativeParameters).
   std::unordered_set<const Instruction *> nonNegative_;
@@ -805,8 +862,8 @@ private:
 
 } // namespace
 
-std::vector<Parfor> outlineParfors(TypedFunction &host) {
-  return Outliner(host).run();
+std::vector<Parfor> outlineParfors(TypedFunction &host, bool mapRows) {
+  return Outliner(host, mapRows).run();
 }
 
 } // namespace spirjit

@@ -25,6 +25,11 @@
 //    its index the tuple of the ids; reducing, a 1-D loop over all the
 //    iterations whose flat index the kernel takes apart (extents are
 //    arguments then).
+//  - With mapRows (GPUs: HostRequest::mapRows), a perfect nest may end in
+//    one `range` loop whose iterations are independent (ParforRows.h
+//    states when): it becomes the launch's last, fastest-varying
+//    dimension, so that neighbouring work-items read neighbouring
+//    elements.
 //  - Loops inside the body (pranges included) stay loops in the kernel.
 //  - A scalar the body assigns in every iteration without reading it, and
 //    the code after the loop reads, has the last iteration's value (as in
@@ -37,6 +42,7 @@
 #include "compiler/TypeInference.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace spirjit {
@@ -54,6 +60,10 @@ struct Parfor {
   int index = 0;
   int line = 0; // of the prange loop
   int dims = 1; // of the iteration space
+  /// What became of an inner range loop (the row loop) the nest could end
+  /// in: mapped onto a launch dimension, or kept and why; empty when the
+  /// loop has none. The parfor dump shows it.
+  std::string rows;
   /// A reducing loop launches 1-D whatever its iteration space.
   int launchDims() const { return reductions.empty() ? dims : 1; }
   /// Per dimension, outermost first: the prange's arguments in the host
@@ -77,7 +87,7 @@ struct Parfor {
   std::shared_ptr<FunctionDescription> kernel;
 };
 
-std::vector<Parfor> outlineParfors(TypedFunction &host);
+std::vector<Parfor> outlineParfors(TypedFunction &host, bool mapRows = false);
 
 /// The prange or pndindex call a loop of typed pyir iterates over, or
 /// nullptr: the loop's body runs in a kernel.

@@ -434,7 +434,7 @@ CompiledHost compileHost(const HostRequest &request,
 
   // parfor: each prange loop nest becomes a kernel and a launch.
   CompiledHost compiled;
-  compiled.parfors = outlineParfors(typed);
+  compiled.parfors = outlineParfors(typed, request.mapRows);
   for (const auto &block : typed.function->blocks)
     for (const auto &inst : block->instructions)
       if ((inst->isa(ir::Opcode::GetItem) || inst->isa(ir::Opcode::SetItem)) &&
@@ -461,6 +461,9 @@ CompiledHost compileHost(const HostRequest &request,
                                                " reduction(s))") +
               ", argument types " +
               types::formatArguments(parfor.kernelArgumentTypes) + "\n";
+      if (!parfor.rows.empty())
+        text += "; parfor " + std::to_string(parfor.index) + ": " +
+                parfor.rows + "\n";
       text += ir::print(*parfor.kernel->prebuiltPyIR);
     }
     return text;

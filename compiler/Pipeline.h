@@ -104,6 +104,10 @@ struct HostRequest {
   /// memory), host code may pass arrays to loops and allocate them, but
   /// touching an element outside a prange loop is a UserError.
   bool hostAddressable = true;
+  /// Map an independent inner range loop of a prange body onto a launch
+  /// dimension of its own (Parfor.h)? For GPUs, whose loads then coalesce;
+  /// the host code differs, so every key of compiled host code holds it.
+  bool mapRows = false;
   /// The object file compiled for this same request before and the name
   /// of its entry (CompiledHost::object and entryName, from the disk
   /// cache: HostCall.cpp). compileHost links it instead of running LLVM,

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -181,10 +182,12 @@ allocateOn(HostCall &call, size_t bytes, char *&address,
 /// decides its object file. The parfors' kernels have keys of their own.
 std::string hostCacheKey(const FunctionDescription &function,
                          const std::vector<const Type *> &types,
-                         bool hostAddressable, const CompileOptions &options) {
+                         bool hostAddressable, bool mapRows,
+                         const CompileOptions &options) {
   return "jit host code\n" + function.fingerprint() + "\ntypes " +
          types::formatArguments(types) + "\nhost-addressable " +
-         std::to_string(hostAddressable) + "\nfastmath " +
+         std::to_string(hostAddressable) + "\nmap-rows " +
+         std::to_string(mapRows) + "\nfastmath " +
          std::to_string(options.fastmath) + " opt " +
          std::to_string(options.optLevel) + " boundscheck " +
          std::to_string(options.boundscheck) + " debug " +
@@ -211,6 +214,39 @@ void defineHostHelpers() {
   });
 }
 
+namespace {
+
+std::atomic<RowMapping> &rowMappingSetting() {
+  static std::atomic<RowMapping> setting = [] {
+    const char *text = std::getenv("SPIRJIT_PRANGE_COALESCE");
+    std::string mode = text ? text : "";
+    return mode == "always"  ? RowMapping::Always
+           : mode == "never" ? RowMapping::Never
+                             : RowMapping::Auto;
+  }();
+  return setting;
+}
+
+} // namespace
+
+RowMapping rowMapping() { return rowMappingSetting().load(); }
+
+RowMapping setRowMapping(RowMapping mapping) {
+  return rowMappingSetting().exchange(mapping);
+}
+
+bool mapsRows(const std::string &deviceType) {
+  switch (rowMapping()) {
+  case RowMapping::Always:
+    return true;
+  case RowMapping::Never:
+    return false;
+  case RowMapping::Auto:
+    break;
+  }
+  return deviceType == "gpu";
+}
+
 JitFunction::JitFunction(std::function<FunctionDescription()> describe,
                          CompileOptions options)
     : describe_(std::move(describe)), options_(std::move(options)) {}
@@ -223,9 +259,9 @@ const FunctionDescription &JitFunction::description() {
 
 const JitSpecialization &
 JitFunction::specialize(const std::vector<const Type *> &types,
-                        bool hostAddressable) {
+                        bool hostAddressable, bool mapRows) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto key = std::make_pair(types, hostAddressable);
+  auto key = std::make_tuple(types, hostAddressable, mapRows);
   auto found = specializations_.find(key);
   if (found != specializations_.end()) {
     ++hostStatistics_.memoryHits;
@@ -237,6 +273,7 @@ JitFunction::specialize(const std::vector<const Type *> &types,
   request.function = &description();
   request.argumentTypes = types;
   request.hostAddressable = hostAddressable;
+  request.mapRows = mapRows;
   // The front of the pipeline runs again (well under a millisecond): it
   // gives the parfors' kernels, which the object file does not hold. A
   // corrupt entry is a miss (DiskCache), one that does not link is
@@ -244,7 +281,7 @@ JitFunction::specialize(const std::vector<const Type *> &types,
   // the stages needs them compiled.
   runtime::DiskCache disk = runtime::DiskCache::fromEnvironment();
   std::string diskKey =
-      hostCacheKey(description(), types, hostAddressable, options_);
+      hostCacheKey(description(), types, hostAddressable, mapRows, options_);
   // The entry: the entry point's name, then the object (appendField's
   // framing); anything else is a miss.
   if (!options_.wantsDump)
@@ -277,9 +314,10 @@ JitFunction::specialize(const std::vector<const Type *> &types,
 
 const JitSpecialization *
 JitFunction::find(const std::vector<const Type *> &types,
-                  bool hostAddressable) {
+                  bool hostAddressable, bool mapRows) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto found = specializations_.find(std::make_pair(types, hostAddressable));
+  auto found =
+      specializations_.find(std::make_tuple(types, hostAddressable, mapRows));
   if (found == specializations_.end())
     return nullptr;
   ++hostStatistics_.memoryHits;

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace spirjit::launch {
@@ -66,6 +67,19 @@ struct HostCall {
 /// needs them bound).
 void defineHostHelpers();
 
+/// How a prange body's independent inner range loop runs (Parfor.h).
+/// Auto: mapped onto a launch dimension of its own on GPUs (deviceType
+/// "gpu"), whose loads coalesce so; a loop per work-item (a row) on other
+/// devices, which run rows well. Always and Never: so on every device.
+/// SPIRJIT_PRANGE_COALESCE=auto|always|never sets it when first asked
+/// (anything else is auto).
+enum class RowMapping { Auto, Always, Never };
+RowMapping rowMapping();
+/// Sets it (the tests' door); returns the previous setting.
+RowMapping setRowMapping(RowMapping mapping);
+/// HostRequest::mapRows for a device of this type (DeviceInfo::deviceType).
+bool mapsRows(const std::string &deviceType);
+
 class JitFunction {
 public:
   JitFunction(std::function<FunctionDescription()> describe,
@@ -73,13 +87,16 @@ public:
   /// The specialisation for these argument types, made at first use (the
   /// host code linked from the disk cache, else compiled and stored
   /// there); for arrays the host cannot address
-  /// (HostRequest::hostAddressable).
+  /// (HostRequest::hostAddressable); with row loops mapped onto launch
+  /// dimensions (HostRequest::mapRows, mapsRows).
   const JitSpecialization &specialize(const std::vector<const Type *> &types,
-                                      bool hostAddressable = true);
+                                      bool hostAddressable = true,
+                                      bool mapRows = false);
   /// That specialisation if it is made already (a memory hit), else
   /// nullptr.
   const JitSpecialization *find(const std::vector<const Type *> &types,
-                                bool hostAddressable = true);
+                                bool hostAddressable = true,
+                                bool mapRows = false);
   /// Runs it: `parameters` points at each kernel-ABI parameter's value;
   /// the result goes to `result` (hostResultSlots of the return type).
   /// Throws what a helper failed with.
@@ -98,7 +115,8 @@ private:
   std::function<FunctionDescription()> describe_;
   std::unique_ptr<FunctionDescription> description_;
   CompileOptions options_;
-  std::map<std::pair<std::vector<const Type *>, bool>,
+  /// By (types, hostAddressable, mapRows).
+  std::map<std::tuple<std::vector<const Type *>, bool, bool>,
            std::unique_ptr<JitSpecialization>>
       specializations_;
   std::mutex mutex_;

@@ -394,6 +394,17 @@ std::vector<void *> parameters(const Converted &converted,
   return out;
 }
 
+/// HostRequest::mapRows for the call: by its device's type, which Auto
+/// (the default) needs, so it finds the default device for a call without
+/// one; Always and Never need none.
+bool mapsRowsFor(Converted &converted) {
+  if (!converted.device && launch::rowMapping() == launch::RowMapping::Auto)
+    converted.device = launch::defaultDevice();
+  return converted.device
+             ? launch::mapsRows(converted.device->info().deviceType)
+             : launch::rowMapping() == launch::RowMapping::Always;
+}
+
 /// The specialisation for `converted`'s types, and where the call runs:
 /// its arrays' device, device=, or the default device. Finding the default
 /// device the first time loads the OpenCL drivers (tens of milliseconds),
@@ -401,21 +412,25 @@ std::vector<void *> parameters(const Converted &converted,
 /// both does them at once, the devices found on a thread of their own.
 /// (The loops' kernels are built at their first launch, on the caller's
 /// thread: Intel's CPU runtime takes some 30 ms longer for a first build
-/// on a new thread than LLVM takes for the host code.)
+/// on a new thread than LLVM takes for the host code.) Except that by
+/// default (RowMapping::Auto) the host code depends on the device's type:
+/// the device is found first then (mapsRowsFor).
 const launch::JitSpecialization &
 specializeAndPlace(launch::JitFunction &function, Converted &converted) {
+  bool mapRows = mapsRowsFor(converted);
   if (converted.device)
-    return function.specialize(converted.types, converted.hostAddressable);
-  if (const launch::JitSpecialization *made =
-          function.find(converted.types, converted.hostAddressable)) {
+    return function.specialize(converted.types, converted.hostAddressable,
+                               mapRows);
+  if (const launch::JitSpecialization *made = function.find(
+          converted.types, converted.hostAddressable, mapRows)) {
     converted.device = launch::defaultDevice();
     return *made;
   }
   std::shared_future<std::shared_ptr<runtime::Device>> device =
       std::async(std::launch::async, [] { return launch::defaultDevice(); })
           .share();
-  const launch::JitSpecialization &specialization =
-      function.specialize(converted.types, converted.hostAddressable);
+  const launch::JitSpecialization &specialization = function.specialize(
+      converted.types, converted.hostAddressable, mapRows);
   converted.device = device.get();
   return specialization;
 }
@@ -466,7 +481,8 @@ py::object JitDispatcher::call(py::args args) {
 
 void JitDispatcher::compileFor(py::args args) {
   Converted converted = convert(args, device_);
-  function_.specialize(converted.types, converted.hostAddressable);
+  bool mapRows = mapsRowsFor(converted);
+  function_.specialize(converted.types, converted.hostAddressable, mapRows);
 }
 
 py::dict JitDispatcher::hostStats() {
@@ -494,6 +510,27 @@ void addJit(py::module_ &m) {
       .def("host_stats", &JitDispatcher::hostStats)
       .def("kernel_stats", &JitDispatcher::kernelStats)
       .def_property_readonly("compiles", &JitDispatcher::specializations);
+  m.def(
+      "_prange_coalesce",
+      [](const std::string &mode) {
+        static const std::pair<const char *, launch::RowMapping> modes[] = {
+            {"auto", launch::RowMapping::Auto},
+            {"always", launch::RowMapping::Always},
+            {"never", launch::RowMapping::Never}};
+        for (const auto &[name, mapping] : modes)
+          if (mode == name) {
+            launch::RowMapping was = launch::setRowMapping(mapping);
+            for (const auto &[wasName, m] : modes)
+              if (m == was)
+                return std::string(wasName);
+          }
+        throw PythonError("InvalidArgumentError",
+                          "unknown mode '" + mode +
+                              "': use auto, always or never");
+      },
+      "Sets how jit functions compiled from now on run a prange body's "
+      "independent inner range loop (SPIRJIT_PRANGE_COALESCE: auto, "
+      "always, never); returns the previous mode. For the tests.");
 }
 
 } // namespace spirjit::python

@@ -535,6 +535,9 @@ void dumpHostStages(const py::dict &description, const std::string &signature,
   HostRequest request;
   request.function = &function;
   request.argumentTypes = dump.signature.arguments;
+  // The tool has no device: a PTX image's is a GPU, the others' a CPU
+  // (SPIRJIT_PRANGE_COALESCE=always|never overrides, as for calls).
+  request.mapRows = launch::mapsRows(image == "ptx" ? "gpu" : "cpu");
   CompiledHost host = compileHost(request, printing("jit: " + function.name));
   for (const Parfor &parfor : host.parfors) {
     KernelRequest kernel;
