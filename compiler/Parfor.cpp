@@ -149,11 +149,12 @@ private:
   /// What the outer bodies compute for the inner ranges (loop-invariant,
   /// pure) moves to `preheader`. The nest may end in one `range` loop
   /// whose iterations are independent (ParforRows.h) when `mapRows`;
-  /// `rows` says what became of such a loop (the dump's note).
+  /// `parfor.rows` says what became of such a loop (the dump's note).
   std::vector<const ir::Loop *> perfectNest(const ir::Loop &outer,
                                             Block *preheader,
                                             const std::set<Block *> &asserts,
-                                            bool mapRows, std::string &rows) {
+                                            bool mapRows, Parfor &parfor) {
+    std::string &rows = parfor.rows;
     std::vector<const ir::Loop *> nest = {&outer};
     while (nest.size() < 3 && !rangeCallOf(*nest.back())) {
       const ir::Loop &loop = *nest.back();
@@ -237,6 +238,7 @@ private:
         if (!mapRows) {
           keepRows("the device runs a row per work-item well (the inner "
                    "range loop is independent)");
+          parfor.rowsMappable = true;
           break;
         }
         rows = "rows mapped onto a " + std::to_string(nest.size() + 1) +
@@ -401,7 +403,7 @@ private:
     std::vector<const ir::Loop *> nest =
         reduces || nd ? std::vector<const ir::Loop *>{&outer}
                       : perfectNest(outer, preheader, asserts, mapRows_,
-                                    parfor.rows);
+                                    parfor);
     parfor.dims = static_cast<int>(
         nd ? findIn(outer.header, Opcode::IterNext)->type->elements.size()
            : nest.size());

@@ -64,6 +64,9 @@ struct Parfor {
   /// in: mapped onto a launch dimension, or kept and why; empty when the
   /// loop has none. The parfor dump shows it.
   std::string rows;
+  /// Kept only because the request did not map rows: the same loop on a
+  /// device that wants coalescing would become a launch dimension.
+  bool rowsMappable = false;
   /// A reducing loop launches 1-D whatever its iteration space.
   int launchDims() const { return reductions.empty() ? dims : 1; }
   /// Per dimension, outermost first: the prange's arguments in the host

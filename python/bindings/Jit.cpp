@@ -394,15 +394,19 @@ std::vector<void *> parameters(const Converted &converted,
   return out;
 }
 
-/// HostRequest::mapRows for the call: by its device's type, which Auto
-/// (the default) needs, so it finds the default device for a call without
-/// one; Always and Never need none.
-bool mapsRowsFor(Converted &converted) {
-  if (!converted.device && launch::rowMapping() == launch::RowMapping::Auto)
-    converted.device = launch::defaultDevice();
-  return converted.device
-             ? launch::mapsRows(converted.device->info().deviceType)
-             : launch::rowMapping() == launch::RowMapping::Always;
+/// HostRequest::mapRows for a call on `device` (nullptr: not known yet,
+/// which only RowMapping::Always maps).
+bool mapsRowsOn(const std::shared_ptr<runtime::Device> &device) {
+  return device ? launch::mapsRows(device->info().deviceType)
+                : launch::rowMapping() == launch::RowMapping::Always;
+}
+
+/// Would a device that wants coalescing compile `made` otherwise?
+bool hasMappableRows(const launch::JitSpecialization &made) {
+  for (const Parfor &parfor : made.host.parfors)
+    if (parfor.rowsMappable)
+      return true;
+  return false;
 }
 
 /// The specialisation for `converted`'s types, and where the call runs:
@@ -412,27 +416,33 @@ bool mapsRowsFor(Converted &converted) {
 /// both does them at once, the devices found on a thread of their own.
 /// (The loops' kernels are built at their first launch, on the caller's
 /// thread: Intel's CPU runtime takes some 30 ms longer for a first build
-/// on a new thread than LLVM takes for the host code.) Except that by
-/// default (RowMapping::Auto) the host code depends on the device's type:
-/// the device is found first then (mapsRowsFor).
+/// on a new thread than LLVM takes for the host code.) The host code
+/// depends on the device's type only where a prange body's row loop would
+/// become a launch dimension on a GPU (Parfor::rowsMappable): such a
+/// function is compiled once more when the default device is one.
 const launch::JitSpecialization &
 specializeAndPlace(launch::JitFunction &function, Converted &converted) {
-  bool mapRows = mapsRowsFor(converted);
   if (converted.device)
     return function.specialize(converted.types, converted.hostAddressable,
-                               mapRows);
-  if (const launch::JitSpecialization *made = function.find(
-          converted.types, converted.hostAddressable, mapRows)) {
+                               mapsRowsOn(converted.device));
+  bool guess = mapsRowsOn(nullptr);
+  const launch::JitSpecialization *made =
+      function.find(converted.types, converted.hostAddressable, guess);
+  if (made) {
     converted.device = launch::defaultDevice();
-    return *made;
+  } else {
+    std::shared_future<std::shared_ptr<runtime::Device>> device =
+        std::async(std::launch::async, [] { return launch::defaultDevice(); })
+            .share();
+    made = &function.specialize(converted.types, converted.hostAddressable,
+                                guess);
+    converted.device = device.get();
   }
-  std::shared_future<std::shared_ptr<runtime::Device>> device =
-      std::async(std::launch::async, [] { return launch::defaultDevice(); })
-          .share();
-  const launch::JitSpecialization &specialization = function.specialize(
-      converted.types, converted.hostAddressable, mapRows);
-  converted.device = device.get();
-  return specialization;
+  bool mapRows = mapsRowsOn(converted.device);
+  if (mapRows != guess && hasMappableRows(*made))
+    return function.specialize(converted.types, converted.hostAddressable,
+                               mapRows);
+  return *made;
 }
 
 } // namespace
@@ -481,8 +491,10 @@ py::object JitDispatcher::call(py::args args) {
 
 void JitDispatcher::compileFor(py::args args) {
   Converted converted = convert(args, device_);
-  bool mapRows = mapsRowsFor(converted);
-  function_.specialize(converted.types, converted.hostAddressable, mapRows);
+  // Without a device, the form a CPU runs; a first call on a GPU compiles
+  // the mapped form where there is one (specializeAndPlace).
+  function_.specialize(converted.types, converted.hostAddressable,
+                       mapsRowsOn(converted.device));
 }
 
 py::dict JitDispatcher::hostStats() {
