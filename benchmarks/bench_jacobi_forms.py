@@ -92,13 +92,17 @@ def main(argv=None):
         jitted = spirjit.jit(function)
         u = spirjit.asarray(host, device=device)
         v = spirjit.asarray(host, device=device)
-        previous = _spirjit._prange_coalesce(mode)
-        try:
-            jitted(u, v)  # compiles in `mode`
-        finally:
-            _spirjit._prange_coalesce(previous)
+
+        def call(f=jitted, u=u, v=v, mode=mode):
+            # Each call picks its specialisation by the mode in force.
+            previous = _spirjit._prange_coalesce(mode)
+            try:
+                f(u, v)
+            finally:
+                _spirjit._prange_coalesce(previous)
+        call()
         np.testing.assert_allclose(v.asnumpy(), want, rtol=1e-6)
-        forms.append((label, (lambda f=jitted, u=u, v=v: f(u, v)), sync))
+        forms.append((label, call, sync))
 
     if device.backend == "cuda":
         try:
