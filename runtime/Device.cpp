@@ -2,6 +2,7 @@
 
 #include "runtime/CUDA.h"
 #include "runtime/LevelZero.h"
+#include "runtime/NativeCPU.h"
 #include "runtime/OpenCL.h"
 
 #include <algorithm>
@@ -120,6 +121,8 @@ std::shared_ptr<Program> Device::build(const DeviceImage &image) {
     return buildFromSPIRBitcode(image.bytes);
   case ImageFormat::PTX:
     return buildFromPTX(image.bytes);
+  case ImageFormat::HostObject:
+    return buildFromHostObject(image.bytes);
   }
   throw DeviceError(info_.backend, -1, "UNSUPPORTED",
                     info_.name + " has no builder for " +
@@ -137,12 +140,20 @@ std::shared_ptr<Program> Device::buildFromPTX(const std::vector<char> &) {
                     info_.name + " takes no PTX");
 }
 
+std::shared_ptr<Program>
+Device::buildFromHostObject(const std::vector<char> &) {
+  throw DeviceError(info_.backend, -1, "UNSUPPORTED",
+                    info_.name + " takes no host object file");
+}
+
 const std::vector<std::shared_ptr<Device>> &allDevices() {
   static const std::vector<std::shared_ptr<Device>> devices = [] {
     std::vector<std::shared_ptr<Device>> all = cudaDevices();
     for (const auto &device : openclDevices())
       all.push_back(device);
     for (const auto &device : levelZeroDevices())
+      all.push_back(device);
+    for (const auto &device : nativeDevices())
       all.push_back(device);
     // GPUs first, whichever backend drives them: the first device listed
     // is the default one (each backend has put its own in order).
