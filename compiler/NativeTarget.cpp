@@ -8,6 +8,8 @@
 
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -232,6 +234,24 @@ void replaceQueries(llvm::Module &module, const llvm::Function &chunk,
   }
 }
 
+/// LLVM's diagnostics about the native device's module, which would
+/// otherwise go to stderr: the library never prints. The vectoriser reports
+/// each loop it was asked to vectorise and could not as a warning, no news
+/// for the user (the loop runs as written); an error is kept for
+/// emitHostObject to raise as a bug.
+struct QuietDiagnostics : llvm::DiagnosticHandler {
+  std::string error;
+  bool handleDiagnostics(const llvm::DiagnosticInfo &info) override {
+    if (info.getSeverity() == llvm::DS_Error && error.empty()) {
+      llvm::raw_string_ostream os(error);
+      llvm::DiagnosticPrinterRawOStream printer(os);
+      info.print(printer);
+      os.flush();
+    }
+    return true;
+  }
+};
+
 /// Does `pointer` certainly not point into an alloca? Inlined, a
 /// work-item's private memory is one alloca shared by every iteration of
 /// the loops, so its accesses are not independent between work-items.
@@ -263,6 +283,7 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
   SPIRJIT_INTERNAL_CHECK(kernel, "no kernel " + entryPoint + " to wrap");
   inlineCallees(*kernel);
   llvm::LLVMContext &context = module.getContext();
+  context.setDiagnosticHandler(std::make_unique<QuietDiagnostics>());
   llvm::IRBuilder<> b(context);
   llvm::Type *i64 = b.getInt64Ty();
   auto *type = llvm::FunctionType::get(
@@ -473,6 +494,12 @@ std::vector<char> emitHostObject(llvm::Module &module, const Target &target) {
     SPIRJIT_INTERNAL_CHECK(false, "cannot compile the native CPU device's "
                                   "kernel: " + message);
   }
+  // addWorkItemLoops installed the handler.
+  const auto *diagnostics = static_cast<const QuietDiagnostics *>(
+      module.getContext().getDiagHandlerPtr());
+  SPIRJIT_INTERNAL_CHECK(diagnostics->error.empty(),
+                         "LLVM reported an error compiling the native CPU "
+                         "device's kernel: " + diagnostics->error);
   return std::vector<char>((*object)->getBufferStart(),
                            (*object)->getBufferEnd());
 }

@@ -138,6 +138,19 @@ def math_kernel(item: kapi.Item, a, out):
     out[i] = np.sin(a[i]) + np.exp(a[i] * 0.25) + np.sqrt(a[i])
 
 
+@spirjit.kernel
+def collatz_steps(item: kapi.Item, a, out):
+    # A loop of its own in each work-item: the work-item loop around it is
+    # not innermost, and LLVM's vectoriser, asked for it, gives up.
+    i = item.get_id(0)
+    x = a[i]
+    steps = 0
+    while x != 1:
+        x = x // 2 if x % 2 == 0 else 3 * x + 1
+        steps += 1
+    out[i] = steps
+
+
 @spirjit.jit
 def prange_axpy(a, x, y):
     out = np.empty_like(x)
@@ -260,6 +273,23 @@ def test_math_functions_from_the_c_library(native):
     spirjit.call_kernel(math_kernel, kapi.Range(a.size), a, out)
     np.testing.assert_allclose(
         out, np.sin(a) + np.exp(a * 0.25) + np.sqrt(a), rtol=1e-13)
+
+
+def test_loops_it_cannot_vectorise_print_nothing(native, capfd):
+    a = np.arange(1, 1001, dtype=np.int64)
+    out = np.zeros_like(a)
+    spirjit.call_kernel(collatz_steps, kapi.Range(a.size), a, out)
+
+    def steps(x):
+        n = 0
+        while x != 1:
+            x = x // 2 if x % 2 == 0 else 3 * x + 1
+            n += 1
+        return n
+
+    np.testing.assert_array_equal(out, [steps(int(x)) for x in a])
+    captured = capfd.readouterr()
+    assert captured.out == "" and captured.err == ""
 
 
 def test_async_launches_in_order(native):
