@@ -185,6 +185,19 @@ def test_listed_only_with_spirjit_native():
     assert f"'{NATIVE}'" in run_listing("1")
 
 
+def test_spirjit_devices_lists_it_when_opted_in(tool_command):
+    import json
+    env = dict(os.environ, SPIRJIT_NATIVE="1")
+    env.pop("SPIRJIT_DEVICE", None)
+    proc = subprocess.run(tool_command("spirjit-devices") + ["--json"],
+                          env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    listed = {d["filter_string"]: d for d in json.loads(proc.stdout)}
+    assert listed[NATIVE]["backend"] == "native"
+    assert listed[NATIVE]["device_type"] == "cpu"
+
+
 def test_device_properties(native):
     assert native.filter_string == NATIVE
     assert native.backend == "native"
