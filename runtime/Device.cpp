@@ -40,6 +40,7 @@ void Device::checkAllocationSize(size_t size) const {
     return;
   const char *code = info_.backend == "cuda"         ? "CUDA_ERROR_OUT_OF_MEMORY"
                      : info_.backend == "level_zero" ? "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY"
+                     : info_.backend == "native"     ? "OUT_OF_HOST_MEMORY"
                                                      : "CL_MEM_OBJECT_ALLOCATION_FAILURE";
   throw DeviceError(info_.backend, 0, code,
                     "cannot allocate " + std::to_string(size) + " bytes on " +

@@ -351,6 +351,14 @@ def test_device_array_round_trips(native):
     assert spirjit.asnumpy(d)[0, 0] == 100
 
 
+def test_allocation_beyond_the_hosts_memory(native):
+    with pytest.raises(errors.OutOfDeviceMemoryError) as info:
+        spirjit.empty(2 ** 50, np.uint8, device=NATIVE)
+    assert info.value.backend == "native"
+    assert info.value.code == "OUT_OF_HOST_MEMORY"
+    assert "cannot allocate 1125899906842624 bytes" in str(info.value)
+
+
 def test_kernel_on_device_arrays(native):
     n = 3000
     a = spirjit.asarray(np.arange(n, dtype=np.float32), device=NATIVE)
