@@ -30,16 +30,15 @@ constexpr WorkItemQuery allQueries[] = {
 
 /// The placeholder a query is until addWorkItemLoops replaces it.
 std::string queryName(WorkItemQuery query) {
-  static const char *names[] = {"global_id", "global_size", "local_id",
-                                "local_size", "group_id", "num_groups"};
+  static const char *names[] = {"global_id",  "global_size", "local_id",
+                                "local_size", "group_id",    "num_groups"};
   return std::string("spirjit.native.") + names[static_cast<int>(query)];
 }
 
 /// What a query answers past the launch's rank, as OpenCL's built-ins.
 bool isSizeQuery(WorkItemQuery query) {
   return query == WorkItemQuery::GlobalSize ||
-         query == WorkItemQuery::LocalSize ||
-         query == WorkItemQuery::NumGroups;
+         query == WorkItemQuery::LocalSize || query == WorkItemQuery::NumGroups;
 }
 
 const char *useAnotherDevice =
@@ -124,7 +123,8 @@ public:
     // Python reads the process's output through its own buffers: the line
     // must leave C's before the launch is seen to end.
     llvm::FunctionCallee flush = module.getOrInsertFunction(
-        "fflush", llvm::FunctionType::get(builder.getInt32Ty(), {i8ptr}, false));
+        "fflush",
+        llvm::FunctionType::get(builder.getInt32Ty(), {i8ptr}, false));
     builder.CreateCall(flush, {llvm::ConstantPointerNull::get(i8ptr)});
     return true;
   }
@@ -157,8 +157,7 @@ void checkFunction(const TypedFunction &function) {
             what = "group collectives (kapi." + api->name + ")";
         }
       if (!what.empty())
-        throw UserError(UserErrorKind::UnsupportedFeature,
-                        description.filename,
+        throw UserError(UserErrorKind::UnsupportedFeature, description.filename,
                         inst->line > 0 ? inst->line : description.firstLine,
                         "the native CPU device does not run kernels with " +
                             what + useAnotherDevice);
@@ -224,7 +223,8 @@ void replaceQueries(llvm::Module &module, const llvm::Function &chunk,
       } else {
         for (unsigned d = 0; d < 3; ++d)
           value = builder.CreateSelect(
-              builder.CreateICmpEQ(dim, llvm::ConstantInt::get(dim->getType(), d)),
+              builder.CreateICmpEQ(dim,
+                                   llvm::ConstantInt::get(dim->getType(), d)),
               perDim[d], value);
       }
       call->replaceAllUsesWith(value);
@@ -311,8 +311,8 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
   b.SetInsertPoint(block("entry"));
   std::vector<llvm::Value *> parameters;
   for (llvm::Argument &parameter : kernel->args()) {
-    llvm::Value *slot = b.CreateConstInBoundsGEP1_64(i64, slots,
-                                                     parameter.getArgNo());
+    llvm::Value *slot =
+        b.CreateConstInBoundsGEP1_64(i64, slots, parameter.getArgNo());
     parameters.push_back(b.CreateLoad(
         parameter.getType(),
         b.CreateBitCast(slot, parameter.getType()->getPointerTo())));
@@ -322,7 +322,8 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
     auto extent = [&](int at) -> llvm::Value * {
       if (d >= dimensions)
         return b.getInt64(1);
-      return b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(i64, sizes, at + d));
+      return b.CreateLoad(i64,
+                          b.CreateConstInBoundsGEP1_64(i64, sizes, at + d));
     };
     global[d] = extent(NativeSizes::global);
     local[d] = ndRange ? extent(NativeSizes::local) : b.getInt64(1);
@@ -387,11 +388,11 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
   } else {
     llvm::Value *groups[3], *group[3];
     for (int d = 0; d < 3; ++d)
-      groups[d] = d < dimensions ? b.CreateUDiv(global[d], local[d])
-                                 : b.getInt64(1);
+      groups[d] =
+          d < dimensions ? b.CreateUDiv(global[d], local[d]) : b.getInt64(1);
     group[0] = dimensions > 1 ? b.CreateURem(unit, groups[0]) : unit;
-    llvm::Value *rest = dimensions > 1 ? b.CreateUDiv(unit, groups[0])
-                                       : b.getInt64(0);
+    llvm::Value *rest =
+        dimensions > 1 ? b.CreateUDiv(unit, groups[0]) : b.getInt64(0);
     group[1] = dimensions > 2 ? b.CreateURem(rest, groups[1]) : rest;
     group[2] = dimensions > 2 ? b.CreateUDiv(rest, groups[1]) : b.getInt64(0);
     // for l2, for l1, for l0: the group's items, dimension 0 innermost.
@@ -492,14 +493,16 @@ std::vector<char> emitHostObject(llvm::Module &module, const Target &target) {
   if (!object) {
     std::string message = llvm::toString(object.takeError());
     SPIRJIT_INTERNAL_CHECK(false, "cannot compile the native CPU device's "
-                                  "kernel: " + message);
+                                  "kernel: " +
+                                      message);
   }
   // addWorkItemLoops installed the handler.
   const auto *diagnostics = static_cast<const QuietDiagnostics *>(
       module.getContext().getDiagHandlerPtr());
   SPIRJIT_INTERNAL_CHECK(diagnostics->error.empty(),
                          "LLVM reported an error compiling the native CPU "
-                         "device's kernel: " + diagnostics->error);
+                         "device's kernel: " +
+                             diagnostics->error);
   return std::vector<char>((*object)->getBufferStart(),
                            (*object)->getBufferEnd());
 }

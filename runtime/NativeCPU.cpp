@@ -35,8 +35,7 @@ class NativeBuffer final : public Buffer {
 public:
   NativeBuffer(std::shared_ptr<Device> device, size_t size, void *memory,
                bool owned)
-      : Buffer(std::move(device), size, owned ? nullptr : memory, memory,
-               true),
+      : Buffer(std::move(device), size, owned ? nullptr : memory, memory, true),
         owned_(owned) {}
   ~NativeBuffer() override {
     if (owned_)
@@ -199,8 +198,8 @@ DeviceInfo nativeInfo() {
   info.platform = "spirjit native";
   // Machine code for one CPU may not run on another: the disk cache's
   // key holds the device's version, so it names the CPU and its features.
-  info.version = "host machine code for " + (model.empty() ? "this CPU" : model) +
-                 ", features " +
+  info.version = "host machine code for " +
+                 (model.empty() ? "this CPU" : model) + ", features " +
                  std::to_string(std::hash<std::string>()(cpuinfo("flags")));
   info.driverVersion = "spirjit";
   info.platformVersion = "spirjit native 1";
@@ -225,15 +224,15 @@ public:
 
   std::shared_ptr<Buffer> allocate(size_t size, const void *host) override {
     checkAllocationSize(size);
-    size_t bytes = (std::max<size_t>(size, 1) + alignment - 1) / alignment *
-                   alignment;
+    size_t bytes =
+        (std::max<size_t>(size, 1) + alignment - 1) / alignment * alignment;
     void *memory = std::aligned_alloc(alignment, bytes);
     if (!memory)
       throw DeviceError("native", -1, "OUT_OF_HOST_MEMORY",
                         "cannot allocate " + std::to_string(size) +
                             " bytes of host memory");
-    auto buffer = std::make_shared<NativeBuffer>(shared_from_this(), size,
-                                                 memory, true);
+    auto buffer =
+        std::make_shared<NativeBuffer>(shared_from_this(), size, memory, true);
     if (host && size)
       std::memcpy(memory, host, size);
     return buffer;
@@ -303,7 +302,8 @@ public:
     bool groups = !local.empty();
     for (int d = 0; d < 3; ++d) {
       size_t extent = d < static_cast<int>(global.size()) ? global[d] : 1;
-      size_t group = groups && d < static_cast<int>(local.size()) ? local[d] : 1;
+      size_t group =
+          groups && d < static_cast<int>(local.size()) ? local[d] : 1;
       work->sizes[NativeSizes::global + d] = static_cast<int64_t>(extent);
       work->sizes[NativeSizes::local + d] = static_cast<int64_t>(group);
       work->units *= static_cast<int64_t>(extent / group);
@@ -337,8 +337,7 @@ public:
   }
 
 protected:
-  std::shared_ptr<Program>
-  buildFromSPIRV(const std::vector<char> &) override {
+  std::shared_ptr<Program> buildFromSPIRV(const std::vector<char> &) override {
     throw unsupported(info().name + " takes no SPIR-V");
   }
   std::shared_ptr<Program>

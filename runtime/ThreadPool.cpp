@@ -29,14 +29,13 @@ ThreadPool::~ThreadPool() {
     worker.join();
 }
 
-int64_t ThreadPool::chunkCount(int64_t count, int64_t grain,
-                               unsigned threads) {
+int64_t ThreadPool::chunkCount(int64_t count, int64_t grain, unsigned threads) {
   if (count <= 0)
     return 0;
-  int64_t byGrain = (count + std::max<int64_t>(grain, 1) - 1) /
-                    std::max<int64_t>(grain, 1);
-  return std::max<int64_t>(
-      1, std::min<int64_t>(byGrain, std::max(threads, 1u)));
+  int64_t byGrain =
+      (count + std::max<int64_t>(grain, 1) - 1) / std::max<int64_t>(grain, 1);
+  return std::max<int64_t>(1,
+                           std::min<int64_t>(byGrain, std::max(threads, 1u)));
 }
 
 void ThreadPool::chunkBounds(int64_t count, int64_t chunks, int64_t k,

@@ -52,8 +52,8 @@ private:
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::shared_ptr<Job> job_;  // the run in progress, under mutex_
-  uint64_t generation_ = 0;   // counts runs, under mutex_
+  std::shared_ptr<Job> job_; // the run in progress, under mutex_
+  uint64_t generation_ = 0;  // counts runs, under mutex_
   bool stopping_ = false;
 };
 

@@ -62,11 +62,16 @@ TEST(NativeTarget, VecaddImageIsAHostObjectWhoseChunksComputeIt) {
   ASSERT_FALSE(printed.empty());
   EXPECT_EQ(printed.back(), Stage::Native);
   ASSERT_GE(kernel.image.bytes.size(), 4u);
-  EXPECT_EQ(std::memcmp(kernel.image.bytes.data(), "\x7f" "ELF", 4), 0);
+  EXPECT_EQ(std::memcmp(kernel.image.bytes.data(),
+                        "\x7f"
+                        "ELF",
+                        4),
+            0);
 
   std::shared_ptr<void> code = HostJIT::instance().load(
       kernel.image.bytes, nativeChunkName(kernel.entryPoint));
-  ASSERT_TRUE(code) << "the object defines " << nativeChunkName(kernel.entryPoint);
+  ASSERT_TRUE(code) << "the object defines "
+                    << nativeChunkName(kernel.entryPoint);
   auto chunk = reinterpret_cast<NativeChunkFunction>(code.get());
   const int64_t n = 1003;
   std::vector<float> a(n), b(n), c(n, -1);
@@ -74,7 +79,8 @@ TEST(NativeTarget, VecaddImageIsAHostObjectWhoseChunksComputeIt) {
     a[i] = static_cast<float>(i);
     b[i] = 0.5f * static_cast<float>(i % 7);
   }
-  std::vector<uint64_t> slots = slotsFor(kernel, {a.data(), b.data(), c.data()}, n);
+  std::vector<uint64_t> slots =
+      slotsFor(kernel, {a.data(), b.data(), c.data()}, n);
   int64_t sizes[NativeSizes::count] = {n, 1, 1, 1, 1, 1};
   // Chunks of any size, the last one ragged; together they cover the range.
   const int64_t bounds[] = {0, 1, 500, 531, n};

@@ -24,8 +24,7 @@ TEST(ThreadPool, OneChunkPerThreadUnlessTooFewUnits) {
 
 TEST(ThreadPool, ChunksAreContiguousBalancedAndNotEmpty) {
   for (int64_t count : {1, 2, 7, 16, 17, 1000, 100003})
-    for (int64_t chunks = 1; chunks <= std::min<int64_t>(count, 19);
-         ++chunks) {
+    for (int64_t chunks = 1; chunks <= std::min<int64_t>(count, 19); ++chunks) {
       int64_t expected = 0, smallest = count, largest = 0;
       for (int64_t k = 0; k < chunks; ++k) {
         int64_t begin, end;
@@ -60,7 +59,8 @@ TEST(ThreadPool, RunsEveryUnitOnceRunAfterRun) {
 TEST(ThreadPool, OneChunkRunsOnTheCaller) {
   ThreadPool pool(4);
   std::thread::id ran;
-  pool.run(100, 256, [&](int64_t, int64_t) { ran = std::this_thread::get_id(); });
+  pool.run(100, 256,
+           [&](int64_t, int64_t) { ran = std::this_thread::get_id(); });
   EXPECT_EQ(ran, std::this_thread::get_id());
 }
 
