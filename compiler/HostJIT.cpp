@@ -21,9 +21,12 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <optional>
+
 namespace spirjit {
 
 struct HostJIT::State {
+  std::optional<llvm::orc::JITTargetMachineBuilder> builder;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   std::unique_ptr<llvm::TargetMachine> machine;
 };
@@ -52,8 +55,11 @@ void check(llvm::Error error, const char *what) {
 } // namespace
 
 HostJIT &HostJIT::instance() {
-  static HostJIT jit;
-  return jit;
+  // Never destroyed: code it linked may be let go of by other static
+  // objects' destructors at exit (the native CPU device's kernels kept in
+  // static caches), after a static JIT would be gone.
+  static HostJIT *jit = new HostJIT;
+  return *jit;
 }
 
 HostJIT::HostJIT() : state_(std::make_unique<State>()) {
@@ -64,6 +70,7 @@ HostJIT::HostJIT() : state_(std::make_unique<State>()) {
   machine.setCodeGenOptLevel(llvm::CodeGenOpt::Default);
   machine_ = machine.getTargetTriple().str() + " " + machine.getCPU() + " " +
              machine.getFeatures().getString();
+  state_->builder = machine;
   state_->machine =
       check(machine.createTargetMachine(), "no target machine for this host");
   state_->jit = check(
@@ -95,6 +102,11 @@ void HostJIT::defineHelpers(const std::map<std::string, void *> &helpers) {
         llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
   check(jit.getMainJITDylib().define(llvm::orc::absoluteSymbols(symbols)),
         "cannot define the host helpers");
+}
+
+std::unique_ptr<llvm::TargetMachine> HostJIT::createTargetMachine() const {
+  return check(state_->builder->createTargetMachine(),
+               "no target machine for this host");
 }
 
 std::vector<char> HostJIT::compile(llvm::Module &module) {

@@ -13,9 +13,12 @@
 #include <string>
 #include <vector>
 
-namespace llvm::orc {
+namespace llvm {
+class TargetMachine;
+namespace orc {
 class JITDylib;
-} // namespace llvm::orc
+} // namespace orc
+} // namespace llvm
 
 namespace spirjit {
 
@@ -42,6 +45,11 @@ public:
   /// Binds the names host code calls to their addresses; called once,
   /// before the first object is loaded.
   void defineHelpers(const std::map<std::string, void *> &helpers);
+  /// A target machine of this host configured as the JIT's own (CPU,
+  /// features, code generation level), for one caller: LLVM's target
+  /// machines are not safe to share between threads (the native CPU
+  /// device's kernels are compiled on several: NativeTarget.h).
+  std::unique_ptr<llvm::TargetMachine> createTargetMachine() const;
   /// `module`'s machine code, as a relocatable object file for this host.
   /// Throws InternalError on failure.
   std::vector<char> compile(llvm::Module &module);

@@ -77,7 +77,7 @@ void optimizeModule(llvm::Module &module, int level, const Target &target) {
   llvm::FunctionAnalysisManager functions;
   llvm::CGSCCAnalysisManager cgscc;
   llvm::ModuleAnalysisManager modules;
-  llvm::PassBuilder builder;
+  llvm::PassBuilder builder(target.targetMachine());
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(cgscc);
   builder.registerFunctionAnalyses(functions);

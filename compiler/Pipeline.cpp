@@ -1,12 +1,15 @@
 // The whole compiler, top to bottom:
 //
 //   bytecode -> pyir -> typed -> parfor -> llir -> llir.opt -> spv | ptx
+//                                                             | native
 //
 // Each step is one call into its own file; each is printable by name
 // (Stages.def), and the IR is verified after every step that changes it.
 // The last step emits the device image in the first format the device
 // takes that the pipeline produces: SPIR-V, or SPIR 1.2 bitcode lowered
-// from it; or, for CUDA devices, PTX from a module lowered for NVPTX.
+// from it; or, for CUDA devices, PTX from a module lowered for NVPTX; or,
+// for the native CPU device, host machine code from a module lowered for
+// the host.
 #include "compiler/Pipeline.h"
 
 #include "compiler/BoundsCheckFastPath.h"
@@ -22,6 +25,7 @@
 #include "compiler/KernelABI.h"
 #include "compiler/LowerToLLVM.h"
 #include "compiler/NVPTX.h"
+#include "compiler/NativeTarget.h"
 #include "compiler/Optimize.h"
 #include "compiler/SPIRV.h"
 #include "compiler/Target.h"
@@ -243,7 +247,7 @@ std::string printModule(const llvm::Module &module) {
 ImageFormat imageFormatFor(const DeviceCapabilities &device) {
   for (ImageFormat format : device.imageFormats)
     if (format == ImageFormat::SPIRV || format == ImageFormat::SPIRBitcode ||
-        format == ImageFormat::PTX)
+        format == ImageFormat::PTX || format == ImageFormat::HostObject)
       return format;
   return ImageFormat::SPIRBitcode;
 }
@@ -293,6 +297,10 @@ CompiledKernel compileKernel(const KernelRequest &request,
   checkBarriers(typed);
   for (const auto &[key, callee] : specializations.byKey)
     checkBarriers(*callee);
+  // The native CPU device runs work-items one after another: what needs
+  // them together is refused, at its line.
+  if (format == ImageFormat::HostObject)
+    checkNativeKernel(typed, specializations);
   bool checked = options.boundscheck || options.debug;
   for (const auto &[key, callee] : specializations.byKey)
     checkParameterCount(*callee->description, "device function",
@@ -304,13 +312,14 @@ CompiledKernel compileKernel(const KernelRequest &request,
   dump(Stage::Parfor, printTyped);
 
   // llir: target-independent lowering against the target's hooks (SPIR,
-  // or NVPTX for a PTX image). Typed pointers: the SPIR-V translator of
+  // NVPTX for a PTX image, the host for the native CPU device). Typed pointers: the SPIR-V translator of
   // LLVM 15 is most reliable so, and libdevice is typed-pointer bitcode.
   llvm::LLVMContext context;
   context.setOpaquePointers(false);
-  std::unique_ptr<Target> target = format == ImageFormat::PTX
-                                       ? createNVPTXTarget()
-                                       : createSPIRTarget();
+  std::unique_ptr<Target> target =
+      format == ImageFormat::PTX          ? createNVPTXTarget()
+      : format == ImageFormat::HostObject ? createNativeTarget()
+                                          : createSPIRTarget();
   LoweringOptions lowering;
   lowering.fastmath = options.fastmath;
   lowering.boundscheck = options.boundscheck || options.debug;
@@ -359,6 +368,17 @@ CompiledKernel compileKernel(const KernelRequest &request,
     std::string text = emitPTX(*module, ptx);
     dump(Stage::PTX, [&] { return text; });
     kernel.image.bytes.assign(text.begin(), text.end());
+    return finish(kernel);
+  }
+
+  if (format == ImageFormat::HostObject) {
+    // native: the kernel inlined into loops over a chunk's work-items,
+    // optimised again so that LLVM vectorises them, then machine code.
+    addWorkItemLoops(*module, kernel.entryPoint, request.itemDimensions,
+                     request.ndRange);
+    optimizeModule(*module, options.optLevel, *target);
+    dump(Stage::Native, [&] { return printModule(*module); });
+    kernel.image.bytes = emitHostObject(*module, *target);
     return finish(kernel);
   }
 

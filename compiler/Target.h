@@ -19,6 +19,10 @@
 #include <memory>
 #include <string>
 
+namespace llvm {
+class TargetMachine;
+} // namespace llvm
+
 namespace spirjit {
 
 class DeviceTarget;
@@ -46,6 +50,10 @@ public:
   /// Rewrites what this target's code generator cannot take; optimizeModule
   /// runs it after LLVM's pipeline.
   virtual void legalize(llvm::Module &module) const {}
+  /// The code generator whose costs LLVM's optimiser weighs (the loop
+  /// vectoriser's vector widths); nullptr: LLVM's generic costs, for
+  /// targets whose code is generated elsewhere (a driver's compiler).
+  virtual llvm::TargetMachine *targetMachine() const { return nullptr; }
   /// This target's device layer, or nullptr for a host target.
   virtual const DeviceTarget *asDevice() const { return nullptr; }
 };

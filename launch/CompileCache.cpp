@@ -4,9 +4,11 @@
 // `signatures=`'s compiles at decoration.
 #include "launch/Launcher.h"
 
+#include "compiler/HostTarget.h"
 #include "frontend/Diagnostics.h"
 #include "launch/CallerLock.h"
 #include "runtime/DiskCache.h"
+#include "runtime/NativeCPU.h"
 
 #include <atomic>
 #include <chrono>
@@ -20,6 +22,17 @@ namespace spirjit::launch {
 using runtime::Device;
 
 namespace {
+
+/// The native CPU device's programs are object files of this host, which
+/// the compiler's JIT links; the runtime links no compiler, so it is handed
+/// the JIT here, before any kernel is compiled.
+const bool nativeLinkerSet = [] {
+  runtime::setNativeLinker(
+      [](const std::vector<char> &object, const std::string &symbol) {
+        return HostJIT::instance().load(object, symbol);
+      });
+  return true;
+}();
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
@@ -125,6 +138,7 @@ const char *stageExtension(Stage stage) {
   case Stage::LLIR:
   case Stage::LLIROpt:
   case Stage::SPIR:
+  case Stage::Native:
     return ".ll";
   case Stage::SPV:
     return ".spvasm";

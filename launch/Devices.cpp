@@ -42,7 +42,8 @@ std::vector<std::shared_ptr<Device>> matchDevices(const std::string &filter) {
   for (const std::string &part : parts) {
     if (part.empty())
       continue;
-    if (part == "opencl" || part == "level_zero" || part == "cuda")
+    if (part == "opencl" || part == "level_zero" || part == "cuda" ||
+        part == "native")
       backend = part;
     else if (part == "cpu" || part == "gpu" || part == "accelerator")
       type = part;

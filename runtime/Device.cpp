@@ -2,6 +2,7 @@
 
 #include "runtime/CUDA.h"
 #include "runtime/LevelZero.h"
+#include "runtime/NativeCPU.h"
 #include "runtime/OpenCL.h"
 
 #include <algorithm>
@@ -39,6 +40,7 @@ void Device::checkAllocationSize(size_t size) const {
     return;
   const char *code = info_.backend == "cuda"         ? "CUDA_ERROR_OUT_OF_MEMORY"
                      : info_.backend == "level_zero" ? "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY"
+                     : info_.backend == "native"     ? "OUT_OF_HOST_MEMORY"
                                                      : "CL_MEM_OBJECT_ALLOCATION_FAILURE";
   throw DeviceError(info_.backend, 0, code,
                     "cannot allocate " + std::to_string(size) + " bytes on " +
@@ -120,6 +122,8 @@ std::shared_ptr<Program> Device::build(const DeviceImage &image) {
     return buildFromSPIRBitcode(image.bytes);
   case ImageFormat::PTX:
     return buildFromPTX(image.bytes);
+  case ImageFormat::HostObject:
+    return buildFromHostObject(image.bytes);
   }
   throw DeviceError(info_.backend, -1, "UNSUPPORTED",
                     info_.name + " has no builder for " +
@@ -137,12 +141,20 @@ std::shared_ptr<Program> Device::buildFromPTX(const std::vector<char> &) {
                     info_.name + " takes no PTX");
 }
 
+std::shared_ptr<Program>
+Device::buildFromHostObject(const std::vector<char> &) {
+  throw DeviceError(info_.backend, -1, "UNSUPPORTED",
+                    info_.name + " takes no host object file");
+}
+
 const std::vector<std::shared_ptr<Device>> &allDevices() {
   static const std::vector<std::shared_ptr<Device>> devices = [] {
     std::vector<std::shared_ptr<Device>> all = cudaDevices();
     for (const auto &device : openclDevices())
       all.push_back(device);
     for (const auto &device : levelZeroDevices())
+      all.push_back(device);
+    for (const auto &device : nativeDevices())
       all.push_back(device);
     // GPUs first, whichever backend drives them: the first device listed
     // is the default one (each backend has put its own in order).

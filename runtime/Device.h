@@ -1,8 +1,8 @@
 // What every backend offers, and all the rest of spirjit sees of one: a
 // Device with memory (Buffer), programs built from SPIR-V (Program),
 // kernels with arguments (Kernel), launches and their completion (Event).
-// OpenCL.cpp, LevelZero.cpp and CUDA.cpp implement it; allDevices() lists
-// the devices of all three. Every backend failure throws DeviceError naming the backend's
+// OpenCL.cpp, LevelZero.cpp, CUDA.cpp and NativeCPU.cpp implement it;
+// allDevices() lists the devices of all four. Every backend failure throws DeviceError naming the backend's
 // own error code.
 //
 // Contract shared by the backends:
@@ -28,7 +28,7 @@ namespace spirjit::runtime {
 
 struct DeviceInfo {
   std::string name, vendor, platform, version;
-  std::string backend;    // "opencl", "level_zero", "cuda"
+  std::string backend;    // "opencl", "level_zero", "cuda", "native"
   std::string deviceType; // "cpu", "gpu", "accelerator"
   int backendIndex = 0;   // index among this backend's devices of this type
   /// 0 when the driver does not say (Level Zero's null driver).
@@ -311,6 +311,8 @@ protected:
   virtual std::shared_ptr<Program>
   buildFromSPIRBitcode(const std::vector<char> &bits);
   virtual std::shared_ptr<Program> buildFromPTX(const std::vector<char> &text);
+  virtual std::shared_ptr<Program>
+  buildFromHostObject(const std::vector<char> &object);
 
 private:
   DeviceInfo info_;
@@ -318,7 +320,7 @@ private:
 };
 
 /// Every device of every backend (CUDA GPUs first, then OpenCL, then
-/// Level Zero), found
+/// Level Zero, then the native CPU device where SPIRJIT_NATIVE=1), found
 /// once per process. A backend without a driver adds none and no error.
 /// How many os.fork()s separate this process from the one that first
 /// called this (pthread_atfork): a context opened at another count belongs

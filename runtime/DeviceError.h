@@ -29,7 +29,8 @@ public:
            codeName_ == "CL_INVALID_BUFFER_SIZE" ||
            codeName_ == "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY" ||
            codeName_ == "ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY" ||
-           codeName_ == "CUDA_ERROR_OUT_OF_MEMORY";
+           codeName_ == "CUDA_ERROR_OUT_OF_MEMORY" ||
+           codeName_ == "OUT_OF_HOST_MEMORY"; // the native CPU device
   }
 
 private:

@@ -12,10 +12,12 @@ enum class ImageFormat {
   SPIRV,       // a SPIR-V module (OpenCL 2.1+ IL, Level Zero)
   SPIRBitcode, // SPIR 1.2 LLVM bitcode (OpenCL's cl_khr_spir)
   PTX,         // NVIDIA's PTX text: the next format, no producer yet
+  HostObject,  // a relocatable object file of this host: the native CPU
+               // device's work-item loops (runtime/NativeABI.h)
 };
 
 /// The format's name in cache keys, dump folders and messages: "spirv",
-/// "spir", "ptx".
+/// "spir", "ptx", "native".
 inline const char *imageFormatName(ImageFormat format) {
   switch (format) {
   case ImageFormat::SPIRV:
@@ -24,14 +26,16 @@ inline const char *imageFormatName(ImageFormat format) {
     return "spir";
   case ImageFormat::PTX:
     return "ptx";
+  case ImageFormat::HostObject:
+    return "native";
   }
   return "unknown";
 }
 
 /// The format imageFormatName calls `name`; false when none is.
 inline bool imageFormatByName(const std::string &name, ImageFormat &format) {
-  for (ImageFormat known :
-       {ImageFormat::SPIRV, ImageFormat::SPIRBitcode, ImageFormat::PTX})
+  for (ImageFormat known : {ImageFormat::SPIRV, ImageFormat::SPIRBitcode,
+                            ImageFormat::PTX, ImageFormat::HostObject})
     if (name == imageFormatName(known)) {
       format = known;
       return true;

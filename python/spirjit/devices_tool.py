@@ -17,6 +17,7 @@ def _yes(flag):
 def describe(d):
     """The lines spirjit-devices prints for device ``d``."""
     spirv = ("PTX" if d.backend == "cuda" else
+             "host machine code (spirjit's own)" if d.backend == "native" else
              "SPIR-V" if d.supports_spirv else "SPIR 1.2 bitcode")
     sub_groups = ", ".join(map(str, d.sub_group_sizes)) or "not reported"
     return [

@@ -1,8 +1,8 @@
 """spirjit-dump-ir: prints a function at every stage of the compiler.
 
     spirjit-dump-ir FILE.py FUNCTION --sig "(float32[::1], float32[::1])"
-                    [--stage bytecode|pyir|typed|parfor|llir|llir.opt|spv|spir|all]
-                    [--image spirv|spir|ptx] [--target cuda] [--ndim N]
+                    [--stage bytecode|pyir|typed|parfor|llir|llir.opt|spv|spir|ptx|native|all]
+                    [--image spirv|spir|ptx|native] [--target cuda] [--ndim N]
                     [--nd-range] [--local-shape 16,16 ...] [--disjoint]
                     [--dump-dir DIR]
     spirjit-dump-ir FILE.py FUNCTION --arrays --sig "(float32[:, :], float64)"
@@ -150,12 +150,14 @@ def main(argv=None):
                              "per local array in order: launches compile "
                              "kernels for their LocalAccessors' shapes "
                              "(without it, shapes are parameters)")
-    parser.add_argument("--image", choices=["spirv", "spir", "ptx"],
+    parser.add_argument("--image", choices=["spirv", "spir", "ptx", "native"],
                         help="the device image to compile for: spirv (the "
                              "default; devices that take SPIR-V), spir "
                              "(SPIR 1.2 bitcode, OpenCL devices without "
-                             "SPIR-V such as PoCL) or ptx (CUDA devices); "
-                             "--stage spir implies spir, --stage ptx ptx")
+                             "SPIR-V such as PoCL), ptx (CUDA devices) or "
+                             "native (host machine code: the native CPU "
+                             "device); --stage spir implies spir, --stage "
+                             "ptx ptx, --stage native native")
     parser.add_argument("--target", choices=["opencl", "cuda"],
                         help="cuda: compile for NVIDIA GPUs (the ptx image; "
                              "no GPU needed)")
@@ -274,7 +276,8 @@ def _dump(args, stages):
     wanted = stages if args.stage == "all" else [args.stage]
     image = args.image or ("ptx" if args.target == "cuda"
                            or args.stage == "ptx" else
-                           "spir" if args.stage == "spir" else "spirv")
+                           "spir" if args.stage == "spir" else
+                           "native" if args.stage == "native" else "spirv")
 
     device = hasattr(function, "__spirjit_device_globals__")
 

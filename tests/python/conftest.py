@@ -1,8 +1,9 @@
 """Shared fixtures of spirjit's Python tests.
 
-``device_filter`` runs a test once per OpenCL device spirjit sees, with
-``SPIRJIT_DEVICE`` naming that device, so every launch without DeviceArrays
-goes there.  ``require_dtypes`` skips float64 cases on devices without double
+``device_filter`` runs a test once per OpenCL device spirjit sees (those
+``SPIRJIT_TEST_DEVICES`` matches, where it is set: ctest's pytest_native
+names the native CPU device so), with ``SPIRJIT_DEVICE`` naming that
+device, so every launch without DeviceArrays goes there.  ``require_dtypes`` skips float64 cases on devices without double
 precision.  ``run_isolated`` runs a snippet in a fresh interpreter: for the
 few cases where a compiler bug takes the whole process down, which would
 otherwise end the test session. ``tool_command`` runs spirjit's
@@ -33,6 +34,9 @@ import spirjit  # noqa: E402
 spirjit._spirjit._host_evaluation(False)
 
 _DEVICES = spirjit.devices()
+if os.environ.get("SPIRJIT_TEST_DEVICES"):
+    _DEVICES = [spirjit.Device._wrap(d) for d in spirjit._spirjit.match_devices(
+        os.environ["SPIRJIT_TEST_DEVICES"])]
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(
     spirjit.__file__)))
 

@@ -174,7 +174,8 @@ TEST(Pipeline, StageTableListsEveryStageOnceInOrder) {
     names.push_back(info.name);
   EXPECT_EQ(names, (std::vector<std::string>{"bytecode", "pyir", "typed",
                                              "parfor", "llir", "llir.opt",
-                                             "spv", "spir", "ptx"}));
+                                             "spv", "spir", "ptx",
+                                             "native"}));
   EXPECT_EQ(stageByName("llir.opt"), Stage::LLIROpt);
   EXPECT_THROW(stageByName("nope"), std::invalid_argument);
 }
@@ -216,8 +217,8 @@ TEST(Pipeline, EveryFixtureGivesValidSPIRV) {
     EXPECT_EQ(spirv[0], 0x07230203u) << "SPIR-V magic";
     EXPECT_EQ(validateSPIRV(spirv), "") << c.name;
     // Every stage up to the image's: the SPIR-V is the image here.
-    // (every stage but the other images', spir and ptx)
-    EXPECT_EQ(printed.size(), allStages().size() - 2) << "every stage printable";
+    // (every stage but the other images': spir, ptx and native)
+    EXPECT_EQ(printed.size(), allStages().size() - 3) << "every stage printable";
     EXPECT_EQ(printed.back(), Stage::SPV);
     EXPECT_EQ(kernel.entryPoint, std::string("spirjit_") + c.name);
     // A device that takes SPIR bitcode gets it as its image, printed as

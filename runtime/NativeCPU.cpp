@@ -1,0 +1,379 @@
+// The native CPU device (NativeCPU.h).
+#include "runtime/NativeCPU.h"
+
+#include "runtime/NativeABI.h"
+#include "runtime/ThreadPool.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <unistd.h>
+
+namespace spirjit::runtime {
+
+namespace {
+
+constexpr size_t alignment = 64; // a cache line, and AVX-512's width
+
+NativeLinker &linker() {
+  static NativeLinker linker;
+  return linker;
+}
+
+DeviceError unsupported(const std::string &message) {
+  return DeviceError("native", -1, "UNSUPPORTED", message);
+}
+
+/// Host memory: allocated and owned, or the caller's used in place.
+class NativeBuffer final : public Buffer {
+public:
+  NativeBuffer(std::shared_ptr<Device> device, size_t size, void *memory,
+               bool owned)
+      : Buffer(std::move(device), size, owned ? nullptr : memory, memory, true),
+        owned_(owned) {}
+  ~NativeBuffer() override {
+    if (owned_)
+      std::free(svm());
+  }
+
+private:
+  bool owned_;
+};
+
+/// The object file: linked when a kernel of it is created.
+class NativeProgram final : public Program {
+public:
+  NativeProgram(std::shared_ptr<Device> device, std::vector<char> object)
+      : Program(std::move(device)), object(std::move(object)) {}
+  const std::vector<char> object;
+};
+
+class NativeKernel final : public Kernel {
+public:
+  NativeKernel(std::shared_ptr<Program> program, std::shared_ptr<void> code)
+      : Kernel(std::move(program)), code(std::move(code)) {}
+  /// The chunk function, linked; it stays while this lives.
+  const std::shared_ptr<void> code;
+  /// One 8-byte slot per parameter (NativeABI.h).
+  std::vector<uint64_t> slots;
+
+protected:
+  void bindValue(unsigned index, size_t size, const void *value) override {
+    // Local memory (a null value) never reaches here: the compiler
+    // refuses kernels that use it on this device.
+    if (!value || size > sizeof(uint64_t))
+      throw unsupported("the native CPU device takes no argument of " +
+                        std::to_string(size) + " bytes" +
+                        (value ? "" : " of local memory"));
+    uint64_t slot = 0;
+    std::memcpy(&slot, value, size);
+    this->slot(index) = slot;
+  }
+  void bindBuffer(unsigned index, const Buffer &buffer,
+                  size_t offset) override {
+    slot(index) = reinterpret_cast<uintptr_t>(buffer.svm()) + offset;
+  }
+
+private:
+  uint64_t &slot(unsigned index) {
+    if (slots.size() <= index)
+      slots.resize(index + 1);
+    return slots[index];
+  }
+};
+
+/// The in-order queue: a thread of its own runs the commands one after
+/// another, each launch split over the pool (the queue's thread takes a
+/// chunk too). Created at the first command; never destroyed (its threads
+/// would otherwise have to be joined while the process exits), and made
+/// afresh in a forked child, which has none of the parent's threads.
+class Executor {
+public:
+  Executor()
+      : pool_(std::max(1u, std::thread::hardware_concurrency())),
+        generation_(forkGeneration()) {
+    std::thread([this] { serve(); }).detach();
+  }
+  int generation() const { return generation_; }
+  unsigned threads() const { return pool_.threads(); }
+
+  /// Queues `command`; returns its number.
+  uint64_t enqueue(std::function<void(ThreadPool &)> command) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    commands_.push_back(std::move(command));
+    wake_.notify_all();
+    return ++enqueued_;
+  }
+  /// The number of the last command queued.
+  uint64_t last() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return enqueued_;
+  }
+  bool completed(uint64_t number) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return completed_ >= number;
+  }
+  bool waitFor(uint64_t number, std::chrono::nanoseconds limit) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return done_.wait_for(lock, limit, [&] { return completed_ >= number; });
+  }
+  void wait(uint64_t number) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return completed_ >= number; });
+  }
+
+private:
+  void serve() {
+    for (;;) {
+      std::function<void(ThreadPool &)> command;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return !commands_.empty(); });
+        command = std::move(commands_.front());
+        commands_.pop_front();
+      }
+      command(pool_);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++completed_;
+      }
+      done_.notify_all();
+    }
+  }
+
+  ThreadPool pool_;
+  int generation_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::deque<std::function<void(ThreadPool &)>> commands_;
+  uint64_t enqueued_ = 0, completed_ = 0;
+};
+
+class NativeEvent final : public Event {
+public:
+  NativeEvent(Executor *executor, uint64_t number)
+      : executor_(executor), number_(number) {}
+  bool complete() override {
+    return !executor_ || executor_->completed(number_);
+  }
+  void wait() override {
+    if (executor_)
+      executor_->wait(number_);
+  }
+  bool waitFor(std::chrono::nanoseconds limit) override {
+    return !executor_ || executor_->waitFor(number_, limit);
+  }
+
+private:
+  Executor *executor_; // null: nothing was queued
+  uint64_t number_;
+};
+
+/// A line of /proc/cpuinfo ("model name", "flags"), or "" without one.
+std::string cpuinfo(const std::string &key) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.compare(0, key.size(), key) == 0) {
+      size_t colon = line.find(':');
+      if (colon == std::string::npos)
+        continue;
+      size_t start = line.find_first_not_of(' ', colon + 1);
+      return start == std::string::npos ? "" : line.substr(start);
+    }
+  return "";
+}
+
+DeviceInfo nativeInfo() {
+  DeviceInfo info;
+  std::string model = cpuinfo("model name");
+  info.name = "spirjit native CPU" + (model.empty() ? "" : " (" + model + ")");
+  info.vendor = cpuinfo("vendor_id");
+  info.platform = "spirjit native";
+  // Machine code for one CPU may not run on another: the disk cache's
+  // key holds the device's version, so it names the CPU and its features.
+  info.version = "host machine code for " +
+                 (model.empty() ? "this CPU" : model) + ", features " +
+                 std::to_string(std::hash<std::string>()(cpuinfo("flags")));
+  info.driverVersion = "spirjit";
+  info.platformVersion = "spirjit native 1";
+  info.backend = "native";
+  info.deviceType = "cpu";
+  info.maxWorkGroupSize = 8192;
+  info.hasFp64 = info.hasAtomic64 = info.hasFloatAtomics = true;
+  info.hostUnifiedMemory = info.hasSvm = info.hasFineGrainSvm = true;
+  info.addressBits = 64;
+  info.imageFormats = {ImageFormat::HostObject};
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page > 0)
+    info.globalMemSize = static_cast<uint64_t>(pages) * page;
+  info.memBaseAddrAlign = alignment;
+  info.computeUnits = std::max(1u, std::thread::hardware_concurrency());
+  return info;
+}
+
+class NativeDevice final : public Device {
+public:
+  NativeDevice() : Device(nativeInfo()) {}
+
+  std::shared_ptr<Buffer> allocate(size_t size, const void *host) override {
+    checkAllocationSize(size);
+    size_t bytes =
+        (std::max<size_t>(size, 1) + alignment - 1) / alignment * alignment;
+    void *memory = std::aligned_alloc(alignment, bytes);
+    if (!memory)
+      throw DeviceError("native", -1, "OUT_OF_HOST_MEMORY",
+                        "cannot allocate " + std::to_string(size) +
+                            " bytes of host memory");
+    auto buffer =
+        std::make_shared<NativeBuffer>(shared_from_this(), size, memory, true);
+    if (host && size)
+      std::memcpy(memory, host, size);
+    return buffer;
+  }
+  std::shared_ptr<Buffer> wrapHostMemory(void *host, size_t size) override {
+    if (size == 0)
+      return nullptr;
+    return std::make_shared<NativeBuffer>(shared_from_this(), size, host,
+                                          false);
+  }
+  void read(const Buffer &buffer, void *host, size_t size,
+            size_t offset) override {
+    finish();
+    if (size)
+      std::memcpy(host, static_cast<char *>(buffer.svm()) + offset, size);
+  }
+  void write(const Buffer &buffer, const void *host, size_t size,
+             size_t offset) override {
+    finish();
+    if (size)
+      std::memcpy(static_cast<char *>(buffer.svm()) + offset, host, size);
+  }
+  std::unique_ptr<Event> enqueueMarker() override {
+    Executor *executor = current();
+    return std::make_unique<NativeEvent>(executor,
+                                         executor ? executor->last() : 0);
+  }
+  NativeHandles nativeHandles() override { return {}; }
+
+  std::shared_ptr<Program>
+  buildFromDeviceBinary(const std::vector<char> &bits) override {
+    return std::make_shared<NativeProgram>(shared_from_this(), bits);
+  }
+  std::vector<char> programBinary(const Program &program) override {
+    return static_cast<const NativeProgram &>(program).object;
+  }
+  std::shared_ptr<Kernel> createKernel(const std::shared_ptr<Program> &program,
+                                       const std::string &name) override {
+    if (!linker())
+      throw unsupported("the native CPU device has no linker (the launcher "
+                        "sets it: a bug)");
+    const auto &object = static_cast<const NativeProgram &>(*program).object;
+    std::shared_ptr<void> code = linker()(object, nativeChunkName(name));
+    if (!code)
+      throw DeviceError("native", -1, "INVALID_KERNEL_NAME",
+                        "the program defines no kernel " + name);
+    return std::make_shared<NativeKernel>(program, std::move(code));
+  }
+
+  std::unique_ptr<Event> launch(Kernel &kernel,
+                                const std::vector<size_t> &global,
+                                const std::vector<size_t> &local,
+                                bool wantEvent) override {
+    auto &native = static_cast<NativeKernel &>(kernel);
+    // What the command needs is copied: the kernel may be bound again for
+    // the next launch before this one runs.
+    struct Launch {
+      std::shared_ptr<void> code;
+      std::vector<uint64_t> slots;
+      int64_t sizes[NativeSizes::count];
+      int64_t units = 1;
+    };
+    auto work = std::make_shared<Launch>();
+    work->code = native.code;
+    work->slots = native.slots;
+    work->slots.push_back(0); // never empty: data() is a valid pointer
+    bool groups = !local.empty();
+    for (int d = 0; d < 3; ++d) {
+      size_t extent = d < static_cast<int>(global.size()) ? global[d] : 1;
+      size_t group =
+          groups && d < static_cast<int>(local.size()) ? local[d] : 1;
+      work->sizes[NativeSizes::global + d] = static_cast<int64_t>(extent);
+      work->sizes[NativeSizes::local + d] = static_cast<int64_t>(group);
+      work->units *= static_cast<int64_t>(extent / group);
+    }
+    // A work-item of a Range is little work: a chunk is worth a thread's
+    // wake-up only from some hundreds of them. A work-group is a loop.
+    int64_t grain = groups ? 1 : 256;
+    uint64_t number = executor().enqueue([work, grain](ThreadPool &pool) {
+      auto chunk = reinterpret_cast<NativeChunkFunction>(work->code.get());
+      pool.run(work->units, grain, [&](int64_t begin, int64_t end) {
+        chunk(work->slots.data(), begin, end, work->sizes);
+      });
+    });
+    if (!wantEvent)
+      return nullptr;
+    return std::make_unique<NativeEvent>(current(), number);
+  }
+  void finish() override {
+    if (Executor *executor = current())
+      executor->wait(executor->last());
+  }
+  double bareLaunchLoop(Kernel &kernel, const std::vector<size_t> &global,
+                        int count) override {
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < count; ++i)
+      launch(kernel, global, {}, false);
+    finish();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  }
+
+protected:
+  std::shared_ptr<Program> buildFromSPIRV(const std::vector<char> &) override {
+    throw unsupported(info().name + " takes no SPIR-V");
+  }
+  std::shared_ptr<Program>
+  buildFromHostObject(const std::vector<char> &object) override {
+    return std::make_shared<NativeProgram>(shared_from_this(), object);
+  }
+
+private:
+  /// The queue, made at the first command (again in a forked child).
+  Executor &executor() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!executor_ || executor_->generation() != forkGeneration())
+      executor_ = new Executor; // the old one's threads are not in a child
+    return *executor_;
+  }
+  /// The queue, or null when nothing was queued in this process.
+  Executor *current() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (executor_ && executor_->generation() != forkGeneration())
+      return nullptr;
+    return executor_;
+  }
+
+  std::mutex mutex_;
+  Executor *executor_ = nullptr;
+};
+
+} // namespace
+
+void setNativeLinker(NativeLinker link) { linker() = std::move(link); }
+
+std::vector<std::shared_ptr<Device>> nativeDevices() {
+  const char *enabled = std::getenv("SPIRJIT_NATIVE");
+  if (!enabled || std::string(enabled) != "1")
+    return {};
+  return {std::make_shared<NativeDevice>()};
+}
+
+} // namespace spirjit::runtime

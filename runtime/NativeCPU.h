@@ -1,0 +1,36 @@
+// The native CPU device (Device.h's interface): kernels the compiler made
+// into host machine code (a HostObject image: NativeABI.h), run on a pool
+// of threads of our own (ThreadPool.h) over the host's own memory.
+//
+// Buffers are host allocations (64-byte aligned) and copies memcpy; host
+// memory is used in place (wrapHostMemory), so NumPy arrays are launched
+// without a copy. One in-order queue: a thread of the device takes each
+// command in turn and splits a launch's units into one contiguous chunk
+// per hardware thread. Listed only where SPIRJIT_NATIVE=1 is set, until it
+// runs every kernel: kernels with barriers, group collectives or local
+// memory are refused when they are compiled for it.
+#pragma once
+
+#include "runtime/Device.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace spirjit::runtime {
+
+/// The native CPU device, `native:cpu:0`, when SPIRJIT_NATIVE=1; else
+/// none.
+std::vector<std::shared_ptr<Device>> nativeDevices();
+
+/// Links a relocatable object file of this host into the process and gives
+/// the address of `symbol` in it, owning the code (the last copy's
+/// destruction unlinks it); null when the object does not define it. The
+/// runtime links no compiler: the launcher hands over the compiler's
+/// in-process JIT (compiler/HostTarget.h) before it builds a program.
+using NativeLinker = std::function<std::shared_ptr<void>(
+    const std::vector<char> &object, const std::string &symbol)>;
+void setNativeLinker(NativeLinker linker);
+
+} // namespace spirjit::runtime

@@ -1,0 +1,390 @@
+"""The native CPU device (``native:cpu:0``): kernels compiled by spirjit into
+host machine code, work-items as loops, run on spirjit's own threads over
+the host's memory. It is listed only where ``SPIRJIT_NATIVE=1`` is set
+(ctest's pytest_native tier sets it); without it the tests here that need
+it are skipped, and the opt-in itself is tested in a subprocess.
+
+Each result is compared with NumPy; the kernels the device does not run yet
+(barriers, group collectives, local memory) are refused with their class,
+line and message."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import spirjit
+from spirjit import errors
+from spirjit import kernel_api as kapi
+
+NATIVE = "native:cpu:0"
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(
+    spirjit.__file__)))
+HERE = os.path.abspath(__file__)
+
+
+def lineno(function, text):
+    """The line of ``function``'s source that contains ``text``."""
+    import inspect
+    lines, first = inspect.getsourcelines(function)
+    for k, line in enumerate(lines):
+        if text in line:
+            return first + k
+    raise AssertionError(f"{text!r} not in {function.__name__}")
+
+
+@pytest.fixture
+def native(monkeypatch):
+    """Launches without DeviceArrays go to the native CPU device."""
+    if not any(d.filter_string == NATIVE for d in spirjit.devices()):
+        pytest.skip("the native CPU device is listed only with "
+                    "SPIRJIT_NATIVE=1")
+    monkeypatch.setenv("SPIRJIT_DEVICE", NATIVE)
+    return spirjit.Device(NATIVE)
+
+
+# --- kernels ---------------------------------------------------------------
+
+@spirjit.kernel
+def vecadd(item: kapi.Item, a, b, c):
+    i = item.get_id(0)
+    c[i] = a[i] + b[i]
+
+
+@spirjit.kernel
+def place_2d(item: kapi.Item, a, out):
+    i = item.get_id(0)
+    j = item.get_id(1)
+    out[i, j] = a[i, j] * 2 + i * 1000 + j
+
+
+@spirjit.kernel
+def place_3d(item: kapi.Item, out):
+    i = item.get_id(0)
+    j = item.get_id(1)
+    k = item.get_id(2)
+    out[i, j, k] = (i * item.get_range(1) + j) * item.get_range(2) + k
+
+
+@spirjit.kernel
+def nd_ids(item: kapi.NdItem, out):
+    # Per work-item: its global id, local id, group id and group count in
+    # each dimension, and the local range, at its global position.
+    i = item.get_global_id(0)
+    j = item.get_global_id(1)
+    g = item.get_group()
+    for d in range(2):
+        out[i, j, d] = item.get_global_id(d)
+        out[i, j, 2 + d] = item.get_local_id(d)
+        out[i, j, 4 + d] = g.get_group_id(d)
+        out[i, j, 6 + d] = g.get_group_range(d)
+        out[i, j, 8 + d] = item.get_local_range(d)
+
+
+@spirjit.kernel
+def nd_scale(item: kapi.NdItem, a, out):
+    i = item.get_global_id(0)
+    out[i] = a[i] * item.get_local_id(0) + item.get_group().get_group_id(0)
+
+
+@spirjit.kernel
+def with_barrier(item: kapi.NdItem, a):
+    i = item.get_global_id(0)
+    a[i] += 1
+    kapi.group_barrier(item.get_group())
+    a[i] *= 2
+
+
+@spirjit.kernel
+def with_group_reduce(item: kapi.NdItem, a, out):
+    i = item.get_global_id(0)
+    out[i] = kapi.group_reduce(item.get_group(), a[i], "+")
+
+
+@spirjit.kernel
+def with_local_memory(item: kapi.NdItem, a, scratch):
+    i = item.get_local_id(0)
+    scratch[i] = a[item.get_global_id(0)]
+    a[item.get_global_id(0)] = scratch[i] + 1
+
+
+@spirjit.kernel
+def count_atomically(item: kapi.Item, counter, total):
+    i = item.get_id(0)
+    kapi.AtomicRef(counter, index=0).fetch_add(1)
+    kapi.AtomicRef(total, index=0).fetch_add(np.float32(i % 4))
+
+
+@spirjit.kernel
+def private_window(item: kapi.Item, a, out):
+    # A private array indexed at run time: each work-item's own, though the
+    # work-items share one loop.
+    i = item.get_id(0)
+    p = kapi.PrivateArray(4, np.float32)
+    for k in range(4):
+        p[k] = a[i] + k
+    s = np.float32(0)
+    for k in range(4):
+        s += p[(i + k) % 4] * k
+    out[i] = s
+
+
+@spirjit.kernel
+def math_kernel(item: kapi.Item, a, out):
+    i = item.get_id(0)
+    out[i] = np.sin(a[i]) + np.exp(a[i] * 0.25) + np.sqrt(a[i])
+
+
+@spirjit.kernel
+def collatz_steps(item: kapi.Item, a, out):
+    # A loop of its own in each work-item: the work-item loop around it is
+    # not innermost, and LLVM's vectoriser, asked for it, gives up.
+    i = item.get_id(0)
+    x = a[i]
+    steps = 0
+    while x != 1:
+        x = x // 2 if x % 2 == 0 else 3 * x + 1
+        steps += 1
+    out[i] = steps
+
+
+@spirjit.jit
+def prange_axpy(a, x, y):
+    out = np.empty_like(x)
+    for i in spirjit.prange(x.shape[0]):
+        out[i] = a * x[i] + y[i]
+    return out
+
+
+# --- the opt-in ----------------------------------------------------------
+
+def run_listing(env_native):
+    source = textwrap.dedent("""
+        import spirjit
+        print([d.filter_string for d in spirjit.devices()])
+    """)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = PACKAGE_ROOT
+    env.pop("SPIRJIT_DEVICE", None)
+    if env_native is None:
+        env.pop("SPIRJIT_NATIVE", None)
+    else:
+        env["SPIRJIT_NATIVE"] = env_native
+    proc = subprocess.run([sys.executable, "-c", source], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def test_listed_only_with_spirjit_native():
+    assert NATIVE not in run_listing(None)
+    assert NATIVE not in run_listing("0")
+    assert f"'{NATIVE}'" in run_listing("1")
+
+
+def test_spirjit_devices_lists_it_when_opted_in(tool_command):
+    import json
+    env = dict(os.environ, SPIRJIT_NATIVE="1")
+    env.pop("SPIRJIT_DEVICE", None)
+    proc = subprocess.run(tool_command("spirjit-devices") + ["--json"],
+                          env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    listed = {d["filter_string"]: d for d in json.loads(proc.stdout)}
+    assert listed[NATIVE]["backend"] == "native"
+    assert listed[NATIVE]["device_type"] == "cpu"
+
+
+def test_device_properties(native):
+    assert native.filter_string == NATIVE
+    assert native.backend == "native"
+    assert native.device_type == "cpu"
+    assert native.has_fp64 and native.has_atomic64
+    assert native.host_unified_memory
+    assert spirjit.default_device() == native
+
+
+# --- Range and NdRange launches -----------------------------------------
+
+@pytest.mark.parametrize("n", [1, 7, 256, 100003])
+def test_vecadd(native, n):
+    a = np.arange(n, dtype=np.float32)
+    b = np.full(n, 0.5, dtype=np.float32)
+    c = np.zeros_like(a)
+    spirjit.call_kernel(vecadd, kapi.Range(n), a, b, c)
+    np.testing.assert_array_equal(c, a + b)
+
+
+@pytest.mark.parametrize("shape", [(37, 53), (1, 1000), (1000, 3)])
+def test_2d_range(native, shape):
+    a = np.random.default_rng(1).random(shape)
+    out = np.zeros(shape)
+    spirjit.call_kernel(place_2d, kapi.Range(*shape), a, out)
+    i, j = np.indices(shape)
+    np.testing.assert_array_equal(out, a * 2 + i * 1000 + j)
+
+
+def test_3d_range(native):
+    shape = (5, 17, 33)
+    out = np.full(shape, -1, dtype=np.int64)
+    spirjit.call_kernel(place_3d, kapi.Range(*shape), out)
+    np.testing.assert_array_equal(out, np.arange(out.size).reshape(shape))
+
+
+@pytest.mark.parametrize("global_, local", [((8, 12), (4, 3)),
+                                            ((6, 64), (1, 16)),
+                                            ((16, 16), (16, 16))])
+def test_nd_range_without_barriers(native, global_, local):
+    out = np.full(global_ + (10,), -1, dtype=np.int64)
+    spirjit.call_kernel(nd_ids, kapi.NdRange(global_, local), out)
+    i, j = np.indices(global_)
+    ids = np.stack([i, j], axis=-1)
+    np.testing.assert_array_equal(out[..., 0:2], ids)
+    np.testing.assert_array_equal(out[..., 2:4], ids % local)
+    np.testing.assert_array_equal(out[..., 4:6], ids // local)
+    np.testing.assert_array_equal(
+        out[..., 6:8], np.broadcast_to(np.array(global_) // local, ids.shape))
+    np.testing.assert_array_equal(
+        out[..., 8:10], np.broadcast_to(np.array(local), ids.shape))
+
+
+def test_nd_range_1d(native):
+    n, local = 1024, 64
+    a = np.arange(n, dtype=np.float64)
+    out = np.zeros(n)
+    spirjit.call_kernel(nd_scale, kapi.NdRange((n,), (local,)), a, out)
+    ids = np.arange(n)
+    np.testing.assert_array_equal(out, a * (ids % local) + ids // local)
+
+
+def test_atomics_are_host_atomics(native):
+    n = 10000
+    counter = np.zeros(1, dtype=np.int32)
+    total = np.zeros(1, dtype=np.float32)
+    spirjit.call_kernel(count_atomically, kapi.Range(n), counter, total)
+    assert counter[0] == n
+    assert total[0] == np.sum(np.arange(n) % 4)
+
+
+def test_private_arrays_stay_per_work_item(native):
+    n = 4099
+    a = np.arange(n, dtype=np.float32)
+    out = np.zeros_like(a)
+    spirjit.call_kernel(private_window, kapi.Range(n), a, out)
+    i = np.arange(n)
+    k = np.arange(4)
+    p = a[:, None] + (i[:, None] + k) % 4
+    np.testing.assert_allclose(out, (p * k).sum(axis=1), rtol=1e-6)
+
+
+def test_math_functions_from_the_c_library(native):
+    a = np.linspace(0, 10, 3001, dtype=np.float64)
+    out = np.zeros_like(a)
+    spirjit.call_kernel(math_kernel, kapi.Range(a.size), a, out)
+    np.testing.assert_allclose(
+        out, np.sin(a) + np.exp(a * 0.25) + np.sqrt(a), rtol=1e-13)
+
+
+def test_loops_it_cannot_vectorise_print_nothing(native, capfd):
+    a = np.arange(1, 1001, dtype=np.int64)
+    out = np.zeros_like(a)
+    spirjit.call_kernel(collatz_steps, kapi.Range(a.size), a, out)
+
+    def steps(x):
+        n = 0
+        while x != 1:
+            x = x // 2 if x % 2 == 0 else 3 * x + 1
+            n += 1
+        return n
+
+    np.testing.assert_array_equal(out, [steps(int(x)) for x in a])
+    captured = capfd.readouterr()
+    assert captured.out == "" and captured.err == ""
+
+
+def test_async_launches_in_order(native):
+    n = 50000
+    a = spirjit.asarray(np.zeros(n, dtype=np.float32), device=NATIVE)
+    one = spirjit.asarray(np.ones(n, dtype=np.float32), device=NATIVE)
+    events = [spirjit.call_kernel_async(vecadd, kapi.Range(n), [], a, one, a)
+              for _ in range(5)]
+    events[-1].wait()
+    np.testing.assert_array_equal(spirjit.asnumpy(a), np.full(n, 5))
+
+
+# --- what the device does not run yet ------------------------------------
+
+@pytest.mark.parametrize("kernel, args, text, what", [
+    (with_barrier, lambda: (np.zeros(16),), "kapi.group_barrier(",
+     "barriers"),
+    (with_group_reduce, lambda: (np.zeros(16), np.zeros(16)),
+     "kapi.group_reduce(",
+     "group collectives (kapi.group_reduce)"),
+    (with_local_memory,
+     lambda: (np.zeros(16), kapi.LocalAccessor(8, np.float64)), "scratch[i] =",
+     "local memory (kapi.LocalAccessor)"),
+])
+def test_refused_at_the_users_line(native, kernel, args, text, what):
+    with pytest.raises(errors.UnsupportedFeatureError) as info:
+        spirjit.call_kernel(kernel, kapi.NdRange((16,), (8,)), *args())
+    line = lineno(kernel.py_func, text)
+    assert str(info.value) == (
+        f"{HERE}:{line}: the native CPU device does not run kernels with "
+        f"{what} yet; use an OpenCL device (SPIRJIT_DEVICE=opencl:cpu:0)")
+
+
+# --- DeviceArrays on the host's memory -------------------------------------
+
+def test_device_array_round_trips(native):
+    host = np.arange(24, dtype=np.int64).reshape(4, 6)
+    d = spirjit.asarray(host, device=NATIVE)
+    assert d.device == native
+    np.testing.assert_array_equal(spirjit.asnumpy(d), host)
+    np.testing.assert_array_equal(spirjit.asnumpy(d[1:3, ::2]),
+                                  host[1:3, ::2])
+    z = spirjit.zeros((3, 5), dtype=np.float32, device=NATIVE)
+    np.testing.assert_array_equal(spirjit.asnumpy(z), np.zeros((3, 5)))
+    d[0, 0] = 100
+    assert spirjit.asnumpy(d)[0, 0] == 100
+
+
+def test_allocation_beyond_the_hosts_memory(native):
+    with pytest.raises(errors.OutOfDeviceMemoryError) as info:
+        spirjit.empty(2 ** 50, np.uint8, device=NATIVE)
+    assert info.value.backend == "native"
+    assert info.value.code == "OUT_OF_HOST_MEMORY"
+    assert "cannot allocate 1125899906842624 bytes" in str(info.value)
+
+
+def test_kernel_on_device_arrays(native):
+    n = 3000
+    a = spirjit.asarray(np.arange(n, dtype=np.float32), device=NATIVE)
+    b = spirjit.asarray(np.ones(n, dtype=np.float32), device=NATIVE)
+    c = spirjit.empty(n, dtype=np.float32, device=NATIVE)
+    spirjit.call_kernel(vecadd, kapi.Range(n), a, b, c)
+    np.testing.assert_array_equal(spirjit.asnumpy(c), np.arange(n) + 1)
+
+
+def test_numpy_arrays_used_in_place(native):
+    # The host's memory is the device's: a NumPy array a kernel writes is
+    # the very memory it launched on.
+    a = np.arange(1000, dtype=np.float32)
+    view = a[100:600]
+    spirjit.call_kernel(vecadd, kapi.Range(view.size), view, view, view)
+    expected = np.arange(1000, dtype=np.float32)
+    expected[100:600] *= 2
+    np.testing.assert_array_equal(a, expected)
+
+
+def test_jit_prange(native):
+    x = np.linspace(0, 1, 10001)
+    y = np.arange(10001.0)
+    np.testing.assert_allclose(prange_axpy(2.5, x, y), 2.5 * x + y)
+    xd = spirjit.asarray(x, device=NATIVE)
+    yd = spirjit.asarray(y, device=NATIVE)
+    result = prange_axpy(2.5, xd, yd)
+    assert result.device == native
+    np.testing.assert_allclose(spirjit.asnumpy(result), 2.5 * x + y)
