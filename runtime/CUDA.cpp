@@ -76,6 +76,8 @@ constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
   X(cuMemAllocManaged, "cuMemAllocManaged", CUdeviceptr *, size_t, unsigned)  \
   X(cuMemAllocHost, "cuMemAllocHost_v2", void **, size_t)                      \
   X(cuMemFreeHost, "cuMemFreeHost", void *)                                    \
+  X(cuMemcpyPeerAsync, "cuMemcpyPeerAsync", CUdeviceptr, CUcontext,            \
+    CUdeviceptr, CUcontext, size_t, CUstream)                                  \
   X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", CUdeviceptr, const void *,      \
     size_t, CUstream)                                                          \
   X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", void *, CUdeviceptr, size_t,    \
@@ -432,6 +434,30 @@ public:
     return {0, static_cast<std::uintptr_t>(cuDevice_),
             reinterpret_cast<std::uintptr_t>(context_),
             reinterpret_cast<std::uintptr_t>(stream_)};
+  }
+
+  bool copyFromPeer(const Buffer &from, size_t fromOffset, const Buffer &to,
+                    size_t size) override {
+    auto *source = dynamic_cast<CudaDevice *>(from.device().get());
+    // Device memory on both sides: managed and pinned memory go through
+    // the host as before.
+    if (!source || from.usmKind() != UsmKind::Device ||
+        to.usmKind() != UsmKind::Device)
+      return false;
+    if (size == 0)
+      return true;
+    // After what both devices queued; and what the source queues next
+    // (its pool may hand the memory to a new array) waits for the copy.
+    source->streamWaits(stream_, source->stream_,
+                        "ordering a copy between GPUs after the source");
+    makeCurrent();
+    check(driver().cuMemcpyPeerAsync(address(to, 0), context_,
+                                     source->address(from, fromOffset),
+                                     source->context_, size, stream_),
+          "cuMemcpyPeerAsync");
+    streamWaits(source->stream_, stream_,
+                "ordering the source GPU after a copy to another");
+    return true;
   }
 
   /// Queues on `other` (another library's stream) a wait for everything

@@ -244,6 +244,15 @@ public:
                     size_t offset = 0) = 0;
   virtual void write(const Buffer &buffer, const void *host, size_t size,
                      size_t offset = 0) = 0;
+  /// Copies `size` bytes of `from` at `fromOffset`, memory of another device
+  /// of this backend, into the start of this device's `to`, without the
+  /// host: after what both devices queued before, and before what either
+  /// queues next. False where the backend has no such copy for these
+  /// buffers (the caller goes through the host).
+  virtual bool copyFromPeer(const Buffer &from, size_t fromOffset,
+                            const Buffer &to, size_t size) {
+    return false;
+  }
   /// Queues what makes a wrapHostMemory buffer's host memory hold what
   /// kernels wrote, once the queue reaches it.
   virtual void enqueueHostSynchronization(const Buffer &buffer) {}

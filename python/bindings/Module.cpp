@@ -674,6 +674,33 @@ PYBIND11_MODULE(_spirjit, m) {
       },
       py::arg("array"), py::arg("device"), py::arg("usm_type") = "device");
   m.def(
+      "_copy_between_devices",
+      [](const DeviceArray &array, const std::shared_ptr<runtime::Device> &device,
+         const std::string &usm) -> py::object {
+        // A C-contiguous array into device memory: one copy between the
+        // devices where their backend has one; None otherwise.
+        int64_t expected = array.dtype().itemsize();
+        for (size_t d = array.shape().size(); d-- > 0;) {
+          if (array.shape()[d] != 1 && array.strides()[d] != expected)
+            return py::none();
+          expected *= array.shape()[d];
+        }
+        runtime::UsmKind kind = usmKind(usm);
+        if (kind != runtime::UsmKind::Device)
+          return py::none();
+        const std::shared_ptr<runtime::Buffer> &memory = array.buffer();
+        DeviceArray out = DeviceArray::empty(array.shape(), array.dtype(),
+                                             device, kind);
+        size_t bytes = static_cast<size_t>(array.size() * array.dtype().itemsize());
+        if (!device->copyFromPeer(*memory, static_cast<size_t>(array.offset()),
+                                  *out.writableBuffer(), bytes))
+          return py::none();
+        return py::cast(std::move(out));
+      },
+      py::arg("array"), py::arg("device"), py::arg("usm_type") = "device",
+      "a copy of `array` on `device`, device to device (CUDA GPUs), or None "
+      "where the copy must go through the host");
+  m.def(
       "_wrap_device_memory",
       [](const std::shared_ptr<runtime::Device> &device, uintptr_t pointer,
          size_t size, const py::dtype &dtype, std::vector<int64_t> shape,

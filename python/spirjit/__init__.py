@@ -453,10 +453,15 @@ def _usm_interface(self):
 
 def _to_device(self, device):
     """This array on ``device`` (a Device or a filter string): itself where
-    it already lives there, else a copy through the host."""
+    it already lives there, else a copy: device to device between CUDA GPUs,
+    through the host otherwise."""
     target = Device(device)
     if target == self.device:
         return self
+    direct = _spirjit._copy_between_devices(self, target._device,
+                                            self.usm_type)
+    if direct is not None:
+        return direct
     return _spirjit.to_device(self.asnumpy(), target._device, self.usm_type)
 
 

@@ -326,3 +326,28 @@ def test_device_array_cuda_interface_names_spirjit_stream():
     assert isinstance(stream, int) and stream > 2
     spirjit.call_kernel_async(vecadd, spirjit.Range(n), (), a, a, c)
     assert int((cupy.asarray(c) == 6.0).sum()) == n  # no wait() first
+
+
+def test_to_device_copies_between_two_gpus_in_order():
+    gpus = [d for d in spirjit.devices() if d.backend == "cuda"]
+    if len(gpus) < 2:
+        pytest.skip("needs two CUDA GPUs")
+    first, second = gpus[0], gpus[1]
+    host = np.arange(1 << 20, dtype=np.float32)
+    x = spirjit.asarray(host, device=first)
+    pending = x * 2 + 1  # a value computed on the first GPU, then copied
+    y = pending.to_device(second)
+    assert y.device == second and y.dtype == np.float32
+    x[...] = -1  # after the copy: y keeps what it copied
+    del pending
+    np.testing.assert_array_equal(y.asnumpy(), host * 2 + 1)
+    # A view with an offset, a 2-D array, and back again.
+    grid = spirjit.asarray(host.reshape(1024, 1024), device=second)
+    rows = grid[3:7]
+    back = rows.to_device(first)
+    assert back.device == first and back.shape == (4, 1024)
+    np.testing.assert_array_equal(back.asnumpy(),
+                                  host.reshape(1024, 1024)[3:7])
+    # Not C-contiguous: through the host, with the same answer.
+    np.testing.assert_array_equal(grid[:, ::2].to_device(first).asnumpy(),
+                                  host.reshape(1024, 1024)[:, ::2])
