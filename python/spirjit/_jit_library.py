@@ -240,6 +240,86 @@ def matmul(a, b):
     return x
 
 
+@jit
+def _merge_sorted(a, indexed):
+    # A stable merge sort, every pass one prange over the elements: each
+    # finds its place in the merged pair of runs by a binary search in the
+    # other run (ties: the left run's first, so equal keys keep their
+    # order). NaN sorts last, as NumPy's. Returns the values and, when
+    # `indexed` (a constant where callers pass it), where they came from.
+    n = a.shape[0]
+    src = a.copy()
+    dst = np.empty(n, a.dtype)
+    m = n if indexed else 1
+    isrc = np.arange(m)
+    idst = np.empty(m, np.int64)
+    w = 1
+    while w < n:
+        for i in prange(n):
+            x = src[i]
+            block = i // w
+            start = block * w
+            if block % 2 == 0:
+                # Left run: after the right run's elements less than x.
+                lo = start + w
+                left = lo
+                right = min(lo + w, n)
+                while left < right:
+                    mid = (left + right) // 2
+                    y = src[mid]
+                    if y < x or (y == y and x != x):
+                        left = mid + 1
+                    else:
+                        right = mid
+                pos = i + (left - lo)
+            else:
+                # Right run: after the left run's elements not above x.
+                lo = start - w
+                left = lo
+                right = start
+                while left < right:
+                    mid = (left + right) // 2
+                    y = src[mid]
+                    if x < y or (x == x and y != y):
+                        right = mid
+                    else:
+                        left = mid + 1
+                pos = lo + (i - start) + (left - lo)
+            dst[pos] = x
+            if indexed:
+                idst[pos] = isrc[i]
+        src, dst = dst, src
+        isrc, idst = idst, isrc
+        w *= 2
+    return src, isrc
+
+
+@jit
+def sort(a):
+    if a.ndim != 1:
+        fail("np.sort in jit code takes 1-D arrays, not {got}-D ones",
+             a.ndim, 1)
+    return _merge_sorted(a, False)[0]
+
+
+@jit
+def argsort(a):
+    # Stable: equal elements in their order (NumPy's kind="stable").
+    if a.ndim != 1:
+        fail("argsort in jit code takes 1-D arrays, not {got}-D ones",
+             a.ndim, 1)
+    return _merge_sorted(a, True)[1]
+
+
+@jit
+def sort_in_place(a):
+    if a.ndim != 1:
+        fail("a.sort() in jit code takes 1-D arrays, not {got}-D ones",
+             a.ndim, 1)
+    a[:] = _merge_sorted(a, False)[0]
+    return None
+
+
 # NumPy's name -> the functions writing it, one per number of arguments
 # (an array method's array counted).
 _AXES = {"sum": sum_axis, "prod": prod_axis, "min": min_axis,
@@ -247,10 +327,12 @@ _AXES = {"sum": sum_axis, "prod": prod_axis, "min": min_axis,
          "amax": max_axis}
 FUNCTIONS = {"std": (std,), "var": (var,), "argmax": (argmax,),
              "argmin": (argmin,), "linspace": (linspace50, linspace),
-             "dot": (matmul,), "matmul": (matmul,),
+             "dot": (matmul,), "matmul": (matmul,), "sort": (sort,),
+             "argsort": (argsort,),
              **{name: (fn,) for name, fn in _AXES.items()}}
 METHODS = {"std": (std,), "var": (var,), "fill": (fill,),
            "argmax": (argmax,), "argmin": (argmin,), "dot": (matmul,),
+           "sort": (sort_in_place,), "argsort": (argsort,),
            **{name: (fn,) for name, fn in _AXES.items()
               if not name.startswith("a")}}
 # The names above of NumPy's that jit code also computes itself, with the

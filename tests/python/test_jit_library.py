@@ -238,3 +238,55 @@ def test_an_axis_out_of_bounds_is_numpys_error(device):
         axis_too_far(np.ones((2, 2)))
     assert f"test_jit_library.py:{marked_line(__file__, 'axis-bounds')}: axis 2 " \
         "is out of bounds for array of dimension 2" in str(info.value)
+
+
+@jit
+def sorts(a):
+    b = a.copy()
+    b.sort()
+    return np.sort(a), np.argsort(a), a.argsort(), b
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.int64])
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 64, 1000, 4099])
+def test_sort_and_argsort_are_numpys(device, require_dtypes, dtype, n):
+    require_dtypes(np.float64)
+    rng = np.random.default_rng(n)
+    a = rng.integers(-50, 50, n).astype(dtype)  # ties on purpose
+    if a.dtype.kind == "f" and n > 3:
+        a[[1, n // 2]] = np.nan  # NumPy sorts NaN last
+        a[2] = -np.inf
+    got_sorted, got_order, got_method_order, got_in_place = sorts(
+        spirjit.asarray(a, device=device))
+    want = np.sort(a)
+    np.testing.assert_array_equal(got_sorted.asnumpy(), want)
+    np.testing.assert_array_equal(got_in_place.asnumpy(), want)
+    # Stable: ties keep their order (NumPy's kind="stable").
+    stable = np.argsort(a, kind="stable")
+    np.testing.assert_array_equal(got_order.asnumpy(), stable)
+    np.testing.assert_array_equal(got_method_order.asnumpy(), stable)
+    assert got_order.asnumpy().dtype == np.int64
+    assert got_sorted.dtype == a.dtype
+
+
+@jit
+def sorts_numpy_in_place(a):
+    a.sort()
+
+
+def test_sort_in_place_writes_the_callers_numpy_array(device):
+    a = np.array([3.0, -1.0, np.nan, 2.0, -1.0])
+    sorts_numpy_in_place(a)
+    np.testing.assert_array_equal(a, [-1.0, -1.0, 2.0, 3.0, np.nan])
+
+
+@jit
+def sort_2d(a):
+    return np.sort(a)  # <- sort-rank
+
+
+def test_sorting_a_2d_array_is_a_clear_error(device):
+    with pytest.raises(ValueError) as info:
+        sort_2d(np.ones((2, 2)))
+    assert f"test_jit_library.py:{marked_line(__file__, 'sort-rank')}: " \
+        "np.sort in jit code takes 1-D arrays, not 2-D ones" in str(info.value)
