@@ -320,6 +320,52 @@ def sort_in_place(a):
     return None
 
 
+@jit
+def _scan(flat, multiply):
+    # NumPy's cumsum/cumprod of a 1-D array: a Hillis-Steele scan, log2(n)
+    # prange passes (floats round as a tree adds, within NumPy's tolerance
+    # of its sequential sum). Integers and booleans accumulate in int64, as
+    # NumPy's on this platform.
+    a = flat
+    n = flat.shape[0]
+    if a.dtype == np.float32 or a.dtype == np.float64:
+        src = np.empty(n, a.dtype)
+    elif a.dtype == np.complex64 or a.dtype == np.complex128:
+        src = np.empty(n, a.dtype)
+    else:
+        src = np.empty(n, np.int64)
+    src[:] = flat
+    dst = np.empty(n, src.dtype)
+    w = 1
+    while w < n:
+        for i in prange(n):
+            if i >= w:
+                if multiply:
+                    dst[i] = src[i] * src[i - w]
+                else:
+                    dst[i] = src[i] + src[i - w]
+            else:
+                dst[i] = src[i]
+        src, dst = dst, src
+        w *= 2
+    return src
+
+
+@jit
+def cumsum(a):
+    # Of the flattened array, as NumPy's without an axis.
+    if a.ndim == 1:
+        return _scan(a, False)
+    return _scan(a.reshape(-1), False)
+
+
+@jit
+def cumprod(a):
+    if a.ndim == 1:
+        return _scan(a, True)
+    return _scan(a.reshape(-1), True)
+
+
 # NumPy's name -> the functions writing it, one per number of arguments
 # (an array method's array counted).
 _AXES = {"sum": sum_axis, "prod": prod_axis, "min": min_axis,
@@ -328,11 +374,13 @@ _AXES = {"sum": sum_axis, "prod": prod_axis, "min": min_axis,
 FUNCTIONS = {"std": (std,), "var": (var,), "argmax": (argmax,),
              "argmin": (argmin,), "linspace": (linspace50, linspace),
              "dot": (matmul,), "matmul": (matmul,), "sort": (sort,),
-             "argsort": (argsort,),
+             "argsort": (argsort,), "cumsum": (cumsum,),
+             "cumprod": (cumprod,),
              **{name: (fn,) for name, fn in _AXES.items()}}
 METHODS = {"std": (std,), "var": (var,), "fill": (fill,),
            "argmax": (argmax,), "argmin": (argmin,), "dot": (matmul,),
            "sort": (sort_in_place,), "argsort": (argsort,),
+           "cumsum": (cumsum,), "cumprod": (cumprod,),
            **{name: (fn,) for name, fn in _AXES.items()
               if not name.startswith("a")}}
 # The names above of NumPy's that jit code also computes itself, with the

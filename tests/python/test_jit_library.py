@@ -290,3 +290,25 @@ def test_sorting_a_2d_array_is_a_clear_error(device):
         sort_2d(np.ones((2, 2)))
     assert f"test_jit_library.py:{marked_line(__file__, 'sort-rank')}: " \
         "np.sort in jit code takes 1-D arrays, not 2-D ones" in str(info.value)
+
+
+@jit
+def scans(a):
+    return np.cumsum(a), a.cumsum(), np.cumprod(a), a.cumprod()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32,
+                                   np.int64, np.bool_])
+@pytest.mark.parametrize("shape", [(0,), (1,), (7,), (1000,), (3, 5)])
+def test_cumsum_and_cumprod_are_numpys(device, require_dtypes, dtype, shape):
+    require_dtypes(np.float64)
+    rng = np.random.default_rng(sum(shape))
+    a = rng.integers(-3, 4, shape).astype(dtype)
+    if a.dtype.kind == "f":
+        a = a * np.asarray(0.5, dtype) + np.asarray(1, dtype)  # no zeros
+    got = scans(spirjit.asarray(a, device=device))
+    want = (np.cumsum(a), a.cumsum(), np.cumprod(a), a.cumprod())
+    for g, w in zip(got, want):
+        g = g.asnumpy()
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-5)
