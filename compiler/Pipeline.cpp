@@ -19,6 +19,7 @@
 #include "compiler/PrivateMemory.h"
 #include "compiler/HostTarget.h"
 #include "compiler/ArrayExpressions.h"
+#include "compiler/SequenceLoops.h"
 #include "compiler/InlineJit.h"
 #include "compiler/Parfor.h"
 #include "compiler/ItemRank.h"
@@ -419,9 +420,10 @@ CompiledHost compileHost(const HostRequest &request,
   struct Typed {
     TypedFunction typed;
     Specializations specializations;
-    /// The descriptions the inliner and the array-expression stage made,
-    /// which the typed function points to when they changed it.
-    std::shared_ptr<FunctionDescription> inlined, rewritten;
+    /// The descriptions the inliner, the sequence-loop and the
+    /// array-expression stages made, which the typed function points to
+    /// when they changed it.
+    std::shared_ptr<FunctionDescription> inlined, sequenced, rewritten;
   };
   auto host = std::make_shared<Typed>();
 
@@ -438,6 +440,18 @@ CompiledHost compileHost(const HostRequest &request,
   host->typed = inferTypes(*described, std::move(pyir), request.argumentTypes,
                            FunctionKind::Host, host->specializations);
   TypedFunction &typed = host->typed;
+
+  // `for x in a`: a loop over range(len(a)), typed again.
+  if (std::shared_ptr<FunctionDescription> sequenced =
+          lowerSequenceLoops(typed)) {
+    host->sequenced = sequenced;
+    std::unique_ptr<ir::Function> rewritten = std::move(typed.function);
+    host->specializations = Specializations();
+    host->specializations.deviceFunctions = &sequenced->deviceFunctions;
+    typed = inferTypes(*sequenced, std::move(rewritten),
+                       request.argumentTypes, FunctionKind::Host,
+                       host->specializations);
+  }
   dump(Stage::Typed, [&] { return printTypedFunction(typed); });
 
   // Array expressions become prange loops, typed again (the parfor stage

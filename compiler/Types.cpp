@@ -61,6 +61,8 @@ std::string Type::str() const {
   case TypeKind::Range:
     return ndim ? "pndindex(" + std::to_string(ndim) + ")" : "range";
   case TypeKind::RangeIterator:
+    if (!elements.empty())
+      return "iterator(" + elements[0]->str() + ")";
     return ndim ? "pndindex_iterator(" + std::to_string(ndim) + ")"
                 : "range_iterator";
   case TypeKind::Module:
@@ -220,6 +222,11 @@ const Type *range(int ndim) {
 const Type *rangeIterator(int ndim) {
   Type t = make(TypeKind::RangeIterator);
   t.ndim = ndim;
+  return intern(t);
+}
+const Type *sequenceIterator(const Type *sequence) {
+  Type t = make(TypeKind::RangeIterator);
+  t.elements = {sequence};
   return intern(t);
 }
 const Type *slice() { return intern(make(TypeKind::Slice)); }

@@ -97,6 +97,9 @@ const Type *item(int ndim);
 /// iterator yields tuples of ndim indices.
 const Type *range(int ndim = 0);
 const Type *rangeIterator(int ndim = 0);
+/// An iterator over an array in jit host code (`for x in a`): its
+/// elements, or its rows (compiler/SequenceLoops.h rewrites the loop).
+const Type *sequenceIterator(const Type *sequence);
 const Type *module(const std::string &name);
 const Type *function(const std::string &name);
 const Type *method(const Type *receiver, const std::string &name);

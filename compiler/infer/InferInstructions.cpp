@@ -422,10 +422,20 @@ const Type *Inference::infer(Instruction &inst) {
     return t->elements[inst.index];
   }
   case Opcode::GetIter:
+    // `for x in a` in host code: over the elements of a 1-D array, the
+    // rows of another, as NumPy iterates (SequenceLoops.h rewrites it).
+    if (result_.kind == FunctionKind::Host &&
+        operandType(0)->kind == TypeKind::Array && operandType(0)->ndim >= 1)
+      return types::sequenceIterator(operandType(0));
     if (operandType(0)->kind != TypeKind::Range)
-      unsupported(inst, "for loops in kernels iterate over range(...) only, "
-                        "not over a '" +
-                            operandType(0)->str() + "'");
+      unsupported(inst, result_.kind == FunctionKind::Host
+                            ? "for loops in jit functions iterate over "
+                              "range(...), prange(...), pndindex(...) and "
+                              "arrays, not over a '" +
+                                  operandType(0)->str() + "'"
+                            : "for loops in kernels iterate over range(...) "
+                              "only, not over a '" +
+                                  operandType(0)->str() + "'");
     // The parfor stage turns a jit function's outermost pndindex loops
     // into launches; one inside a prange loop would be a loop in a kernel.
     if (operandType(0)->ndim && result_.kind != FunctionKind::Host)
@@ -436,6 +446,12 @@ const Type *Inference::infer(Instruction &inst) {
   case Opcode::IterValid:
     return types::boolean();
   case Opcode::IterNext: {
+    if (!operandType(0)->elements.empty()) {
+      const Type *sequence = operandType(0)->elements[0];
+      return sequence->ndim == 1
+                 ? sequence->element
+                 : types::array(sequence->element, sequence->ndim - 1, 'A');
+    }
     int ndim = operandType(0)->ndim;
     if (!ndim)
       return types::weakInt();
