@@ -52,31 +52,73 @@ std::shared_ptr<FunctionDescription> lowerSequenceLoops(TypedFunction &host) {
   if (iterators.empty())
     return nullptr;
   auto description = std::make_shared<FunctionDescription>(*host.description);
-  const char *len = "__spirjit_sequence_len";
-  const char *range = "__spirjit_sequence_range";
-  description->globals[len] = {GlobalValue::Kind::Builtin, "len", {}, ""};
-  description->globals[range] = {GlobalValue::Kind::Builtin, "range", {}, ""};
+  const char *names[][2] = {{"__spirjit_sequence_len", "len"},
+                            {"__spirjit_sequence_range", "range"},
+                            {"__spirjit_sequence_min", "min"}};
+  for (const auto &[global, builtin] : names)
+    description->globals[global] = {GlobalValue::Kind::Builtin, builtin, {},
+                                    ""};
+  auto builtin = [&](Instruction *at, int which) {
+    Instruction *g = createBefore(fn, at, Opcode::Global, {});
+    g->name = names[which][0];
+    return g;
+  };
   for (Instruction *iterator : iterators) {
-    Instruction *sequence = iterator->operands[0];
-    Instruction *lenFn = createBefore(fn, iterator, Opcode::Global, {});
-    lenFn->name = len;
+    // The arrays walked in step: a[i]; enumerate(a): (i, a[i]); zip(a, b):
+    // (a[i], b[i]) over the shorter.
+    Instruction *iterable = iterator->operands[0];
+    const Type *walked = iterator->type->elements[0];
+    bool enumerate = walked->name == "enumerate";
+    std::vector<Instruction *> arrays = {iterable};
+    if (walked->kind == TypeKind::Range)
+      arrays.assign(iterable->operands.begin() + 1, iterable->operands.end());
+    std::vector<Instruction *> lengths = {builtin(iterator, 2)};
+    for (Instruction *array : arrays)
+      lengths.push_back(createBefore(fn, iterator, Opcode::Call,
+                                     {builtin(iterator, 0), array}));
     Instruction *count =
-        createBefore(fn, iterator, Opcode::Call, {lenFn, sequence});
-    Instruction *rangeFn = createBefore(fn, iterator, Opcode::Global, {});
-    rangeFn->name = range;
-    iterator->operands[0] =
-        createBefore(fn, iterator, Opcode::Call, {rangeFn, count});
-    // Each value the loop takes: the sequence's item at the index.
+        lengths.size() == 2
+            ? lengths[1]
+            : createBefore(fn, iterator, Opcode::Call, lengths);
+    iterator->operands[0] = createBefore(fn, iterator, Opcode::Call,
+                                         {builtin(iterator, 1), count});
+    // Each value the loop takes.
     std::vector<Instruction *> nexts;
     for (auto &block : fn.blocks)
       for (auto &inst : block->instructions)
         if (inst->isa(Opcode::IterNext) && inst->operands[0] == iterator)
           nexts.push_back(inst.get());
     for (Instruction *next : nexts) {
-      Instruction *item =
-          createAfter(fn, next, Opcode::GetItem, {sequence, next});
-      fn.replaceAllUsesWith(next, item);
-      item->operands[1] = next; // (replaced with itself just now)
+      std::vector<Instruction *> items;
+      Instruction *last = next;
+      if (enumerate)
+        items.push_back(next);
+      for (Instruction *array : arrays)
+        items.push_back(last = createAfter(fn, last, Opcode::GetItem,
+                                           {array, next}));
+      Instruction *value =
+          walked->kind == TypeKind::Range
+              ? createAfter(fn, last, Opcode::BuildTuple, items)
+              : items.back();
+      fn.replaceAllUsesWith(next, value);
+      // (the uses just made of `next` itself are put back)
+      for (Instruction *item : items)
+        if (item != next)
+          item->operands[1] = next;
+      if (enumerate)
+        value->operands[0] = next;
+    }
+    // enumerate(...) and zip(...) are gone with their loop.
+    if (walked->kind == TypeKind::Range) {
+      Instruction *callee = iterable->operands[0];
+      fn.erase(iterable);
+      bool used = false;
+      for (auto &block : fn.blocks)
+        for (auto &inst : block->instructions)
+          for (Instruction *operand : inst->operands)
+            used = used || operand == callee;
+      if (!used)
+        fn.erase(callee);
     }
   }
   for (auto &block : fn.blocks)

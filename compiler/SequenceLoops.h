@@ -1,6 +1,7 @@
 // Loops over arrays in jit host code: `for x in a` runs over a 1-D array's
 // elements and another array's rows, as NumPy iterates, and becomes
-// `for i in range(len(a)): x = a[i]`.
+// `for i in range(len(a)): x = a[i]`; `for i, x in enumerate(a)` takes
+// (i, a[i]) and `for x, y in zip(a, b)` (a[i], b[i]) over the shorter.
 //
 // Contract: requires the typed host function (FunctionKind::Host), in which
 // such loops' iterators have the sequence-iterator type

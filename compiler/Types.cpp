@@ -59,6 +59,12 @@ std::string Type::str() const {
   case TypeKind::Item:
     return "Item(" + std::to_string(ndim) + ")";
   case TypeKind::Range:
+    if (!name.empty()) { // enumerate(a), zip(a, b)
+      std::string s = name + "(";
+      for (size_t i = 0; i < elements.size(); ++i)
+        s += (i ? ", " : "") + elements[i]->str();
+      return s + ")";
+    }
     return ndim ? "pndindex(" + std::to_string(ndim) + ")" : "range";
   case TypeKind::RangeIterator:
     if (!elements.empty())
@@ -222,6 +228,13 @@ const Type *range(int ndim) {
 const Type *rangeIterator(int ndim) {
   Type t = make(TypeKind::RangeIterator);
   t.ndim = ndim;
+  return intern(t);
+}
+const Type *sequences(const std::string &name,
+                      std::vector<const Type *> arrays) {
+  Type t = make(TypeKind::Range);
+  t.name = name;
+  t.elements = std::move(arrays);
   return intern(t);
 }
 const Type *sequenceIterator(const Type *sequence) {

@@ -98,8 +98,12 @@ const Type *item(int ndim);
 const Type *range(int ndim = 0);
 const Type *rangeIterator(int ndim = 0);
 /// An iterator over an array in jit host code (`for x in a`): its
-/// elements, or its rows (compiler/SequenceLoops.h rewrites the loop).
+/// elements, or its rows (compiler/SequenceLoops.h rewrites the loop); or
+/// over `sequences`: enumerate(a) or zip(a, b, ...) of arrays, a Range
+/// named "enumerate" or "zip" whose elements are the arrays' types.
 const Type *sequenceIterator(const Type *sequence);
+const Type *sequences(const std::string &name,
+                      std::vector<const Type *> arrays);
 const Type *module(const std::string &name);
 const Type *function(const std::string &name);
 const Type *method(const Type *receiver, const std::string &name);

@@ -276,8 +276,9 @@ const Type *Inference::inferArrayCall(Instruction &inst) {
       (callee->kind != TypeKind::Function && !method))
     return nullptr;
   std::string name = callee->name;
-  if (name == "len")
-    return nullptr; // the extent of axis 0, as in kernels
+  if (name == "len" || name == "enumerate" || name == "zip")
+    return nullptr; // the extent of axis 0, as in kernels; what a for loop
+                    // walks (InferMath.cpp)
   if (name.compare(0, 7, "device:") == 0 &&
       !specializations_.deviceFunctions->at(name.substr(7))->elementwise)
     return nullptr; // a device function that takes arrays: a call

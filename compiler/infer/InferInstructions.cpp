@@ -425,7 +425,10 @@ const Type *Inference::infer(Instruction &inst) {
     // `for x in a` in host code: over the elements of a 1-D array, the
     // rows of another, as NumPy iterates (SequenceLoops.h rewrites it).
     if (result_.kind == FunctionKind::Host &&
-        operandType(0)->kind == TypeKind::Array && operandType(0)->ndim >= 1)
+        ((operandType(0)->kind == TypeKind::Array &&
+          operandType(0)->ndim >= 1) ||
+         (operandType(0)->kind == TypeKind::Range &&
+          !operandType(0)->name.empty())))
       return types::sequenceIterator(operandType(0));
     if (operandType(0)->kind != TypeKind::Range)
       unsupported(inst, result_.kind == FunctionKind::Host
@@ -447,10 +450,20 @@ const Type *Inference::infer(Instruction &inst) {
     return types::boolean();
   case Opcode::IterNext: {
     if (!operandType(0)->elements.empty()) {
+      auto itemOf = [](const Type *sequence) {
+        return sequence->ndim == 1
+                   ? sequence->element
+                   : types::array(sequence->element, sequence->ndim - 1, 'A');
+      };
       const Type *sequence = operandType(0)->elements[0];
-      return sequence->ndim == 1
-                 ? sequence->element
-                 : types::array(sequence->element, sequence->ndim - 1, 'A');
+      if (sequence->kind == TypeKind::Array)
+        return itemOf(sequence);
+      std::vector<const Type *> items; // enumerate's index first
+      if (sequence->name == "enumerate")
+        items.push_back(types::int64());
+      for (const Type *array : sequence->elements)
+        items.push_back(itemOf(array));
+      return types::tuple(items);
     }
     int ndim = operandType(0)->ndim;
     if (!ndim)

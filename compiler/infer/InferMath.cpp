@@ -77,6 +77,16 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
       requireInteger(inst, t, "a range() argument");
     return types::range();
   }
+  if ((name == "enumerate" || name == "zip") &&
+      result_.kind == FunctionKind::Host) {
+    // Only as what a for loop iterates (compiler/SequenceLoops.h).
+    arity(1, name == "enumerate" ? 1 : 8, name);
+    for (const Type *t : args)
+      if (t->kind != TypeKind::Array || t->ndim < 1)
+        unsupported(inst, name + "() in jit functions takes arrays, not a '" +
+                              t->str() + "'");
+    return types::sequences(name, args);
+  }
   if (name == "spirjit.pndindex") {
     // pndindex(n, m) or pndindex(a.shape), as numpy.ndindex takes them.
     std::vector<const Type *> extents = args;

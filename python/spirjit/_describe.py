@@ -13,7 +13,8 @@ import types
 import numpy as np
 
 _BUILTINS = {"range", "abs", "min", "max", "int", "float", "bool", "round",
-             "len", "complex", "print", "isinstance", "pow", "getattr"}
+             "len", "complex", "print", "isinstance", "pow", "getattr",
+             "enumerate", "zip"}
 
 
 def _const(value):

@@ -88,3 +88,61 @@ def test_a_loop_over_a_tuple_is_a_clear_error(device):
         f"{marked_line(__file__, 'tuple-loop')}: for loops in jit functions " \
         "iterate over range(...), prange(...), pndindex(...) and arrays, not " \
         "over a 'Tuple(" in str(info.value)
+
+
+def indexed_sum(a):
+    s = 0.0
+    for i, x in enumerate(a):
+        s += i * x
+    return s
+
+
+def zipped(a, b, c):
+    s = 0.0
+    for x, y, z in zip(a, b, c):
+        s += x * y - z
+    return s
+
+
+def weighted_rows(grid, w):
+    out = np.zeros(grid.shape[1])
+    for row, weight in zip(grid, w):
+        out += row * weight
+    return out
+
+
+def enumerate_in_prange(a):
+    out = np.empty(a.shape[0])
+    for i in prange(a.shape[0]):
+        s = 0.0
+        for j, x in enumerate(a):
+            s += j * x * i
+        out[i] = s
+    return out
+
+
+def test_enumerate_and_zip_over_arrays_are_pythons(device_filter):
+    a, b, c = np.arange(5.0), np.arange(3.0), np.ones(4)
+    assert jit(indexed_sum)(a) == indexed_sum(a)
+    assert jit(zipped)(a, b, c) == zipped(a, b, c)  # the shortest decides
+    grid, w = np.arange(6.0).reshape(3, 2), np.array([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(jit(weighted_rows)(grid, w),
+                                  weighted_rows(grid, w))
+    np.testing.assert_array_equal(jit(enumerate_in_prange)(a),
+                                  enumerate_in_prange(a))
+
+
+@jit
+def zip_of_a_number(a):
+    s = 0.0
+    for x, y in zip(a, 3):  # <- zip-number
+        s += x
+    return s
+
+
+def test_zip_of_a_number_is_a_clear_error(device_filter):
+    with pytest.raises(UnsupportedFeatureError) as info:
+        zip_of_a_number(np.ones(3))
+    assert f"test_jit_sequence_loops.py:" \
+        f"{marked_line(__file__, 'zip-number')}: zip() in jit functions " \
+        "takes arrays, not a 'int'" in str(info.value)
