@@ -297,10 +297,6 @@ CompiledKernel compileKernel(const KernelRequest &request,
   checkBarriers(typed);
   for (const auto &[key, callee] : specializations.byKey)
     checkBarriers(*callee);
-  // The native CPU device runs work-items one after another: what needs
-  // them together is refused, at its line.
-  if (format == ImageFormat::HostObject)
-    checkNativeKernel(typed, specializations);
   bool checked = options.boundscheck || options.debug;
   for (const auto &[key, callee] : specializations.byKey)
     checkParameterCount(*callee->description, "device function",

@@ -1,0 +1,55 @@
+// Work-group barriers on the native CPU device (NativeTarget.h): a kernel
+// cut at its barriers into regions, each run by every work-item of the
+// group before the next (continuation-based synchronisation, as PoCL's
+// work-item loops and AdaptiveCpp's CBS do it).
+//
+// Why: the device runs a group's work-items one after another in a loop,
+// so a barrier cannot wait for the others; instead the loop runs each item
+// up to the barrier, then every item from it. Group collectives need no
+// more: the lowering builds them from barriers and local scratch
+// (LowerKernelAPI.cpp), and local memory is the launch's, per thread of
+// the device (runtime/NativeCPU.cpp).
+//
+// Contract of splitAtBarriers: requires the kernel with every device
+// function inlined into it, its barriers calls of the placeholder
+// nativeBarrierName (convergent: LLVM neither duplicates nor sinks them),
+// every barrier reached by all items of a group or none (checkBarriers
+// refuses the divergent ones the compiler can see; others are undefined,
+// as on every device). Without barriers it changes nothing and answers 1
+// region. Else, with K barriers:
+//  - the function runs one region of one work-item: region 0 from the
+//    kernel's entry, region k (1..K) from after barrier k, to the next
+//    barrier k' or a return, and stores k' (or -1 after a return) as an
+//    i32 at the start of the item's context;
+//  - which region runs is the value of the placeholder call
+//    nativeRegionName() (i32, no arguments), and the item's context the
+//    value of nativeContextName() (i8*, no arguments; 8-byte aligned and
+//    contextBytes long, zero-initialised or not): the caller replaces both
+//    once the function is inlined where it runs;
+//  - every value live across a barrier (an SSA value defined in one region
+//    and used in another, a phi joining regions) and all of the kernel's
+//    allocas (private memory, which every item has its own of) live in
+//    the context, so that a region resumes where the item left it.
+// The module passes the verifier after it.
+#pragma once
+
+#include <llvm/IR/Function.h>
+
+#include <cstdint>
+
+namespace spirjit {
+
+/// The placeholder functions the contract names.
+extern const char *const nativeBarrierName;
+extern const char *const nativeRegionName;
+extern const char *const nativeContextName;
+
+struct NativeRegions {
+  int count = 1;             // regions: barriers + 1
+  uint64_t contextBytes = 0; // per work-item; 0 without barriers
+  uint64_t contextAlign = 8; // a multiple of 8
+};
+
+NativeRegions splitAtBarriers(llvm::Function &kernel);
+
+} // namespace spirjit

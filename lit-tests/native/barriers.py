@@ -1,0 +1,58 @@
+# RUN: %spirjit-dump-ir %s tree --sig "(float32[::1], float32[::1], float32[::1])" --nd-range --stage native | FileCheck %s
+# RUN: %spirjit-dump-ir %s reduce --sig "(float64[::1], float64[::1])" --nd-range --stage native | FileCheck %s --check-prefix=REDUCE
+# RUN: %not %spirjit-dump-ir %s divergent --sig "(float32[::1])" --nd-range --stage native 2>&1 | FileCheck %s --check-prefix=DIVERGENT
+# A kernel with barriers is cut at them (compiler/NativeBarriers.h): a
+# group runs as regions, each a loop over the group's items, one after
+# another in the order item 0's context names; the values live across a
+# barrier are in each item's context, allocated once per chunk call and
+# freed at its end. No placeholder is left.
+# CHECK-LABEL: define void @spirjit_tree.chunk(
+# CHECK: %contexts = {{.*}}call {{.*}}i8* @aligned_alloc(i64 64,
+# CHECK: call void @free(i8* %contexts)
+# CHECK: switch i32 %region, label %group.done [
+# CHECK-NEXT: i32 0, label
+# CHECK-NEXT: i32 1, label
+# CHECK-NEXT: ]
+# An item's context is its own: its accesses are in the loop's parallel
+# access group.
+# CHECK: %item.context{{.*}} = getelementptr inbounds i8, i8* %contexts, i64
+# CHECK: store i64 {{.*}}, !llvm.access.group
+# CHECK-NOT: spirjit.native.
+from spirjit import kernel_api as kapi
+
+
+def tree(item, a, out, tmp):
+    lid = item.get_local_id(0)
+    tmp[lid] = a[item.get_global_id(0)]
+    s = item.get_local_range(0) // 2
+    while s > 0:
+        kapi.group_barrier(item.get_group())
+        if lid < s:
+            tmp[lid] += tmp[lid + s]
+        s //= 2
+    if lid == 0:
+        out[item.get_group().get_group_id(0)] = tmp[0]
+
+
+# group_reduce is local scratch and barriers (LowerKernelAPI.cpp): the
+# stores, each step of the tree, and the read of the result, 4 regions.
+# REDUCE-LABEL: define void @spirjit_reduce.chunk(
+# REDUCE: switch i32 %region, label %group.done [
+# REDUCE-NEXT: i32 0, label
+# REDUCE-NEXT: i32 1, label
+# REDUCE-NEXT: i32 2, label
+# REDUCE-NEXT: i32 3, label
+# REDUCE-NEXT: ]
+# REDUCE-NOT: spirjit.native.
+def reduce(item, a, out):
+    i = item.get_global_id(0)
+    out[i] = kapi.group_reduce(item.get_group(), a[i], "+")
+
+
+# A barrier only some items of a group reach keeps its compile-time error.
+# DIVERGENT: barriers.py:[[@LINE+4]]: 'group_barrier' runs only in the work-items that take one side of the branch at line [[@LINE+3]]
+def divergent(item, a):
+    i = item.get_global_id(0)
+    if i % 2 == 0:
+        kapi.group_barrier(item.get_group())
+    a[i] = 1
