@@ -185,6 +185,38 @@ def uniform_early_return(item: kapi.NdItem, a, out):
     out[i] = kapi.group_reduce(item.get_group(), a[i], "max")
 
 
+@spirjit.device_func
+def shift_left(item, scratch, value):
+    # Barriers in a device function (inlined into the kernel before it is
+    # cut at them).
+    lid = item.get_local_id(0)
+    scratch[lid] = value
+    kapi.group_barrier(item.get_group())
+    result = scratch[(lid + 1) % item.get_local_range(0)]
+    kapi.group_barrier(item.get_group())
+    return result
+
+
+def shifts_then_sum(**options):
+    @spirjit.kernel(**options)
+    def kernel(item: kapi.NdItem, a, out, scratch):
+        i = item.get_global_id(0)
+        value = a[i]
+        for _ in range(3):
+            value = shift_left(item, scratch, value)
+        out[i] = value * 1000 + kapi.group_reduce(item.get_group(), value,
+                                                  "+")
+    return kernel
+
+
+@spirjit.kernel
+def group_max_3d(item: kapi.NdItem, a, out):
+    i = item.get_global_id(0)
+    j = item.get_global_id(1)
+    k = item.get_global_id(2)
+    out[i, j, k] = kapi.group_reduce(item.get_group(), a[i, j, k], "max")
+
+
 @spirjit.kernel
 def divergent_barrier(item: kapi.NdItem, a):
     i = item.get_global_id(0)
@@ -480,6 +512,31 @@ def test_group_reduce_over_2d_groups(native):
     sums = a.reshape(2, 4, 4, 3).sum(axis=(1, 3))
     np.testing.assert_array_equal(
         out, np.repeat(np.repeat(sums, 4, axis=0), 3, axis=1))
+
+
+@pytest.mark.parametrize("options", [{}, {"opt": 0}, {"debug": True}],
+                         ids=["opt2", "opt0", "debug"])
+def test_barriers_in_a_device_function_in_a_loop(native, options):
+    n, local = 64, 16
+    a = np.arange(n, dtype=np.int64)
+    out = np.zeros(n, dtype=np.int64)
+    spirjit.call_kernel(shifts_then_sum(**options),
+                        kapi.NdRange((n,), (local,)), a, out,
+                        kapi.LocalAccessor(local, np.int64))
+    groups = a.reshape(-1, local)
+    np.testing.assert_array_equal(
+        out, np.roll(groups, -3, axis=1).reshape(-1) * 1000
+        + np.repeat(groups.sum(axis=1), local))
+
+
+def test_group_reduce_over_3d_groups(native):
+    a = np.random.default_rng(4).random((4, 6, 8))
+    out = np.zeros_like(a)
+    spirjit.call_kernel(group_max_3d, kapi.NdRange((4, 6, 8), (2, 3, 4)), a,
+                        out)
+    maxima = a.reshape(2, 2, 2, 3, 2, 4).max(axis=(1, 3, 5))
+    np.testing.assert_array_equal(
+        out, maxima.repeat(2, axis=0).repeat(3, axis=1).repeat(4, axis=2))
 
 
 def test_uniform_early_return_before_a_collective(native):
