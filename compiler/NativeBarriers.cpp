@@ -18,6 +18,8 @@ namespace spirjit {
 const char *const nativeBarrierName = "spirjit.native.barrier";
 const char *const nativeRegionName = "spirjit.native.region";
 const char *const nativeContextName = "spirjit.native.context";
+const char *const nativeItemName = "spirjit.native.item";
+const char *const nativeItemCountName = "spirjit.native.items";
 
 namespace {
 
@@ -137,17 +139,27 @@ NativeRegions splitAtBarriers(llvm::Function &kernel) {
   const llvm::DataLayout &layout = module.getDataLayout();
   llvm::IRBuilder<> b(context);
 
-  // dispatch, the new entry: the item's context and the region to run.
+  // dispatch, the new entry: the item's slots and the region to run.
   llvm::BasicBlock *entry = &kernel.getEntryBlock();
   llvm::BasicBlock *dispatch =
       llvm::BasicBlock::Create(context, "dispatch", &kernel, entry);
   b.SetInsertPoint(dispatch);
-  llvm::Value *itemContext =
-      placeholder(b, nativeContextName, b.getInt8PtrTy(), "context");
+  llvm::Value *contexts =
+      placeholder(b, nativeContextName, b.getInt8PtrTy(), "contexts");
+  llvm::Value *item = placeholder(b, nativeItemName, b.getInt64Ty(), "item");
+  llvm::Value *items =
+      placeholder(b, nativeItemCountName, b.getInt64Ty(), "items");
   llvm::Value *region =
       placeholder(b, nativeRegionName, b.getInt32Ty(), "region");
+  // This item's copy in the slot at `offset` bytes per item, `bytes` long.
+  auto slot = [&](uint64_t offset, uint64_t bytes) {
+    return b.CreateInBoundsGEP(
+        b.getInt8Ty(), contexts,
+        b.CreateAdd(b.CreateMul(items, b.getInt64(offset)),
+                    b.CreateMul(item, b.getInt64(bytes))));
+  };
   llvm::Value *nextRegion =
-      b.CreateBitCast(itemContext, b.getInt32Ty()->getPointerTo(), "next");
+      b.CreateBitCast(slot(0, 4), b.getInt32Ty()->getPointerTo(), "next");
   llvm::SwitchInst *dispatchSwitch = b.CreateSwitch(region, entry);
   dispatchSwitch->addCase(b.getInt32(0), entry);
 
@@ -176,7 +188,7 @@ NativeRegions splitAtBarriers(llvm::Function &kernel) {
     barrier->eraseFromParent();
 
   // Values that cross a cut go to memory (allocas in dispatch, which the
-  // context takes below): phis first, whose demotion adds uses of their
+  // contexts take below): phis first, whose demotion adds uses of their
   // incoming values.
   Regions regions = regionsOf(entries);
   for (int pass = 0; pass < 2; ++pass) {
@@ -197,32 +209,37 @@ NativeRegions splitAtBarriers(llvm::Function &kernel) {
         llvm::DemoteRegToStack(*inst, false, dispatch->getFirstNonPHI());
   }
 
-  // The context: the next region's number, then every alloca.
+  // The contexts' slots: the next region's number, then every alloca.
   std::vector<llvm::AllocaInst *> allocas;
   for (llvm::BasicBlock &block : kernel)
     for (llvm::Instruction &inst : block)
       if (auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst))
         allocas.push_back(alloca);
-  uint64_t offset = 8;
+  uint64_t offset = 4;
   b.SetInsertPoint(dispatchSwitch);
   for (llvm::AllocaInst *alloca : allocas) {
     auto size = alloca->getAllocationSizeInBits(layout);
     SPIRJIT_INTERNAL_CHECK(size && !size->isScalable(),
                            "an alloca of no fixed size in a kernel with "
                            "barriers (the native CPU device)");
-    uint64_t align = std::max<uint64_t>(alloca->getAlign().value(), 8);
+    // Every item's copy aligned: the slot starts aligned (the contexts are
+    // 64-byte aligned) and its size per item is a multiple.
+    uint64_t align = alloca->getAlign().value();
+    SPIRJIT_INTERNAL_CHECK(align <= 64,
+                           "an alloca aligned past 64 bytes in a kernel "
+                           "with barriers (the native CPU device)");
+    uint64_t bytes = llvm::alignTo((size->getFixedSize() + 7) / 8, align);
     offset = llvm::alignTo(offset, align);
-    result.contextAlign = std::max(result.contextAlign, align);
     dropLifetimes(alloca);
-    llvm::Value *slot = b.CreateBitCast(
-        b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), itemContext, offset),
-        alloca->getType(), alloca->getName());
-    alloca->replaceAllUsesWith(slot);
+    llvm::Value *pointer =
+        b.CreateBitCast(slot(offset, bytes), alloca->getType());
+    pointer->takeName(alloca);
+    alloca->replaceAllUsesWith(pointer);
     alloca->eraseFromParent();
-    offset += (size->getFixedSize() + 7) / 8;
+    offset += bytes;
   }
   result.count = static_cast<int>(entries.size());
-  result.contextBytes = llvm::alignTo(offset, result.contextAlign);
+  result.contextBytes = offset;
   return result;
 }
 

@@ -19,17 +19,23 @@
 // region. Else, with K barriers:
 //  - the function runs one region of one work-item: region 0 from the
 //    kernel's entry, region k (1..K) from after barrier k, to the next
-//    barrier k' or a return, and stores k' (or -1 after a return) as an
-//    i32 at the start of the item's context;
-//  - which region runs is the value of the placeholder call
-//    nativeRegionName() (i32, no arguments), and the item's context the
-//    value of nativeContextName() (i8*, no arguments; 8-byte aligned and
-//    contextBytes long, zero-initialised or not): the caller replaces both
-//    once the function is inlined where it runs;
+//    barrier k' or a return, and stores k' (or -1 after a return) as the
+//    item's i32 in the group's contexts (below: the first slot, 4 bytes
+//    per item, so item 0's is the contexts' first i32);
+//  - placeholder calls without arguments stand for what the caller
+//    replaces once the function is inlined where it runs:
+//    nativeRegionName (i32) the region to run, nativeContextName (i8*)
+//    the group's contexts (64-byte aligned, contextBytes per item of the
+//    group, their contents kept from one region to the next),
+//    nativeItemName (i64) the item's linear local id and
+//    nativeItemCountName (i64) the group's items;
 //  - every value live across a barrier (an SSA value defined in one region
 //    and used in another, a phi joining regions) and all of the kernel's
 //    allocas (private memory, which every item has its own of) live in
-//    the context, so that a region resumes where the item left it.
+//    the contexts, so that a region resumes where the item left it. Each
+//    has a slot, an array over the group's items (PoCL's context arrays):
+//    an item's copies of one value are contiguous, so that a loop over
+//    the items vectorises.
 // The module passes the verifier after it.
 #pragma once
 
@@ -43,11 +49,12 @@ namespace spirjit {
 extern const char *const nativeBarrierName;
 extern const char *const nativeRegionName;
 extern const char *const nativeContextName;
+extern const char *const nativeItemName;
+extern const char *const nativeItemCountName;
 
 struct NativeRegions {
   int count = 1;             // regions: barriers + 1
   uint64_t contextBytes = 0; // per work-item; 0 without barriers
-  uint64_t contextAlign = 8; // a multiple of 8
 };
 
 NativeRegions splitAtBarriers(llvm::Function &kernel);

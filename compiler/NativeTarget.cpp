@@ -148,9 +148,9 @@ using QueryValues = std::array<std::array<llvm::Value *, 3>, 6>;
 struct Nest {
   QueryValues values;
   int region = 0;
-  llvm::Value *itemContext = nullptr; // with barriers
-  llvm::CallInst *call = nullptr;     // the kernel's
-  llvm::BranchInst *latch = nullptr;  // the innermost loop's back edge
+  llvm::Value *item = nullptr;       // linear local id, with barriers
+  llvm::CallInst *call = nullptr;    // the kernel's
+  llvm::BranchInst *latch = nullptr; // the innermost loop's back edge
 };
 
 /// Inlines every function `kernel` calls (device functions, which cannot
@@ -188,9 +188,11 @@ void inlineCallees(llvm::Function &kernel) {
 }
 
 /// Replaces each placeholder call in `chunk` (those of the kernel just
-/// inlined into `nest`) by its value there.
+/// inlined into `nest`) by its value there; `contexts` and `groupItems`:
+/// the group's contexts and items (NativeBarriers.h), with barriers.
 void replacePlaceholders(llvm::Module &module, const llvm::Function &chunk,
-                         const Nest &nest) {
+                         const Nest &nest, llvm::Value *contexts,
+                         llvm::Value *groupItems) {
   auto replace = [&](const std::string &name, auto value) {
     llvm::Function *placeholder = module.getFunction(name);
     if (!placeholder)
@@ -228,14 +230,18 @@ void replacePlaceholders(llvm::Module &module, const llvm::Function &chunk,
   replace(nativeRegionName, [&](llvm::IRBuilder<> &builder, llvm::CallInst *) {
     return builder.getInt32(nest.region);
   });
-  replace(nativeContextName, [&](llvm::IRBuilder<> &, llvm::CallInst *) {
-    return nest.itemContext;
-  });
+  replace(nativeItemName,
+          [&](llvm::IRBuilder<> &, llvm::CallInst *) { return nest.item; });
+  replace(nativeItemCountName,
+          [&](llvm::IRBuilder<> &, llvm::CallInst *) { return groupItems; });
+  replace(nativeContextName,
+          [&](llvm::IRBuilder<> &, llvm::CallInst *) { return contexts; });
 }
 
 /// Removes the placeholders once the kernel is gone; a use left is a bug.
 void removePlaceholders(llvm::Module &module) {
-  std::vector<std::string> names = {nativeRegionName, nativeContextName};
+  std::vector<std::string> names = {nativeRegionName, nativeContextName,
+                                    nativeItemName, nativeItemCountName};
   for (WorkItemQuery query : allQueries)
     names.push_back(queryName(query));
   for (const std::string &name : names)
@@ -290,8 +296,6 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
   NativeRegions regions = splitAtBarriers(*kernel);
   SPIRJIT_INTERNAL_CHECK(regions.count == 1 || ndRange,
                          "a barrier in a kernel launched over a Range");
-  SPIRJIT_INTERNAL_CHECK(regions.contextAlign <= 64,
-                         "a work-item context aligned past 64 bytes");
   llvm::LLVMContext &context = module.getContext();
   context.setDiagnosticHandler(std::make_unique<QuietDiagnostics>());
   llvm::IRBuilder<> b(context);
@@ -340,11 +344,13 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
   }
   // With barriers, the contexts of a group's work-items, reused by every
   // group of the chunk (a work-group's local memory is the slots').
+  // Allocated, not on the stack: private arrays make them large.
   llvm::Value *contexts = nullptr;
+  llvm::Value *groupItems =
+      b.CreateMul(b.CreateMul(local[0], local[1]), local[2], "group.items");
   if (regions.count > 1) {
     llvm::Value *bytes =
-        b.CreateMul(b.CreateMul(b.CreateMul(local[0], local[1]), local[2]),
-                    b.getInt64(regions.contextBytes));
+        b.CreateMul(groupItems, b.getInt64(regions.contextBytes));
     bytes = b.CreateAnd(b.CreateAdd(bytes, b.getInt64(63)), b.getInt64(~63ull));
     llvm::FunctionCallee allocate = module.getOrInsertFunction(
         "aligned_alloc",
@@ -470,15 +476,12 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
         values[static_cast<int>(WorkItemQuery::GroupId)][d] = group[d];
         values[static_cast<int>(WorkItemQuery::NumGroups)][d] = groups[d];
       }
-      if (contexts) {
-        llvm::Value *item = b.CreateAdd(
-            l[0], b.CreateMul(local[0],
-                              b.CreateAdd(l[1], b.CreateMul(local[1], l[2]))));
-        nest.itemContext = b.CreateInBoundsGEP(
-            b.getInt8Ty(), contexts,
-            b.CreateMul(item, b.getInt64(regions.contextBytes)),
-            "item.context");
-      }
+      if (contexts)
+        nest.item = b.CreateAdd(
+            l[0],
+            b.CreateMul(local[0],
+                        b.CreateAdd(l[1], b.CreateMul(local[1], l[2]))),
+            "item");
       nest.call = b.CreateCall(kernel, parameters);
       // The latches, innermost first; each loop runs at least once.
       for (int d = 0; d < 3; ++d) {
@@ -518,7 +521,7 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
                            std::string("cannot inline the kernel into its "
                                        "work-item loops: ") +
                                inlined.getFailureReason());
-    replacePlaceholders(module, *chunk, nest);
+    replacePlaceholders(module, *chunk, nest, contexts, groupItems);
   }
   kernel->eraseFromParent();
   removePlaceholders(module);

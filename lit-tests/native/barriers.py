@@ -3,9 +3,9 @@
 # RUN: %not %spirjit-dump-ir %s divergent --sig "(float32[::1])" --nd-range --stage native 2>&1 | FileCheck %s --check-prefix=DIVERGENT
 # A kernel with barriers is cut at them (compiler/NativeBarriers.h): a
 # group runs as regions, each a loop over the group's items, one after
-# another in the order item 0's context names; the values live across a
-# barrier are in each item's context, allocated once per chunk call and
-# freed at its end. No placeholder is left.
+# another in the order item 0 leaves; the values live across a barrier
+# are in the items' contexts, allocated once per chunk call and freed at
+# its end. No placeholder is left.
 # CHECK-LABEL: define void @spirjit_tree.chunk(
 # CHECK: %contexts = {{.*}}call {{.*}}i8* @aligned_alloc(i64 64,
 # CHECK: call void @free(i8* %contexts)
@@ -13,9 +13,11 @@
 # CHECK-NEXT: i32 0, label
 # CHECK-NEXT: i32 1, label
 # CHECK-NEXT: ]
-# An item's context is its own: its accesses are in the loop's parallel
-# access group.
-# CHECK: %item.context{{.*}} = getelementptr inbounds i8, i8* %contexts, i64
+# A value's slot is an array over the group's items (item 0's region
+# number first, 4 bytes an item): an item's copy is its own, its accesses
+# in the loop's parallel access group.
+# CHECK: %[[OFFSET:[0-9]+]] = shl i64 %l0{{[0-9]*}}, 2
+# CHECK-NEXT: getelementptr inbounds i8, i8* %contexts, i64 %[[OFFSET]]
 # CHECK: store i64 {{.*}}, !llvm.access.group
 # CHECK-NOT: spirjit.native.
 from spirjit import kernel_api as kapi
