@@ -5,6 +5,7 @@
 #include "frontend/Diagnostics.h"
 
 #include <llvm/ADT/SmallBitVector.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Module.h>
@@ -100,6 +101,40 @@ bool crossesRegions(const llvm::Instruction &inst, const Regions &regions) {
   return seen.count() > 1;
 }
 
+/// Can `value` be computed again wherever it is used, from what every
+/// region has (constants, the kernel's arguments, `dispatch`'s values), in
+/// at most `budget` instructions? Work-item queries (speculatable
+/// placeholders) and the index and address arithmetic on them and on the
+/// arguments can: cheaper than a slot, and a region's loop over the items
+/// then indexes the arrays contiguously rather than through pointers it
+/// loads.
+bool recomputable(const llvm::Value *value, const llvm::BasicBlock *dispatch,
+                  int &budget) {
+  const auto *inst = llvm::dyn_cast<llvm::Instruction>(value);
+  if (!inst || inst->getParent() == dispatch)
+    return true;
+  if (--budget < 0 || llvm::isa<llvm::PHINode, llvm::AllocaInst>(inst) ||
+      inst->mayReadOrWriteMemory() || !llvm::isSafeToSpeculativelyExecute(inst))
+    return false;
+  for (const llvm::Value *operand : inst->operands())
+    if (!recomputable(operand, dispatch, budget))
+      return false;
+  return true;
+}
+
+/// A copy of recomputable `value`, computed before `before`.
+llvm::Value *recompute(llvm::Value *value, llvm::Instruction *before,
+                       const llvm::BasicBlock *dispatch) {
+  auto *inst = llvm::dyn_cast<llvm::Instruction>(value);
+  if (!inst || inst->getParent() == dispatch)
+    return value;
+  llvm::Instruction *copy = inst->clone();
+  for (llvm::Use &operand : copy->operands())
+    operand.set(recompute(operand.get(), before, dispatch));
+  copy->insertBefore(before);
+  return copy;
+}
+
 /// Removes the lifetime markers of `pointer` (through casts and GEPs): a
 /// slot of the context lives as long as the work-item.
 void dropLifetimes(llvm::Value *pointer) {
@@ -187,9 +222,10 @@ NativeRegions splitAtBarriers(llvm::Function &kernel) {
   if (barrier->use_empty())
     barrier->eraseFromParent();
 
-  // Values that cross a cut go to memory (allocas in dispatch, which the
-  // contexts take below): phis first, whose demotion adds uses of their
-  // incoming values.
+  // Values that cross a cut are computed again where they are used, if
+  // that is cheap (recomputable), else go to memory (allocas in dispatch,
+  // which the contexts take below): phis first, whose demotion adds uses
+  // of their incoming values.
   Regions regions = regionsOf(entries);
   for (int pass = 0; pass < 2; ++pass) {
     std::vector<llvm::Instruction *> crossing;
@@ -202,11 +238,33 @@ NativeRegions splitAtBarriers(llvm::Function &kernel) {
             crossesRegions(inst, regions))
           crossing.push_back(&inst);
     }
-    for (llvm::Instruction *inst : crossing)
-      if (auto *phi = llvm::dyn_cast<llvm::PHINode>(inst))
+    for (llvm::Instruction *inst : crossing) {
+      if (auto *phi = llvm::dyn_cast<llvm::PHINode>(inst)) {
         llvm::DemotePHIToStack(phi, dispatch->getFirstNonPHI());
-      else
+        continue;
+      }
+      int budget = 16;
+      if (!recomputable(inst, dispatch, budget)) {
         llvm::DemoteRegToStack(*inst, false, dispatch->getFirstNonPHI());
+        continue;
+      }
+      // Each use outside the block gets its own copy (a phi's, at the end
+      // of the incoming block).
+      std::vector<llvm::Use *> uses;
+      for (llvm::Use &use : inst->uses()) {
+        auto *user = llvm::cast<llvm::Instruction>(use.getUser());
+        if (llvm::isa<llvm::PHINode>(user) ||
+            user->getParent() != inst->getParent())
+          uses.push_back(&use);
+      }
+      for (llvm::Use *use : uses) {
+        auto *user = llvm::cast<llvm::Instruction>(use->getUser());
+        llvm::Instruction *before = user;
+        if (auto *phi = llvm::dyn_cast<llvm::PHINode>(user))
+          before = phi->getIncomingBlock(*use)->getTerminator();
+        use->set(recompute(inst, before, dispatch));
+      }
+    }
   }
 
   // The contexts' slots: the next region's number, then every alloca.

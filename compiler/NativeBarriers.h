@@ -29,11 +29,13 @@
 //    group, their contents kept from one region to the next),
 //    nativeItemName (i64) the item's linear local id and
 //    nativeItemCountName (i64) the group's items;
-//  - every value live across a barrier (an SSA value defined in one region
-//    and used in another, a phi joining regions) and all of the kernel's
-//    allocas (private memory, which every item has its own of) live in
-//    the contexts, so that a region resumes where the item left it. Each
-//    has a slot, an array over the group's items (PoCL's context arrays):
+//  - a value live across a barrier (an SSA value defined in one region
+//    and used in another, a phi joining regions) is computed again where
+//    it is used when it is pure arithmetic on work-item queries and the
+//    arguments (speculatable, no memory), else kept; kept values and all
+//    of the kernel's allocas (private memory, which every item has its own of)
+//    live in the contexts, so that a region resumes where the item left it.
+//    Each has a slot, an array over the group's items (PoCL's context arrays):
 //    an item's copies of one value are contiguous, so that a loop over
 //    the items vectorises.
 // The module passes the verifier after it.

@@ -95,6 +95,9 @@ public:
     function->addFnAttr(llvm::Attribute::NoUnwind);
     function->addFnAttr(llvm::Attribute::ReadNone);
     function->addFnAttr(llvm::Attribute::WillReturn);
+    // A value of the work-item: computed again where a region after a
+    // barrier needs it, rather than kept (NativeBarriers.h).
+    function->addFnAttr(llvm::Attribute::Speculatable);
     llvm::CallInst *call = builder.CreateCall(callee, {dim});
     llvm::MDBuilder md(builder.getContext());
     call->setMetadata(llvm::LLVMContext::MD_range,

@@ -1,4 +1,5 @@
 # RUN: %spirjit-dump-ir %s tree --sig "(float32[::1], float32[::1], float32[::1])" --nd-range --stage native | FileCheck %s
+# RUN: %spirjit-dump-ir %s tree --sig "(float32[::1], float32[::1], float32[::1])" --nd-range --stage native | FileCheck %s --check-prefix=KEPT
 # RUN: %spirjit-dump-ir %s reduce --sig "(float64[::1], float64[::1])" --nd-range --stage native | FileCheck %s --check-prefix=REDUCE
 # RUN: %not %spirjit-dump-ir %s divergent --sig "(float32[::1])" --nd-range --stage native 2>&1 | FileCheck %s --check-prefix=DIVERGENT
 # A kernel with barriers is cut at them (compiler/NativeBarriers.h): a
@@ -20,6 +21,15 @@
 # CHECK-NEXT: getelementptr inbounds i8, i8* %contexts, i64 %[[OFFSET]]
 # CHECK: store i64 {{.*}}, !llvm.access.group
 # CHECK-NOT: spirjit.native.
+# What crosses a barrier and is arithmetic on work-item queries and the
+# arguments (here tmp + lid) is computed again, not kept: no pointer is
+# stored in a slot, and the first region's loop, which copies a[gid] to
+# tmp[lid], is vectorised.
+# KEPT-LABEL: define void @spirjit_tree.chunk(
+# KEPT-NOT: store float*
+# KEPT: load <{{[0-9]+}} x float>
+# KEPT: store <{{[0-9]+}} x float>
+# KEPT-NOT: store float*
 from spirjit import kernel_api as kapi
 
 
