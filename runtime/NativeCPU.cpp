@@ -346,6 +346,8 @@ public:
               chunk(work->slots.data(), begin, end, work->sizes);
               return;
             }
+            // The chunk's number, by its first unit: run() makes exactly
+            // these chunks (ThreadPool.h's contract).
             int64_t k = 0, first = 0, last = 0;
             for (; k < chunks; ++k) {
               ThreadPool::chunkBounds(work->units, chunks, k, first, last);
