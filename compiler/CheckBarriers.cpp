@@ -70,13 +70,17 @@ const Instruction *firstReturn(const ir::Function &fn,
 
 } // namespace
 
+bool hasCollectives(const TypedFunction &function) {
+  for (const auto &block : function.function->blocks)
+    for (const auto &inst : block->instructions)
+      if (isCollective(inst.get()))
+        return true;
+  return false;
+}
+
 void checkBarriers(const TypedFunction &kernel) {
   const ir::Function &fn = *kernel.function;
-  bool any = false;
-  for (const auto &block : fn.blocks)
-    for (const auto &inst : block->instructions)
-      any |= isCollective(inst.get());
-  if (!any)
+  if (!hasCollectives(kernel))
     return;
 
   // The values that vary across a group: a fixed point over operands.

@@ -22,4 +22,10 @@ namespace spirjit {
 
 void checkBarriers(const TypedFunction &kernel);
 
+/// Does `function` itself call a barrier or a group collective? Such a
+/// kernel's arrays must not be noalias parameters: other work-items'
+/// accesses, which a barrier orders, are outside the function, so LLVM
+/// would take a barrier for no access to them and move loads across it.
+bool hasCollectives(const TypedFunction &function);
+
 } // namespace spirjit

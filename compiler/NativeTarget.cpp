@@ -2,7 +2,7 @@
 #include "compiler/NativeTarget.h"
 
 #include "compiler/HostTarget.h"
-#include "compiler/KernelAPI.h"
+#include "compiler/NativeBarriers.h"
 #include "frontend/Diagnostics.h"
 #include "runtime/NativeABI.h"
 
@@ -41,9 +41,6 @@ bool isSizeQuery(WorkItemQuery query) {
          query == WorkItemQuery::LocalSize || query == WorkItemQuery::NumGroups;
 }
 
-const char *useAnotherDevice =
-    " yet; use an OpenCL device (SPIRJIT_DEVICE=opencl:cpu:0)";
-
 class NativeTarget : public DeviceTarget {
 public:
   NativeTarget()
@@ -68,9 +65,17 @@ public:
   }
   llvm::TargetMachine *targetMachine() const override { return machine_.get(); }
 
-  void emitBarrier(llvm::IRBuilder<> &) const override {
-    SPIRJIT_INTERNAL_CHECK(false, "a barrier reached the native CPU "
-                                  "device's lowering past checkNativeKernel");
+  void emitBarrier(llvm::IRBuilder<> &builder) const override {
+    // A placeholder that splitAtBarriers cuts the kernel at. Convergent:
+    // LLVM neither duplicates it nor makes it depend on more branches; an
+    // unknown callee: no memory access moves across it.
+    llvm::Module *module = builder.GetInsertBlock()->getModule();
+    llvm::FunctionCallee callee = module->getOrInsertFunction(
+        nativeBarrierName, llvm::FunctionType::get(builder.getVoidTy(), false));
+    auto *function = llvm::cast<llvm::Function>(callee.getCallee());
+    function->addFnAttr(llvm::Attribute::NoUnwind);
+    function->addFnAttr(llvm::Attribute::Convergent);
+    builder.CreateCall(callee)->addFnAttr(llvm::Attribute::Convergent);
   }
   void emitMemoryFence(llvm::IRBuilder<> &builder) const override {
     builder.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
@@ -90,6 +95,9 @@ public:
     function->addFnAttr(llvm::Attribute::NoUnwind);
     function->addFnAttr(llvm::Attribute::ReadNone);
     function->addFnAttr(llvm::Attribute::WillReturn);
+    // A value of the work-item: computed again where a region after a
+    // barrier needs it, rather than kept (NativeBarriers.h).
+    function->addFnAttr(llvm::Attribute::Speculatable);
     llvm::CallInst *call = builder.CreateCall(callee, {dim});
     llvm::MDBuilder md(builder.getContext());
     call->setMetadata(llvm::LLVMContext::MD_range,
@@ -97,7 +105,8 @@ public:
                                      llvm::APInt(64, 1ull << 62)));
     return call;
   }
-  /// Never used: checkNativeKernel refuses local memory.
+  /// Local memory is a parameter whose slot the device points at the
+  /// running thread's own (runtime/NativeCPU.cpp).
   bool localMemoryAsParameters() const override { return true; }
   /// x86-64 and AArch64 code generators take atomicrmw fadd (as a
   /// compare-and-swap loop where the CPU has no instruction).
@@ -134,38 +143,18 @@ private:
   std::unique_ptr<llvm::TargetMachine> machine_;
 };
 
-/// Refuses what of one function the device cannot run, at its line.
-void checkFunction(const TypedFunction &function) {
-  const FunctionDescription &description = *function.description;
-  for (const auto &block : function.function->blocks)
-    for (const auto &inst : block->instructions) {
-      std::string what;
-      // Local memory where it is used, not where the kernel takes it.
-      bool local = false;
-      for (const ir::Instruction *operand : inst->operands)
-        local |= operand->type && operand->type->kind == TypeKind::Array &&
-                 operand->type->memorySpace == MemorySpace::Local;
-      if (local)
-        what = "local memory (kapi.LocalAccessor)";
-      else if (inst->isa(ir::Opcode::Call) && inst->operands[0]->type)
-        if (const KernelApiFunction *api =
-                findKernelApi(inst->operands[0]->type)) {
-          if (api->id == KernelApi::GroupBarrier)
-            what = "barriers";
-          else if (api->id == KernelApi::GroupReduce ||
-                   api->id == KernelApi::GroupBroadcast)
-            what = "group collectives (kapi." + api->name + ")";
-        }
-      if (!what.empty())
-        throw UserError(UserErrorKind::UnsupportedFeature, description.filename,
-                        inst->line > 0 ? inst->line : description.firstLine,
-                        "the native CPU device does not run kernels with " +
-                            what + useAnotherDevice);
-    }
-}
-
 /// The loops' indices, per query and OpenCL dimension.
 using QueryValues = std::array<std::array<llvm::Value *, 3>, 6>;
+
+/// One nest of loops over work-items, with the kernel's call in it: a
+/// Range's, or an NdRange's for one region of a group (NativeBarriers.h).
+struct Nest {
+  QueryValues values;
+  int region = 0;
+  llvm::Value *item = nullptr;       // linear local id, with barriers
+  llvm::CallInst *call = nullptr;    // the kernel's
+  llvm::BranchInst *latch = nullptr; // the innermost loop's back edge
+};
 
 /// Inlines every function `kernel` calls (device functions, which cannot
 /// recurse), so that its queries are all in its body, and removes them; at
@@ -201,37 +190,69 @@ void inlineCallees(llvm::Function &kernel) {
   }
 }
 
-/// Replaces each query call (all in `chunk`) by its value.
-void replaceQueries(llvm::Module &module, const llvm::Function &chunk,
-                    const QueryValues &values) {
-  for (WorkItemQuery query : allQueries) {
-    llvm::Function *placeholder = module.getFunction(queryName(query));
+/// Replaces each placeholder call in `chunk` (those of the kernel just
+/// inlined into `nest`) by its value there; `contexts` and `groupItems`:
+/// the group's contexts and items (NativeBarriers.h), with barriers.
+void replacePlaceholders(llvm::Module &module, const llvm::Function &chunk,
+                         const Nest &nest, llvm::Value *contexts,
+                         llvm::Value *groupItems) {
+  auto replace = [&](const std::string &name, auto value) {
+    llvm::Function *placeholder = module.getFunction(name);
     if (!placeholder)
-      continue;
-    const auto &perDim = values[static_cast<int>(query)];
-    while (!placeholder->use_empty()) {
-      auto *call = llvm::cast<llvm::CallInst>(placeholder->user_back());
-      SPIRJIT_INTERNAL_CHECK(call->getFunction() == &chunk,
-                             "a work-item query outside the kernel");
+      return;
+    std::vector<llvm::CallInst *> calls;
+    for (llvm::User *user : placeholder->users())
+      if (auto *call = llvm::dyn_cast<llvm::CallInst>(user);
+          call && call->getFunction() == &chunk)
+        calls.push_back(call);
+    for (llvm::CallInst *call : calls) {
       llvm::IRBuilder<> builder(call);
-      llvm::Value *dim = call->getArgOperand(0);
-      llvm::Value *outside = builder.getInt64(isSizeQuery(query));
-      llvm::Value *value = outside;
-      if (auto *constant = llvm::dyn_cast<llvm::ConstantInt>(dim)) {
-        if (constant->getZExtValue() < 3)
-          value = perDim[constant->getZExtValue()];
-      } else {
-        for (unsigned d = 0; d < 3; ++d)
-          value = builder.CreateSelect(
-              builder.CreateICmpEQ(dim,
-                                   llvm::ConstantInt::get(dim->getType(), d)),
-              perDim[d], value);
-      }
-      call->replaceAllUsesWith(value);
+      call->replaceAllUsesWith(value(builder, call));
       call->eraseFromParent();
     }
-    placeholder->eraseFromParent();
-  }
+  };
+  for (WorkItemQuery query : allQueries)
+    replace(
+        queryName(query),
+        [&](llvm::IRBuilder<> &builder, llvm::CallInst *call) -> llvm::Value * {
+          const auto &perDim = nest.values[static_cast<int>(query)];
+          llvm::Value *dim = call->getArgOperand(0);
+          llvm::Value *value = builder.getInt64(isSizeQuery(query));
+          if (auto *constant = llvm::dyn_cast<llvm::ConstantInt>(dim)) {
+            if (constant->getZExtValue() < 3)
+              value = perDim[constant->getZExtValue()];
+          } else {
+            for (unsigned d = 0; d < 3; ++d)
+              value = builder.CreateSelect(
+                  builder.CreateICmpEQ(
+                      dim, llvm::ConstantInt::get(dim->getType(), d)),
+                  perDim[d], value);
+          }
+          return value;
+        });
+  replace(nativeRegionName, [&](llvm::IRBuilder<> &builder, llvm::CallInst *) {
+    return builder.getInt32(nest.region);
+  });
+  replace(nativeItemName,
+          [&](llvm::IRBuilder<> &, llvm::CallInst *) { return nest.item; });
+  replace(nativeItemCountName,
+          [&](llvm::IRBuilder<> &, llvm::CallInst *) { return groupItems; });
+  replace(nativeContextName,
+          [&](llvm::IRBuilder<> &, llvm::CallInst *) { return contexts; });
+}
+
+/// Removes the placeholders once the kernel is gone; a use left is a bug.
+void removePlaceholders(llvm::Module &module) {
+  std::vector<std::string> names = {nativeRegionName, nativeContextName,
+                                    nativeItemName, nativeItemCountName};
+  for (WorkItemQuery query : allQueries)
+    names.push_back(queryName(query));
+  for (const std::string &name : names)
+    if (llvm::Function *placeholder = module.getFunction(name)) {
+      SPIRJIT_INTERNAL_CHECK(placeholder->use_empty(),
+                             name + " used outside the kernel");
+      placeholder->eraseFromParent();
+    }
 }
 
 /// LLVM's diagnostics about the native device's module, which would
@@ -270,18 +291,14 @@ std::unique_ptr<DeviceTarget> createNativeTarget() {
   return std::make_unique<NativeTarget>();
 }
 
-void checkNativeKernel(const TypedFunction &kernel,
-                       const Specializations &specializations) {
-  checkFunction(kernel);
-  for (const auto &[key, callee] : specializations.byKey)
-    checkFunction(*callee);
-}
-
 void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
                       int dimensions, bool ndRange) {
   llvm::Function *kernel = module.getFunction(entryPoint);
   SPIRJIT_INTERNAL_CHECK(kernel, "no kernel " + entryPoint + " to wrap");
   inlineCallees(*kernel);
+  NativeRegions regions = splitAtBarriers(*kernel);
+  SPIRJIT_INTERNAL_CHECK(regions.count == 1 || ndRange,
+                         "a barrier in a kernel launched over a Range");
   llvm::LLVMContext &context = module.getContext();
   context.setDiagnosticHandler(std::make_unique<QuietDiagnostics>());
   llvm::IRBuilder<> b(context);
@@ -301,7 +318,7 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
   sizes->setName("sizes");
   // Blocks of the loops themselves, not of the kernel inlined into them.
   std::set<llvm::BasicBlock *> scaffolding;
-  auto block = [&](const char *name) {
+  auto block = [&](const std::string &name) {
     auto *bb = llvm::BasicBlock::Create(context, name, chunk);
     scaffolding.insert(bb);
     return bb;
@@ -328,6 +345,21 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
     global[d] = extent(NativeSizes::global);
     local[d] = ndRange ? extent(NativeSizes::local) : b.getInt64(1);
   }
+  // With barriers, the contexts of a group's work-items, reused by every
+  // group of the chunk (a work-group's local memory is the slots').
+  // Allocated, not on the stack: private arrays make them large.
+  llvm::Value *contexts = nullptr;
+  llvm::Value *groupItems =
+      b.CreateMul(b.CreateMul(local[0], local[1]), local[2], "group.items");
+  if (regions.count > 1) {
+    llvm::Value *bytes =
+        b.CreateMul(groupItems, b.getInt64(regions.contextBytes));
+    bytes = b.CreateAnd(b.CreateAdd(bytes, b.getInt64(63)), b.getInt64(~63ull));
+    llvm::FunctionCallee allocate = module.getOrInsertFunction(
+        "aligned_alloc",
+        llvm::FunctionType::get(b.getInt8PtrTy(), {i64, i64}, false));
+    contexts = b.CreateCall(allocate, {b.getInt64(64), bytes}, "contexts");
+  }
 
   // The loop over the chunk's units: work-items of a Range (a row of
   // dimension 0 at a time, so that the innermost loop is a plain counted
@@ -342,11 +374,14 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
   unit->addIncoming(begin, entry);
   b.CreateCondBr(b.CreateICmpSLT(unit, end), setup, exit);
   b.SetInsertPoint(exit);
+  if (contexts)
+    b.CreateCall(module.getOrInsertFunction(
+                     "free", llvm::FunctionType::get(
+                                 b.getVoidTy(), {b.getInt8PtrTy()}, false)),
+                 {contexts});
   b.CreateRetVoid();
 
-  QueryValues values;
-  llvm::BasicBlock *innermost; // holds the kernel's call
-  llvm::BranchInst *latch;     // the innermost loop's back edge
+  std::vector<Nest> nests;
   b.SetInsertPoint(setup);
   if (!ndRange) {
     // Dimension 0's range [first, last) within row (i1, i2), up to the
@@ -362,26 +397,29 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
       rowEnd = b.CreateSelect(b.CreateICmpSLT(rowLimit, end), rowLimit, end);
     }
     llvm::Value *last = b.CreateAdd(first, b.CreateSub(rowEnd, unit));
-    innermost = llvm::BasicBlock::Create(context, "items", chunk);
+    llvm::BasicBlock *items = llvm::BasicBlock::Create(context, "items", chunk);
     llvm::BasicBlock *rowDone = block("row.done");
-    b.CreateBr(innermost);
-    b.SetInsertPoint(innermost);
+    b.CreateBr(items);
+    b.SetInsertPoint(items);
     llvm::PHINode *i0 = b.CreatePHI(i64, 2, "i0");
     i0->addIncoming(first, setup);
     llvm::Value *id[3] = {i0, i1, i2};
+    Nest nest;
     for (int d = 0; d < 3; ++d) {
       // A Range's work-groups are single work-items.
-      values[static_cast<int>(WorkItemQuery::GlobalId)][d] = id[d];
-      values[static_cast<int>(WorkItemQuery::GlobalSize)][d] = global[d];
-      values[static_cast<int>(WorkItemQuery::LocalId)][d] = b.getInt64(0);
-      values[static_cast<int>(WorkItemQuery::LocalSize)][d] = b.getInt64(1);
-      values[static_cast<int>(WorkItemQuery::GroupId)][d] = id[d];
-      values[static_cast<int>(WorkItemQuery::NumGroups)][d] = global[d];
+      nest.values[static_cast<int>(WorkItemQuery::GlobalId)][d] = id[d];
+      nest.values[static_cast<int>(WorkItemQuery::GlobalSize)][d] = global[d];
+      nest.values[static_cast<int>(WorkItemQuery::LocalId)][d] = b.getInt64(0);
+      nest.values[static_cast<int>(WorkItemQuery::LocalSize)][d] =
+          b.getInt64(1);
+      nest.values[static_cast<int>(WorkItemQuery::GroupId)][d] = id[d];
+      nest.values[static_cast<int>(WorkItemQuery::NumGroups)][d] = global[d];
     }
-    b.CreateCall(kernel, parameters);
+    nest.call = b.CreateCall(kernel, parameters);
     llvm::Value *next = b.CreateAdd(i0, b.getInt64(1), "i0.next");
-    i0->addIncoming(next, innermost);
-    latch = b.CreateCondBr(b.CreateICmpSLT(next, last), innermost, rowDone);
+    i0->addIncoming(next, b.GetInsertBlock());
+    nest.latch = b.CreateCondBr(b.CreateICmpSLT(next, last), items, rowDone);
+    nests.push_back(nest);
     b.SetInsertPoint(rowDone);
     unit->addIncoming(rowEnd, rowDone);
     b.CreateBr(outer);
@@ -395,65 +433,106 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
         dimensions > 1 ? b.CreateUDiv(unit, groups[0]) : b.getInt64(0);
     group[1] = dimensions > 2 ? b.CreateURem(rest, groups[1]) : rest;
     group[2] = dimensions > 2 ? b.CreateUDiv(rest, groups[1]) : b.getInt64(0);
-    // for l2, for l1, for l0: the group's items, dimension 0 innermost.
-    llvm::PHINode *l[3];
-    llvm::BasicBlock *headers[3];
-    llvm::BasicBlock *preheader = setup;
-    for (int d = 2; d >= 0; --d) {
-      headers[d] = d == 0 ? llvm::BasicBlock::Create(context, "items", chunk)
-                          : block(d == 2 ? "items.2" : "items.1");
-      b.CreateBr(headers[d]);
-      b.SetInsertPoint(headers[d]);
-      l[d] = b.CreatePHI(i64, 2, "l" + std::to_string(d));
-      l[d]->addIncoming(b.getInt64(0), preheader);
-      preheader = headers[d];
+    llvm::BasicBlock *groupDone = block("group.done");
+    // With barriers, the group's regions in the order its work-items
+    // leave them: every item runs region r, then item 0's context says
+    // which region comes next (all items agree: the barriers are
+    // convergent), until they have returned.
+    llvm::SwitchInst *dispatch = nullptr;
+    llvm::PHINode *region = nullptr;
+    if (regions.count > 1) {
+      llvm::BasicBlock *head = block("regions");
+      b.CreateBr(head);
+      b.SetInsertPoint(head);
+      region = b.CreatePHI(b.getInt32Ty(), regions.count + 1, "region");
+      region->addIncoming(b.getInt32(0), setup);
+      dispatch = b.CreateSwitch(region, groupDone, regions.count);
     }
-    innermost = headers[0];
-    for (int d = 0; d < 3; ++d) {
-      values[static_cast<int>(WorkItemQuery::GlobalId)][d] =
-          b.CreateAdd(b.CreateMul(group[d], local[d]), l[d]);
-      values[static_cast<int>(WorkItemQuery::GlobalSize)][d] = global[d];
-      values[static_cast<int>(WorkItemQuery::LocalId)][d] = l[d];
-      values[static_cast<int>(WorkItemQuery::LocalSize)][d] = local[d];
-      values[static_cast<int>(WorkItemQuery::GroupId)][d] = group[d];
-      values[static_cast<int>(WorkItemQuery::NumGroups)][d] = groups[d];
+    for (int r = 0; r < regions.count; ++r) {
+      Nest nest;
+      nest.region = r;
+      llvm::BasicBlock *preheader = b.GetInsertBlock();
+      if (dispatch) {
+        preheader = block("region" + std::to_string(r));
+        dispatch->addCase(b.getInt32(r), preheader);
+        b.SetInsertPoint(preheader);
+      }
+      // for l2, for l1, for l0: the group's items, dimension 0 innermost.
+      llvm::PHINode *l[3];
+      llvm::BasicBlock *headers[3];
+      for (int d = 2; d >= 0; --d) {
+        headers[d] = d == 0 ? llvm::BasicBlock::Create(context, "items", chunk)
+                            : block(d == 2 ? "items.2" : "items.1");
+        b.CreateBr(headers[d]);
+        b.SetInsertPoint(headers[d]);
+        l[d] = b.CreatePHI(i64, 2, "l" + std::to_string(d));
+        l[d]->addIncoming(b.getInt64(0), preheader);
+        preheader = headers[d];
+      }
+      for (int d = 0; d < 3; ++d) {
+        auto &values = nest.values;
+        values[static_cast<int>(WorkItemQuery::GlobalId)][d] =
+            b.CreateAdd(b.CreateMul(group[d], local[d]), l[d]);
+        values[static_cast<int>(WorkItemQuery::GlobalSize)][d] = global[d];
+        values[static_cast<int>(WorkItemQuery::LocalId)][d] = l[d];
+        values[static_cast<int>(WorkItemQuery::LocalSize)][d] = local[d];
+        values[static_cast<int>(WorkItemQuery::GroupId)][d] = group[d];
+        values[static_cast<int>(WorkItemQuery::NumGroups)][d] = groups[d];
+      }
+      if (contexts)
+        nest.item = b.CreateAdd(
+            l[0],
+            b.CreateMul(local[0],
+                        b.CreateAdd(l[1], b.CreateMul(local[1], l[2]))),
+            "item");
+      nest.call = b.CreateCall(kernel, parameters);
+      // The latches, innermost first; each loop runs at least once.
+      for (int d = 0; d < 3; ++d) {
+        llvm::BasicBlock *current = b.GetInsertBlock();
+        llvm::Value *next = b.CreateAdd(l[d], b.getInt64(1));
+        l[d]->addIncoming(next, current);
+        llvm::BasicBlock *after = block(d == 2 ? "region.done" : "items.next");
+        llvm::BranchInst *branch =
+            b.CreateCondBr(b.CreateICmpSLT(next, local[d]), headers[d], after);
+        if (d == 0)
+          nest.latch = branch;
+        b.SetInsertPoint(after);
+      }
+      nests.push_back(nest);
+      if (!dispatch) {
+        b.CreateBr(groupDone);
+        break;
+      }
+      region->addIncoming(
+          b.CreateLoad(
+              b.getInt32Ty(),
+              b.CreateBitCast(contexts, b.getInt32Ty()->getPointerTo()),
+              "next.region"),
+          b.GetInsertBlock());
+      b.CreateBr(region->getParent());
     }
-    b.CreateCall(kernel, parameters);
-    // The latches, innermost first; each loop runs at least once.
-    for (int d = 0; d < 3; ++d) {
-      llvm::BasicBlock *current = b.GetInsertBlock();
-      llvm::Value *next = b.CreateAdd(l[d], b.getInt64(1));
-      l[d]->addIncoming(next, current);
-      llvm::BasicBlock *after = block(d == 2 ? "group.done" : "items.next");
-      llvm::BranchInst *branch =
-          b.CreateCondBr(b.CreateICmpSLT(next, local[d]), headers[d], after);
-      if (d == 0)
-        latch = branch;
-      b.SetInsertPoint(after);
-    }
-    unit->addIncoming(b.CreateAdd(unit, b.getInt64(1)), b.GetInsertBlock());
+    b.SetInsertPoint(groupDone);
+    unit->addIncoming(b.CreateAdd(unit, b.getInt64(1)), groupDone);
     b.CreateBr(outer);
   }
 
-  // The kernel in the innermost loop, its queries answered by the loops.
-  llvm::CallInst *call = nullptr;
-  for (llvm::Instruction &inst : *innermost)
-    if (auto *c = llvm::dyn_cast<llvm::CallInst>(&inst))
-      if (c->getCalledFunction() == kernel)
-        call = c;
-  llvm::InlineFunctionInfo inlining;
-  llvm::InlineResult inlined = llvm::InlineFunction(*call, inlining);
-  SPIRJIT_INTERNAL_CHECK(inlined.isSuccess(),
-                         std::string("cannot inline the kernel into its "
-                                     "work-item loops: ") +
-                             inlined.getFailureReason());
+  // The kernel in each nest, its placeholders answered there.
+  for (const Nest &nest : nests) {
+    llvm::InlineFunctionInfo inlining;
+    llvm::InlineResult inlined = llvm::InlineFunction(*nest.call, inlining);
+    SPIRJIT_INTERNAL_CHECK(inlined.isSuccess(),
+                           std::string("cannot inline the kernel into its "
+                                       "work-item loops: ") +
+                               inlined.getFailureReason());
+    replacePlaceholders(module, *chunk, nest, contexts, groupItems);
+  }
   kernel->eraseFromParent();
-  replaceQueries(module, *chunk, values);
+  removePlaceholders(module);
 
-  // Work-items are independent (without barriers, which the device
-  // refuses): the innermost loop's memory accesses carry no dependence
-  // between iterations, except through private memory (an alloca the
-  // iterations share once inlined).
+  // Work-items are independent between barriers: an innermost loop's
+  // memory accesses carry no dependence between iterations, except
+  // through private memory (an alloca the iterations share once inlined;
+  // an item's context is its own).
   llvm::MDNode *accesses = llvm::MDNode::getDistinct(context, {});
   for (llvm::BasicBlock &bb : *chunk) {
     if (scaffolding.count(&bb))
@@ -477,7 +556,8 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
                             llvm::MDNode::get(context, vectorize)};
   llvm::MDNode *id = llvm::MDNode::getDistinct(context, loop);
   id->replaceOperandWith(0, id);
-  latch->setMetadata(llvm::LLVMContext::MD_loop, id);
+  for (const Nest &nest : nests)
+    nest.latch->setMetadata(llvm::LLVMContext::MD_loop, id);
   std::string problems;
   llvm::raw_string_ostream os(problems);
   SPIRJIT_INTERNAL_CHECK(!llvm::verifyModule(module, &os),

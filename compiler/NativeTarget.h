@@ -9,15 +9,14 @@
 // innermost marked for LLVM's loop vectoriser as PoCL marks its
 // work-group loops (llvm.loop.parallel_accesses, vectorize.enable), the
 // kernel inlined into it and its queries replaced by the loops' indices.
-// emitHostObject makes the object file the device links (HostJIT).
-//
-// Work-items run one after another, so a barrier, a group collective or
-// work-group local memory cannot work yet: checkNativeKernel refuses such
-// kernels at the user's line.
+// A kernel with barriers (group collectives are barriers and local
+// scratch) is first cut at them (NativeBarriers.h), and a group runs as a
+// sequence of such loops, one per region between barriers. Local memory
+// is a pointer parameter, as in OpenCL. emitHostObject makes the object
+// file the device links (HostJIT).
 #pragma once
 
 #include "compiler/Target.h"
-#include "compiler/TypeInference.h"
 
 #include <llvm/IR/Module.h>
 
@@ -31,16 +30,12 @@ namespace spirjit {
 /// layout, the host's math, host atomics and printf.
 std::unique_ptr<DeviceTarget> createNativeTarget();
 
-/// Refuses, with a UserError (UnsupportedFeature) at the construct's line,
-/// a kernel (or a device function it calls) that uses a barrier, a group
-/// collective or local memory. Reads the functions only.
-void checkNativeKernel(const TypedFunction &kernel,
-                       const Specializations &specializations);
-
 /// Contract: requires an optimised module of createNativeTarget() whose
 /// function `entryPoint` is a kernel of `dimensions` (1-3) launched over a
-/// Range or an NdRange. Adds the chunk function (NativeABI.h) with the
-/// kernel inlined into its loops and removes the kernel (and the device
+/// Range or an NdRange (barriers only in an NdRange's). Adds the chunk
+/// function (NativeABI.h) with the kernel inlined into its loops (one nest
+/// of loops per region with barriers, the items' contexts allocated per
+/// chunk call) and removes the kernel (and the device
 /// functions inlined into it); the module still passes the verifier.
 /// Optimise it again to vectorise the loops. Makes the module's context
 /// keep LLVM's diagnostics rather than print them (a loop the vectoriser

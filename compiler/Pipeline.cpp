@@ -298,10 +298,6 @@ CompiledKernel compileKernel(const KernelRequest &request,
   checkBarriers(typed);
   for (const auto &[key, callee] : specializations.byKey)
     checkBarriers(*callee);
-  // The native CPU device runs work-items one after another: what needs
-  // them together is refused, at its line.
-  if (format == ImageFormat::HostObject)
-    checkNativeKernel(typed, specializations);
   bool checked = options.boundscheck || options.debug;
   for (const auto &[key, callee] : specializations.byKey)
     checkParameterCount(*callee->description, "device function",
@@ -326,7 +322,12 @@ CompiledKernel compileKernel(const KernelRequest &request,
   lowering.boundscheck = options.boundscheck || options.debug;
   lowering.debug = options.debug;
   lowering.localExtents = request.localExtents;
-  lowering.noaliasArrays = request.disjointArrays;
+  // Disjoint arrays are noalias parameters, unless a barrier orders other
+  // work-items' accesses to them (CheckBarriers.h, hasCollectives).
+  bool collectives = hasCollectives(typed);
+  for (const auto &[key, callee] : specializations.byKey)
+    collectives |= hasCollectives(*callee);
+  lowering.noaliasArrays = request.disjointArrays && !collectives;
   lowering.fp64 = device.fp64;
   CompiledKernel kernel;
   lowering.sites = &kernel.debugSites;

@@ -11,12 +11,14 @@
 // It runs the work of units [begin, end) of the launch, work-items as
 // loops. `arguments` holds one 8-byte slot per parameter the entry point
 // kept (a value's bytes from the slot's first, a buffer's address plus
-// offset). `sizes` holds NativeSizes::count values: the global extents,
-// then the work-group extents, each in OpenCL's order (dimension 0
-// fastest), 1 past the launch's rank. A unit is a work-group: for a Range
-// launch a group of one work-item (so the loops over units are loops over
-// work-items), for an NdRange launch one of the launch's work-groups,
-// numbered with dimension 0 fastest.
+// offset, work-group local memory's address: the device points each
+// chunk's copy of the slots at memory of its own, which the chunk's
+// work-groups reuse one after another). `sizes` holds NativeSizes::count
+// values: the global extents, then the work-group extents, each in OpenCL's
+// order (dimension 0 fastest), 1 past the launch's rank. A unit is a
+// work-group: for a Range launch a group of one work-item (so the loops over
+// units are loops over work-items), for an NdRange launch one of the launch's
+// work-groups, numbered with dimension 0 fastest.
 #pragma once
 
 #include <cstdint>

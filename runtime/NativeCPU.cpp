@@ -62,15 +62,20 @@ public:
   const std::shared_ptr<void> code;
   /// One 8-byte slot per parameter (NativeABI.h).
   std::vector<uint64_t> slots;
+  /// Per slot, the bytes of local memory it points at (0: not local).
+  std::vector<size_t> localBytes;
 
 protected:
   void bindValue(unsigned index, size_t size, const void *value) override {
-    // Local memory (a null value) never reaches here: the compiler
-    // refuses kernels that use it on this device.
-    if (!value || size > sizeof(uint64_t))
+    slot(index) = 0;
+    localBytes[index] = 0;
+    if (!value) { // local memory: each thread points the slot at its own
+      localBytes[index] = size;
+      return;
+    }
+    if (size > sizeof(uint64_t))
       throw unsupported("the native CPU device takes no argument of " +
-                        std::to_string(size) + " bytes" +
-                        (value ? "" : " of local memory"));
+                        std::to_string(size) + " bytes");
     uint64_t slot = 0;
     std::memcpy(&slot, value, size);
     this->slot(index) = slot;
@@ -78,12 +83,15 @@ protected:
   void bindBuffer(unsigned index, const Buffer &buffer,
                   size_t offset) override {
     slot(index) = reinterpret_cast<uintptr_t>(buffer.svm()) + offset;
+    localBytes[index] = 0;
   }
 
 private:
   uint64_t &slot(unsigned index) {
-    if (slots.size() <= index)
+    if (slots.size() <= index) {
       slots.resize(index + 1);
+      localBytes.resize(index + 1);
+    }
     return slots[index];
   }
 };
@@ -292,13 +300,17 @@ public:
     struct Launch {
       std::shared_ptr<void> code;
       std::vector<uint64_t> slots;
+      std::vector<size_t> localBytes;
       int64_t sizes[NativeSizes::count];
       int64_t units = 1;
+      std::unique_ptr<void, void (*)(void *)> local{nullptr, std::free};
     };
     auto work = std::make_shared<Launch>();
     work->code = native.code;
     work->slots = native.slots;
+    work->localBytes = native.localBytes;
     work->slots.push_back(0); // never empty: data() is a valid pointer
+    work->localBytes.push_back(0);
     bool groups = !local.empty();
     for (int d = 0; d < 3; ++d) {
       size_t extent = d < static_cast<int>(global.size()) ? global[d] : 1;
@@ -311,12 +323,47 @@ public:
     // A work-item of a Range is little work: a chunk is worth a thread's
     // wake-up only from some hundreds of them. A work-group is a loop.
     int64_t grain = groups ? 1 : 256;
-    uint64_t number = executor().enqueue([work, grain](ThreadPool &pool) {
-      auto chunk = reinterpret_cast<NativeChunkFunction>(work->code.get());
-      pool.run(work->units, grain, [&](int64_t begin, int64_t end) {
-        chunk(work->slots.data(), begin, end, work->sizes);
-      });
-    });
+    // Work-group local memory: one arena per chunk, reused by each group
+    // of the chunk (they run one after another); a copy of the slots per
+    // chunk points at it. Allocated here, where a failure can be raised.
+    size_t arena = 0;
+    for (size_t bytes : work->localBytes)
+      arena += (bytes + alignment - 1) / alignment * alignment;
+    int64_t chunks =
+        ThreadPool::chunkCount(work->units, grain, executor().threads());
+    if (arena && chunks) {
+      work->local.reset(std::aligned_alloc(alignment, arena * chunks));
+      if (!work->local)
+        throw DeviceError("native", -1, "OUT_OF_HOST_MEMORY",
+                          "cannot allocate " + std::to_string(arena * chunks) +
+                              " bytes of work-group local memory");
+    }
+    uint64_t number =
+        executor().enqueue([work, grain, arena, chunks](ThreadPool &pool) {
+          auto chunk = reinterpret_cast<NativeChunkFunction>(work->code.get());
+          pool.run(work->units, grain, [&](int64_t begin, int64_t end) {
+            if (!arena) {
+              chunk(work->slots.data(), begin, end, work->sizes);
+              return;
+            }
+            // The chunk's number, by its first unit: run() makes exactly
+            // these chunks (ThreadPool.h's contract).
+            int64_t k = 0, first = 0, last = 0;
+            for (; k < chunks; ++k) {
+              ThreadPool::chunkBounds(work->units, chunks, k, first, last);
+              if (first == begin)
+                break;
+            }
+            auto *local = static_cast<char *>(work->local.get()) + k * arena;
+            std::vector<uint64_t> slots = work->slots;
+            for (size_t i = 0; i < slots.size(); ++i)
+              if (size_t bytes = work->localBytes[i]) {
+                slots[i] = reinterpret_cast<uintptr_t>(local);
+                local += (bytes + alignment - 1) / alignment * alignment;
+              }
+            chunk(slots.data(), begin, end, work->sizes);
+          });
+        });
     if (!wantEvent)
       return nullptr;
     return std::make_unique<NativeEvent>(current(), number);

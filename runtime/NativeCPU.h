@@ -6,9 +6,8 @@
 // memory is used in place (wrapHostMemory), so NumPy arrays are launched
 // without a copy. One in-order queue: a thread of the device takes each
 // command in turn and splits a launch's units into one contiguous chunk
-// per hardware thread. Listed only where SPIRJIT_NATIVE=1 is set, until it
-// runs every kernel: kernels with barriers, group collectives or local
-// memory are refused when they are compiled for it.
+// per hardware thread; work-group local memory is an arena per chunk,
+// reused by the chunk's groups. Listed only where SPIRJIT_NATIVE=1 is set.
 #pragma once
 
 #include "runtime/Device.h"

@@ -21,6 +21,7 @@ def scale(item, a, b):
 # the global id is the group's id times its extent plus the local id.
 # ND-LABEL: define void @spirjit_place.chunk(
 # ND-NOT: spirjit.native.
+# ND-NOT: aligned_alloc
 # ND: udiv i64
 # ND: ret void
 def place(item, out):

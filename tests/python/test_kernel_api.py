@@ -1548,3 +1548,27 @@ def test_barrier_after_a_divergent_if_is_fine():
     spirjit.call_kernel(converged, kapi.NdRange(kapi.Range(8), kapi.Range(4)),
                         a, out)
     np.testing.assert_array_equal(out, np.where(np.arange(8) % 2 == 0, a, 0))
+
+
+@spirjit.kernel
+def publish_through_global(nd: kapi.NdItem, shared, out):
+    # Work-item 0 writes a global array between two barriers; the others
+    # read it before and after. With its arrays disjoint (noalias
+    # parameters) LLVM took the barriers for no access to them and reused
+    # the first load for the second: every item but 0 saw the old value.
+    i = nd.get_global_id(0)
+    before = shared[0]
+    kapi.group_barrier(nd.get_group())
+    if nd.get_local_id(0) == 0:
+        shared[0] = 5
+    kapi.group_barrier(nd.get_group())
+    out[i] = before * 10 + shared[0]
+
+
+def test_barrier_orders_accesses_to_disjoint_arrays(device_filter):
+    shared = np.zeros(1, dtype=np.int64)
+    out = np.zeros(8, dtype=np.int64)
+    spirjit.call_kernel(publish_through_global,
+                        kapi.NdRange(kapi.Range(8), kapi.Range(8)), shared,
+                        out)
+    np.testing.assert_array_equal(out, np.full(8, 5))

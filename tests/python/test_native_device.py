@@ -4,9 +4,9 @@ the host's memory. It is listed only where ``SPIRJIT_NATIVE=1`` is set
 (ctest's pytest_native tier sets it); without it the tests here that need
 it are skipped, and the opt-in itself is tested in a subprocess.
 
-Each result is compared with NumPy; the kernels the device does not run yet
-(barriers, group collectives, local memory) are refused with their class,
-line and message."""
+Each result is compared with NumPy. Kernels with barriers, group
+collectives and local memory run cut at their barriers, a group's items
+running each region in turn (compiler/NativeBarriers.h)."""
 
 import os
 import subprocess
@@ -99,16 +99,144 @@ def with_barrier(item: kapi.NdItem, a):
 
 
 @spirjit.kernel
+def reverse_in_group(item: kapi.NdItem, a, out, scratch):
+    # Each item reads what another wrote before the barrier.
+    lid = item.get_local_id(0)
+    n = item.get_local_range(0)
+    scratch[lid] = a[item.get_global_id(0)]
+    kapi.group_barrier(item.get_group())
+    out[item.get_global_id(0)] = scratch[n - 1 - lid]
+
+
+@spirjit.kernel
+def tree_reduction(item: kapi.NdItem, a, out, scratch):
+    lid = item.get_local_id(0)
+    scratch[lid] = a[item.get_global_id(0)]
+    s = item.get_local_range(0) // 2
+    while s > 0:
+        kapi.group_barrier(item.get_group())
+        if lid < s:
+            scratch[lid] += scratch[lid + s]
+        s //= 2
+    if lid == 0:
+        out[item.get_group().get_group_id(0)] = scratch[0]
+
+
+@spirjit.kernel
+def rotate_in_loop(item: kapi.NdItem, a, out, steps, scratch):
+    # A barrier in a uniform loop, values carried across it: after `steps`
+    # turns each item holds the value `steps` places to its right.
+    lid = item.get_local_id(0)
+    n = item.get_local_range(0)
+    value = a[item.get_global_id(0)]
+    for _ in range(steps):
+        scratch[lid] = value
+        kapi.group_barrier(item.get_group())
+        value = scratch[(lid + 1) % n]
+        kapi.group_barrier(item.get_group())
+    out[item.get_global_id(0)] = value
+
+
+@spirjit.kernel
+def private_across_barrier(item: kapi.NdItem, a, out):
+    # A private array written before a barrier and read after it: each
+    # work-item's own, though they all run before any reads.
+    i = item.get_global_id(0)
+    window = kapi.PrivateArray(4, np.float64)
+    for k in range(4):
+        window[k] = a[i] * (k + 1)
+    kapi.group_barrier(item.get_group())
+    total = 0.0
+    for k in range(4):
+        total += window[k]
+    out[i] = total
+
+
+@spirjit.kernel
 def with_group_reduce(item: kapi.NdItem, a, out):
     i = item.get_global_id(0)
     out[i] = kapi.group_reduce(item.get_group(), a[i], "+")
 
 
 @spirjit.kernel
-def with_local_memory(item: kapi.NdItem, a, scratch):
-    i = item.get_local_id(0)
-    scratch[i] = a[item.get_global_id(0)]
-    a[item.get_global_id(0)] = scratch[i] + 1
+def group_reduce_all(item: kapi.NdItem, a, out):
+    i = item.get_global_id(0)
+    g = item.get_group()
+    out[i, 0] = kapi.group_reduce(g, a[i], "+")
+    out[i, 1] = kapi.group_reduce(g, a[i], "min")
+    out[i, 2] = kapi.group_reduce(g, a[i], "max")
+    out[i, 3] = kapi.group_broadcast(g, a[i], 2)
+
+
+@spirjit.kernel
+def group_reduce_2d(item: kapi.NdItem, a, out):
+    i = item.get_global_id(0)
+    j = item.get_global_id(1)
+    out[i, j] = kapi.group_reduce(item.get_group(), a[i, j], "+")
+
+
+@spirjit.kernel
+def uniform_early_return(item: kapi.NdItem, a, out):
+    # Whole groups return before the barrier (the group id is the same for
+    # every item of a group), the others pass it.
+    i = item.get_global_id(0)
+    if item.get_group().get_group_id(0) % 2 == 1:
+        return
+    out[i] = kapi.group_reduce(item.get_group(), a[i], "max")
+
+
+@spirjit.device_func
+def shift_left(item, scratch, value):
+    # Barriers in a device function (inlined into the kernel before it is
+    # cut at them).
+    lid = item.get_local_id(0)
+    scratch[lid] = value
+    kapi.group_barrier(item.get_group())
+    result = scratch[(lid + 1) % item.get_local_range(0)]
+    kapi.group_barrier(item.get_group())
+    return result
+
+
+def shifts_then_sum(**options):
+    @spirjit.kernel(**options)
+    def kernel(item: kapi.NdItem, a, out, scratch):
+        i = item.get_global_id(0)
+        value = a[i]
+        for _ in range(3):
+            value = shift_left(item, scratch, value)
+        out[i] = value * 1000 + kapi.group_reduce(item.get_group(), value,
+                                                  "+")
+    return kernel
+
+
+@spirjit.kernel
+def group_max_3d(item: kapi.NdItem, a, out):
+    i = item.get_global_id(0)
+    j = item.get_global_id(1)
+    k = item.get_global_id(2)
+    out[i, j, k] = kapi.group_reduce(item.get_group(), a[i, j, k], "max")
+
+
+@spirjit.kernel
+def divergent_barrier(item: kapi.NdItem, a):
+    i = item.get_global_id(0)
+    if i % 2 == 0:
+        kapi.group_barrier(item.get_group())
+    a[i] = 1
+
+
+@spirjit.kernel
+def local_atomics(item: kapi.NdItem, a, out, counter):
+    # Local memory as a per-group counter, host atomics on it.
+    if item.get_local_id(0) == 0:
+        counter[0] = 0
+    kapi.group_barrier(item.get_group())
+    kapi.AtomicRef(counter, index=0,
+                   address_space=kapi.AddressSpace.LOCAL).fetch_add(
+                       a[item.get_global_id(0)])
+    kapi.group_barrier(item.get_group())
+    if item.get_local_id(0) == 0:
+        out[item.get_group().get_group_id(0)] = counter[0]
 
 
 @spirjit.kernel
@@ -315,25 +443,148 @@ def test_async_launches_in_order(native):
     np.testing.assert_array_equal(spirjit.asnumpy(a), np.full(n, 5))
 
 
-# --- what the device does not run yet ------------------------------------
+# --- barriers, group collectives, local memory -----------------------------
 
-@pytest.mark.parametrize("kernel, args, text, what", [
-    (with_barrier, lambda: (np.zeros(16),), "kapi.group_barrier(",
-     "barriers"),
-    (with_group_reduce, lambda: (np.zeros(16), np.zeros(16)),
-     "kapi.group_reduce(",
-     "group collectives (kapi.group_reduce)"),
-    (with_local_memory,
-     lambda: (np.zeros(16), kapi.LocalAccessor(8, np.float64)), "scratch[i] =",
-     "local memory (kapi.LocalAccessor)"),
-])
-def test_refused_at_the_users_line(native, kernel, args, text, what):
-    with pytest.raises(errors.UnsupportedFeatureError) as info:
-        spirjit.call_kernel(kernel, kapi.NdRange((16,), (8,)), *args())
-    line = lineno(kernel.py_func, text)
+def test_barrier(native):
+    a = np.arange(16.0)
+    spirjit.call_kernel(with_barrier, kapi.NdRange((16,), (8,)), a)
+    np.testing.assert_array_equal(a, (np.arange(16.0) + 1) * 2)
+
+
+@pytest.mark.parametrize("n, local", [(64, 16), (1000, 8), (12, 1)])
+def test_local_memory_between_items(native, n, local):
+    a = np.arange(n, dtype=np.float32)
+    out = np.zeros(n, dtype=np.float32)
+    spirjit.call_kernel(reverse_in_group, kapi.NdRange((n,), (local,)), a,
+                        out, kapi.LocalAccessor(local, np.float32))
+    np.testing.assert_array_equal(
+        out, a.reshape(-1, local)[:, ::-1].reshape(-1))
+
+
+@pytest.mark.parametrize("n, local", [(1 << 16, 256), (4096, 64), (64, 1)])
+def test_local_memory_tree_reduction(native, n, local):
+    a = np.random.default_rng(1).random(n)
+    out = np.zeros(n // local)
+    spirjit.call_kernel(tree_reduction, kapi.NdRange((n,), (local,)), a, out,
+                        kapi.LocalAccessor(local, np.float64))
+    np.testing.assert_allclose(out, a.reshape(-1, local).sum(axis=1))
+
+
+@pytest.mark.parametrize("steps", [0, 1, 5, 19])
+def test_barrier_in_a_uniform_loop(native, steps):
+    n, local = 96, 32
+    a = np.arange(n, dtype=np.int64)
+    out = np.zeros(n, dtype=np.int64)
+    spirjit.call_kernel(rotate_in_loop, kapi.NdRange((n,), (local,)), a, out,
+                        steps, kapi.LocalAccessor(local, np.int64))
+    groups = a.reshape(-1, local)
+    np.testing.assert_array_equal(
+        out, np.roll(groups, -steps, axis=1).reshape(-1))
+
+
+def test_private_memory_across_a_barrier(native):
+    a = np.arange(64.0)
+    out = np.zeros(64)
+    spirjit.call_kernel(private_across_barrier, kapi.NdRange((64,), (16,)),
+                        a, out)
+    np.testing.assert_array_equal(out, a * 10)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.float64])
+def test_group_collectives(native, dtype):
+    n, local = 240, 24
+    a = (np.random.default_rng(2).random(n) * 1000).astype(dtype)
+    out = np.zeros((n, 4), dtype=dtype)
+    spirjit.call_kernel(group_reduce_all, kapi.NdRange((n,), (local,)), a,
+                        out)
+    groups = a.reshape(-1, local)
+    expected = np.stack([groups.sum(axis=1, dtype=dtype), groups.min(axis=1),
+                         groups.max(axis=1), groups[:, 2]], axis=1)
+    np.testing.assert_allclose(out, np.repeat(expected, local, axis=0),
+                               rtol=1e-5)
+
+
+def test_group_reduce_over_2d_groups(native):
+    a = np.arange(8 * 12, dtype=np.int64).reshape(8, 12)
+    out = np.zeros_like(a)
+    spirjit.call_kernel(group_reduce_2d, kapi.NdRange((8, 12), (4, 3)), a,
+                        out)
+    sums = a.reshape(2, 4, 4, 3).sum(axis=(1, 3))
+    np.testing.assert_array_equal(
+        out, np.repeat(np.repeat(sums, 4, axis=0), 3, axis=1))
+
+
+@pytest.mark.parametrize("options", [{}, {"opt": 0}, {"debug": True}],
+                         ids=["opt2", "opt0", "debug"])
+def test_barriers_in_a_device_function_in_a_loop(native, options):
+    n, local = 64, 16
+    a = np.arange(n, dtype=np.int64)
+    out = np.zeros(n, dtype=np.int64)
+    spirjit.call_kernel(shifts_then_sum(**options),
+                        kapi.NdRange((n,), (local,)), a, out,
+                        kapi.LocalAccessor(local, np.int64))
+    groups = a.reshape(-1, local)
+    np.testing.assert_array_equal(
+        out, np.roll(groups, -3, axis=1).reshape(-1) * 1000
+        + np.repeat(groups.sum(axis=1), local))
+
+
+def test_group_reduce_over_3d_groups(native):
+    a = np.random.default_rng(4).random((4, 6, 8))
+    out = np.zeros_like(a)
+    spirjit.call_kernel(group_max_3d, kapi.NdRange((4, 6, 8), (2, 3, 4)), a,
+                        out)
+    maxima = a.reshape(2, 2, 2, 3, 2, 4).max(axis=(1, 3, 5))
+    np.testing.assert_array_equal(
+        out, maxima.repeat(2, axis=0).repeat(3, axis=1).repeat(4, axis=2))
+
+
+def test_uniform_early_return_before_a_collective(native):
+    a = np.arange(64.0)
+    out = np.full(64, -1.0)
+    spirjit.call_kernel(uniform_early_return, kapi.NdRange((64,), (8,)), a,
+                        out)
+    group = np.arange(64) // 8
+    np.testing.assert_array_equal(
+        out, np.where(group % 2 == 1, -1.0, group * 8 + 7))
+
+
+def test_local_atomics(native):
+    n, local = 4096, 128
+    a = np.arange(n, dtype=np.int32)
+    out = np.zeros(n // local, dtype=np.int32)
+    spirjit.call_kernel(local_atomics, kapi.NdRange((n,), (local,)), a, out,
+                        kapi.LocalAccessor(1, np.int32))
+    np.testing.assert_array_equal(out, a.reshape(-1, local).sum(axis=1))
+
+
+def test_divergent_barrier_is_refused(native):
+    with pytest.raises(errors.CompileError) as info:
+        spirjit.call_kernel(divergent_barrier, kapi.NdRange((16,), (8,)),
+                            np.zeros(16))
+    line = lineno(divergent_barrier.py_func, "kapi.group_barrier(")
+    branch = lineno(divergent_barrier.py_func, "if i % 2 == 0:")
     assert str(info.value) == (
-        f"{HERE}:{line}: the native CPU device does not run kernels with "
-        f"{what} yet; use an OpenCL device (SPIRJIT_DEVICE=opencl:cpu:0)")
+        f"{HERE}:{line}: 'group_barrier' runs only in the work-items that "
+        f"take one side of the branch at line {branch}, which depends on "
+        f"the work-item's id: every work-item of a group must reach it, or "
+        f"the group deadlocks; move it out of the branch")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_device_array_reductions(native, dtype):
+    host = (np.random.default_rng(3).random(311 * 321) * 1000).astype(dtype)
+    d = spirjit.asarray(host, device=NATIVE)
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(spirjit.asnumpy(d.sum()), host.sum(),
+                               rtol=rtol)
+    assert spirjit.asnumpy(d.max()) == host.max()
+    assert spirjit.asnumpy(d.min()) == host.min()
+    assert spirjit.asnumpy(d.argmax()) == host.argmax()
+    assert spirjit.asnumpy(d.argmin()) == host.argmin()
+    np.testing.assert_allclose(
+        spirjit.asnumpy(d.reshape(311, 321).sum(axis=0)),
+        host.reshape(311, 321).sum(axis=0), rtol=rtol)
 
 
 # --- DeviceArrays on the host's memory -------------------------------------

@@ -1,0 +1,64 @@
+// Work-group barriers on the native CPU device (NativeTarget.h): a kernel
+// cut at its barriers into regions, each run by every work-item of the
+// group before the next (continuation-based synchronisation, as PoCL's
+// work-item loops and AdaptiveCpp's CBS do it).
+//
+// Why: the device runs a group's work-items one after another in a loop,
+// so a barrier cannot wait for the others; instead the loop runs each item
+// up to the barrier, then every item from it. Group collectives need no
+// more: the lowering builds them from barriers and local scratch
+// (LowerKernelAPI.cpp), and local memory is the launch's, per thread of
+// the device (runtime/NativeCPU.cpp).
+//
+// Contract of splitAtBarriers: requires the kernel with every device
+// function inlined into it, its barriers calls of the placeholder
+// nativeBarrierName (convergent: LLVM neither duplicates nor sinks them),
+// every barrier reached by all items of a group or none (checkBarriers
+// refuses the divergent ones the compiler can see; others are undefined,
+// as on every device). Without barriers it changes nothing and answers 1
+// region. Else, with K barriers:
+//  - the function runs one region of one work-item: region 0 from the
+//    kernel's entry, region k (1..K) from after barrier k, to the next
+//    barrier k' or a return, and stores k' (or -1 after a return) as the
+//    item's i32 in the group's contexts (below: the first slot, 4 bytes
+//    per item, so item 0's is the contexts' first i32);
+//  - placeholder calls without arguments stand for what the caller
+//    replaces once the function is inlined where it runs:
+//    nativeRegionName (i32) the region to run, nativeContextName (i8*)
+//    the group's contexts (64-byte aligned, contextBytes per item of the
+//    group, their contents kept from one region to the next),
+//    nativeItemName (i64) the item's linear local id and
+//    nativeItemCountName (i64) the group's items;
+//  - a value live across a barrier (an SSA value defined in one region
+//    and used in another, a phi joining regions) is computed again where
+//    it is used when it is pure arithmetic on work-item queries and the
+//    arguments (speculatable, no memory), else kept; kept values and all
+//    of the kernel's allocas (private memory, which every item has its own of)
+//    live in the contexts, so that a region resumes where the item left it.
+//    Each has a slot, an array over the group's items (PoCL's context arrays):
+//    an item's copies of one value are contiguous, so that a loop over
+//    the items vectorises.
+// The module passes the verifier after it.
+#pragma once
+
+#include <llvm/IR/Function.h>
+
+#include <cstdint>
+
+namespace spirjit {
+
+/// The placeholder functions the contract names.
+extern const char *const nativeBarrierName;
+extern const char *const nativeRegionName;
+extern const char *const nativeContextName;
+extern const char *const nativeItemName;
+extern const char *const nativeItemCountName;
+
+struct NativeRegions {
+  int count = 1;             // regions: barriers + 1
+  uint64_t contextBytes = 0; // per work-item; 0 without barriers
+};
+
+NativeRegions splitAtBarriers(llvm::Function &kernel);
+
+} // namespace spirjit

@@ -1,0 +1,70 @@
+# RUN: %spirjit-dump-ir %s tree --sig "(float32[::1], float32[::1], float32[::1])" --nd-range --stage native | FileCheck %s
+# RUN: %spirjit-dump-ir %s tree --sig "(float32[::1], float32[::1], float32[::1])" --nd-range --stage native | FileCheck %s --check-prefix=KEPT
+# RUN: %spirjit-dump-ir %s reduce --sig "(float64[::1], float64[::1])" --nd-range --stage native | FileCheck %s --check-prefix=REDUCE
+# RUN: %not %spirjit-dump-ir %s divergent --sig "(float32[::1])" --nd-range --stage native 2>&1 | FileCheck %s --check-prefix=DIVERGENT
+# A kernel with barriers is cut at them (compiler/NativeBarriers.h): a
+# group runs as regions, each a loop over the group's items, one after
+# another in the order item 0 leaves; the values live across a barrier
+# are in the items' contexts, allocated once per chunk call and freed at
+# its end. No placeholder is left.
+# CHECK-LABEL: define void @spirjit_tree.chunk(
+# CHECK: %contexts = {{.*}}call {{.*}}i8* @aligned_alloc(i64 64,
+# CHECK: call void @free(i8* %contexts)
+# CHECK: switch i32 %region, label %group.done [
+# CHECK-NEXT: i32 0, label
+# CHECK-NEXT: i32 1, label
+# CHECK-NEXT: ]
+# A value's slot is an array over the group's items (item 0's region
+# number first, 4 bytes an item): an item's copy is its own, its accesses
+# in the loop's parallel access group.
+# CHECK: %[[OFFSET:[0-9]+]] = shl i64 %l0{{[0-9]*}}, 2
+# CHECK-NEXT: getelementptr inbounds i8, i8* %contexts, i64 %[[OFFSET]]
+# CHECK: store i64 {{.*}}, !llvm.access.group
+# CHECK-NOT: spirjit.native.
+# What crosses a barrier and is arithmetic on work-item queries and the
+# arguments (here tmp + lid) is computed again, not kept: no pointer is
+# stored in a slot, and the first region's loop, which copies a[gid] to
+# tmp[lid], is vectorised.
+# KEPT-LABEL: define void @spirjit_tree.chunk(
+# KEPT-NOT: store float*
+# KEPT: load <{{[0-9]+}} x float>
+# KEPT: store <{{[0-9]+}} x float>
+# KEPT-NOT: store float*
+from spirjit import kernel_api as kapi
+
+
+def tree(item, a, out, tmp):
+    lid = item.get_local_id(0)
+    tmp[lid] = a[item.get_global_id(0)]
+    s = item.get_local_range(0) // 2
+    while s > 0:
+        kapi.group_barrier(item.get_group())
+        if lid < s:
+            tmp[lid] += tmp[lid + s]
+        s //= 2
+    if lid == 0:
+        out[item.get_group().get_group_id(0)] = tmp[0]
+
+
+# group_reduce is local scratch and barriers (LowerKernelAPI.cpp): the
+# stores, each step of the tree, and the read of the result, 4 regions.
+# REDUCE-LABEL: define void @spirjit_reduce.chunk(
+# REDUCE: switch i32 %region, label %group.done [
+# REDUCE-NEXT: i32 0, label
+# REDUCE-NEXT: i32 1, label
+# REDUCE-NEXT: i32 2, label
+# REDUCE-NEXT: i32 3, label
+# REDUCE-NEXT: ]
+# REDUCE-NOT: spirjit.native.
+def reduce(item, a, out):
+    i = item.get_global_id(0)
+    out[i] = kapi.group_reduce(item.get_group(), a[i], "+")
+
+
+# A barrier only some items of a group reach keeps its compile-time error.
+# DIVERGENT: barriers.py:[[@LINE+4]]: 'group_barrier' runs only in the work-items that take one side of the branch at line [[@LINE+3]]
+def divergent(item, a):
+    i = item.get_global_id(0)
+    if i % 2 == 0:
+        kapi.group_barrier(item.get_group())
+    a[i] = 1
