@@ -26,8 +26,8 @@ using ir::Block;
 using ir::Instruction;
 using ir::Opcode;
 
-/// The prange or pndindex call a header's loop iterates over, or nullptr.
-Instruction *parallelCallOf(const ir::Loop &loop) {
+Instruction *loopCallOf(const ir::Loop &loop,
+                        std::initializer_list<const char *> callees) {
   for (auto &inst : loop.header->instructions) {
     if (!inst->isa(Opcode::IterValid))
       continue;
@@ -35,14 +35,19 @@ Instruction *parallelCallOf(const ir::Loop &loop) {
     if (!iter->isa(Opcode::GetIter))
       return nullptr;
     Instruction *call = iter->operands[0];
-    if (call->isa(Opcode::Call) && call->operands[0]->type &&
-        call->operands[0]->type->kind == TypeKind::Function &&
-        (call->operands[0]->type->name == "spirjit.prange" ||
-         call->operands[0]->type->name == "spirjit.pndindex"))
-      return call;
+    const Type *callee =
+        call->isa(Opcode::Call) ? call->operands[0]->type : nullptr;
+    if (callee && callee->kind == TypeKind::Function)
+      for (const char *name : callees)
+        if (callee->name == name)
+          return call;
     return nullptr;
   }
   return nullptr;
+}
+
+Instruction *parallelCallOf(const ir::Loop &loop) {
+  return loopCallOf(loop, {"spirjit.prange", "spirjit.pndindex"});
 }
 
 namespace {

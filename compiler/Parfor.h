@@ -41,6 +41,7 @@
 
 #include "compiler/TypeInference.h"
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -95,6 +96,10 @@ std::vector<Parfor> outlineParfors(TypedFunction &host, bool mapRows = false);
 /// The prange or pndindex call a loop of typed pyir iterates over, or
 /// nullptr: the loop's body runs in a kernel.
 ir::Instruction *parallelCallOf(const ir::Loop &loop);
+/// The call of one of `callees` (by their typed names) that a header's loop
+/// iterates over, or nullptr.
+ir::Instruction *loopCallOf(const ir::Loop &loop,
+                            std::initializer_list<const char *> callees);
 
 /// The identity of `op` on values of `type`, as the kernel starts each
 /// accumulator.

@@ -2,6 +2,8 @@
 // contract: ParforRows.h)
 #include "compiler/ParforRows.h"
 
+#include "compiler/Parfor.h"
+
 #include "compiler/Types.h"
 
 #include <algorithm>
@@ -14,21 +16,7 @@ using ir::Instruction;
 using ir::Opcode;
 
 Instruction *rangeCallOf(const ir::Loop &loop) {
-  for (auto &inst : loop.header->instructions) {
-    if (!inst->isa(Opcode::IterValid))
-      continue;
-    Instruction *iter = inst->operands[0];
-    if (!iter->isa(Opcode::GetIter))
-      return nullptr;
-    Instruction *call = iter->operands[0];
-    const Type *callee =
-        call->isa(Opcode::Call) ? call->operands[0]->type : nullptr;
-    return callee && callee->kind == TypeKind::Function &&
-                   callee->name == "range"
-               ? call
-               : nullptr;
-  }
-  return nullptr;
+  return loopCallOf(loop, {"range"});
 }
 
 namespace {
