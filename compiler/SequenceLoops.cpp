@@ -72,14 +72,21 @@ std::shared_ptr<FunctionDescription> lowerSequenceLoops(TypedFunction &host) {
     std::vector<Instruction *> arrays = {iterable};
     if (walked->kind == TypeKind::Range)
       arrays.assign(iterable->operands.begin() + 1, iterable->operands.end());
-    std::vector<Instruction *> lengths = {builtin(iterator, 2)};
-    for (Instruction *array : arrays)
-      lengths.push_back(createBefore(fn, iterator, Opcode::Call,
-                                     {builtin(iterator, 0), array}));
-    Instruction *count =
-        lengths.size() == 2
-            ? lengths[1]
-            : createBefore(fn, iterator, Opcode::Call, lengths);
+    bool tuple = walked->kind == TypeKind::Tuple;
+    Instruction *count = nullptr;
+    if (tuple) { // its length is known
+      count = createBefore(fn, iterator, Opcode::Const, {});
+      count->constant =
+          ConstValue::ofInt(static_cast<int64_t>(walked->elements.size()));
+    } else {
+      std::vector<Instruction *> lengths = {builtin(iterator, 2)};
+      for (Instruction *array : arrays)
+        lengths.push_back(createBefore(fn, iterator, Opcode::Call,
+                                       {builtin(iterator, 0), array}));
+      count = lengths.size() == 2
+                  ? lengths[1]
+                  : createBefore(fn, iterator, Opcode::Call, lengths);
+    }
     iterator->operands[0] = createBefore(fn, iterator, Opcode::Call,
                                          {builtin(iterator, 1), count});
     // Each value the loop takes.
@@ -93,9 +100,11 @@ std::shared_ptr<FunctionDescription> lowerSequenceLoops(TypedFunction &host) {
       Instruction *last = next;
       if (enumerate)
         items.push_back(next);
-      for (Instruction *array : arrays)
+      for (Instruction *array : arrays) {
         items.push_back(last = createAfter(fn, last, Opcode::GetItem,
                                            {array, next}));
+        last->index = tuple ? 1 : 0; // in range by construction
+      }
       Instruction *value =
           walked->kind == TypeKind::Range
               ? createAfter(fn, last, Opcode::BuildTuple, items)

@@ -1,7 +1,9 @@
 // Loops over arrays in jit host code: `for x in a` runs over a 1-D array's
 // elements and another array's rows, as NumPy iterates, and becomes
 // `for i in range(len(a)): x = a[i]`; `for i, x in enumerate(a)` takes
-// (i, a[i]) and `for x, y in zip(a, b)` (a[i], b[i]) over the shorter.
+// (i, a[i]) and `for x, y in zip(a, b)` (a[i], b[i]) over the shorter;
+// `for x in (u, v, w)`, a tuple of one type, reads the tuple at the index
+// (a getitem marked in range, which lowering makes compares and selects).
 //
 // Contract: requires the typed host function (FunctionKind::Host), in which
 // such loops' iterators have the sequence-iterator type

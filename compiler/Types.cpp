@@ -237,6 +237,23 @@ const Type *sequences(const std::string &name,
   t.elements = std::move(arrays);
   return intern(t);
 }
+const Type *uniformElement(const Type *tuple) {
+  if (tuple->elements.empty())
+    return nullptr;
+  const Type *t = tuple->elements[0];
+  if (!t->isNumber() && t->kind != TypeKind::Array)
+    return nullptr; // (tuples of tuples: not chosen by an index)
+  for (const Type *e : tuple->elements) {
+    if (e == t)
+      continue;
+    if (!t->isNumber() || !e->isNumber())
+      return nullptr;
+    t = promote(t, e);
+    if (!t)
+      return nullptr;
+  }
+  return t;
+}
 const Type *sequenceIterator(const Type *sequence) {
   Type t = make(TypeKind::RangeIterator);
   t.elements = {sequence};

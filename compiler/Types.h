@@ -104,6 +104,9 @@ const Type *rangeIterator(int ndim = 0);
 const Type *sequenceIterator(const Type *sequence);
 const Type *sequences(const std::string &name,
                       std::vector<const Type *> arrays);
+/// The one type a loop over `tuple` gives each element: numbers promoted
+/// to one, or one array type; nullptr when there is none (or no element).
+const Type *uniformElement(const Type *tuple);
 const Type *module(const std::string &name);
 const Type *function(const std::string &name);
 const Type *method(const Type *receiver, const std::string &name);

@@ -332,6 +332,9 @@ const Type *Inference::infer(Instruction &inst) {
     }
     if (object->kind == TypeKind::Tuple) {
       const Instruction *index = inst.operands[1];
+      // A loop over the tuple reads it at its index (SequenceLoops.h).
+      if (inst.index == 1 && types::uniformElement(object))
+        return types::uniformElement(object);
       if (index->opcode != Opcode::Const ||
           index->constant.kind != ConstValue::Kind::Int)
         typingError(inst, "a tuple index must be a constant integer");
@@ -427,14 +430,16 @@ const Type *Inference::infer(Instruction &inst) {
     if (result_.kind == FunctionKind::Host &&
         ((operandType(0)->kind == TypeKind::Array &&
           operandType(0)->ndim >= 1) ||
+         (operandType(0)->kind == TypeKind::Tuple &&
+          types::uniformElement(operandType(0))) ||
          (operandType(0)->kind == TypeKind::Range &&
           !operandType(0)->name.empty())))
       return types::sequenceIterator(operandType(0));
     if (operandType(0)->kind != TypeKind::Range)
       unsupported(inst, result_.kind == FunctionKind::Host
                             ? "for loops in jit functions iterate over "
-                              "range(...), prange(...), pndindex(...) and "
-                              "arrays, not over a '" +
+                              "range(...), prange(...), pndindex(...), "
+                              "arrays and tuples of one type, not over a '" +
                                   operandType(0)->str() + "'"
                             : "for loops in kernels iterate over range(...) "
                               "only, not over a '" +
@@ -458,6 +463,8 @@ const Type *Inference::infer(Instruction &inst) {
       const Type *sequence = operandType(0)->elements[0];
       if (sequence->kind == TypeKind::Array)
         return itemOf(sequence);
+      if (sequence->kind == TypeKind::Tuple)
+        return types::uniformElement(sequence);
       std::vector<const Type *> items; // enumerate's index first
       if (sequence->name == "enumerate")
         items.push_back(types::int64());

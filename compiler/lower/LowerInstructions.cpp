@@ -256,6 +256,33 @@ void Lowering::lowerInstruction(const Instruction &inst) {
   case Opcode::GetItem: {
     const Type *object = inst.operands[0]->type;
     const Lowered &value = values_.at(inst.operands[0]);
+    if (object->kind == TypeKind::Tuple && inst.index == 1) {
+      // An index in range by construction (a loop over the tuple): the
+      // element it names, chosen by compares.
+      llvm::Value *i = scalarOf(inst.operands[1], types::int64());
+      auto pick = [&](size_t k) -> Lowered {
+        const Lowered &e = value.elements[k];
+        if (inst.type->kind == TypeKind::Array)
+          return e;
+        return {convert(e.scalar, object->elements[k], inst.type)};
+      };
+      Lowered chosen = pick(0);
+      for (size_t k = 1; k < value.elements.size(); ++k) {
+        llvm::Value *is = builder_.CreateICmpEQ(i, builder_.getInt64(k));
+        Lowered e = pick(k);
+        auto select = [&](llvm::Value *a, llvm::Value *b) {
+          return a ? builder_.CreateSelect(is, a, b) : nullptr;
+        };
+        chosen.scalar = select(e.scalar, chosen.scalar);
+        chosen.data = select(e.data, chosen.data);
+        for (size_t d = 0; d < e.shape.size(); ++d) {
+          chosen.shape[d] = select(e.shape[d], chosen.shape[d]);
+          chosen.strides[d] = select(e.strides[d], chosen.strides[d]);
+        }
+      }
+      values_[&inst] = chosen;
+      return;
+    }
     if (object->kind == TypeKind::Tuple) {
       int64_t i = inst.operands[1]->constant.intValue;
       int64_t n = static_cast<int64_t>(value.elements.size());

@@ -73,21 +73,56 @@ def test_a_loop_over_an_array_in_a_prange_body(device):
                                           else got), weighted(a, w))
 
 
-@jit
-def over_a_tuple(x):
-    s = 0
-    for v in (x, 2):  # <- tuple-loop
+def over_numbers(x):
+    s = 0.0
+    for v in (x, 2, 3.5):  # promoted to one type, as numba's UniTuple
         s += v
     return s
 
 
-def test_a_loop_over_a_tuple_is_a_clear_error(device):
+def over_arrays(a, b, c):
+    s = 0.0
+    for arr in (a, b, c):  # arrays of one type, of any extents
+        s += arr.sum()
+    return s
+
+
+def weights_in_prange(a):
+    out = np.empty(a.shape[0])
+    for i in prange(a.shape[0]):
+        s = 0.0
+        for w in (0.5, 0.25, 0.25):
+            s += w * a[i]
+        out[i] = s
+    return out
+
+
+def test_a_loop_over_a_tuple_of_one_type_is_pythons(device):
+    assert jit(over_numbers)(1.0) == over_numbers(1.0)
+    arrays = (np.ones(3), np.arange(4.0), np.full(2, 5.0))
+    assert jit(over_arrays)(*[spirjit.asarray(x, device=device)
+                              for x in arrays]) == over_arrays(*arrays)
+    a = np.arange(4.0)
+    np.testing.assert_array_equal(
+        jit(weights_in_prange)(spirjit.asarray(a, device=device)).asnumpy(),
+        weights_in_prange(a))
+
+
+@jit
+def over_a_mixed_tuple(a):
+    s = 0.0
+    for v in (a, 2):  # <- tuple-loop
+        s += 1
+    return s
+
+
+def test_a_loop_over_a_mixed_tuple_is_a_clear_error(device):
     with pytest.raises(UnsupportedFeatureError) as info:
-        over_a_tuple(1)
+        over_a_mixed_tuple(np.ones(2))
     assert f"test_jit_sequence_loops.py:" \
         f"{marked_line(__file__, 'tuple-loop')}: for loops in jit functions " \
-        "iterate over range(...), prange(...), pndindex(...) and arrays, not " \
-        "over a 'Tuple(" in str(info.value)
+        "iterate over range(...), prange(...), pndindex(...), arrays and " \
+        "tuples of one type, not over a 'Tuple(" in str(info.value)
 
 
 def indexed_sum(a):
