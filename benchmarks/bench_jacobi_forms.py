@@ -30,17 +30,11 @@ import numpy as np
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "python"))
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
 import spirjit  # noqa: E402
 from spirjit import _spirjit, prange  # noqa: E402
-
-RAW_JACOBI = r"""extern "C" __global__ void k(const float *u, float *v,
-                                           long long rows, long long cols) {
-  long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x + 1;
-  long long i = (long long)blockIdx.y * blockDim.y + threadIdx.y + 1;
-  if (i >= rows - 1 || j >= cols - 1) return;
-  v[i * cols + j] = 0.25f * (((u[(i - 1) * cols + j] + u[(i + 1) * cols + j])
-                              + u[i * cols + j - 1]) + u[i * cols + j + 1]);
-}"""
+from bench_arrays import RAW_JACOBI  # noqa: E402  (the same sweep's CUDA C)
 
 
 def prange_2d(u, v):

@@ -679,12 +679,10 @@ PYBIND11_MODULE(_spirjit, m) {
          const std::string &usm) -> py::object {
         // A C-contiguous array into device memory: one copy between the
         // devices where their backend has one; None otherwise.
-        int64_t expected = array.dtype().itemsize();
-        for (size_t d = array.shape().size(); d-- > 0;) {
-          if (array.shape()[d] != 1 && array.strides()[d] != expected)
-            return py::none();
-          expected *= array.shape()[d];
-        }
+        if (launch::layoutOf(array.shape().data(), array.strides().data(),
+                             static_cast<int>(array.shape().size()),
+                             array.dtype().itemsize()) != 'C')
+          return py::none();
         runtime::UsmKind kind = usmKind(usm);
         if (kind != runtime::UsmKind::Device)
           return py::none();
