@@ -761,6 +761,11 @@ void cudaOrderBefore(Device &device, std::uintptr_t stream) {
     cuda->orderBefore(reinterpret_cast<CUstream>(stream));
 }
 
+void cudaMakeCurrent(Device &device) {
+  if (auto *cuda = dynamic_cast<CudaDevice *>(&device))
+    cuda->makeCurrent();
+}
+
 std::string cudaResultName(int code) {
   const char *name = nullptr;
   const Driver &api = driver();

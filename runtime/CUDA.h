@@ -38,6 +38,11 @@ void cudaWaitForStream(Device &device, std::uintptr_t stream);
 /// of another backend.
 void cudaOrderBefore(Device &device, std::uintptr_t stream);
 
+/// Makes a CUDA device's (primary) context current on the calling thread,
+/// as libraries on CUDA's runtime API (NCCL) expect of their caller. Does
+/// nothing for a device of another backend.
+void cudaMakeCurrent(Device &device);
+
 /// The name of a CUresult ("CUDA_ERROR_OUT_OF_MEMORY"), from the driver
 /// when it is loaded.
 std::string cudaResultName(int code);

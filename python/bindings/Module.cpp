@@ -7,6 +7,7 @@
 #include "launch/HostCall.h"
 #include "python/bindings/Arrays.h"
 #include "python/bindings/Collectable.h"
+#include "python/bindings/Collectives.h"
 #include "python/bindings/Describe.h"
 #include "python/bindings/Dispatcher.h"
 #include "python/bindings/Errors.h"
@@ -656,6 +657,7 @@ PYBIND11_MODULE(_spirjit, m) {
       });
 
   addNativeInterface(arrays, devices);
+  addCollectives(m);
 
   m.def(
       "empty",

@@ -192,6 +192,12 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None,
                 f"__dlpack__: stream={stream!r} is not a CUDA stream: pass "
                 "None or 1 (the legacy default stream), 2 (per-thread "
                 "default), -1 (no ordering) or a CUstream's address")
+        if stream == -1 and copy is False:
+            # mpi4py's request: its MPI reads the memory at once, with no
+            # stream of its own to order behind spirjit's.
+            from . import mpi
+            mpi._refuse_gpu_memory_for_mpi(self)
+            _spirjit._synchronize(self._device)
     elif stream is not None:
         raise errors.InvalidArgumentError(
             f"__dlpack__: stream={stream!r} on DLPack device {where}, which "
