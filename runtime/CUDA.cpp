@@ -70,6 +70,7 @@ constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
     CUdevice)                                                                  \
   X(cuCtxSetCurrent, "cuCtxSetCurrent", CUcontext)                             \
   X(cuStreamCreate, "cuStreamCreate", CUstream *, unsigned)                    \
+  X(cuStreamDestroy, "cuStreamDestroy_v2", CUstream)                           \
   X(cuStreamSynchronize, "cuStreamSynchronize", CUstream)                      \
   X(cuMemAlloc, "cuMemAlloc_v2", CUdeviceptr *, size_t)                        \
   X(cuMemFree, "cuMemFree_v2", CUdeviceptr)                                    \
@@ -462,6 +463,16 @@ public:
 
   /// Queues on `other` (another library's stream) a wait for everything
   /// queued so far on this device's stream.
+  /// A stream of this context that does not wait for the legacy default
+  /// stream, for work beside the device's own stream.
+  CUstream newSideStream() {
+    makeCurrent();
+    CUstream stream = nullptr;
+    check(driver().cuStreamCreate(&stream, 1 /* CU_STREAM_NON_BLOCKING */),
+          "cuStreamCreate");
+    return stream;
+  }
+
   void orderBefore(CUstream other) {
     streamWaits(other, stream_, "making another library's CUDA stream wait");
   }
@@ -759,6 +770,18 @@ void cudaWaitForStream(Device &device, std::uintptr_t stream) {
 void cudaOrderBefore(Device &device, std::uintptr_t stream) {
   if (auto *cuda = dynamic_cast<CudaDevice *>(&device))
     cuda->orderBefore(reinterpret_cast<CUstream>(stream));
+}
+
+std::uintptr_t cudaCreateSideStream(Device &device) {
+  auto *cuda = dynamic_cast<CudaDevice *>(&device);
+  return cuda ? reinterpret_cast<std::uintptr_t>(cuda->newSideStream()) : 0;
+}
+
+void cudaDestroySideStream(Device &device, std::uintptr_t stream) {
+  if (auto *cuda = dynamic_cast<CudaDevice *>(&device)) {
+    cuda->makeCurrent();
+    driver().cuStreamDestroy(reinterpret_cast<CUstream>(stream));
+  }
 }
 
 void cudaMakeCurrent(Device &device) {

@@ -38,6 +38,13 @@ void cudaWaitForStream(Device &device, std::uintptr_t stream);
 /// of another backend.
 void cudaOrderBefore(Device &device, std::uintptr_t stream);
 
+/// A new stream of a CUDA device's context that does not wait for the
+/// legacy default stream: work queued there runs beside the device's own
+/// stream (an NCCL transfer beside a kernel), ordered with it only by
+/// cudaOrderBefore/cudaWaitForStream. 0 for a device of another backend.
+std::uintptr_t cudaCreateSideStream(Device &device);
+void cudaDestroySideStream(Device &device, std::uintptr_t stream);
+
 /// Makes a CUDA device's (primary) context current on the calling thread,
 /// as libraries on CUDA's runtime API (NCCL) expect of their caller. Does
 /// nothing for a device of another backend.

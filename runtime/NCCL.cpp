@@ -134,6 +134,8 @@ NcclCommunicator::~NcclCommunicator() {
       return;
     }
     library().ncclCommDestroy(comm_);
+    if (side_)
+      cudaDestroySideStream(*device_, side_);
   }
 }
 
@@ -141,21 +143,29 @@ void *NcclCommunicator::stream() const {
   return reinterpret_cast<void *>(cudaStreamHandle(*device_));
 }
 
-void NcclCommunicator::sendReceive(const std::vector<Transfer> &transfers) {
+void NcclCommunicator::sendReceive(const std::vector<Transfer> &transfers,
+                                   bool beside) {
   const Library &api = loadedLibrary();
   cudaMakeCurrent(*device_);
+  void *queue = stream();
+  if (beside) {
+    if (!side_)
+      side_ = cudaCreateSideStream(*device_);
+    cudaOrderBefore(*device_, side_);
+    queue = reinterpret_cast<void *>(side_);
+  }
   check(api.ncclGroupStart(), "ncclGroupStart");
   int failed = 0;
   const char *what = "";
   for (const Transfer &t : transfers) {
     if (failed == 0 && t.dest >= 0) {
       failed = api.ncclSend(t.send, t.count, static_cast<int>(t.type), t.dest,
-                            comm_, stream());
+                            comm_, queue);
       what = "ncclSend";
     }
     if (failed == 0 && t.source >= 0) {
       failed = api.ncclRecv(t.receive, t.count, static_cast<int>(t.type),
-                            t.source, comm_, stream());
+                            t.source, comm_, queue);
       what = "ncclRecv";
     }
   }
@@ -163,6 +173,11 @@ void NcclCommunicator::sendReceive(const std::vector<Transfer> &transfers) {
   int ended = api.ncclGroupEnd();
   check(failed, what);
   check(ended, "ncclGroupEnd");
+}
+
+void NcclCommunicator::rejoin() {
+  if (side_)
+    cudaWaitForStream(*device_, side_);
 }
 
 void NcclCommunicator::allReduce(const void *send, void *receive,

@@ -62,8 +62,16 @@ public:
   };
 
   /// Every transfer as one group: one launch on the device, and no
-  /// deadlock whatever order the ranks list their transfers in.
-  void sendReceive(const std::vector<Transfer> &transfers);
+  /// deadlock whatever order the ranks list their transfers in. Queued on
+  /// the device's stream, or with `beside` on the communicator's own
+  /// stream, behind what the device's stream holds so far but not
+  /// holding up what is queued there next, until rejoin().
+  void sendReceive(const std::vector<Transfer> &transfers,
+                   bool beside = false);
+
+  /// Makes the device's stream wait (on the device, not the host) for
+  /// every transfer queued beside it so far.
+  void rejoin();
 
   /// `receive[i] = op over ranks of send[i]`, for `count` elements
   /// (`send == receive` works in place).
@@ -77,6 +85,7 @@ private:
 
   std::shared_ptr<Device> device_;
   void *comm_ = nullptr;
+  std::uintptr_t side_ = 0; // the stream beside the device's, made on demand
 };
 
 } // namespace spirjit::runtime

@@ -38,11 +38,11 @@ from spirjit import kernel_api as kapi  # noqa: E402
 
 
 @spirjit.kernel
-def sweep_block(item: kapi.Item, u, un, dx2, dy2, dnr_inv):
-    # One work-item per interior point of the block (rows 1..count, columns
-    # 1..ny-2), the paper's update in the single-process kernel's order of
-    # operations, so that the answers agree to the last bit.
-    i = item.get_id(0) + 1
+def sweep_block(item: kapi.Item, u, un, first, step, dx2, dy2, dnr_inv):
+    # One work-item per point of the block's rows first, first + step, ...
+    # (columns 1..ny-2), the paper's update in the single-process kernel's
+    # order of operations, so that the answers agree to the last bit.
+    i = first + item.get_id(0) * step
     j = item.get_id(1) + 1
     un[i, j] = ((u[i - 1, j] + u[i + 1, j]) * dy2 +
                 (u[i, j - 1] + u[i, j + 1]) * dx2) * dnr_inv
@@ -97,25 +97,40 @@ class Block:
         self.partial = spirjit.empty((self.count, groups), device=device)
         self.nd = kapi.NdRange((self.count, groups * self.width),
                                (1, self.width))
+        # The halo exchange of each array, made once: u and un swap.
+        self.halos = {id(a): self._halos_of(a) for a in (self.u, self.un)}
+
+    def _halos_of(self, new):
+        count = self.count
+        # My first row up and my last row down; theirs into my halos.
+        return [(new[1], self.up, new[count + 1], self.down),
+                (new[count], self.down, new[0], self.up)]
 
     def sweep(self, residual=False):
         """One sweep into `un`, its halo rows exchanged, then u and un
         swapped. With `residual`, returns this rank's sum of squared
         changes as a 0-d DeviceArray (nothing is read by the host)."""
+        count, cols = self.count, self.ny - 2
+        halos = self.halos[id(self.un)]
+        local = None
         if residual:
             spirjit.call_kernel(sweep_block_residual, self.nd, self.u,
-                                self.un, self.partial, self.count,
-                                self.ny - 2, *self.c)
+                                self.un, self.partial, count, cols, *self.c)
             local = self.partial.sum()
+            self.comm.exchange(halos)
+        elif count > 2:
+            # The two rows the neighbours need first; their exchange then
+            # travels while the rows between are computed.
+            spirjit.call_kernel(sweep_block, kapi.Range(2, cols), self.u,
+                                self.un, 1, count - 1, *self.c)
+            started = self.comm.iexchange(halos)
+            spirjit.call_kernel(sweep_block, kapi.Range(count - 2, cols),
+                                self.u, self.un, 2, 1, *self.c)
+            started.wait()
         else:
-            spirjit.call_kernel(sweep_block,
-                                kapi.Range(self.count, self.ny - 2),
-                                self.u, self.un, *self.c)
-            local = None
-        new, count = self.un, self.count
-        # My first row up and my last row down; theirs into my halos.
-        self.comm.exchange([(new[1], self.up, new[count + 1], self.down),
-                            (new[count], self.down, new[0], self.up)])
+            spirjit.call_kernel(sweep_block, kapi.Range(count, cols), self.u,
+                                self.un, 1, 1, *self.c)
+            self.comm.exchange(halos)
         self.u, self.un = self.un, self.u
         return local
 

@@ -75,6 +75,13 @@ NcclOp opNamed(const std::string &name) {
                          "reduction named " + name);
 }
 
+/// A communicator and the memory its transfers beside the device's stream
+/// use until rejoin() orders them back into it.
+struct Communicator {
+  std::unique_ptr<NcclCommunicator> comm;
+  std::vector<std::shared_ptr<runtime::Buffer>> beside;
+};
+
 } // namespace
 
 void addCollectives(py::module_ &m) {
@@ -88,8 +95,8 @@ void addCollectives(py::module_ &m) {
         return py::bytes(reinterpret_cast<const char *>(id.data()), id.size());
       },
       "a new NCCL unique id (128 bytes) for rank 0 to send to the others");
-  py::class_<NcclCommunicator, std::shared_ptr<NcclCommunicator>>(
-      m, "_NcclCommunicator")
+  py::class_<Communicator, std::shared_ptr<Communicator>>(m,
+                                                         "_NcclCommunicator")
       .def(py::init([](std::shared_ptr<runtime::Device> device, int ranks,
                        const py::bytes &id, int rank) {
              std::string raw = id;
@@ -99,17 +106,18 @@ void addCollectives(py::module_ &m) {
                                       "NCCL unique id has 128 bytes");
              std::copy(raw.begin(), raw.end(), unique.begin());
              py::gil_scoped_release unlocked; // NCCL waits for every rank
-             return std::make_shared<NcclCommunicator>(std::move(device),
-                                                       ranks, unique, rank);
+             auto out = std::make_shared<Communicator>();
+             out->comm = std::make_unique<NcclCommunicator>(
+                 std::move(device), ranks, unique, rank);
+             return out;
            }),
            py::arg("device"), py::arg("ranks"), py::arg("unique_id"),
            py::arg("rank"))
       .def(
           "sendrecv",
-          [](NcclCommunicator &comm, const py::list &transfers) {
+          [](Communicator &self, const py::list &transfers, bool beside) {
             // Each (send, dest, receive, source). Pending values are
-            // computed (queued) first; NCCL then runs behind them on the
-            // device's stream.
+            // computed (queued) first; NCCL then runs behind them.
             std::vector<NcclCommunicator::Transfer> group;
             std::vector<std::shared_ptr<runtime::Buffer>> held;
             for (const py::handle &item : transfers) {
@@ -124,20 +132,32 @@ void addCollectives(py::module_ &m) {
               held.push_back(std::move(from));
               held.push_back(std::move(into));
             }
-            comm.sendReceive(group);
-            launch::retainUntilQueueDone(comm.device(), std::move(held));
+            self.comm->sendReceive(group, beside);
+            if (beside)
+              self.beside.insert(self.beside.end(), held.begin(), held.end());
+            else
+              launch::retainUntilQueueDone(self.comm->device(),
+                                           std::move(held));
           },
-          py::arg("transfers"))
+          py::arg("transfers"), py::arg("beside") = false)
+      .def("rejoin",
+           [](Communicator &self) {
+             self.comm->rejoin();
+             launch::retainUntilQueueDone(self.comm->device(),
+                                          std::move(self.beside));
+             self.beside.clear();
+           })
       .def(
           "allreduce",
-          [](NcclCommunicator &comm, const DeviceArray &send,
+          [](Communicator &self, const DeviceArray &send,
              const DeviceArray &receive, const std::string &op) {
             std::shared_ptr<runtime::Buffer> from = send.buffer();
             std::shared_ptr<runtime::Buffer> into = receive.writableBuffer();
             auto [type, count] = elementsOf(send);
-            comm.allReduce(addressOf(from, send), addressOf(into, receive),
-                           count, type, opNamed(op));
-            launch::retainUntilQueueDone(comm.device(), {from, into});
+            self.comm->allReduce(addressOf(from, send),
+                                 addressOf(into, receive), count, type,
+                                 opNamed(op));
+            launch::retainUntilQueueDone(self.comm->device(), {from, into});
           },
           py::arg("send"), py::arg("receive"), py::arg("op"));
 }

@@ -117,6 +117,31 @@ def _refuse_gpu_memory_for_mpi(array):
             "pass np.asarray(x) to mpi4py")
 
 
+def _c_contiguous(array):
+    """Whether a DeviceArray's elements lie in C order without gaps."""
+    expected = array.itemsize
+    for extent, stride in zip(reversed(array.shape),
+                              reversed(array.strides)):
+        if extent != 1 and stride != expected:
+            return False
+        expected *= extent
+    return True
+
+
+class Request:
+    """A started exchange (Communicator.iexchange)."""
+
+    def __init__(self, nccl):
+        self._nccl = nccl
+
+    def wait(self):
+        """Orders the transfers before whatever is queued on the device
+        next: a wait on the device, not on the host."""
+        if self._nccl is not None:
+            self._nccl.rejoin()
+            self._nccl = None
+
+
 class Communicator:
     """Exchanges and reductions of DeviceArrays between the ranks of an
     mpi4py communicator (``comm``, default COMM_WORLD), each rank on its own
@@ -189,7 +214,8 @@ class Communicator:
 
     def _own(self, array, role):
         """``array`` as one this communicator may send from or receive
-        into: a C-contiguous DeviceArray on its device."""
+        into: a C-contiguous DeviceArray on its device. (Cheap: a halo
+        exchange checks four arrays every sweep.)"""
         import spirjit
         if not isinstance(array, spirjit.DeviceArray):
             if self.path == "mpi" and isinstance(array, np.ndarray):
@@ -197,11 +223,12 @@ class Communicator:
             raise errors.InvalidArgumentError(
                 f"{role} must be a DeviceArray on {self.device.filter_string},"
                 f" not {type(array).__name__}")
-        if array.device != self.device:
+        if array._device is not self.device._device and \
+                array.device != self.device:
             raise errors.DeviceInferenceError(
                 f"{role} is on {array.device.filter_string}, but this "
                 f"communicator's device is {self.device.filter_string}")
-        if not array.flags["C_CONTIGUOUS"]:
+        if not _c_contiguous(array):
             raise errors.InvalidArgumentError(
                 f"{role} must be C-contiguous (a row of a C-ordered grid "
                 "is; a column is not): pass x.copy() and copy back")
@@ -209,10 +236,6 @@ class Communicator:
             raise errors.InvalidArgumentError(
                 f"NCCL has no {array.dtype} type: send {role} as int32")
         return array
-
-    def _peer(self, rank):
-        MPI = _mpi()
-        return -1 if rank == MPI.PROC_NULL else rank
 
     # -- operations ------------------------------------------------------
 
@@ -229,6 +252,30 @@ class Communicator:
         source)``: on the "nccl" path one group (one launch on the
         device), elsewhere one Sendrecv each in turn. Every rank lists its
         transfers in the same order (halo rows: up first, then down)."""
+        self.iexchange(transfers).wait()
+
+    def iexchange(self, transfers):
+        """exchange() started, as MPI's nonblocking calls: returns a
+        Request whose ``wait()`` orders the transfers before what is queued
+        on the device next. On the "nccl" path they run on a stream beside
+        the device's, so kernels queued before ``wait()`` run while they
+        travel: compute the rows you send first, start the exchange,
+        compute the rest, then wait. Until ``wait()`` those kernels must
+        neither write the arrays sent nor touch the arrays received (MPI's
+        rule for nonblocking buffers). Elsewhere the transfers are done when
+        it returns."""
+        checked = self._checked(transfers)
+        if self._nccl is not None:
+            MPI = _mpi()
+            null = MPI.PROC_NULL
+            self._nccl.sendrecv([(s, -1 if d == null else d, r,
+                                  -1 if o == null else o)
+                                 for s, d, r, o in checked], True)
+            return Request(self._nccl)
+        self._blocking(checked)
+        return Request(None)
+
+    def _checked(self, transfers):
         checked = []
         for sendbuf, dest, recvbuf, source in transfers:
             sendbuf = self._own(sendbuf, "sendbuf")
@@ -240,10 +287,9 @@ class Communicator:
                     f"({recvbuf.size} x {recvbuf.dtype}) must hold the same "
                     "number of elements of one dtype")
             checked.append((sendbuf, dest, recvbuf, source))
-        if self._nccl is not None:
-            self._nccl.sendrecv([(s, self._peer(d), r, self._peer(o))
-                                 for s, d, r, o in checked])
-            return
+        return checked
+
+    def _blocking(self, checked):
         MPI = _mpi()
         for sendbuf, dest, recvbuf, source in checked:
             if self.path == "mpi":
@@ -276,7 +322,7 @@ class Communicator:
             raise errors.DeviceInferenceError(
                 f"x is on {x.device.filter_string}, but this communicator's "
                 f"device is {self.device.filter_string}")
-        if not x.flags["C_CONTIGUOUS"]:
+        if not _c_contiguous(x):
             x = x.copy()
         if x.dtype == np.bool_ and op in ("sum", "prod"):
             raise errors.InvalidArgumentError(

@@ -15,6 +15,11 @@ import spirjit.mpi
 from spirjit import errors
 
 
+@spirjit.kernel
+def _fill(item: spirjit.kernel_api.Item, a, value):
+    a[item.get_id(0)] = value
+
+
 def caught(call):
     """(exception class name, message) of what call() raises, or None."""
     try:
@@ -41,6 +46,14 @@ def main():
     comm.sendrecv(grid[1] + 0.5, (rank + 1) % size, grid[2],
                   (rank - 1) % size)
     seen["ring"] = np.asarray(grid[2]).tolist()
+
+    # Started, then waited for: the kernel queued in between runs beside it.
+    started = comm.iexchange([(grid[1] * 2.0, (rank + 1) % size, grid[0],
+                               (rank - 1) % size)])
+    spirjit.call_kernel(_fill, spirjit.kernel_api.Range(6), grid[2], 7.0)
+    started.wait()
+    seen["started"] = np.asarray(grid[0]).tolist()
+    seen["beside"] = np.asarray(grid[2]).tolist()
 
     # Halo rows with PROC_NULL at the ends, two transfers in one exchange.
     rows = spirjit.full((4, 5), float(rank), dtype=np.float32, device=dev)

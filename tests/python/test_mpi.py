@@ -58,6 +58,14 @@ def test_a_ring_sends_each_rank_its_neighbours_row(ranks):
         assert s["ring"] == [j * (previous + 1) + 0.5 for j in range(6)]
 
 
+def test_a_started_exchange_is_complete_after_wait(ranks):
+    size = len(ranks)
+    for s in ranks:
+        previous = (s["rank"] - 1) % size
+        assert s["started"] == [2.0 * j * (previous + 1) for j in range(6)]
+        assert s["beside"] == [7.0] * 6
+
+
 def test_halo_rows_with_proc_null_at_the_ends(ranks):
     last = len(ranks) - 1
     for s in ranks:
