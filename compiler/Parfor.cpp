@@ -150,15 +150,56 @@ private:
     }
   }
 
+  /// Why the prange loop `outer`'s reductions do not simply go on through
+  /// its inner loop `inner`, or "" with `carried` holding, per reduction,
+  /// the inner header phi that continues it: the phi starts from the
+  /// reduction's value, the prange loop's next iteration starts from the
+  /// phi's (the body does nothing with it after the inner loop), and the
+  /// inner loop carries nothing else.
+  static std::string reductionsGoOnIn(const ir::Loop &outer,
+                                      const ir::Loop &inner,
+                                      const std::vector<Instruction *> &reductions,
+                                      std::vector<Instruction *> &carried) {
+    carried.clear();
+    std::vector<Instruction *> phis = headerPhis(inner);
+    if (phis.size() != reductions.size())
+      return "the inner loop carries a value that is not the prange loop's "
+             "reduction";
+    for (Instruction *reduction : reductions) {
+      Instruction *continued = nullptr;
+      for (Instruction *phi : phis)
+        for (size_t p = 0; p < phi->operands.size(); ++p)
+          if (!inner.contains(inner.header->predecessors[p]) &&
+              phi->operands[p] == reduction)
+            continued = phi;
+      bool backFromIt = continued != nullptr;
+      for (size_t p = 0; backFromIt && p < reduction->operands.size(); ++p)
+        if (outer.contains(outer.header->predecessors[p]) &&
+            reduction->operands[p] != continued)
+          backFromIt = false;
+      if (!backFromIt)
+        return "the prange loop's reduction is updated outside the inner "
+               "loop";
+      carried.push_back(continued);
+    }
+    return "";
+  }
+
   /// The loops of a perfect nest starting at `outer`, outermost first.
   /// What the outer bodies compute for the inner ranges (loop-invariant,
   /// pure) moves to `preheader`. The nest may end in one `range` loop
   /// whose iterations are independent (ParforRows.h) when `mapRows`;
   /// `parfor.rows` says what became of such a loop (the dump's note).
-  std::vector<const ir::Loop *> perfectNest(const ir::Loop &outer,
-                                            Block *preheader,
-                                            const std::set<Block *> &asserts,
-                                            bool mapRows, Parfor &parfor) {
+  ///
+  /// A reducing loop (`reductions`, the prange loop's header phis) may end
+  /// in such a range loop too, when each reduction goes on through the
+  /// inner loop and nothing else is carried: `carried` then gets, per
+  /// reduction, the inner loop's header phi that continues it.
+  std::vector<const ir::Loop *>
+  perfectNest(const ir::Loop &outer, Block *preheader,
+              const std::set<Block *> &asserts, bool mapRows, Parfor &parfor,
+              const std::vector<Instruction *> &reductions,
+              std::vector<Instruction *> &carried) {
     std::string &rows = parfor.rows;
     std::vector<const ir::Loop *> nest = {&outer};
     while (nest.size() < 3 && !rangeCallOf(*nest.back())) {
@@ -169,17 +210,28 @@ private:
           if (rangeCallOf(*child))
             rows = "rows kept: " + why;
       };
-      if (loop.children.size() != 1 || !headerPhis(loop).empty()) {
+      bool reduces = !reductions.empty();
+      if (loop.children.size() != 1 ||
+          (!reduces && !headerPhis(loop).empty())) {
         keepRows("the body holds more than the inner range loop");
         break;
       }
       const ir::Loop &inner = *loop.children[0];
       bool isRange = rangeCallOf(inner) != nullptr;
       Instruction *innerRange = isRange ? rangeCallOf(inner) : prangeOf(inner);
-      if (!innerRange)
+      if (!innerRange || (reduces && !isRange))
         break;
+      if (reduces) {
+        std::string why = reductionsGoOnIn(outer, inner, reductions, carried);
+        if (!why.empty()) {
+          keepRows(why);
+          break;
+        }
+      }
       if (isRange) {
-        std::string why = rowDependence(nest, inner, asserts, nonNegative_);
+        std::set<const Instruction *> allowed(carried.begin(), carried.end());
+        std::string why =
+            rowDependence(nest, inner, asserts, nonNegative_, allowed);
         if (!why.empty()) {
           keepRows(why);
           break;
@@ -246,8 +298,12 @@ private:
           parfor.rowsMappable = true;
           break;
         }
-        rows = "rows mapped onto a " + std::to_string(nest.size() + 1) +
-               "-D launch (inner range loop independent)";
+        rows = reduces
+                   ? "rows mapped: the reduction runs over (row, column) "
+                     "pairs, neighbouring work-items on neighbouring "
+                     "columns (inner range loop independent)"
+                   : "rows mapped onto a " + std::to_string(nest.size() + 1) +
+                         "-D launch (inner range loop independent)";
       }
       // Hoist, keeping the preheader's branch last.
       auto &list = start->instructions;
@@ -405,10 +461,18 @@ private:
           {op, types::materialize(phi->type), initial});
     }
     bool reduces = !reductionPhis.empty();
+    bool lastValues = std::any_of(
+        parfor.reductions.begin(), parfor.reductions.end(),
+        [](const Parfor::Reduction &r) { return r.op == ReductionOp::Last; });
+    // Per reduction, the inner loop's header phi that continues it, where
+    // the row loop of a reducing loop is mapped.
+    std::vector<Instruction *> carried;
     std::vector<const ir::Loop *> nest =
-        reduces || nd ? std::vector<const ir::Loop *>{&outer}
-                      : perfectNest(outer, preheader, asserts, mapRows_,
-                                    parfor);
+        nd || lastValues ? std::vector<const ir::Loop *>{&outer}
+                         : perfectNest(outer, preheader, asserts, mapRows_,
+                                       parfor, reductionPhis, carried);
+    if (nest.size() == 1)
+      carried.clear();
     parfor.dims = static_cast<int>(
         nd ? findIn(outer.header, Opcode::IterNext)->type->elements.size()
            : nest.size());
@@ -491,12 +555,13 @@ private:
     std::vector<std::pair<size_t, std::pair<Instruction *, size_t>>>
         tupleParts;
     special.insert(reductionPhis.begin(), reductionPhis.end());
+    special.insert(carried.begin(), carried.end());
     auto importValue = [&](Instruction *v) {
       if (values.count(v) || special.count(v))
         return;
       if (bodySet.count(v->parent))
         return;
-      if (reduces && v->parent == outer.header)
+      if (reduces && (v->parent == outer.header || v->parent == innermost.header))
         return;
       if (isCompileTimeValue(v)) {
         Instruction *copy = ir::cloneInstruction(*v, *kernel, entry);
@@ -569,6 +634,10 @@ private:
         importValue(range->operands[1]);
       if (args.size() == 3)
         importValue(range->operands[3]);
+      // A reduction over mapped rows takes its flat index apart by the
+      // row loop's trip count, computed in the kernel from its stop.
+      if (reduces && loop != nest.front())
+        importValue(range->operands[args.size() == 1 ? 1 : 2]);
     }
     auto binary = [&](Block *block, ir::BinaryOperator op, Instruction *a,
                       Instruction *b) {
@@ -666,6 +735,7 @@ private:
             {cast, constant(reductionIdentity(parfor.reductions[j].op, t))},
             line));
       }
+      Instruction *one = constant(ConstValue::ofInt(1)); // for trip counts
       Block *header = kernel->addBlock();
       Block *indexBlock = kernel->addBlock();
       Instruction *toHeader = kernel->create(entry, Opcode::Branch, {}, line);
@@ -693,6 +763,30 @@ private:
         parts[0] = k;
         values[indices[0]] =
             kernel->create(header, Opcode::BuildTuple, parts, line);
+      } else if (nest.size() == 2) {
+        // Mapped rows: the flat index k, taken apart by the row loop's
+        // trip count (at least 1: the host launches nothing for an empty
+        // iteration space), the column varying fastest.
+        Instruction *range = nestRangeOf(*nest[1]);
+        size_t n = range->operands.size() - 1;
+        Instruction *stop = values.at(range->operands[n == 1 ? 1 : 2]);
+        Instruction *trips = stop;
+        if (n >= 2)
+          trips = binary(header, ir::BinaryOperator::Sub, stop,
+                         values.at(range->operands[1]));
+        if (n == 3) {
+          Instruction *step = values.at(range->operands[3]);
+          trips = binary(header, ir::BinaryOperator::FloorDiv,
+                         binary(header, ir::BinaryOperator::Sub,
+                                binary(header, ir::BinaryOperator::Add, trips,
+                                       step),
+                                one),
+                         step);
+        }
+        values[indices[0]] = indexValue(
+            0, binary(header, ir::BinaryOperator::FloorDiv, k, trips));
+        values[indices[1]] =
+            indexValue(1, binary(header, ir::BinaryOperator::Mod, k, trips));
       } else {
         values[indices[0]] = indexValue(0, k);
       }
@@ -703,9 +797,13 @@ private:
         indexBlock->instructions.push_back(std::move(*it));
         it = headerList.erase(it);
       }
-      map.blocks[outer.header] = header;
+      // The accumulators stand for the reductions, and with mapped rows
+      // for the inner loop's phis that continue them.
+      for (size_t j = 0; j < carried.size(); ++j)
+        values[carried[j]] = accumulators[j];
+      map.blocks[innermost.header] = header;
       ir::cloneBlocks(body, *kernel, map);
-      Block *first = map[outerBranch->targets[0]];
+      Block *first = map[headerBranch(innermost)->targets[0]];
       Instruction *toFirst = kernel->create(indexBlock, Opcode::Branch, {}, line);
       toFirst->targets = {first};
       indexBlock->predecessors = {header};
@@ -718,14 +816,15 @@ private:
       header->predecessors = {entry};
       for (size_t j = 0; j < reductionPhis.size(); ++j)
         accumulators[j]->operands.push_back(identities[j]);
-      for (size_t p = 0; p < outer.header->predecessors.size(); ++p) {
-        Block *latch = outer.header->predecessors[p];
-        if (!outer.contains(latch))
+      const std::vector<Instruction *> &goOn =
+          carried.empty() ? reductionPhis : carried;
+      for (size_t p = 0; p < innermost.header->predecessors.size(); ++p) {
+        Block *latch = innermost.header->predecessors[p];
+        if (!innermost.contains(latch))
           continue;
         header->predecessors.push_back(map[latch]);
-        for (size_t j = 0; j < reductionPhis.size(); ++j)
-          accumulators[j]->operands.push_back(
-              map[reductionPhis[j]->operands[p]]);
+        for (size_t j = 0; j < goOn.size(); ++j)
+          accumulators[j]->operands.push_back(map[goOn[j]->operands[p]]);
       }
       for (size_t j = 0; j < reductionPhis.size(); ++j) {
         kernel->create(done, Opcode::SetItem,

@@ -59,10 +59,11 @@ bool isArray(const Instruction *inst) {
 std::string
 rowDependence(const std::vector<const ir::Loop *> &nest, const ir::Loop &inner,
               const std::set<Block *> &asserts,
-              const std::unordered_set<const Instruction *> &nonNegative) {
+              const std::unordered_set<const Instruction *> &nonNegative,
+              const std::set<const Instruction *> &carried) {
   const ir::Loop &outer = *nest.front();
   for (auto &inst : inner.header->instructions)
-    if (inst->isa(Opcode::Phi))
+    if (inst->isa(Opcode::Phi) && !carried.count(inst.get()))
       return "the inner loop carries a value from one iteration to the "
              "next (a reduction over the row?)";
   for (Block *block : inner.blocks)

@@ -11,8 +11,8 @@
 //    perfectNest checks that: nothing before it but its range's bounds,
 //    which do not depend on the prange indices, nothing after it).
 //  - It carries no value from one iteration to the next (its header has no
-//    phi: a reduction over the row keeps the rows) and is left only by its
-//    header (no break).
+//    phi) but the prange loop's reductions (`carried`: a reduction over the
+//    row alone keeps the rows), and is left only by its header (no break).
 //  - Its range starts at a non-negative value (an index that counts from
 //    the end could alias another) with a constant positive step.
 //  - It writes arrays only by `a[idx] = x`, `a` defined before the prange
@@ -39,10 +39,12 @@ ir::Instruction *rangeCallOf(const ir::Loop &loop);
 /// prange nest `nest`, outermost first) might depend on one another, or ""
 /// when they cannot (the contract above). `asserts`: the failed-assert
 /// blocks the kernel takes with the body; `nonNegative`: the host's
-/// non-negative integers (NonNegative.h).
+/// non-negative integers (NonNegative.h); `carried`: the inner loop's
+/// header phis that continue the prange loop's reductions.
 std::string
 rowDependence(const std::vector<const ir::Loop *> &nest, const ir::Loop &inner,
               const std::set<ir::Block *> &asserts,
-              const std::unordered_set<const ir::Instruction *> &nonNegative);
+              const std::unordered_set<const ir::Instruction *> &nonNegative,
+              const std::set<const ir::Instruction *> &carried = {});
 
 } // namespace spirjit

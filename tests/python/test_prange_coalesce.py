@@ -281,3 +281,101 @@ def test_unknown_mode_is_refused(coalesce):
     with pytest.raises(spirjit.errors.InvalidArgumentError,
                        match="unknown mode 'sometimes'"):
         coalesce("sometimes")
+
+
+# Reductions over a prange nest whose row loop is independent: the mapped
+# form shares the (row, column) pairs among work-items, the column fastest.
+
+def residual(u, v):
+    # examples/laplace's dpjit sweep: numba-dpex's form.
+    n, m = u.shape
+    err = 0.0
+    for i in prange(1, n - 1):
+        for j in range(1, m - 1):
+            x = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1])
+            err += (x - u[i, j]) ** 2
+            v[i, j] = x
+    return err
+
+
+def sum_and_max(a, b):
+    total = 1.0
+    top = -1.0
+    for i in prange(a.shape[0]):
+        for j in range(2, a.shape[1], 3):
+            b[i, j] = a[i, j] * 2.0
+            total += b[i, j]
+            top = max(top, a[i, j])
+    return total, top
+
+
+def count_over(a, b):
+    n = 0
+    for i in prange(a.shape[0]):
+        for j in range(a.shape[1]):
+            if a[i, j] > 3.0:
+                n += 1
+                b[i, j] = 1.0
+    return n
+
+
+def row_then_total(a, b):
+    # The reduction is updated after the row loop too: rows kept.
+    s = 0.0
+    for i in prange(a.shape[0]):
+        for j in range(a.shape[1]):
+            s += a[i, j]
+        s += b[i, 0]
+    return s
+
+
+def carries_more(a, b):
+    # The row loop carries a running value besides the reduction.
+    s = 0.0
+    for i in prange(a.shape[0]):
+        run = 0.0
+        for j in range(a.shape[1]):
+            run += a[i, j]
+            s += run
+    return s
+
+
+REDUCING = {"residual": True, "sum_and_max": True, "count_over": True,
+            "row_then_total": False, "carries_more": False}
+
+
+@pytest.mark.parametrize("mode", ["always", "never"])
+@pytest.mark.parametrize("shape", [(1, 1), (3, 4), (37, 65), (130, 9),
+                                   (0, 4), (4, 0)])
+@pytest.mark.parametrize("name", sorted(REDUCING))
+def test_reductions_same_answers_both_ways(device, coalesce, name, mode,
+                                           shape):
+    function = globals()[name]
+    coalesce(mode)
+    rng = np.random.default_rng(3)
+    got = [rng.integers(0, 8, size=shape).astype(np.float64)
+           for _ in range(2)]
+    if name in ("row_then_total",) and shape[1] == 0:
+        got[1] = np.ones((shape[0], 1))
+    want = [x.copy() for x in got]
+    expected = function(*want)  # plain Python
+    result = spirjit.jit(function)(*got)
+    assert result == expected
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("name", sorted(REDUCING))
+def test_the_dump_says_which_form_a_reduction_got(tool_command, name):
+    env = dict(os.environ, SPIRJIT_PRANGE_COALESCE="always")
+    out = subprocess.run(
+        tool_command("spirjit-dump-ir") + [
+            __file__, name, "--jit", "--sig",
+            "(float64[:, ::1], float64[:, ::1])", "--stage", "parfor"],
+        env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    if REDUCING[name]:
+        assert "; parfor 0: rows mapped: the reduction runs over (row, " \
+               "column) pairs" in out.stdout
+    else:
+        assert "; parfor 0: rows kept: " in out.stdout
