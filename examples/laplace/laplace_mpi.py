@@ -130,15 +130,18 @@ class Block:
         every `halo` sweeps. With `residual`, returns this rank's sum of
         squared changes of its own rows as a 0-d DeviceArray (nothing is
         read by the host)."""
+        # Launched without waiting (call_kernel waits for each kernel): the
+        # device's queue keeps the order, and the host runs ahead.
         local = None
         if residual:
-            spirjit.call_kernel(sweep_block_residual, self.nd, self.u,
-                                self.un, self.partial, self.rows - 2,
-                                self.ny - 2, *self.own, *self.c)
+            spirjit.call_kernel_async(sweep_block_residual, self.nd, (),
+                                      self.u, self.un, self.partial,
+                                      self.rows - 2, self.ny - 2, *self.own,
+                                      *self.c)
             local = self.partial.sum()
         else:
-            spirjit.call_kernel(sweep_block, self.range, self.u, self.un, 1,
-                                1, *self.c)
+            spirjit.call_kernel_async(sweep_block, self.range, (), self.u,
+                                      self.un, 1, 1, *self.c)
         self.sweeps += 1
         if self.sweeps % self.halo == 0:
             self.comm.exchange(self.halos[id(self.un)])
