@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <type_traits>
 
 namespace spirjit::runtime {
@@ -98,7 +99,10 @@ constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
   X(cuEventQuery, "cuEventQuery", CUevent)                                     \
   X(cuEventSynchronize, "cuEventSynchronize", CUevent)                         \
   X(cuEventDestroy, "cuEventDestroy_v2", CUevent)                              \
-  X(cuGetErrorName, "cuGetErrorName", CUresult, const char **)
+  X(cuGetErrorName, "cuGetErrorName", CUresult, const char **)                \
+  X(cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer", int *, CUdevice,          \
+    CUdevice)                                                                  \
+  X(cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess", CUcontext, unsigned)
 
 struct Driver {
 #define CUDA_DECLARE(name, symbol, ...) CUresult (*name)(__VA_ARGS__) = nullptr;
@@ -447,6 +451,8 @@ public:
       return false;
     if (size == 0)
       return true;
+    enablePeerAccess(*source);
+    source->enablePeerAccess(*this);
     // After what both devices queued; and what the source queues next
     // (its pool may hand the memory to a new array) waits for the copy.
     source->streamWaits(stream_, source->stream_,
@@ -461,8 +467,23 @@ public:
     return true;
   }
 
-  /// Queues on `other` (another library's stream) a wait for everything
-  /// queued so far on this device's stream.
+  /// Lets this context address `peer`'s memory directly where the two GPUs
+  /// can (NVLink, or PCIe peer to peer): copies between them then go
+  /// device to device instead of through the host. Asked once per peer;
+  /// "already enabled" (by CuPy or PyTorch in the process) is fine.
+  void enablePeerAccess(const CudaDevice &peer) {
+    std::lock_guard<std::mutex> lock(peersMutex_);
+    if (!peersAsked_.insert(peer.cuDevice_).second)
+      return;
+    int can = 0;
+    if (driver().cuDeviceCanAccessPeer(&can, cuDevice_, peer.cuDevice_) !=
+            CUDA_SUCCESS ||
+        !can)
+      return;
+    makeCurrent();
+    driver().cuCtxEnablePeerAccess(peer.context_, 0);
+  }
+
   /// A stream of this context that does not wait for the legacy default
   /// stream, for work beside the device's own stream.
   CUstream newSideStream() {
@@ -473,6 +494,8 @@ public:
     return stream;
   }
 
+  /// Queues on `other` (another library's stream) a wait for everything
+  /// queued so far on this device's stream.
   void orderBefore(CUstream other) {
     streamWaits(other, stream_, "making another library's CUDA stream wait");
   }
@@ -665,6 +688,10 @@ public:
 public:
   size_t maxGrid_[3] = {0x7fffffffu, 65535, 65535};
   CUdevice cuDevice_ = 0;
+
+private:
+  std::mutex peersMutex_;
+  std::set<CUdevice> peersAsked_;
 };
 
 CudaBuffer::~CudaBuffer() {
