@@ -40,6 +40,40 @@ JitDispatcher::JitDispatcher(py::object describe, py::object device,
 
 namespace {
 
+/// Why a NumPy array of `dtype` cannot be a jit argument, and what to pass
+/// instead (numba takes record and datetime64 arrays; spirjit's jit
+/// arrays hold numbers, which every device can hold).
+PythonError unsupportedDType(const std::string &argument,
+                             const py::dtype &dtype) {
+  std::string name = py::str(dtype).cast<std::string>();
+  std::string why;
+  switch (dtype.kind()) {
+  case 'V':
+    why = "structured (record) arrays are not taken: pass each field as an "
+          "array of its own, f(a['x'], a['y']) (NumPy's field views, in "
+          "place where the record's size is a multiple of the field's; "
+          "else np.ascontiguousarray(a['x']), and copy written fields back)";
+    break;
+  case 'M':
+  case 'm':
+    why = "datetime64 and timedelta64 arrays are not taken: pass their "
+          "counts of the unit, t.view('int64'), and view what comes back "
+          "as the unit again, r.view('" + name + "')";
+    break;
+  case 'O':
+  case 'U':
+  case 'S':
+    why = "Python objects and strings cannot live on a device; pass "
+          "numbers";
+    break;
+  default:
+    why = "jit arrays hold bool, integers, float32/float64 and complex "
+          "numbers; convert it with a.astype(...)";
+  }
+  return PythonError("UnsupportedFeatureError",
+                     argument + " has dtype " + name + ": " + why);
+}
+
 /// One argument as the host code takes it.
 struct Argument {
   const Type *type = nullptr;
@@ -151,10 +185,7 @@ Converted convert(const py::args &args,
       py::array array = py::reinterpret_borrow<py::array>(obj);
       const Type *element = typeOfDType(array.dtype());
       if (!element)
-        throw PythonError("TypingError",
-                          argumentName(i) + " has dtype " +
-                              py::str(array.dtype()).cast<std::string>() +
-                              ", which jit functions cannot take");
+        throw unsupportedDType(argumentName(i), array.dtype());
       a.data = array.mutable_data();
       arrayLayout(a, element, reinterpret_cast<const int64_t *>(array.shape()),
                   reinterpret_cast<const int64_t *>(array.strides()),

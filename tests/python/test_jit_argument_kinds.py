@@ -303,3 +303,54 @@ def test_closure_per_callee(device, f):
     a = np.arange(5.0)
     np.testing.assert_array_equal(apply_with(f)(a.copy()),
                                   [f.py_func(x) for x in a])
+
+
+# --- dtypes jit arrays do not hold: a documented error with what to pass ------
+
+
+@spirjit.jit
+def field_sum(x):
+    s = 0.0
+    for i in prange(x.shape[0]):
+        s += x[i] * 2.0
+    return s
+
+
+@spirjit.jit
+def days_between(t):
+    out = np.empty(t.shape[0] - 1, np.int64)
+    for i in prange(t.shape[0] - 1):
+        out[i] = t[i + 1] - t[i]
+    return out
+
+
+RECORDS = np.array([(1.5, 2), (2.5, 3), (4.0, 5)],
+                   dtype=[("x", "f8"), ("n", "i4")])
+DATES = np.array(["2020-01-01", "2020-01-05", "2020-03-01"],
+                 dtype="datetime64[D]")
+
+
+@pytest.mark.parametrize("argument, says", [
+    (RECORDS, "structured (record) arrays are not taken: pass each field "
+              "as an array of its own, f(a['x'], a['y'])"),
+    (DATES, "datetime64 and timedelta64 arrays are not taken: pass their "
+            "counts of the unit, t.view('int64')"),
+    (np.diff(DATES), "r.view('timedelta64[D]')"),
+    (np.array(["a", "b"]), "strings cannot live on a device"),
+])
+def test_dtypes_jit_arrays_do_not_hold_are_explained(argument, says):
+    with pytest.raises(spirjit.errors.UnsupportedFeatureError) as caught:
+        field_sum(argument)
+    assert "argument 1 has dtype" in str(caught.value)
+    assert says in str(caught.value)
+
+
+def test_what_the_explanations_advise_works(device):
+    # A field of records whose size is a multiple of the field's is a
+    # strided view of numbers, taken in place; other fields are copied.
+    aligned = np.zeros(3, dtype=[("x", "f8"), ("n", "i8")])
+    aligned["x"] = RECORDS["x"]
+    assert field_sum(aligned["x"]) == pytest.approx(16.0)
+    assert field_sum(np.ascontiguousarray(RECORDS["x"])) == pytest.approx(16.0)
+    days = days_between(DATES.view("int64"))
+    np.testing.assert_array_equal(days.view("timedelta64[D]"), np.diff(DATES))
