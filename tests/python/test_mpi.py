@@ -113,3 +113,23 @@ def test_mpi4py_is_refused_gpu_memory_its_mpi_cannot_read(ranks):
         assert kind == "DLPackError"
         assert "cannot read GPU memory" in message
         assert "spirjit.mpi.Communicator" in message
+
+
+LAPLACE = os.path.join(os.path.dirname(os.path.dirname(HERE)), "examples",
+                       "laplace", "laplace_mpi.py")
+
+
+@pytest.mark.skipif(len(GPUS) < 2, reason="needs two CUDA GPUs")
+@pytest.mark.parametrize("count", sorted({2, len(GPUS)}))
+def test_laplace_example_on_gpus_matches_one_process(count):
+    command, env = launch.mpirun(count, [
+        LAPLACE, "258", "130", "--sweeps", "50", "--halo", "4", "--check",
+        "--devices", "cuda:gpu"])
+    env.pop("SPIRJIT_DEVICE", None)
+    done = subprocess.run(command, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{count} ranks on cuda:gpu:0" in done.stdout
+    assert "(path nccl): 50 sweeps" in done.stdout
+    assert "max difference from the single-process solver: 0.000e+00" \
+        in done.stdout
