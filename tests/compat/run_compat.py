@@ -5,7 +5,8 @@
 
 Runs the tests that tests/compat/fetch.py unpacked (build/compat/
 numba_dpex_tests) under pytest, with the mapping layer in tests/compat/shim
-first on sys.path, once per OpenCL device (SPIRJIT_DEVICE names it). Each
+first on sys.path, once per OpenCL device (SPIRJIT_DEVICE names it), and on spirjit's native
+CPU device where SPIRJIT_NATIVE=1 (ctest's compat_native). Each
 test id is then classified, in this order: out of scope
 (out_of_scope.txt), divergence (divergences.txt), dpjit (a failure from the
 dpjit stand-in of a spirjit without jit), pass, skip, fail. It prints, per
@@ -40,20 +41,32 @@ DPJIT_MISSING = "dpjit: not in spirjit yet"
 COLUMNS = ["pass", "fail", "skip", "out of scope", "divergence", "dpjit"]
 
 
-def read_patterns(name):
+def read_patterns(name, device=""):
     """(glob, reason) pairs of a list file: `glob  # reason`, one a line.
     `*` is the only wildcard: brackets match themselves, since test ids
-    carry their parameters in brackets."""
+    carry their parameters in brackets. A line starting `@backend ` holds
+    only on that backend's devices (`@native`: the native CPU device)."""
     patterns = []
     with open(os.path.join(HERE, name)) as f:
         for line in f:
             line = line.strip()
             if not line or line.startswith("#"):
                 continue
+            if line.startswith("@"):
+                backend, _, line = line[1:].partition(" ")
+                if not device.startswith(backend + ":"):
+                    continue
             glob, _, reason = line.partition(" # ")
             patterns.append((glob.strip().replace("[", "[[]"),
                              reason.strip()))
     return patterns
+
+
+def not_to_run(patterns):
+    """The test ids of `patterns` without a wildcard: known to hang or to
+    crash on the device, so they are not run at all."""
+    return [PREFIX + glob.replace("[[]", "[") for glob, _ in patterns
+            if "*" not in glob]
 
 
 def match(test_id, patterns):
@@ -64,15 +77,18 @@ def match(test_id, patterns):
 
 
 def opencl_devices():
-    """(filter string, label) of every OpenCL device spirjit sees."""
+    """(filter string, label) of every OpenCL device spirjit sees, and the
+    native CPU device where SPIRJIT_NATIVE=1 lists it."""
     probe = ("import json, spirjit; print(json.dumps([(d.filter_string, "
              "d.platform, d.name) for d in spirjit.devices() "
-             "if d.backend == 'opencl']))")
+             "if d.backend in ('opencl', 'native')]))")
     out = subprocess.run([sys.executable, "-c", probe], check=True,
                          capture_output=True, text=True).stdout
     devices = []
     for filter_string, platform, name in json.loads(out):
-        if "Portable Computing Language" in platform:
+        if filter_string.startswith("native:"):
+            label = "spirjit's native CPU device"
+        elif "Portable Computing Language" in platform:
             label = "PoCL"
         elif "Intel" in platform:
             label = "Intel CPU runtime" if "cpu" in filter_string else platform
@@ -82,15 +98,19 @@ def opencl_devices():
     return devices
 
 
-def run_device(device, tests_root, budget, test_timeout):
+def run_device(device, tests_root, budget, test_timeout, skipped=()):
     """{test id: (outcome, reason)} of one device. pytest runs again after a
     crash or a hung test (the plugin's watchdog ends those), resuming after
-    the test that ended it, until every test ran or the budget is spent."""
-    results = {}
+    the test that ended it, until every test ran or the budget is spent.
+    The ids in `skipped` are not run."""
+    results = {test_id: ("skipped", "not run on this device")
+               for test_id in skipped}
     deadline = time.monotonic() + budget
     with tempfile.TemporaryDirectory() as scratch:
         log = os.path.join(scratch, "log.jsonl")
         done = os.path.join(scratch, "done.txt")
+        with open(done, "w") as f:
+            f.write("\n".join(results))
         env = dict(os.environ)
         env.update({
             "SPIRJIT_DEVICE": device,
@@ -285,8 +305,6 @@ def main():
         print("skipped: no OpenCL device")
         return SKIPPED
 
-    out_of_scope = read_patterns("out_of_scope.txt")
-    divergences = read_patterns("divergences.txt")
     expected_file = os.path.join(HERE, "expected_pass.txt")
     expected = set()
     if os.path.exists(expected_file):
@@ -295,8 +313,12 @@ def main():
     regressions, passing_everywhere = [], None
     for filter_string, label in devices:
         started = time.monotonic()
+        out_of_scope = read_patterns("out_of_scope.txt", filter_string)
+        divergences = read_patterns("divergences.txt", filter_string)
         results = run_device(filter_string, tests_root, args.budget,
-                             args.test_timeout)
+                             args.test_timeout, not_to_run(
+                                 [p for p in divergences if p not in
+                                  read_patterns("divergences.txt")]))
         classified = {t: classify(t, o, r, out_of_scope, divergences)
                       for t, (o, r) in results.items()}
         seconds = time.monotonic() - started
