@@ -88,6 +88,12 @@ private:
   const std::string *constantString(const Instruction *value) const;
   void foldConstantGetattr();
   void checkStrings();
+  Instruction *makeFunction(int flags, int line);
+  void checkCapturedValues();
+  /// Each call of a function with cells, and the value of each cell
+  /// (desc_.cellvars' order) where it is.
+  std::vector<std::pair<Instruction *, std::vector<Instruction *>>>
+      cellsAtCalls_;
   bool pendingKeywords_ = false;
   std::vector<std::string> keywords_;
   bool terminated_ = false;
@@ -105,7 +111,10 @@ Instruction *Builder::emitConst(const ConstValue &value, int line) {
     return c;
   }
   case ConstValue::Kind::Code: {
-    unsupported(line, nestedCodeConstruct(value.text));
+    // A lambda's or nested def's code: MAKE_FUNCTION, next, takes it.
+    Instruction *c = emit(Opcode::Const, {}, line);
+    c->constant = value;
+    return c;
   }
   case ConstValue::Kind::Other:
     // NumPy 2 raises OverflowError when such an int meets a typed integer.
@@ -226,6 +235,11 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     if (arg >= static_cast<int>(desc_.consts.size()))
       malformed(line, "constant index out of range");
     stack_.push_back(emitConst(desc_.consts[arg], line));
+    if (desc_.consts[arg].kind == ConstValue::Kind::Code)
+      stack_.back()->index = arg; // its key in nestedCode names the index
+    return;
+  case PyOp::MAKE_FUNCTION:
+    stack_.push_back(makeFunction(arg, line));
     return;
   case PyOp::LOAD_GLOBAL: {
     if (arg & 1)
@@ -239,8 +253,14 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     stack_.push_back(g);
     return;
   }
-  case PyOp::LOAD_DEREF: {
-    // 3.11 indexes "fast locals plus": varnames, new cellvars, freevars.
+  case PyOp::LOAD_DEREF:
+  case PyOp::LOAD_CLOSURE:
+  case PyOp::STORE_DEREF: {
+    // 3.11 and 3.12 index "fast locals plus": varnames, new cellvars,
+    // freevars. A cell (a local that a nested function reads) is a local
+    // here: the nested function is inlined where it is called, with the
+    // values it captured, which its calls check (checkCapturedValues). A
+    // free variable is a frozen closure value, written by no one.
     std::vector<std::string> localsPlus = desc_.varnames;
     for (const std::string &cell : desc_.cellvars)
       if (std::find(localsPlus.begin(), localsPlus.end(), cell) ==
@@ -250,8 +270,17 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     localsPlus.insert(localsPlus.end(), desc_.freevars.begin(),
                       desc_.freevars.end());
     const std::string &name = nameAt(localsPlus, arg, line);
-    if (static_cast<size_t>(arg) < firstFree)
-      unsupported(line, "nonlocal");
+    bool cell = static_cast<size_t>(arg) < firstFree;
+    if (inst.op == PyOp::STORE_DEREF) {
+      if (!cell)
+        unsupported(line, "nonlocal");
+      ssa_->write("v:" + name, current_, pop(line));
+      return;
+    }
+    if (cell) {
+      stack_.push_back(ssa_->read("v:" + name, current_, line));
+      return;
+    }
     Instruction *v = emit(Opcode::FreeVar, {}, line);
     v->index = arg - static_cast<int>(firstFree);
     v->name = name;
@@ -285,6 +314,13 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     }
     args.insert(args.begin(), callable);
     Instruction *call = emit(Opcode::Call, args, line);
+    // What each cell holds at the call, for checkCapturedValues.
+    if (!desc_.cellvars.empty()) {
+      std::vector<Instruction *> cells;
+      for (const std::string &cell : desc_.cellvars)
+        cells.push_back(ssa_->read("v:" + cell, current_, line));
+      cellsAtCalls_.push_back({call, std::move(cells)});
+    }
     if (pendingKeywords_) {
       for (size_t i = 0; i < keywords_.size(); ++i)
         call->name += (i ? "," : "") + keywords_[i];
@@ -515,6 +551,84 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
   }
 }
 
+/// MAKE_FUNCTION: the code object on the stack, under it the tuple of the
+/// closure's cells (flag 0x08) when the function has free variables. It
+/// becomes a `function` instruction, whose operands are the values the
+/// cells hold now.
+Instruction *Builder::makeFunction(int flags, int line) {
+  Instruction *code = pop(line);
+  if (!code->isa(Opcode::Const) || code->constant.kind != ConstValue::Kind::Code)
+    malformed(line, "MAKE_FUNCTION without a code object");
+  std::string name = code->constant.text;
+  if (name != "<lambda>" && name.front() == '<')
+    unsupported(line, nestedCodeConstruct(name));
+  const char *what = name == "<lambda>" ? "lambda" : "nested function";
+  // CPython's flags: 0x01 defaults, 0x02 keyword-only defaults, 0x04
+  // annotations, 0x08 the closure.
+  if (flags & 0x01 || flags & 0x02)
+    unsupported(line, std::string("default arguments of a ") + what);
+  if (flags & 0x04)
+    unsupported(line, std::string("annotations of a ") + what);
+  std::vector<Instruction *> captured;
+  if (flags & 0x08) {
+    Instruction *closure = pop(line);
+    if (!closure->isa(Opcode::BuildTuple))
+      malformed(line, "MAKE_FUNCTION without a tuple of cells");
+    captured = closure->operands;
+    function_->erase(closure);
+  }
+  std::string key = "code" + std::to_string(code->index);
+  function_->erase(code);
+  Instruction *function = emit(Opcode::MakeFunction, captured, line);
+  function->name = key;
+  return function;
+}
+
+/// A nested function is inlined with the values its free variables had
+/// when it was made; Python reads them when it is called. The two agree
+/// unless a captured variable is assigned between the two: that is
+/// refused at the call (of the function, or of a function it is passed
+/// to), naming the variable.
+void Builder::checkCapturedValues() {
+  for (auto &[call, cells] : cellsAtCalls_) {
+    std::vector<Instruction *> pending(call->operands.begin(),
+                                       call->operands.end());
+    std::set<Instruction *> seen;
+    while (!pending.empty()) {
+      Instruction *made = pending.back();
+      pending.pop_back();
+      if (!made->isa(Opcode::MakeFunction) || !seen.insert(made).second)
+        continue;
+      auto nested = desc_.nestedCode.find(made->name);
+      if (nested == desc_.nestedCode.end() || !nested->second)
+        continue;
+      const std::vector<std::string> &free = nested->second->freevars;
+      for (size_t k = 0; k < made->operands.size() && k < free.size(); ++k) {
+        pending.push_back(made->operands[k]);
+        auto cell = std::find(desc_.cellvars.begin(), desc_.cellvars.end(),
+                              free[k]);
+        if (cell == desc_.cellvars.end() ||
+            cells[cell - desc_.cellvars.begin()] == made->operands[k])
+          continue;
+        const char *what = nested->second->name == "<lambda>"
+                               ? "lambda"
+                               : "nested function";
+        if (cells[cell - desc_.cellvars.begin()] == made)
+          unsupported(call->line, std::string("recursive ") + what);
+        throw UserError(
+            UserErrorKind::UnsupportedFeature, desc_.filename, call->line,
+            "'captured variable assigned after capture' is not supported: "
+            "'" + free[k] + "', which the " + what + " of line " +
+                std::to_string(made->line) +
+                " reads, is assigned again before this call (spirjit "
+                "inlines a nested function with the values its variables "
+                "have where it is made); assign it before the " + what);
+      }
+    }
+  }
+  cellsAtCalls_.clear();
+}
+
 /// The text of a string known at compile time: a literal, or a global or
 /// closure value that was a string when the function was described.
 const std::string *Builder::constantString(const Instruction *value) const {
@@ -689,6 +803,9 @@ std::unique_ptr<ir::Function> Builder::run() {
   }
 
   ssa_->resolveAll();
+  for (auto &[call, cells] : cellsAtCalls_)
+    for (Instruction *&cell : cells)
+      cell = ssa_->resolve(cell);
   // Resolving can leave phis whose operands have become one value: remove
   // them, a round at a time, each round one walk of the function: a phi
   // found trivial maps to its value, later phis of the round read through
@@ -721,6 +838,9 @@ std::unique_ptr<ir::Function> Builder::run() {
       for (auto &inst : blk->instructions)
         for (Instruction *&operand : inst->operands)
           operand = current(operand);
+    for (auto &[call, cells] : cellsAtCalls_)
+      for (Instruction *&cell : cells)
+        cell = current(cell);
     for (Instruction *inst : removed)
       function_->erase(inst);
     changed = true;
@@ -729,6 +849,7 @@ std::unique_ptr<ir::Function> Builder::run() {
   // loop is seen as the constant it is.
   foldConstantGetattr();
   checkStrings();
+  checkCapturedValues();
   // Unused values that have no effect are dropped (the NULL marker, stack
   // copies, constants of folded branches).
   for (bool changed = true; changed;) {
@@ -748,6 +869,9 @@ std::unique_ptr<ir::Function> Builder::run() {
                          op == Opcode::Call || op == Opcode::IterNext ||
                          op == Opcode::Arg || op == Opcode::Assert ||
                          op == Opcode::Slice ||
+                         // A kernel's lambda is refused by type inference
+                         // at its line; the jit inliner drops unused ones.
+                         op == Opcode::MakeFunction ||
                          (op == Opcode::BinaryOp && inst->name == "inplace");
         if (!hasEffect && !used.count(inst.get()))
           dead.push_back(inst.get());

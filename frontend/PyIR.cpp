@@ -109,6 +109,7 @@ static void printAttributes(std::ostream &os, const Instruction &inst) {
     break;
   case Opcode::Global:
   case Opcode::GetAttr:
+  case Opcode::MakeFunction:
     os << " '" << inst.name << "'";
     break;
   case Opcode::FreeVar:

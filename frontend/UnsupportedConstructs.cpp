@@ -75,12 +75,8 @@ const char *unsupportedConstruct(PyOp op) {
     return "del";
   case PyOp::STORE_GLOBAL:
     return "global";
-  case PyOp::STORE_DEREF:
-  case PyOp::LOAD_CLOSURE:
   case PyOp::LOAD_CLASSDEREF:
     return "nonlocal";
-  case PyOp::MAKE_FUNCTION:
-    return "nested function";
   case PyOp::CALL_FUNCTION_EX:
     return "*args or **kwargs";
   case PyOp::CONTAINS_OP:

@@ -1,5 +1,6 @@
 // One pyir instruction at a time; calls go to InferCalls.cpp.
 #include "compiler/infer/Inference.h"
+#include "frontend/UnsupportedConstructs.h"
 
 #include <cmath>
 #include <functional>
@@ -253,6 +254,18 @@ const Type *Inference::inferIndex(Instruction &inst, const Type *array,
 
 const Type *Inference::infer(Instruction &inst) {
   auto operandType = [&](size_t i) { return inst.operands[i]->type; };
+  if (inst.isa(Opcode::MakeFunction)) {
+    // The jit inliner puts lambdas and nested defs where they are called;
+    // kernels and device functions have no such step.
+    SPIRJIT_INTERNAL_CHECK(result_.kind != FunctionKind::Host,
+                           "a nested function left after inlining");
+    auto nested = desc_.nestedCode.find(inst.name);
+    throw unsupportedConstruct(
+        desc_.filename, inst.line,
+        nested != desc_.nestedCode.end() && nested->second
+            ? nestedCodeConstruct(nested->second->name)
+            : "nested function");
+  }
   for (Instruction *operand : inst.operands)
     if (!operand->type && inst.opcode != Opcode::Phi)
       return nullptr; // not known yet: a later round will see it
