@@ -2,6 +2,7 @@
 
 #include "frontend/DefiniteAssignment.h"
 #include "frontend/Diagnostics.h"
+#include "frontend/Optionals.h"
 #include "frontend/SSABuilder.h"
 #include "frontend/UnsupportedConstructs.h"
 
@@ -882,6 +883,7 @@ std::unique_ptr<ir::Function> Builder::run() {
     }
   }
 
+  splitOptionals(*function_);
   std::string problems = ir::verify(*function_);
   SPIRJIT_INTERNAL_CHECK(problems.empty(),
                          "pyir of " + function_->name + " is malformed:\n" +

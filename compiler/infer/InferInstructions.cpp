@@ -305,6 +305,12 @@ const Type *Inference::infer(Instruction &inst) {
       if (t == o)
         continue;
       const Type *merged = types::promote(t, o);
+      if (!merged && (t->kind == TypeKind::None || o->kind == TypeKind::None))
+        typingError(inst, "a variable is None on one path and a '" +
+                              types::materialize(t->kind == TypeKind::None ? o : t)->str() +
+                              "' on another (an optional value): test it "
+                              "with 'if x is not None:' and use it under "
+                              "that test");
       if (!merged)
         typingError(inst, "a variable holds a '" + t->str() +
                               "' on one path and a '" + o->str() +

@@ -1,15 +1,16 @@
 """Issue 29: numba's function values in jit host code and prange bodies:
 lambdas and nested defs that read the enclosing function's variables
-(inlined where they are called) and jit and device functions passed as
-arguments; against plain Python on every device, and the constructs
-refused, with their class, message and line."""
+(inlined where they are called), jit and device functions passed as
+arguments, and Optional values (None on one path, a value on another,
+tested before use); against plain Python on every device, and the
+constructs refused, with their class, message and line."""
 
 import numpy as np
 import pytest
 
 import spirjit
 from spirjit import prange
-from spirjit.errors import UnsupportedFeatureError
+from spirjit.errors import TypingError, UnsupportedFeatureError
 
 from source_markers import marked_line
 
@@ -159,7 +160,92 @@ def test_function_passed_as_argument_in_prange(device, f):
                                   [f.py_func(x) for x in a])
 
 
+# --- Optional values ----------------------------------------------------------
+
+
+@spirjit.jit
+def optional_tested(a, c):
+    x = None
+    if c > 0:
+        x = 3.0
+    if x is not None:
+        return a[0] + x
+    return a[0]
+
+
+@spirjit.jit
+def optional_in_loop(a):
+    best = None
+    for i in range(a.shape[0]):
+        if best is None or a[i] > best:
+            best = a[i]
+    if best is None:
+        return -1.0
+    return best
+
+
+@spirjit.jit
+def optional_in_prange_body(a, out):
+    for i in prange(a.shape[0]):
+        v = None
+        if a[i] > 2:
+            v = a[i] * 2
+        if v is None:
+            out[i] = -1.0
+        else:
+            out[i] = v
+    return out
+
+
+@spirjit.jit
+def optional_from_host_into_prange(a, c):
+    s = None
+    if c:
+        s = 2.0
+    out = np.zeros_like(a)
+    for i in prange(a.shape[0]):
+        if s is not None:
+            out[i] = a[i] * s
+        else:
+            out[i] = a[i]
+    return out
+
+
+@pytest.mark.parametrize("c", [1, -1])
+def test_optional_tested_before_use(device, c):
+    a = np.arange(4.0) + 1
+    assert optional_tested(a, c) == optional_tested.py_func(a, c)
+
+
+@pytest.mark.parametrize("a", [[3.0, 7.0, 1.0], []], ids=["values", "empty"])
+def test_optional_in_loop(device, a):
+    a = np.array(a)
+    assert optional_in_loop(a) == optional_in_loop.py_func(a)
+
+
+def test_optional_in_prange_body(device):
+    a = np.arange(6.0)
+    np.testing.assert_array_equal(
+        optional_in_prange_body(a, np.zeros(6)),
+        optional_in_prange_body.py_func(a, np.zeros(6)))
+
+
+@pytest.mark.parametrize("c", [True, False])
+def test_optional_from_host_code_into_prange(device, c):
+    a = np.arange(5.0)
+    np.testing.assert_array_equal(optional_from_host_into_prange(a, c),
+                                  optional_from_host_into_prange.py_func(a, c))
+
+
 # --- what is refused ----------------------------------------------------------
+
+
+@spirjit.jit
+def optional_untested(a, c):
+    x = None
+    if c > 0:
+        x = 3.0
+    return a[0] + x  # <- optional-untested
 
 
 @spirjit.jit
@@ -214,6 +300,9 @@ def one_of_two_lambdas(a, c):
 
 
 @pytest.mark.parametrize("fn, marker, cls, message", [
+    (optional_untested, "optional-untested", TypingError,
+     r"a variable is None on one path and a 'float64' on another \(an "
+     r"optional value\): test it with 'if x is not None:'"),
     (capture_assigned_later, "mutated-capture", UnsupportedFeatureError,
      r"'captured variable assigned after capture' is not supported: 'y', "
      r"which the lambda of line \d+ reads, is assigned again"),
