@@ -130,21 +130,24 @@ const FunctionDescription *libraryCallee(Instruction *call,
   return callee->second.get();
 }
 
-/// Puts keyword arguments at their parameters' places (jit functions have
-/// no defaults: every parameter is given once).
+/// Puts keyword arguments at their parameters' places, and `defaults`
+/// (a lambda's or nested def's values of its last parameters; jit
+/// functions have none) where no argument is given.
 void orderArguments(Instruction *call, const FunctionDescription &callee,
-                    const FunctionDescription &d) {
-  if (call->name.empty())
+                    const FunctionDescription &d,
+                    const std::vector<Instruction *> &defaults) {
+  size_t count = static_cast<size_t>(callee.argCount);
+  if (call->name.empty() &&
+      (defaults.empty() || call->operands.size() - 1 >= count))
     return;
   std::vector<std::string> keywords;
-  for (size_t start = 0;;) {
+  for (size_t start = 0; !call->name.empty();) {
     size_t comma = call->name.find(',', start);
     keywords.push_back(call->name.substr(start, comma - start));
     if (comma == std::string::npos)
       break;
     start = comma + 1;
   }
-  size_t count = static_cast<size_t>(callee.argCount);
   size_t positional = call->operands.size() - 1 - keywords.size();
   std::vector<Instruction *> ordered(count, nullptr);
   for (size_t i = 0; i < positional && i < count; ++i)
@@ -162,6 +165,10 @@ void orderArguments(Instruction *call, const FunctionDescription &callee,
                           " value for argument '" + keywords[k] + "'");
     ordered[i] = call->operands[1 + positional + k];
   }
+  size_t firstDefault = count - std::min(count, defaults.size());
+  for (size_t i = firstDefault; i < count; ++i)
+    if (!ordered[i])
+      ordered[i] = defaults[i - firstDefault];
   call->operands.resize(1);
   for (Instruction *argument : ordered)
     if (argument)
@@ -190,7 +197,10 @@ void inlineCall(ir::Function &fn, FunctionDescription &description,
                 Instruction *call, const FunctionDescription &callee,
                 int serial, bool library, const Instruction *made) {
   int line = call->line;
-  orderArguments(call, callee, description);
+  std::vector<Instruction *> defaults;
+  if (made) // its operands: the closure's values, then the defaults
+    defaults.assign(made->operands.end() - made->index, made->operands.end());
+  orderArguments(call, callee, description, defaults);
   size_t given = call->operands.size() - 1;
   if (given != static_cast<size_t>(callee.argCount))
     throw UserError(UserErrorKind::Typing, description.filename, line,

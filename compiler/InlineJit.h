@@ -20,7 +20,8 @@
 // description is in `description.nestedCode`) are inlined the same way,
 // numba's closure inlining: the callee's free variables become the values
 // the `function` instruction captured (the frontend has checked that they
-// are still the variables' values at the call). A `function` left unused
+// are still the variables' values at the call), and parameters a call
+// leaves out take the defaults it holds. A `function` left unused
 // goes; one used otherwise than called (returned, in a tuple, passed to
 // a function that is not inlined, merged with another in a phi) is an
 // UnsupportedFeatureError at that use's line.

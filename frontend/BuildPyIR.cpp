@@ -564,24 +564,31 @@ Instruction *Builder::makeFunction(int flags, int line) {
   if (name != "<lambda>" && name.front() == '<')
     unsupported(line, nestedCodeConstruct(name));
   const char *what = name == "<lambda>" ? "lambda" : "nested function";
-  // CPython's flags: 0x01 defaults, 0x02 keyword-only defaults, 0x04
-  // annotations, 0x08 the closure.
-  if (flags & 0x01 || flags & 0x02)
-    unsupported(line, std::string("default arguments of a ") + what);
+  // CPython's flags, popped in this order: 0x08 the closure, 0x04
+  // annotations, 0x02 keyword-only defaults, 0x01 defaults (a tuple).
+  auto tupleItems = [&](const char *what) {
+    Instruction *tuple = pop(line);
+    if (!tuple->isa(Opcode::BuildTuple))
+      malformed(line, std::string("MAKE_FUNCTION without a tuple of ") + what);
+    std::vector<Instruction *> items = tuple->operands;
+    function_->erase(tuple);
+    return items;
+  };
+  std::vector<Instruction *> operands, defaults;
+  if (flags & 0x08)
+    operands = tupleItems("cells");
   if (flags & 0x04)
     unsupported(line, std::string("annotations of a ") + what);
-  std::vector<Instruction *> captured;
-  if (flags & 0x08) {
-    Instruction *closure = pop(line);
-    if (!closure->isa(Opcode::BuildTuple))
-      malformed(line, "MAKE_FUNCTION without a tuple of cells");
-    captured = closure->operands;
-    function_->erase(closure);
-  }
+  if (flags & 0x02) // rejectGeneratorsAndComprehensions has refused it
+    malformed(line, "keyword-only defaults of a nested function");
+  if (flags & 0x01)
+    defaults = tupleItems("defaults");
+  operands.insert(operands.end(), defaults.begin(), defaults.end());
   std::string key = "code" + std::to_string(code->index);
   function_->erase(code);
-  Instruction *function = emit(Opcode::MakeFunction, captured, line);
+  Instruction *function = emit(Opcode::MakeFunction, operands, line);
   function->name = key;
+  function->index = static_cast<int64_t>(defaults.size());
   return function;
 }
 

@@ -109,8 +109,12 @@ static void printAttributes(std::ostream &os, const Instruction &inst) {
     break;
   case Opcode::Global:
   case Opcode::GetAttr:
+    os << " '" << inst.name << "'";
+    break;
   case Opcode::MakeFunction:
     os << " '" << inst.name << "'";
+    if (inst.index)
+      os << " defaults " << inst.index;
     break;
   case Opcode::FreeVar:
     os << " " << inst.index << " '" << inst.name << "'";

@@ -177,6 +177,12 @@ void rejectGeneratorsAndComprehensions(
                              : nullptr;
       if (what && std::string(what).find("comprehension") != std::string::npos)
         throw unsupportedConstruct(file, code[k].line, what);
+      // Keyword-only defaults come as a dict, built before: name the
+      // function's construct, not the dict.
+      if (what && code[k].arg & 0x02)
+        throw unsupportedConstruct(
+            file, code[k].line,
+            std::string("keyword-only arguments of a ") + what);
     }
     // 3.12 (PEP 709) inlines list, dict and set comprehensions: LOAD_FAST
     // AND_CLEAR saves each variable the comprehension binds (only inlined

@@ -23,7 +23,8 @@ const char *unsupportedConstruct(PyOp op);
 const char *nestedCodeConstruct(const std::string &codeName);
 
 /// Throws the error for a generator, coroutine or comprehension in
-/// `code`, at the line of the construct. Runs before the exception table
+/// `code`, at the line of the construct (and for a lambda's or nested
+/// def's keyword-only defaults, whose dict would name itself first). Runs before the exception table
 /// is read as a `try`: CPython 3.12 wraps a generator's body in a hidden
 /// handler (CALL_INTRINSIC_1 INTRINSIC_STOPITERATION_ERROR) and inlines
 /// comprehensions inside one (PEP 709), and both must still name

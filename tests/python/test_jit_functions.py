@@ -80,6 +80,16 @@ def nested_def_with_branches_and_loops(a):
 
 
 @spirjit.jit
+def defaults_of_a_nested_def(a):
+    k = a[1]
+
+    def scaled(x, by=k, plus=1.0):
+        return x * by + plus
+    k = 100.0  # the default was taken where the def ran, as in Python
+    return scaled(a[0]), scaled(a[0], 3.0), scaled(a[0], plus=a[2]), k
+
+
+@spirjit.jit
 def unused_lambda(a):
     f = lambda x: x * 2  # noqa: E731, F841
     return a[0]
@@ -106,7 +116,7 @@ def test_lambda_and_nested_def_in_host_code_and_prange(device):
                                 lambda_made_in_loop, nested_closures,
                                 lambda_keywords_and_tuples,
                                 nested_def_with_branches_and_loops,
-                                unused_lambda],
+                                defaults_of_a_nested_def, unused_lambda],
                          ids=lambda f: f.__name__)
 def test_closures_as_python(device, fn):
     a = np.array([0.5, 4.0, 2.0, -1.0, 3.0])
@@ -286,8 +296,8 @@ def nonlocal_write(a):
 
 
 @spirjit.jit
-def lambda_with_default(a):
-    f = lambda x, k=2: x * k  # <- default  # noqa: E731
+def lambda_with_keyword_only_argument(a):
+    f = lambda x, *, k=2: x * k  # <- keyword-only  # noqa: E731
     return f(a[0])
 
 
@@ -315,8 +325,9 @@ def one_of_two_lambdas(a, c):
      r"'recursive nested function' is not supported"),
     (nonlocal_write, "nonlocal", UnsupportedFeatureError,
      r"'nonlocal' is not supported"),
-    (lambda_with_default, "default", UnsupportedFeatureError,
-     r"'default arguments of a lambda' is not supported"),
+    (lambda_with_keyword_only_argument, "keyword-only",
+     UnsupportedFeatureError,
+     r"'keyword-only arguments of a lambda' is not supported"),
     (one_of_two_lambdas, "two-functions", UnsupportedFeatureError,
      r"'variable holding one of several functions' is not supported in jit "
      r"functions"),
