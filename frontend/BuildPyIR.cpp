@@ -90,11 +90,9 @@ private:
   void foldConstantGetattr();
   void checkStrings();
   Instruction *makeFunction(int flags, int line);
-  void checkCapturedValues();
   /// Each call of a function with cells, and the value of each cell
   /// (desc_.cellvars' order) where it is.
-  std::vector<std::pair<Instruction *, std::vector<Instruction *>>>
-      cellsAtCalls_;
+  std::vector<CellsAtCall> cellsAtCalls_;
   bool pendingKeywords_ = false;
   std::vector<std::string> keywords_;
   bool terminated_ = false;
@@ -260,7 +258,8 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     // 3.11 and 3.12 index "fast locals plus": varnames, new cellvars,
     // freevars. A cell (a local that a nested function reads) is a local
     // here: the nested function is inlined where it is called, with the
-    // values it captured, which its calls check (checkCapturedValues). A
+    // values it captured, which its calls check
+    // (rejectCapturesAssignedBeforeCalls). A
     // free variable is a frozen closure value, written by no one.
     std::vector<std::string> localsPlus = desc_.varnames;
     for (const std::string &cell : desc_.cellvars)
@@ -315,7 +314,8 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     }
     args.insert(args.begin(), callable);
     Instruction *call = emit(Opcode::Call, args, line);
-    // What each cell holds at the call, for checkCapturedValues.
+    // What each cell holds at the call, for
+    // rejectCapturesAssignedBeforeCalls.
     if (!desc_.cellvars.empty()) {
       std::vector<Instruction *> cells;
       for (const std::string &cell : desc_.cellvars)
@@ -592,51 +592,6 @@ Instruction *Builder::makeFunction(int flags, int line) {
   return function;
 }
 
-/// A nested function is inlined with the values its free variables had
-/// when it was made; Python reads them when it is called. The two agree
-/// unless a captured variable is assigned between the two: that is
-/// refused at the call (of the function, or of a function it is passed
-/// to), naming the variable.
-void Builder::checkCapturedValues() {
-  for (auto &[call, cells] : cellsAtCalls_) {
-    std::vector<Instruction *> pending(call->operands.begin(),
-                                       call->operands.end());
-    std::set<Instruction *> seen;
-    while (!pending.empty()) {
-      Instruction *made = pending.back();
-      pending.pop_back();
-      if (!made->isa(Opcode::MakeFunction) || !seen.insert(made).second)
-        continue;
-      auto nested = desc_.nestedCode.find(made->name);
-      if (nested == desc_.nestedCode.end() || !nested->second)
-        continue;
-      const std::vector<std::string> &free = nested->second->freevars;
-      for (size_t k = 0; k < made->operands.size() && k < free.size(); ++k) {
-        pending.push_back(made->operands[k]);
-        auto cell = std::find(desc_.cellvars.begin(), desc_.cellvars.end(),
-                              free[k]);
-        if (cell == desc_.cellvars.end() ||
-            cells[cell - desc_.cellvars.begin()] == made->operands[k])
-          continue;
-        const char *what = nested->second->name == "<lambda>"
-                               ? "lambda"
-                               : "nested function";
-        if (cells[cell - desc_.cellvars.begin()] == made)
-          unsupported(call->line, std::string("recursive ") + what);
-        throw UserError(
-            UserErrorKind::UnsupportedFeature, desc_.filename, call->line,
-            "'captured variable assigned after capture' is not supported: "
-            "'" + free[k] + "', which the " + what + " of line " +
-                std::to_string(made->line) +
-                " reads, is assigned again before this call (spirjit "
-                "inlines a nested function with the values its variables "
-                "have where it is made); assign it before the " + what);
-      }
-    }
-  }
-  cellsAtCalls_.clear();
-}
-
 /// The text of a string known at compile time: a literal, or a global or
 /// closure value that was a string when the function was described.
 const std::string *Builder::constantString(const Instruction *value) const {
@@ -857,7 +812,8 @@ std::unique_ptr<ir::Function> Builder::run() {
   // loop is seen as the constant it is.
   foldConstantGetattr();
   checkStrings();
-  checkCapturedValues();
+  rejectCapturesAssignedBeforeCalls(desc_, cellsAtCalls_);
+  cellsAtCalls_.clear(); // what only they read goes below
   // Unused values that have no effect are dropped (the NULL marker, stack
   // copies, constants of folded branches).
   for (bool changed = true; changed;) {

@@ -2,6 +2,7 @@
 #include "frontend/UnsupportedConstructs.h"
 
 #include <algorithm>
+#include <set>
 
 namespace spirjit {
 
@@ -194,6 +195,48 @@ void rejectGeneratorsAndComprehensions(
         if (const char *what = comprehensionOf(code[j].op))
           throw unsupportedConstruct(file, code[k].line, what);
       throw unsupportedConstruct(file, code[k].line, "comprehension");
+    }
+  }
+}
+
+void rejectCapturesAssignedBeforeCalls(const FunctionDescription &function,
+                                       const std::vector<CellsAtCall> &calls) {
+  using ir::Instruction;
+  const std::vector<std::string> &cellvars = function.cellvars;
+  for (const auto &[call, cells] : calls) {
+    std::vector<Instruction *> pending(call->operands.begin(),
+                                       call->operands.end());
+    std::set<Instruction *> seen;
+    while (!pending.empty()) {
+      Instruction *made = pending.back();
+      pending.pop_back();
+      if (!made->isa(ir::Opcode::MakeFunction) || !seen.insert(made).second)
+        continue;
+      auto nested = function.nestedCode.find(made->name);
+      if (nested == function.nestedCode.end() || !nested->second)
+        continue;
+      const std::vector<std::string> &free = nested->second->freevars;
+      for (size_t k = 0; k < made->operands.size() && k < free.size(); ++k) {
+        pending.push_back(made->operands[k]);
+        auto cell = std::find(cellvars.begin(), cellvars.end(), free[k]);
+        if (cell == cellvars.end() ||
+            cells[cell - cellvars.begin()] == made->operands[k])
+          continue;
+        const char *what = nested->second->name == "<lambda>"
+                               ? "lambda"
+                               : "nested function";
+        if (cells[cell - cellvars.begin()] == made)
+          throw unsupportedConstruct(function.filename, call->line,
+                                     std::string("recursive ") + what);
+        throw UserError(
+            UserErrorKind::UnsupportedFeature, function.filename, call->line,
+            "'captured variable assigned after capture' is not supported: "
+            "'" + free[k] + "', which the " + what + " of line " +
+                std::to_string(made->line) +
+                " reads, is assigned again before this call (spirjit "
+                "inlines a nested function with the values its variables "
+                "have where it is made); assign it before the " + what);
+      }
     }
   }
 }
