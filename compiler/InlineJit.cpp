@@ -130,21 +130,24 @@ const FunctionDescription *libraryCallee(Instruction *call,
   return callee->second.get();
 }
 
-/// Puts keyword arguments at their parameters' places (jit functions have
-/// no defaults: every parameter is given once).
+/// Puts keyword arguments at their parameters' places, and `defaults`
+/// (a lambda's or nested def's values of its last parameters; jit
+/// functions have none) where no argument is given.
 void orderArguments(Instruction *call, const FunctionDescription &callee,
-                    const FunctionDescription &d) {
-  if (call->name.empty())
+                    const FunctionDescription &d,
+                    const std::vector<Instruction *> &defaults) {
+  size_t count = static_cast<size_t>(callee.argCount);
+  if (call->name.empty() &&
+      (defaults.empty() || call->operands.size() - 1 >= count))
     return;
   std::vector<std::string> keywords;
-  for (size_t start = 0;;) {
+  for (size_t start = 0; !call->name.empty();) {
     size_t comma = call->name.find(',', start);
     keywords.push_back(call->name.substr(start, comma - start));
     if (comma == std::string::npos)
       break;
     start = comma + 1;
   }
-  size_t count = static_cast<size_t>(callee.argCount);
   size_t positional = call->operands.size() - 1 - keywords.size();
   std::vector<Instruction *> ordered(count, nullptr);
   for (size_t i = 0; i < positional && i < count; ++i)
@@ -162,6 +165,10 @@ void orderArguments(Instruction *call, const FunctionDescription &callee,
                           " value for argument '" + keywords[k] + "'");
     ordered[i] = call->operands[1 + positional + k];
   }
+  size_t firstDefault = count - std::min(count, defaults.size());
+  for (size_t i = firstDefault; i < count; ++i)
+    if (!ordered[i])
+      ordered[i] = defaults[i - firstDefault];
   call->operands.resize(1);
   for (Instruction *argument : ordered)
     if (argument)
@@ -169,12 +176,31 @@ void orderArguments(Instruction *call, const FunctionDescription &callee,
   call->name.clear();
 }
 
-/// Puts `call`'s callee in its place.
+/// The description of the lambda or nested def that `made` makes.
+const FunctionDescription &nestedCodeOf(const Instruction *made,
+                                        const FunctionDescription &d) {
+  auto it = d.nestedCode.find(made->name);
+  SPIRJIT_INTERNAL_CHECK(it != d.nestedCode.end() && it->second,
+                         "a nested function without its description");
+  return *it->second;
+}
+
+/// What a user calls the function `made` makes.
+std::string nestedKind(const Instruction *made, const FunctionDescription &d) {
+  const std::string &name = nestedCodeOf(made, d).name;
+  return name == "<lambda>" ? "lambda" : "nested function '" + name + "'";
+}
+
+/// Puts `call`'s callee in its place; `made`, for a lambda or nested def,
+/// is the instruction that made it, whose operands are its closure.
 void inlineCall(ir::Function &fn, FunctionDescription &description,
                 Instruction *call, const FunctionDescription &callee,
-                int serial, bool library) {
+                int serial, bool library, const Instruction *made) {
   int line = call->line;
-  orderArguments(call, callee, description);
+  std::vector<Instruction *> defaults;
+  if (made) // its operands: the closure's values, then the defaults
+    defaults.assign(made->operands.end() - made->index, made->operands.end());
+  orderArguments(call, callee, description, defaults);
   size_t given = call->operands.size() - 1;
   if (given != static_cast<size_t>(callee.argCount))
     throw UserError(UserErrorKind::Typing, description.filename, line,
@@ -207,7 +233,7 @@ void inlineCall(ir::Function &fn, FunctionDescription &description,
   ir::ValueMap map;
   std::vector<Block *> copies = ir::cloneBlocks(blocks, fn, map);
   std::string prefix = "__jit" + std::to_string(serial) + "_";
-  std::vector<Instruction *> parameters;
+  std::vector<Instruction *> parameters, captured;
   std::vector<std::pair<Block *, Instruction *>> returns;
   for (Block *block : copies)
     for (const auto &inst : block->instructions) {
@@ -221,6 +247,12 @@ void inlineCall(ir::Function &fn, FunctionDescription &description,
         SPIRJIT_INTERNAL_CHECK(g != callee.globals.end(),
                                "an inlined global that does not resolve");
         description.globals[prefix + i->name] = g->second;
+        i->name = prefix + i->name;
+      } else if (i->isa(Opcode::FreeVar) && made) {
+        captured.push_back(i);
+      } else if (i->isa(Opcode::MakeFunction)) {
+        description.nestedCode[prefix + i->name] =
+            callee.nestedCode.at(i->name);
         i->name = prefix + i->name;
       } else if (i->isa(Opcode::FreeVar)) {
         std::string name = prefix + "closure" + std::to_string(i->index);
@@ -238,10 +270,20 @@ void inlineCall(ir::Function &fn, FunctionDescription &description,
     fn.replaceAllUsesWith(p, call->operands[p->index + 1]);
     fn.erase(p);
   }
+  for (Instruction *v : captured) {
+    SPIRJIT_INTERNAL_CHECK(v->index >= 0 && static_cast<size_t>(v->index) <
+                                                made->operands.size(),
+                           "a nested function reads a variable it did not "
+                           "capture");
+    fn.replaceAllUsesWith(v, made->operands[v->index]);
+    fn.erase(v);
+  }
   if (returns.empty())
     throw UserError(UserErrorKind::UnsupportedFeature, description.filename,
                     line,
-                    "jit function '" + callee.name + "' never returns");
+                    (made ? nestedKind(made, description)
+                          : "jit function '" + callee.name + "'") +
+                        " never returns");
   for (auto &[block, ret] : returns) {
     Instruction *value = ret->operands[0];
     fn.erase(ret);
@@ -374,13 +416,57 @@ void lowerLibraryFailures(ir::Function &fn, FunctionDescription &d) {
 }
 
 
+/// A lambda or nested def that is left after inlining: unused ones go;
+/// one used otherwise than called (returned, kept in a tuple, passed to a
+/// function that is not inlined, one of several in a variable) would need
+/// a function value at run time, which spirjit does not have.
+void rejectEscapingFunctions(ir::Function &fn, const FunctionDescription &d) {
+  for (bool erased = true; erased;) {
+    erased = false;
+    std::vector<Instruction *> made;
+    for (const auto &block : fn.blocks)
+      for (const auto &inst : block->instructions)
+        if (inst->isa(Opcode::MakeFunction))
+          made.push_back(inst.get());
+    for (Instruction *function : made) {
+      const Instruction *user = nullptr;
+      for (const auto &block : fn.blocks)
+        for (const auto &inst : block->instructions)
+          if (!user && std::count(inst->operands.begin(),
+                                  inst->operands.end(), function))
+            user = inst.get();
+      if (!user) {
+        fn.erase(function);
+        erased = true;
+        continue;
+      }
+      std::string what = nestedKind(function, d);
+      std::string construct =
+          user->isa(Opcode::Return)       ? "closure that escapes"
+          : user->isa(Opcode::BuildTuple) ? "lambda stored in a container"
+          : user->isa(Opcode::SetItem)    ? "lambda stored in a container"
+          : user->isa(Opcode::Phi) ? "variable holding one of several functions"
+          : user->isa(Opcode::Call) ? "function passed to a function that is "
+                                      "not inlined"
+                                    : "function used as a value";
+      throw UserError(
+          UserErrorKind::UnsupportedFeature, d.filename, user->line,
+          "'" + construct + "' is not supported in jit functions: the " +
+              what + " of line " + std::to_string(function->line) +
+              " is used here as a value; spirjit inlines nested functions "
+              "where they are called, so call it (or pass it to a jit "
+              "function) in the function that makes it");
+    }
+  }
+}
+
 } // namespace
 
 bool callsJitFunctions(const FunctionDescription &description) {
   for (const auto &[key, callee] : description.deviceFunctions)
     if (callee && callee->jitFunction)
       return true;
-  return !description.library.empty();
+  return !description.library.empty() || !description.nestedCode.empty();
 }
 
 void inlineJitCalls(ir::Function &fn, FunctionDescription &description) {
@@ -398,12 +484,16 @@ void inlineJitCalls(ir::Function &fn, FunctionDescription &description) {
     }
     Instruction *call = nullptr;
     const FunctionDescription *callee = nullptr;
+    const Instruction *made = nullptr;
     bool library = false;
     for (const auto &block : fn.blocks) {
       for (const auto &inst : block->instructions) {
         if (!inst->isa(Opcode::Call))
           continue;
-        if ((callee = jitCallee(inst->operands[0], description))) {
+        if (inst->operands[0]->isa(Opcode::MakeFunction)) {
+          made = inst->operands[0];
+          callee = &nestedCodeOf(made, description);
+        } else if ((callee = jitCallee(inst->operands[0], description))) {
           library = isLibraryFunction(*callee, description);
         } else if ((callee = libraryCallee(inst.get(), description))) {
           library = true;
@@ -426,13 +516,14 @@ void inlineJitCalls(ir::Function &fn, FunctionDescription &description) {
                           " times deep here; recursion is not supported in "
                           "jit functions");
     Instruction *calleeValue = call->operands[0];
-    inlineCall(fn, description, call, *callee, serial, library);
+    inlineCall(fn, description, call, *callee, serial, library, made);
     // A library call's `a.std` or `np.std` is read by nothing now, and
     // type inference would find no such attribute.
     if (!usedAnywhere(fn, calleeValue))
       fn.erase(calleeValue);
   }
   lowerLibraryFailures(fn, description);
+  rejectEscapingFunctions(fn, description);
   std::string problems = ir::verify(fn);
   SPIRJIT_INTERNAL_CHECK(problems.empty(),
                          "inlining jit functions broke the function: " +

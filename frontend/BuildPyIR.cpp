@@ -2,6 +2,7 @@
 
 #include "frontend/DefiniteAssignment.h"
 #include "frontend/Diagnostics.h"
+#include "frontend/Optionals.h"
 #include "frontend/SSABuilder.h"
 #include "frontend/UnsupportedConstructs.h"
 
@@ -88,6 +89,10 @@ private:
   const std::string *constantString(const Instruction *value) const;
   void foldConstantGetattr();
   void checkStrings();
+  Instruction *makeFunction(int flags, int line);
+  /// Each call of a function with cells, and the value of each cell
+  /// (desc_.cellvars' order) where it is.
+  std::vector<CellsAtCall> cellsAtCalls_;
   bool pendingKeywords_ = false;
   std::vector<std::string> keywords_;
   bool terminated_ = false;
@@ -105,7 +110,10 @@ Instruction *Builder::emitConst(const ConstValue &value, int line) {
     return c;
   }
   case ConstValue::Kind::Code: {
-    unsupported(line, nestedCodeConstruct(value.text));
+    // A lambda's or nested def's code: MAKE_FUNCTION, next, takes it.
+    Instruction *c = emit(Opcode::Const, {}, line);
+    c->constant = value;
+    return c;
   }
   case ConstValue::Kind::Other:
     // NumPy 2 raises OverflowError when such an int meets a typed integer.
@@ -226,6 +234,11 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     if (arg >= static_cast<int>(desc_.consts.size()))
       malformed(line, "constant index out of range");
     stack_.push_back(emitConst(desc_.consts[arg], line));
+    if (desc_.consts[arg].kind == ConstValue::Kind::Code)
+      stack_.back()->index = arg; // its key in nestedCode names the index
+    return;
+  case PyOp::MAKE_FUNCTION:
+    stack_.push_back(makeFunction(arg, line));
     return;
   case PyOp::LOAD_GLOBAL: {
     if (arg & 1)
@@ -239,8 +252,15 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     stack_.push_back(g);
     return;
   }
-  case PyOp::LOAD_DEREF: {
-    // 3.11 indexes "fast locals plus": varnames, new cellvars, freevars.
+  case PyOp::LOAD_DEREF:
+  case PyOp::LOAD_CLOSURE:
+  case PyOp::STORE_DEREF: {
+    // 3.11 and 3.12 index "fast locals plus": varnames, new cellvars,
+    // freevars. A cell (a local that a nested function reads) is a local
+    // here: the nested function is inlined where it is called, with the
+    // values it captured, which its calls check
+    // (rejectCapturesAssignedBeforeCalls). A
+    // free variable is a frozen closure value, written by no one.
     std::vector<std::string> localsPlus = desc_.varnames;
     for (const std::string &cell : desc_.cellvars)
       if (std::find(localsPlus.begin(), localsPlus.end(), cell) ==
@@ -250,8 +270,17 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     localsPlus.insert(localsPlus.end(), desc_.freevars.begin(),
                       desc_.freevars.end());
     const std::string &name = nameAt(localsPlus, arg, line);
-    if (static_cast<size_t>(arg) < firstFree)
-      unsupported(line, "nonlocal");
+    bool cell = static_cast<size_t>(arg) < firstFree;
+    if (inst.op == PyOp::STORE_DEREF) {
+      if (!cell)
+        unsupported(line, "nonlocal");
+      ssa_->write("v:" + name, current_, pop(line));
+      return;
+    }
+    if (cell) {
+      stack_.push_back(ssa_->read("v:" + name, current_, line));
+      return;
+    }
     Instruction *v = emit(Opcode::FreeVar, {}, line);
     v->index = arg - static_cast<int>(firstFree);
     v->name = name;
@@ -285,6 +314,14 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     }
     args.insert(args.begin(), callable);
     Instruction *call = emit(Opcode::Call, args, line);
+    // What each cell holds at the call, for
+    // rejectCapturesAssignedBeforeCalls.
+    if (!desc_.cellvars.empty()) {
+      std::vector<Instruction *> cells;
+      for (const std::string &cell : desc_.cellvars)
+        cells.push_back(ssa_->read("v:" + cell, current_, line));
+      cellsAtCalls_.push_back({call, std::move(cells)});
+    }
     if (pendingKeywords_) {
       for (size_t i = 0; i < keywords_.size(); ++i)
         call->name += (i ? "," : "") + keywords_[i];
@@ -515,6 +552,46 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
   }
 }
 
+/// MAKE_FUNCTION: the code object on the stack, under it the tuple of the
+/// closure's cells (flag 0x08) when the function has free variables. It
+/// becomes a `function` instruction, whose operands are the values the
+/// cells hold now.
+Instruction *Builder::makeFunction(int flags, int line) {
+  Instruction *code = pop(line);
+  if (!code->isa(Opcode::Const) || code->constant.kind != ConstValue::Kind::Code)
+    malformed(line, "MAKE_FUNCTION without a code object");
+  std::string name = code->constant.text;
+  if (name != "<lambda>" && name.front() == '<')
+    unsupported(line, nestedCodeConstruct(name));
+  const char *what = name == "<lambda>" ? "lambda" : "nested function";
+  // CPython's flags, popped in this order: 0x08 the closure, 0x04
+  // annotations, 0x02 keyword-only defaults, 0x01 defaults (a tuple).
+  auto tupleItems = [&](const char *what) {
+    Instruction *tuple = pop(line);
+    if (!tuple->isa(Opcode::BuildTuple))
+      malformed(line, std::string("MAKE_FUNCTION without a tuple of ") + what);
+    std::vector<Instruction *> items = tuple->operands;
+    function_->erase(tuple);
+    return items;
+  };
+  std::vector<Instruction *> operands, defaults;
+  if (flags & 0x08)
+    operands = tupleItems("cells");
+  if (flags & 0x04)
+    unsupported(line, std::string("annotations of a ") + what);
+  if (flags & 0x02) // rejectGeneratorsAndComprehensions has refused it
+    malformed(line, "keyword-only defaults of a nested function");
+  if (flags & 0x01)
+    defaults = tupleItems("defaults");
+  operands.insert(operands.end(), defaults.begin(), defaults.end());
+  std::string key = "code" + std::to_string(code->index);
+  function_->erase(code);
+  Instruction *function = emit(Opcode::MakeFunction, operands, line);
+  function->name = key;
+  function->index = static_cast<int64_t>(defaults.size());
+  return function;
+}
+
 /// The text of a string known at compile time: a literal, or a global or
 /// closure value that was a string when the function was described.
 const std::string *Builder::constantString(const Instruction *value) const {
@@ -689,6 +766,9 @@ std::unique_ptr<ir::Function> Builder::run() {
   }
 
   ssa_->resolveAll();
+  for (auto &[call, cells] : cellsAtCalls_)
+    for (Instruction *&cell : cells)
+      cell = ssa_->resolve(cell);
   // Resolving can leave phis whose operands have become one value: remove
   // them, a round at a time, each round one walk of the function: a phi
   // found trivial maps to its value, later phis of the round read through
@@ -721,6 +801,9 @@ std::unique_ptr<ir::Function> Builder::run() {
       for (auto &inst : blk->instructions)
         for (Instruction *&operand : inst->operands)
           operand = current(operand);
+    for (auto &[call, cells] : cellsAtCalls_)
+      for (Instruction *&cell : cells)
+        cell = current(cell);
     for (Instruction *inst : removed)
       function_->erase(inst);
     changed = true;
@@ -729,6 +812,8 @@ std::unique_ptr<ir::Function> Builder::run() {
   // loop is seen as the constant it is.
   foldConstantGetattr();
   checkStrings();
+  rejectCapturesAssignedBeforeCalls(desc_, cellsAtCalls_);
+  cellsAtCalls_.clear(); // what only they read goes below
   // Unused values that have no effect are dropped (the NULL marker, stack
   // copies, constants of folded branches).
   for (bool changed = true; changed;) {
@@ -748,6 +833,9 @@ std::unique_ptr<ir::Function> Builder::run() {
                          op == Opcode::Call || op == Opcode::IterNext ||
                          op == Opcode::Arg || op == Opcode::Assert ||
                          op == Opcode::Slice ||
+                         // A kernel's lambda is refused by type inference
+                         // at its line; the jit inliner drops unused ones.
+                         op == Opcode::MakeFunction ||
                          (op == Opcode::BinaryOp && inst->name == "inplace");
         if (!hasEffect && !used.count(inst.get()))
           dead.push_back(inst.get());
@@ -758,6 +846,7 @@ std::unique_ptr<ir::Function> Builder::run() {
     }
   }
 
+  splitOptionals(*function_);
   std::string problems = ir::verify(*function_);
   SPIRJIT_INTERNAL_CHECK(problems.empty(),
                          "pyir of " + function_->name + " is malformed:\n" +

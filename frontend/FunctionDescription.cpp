@@ -95,6 +95,9 @@ std::string FunctionDescription::fingerprint() const {
   for (const auto &[key, callee] : deviceFunctions)
     out += "\ndevice " + key + "{" + (callee ? callee->fingerprint() : "") +
            "}";
+  for (const auto &[key, nested] : nestedCode)
+    out += "\nnested " + key + "{" + (nested ? nested->fingerprint() : "") +
+           "}";
   if (prebuiltPyIR)
     out += "\npyir\n" + ir::print(*prebuiltPyIR);
   if (jitFunction)

@@ -131,6 +131,12 @@ struct FunctionDescription {
   /// A @spirjit.vectorize's scalar function: host code applies it to
   /// arrays element by element (compiler/ArrayExpressions.h).
   bool elementwise = false;
+  /// The code objects among `consts` (lambdas and nested defs), described
+  /// with this function's globals, by key ("code<index in consts>"; the jit
+  /// inliner renames those it copies into a caller). Their closure values
+  /// are not frozen: the inliner takes them from the `function` instruction
+  /// that makes the function (compiler/InlineJit.h).
+  std::map<std::string, std::shared_ptr<FunctionDescription>> nestedCode;
   /// Every device function reachable from the function being compiled, by
   /// key (filled in the top-level description only).
   std::map<std::string, std::shared_ptr<FunctionDescription>> deviceFunctions;

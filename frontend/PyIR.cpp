@@ -111,6 +111,11 @@ static void printAttributes(std::ostream &os, const Instruction &inst) {
   case Opcode::GetAttr:
     os << " '" << inst.name << "'";
     break;
+  case Opcode::MakeFunction:
+    os << " '" << inst.name << "'";
+    if (inst.index)
+      os << " defaults " << inst.index;
+    break;
   case Opcode::FreeVar:
     os << " " << inst.index << " '" << inst.name << "'";
     break;

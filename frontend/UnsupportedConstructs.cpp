@@ -2,6 +2,7 @@
 #include "frontend/UnsupportedConstructs.h"
 
 #include <algorithm>
+#include <set>
 
 namespace spirjit {
 
@@ -75,12 +76,8 @@ const char *unsupportedConstruct(PyOp op) {
     return "del";
   case PyOp::STORE_GLOBAL:
     return "global";
-  case PyOp::STORE_DEREF:
-  case PyOp::LOAD_CLOSURE:
   case PyOp::LOAD_CLASSDEREF:
     return "nonlocal";
-  case PyOp::MAKE_FUNCTION:
-    return "nested function";
   case PyOp::CALL_FUNCTION_EX:
     return "*args or **kwargs";
   case PyOp::CONTAINS_OP:
@@ -181,6 +178,12 @@ void rejectGeneratorsAndComprehensions(
                              : nullptr;
       if (what && std::string(what).find("comprehension") != std::string::npos)
         throw unsupportedConstruct(file, code[k].line, what);
+      // Keyword-only defaults come as a dict, built before: name the
+      // function's construct, not the dict.
+      if (what && code[k].arg & 0x02)
+        throw unsupportedConstruct(
+            file, code[k].line,
+            std::string("keyword-only arguments of a ") + what);
     }
     // 3.12 (PEP 709) inlines list, dict and set comprehensions: LOAD_FAST
     // AND_CLEAR saves each variable the comprehension binds (only inlined
@@ -192,6 +195,48 @@ void rejectGeneratorsAndComprehensions(
         if (const char *what = comprehensionOf(code[j].op))
           throw unsupportedConstruct(file, code[k].line, what);
       throw unsupportedConstruct(file, code[k].line, "comprehension");
+    }
+  }
+}
+
+void rejectCapturesAssignedBeforeCalls(const FunctionDescription &function,
+                                       const std::vector<CellsAtCall> &calls) {
+  using ir::Instruction;
+  const std::vector<std::string> &cellvars = function.cellvars;
+  for (const auto &[call, cells] : calls) {
+    std::vector<Instruction *> pending(call->operands.begin(),
+                                       call->operands.end());
+    std::set<Instruction *> seen;
+    while (!pending.empty()) {
+      Instruction *made = pending.back();
+      pending.pop_back();
+      if (!made->isa(ir::Opcode::MakeFunction) || !seen.insert(made).second)
+        continue;
+      auto nested = function.nestedCode.find(made->name);
+      if (nested == function.nestedCode.end() || !nested->second)
+        continue;
+      const std::vector<std::string> &free = nested->second->freevars;
+      for (size_t k = 0; k < made->operands.size() && k < free.size(); ++k) {
+        pending.push_back(made->operands[k]);
+        auto cell = std::find(cellvars.begin(), cellvars.end(), free[k]);
+        if (cell == cellvars.end() ||
+            cells[cell - cellvars.begin()] == made->operands[k])
+          continue;
+        const char *what = nested->second->name == "<lambda>"
+                               ? "lambda"
+                               : "nested function";
+        if (cells[cell - cellvars.begin()] == made)
+          throw unsupportedConstruct(function.filename, call->line,
+                                     std::string("recursive ") + what);
+        throw UserError(
+            UserErrorKind::UnsupportedFeature, function.filename, call->line,
+            "'captured variable assigned after capture' is not supported: "
+            "'" + free[k] + "', which the " + what + " of line " +
+                std::to_string(made->line) +
+                " reads, is assigned again before this call (spirjit "
+                "inlines a nested function with the values its variables "
+                "have where it is made); assign it before the " + what);
+      }
     }
   }
 }

@@ -1,5 +1,6 @@
 // One pyir instruction at a time; calls go to InferCalls.cpp.
 #include "compiler/infer/Inference.h"
+#include "frontend/UnsupportedConstructs.h"
 
 #include <cmath>
 #include <functional>
@@ -253,6 +254,18 @@ const Type *Inference::inferIndex(Instruction &inst, const Type *array,
 
 const Type *Inference::infer(Instruction &inst) {
   auto operandType = [&](size_t i) { return inst.operands[i]->type; };
+  if (inst.isa(Opcode::MakeFunction)) {
+    // The jit inliner puts lambdas and nested defs where they are called;
+    // kernels and device functions have no such step.
+    SPIRJIT_INTERNAL_CHECK(result_.kind != FunctionKind::Host,
+                           "a nested function left after inlining");
+    auto nested = desc_.nestedCode.find(inst.name);
+    throw unsupportedConstruct(
+        desc_.filename, inst.line,
+        nested != desc_.nestedCode.end() && nested->second
+            ? nestedCodeConstruct(nested->second->name)
+            : "nested function");
+  }
   for (Instruction *operand : inst.operands)
     if (!operand->type && inst.opcode != Opcode::Phi)
       return nullptr; // not known yet: a later round will see it
@@ -292,6 +305,12 @@ const Type *Inference::infer(Instruction &inst) {
       if (t == o)
         continue;
       const Type *merged = types::promote(t, o);
+      if (!merged && (t->kind == TypeKind::None || o->kind == TypeKind::None))
+        typingError(inst, "a variable is None on one path and a '" +
+                              types::materialize(t->kind == TypeKind::None ? o : t)->str() +
+                              "' on another (an optional value): test it "
+                              "with 'if x is not None:' and use it under "
+                              "that test");
       if (!merged)
         typingError(inst, "a variable holds a '" + t->str() +
                               "' on one path and a '" + o->str() +

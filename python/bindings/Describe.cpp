@@ -112,6 +112,11 @@ FunctionDescription toFunctionDescription(const py::dict &d) {
     f.jitFunction = d["jit"].cast<bool>();
   if (d.contains("elementwise"))
     f.elementwise = d["elementwise"].cast<bool>();
+  if (d.contains("nested_code"))
+    for (auto item : d["nested_code"].cast<py::dict>())
+      f.nestedCode[item.first.cast<std::string>()] =
+          std::make_shared<FunctionDescription>(
+              toFunctionDescription(item.second.cast<py::dict>()));
   if (d.contains("device_functions"))
     for (auto item : d["device_functions"].cast<py::dict>())
       f.deviceFunctions[item.first.cast<std::string>()] =

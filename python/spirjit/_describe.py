@@ -196,24 +196,36 @@ def describe_function(fn, table=None):
     top = table is None
     if top:
         table = {}
-    code = fn.__code__
-    fn_globals = fn.__globals__
-    resolved = {}
-    for name in code.co_names:
-        if name in fn_globals:
-            resolved[name] = describe_value(fn_globals[name], table)
-        elif hasattr(builtins, name):
-            resolved[name] = describe_value(getattr(builtins, name))
-    closure = [describe_value(cell.cell_contents, table) for cell in
-               (fn.__closure__ or ())]
-    members = _module_members(fn_globals, code.co_names, table)
-    library = _library_entries(code.co_names, table, code)
     try:  # `from __future__ import annotations` leaves strings to evaluate
         raw = inspect.get_annotations(fn, eval_str=True)
     except Exception:
         raw = getattr(fn, "__annotations__", {})
     annotations = {name: _describe_annotation(value)
                    for name, value in raw.items() if name != "return"}
+    closure = [describe_value(cell.cell_contents, table) for cell in
+               (fn.__closure__ or ())]
+    description = _describe_code(fn.__code__, fn.__globals__, closure,
+                                 annotations, table)
+    description["device_functions"] = table if top else {}
+    return description
+
+
+def _describe_code(code, fn_globals, closure, annotations, table):
+    """The description of a code object whose globals are ``fn_globals``;
+    the code objects among its constants (lambdas and nested defs, which
+    the jit inlines where they are called) are described with the same
+    globals, their closure values left to the code that makes them."""
+    resolved = {}
+    for name in code.co_names:
+        if name in fn_globals:
+            resolved[name] = describe_value(fn_globals[name], table)
+        elif hasattr(builtins, name):
+            resolved[name] = describe_value(getattr(builtins, name))
+    members = _module_members(fn_globals, code.co_names, table)
+    library = _library_entries(code.co_names, table, code)
+    nested = {f"code{i}": _describe_code(c, fn_globals, [], {}, table)
+              for i, c in enumerate(code.co_consts)
+              if isinstance(c, types.CodeType)}
     return {
         "python_major": sys.version_info.major,
         "python_minor": sys.version_info.minor,
@@ -236,6 +248,7 @@ def describe_function(fn, table=None):
         "module_members": members,
         "annotations": annotations,
         "library": library,
-        "device_functions": table if top else {},
+        "nested_code": nested,
+        "device_functions": {},
         "signatures": [],
     }
