@@ -69,9 +69,12 @@ std::optional<LibraryCall> libraryCall(const Instruction *call,
     return std::nullopt;
   Instruction *callee = call->operands[0];
   if (const GlobalValue *value = valueOf(callee, d)) {
-    // `from numpy import std`: the global is NumPy's function itself.
+    // `from numpy import std`: the global is NumPy's function itself;
+    // "spirjit.mask_index" is an operation a stage made a call
+    // (MaskReads.h).
     if (value->kind == GlobalValue::Kind::Object &&
-        value->name.rfind("numpy.", 0) == 0)
+        (value->name.rfind("numpy.", 0) == 0 ||
+         value->name == "spirjit.mask_index"))
       return LibraryCall{value->name, nullptr};
     return std::nullopt;
   }

@@ -20,6 +20,7 @@
 #include "compiler/HostTarget.h"
 #include "compiler/ArrayExpressions.h"
 #include "compiler/SequenceLoops.h"
+#include "compiler/MaskReads.h"
 #include "compiler/InlineJit.h"
 #include "compiler/Parfor.h"
 #include "compiler/ItemRank.h"
@@ -421,10 +422,11 @@ CompiledHost compileHost(const HostRequest &request,
   struct Typed {
     TypedFunction typed;
     Specializations specializations;
-    /// The descriptions the inliner, the sequence-loop and the
-    /// array-expression stages made, which the typed function points to
+    /// The descriptions the inliner, the mask-read, the sequence-loop and
+    /// the array-expression stages made, which the typed function points to
     /// when they changed it.
-    std::shared_ptr<FunctionDescription> inlined, sequenced, rewritten;
+    std::shared_ptr<FunctionDescription> inlined, masked, sequenced,
+        rewritten;
   };
   auto host = std::make_shared<Typed>();
 
@@ -441,6 +443,17 @@ CompiledHost compileHost(const HostRequest &request,
   host->typed = inferTypes(*described, std::move(pyir), request.argumentTypes,
                            FunctionKind::Host, host->specializations);
   TypedFunction &typed = host->typed;
+
+  // a[mask] reads: calls of the jit library, inlined and typed again.
+  if (std::shared_ptr<FunctionDescription> masked = lowerMaskReads(typed)) {
+    host->masked = masked;
+    std::unique_ptr<ir::Function> rewritten = std::move(typed.function);
+    inlineJitCalls(*rewritten, *masked);
+    host->specializations = Specializations();
+    host->specializations.deviceFunctions = &masked->deviceFunctions;
+    typed = inferTypes(*masked, std::move(rewritten), request.argumentTypes,
+                       FunctionKind::Host, host->specializations);
+  }
 
   // `for x in a`: a loop over range(len(a)), typed again.
   if (std::shared_ptr<FunctionDescription> sequenced =

@@ -198,20 +198,20 @@ const Type *Inference::inferArrayIndex(Instruction &inst, const Type *array,
                                        const Type *index) {
   // NumPy's advanced indexing in jit host code: a 1-D array indexed by an
   // array of integers (a gather, shaped as the index; a scatter when
-  // stored), and a boolean mask of the array's shape in a store.
+  // stored), and a boolean mask of the array's shape: a store through it,
+  // or a read of the elements where it holds, a 1-D array (the jit
+  // library's, MaskReads.h).
   if (index->kind != TypeKind::Array || result_.kind != FunctionKind::Host)
     return nullptr;
   if (index->element->kind == TypeKind::Bool) {
-    if (!inst.isa(Opcode::SetItem))
-      unsupported(inst, "a[mask] (a boolean mask) makes an array whose size "
-                        "depends on the data, which jit code does not make; "
-                        "use np.where(mask, a, 0), a reduction of it, or a "
-                        "prange loop (a[mask] = v, storing through a mask, "
-                        "works)");
     if (index->ndim != array->ndim)
-      typingError(inst, "a boolean mask of " + std::to_string(index->ndim) +
-                            " dimension(s) cannot index a " +
-                            std::to_string(array->ndim) + "-D array");
+      unsupported(inst, "a boolean mask indexes an array of as many "
+                        "dimensions in jit code; this mask has " +
+                            std::to_string(index->ndim) +
+                            " dimension(s), the array " +
+                            std::to_string(array->ndim));
+    if (!inst.isa(Opcode::SetItem))
+      return types::array(array->element, 1, 'C');
     return index;
   }
   if (index->element->kind != TypeKind::Int)

@@ -71,7 +71,7 @@ def describe_value(value, table=None):
         key = callee_key(fn)
         if key not in table:
             table[key] = None  # reserved: a reference back finds the key
-            description = describe_function(fn, table)
+            description = describe_function(fn, table, host=is_jit)
             description["signatures"] = list(
                 getattr(device_func, "device_signatures", None) or
                 getattr(device_func, "signatures", None) or [])
@@ -174,9 +174,20 @@ def _uses_matmul(code):
                for i in range(0, len(raw), 2))
 
 
-def _library_entries(names, table, code=None):
+_SUBSCRIPT = dis.opmap["BINARY_SUBSCR"]
+
+
+def _subscripts(code):
+    """Whether the code reads an item (``a[x]``: x may be a boolean mask,
+    which the library reads, compiler/MaskReads.h)."""
+    raw = code.co_code
+    return any(raw[i] == _SUBSCRIPT for i in range(0, len(raw), 2))
+
+
+def _library_entries(names, table, code=None, host=False):
     """NumPy's functions and methods among ``names`` that the jit library
-    writes (_jit_library.py), described into ``table``."""
+    writes (_jit_library.py), and, for ``host`` code, the operations of
+    ``code`` it writes, described into ``table``."""
     global _LIBRARY_NAMES
     if _LIBRARY_NAMES is None:
         from . import _jit_library
@@ -184,15 +195,18 @@ def _library_entries(names, table, code=None):
             _jit_library.METHODS)
     if code is not None and _MATMUL_OPS is not None and _uses_matmul(code):
         names = list(names) + ["matmul"]
-    if _LIBRARY_NAMES.isdisjoint(names):
+    operations = ("mask_index",) if host and _subscripts(code) else ()
+    if _LIBRARY_NAMES.isdisjoint(names) and not operations:
         return {}
     from . import _jit_library
-    return _jit_library.entries(names, describe_value, table)
+    return _jit_library.entries(names, describe_value, table, operations)
 
 
-def describe_function(fn, table=None):
+def describe_function(fn, table=None, host=False):
     """The description of ``fn``; device functions it calls go into its
-    "device_functions" table (shared with the functions that call them)."""
+    "device_functions" table (shared with the functions that call them).
+    ``host``: fn is a jit function, whose host code may need the jit
+    library for its operations too."""
     top = table is None
     if top:
         table = {}
@@ -207,7 +221,7 @@ def describe_function(fn, table=None):
     closure = [describe_value(cell.cell_contents, table) for cell in
                (fn.__closure__ or ())]
     members = _module_members(fn_globals, code.co_names, table)
-    library = _library_entries(code.co_names, table, code)
+    library = _library_entries(code.co_names, table, code, host)
     try:  # `from __future__ import annotations` leaves strings to evaluate
         raw = inspect.get_annotations(fn, eval_str=True)
     except Exception:
