@@ -68,6 +68,17 @@ void *spirjit_host_arange(void *context, int32_t floating, double fstart,
 int32_t spirjit_host_fail(void *context, const char *message, int64_t got,
                           int64_t expected);
 
+/* np.random in host code (compiler/RandomDraws.h): the calling thread's
+ * generator, a key and a counter, as numba gives each thread its own
+ * state; unseeded, the key comes from the operating system's entropy.
+ * Writes the key to `key` and returns the counter, which counts the draw.
+ * The lowering hashes the two into the draw's bits. */
+uint64_t spirjit_host_random(uint64_t *key);
+
+/* np.random.seed(seed): the calling thread's generator starts again at
+ * key `seed`, counter 0. */
+void spirjit_host_random_seed(int64_t seed);
+
 /* print() in host code: writes the printf `format` of the arguments that
  * follow (the lowering makes one format per line, Python's str() of each
  * value) where Python's print would (HostCall::print: sys.stdout, so the

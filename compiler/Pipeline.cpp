@@ -21,6 +21,7 @@
 #include "compiler/ArrayExpressions.h"
 #include "compiler/SequenceLoops.h"
 #include "compiler/MaskReads.h"
+#include "compiler/RandomDraws.h"
 #include "compiler/InlineJit.h"
 #include "compiler/Parfor.h"
 #include "compiler/ItemRank.h"
@@ -466,6 +467,9 @@ CompiledHost compileHost(const HostRequest &request,
                        request.argumentTypes, FunctionKind::Host,
                        host->specializations);
   }
+  // np.random's calls: draws of the host's generator, or, in prange
+  // bodies, of their loop's stream.
+  lowerRandomDraws(typed);
   dump(Stage::Typed, [&] { return printTypedFunction(typed); });
 
   // Array expressions become prange loops, typed again (the parfor stage

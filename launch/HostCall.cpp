@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <type_traits>
 
 namespace spirjit::launch {
@@ -209,6 +210,10 @@ void defineHostHelpers() {
          {"spirjit_host_arange",
           reinterpret_cast<void *>(&spirjit_host_arange)},
          {"spirjit_host_fail", reinterpret_cast<void *>(&spirjit_host_fail)},
+         {"spirjit_host_random",
+          reinterpret_cast<void *>(&spirjit_host_random)},
+         {"spirjit_host_random_seed",
+          reinterpret_cast<void *>(&spirjit_host_random_seed)},
          {"spirjit_host_print",
           reinterpret_cast<void *>(&spirjit_host_print)}});
   });
@@ -692,6 +697,39 @@ extern "C" int32_t spirjit_host_fail(void *context, const char *message,
   call.error = std::make_exception_ptr(
       LaunchError(LaunchErrorKind::InvalidArgument, text));
   return 1;
+}
+
+namespace {
+
+/// np.random's state of the calling thread (HostABI.h).
+struct RandomState {
+  bool seeded = false;
+  uint64_t key = 0;
+  uint64_t counter = 0;
+};
+
+RandomState &threadRandomState() {
+  thread_local RandomState state;
+  if (!state.seeded) {
+    std::random_device entropy;
+    state.key = (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
+    state.seeded = true;
+  }
+  return state;
+}
+
+} // namespace
+
+extern "C" uint64_t spirjit_host_random(uint64_t *key) {
+  RandomState &state = threadRandomState();
+  *key = state.key;
+  return state.counter++;
+}
+
+extern "C" void spirjit_host_random_seed(int64_t seed) {
+  RandomState &state = threadRandomState();
+  state.key = static_cast<uint64_t>(seed);
+  state.counter = 0;
 }
 
 extern "C" int32_t spirjit_host_print(void *context, const char *format, ...) {

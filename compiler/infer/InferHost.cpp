@@ -3,6 +3,8 @@
 // (InferMath.cpp); the parfor stage decides what a prange loop becomes.
 #include "compiler/infer/Inference.h"
 
+#include "compiler/RandomDraws.h"
+
 namespace spirjit::infer {
 
 namespace {
@@ -215,6 +217,46 @@ const Type *Inference::inferArange(Instruction &inst) {
                           " is not made in jit functions; use an integer or "
                           "float dtype");
   return types::array(element, 1, 'C');
+}
+
+const Type *Inference::inferRandomCall(Instruction &inst,
+                                       const std::string &name) {
+  // A number of np.random; its array forms (a size, extents) are the jit
+  // library's (_jit_library.py), which the inliner put in their place.
+  std::string spelled = "np." + name.substr(6);
+  const RandomFunction *f = findRandomFunction(name);
+  if (!f)
+    unsupported(inst, spelled + "() is not in jit code; of np.random it "
+                                "takes " +
+                          randomFunctionNames());
+  if (result_.kind != FunctionKind::Host)
+    unsupported(inst, spelled + "() draws in jit functions (host code and "
+                                "prange bodies), not in kernels");
+  std::vector<const Instruction *> args =
+      positionalArguments(inst, f->parameters, spelled);
+  result_.callArguments[&inst] = args;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!args[i] || args[i]->type->kind == TypeKind::None)
+      continue;
+    const Type *t = args[i]->type;
+    if (f->parameters[i] == "size")
+      unsupported(inst, spelled + "(size=...) in jit code takes the " +
+                            "parameters before size too (" + spelled +
+                            "(" + f->parameters[0] + ", ..., size))");
+    bool integer = f->draw == RandomDraw::Integer ||
+                   f->draw == RandomDraw::Seed;
+    if (integer)
+      requireInteger(inst, t, spelled + "()'s " + f->parameters[i]);
+    else if (!t->isNumber() || t->kind == TypeKind::Complex ||
+             t->kind == TypeKind::WeakComplex)
+      typingError(inst, spelled + "()'s " + f->parameters[i] +
+                            " must be a real number, not '" + t->str() +
+                            "'");
+  }
+  if ((f->draw == RandomDraw::Seed || f->draw == RandomDraw::Integer) &&
+      !args[0])
+    typingError(inst, spelled + "() needs its " + f->parameters[0]);
+  return randomDrawType(f->draw);
 }
 
 } // namespace spirjit::infer

@@ -1,6 +1,8 @@
 // One pyir instruction at a time; calls go to InferCalls.cpp.
 #include "compiler/infer/Inference.h"
 
+#include "compiler/RandomDraws.h"
+
 #include <cmath>
 #include <functional>
 
@@ -117,6 +119,8 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
         if (const Type *dtype = types::fromDTypeName(name))
           return types::dtypeClass(dtype);
     }
+    if (module == "numpy" && name == "random")
+      return types::module("numpy.random");
     // numba's and numba-dpex's prange mean spirjit's.
     if ((module == "numba" || module == "numba_dpex" || module == "spirjit") &&
         (name == "prange" || name == "pndindex"))
@@ -498,6 +502,8 @@ const Type *Inference::infer(Instruction &inst) {
   }
   case Opcode::Fail:
     return types::none();
+  case Opcode::Random:
+    return randomDrawType(static_cast<RandomDraw>(inst.index));
   case Opcode::Launch:
     SPIRJIT_INTERNAL_CHECK(false, "a launch before the parfor stage made it");
     return nullptr;

@@ -125,6 +125,8 @@ private:
   const Type *inferPrivateConstructor(Instruction &inst,
                                       const std::string &name);
   const Type *inferArange(Instruction &inst);
+  /// np.random's draws of a number (RandomDraws.h), host code only.
+  const Type *inferRandomCall(Instruction &inst, const std::string &name);
 
   // InferArrays.cpp: whole arrays in host code; nullptr where the
   // instruction is not an array operation (the scalar rules apply).

@@ -253,6 +253,9 @@ void Lowering::lowerInstruction(const Instruction &inst) {
   case Opcode::Launch:
     values_[&inst] = lowerLaunch(inst);
     return;
+  case Opcode::Random:
+    values_[&inst] = lowerRandom(inst);
+    return;
   case Opcode::GetItem: {
     const Type *object = inst.operands[0]->type;
     const Lowered &value = values_.at(inst.operands[0]);

@@ -180,6 +180,10 @@ private:
                        size_t &slot);
   void lowerHostReturn(const Instruction &inst);
 
+  // LowerRandom.cpp
+  /// np.random's draw (compiler/RandomDraws.h).
+  Lowered lowerRandom(const Instruction &inst);
+
   // LowerDebug.cpp
   bool checksIndices() const { return options_.boundscheck || options_.debug; }
   /// A check at the instruction being lowered; returns its site number.
@@ -249,6 +253,9 @@ private:
   llvm::Value *hostResult_ = nullptr;  // i8*, host functions only
   llvm::Value *debugRecord_ = nullptr;  // i8 addrspace(global)*, if checked
   llvm::Value *debugPending_ = nullptr; // [3 x i64]*, once a check pends
+  /// i64*, once np.random draws: a kernel's count of its draws; in host
+  /// code where the thread's key is written.
+  llvm::Value *randomSlot_ = nullptr;
   const Instruction *current_ = nullptr; // the instruction being lowered
   bool skippedAsserts_ = false; // branches into failed asserts dropped
 };

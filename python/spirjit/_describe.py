@@ -192,7 +192,7 @@ def _library_entries(names, table, code=None, host=False):
     if _LIBRARY_NAMES is None:
         from . import _jit_library
         _LIBRARY_NAMES = set(_jit_library.FUNCTIONS) | set(
-            _jit_library.METHODS)
+            _jit_library.METHODS) | {"random"}
     if code is not None and _MATMUL_OPS is not None and _uses_matmul(code):
         names = list(names) + ["matmul"]
     operations = ("mask_index",) if host and _subscripts(code) else ()
@@ -221,7 +221,11 @@ def describe_function(fn, table=None, host=False):
     closure = [describe_value(cell.cell_contents, table) for cell in
                (fn.__closure__ or ())]
     members = _module_members(fn_globals, code.co_names, table)
-    library = _library_entries(code.co_names, table, code, host)
+    names = code.co_names
+    if any(d == {"kind": "module", "name": "numpy.random"}
+           for d in resolved.values()):
+        names += ("random",)  # np.random under another name
+    library = _library_entries(names, table, code, host)
     try:  # `from __future__ import annotations` leaves strings to evaluate
         raw = inspect.get_annotations(fn, eval_str=True)
     except Exception:

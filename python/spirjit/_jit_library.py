@@ -431,6 +431,79 @@ def mask_index(a, mask):
     return out
 
 
+# np.random's array forms: prange loops of the draws jit code makes as
+# numbers (compiler/RandomDraws.h), one per element, each iteration its own
+# stream. `draw` is a constant where the functions below pass it.
+_UNIFORM, _NORMAL, _INTEGER = 0, 1, 2
+
+
+@jit
+def _draws(shape, draw, p0, p1):
+    if draw == _INTEGER:
+        out = np.empty(shape, np.int64)
+    else:
+        out = np.empty(shape)
+    flat = out.reshape(-1)
+    for i in prange(flat.shape[0]):
+        if draw == _UNIFORM:
+            flat[i] = np.random.uniform(p0, p1)
+        elif draw == _NORMAL:
+            flat[i] = np.random.normal(p0, p1)
+        else:
+            flat[i] = np.random.randint(p0, p1)
+    return out
+
+
+@jit
+def random_size(size):
+    return _draws(size, _UNIFORM, 0.0, 1.0)
+
+
+@jit
+def rand1(d0):
+    return _draws(d0, _UNIFORM, 0.0, 1.0)
+
+
+@jit
+def rand2(d0, d1):
+    return _draws((d0, d1), _UNIFORM, 0.0, 1.0)
+
+
+@jit
+def rand3(d0, d1, d2):
+    return _draws((d0, d1, d2), _UNIFORM, 0.0, 1.0)
+
+
+@jit
+def randn1(d0):
+    return _draws(d0, _NORMAL, 0.0, 1.0)
+
+
+@jit
+def randn2(d0, d1):
+    return _draws((d0, d1), _NORMAL, 0.0, 1.0)
+
+
+@jit
+def randn3(d0, d1, d2):
+    return _draws((d0, d1, d2), _NORMAL, 0.0, 1.0)
+
+
+@jit
+def uniform_size(low, high, size):
+    return _draws(size, _UNIFORM, low, high)
+
+
+@jit
+def normal_size(loc, scale, size):
+    return _draws(size, _NORMAL, loc, scale)
+
+
+@jit
+def randint_size(low, high, size):
+    return _draws(size, _INTEGER, low, high)
+
+
 # NumPy's name -> the functions writing it, one per number of arguments
 # (an array method's array counted).
 _AXES = {"sum": sum_axis, "prod": prod_axis, "min": min_axis,
@@ -448,6 +521,17 @@ METHODS = {"std": (std,), "var": (var,), "fill": (fill,),
            "cumsum": (cumsum,), "cumprod": (cumprod,),
            **{name: (fn,) for name, fn in _AXES.items()
               if not name.startswith("a")}}
+# np.random's functions with their array forms ("numpy.random.<name>"), and
+# the numbers of arguments with which jit code draws a number itself.
+RANDOM = {"random": (random_size,), "random_sample": (random_size,),
+          "sample": (random_size,), "ranf": (random_size,),
+          "rand": (rand1, rand2, rand3), "randn": (randn1, randn2, randn3),
+          "uniform": (uniform_size,), "normal": (normal_size,),
+          "randint": (randint_size,)}
+RANDOM_NATIVE = {"random": (0,), "random_sample": (0,), "sample": (0,),
+                 "ranf": (0,), "rand": (0,), "randn": (0,),
+                 "uniform": (0, 1, 2), "normal": (0, 1, 2),
+                 "randint": (1, 2)}
 # Operations of Python's syntax that the library writes where types call
 # for it (compiler/MaskReads.h), keyed "spirjit.<name>#<arguments>":
 # _describe.py gives them to every function that subscripts.
@@ -479,4 +563,11 @@ def entries(names, describe_value, table, operations=()):
             if f"{prefix}{name}#1" in NATIVE and any(
                     key.startswith(f"{prefix}{name}#") for key in out):
                 out[f"{prefix}{name}#1"] = ""  # the compiler's own
+        if "random" in names:  # np.random.<name>
+            for fn in RANDOM.get(name, ()):
+                count = fn.py_func.__code__.co_argcount
+                out[f"numpy.random.{name}#{count}"] = describe_value(
+                    fn, table)["name"]
+            for count in RANDOM_NATIVE.get(name, ()):
+                out[f"numpy.random.{name}#{count}"] = ""
     return out

@@ -163,3 +163,212 @@ def test_what_a_mask_read_does_not_take(device, require_dtypes):
     assert f"test_jit_data.py:{marked_line(__file__, 'mask-in-loop')}: " \
         in message
     assert "a[mask] (a boolean mask) makes a new array" in message
+
+
+# np.random (numba's: each thread its own generator; not NumPy's stream).
+# Every test seeds first, so each draw is the same in every run: the
+# statistics below are of fixed numbers, their bounds five standard errors
+# wide.
+
+
+@jit
+def host_scalars(seed):
+    np.random.seed(seed)
+    return (np.random.random(), np.random.rand(), np.random.randn(),
+            np.random.uniform(2.0, 3.0), np.random.normal(10.0, 0.5),
+            np.random.randint(5, 9), np.random.randint(3),
+            np.random.random_sample(), np.random.sample(), np.random.ranf())
+
+
+def test_host_scalars_are_in_range_and_reproducible(device):
+    first = host_scalars(7)
+    assert first == host_scalars(7)
+    assert first != host_scalars(8)
+    (r, rand, randn, uniform, normal, integer, below,
+     *aliases) = first
+    assert all(isinstance(x, float) for x in (r, rand, randn, uniform,
+                                              normal, *aliases))
+    assert isinstance(integer, int) and isinstance(below, int)
+    assert 0.0 <= r < 1.0 and 0.0 <= rand < 1.0
+    assert all(0.0 <= x < 1.0 for x in aliases)
+    assert 2.0 <= uniform < 3.0 and 5 <= integer < 9 and 0 <= below < 3
+    assert abs(randn) < 10 and abs(normal - 10.0) < 5
+
+
+@jit
+def seed_only(seed):
+    np.random.seed(seed)
+    return 0
+
+
+@jit
+def one_draw():
+    return np.random.random()
+
+
+def test_a_seed_holds_across_calls(device):
+    seed_only(3)
+    first, second = one_draw(), one_draw()
+    assert first != second
+    seed_only(3)
+    assert (one_draw(), one_draw()) == (first, second)
+
+
+@jit
+def loop_draws(n, seed):
+    np.random.seed(seed)
+    u = np.empty(n)
+    z = np.empty(n)
+    k = np.empty(n, np.int64)
+    for i in prange(n):
+        u[i] = np.random.uniform(-1.0, 3.0)
+        z[i] = np.random.normal(2.0, 3.0)
+        k[i] = np.random.randint(-4, 6)
+    return u, z, k
+
+
+def check_moments(x, mean, variance):
+    n = x.size
+    assert abs(x.mean() - mean) < 5 * np.sqrt(variance / n)
+    assert abs(x.var() - variance) < 5 * variance * np.sqrt(2.0 / n)
+
+
+def test_prange_bodies_draw_independent_streams(device, require_dtypes):
+    require_dtypes(np.float64)
+    n = 100_000
+    u, z, k = loop_draws(n, 11)
+    assert u.dtype == np.float64 and k.dtype == np.int64
+    assert u.min() >= -1.0 and u.max() < 3.0
+    assert k.min() == -4 and k.max() == 5
+    check_moments(u, 1.0, 16.0 / 12.0)
+    check_moments(z, 2.0, 9.0)
+    check_moments(k, 0.5, (10 ** 2 - 1) / 12.0)
+    counts = np.bincount(k + 4, minlength=10)
+    assert np.all(np.abs(counts - n / 10) < 5 * np.sqrt(n / 10))
+    assert len(np.unique(u)) == n  # no iteration repeats another's draws
+    again = loop_draws(n, 11)
+    for x, y in zip((u, z, k), again):
+        np.testing.assert_array_equal(x, y)
+    assert not np.array_equal(u, loop_draws(n, 12)[0])
+
+
+@jit
+def estimate_pi(n, seed):
+    np.random.seed(seed)
+    inside = 0
+    for i in prange(n):
+        x = np.random.random()
+        y = np.random.random()
+        if x * x + y * y < 1.0:
+            inside += 1
+    return 4.0 * inside / n
+
+
+@jit
+def grid_draws(n, m, seed):
+    np.random.seed(seed)
+    out = np.empty((n, m))
+    rows = np.empty((n, m))
+    for i in prange(n):
+        for j in prange(m):
+            out[i, j] = np.random.random()
+        for j in range(m):
+            rows[i, j] = np.random.random()
+    return out, rows
+
+
+def test_reductions_and_nested_loops_draw_apart(device, require_dtypes):
+    require_dtypes(np.float64)
+    n = 400_000
+    p = np.pi / 4
+    assert abs(estimate_pi(n, 5) - np.pi) < 5 * 4 * np.sqrt(p * (1 - p) / n)
+    assert estimate_pi(n, 5) == estimate_pi(n, 5)
+    out, rows = grid_draws(60, 70, 2)
+    assert len(np.unique(out)) == out.size
+    assert len(np.unique(rows)) == rows.size
+    assert not np.intersect1d(out, rows).size
+    for x in (out, rows):
+        check_moments(x, 0.5, 1.0 / 12.0)
+
+
+@jit
+def arrays_of_draws(seed):
+    np.random.seed(seed)
+    return (np.random.random(1000), np.random.random((20, 30)),
+            np.random.rand(7), np.random.rand(4, 5), np.random.rand(2, 3, 4),
+            np.random.randn(3000), np.random.randn(6, 7),
+            np.random.uniform(5.0, 6.0, 500),
+            np.random.normal(-1.0, 0.5, (40, 50)),
+            np.random.randint(0, 3, 900), np.random.random(size=8),
+            np.random.normal(0.0, 1.0, size=(2, 2)))
+
+
+def test_arrays_of_draws_take_numpys_shapes(device, require_dtypes):
+    require_dtypes(np.float64)
+    got = arrays_of_draws(21)
+    shapes = [(1000,), (20, 30), (7,), (4, 5), (2, 3, 4), (3000,), (6, 7),
+              (500,), (40, 50), (900,), (8,), (2, 2)]
+    assert [x.shape for x in got] == shapes
+    assert all(x.dtype == np.float64 for i, x in enumerate(got) if i != 9)
+    assert got[9].dtype == np.int64
+    for x in got[:5]:
+        assert x.min() >= 0.0 and x.max() < 1.0
+    check_moments(got[0], 0.5, 1.0 / 12.0)
+    check_moments(got[5], 0.0, 1.0)
+    assert got[7].min() >= 5.0 and got[7].max() < 6.0
+    check_moments(got[8], -1.0, 0.25)
+    assert set(np.unique(got[9])) == {0, 1, 2}
+    for x, y in zip(got, arrays_of_draws(21)):
+        np.testing.assert_array_equal(x, y)
+
+
+@jit
+def seed_in_a_loop(n):
+    out = np.zeros(n)
+    for i in prange(n):
+        np.random.seed(i)  # <- seed-in-loop
+        out[i] = np.random.random()
+    return out
+
+
+@jit
+def unknown_draw():
+    return np.random.choice(3)  # <- choice
+
+
+@jit
+def size_alone():
+    return np.random.normal(size=3)  # <- size-alone
+
+
+@jit
+def rand_of_four():
+    return np.random.rand(1, 2, 3, 4)  # <- rand-4
+
+
+@spirjit.kernel
+def draws_in_a_kernel(item: spirjit.kernel_api.Item, a):
+    a[item.get_id(0)] = np.random.random()  # <- kernel-draw
+
+
+@pytest.mark.parametrize("call, marker, text", [
+    (lambda: seed_in_a_loop(4), "seed-in-loop",
+     "np.random.seed() in a prange loop's body"),
+    (unknown_draw, "choice", "np.random.choice() is not in jit code; of "
+     "np.random it takes seed, random, random_sample, sample, ranf, rand, "
+     "randn, uniform, normal, randint"),
+    (size_alone, "size-alone", "np.random.normal(size=...) in jit code "
+     "takes the parameters before size too"),
+    (rand_of_four, "rand-4", "np.random.rand() takes 0 or 1 or 2 or 3 "
+     "argument(s) in jit code, not 4"),
+    (lambda: spirjit.call_kernel(draws_in_a_kernel,
+                                 spirjit.kernel_api.Range(4), np.zeros(4)),
+     "kernel-draw", "np.random.random() draws in jit functions (host code "
+     "and prange bodies), not in kernels"),
+])
+def test_what_np_random_does_not_take(device, call, marker, text):
+    with pytest.raises(UnsupportedFeatureError) as info:
+        call()
+    message = str(info.value)
+    assert message.startswith(f"{__file__}:{marked_line(__file__, marker)}: ")
+    assert text in message
