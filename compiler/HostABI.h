@@ -50,6 +50,11 @@ void *spirjit_host_alloc(void *context, int32_t ndim, const int64_t *shape,
 int32_t spirjit_host_fill(void *context, void *data, int64_t count,
                           int64_t itemsize, const void *value);
 
+/* Copies `bytes` bytes from `source` to the start of an array the call
+ * allocated (np.array's elements). Returns 0 or a failure. */
+int32_t spirjit_host_write(void *context, void *data, int64_t bytes,
+                           const void *source);
+
 /* np.arange: a new 1-D array, placed as np.empty's, of ceil((stop - start)
  * / step) elements (none if that is negative) start + i * step, computed in
  * double when `floating`, else in int64, then converted to the element:

@@ -207,6 +207,8 @@ void defineHostHelpers() {
           reinterpret_cast<void *>(&spirjit_host_parfor)},
          {"spirjit_host_alloc", reinterpret_cast<void *>(&spirjit_host_alloc)},
          {"spirjit_host_fill", reinterpret_cast<void *>(&spirjit_host_fill)},
+         {"spirjit_host_write",
+          reinterpret_cast<void *>(&spirjit_host_write)},
          {"spirjit_host_arange",
           reinterpret_cast<void *>(&spirjit_host_arange)},
          {"spirjit_host_fail", reinterpret_cast<void *>(&spirjit_host_fail)},
@@ -508,6 +510,14 @@ void storeArangeElement(char *out, int64_t i, int32_t element, T value) {
 }
 
 } // namespace
+
+extern "C" int32_t spirjit_host_write(void *context, void *data,
+                                      int64_t bytes, const void *source) {
+  return writeAllocated(*static_cast<HostCall *>(context), data,
+                        static_cast<size_t>(bytes), [&](char *out) {
+                          std::memcpy(out, source, static_cast<size_t>(bytes));
+                        });
+}
 
 extern "C" int32_t spirjit_host_fill(void *context, void *data, int64_t count,
                                      int64_t itemsize, const void *value) {

@@ -2,6 +2,7 @@
 #include "compiler/infer/Inference.h"
 
 #include "compiler/RandomDraws.h"
+#include "frontend/UnsupportedConstructs.h"
 
 #include <cmath>
 #include <functional>
@@ -339,8 +340,19 @@ const Type *Inference::infer(Instruction &inst) {
       // A loop over the tuple reads it at its index (SequenceLoops.h).
       if (inst.index == 1 && types::uniformElement(object))
         return types::uniformElement(object);
-      if (index->opcode != Opcode::Const ||
-          index->constant.kind != ConstValue::Kind::Int)
+      if (index->opcode != Opcode::Const) {
+        // t[i] of a variable i: a tuple of one type (numbers promoted to
+        // one, or arrays of one type), its element chosen at run time.
+        requireInteger(inst, index->type, "a tuple index");
+        if (const Type *element = types::uniformElement(object))
+          return element;
+        typingError(inst, "a tuple indexed by a variable must hold elements "
+                          "of one type (numbers, or arrays of one type), "
+                          "not '" +
+                              object->str() +
+                              "'; index it by a constant integer");
+      }
+      if (index->constant.kind != ConstValue::Kind::Int)
         typingError(inst, "a tuple index must be a constant integer");
       int64_t i = index->constant.intValue;
       int64_t n = static_cast<int64_t>(object->elements.size());
@@ -414,6 +426,10 @@ const Type *Inference::infer(Instruction &inst) {
     return types::none();
   }
   case Opcode::BuildTuple: {
+    // A list literal, a tuple of constant length (BuildPyIR.cpp), is jit
+    // code's only.
+    if (inst.name == "list" && result_.kind != FunctionKind::Host)
+      throw unsupportedConstruct(desc_.filename, inst.line, "list");
     std::vector<const Type *> elements;
     for (Instruction *operand : inst.operands)
       elements.push_back(operand->type);

@@ -169,6 +169,13 @@ private:
   /// A prange loop's kernel run over its iteration space (Parfor.h).
   Lowered lowerLaunch(const Instruction &inst);
   Lowered lowerArrayConstructor(const Instruction &inst);
+  /// A new C-contiguous array of `array`'s type and `shape`, placed as
+  /// spirjit_host_alloc's `usm`, `like` and `device` say.
+  Lowered allocateArray(const Type *array,
+                        const std::vector<llvm::Value *> &shape, int usm,
+                        llvm::Value *like, llvm::Value *device);
+  /// np.array/np.asarray of nested tuples of numbers.
+  Lowered lowerArrayLiteral(const Instruction &inst);
   Lowered lowerReshape(const Instruction &inst);
   Lowered lowerArange(const Instruction &inst);
   /// The array-expression stage's failed run-time check: a ValueError in

@@ -372,3 +372,143 @@ def test_what_np_random_does_not_take(device, call, marker, text):
     message = str(info.value)
     assert message.startswith(f"{__file__}:{marked_line(__file__, marker)}: ")
     assert text in message
+
+
+# np.array of literals, tuples joined and indexed at run time; list
+# literals are tuples of a constant length.
+
+
+@jit
+def literal_arrays(x):
+    return (np.array([1.0, 2.0, 3.0]), np.array([[1, 2], [3, 4], [5, x]]),
+            np.array(((True, False), (False, True))),
+            np.array([1, 2.5], dtype=np.float32),
+            np.asarray([x, x + 1, x + 2, 7, 8]),
+            np.array([[[1], [2]], [[3], [4]]]), np.array([x, 2.5]),
+            np.array([]))
+
+
+def test_np_array_of_literals_is_numpys(device):
+    x = 9
+    want = (np.array([1.0, 2.0, 3.0]), np.array([[1, 2], [3, 4], [5, x]]),
+            np.array(((True, False), (False, True))),
+            np.array([1, 2.5], dtype=np.float32),
+            np.asarray([x, x + 1, x + 2, 7, 8]),
+            np.array([[[1], [2]], [[3], [4]]]), np.array([x, 2.5]),
+            np.array([]))
+    for got, expected in zip(literal_arrays(x), want):
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_array_equal(got, expected)
+
+
+@jit
+def stencil_weights(a):
+    # A literal array used as numba programs use one: weights in a loop.
+    w = np.array([0.25, 0.5, 0.25])
+    out = np.zeros_like(a)
+    for i in prange(1, a.shape[0] - 1):
+        out[i] = w[0] * a[i - 1] + w[1] * a[i] + w[2] * a[i + 1]
+    return out
+
+
+def test_a_literal_array_reaches_the_device(device, require_dtypes):
+    require_dtypes(np.float64)
+    a = scrambled(50)
+    want = np.zeros_like(a)
+    want[1:-1] = 0.25 * a[:-2] + 0.5 * a[1:-1] + 0.25 * a[2:]
+    np.testing.assert_allclose(stencil_weights(a), want)
+    got = stencil_weights(*on(device, a))
+    np.testing.assert_allclose(host(got), want)
+
+
+@jit
+def tuples_at_run_time(i, j, x):
+    t = (1.0, 2.0) + (3.0, x)
+    u = (10, 20, 30)
+    shape = (2,) + (3,)
+    return t[i], u[j], len(t), t, np.zeros(shape).shape
+
+
+def test_tuples_join_and_take_variable_indices(device):
+    for i, j in ((3, -1), (0, 1), (-4, 0)):
+        t = (1.0, 2.0) + (3.0, 4.5)
+        u = (10, 20, 30)
+        assert tuples_at_run_time(i, j, 4.5) == (t[i], u[j], 4, t, (2, 3))
+
+
+@jit
+def list_literals(n):
+    xs = [1.0, 2.0, 3.0]
+    total = 0.0
+    for x in xs:
+        total += x
+    return total, len(xs), xs[n], xs[-1], np.array(xs + [4.0]).sum()
+
+
+def test_list_literals_are_read_as_tuples(device):
+    assert list_literals(0) == (6.0, 3, 1.0, 3.0, 10.0)
+    assert list_literals(2)[2] == 3.0
+
+
+@jit
+def list_append():
+    xs = [1.0]
+    xs.append(2.0)  # <- append
+    return xs[0]
+
+
+@jit
+def list_store(i):
+    xs = [1.0, 2.0]
+    xs[i] = 5.0  # <- list-store
+    return xs[0]
+
+
+@jit
+def mixed_tuple(i):
+    t = (1.0, np.zeros(3))
+    return t[i]  # <- mixed-tuple
+
+
+@jit
+def ragged_array():
+    return np.array([[1.0, 2.0], [3.0]])  # <- ragged
+
+
+@jit
+def array_in_a_loop(n):
+    out = np.zeros(n)
+    for i in prange(n):
+        out[i] = np.array((1.0, 2.0))[0]  # <- array-in-loop
+    return out
+
+
+@jit
+def list_in_a_loop(n):
+    out = np.zeros(n)
+    for i in prange(n):
+        out[i] = [1.0, 2.0][1]  # <- list-in-loop
+    return out
+
+
+@pytest.mark.parametrize("call, marker, kind, text", [
+    (list_append, "append", UnsupportedFeatureError, "'list.append' is not "
+     "supported"),
+    (lambda: list_store(0), "list-store", UnsupportedFeatureError,
+     "'list item assignment' is not supported"),
+    (lambda: mixed_tuple(0), "mixed-tuple", spirjit.errors.TypingError,
+     "a tuple indexed by a variable must hold elements of one type"),
+    (ragged_array, "ragged", UnsupportedFeatureError, "np.array() in jit "
+     "code takes a list or tuple of numbers, or nested lists or tuples of "
+     "one length per level"),
+    (lambda: array_in_a_loop(3), "array-in-loop", UnsupportedFeatureError,
+     "np.array() makes an array, which a kernel or a prange body cannot"),
+    (lambda: list_in_a_loop(3), "list-in-loop", UnsupportedFeatureError,
+     "'list' is not supported in spirjit kernels"),
+])
+def test_what_literals_do_not_take(device, call, marker, kind, text):
+    with pytest.raises(kind) as info:
+        call()
+    message = str(info.value)
+    assert message.startswith(f"{__file__}:{marked_line(__file__, marker)}: ")
+    assert text in message
