@@ -89,7 +89,7 @@ private:
   void foldConstantGetattr();
   void checkStrings();
   /// A list literal is a tuple of constant length: what would change it
-  /// (a method, an item assignment) is refused at its line.
+  /// (a method, an item assignment) or return it is refused at its line.
   void checkLists();
   bool pendingKeywords_ = false;
   std::vector<std::string> keywords_;
@@ -603,6 +603,9 @@ void Builder::checkLists() {
         unsupported(inst->line, "list." + inst->name);
       if (inst->isa(Opcode::SetItem))
         unsupported(inst->line, "list item assignment");
+      // Python would get a tuple back, not the list it expects.
+      if (inst->isa(Opcode::Return))
+        unsupported(inst->line, "returning a list");
     }
 }
 

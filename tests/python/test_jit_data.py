@@ -465,6 +465,11 @@ def list_store(i):
 
 
 @jit
+def list_returned():
+    return [1.0, 2.0]  # <- list-returned
+
+
+@jit
 def mixed_tuple(i):
     t = (1.0, np.zeros(3))
     return t[i]  # <- mixed-tuple
@@ -496,6 +501,8 @@ def list_in_a_loop(n):
      "supported"),
     (lambda: list_store(0), "list-store", UnsupportedFeatureError,
      "'list item assignment' is not supported"),
+    (list_returned, "list-returned", UnsupportedFeatureError,
+     "'returning a list' is not supported"),
     (lambda: mixed_tuple(0), "mixed-tuple", spirjit.errors.TypingError,
      "a tuple indexed by a variable must hold elements of one type"),
     (ragged_array, "ragged", UnsupportedFeatureError, "np.array() in jit "
