@@ -1,9 +1,11 @@
 """Data constructs of numba's parallel programs in @spirjit.jit host code
 (issue 29): reading an array through a boolean mask (a[mask], a 1-D array
-in NumPy's order on the arrays' device) and through an array of integers,
-on NumPy arrays and DeviceArrays of every device, compared with NumPy;
-what jit code does not take is an error of spirjit's class at the user's
-line."""
+in NumPy's order on the arrays' device) and through an array of integers;
+np.random's numbers and arrays (ranges, dtypes, shapes, reproducibility
+after a seed, moments); np.array of literals, tuples joined and indexed by
+a variable, list literals. On NumPy arrays and DeviceArrays of every
+device, compared with NumPy; what jit code does not take is an error of
+spirjit's class at the user's line."""
 
 import numpy as np
 import pytest
