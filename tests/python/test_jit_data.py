@@ -294,6 +294,34 @@ def test_reductions_and_nested_loops_draw_apart(device, require_dtypes):
 
 
 @jit
+def walk(n, steps, seed):
+    # Each step's loop takes its own stream: the steps' draws add up.
+    np.random.seed(seed)
+    x = np.zeros(n)
+    for t in range(steps):
+        for i in prange(n):
+            x[i] += np.random.normal()
+    return x
+
+
+@jit
+def nd_draws(n, m, seed):
+    np.random.seed(seed)
+    out = np.empty((n, m))
+    for i, j in spirjit.pndindex(n, m):
+        out[i, j] = np.random.random()
+    return out
+
+
+def test_loops_over_time_and_pndindex_draw_apart(device, require_dtypes):
+    require_dtypes(np.float64)
+    check_moments(walk(20_000, 4, 9), 0.0, 4.0)
+    out = nd_draws(30, 40, 9)
+    assert len(np.unique(out)) == out.size
+    check_moments(out, 0.5, 1.0 / 12.0)
+
+
+@jit
 def arrays_of_draws(seed):
     np.random.seed(seed)
     return (np.random.random(1000), np.random.random((20, 30)),
