@@ -55,6 +55,8 @@ Role roleOf(const Instruction *inst) {
       return Role::Item;
     if (name == "numpy.transpose" && isArray(inst->type))
       return Role::View;
+    if (name == "numpy.array" || name == "numpy.asarray")
+      return Role::Copied; // a literal's array, which the host fills
     if (name == "numpy.reshape")
       return Role::Copied; // the same memory: the array-expression stage
                            // makes it (ArrayExpressions.cpp, reshape)

@@ -50,6 +50,11 @@ void *spirjit_host_alloc(void *context, int32_t ndim, const int64_t *shape,
 int32_t spirjit_host_fill(void *context, void *data, int64_t count,
                           int64_t itemsize, const void *value);
 
+/* Copies `bytes` bytes from `source` to the start of an array the call
+ * allocated (np.array's elements). Returns 0 or a failure. */
+int32_t spirjit_host_write(void *context, void *data, int64_t bytes,
+                           const void *source);
+
 /* np.arange: a new 1-D array, placed as np.empty's, of ceil((stop - start)
  * / step) elements (none if that is negative) start + i * step, computed in
  * double when `floating`, else in int64, then converted to the element:
@@ -67,6 +72,17 @@ void *spirjit_host_arange(void *context, int32_t floating, double fstart,
  * the two numbers. Returns non-zero. */
 int32_t spirjit_host_fail(void *context, const char *message, int64_t got,
                           int64_t expected);
+
+/* np.random in host code (compiler/RandomDraws.h): the calling thread's
+ * generator, a key and a counter, as numba gives each thread its own
+ * state; unseeded, the key comes from the operating system's entropy.
+ * Writes the key to `key` and returns the counter, which counts the draw.
+ * The lowering hashes the two into the draw's bits. */
+uint64_t spirjit_host_random(uint64_t *key);
+
+/* np.random.seed(seed): the calling thread's generator starts again at
+ * key `seed`, counter 0. */
+void spirjit_host_random_seed(int64_t seed);
 
 /* print() in host code: writes the printf `format` of the arguments that
  * follow (the lowering makes one format per line, Python's str() of each

@@ -69,9 +69,12 @@ std::optional<LibraryCall> libraryCall(const Instruction *call,
     return std::nullopt;
   Instruction *callee = call->operands[0];
   if (const GlobalValue *value = valueOf(callee, d)) {
-    // `from numpy import std`: the global is NumPy's function itself.
+    // `from numpy import std`: the global is NumPy's function itself;
+    // "spirjit.mask_index" is an operation a stage made a call
+    // (MaskReads.h).
     if (value->kind == GlobalValue::Kind::Object &&
-        value->name.rfind("numpy.", 0) == 0)
+        (value->name.rfind("numpy.", 0) == 0 ||
+         value->name == "spirjit.mask_index"))
       return LibraryCall{value->name, nullptr};
     return std::nullopt;
   }
@@ -80,12 +83,17 @@ std::optional<LibraryCall> libraryCall(const Instruction *call,
   Instruction *object = callee->operands[0];
   if (const GlobalValue *value = valueOf(object, d);
       value && value->kind == GlobalValue::Kind::Module) {
-    if (value->name == "numpy")
-      return LibraryCall{"numpy." + callee->name, nullptr};
+    if (value->name == "numpy" || value->name == "numpy.random")
+      return LibraryCall{value->name + "." + callee->name, nullptr};
     return std::nullopt;
   }
+  if (object->isa(Opcode::GetAttr) && object->name == "random")
+    if (const GlobalValue *value = valueOf(object->operands[0], d);
+        value && value->kind == GlobalValue::Kind::Module &&
+        value->name == "numpy")
+      return LibraryCall{"numpy.random." + callee->name, nullptr};
   if (isModulePath(object, d))
-    return std::nullopt; // np.random.random: a module's, not a method
+    return std::nullopt; // a module's function, not a method
   return LibraryCall{"method:" + callee->name, object};
 }
 

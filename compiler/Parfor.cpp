@@ -117,6 +117,22 @@ public:
   }
 
 private:
+  /// Every use of `from` becomes `to`: as an operand, and among a call's
+  /// arguments in parameter order (np.empty(total) after a reduction).
+  void replaceValue(Instruction *from, Instruction *to) {
+    fn_.replaceAllUsesWith(from, to);
+    for (const auto &block : fn_.blocks)
+      for (const auto &inst : block->instructions)
+        if (const auto *args = host_.callArguments.find(inst.get());
+            args && std::count(args->begin(), args->end(), from)) {
+          std::vector<const Instruction *> replaced = *args;
+          std::replace(replaced.begin(), replaced.end(),
+                       static_cast<const Instruction *>(from),
+                       static_cast<const Instruction *>(to));
+          host_.callArguments[inst.get()] = replaced;
+        }
+  }
+
   [[noreturn]] void error(int line, const std::string &message) {
     throw UserError(UserErrorKind::UnsupportedFeature,
                     host_.description->filename, line, message);
@@ -894,7 +910,7 @@ private:
       Instruction *get = fn_.create(preheader, Opcode::TupleGet, {launch}, line);
       get->index = static_cast<int64_t>(j);
       get->type = reductionPhis[j]->type;
-      fn_.replaceAllUsesWith(reductionPhis[j], get);
+      replaceValue(reductionPhis[j], get);
     }
     Instruction *br = fn_.create(preheader, Opcode::Branch, {}, line);
     br->targets = {exit};

@@ -20,6 +20,8 @@
 #include "compiler/HostTarget.h"
 #include "compiler/ArrayExpressions.h"
 #include "compiler/SequenceLoops.h"
+#include "compiler/MaskReads.h"
+#include "compiler/RandomDraws.h"
 #include "compiler/InlineJit.h"
 #include "compiler/Parfor.h"
 #include "compiler/ItemRank.h"
@@ -421,10 +423,11 @@ CompiledHost compileHost(const HostRequest &request,
   struct Typed {
     TypedFunction typed;
     Specializations specializations;
-    /// The descriptions the inliner, the sequence-loop and the
-    /// array-expression stages made, which the typed function points to
+    /// The descriptions the inliner, the mask-read, the sequence-loop and
+    /// the array-expression stages made, which the typed function points to
     /// when they changed it.
-    std::shared_ptr<FunctionDescription> inlined, sequenced, rewritten;
+    std::shared_ptr<FunctionDescription> inlined, masked, sequenced,
+        rewritten;
   };
   auto host = std::make_shared<Typed>();
 
@@ -442,6 +445,17 @@ CompiledHost compileHost(const HostRequest &request,
                            FunctionKind::Host, host->specializations);
   TypedFunction &typed = host->typed;
 
+  // a[mask] reads: calls of the jit library, inlined and typed again.
+  if (std::shared_ptr<FunctionDescription> masked = lowerMaskReads(typed)) {
+    host->masked = masked;
+    std::unique_ptr<ir::Function> rewritten = std::move(typed.function);
+    inlineJitCalls(*rewritten, *masked);
+    host->specializations = Specializations();
+    host->specializations.deviceFunctions = &masked->deviceFunctions;
+    typed = inferTypes(*masked, std::move(rewritten), request.argumentTypes,
+                       FunctionKind::Host, host->specializations);
+  }
+
   // `for x in a`: a loop over range(len(a)), typed again.
   if (std::shared_ptr<FunctionDescription> sequenced =
           lowerSequenceLoops(typed)) {
@@ -453,6 +467,9 @@ CompiledHost compileHost(const HostRequest &request,
                        request.argumentTypes, FunctionKind::Host,
                        host->specializations);
   }
+  // np.random's calls: draws of the host's generator, or, in prange
+  // bodies, of their loop's stream.
+  lowerRandomDraws(typed);
   dump(Stage::Typed, [&] { return printTypedFunction(typed); });
 
   // Array expressions become prange loops, typed again (the parfor stage

@@ -78,6 +78,10 @@ const ConstValue *constantOf(const TypedFunction &typed,
 /// host code only.
 bool isArrayConstructor(const std::string &qualifiedName);
 
+/// The extents of np.array's object, a nested tuple of numbers of constant
+/// shape (InferHost.cpp checked it).
+std::vector<int64_t> literalArrayShape(const Type *object);
+
 /// a.sum() and friends, as "numpy.sum", "numpy.prod", "numpy.min",
 /// "numpy.max", "numpy.amin", "numpy.amax", "numpy.mean", "numpy.dot" (a
 /// method `a.sum` is named as the function): host code only.

@@ -93,6 +93,9 @@ private:
   /// Each call of a function with cells, and the value of each cell
   /// (desc_.cellvars' order) where it is.
   std::vector<CellsAtCall> cellsAtCalls_;
+  /// A list literal is a tuple of constant length: what would change it
+  /// (a method, an item assignment) or return it is refused at its line.
+  void checkLists();
   bool pendingKeywords_ = false;
   std::vector<std::string> keywords_;
   bool terminated_ = false;
@@ -419,11 +422,29 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     emit(Opcode::SetItem, {obj, slice, value}, line);
     return;
   }
-  case PyOp::BUILD_TUPLE: {
+  case PyOp::BUILD_TUPLE:
+  case PyOp::BUILD_LIST: {
     std::vector<Instruction *> items(arg);
     for (int i = arg - 1; i >= 0; --i)
       items[i] = pop(line);
-    stack_.push_back(emit(Opcode::BuildTuple, items, line));
+    Instruction *built = emit(Opcode::BuildTuple, items, line);
+    // A list literal is a tuple of its items, marked (checkLists).
+    if (inst.op == PyOp::BUILD_LIST)
+      built->name = "list";
+    stack_.push_back(built);
+    return;
+  }
+  case PyOp::LIST_EXTEND: {
+    // [1.0, 2.0, 3.0] is BUILD_LIST 0 extended by the constant tuple.
+    Instruction *items = pop(line);
+    if (arg != 1 || stack_.empty() || !items->isa(Opcode::BuildTuple) ||
+        !stack_.back()->isa(Opcode::BuildTuple) ||
+        stack_.back()->name != "list")
+      unsupported(line, "list");
+    std::vector<Instruction *> all = stack_.back()->operands;
+    all.insert(all.end(), items->operands.begin(), items->operands.end());
+    stack_.back() = emit(Opcode::BuildTuple, all, line);
+    stack_.back()->name = "list";
     return;
   }
   case PyOp::UNPACK_SEQUENCE: {
@@ -648,6 +669,23 @@ void Builder::foldConstantGetattr() {
     }
 }
 
+void Builder::checkLists() {
+  for (auto &block : function_->blocks)
+    for (auto &inst : block->instructions) {
+      const Instruction *list =
+          inst->operands.empty() ? nullptr : inst->operands[0];
+      if (!list || !list->isa(Opcode::BuildTuple) || list->name != "list")
+        continue;
+      if (inst->isa(Opcode::GetAttr))
+        unsupported(inst->line, "list." + inst->name);
+      if (inst->isa(Opcode::SetItem))
+        unsupported(inst->line, "list item assignment");
+      // Python would get a tuple back, not the list it expects.
+      if (inst->isa(Opcode::Return))
+        unsupported(inst->line, "returning a list");
+    }
+}
+
 void Builder::checkStrings() {
   for (Instruction *text : strings_) {
     bool allowed = true, used = false;
@@ -814,6 +852,7 @@ std::unique_ptr<ir::Function> Builder::run() {
   checkStrings();
   rejectCapturesAssignedBeforeCalls(desc_, cellsAtCalls_);
   cellsAtCalls_.clear(); // what only they read goes below
+  checkLists();
   // Unused values that have no effect are dropped (the NULL marker, stack
   // copies, constants of folded branches).
   for (bool changed = true; changed;) {

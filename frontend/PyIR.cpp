@@ -130,6 +130,7 @@ static void printAttributes(std::ostream &os, const Instruction &inst) {
     break;
   case Opcode::TupleGet:
   case Opcode::Launch:
+  case Opcode::Random:
     os << " " << inst.index;
     break;
   case Opcode::Fail:

@@ -19,9 +19,7 @@ UserError unsupportedConstruct(const std::string &filename, int line,
 
 const char *unsupportedConstruct(PyOp op) {
   switch (op) {
-  case PyOp::BUILD_LIST:
   case PyOp::LIST_APPEND:
-  case PyOp::LIST_EXTEND:
   case PyOp::LIST_TO_TUPLE:
     return "list";
   case PyOp::BUILD_MAP:

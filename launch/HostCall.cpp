@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <type_traits>
 
 namespace spirjit::launch {
@@ -206,9 +207,15 @@ void defineHostHelpers() {
           reinterpret_cast<void *>(&spirjit_host_parfor)},
          {"spirjit_host_alloc", reinterpret_cast<void *>(&spirjit_host_alloc)},
          {"spirjit_host_fill", reinterpret_cast<void *>(&spirjit_host_fill)},
+         {"spirjit_host_write",
+          reinterpret_cast<void *>(&spirjit_host_write)},
          {"spirjit_host_arange",
           reinterpret_cast<void *>(&spirjit_host_arange)},
          {"spirjit_host_fail", reinterpret_cast<void *>(&spirjit_host_fail)},
+         {"spirjit_host_random",
+          reinterpret_cast<void *>(&spirjit_host_random)},
+         {"spirjit_host_random_seed",
+          reinterpret_cast<void *>(&spirjit_host_random_seed)},
          {"spirjit_host_print",
           reinterpret_cast<void *>(&spirjit_host_print)}});
   });
@@ -504,6 +511,14 @@ void storeArangeElement(char *out, int64_t i, int32_t element, T value) {
 
 } // namespace
 
+extern "C" int32_t spirjit_host_write(void *context, void *data,
+                                      int64_t bytes, const void *source) {
+  return writeAllocated(*static_cast<HostCall *>(context), data,
+                        static_cast<size_t>(bytes), [&](char *out) {
+                          std::memcpy(out, source, static_cast<size_t>(bytes));
+                        });
+}
+
 extern "C" int32_t spirjit_host_fill(void *context, void *data, int64_t count,
                                      int64_t itemsize, const void *value) {
   return writeAllocated(
@@ -692,6 +707,39 @@ extern "C" int32_t spirjit_host_fail(void *context, const char *message,
   call.error = std::make_exception_ptr(
       LaunchError(LaunchErrorKind::InvalidArgument, text));
   return 1;
+}
+
+namespace {
+
+/// np.random's state of the calling thread (HostABI.h).
+struct RandomState {
+  bool seeded = false;
+  uint64_t key = 0;
+  uint64_t counter = 0;
+};
+
+RandomState &threadRandomState() {
+  thread_local RandomState state;
+  if (!state.seeded) {
+    std::random_device entropy;
+    state.key = (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
+    state.seeded = true;
+  }
+  return state;
+}
+
+} // namespace
+
+extern "C" uint64_t spirjit_host_random(uint64_t *key) {
+  RandomState &state = threadRandomState();
+  *key = state.key;
+  return state.counter++;
+}
+
+extern "C" void spirjit_host_random_seed(int64_t seed) {
+  RandomState &state = threadRandomState();
+  state.key = static_cast<uint64_t>(seed);
+  state.counter = 0;
 }
 
 extern "C" int32_t spirjit_host_print(void *context, const char *format, ...) {

@@ -8,6 +8,13 @@ const Type *Inference::inferBinary(Instruction &inst, const Type *a,
                                    const Type *b) {
   auto op = static_cast<ir::BinaryOperator>(inst.index);
   std::string opText = ir::binaryOperatorText(op);
+  if (a->kind == TypeKind::Tuple && b->kind == TypeKind::Tuple &&
+      op == ir::BinaryOperator::Add) {
+    // t1 + t2: a tuple of both's elements.
+    std::vector<const Type *> elements = a->elements;
+    elements.insert(elements.end(), b->elements.begin(), b->elements.end());
+    return types::tuple(elements);
+  }
   if (!a->isNumber() || !b->isNumber())
     typingError(inst, "unsupported operand types for " + opText + ": '" +
                           a->str() + "' and '" + b->str() + "'");

@@ -155,6 +155,12 @@ const Type *Inference::inferCall(Instruction &inst) {
     return inferAtomicMethod(inst, callee);
   if (callee->kind == TypeKind::Function && callee->name == "print")
     return inferPrint(inst);
+  if (callee->kind == TypeKind::Function &&
+      (callee->name == "numpy.array" || callee->name == "numpy.asarray"))
+    return inferArrayLiteral(inst, callee->name);
+  if (callee->kind == TypeKind::Function &&
+      callee->name.compare(0, 13, "numpy.random.") == 0)
+    return inferRandomCall(inst, callee->name);
   if (const Type *t = inferArrayCall(inst))
     return t;
   if (!inst.name.empty())

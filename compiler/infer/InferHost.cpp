@@ -3,6 +3,8 @@
 // (InferMath.cpp); the parfor stage decides what a prange loop becomes.
 #include "compiler/infer/Inference.h"
 
+#include "compiler/RandomDraws.h"
+
 namespace spirjit::infer {
 
 namespace {
@@ -217,4 +219,119 @@ const Type *Inference::inferArange(Instruction &inst) {
   return types::array(element, 1, 'C');
 }
 
+const Type *Inference::inferRandomCall(Instruction &inst,
+                                       const std::string &name) {
+  // A number of np.random; its array forms (a size, extents) are the jit
+  // library's (_jit_library.py), which the inliner put in their place.
+  std::string spelled = "np." + name.substr(6);
+  const RandomFunction *f = findRandomFunction(name);
+  if (!f)
+    unsupported(inst, spelled + "() is not in jit code; of np.random it "
+                                "takes " +
+                          randomFunctionNames());
+  if (result_.kind != FunctionKind::Host)
+    unsupported(inst, spelled + "() draws in jit functions (host code and "
+                                "prange bodies), not in kernels");
+  std::vector<const Instruction *> args =
+      positionalArguments(inst, f->parameters, spelled);
+  result_.callArguments[&inst] = args;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!args[i] || args[i]->type->kind == TypeKind::None)
+      continue;
+    const Type *t = args[i]->type;
+    if (f->parameters[i] == "size")
+      unsupported(inst, spelled + "(size=...) in jit code takes the " +
+                            "parameters before size too (" + spelled +
+                            "(" + f->parameters[0] + ", ..., size))");
+    bool integer = f->draw == RandomDraw::Integer ||
+                   f->draw == RandomDraw::Seed;
+    if (integer)
+      requireInteger(inst, t, spelled + "()'s " + f->parameters[i]);
+    else if (!t->isNumber() || t->kind == TypeKind::Complex ||
+             t->kind == TypeKind::WeakComplex)
+      typingError(inst, spelled + "()'s " + f->parameters[i] +
+                            " must be a real number, not '" + t->str() +
+                            "'");
+  }
+  if ((f->draw == RandomDraw::Seed || f->draw == RandomDraw::Integer) &&
+      !args[0])
+    typingError(inst, spelled + "() needs its " + f->parameters[0]);
+  return randomDrawType(f->draw);
+}
+
+namespace {
+
+/// The extents of a nested tuple of numbers of constant shape (each level's
+/// tuples of one length), its leaves' NumPy type promoted into `element`
+/// (each Python scalar its default dtype first, as np.array discovers
+/// them); false where the tuple is not such.
+bool literalShape(const Type *t, size_t depth, std::vector<int64_t> &shape,
+                  const Type *&element) {
+  if (t->kind != TypeKind::Tuple) {
+    if (!t->isNumber() || depth != shape.size())
+      return false;
+    const Type *e = types::materialize(t);
+    element = element ? types::promote(element, e) : e;
+    return element != nullptr;
+  }
+  int64_t n = static_cast<int64_t>(t->elements.size());
+  if (depth == shape.size())
+    shape.push_back(n);
+  else if (shape[depth] != n)
+    return false;
+  for (const Type *e : t->elements)
+    if (!literalShape(e, depth + 1, shape, element))
+      return false;
+  return true;
+}
+
+} // namespace
+
+const Type *Inference::inferArrayLiteral(Instruction &inst,
+                                         const std::string &name) {
+  // np.array([...]) and np.asarray of numbers, lists and tuples of a
+  // constant shape: a new C-contiguous array the host fills.
+  std::string spelled = "np." + name.substr(6);
+  if (result_.kind != FunctionKind::Host)
+    unsupported(inst, spelled + "() makes an array, which a kernel or a "
+                                "prange body cannot; make it before the "
+                                "loop");
+  std::vector<const Instruction *> args =
+      positionalArguments(inst, {"object", "dtype"}, spelled);
+  result_.callArguments[&inst] = args;
+  if (!args[0])
+    typingError(inst, spelled + "() needs its object");
+  const Type *object = args[0]->type;
+  if (object->kind == TypeKind::Array)
+    unsupported(inst, spelled + "() of an array in jit code: use a.copy() "
+                                "(or the array itself)");
+  std::vector<int64_t> shape;
+  const Type *element = nullptr;
+  if (object->kind != TypeKind::Tuple ||
+      !literalShape(object, 0, shape, element))
+    unsupported(inst, spelled + "() in jit code takes a list or tuple of "
+                                "numbers, or nested lists or tuples of one "
+                                "length per level, not '" +
+                          object->str() + "'");
+  if (!element) // np.array([]) is float64
+    element = types::floating(64);
+  if (const Instruction *dtype = args[1]) {
+    if (dtype->type->kind != TypeKind::DTypeClass)
+      typingError(inst, spelled + "()'s dtype must be a NumPy type such as "
+                                  "np.float32, not '" +
+                            dtype->type->str() + "'");
+    element = dtype->type->element;
+  }
+  return types::array(element, static_cast<int>(shape.size()), 'C');
+}
+
 } // namespace spirjit::infer
+
+namespace spirjit {
+std::vector<int64_t> literalArrayShape(const Type *t) {
+  std::vector<int64_t> shape;
+  const Type *element = nullptr;
+  infer::literalShape(t, 0, shape, element);
+  return shape;
+}
+} // namespace spirjit

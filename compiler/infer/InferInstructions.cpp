@@ -2,6 +2,9 @@
 #include "compiler/infer/Inference.h"
 #include "frontend/UnsupportedConstructs.h"
 
+#include "compiler/RandomDraws.h"
+#include "frontend/UnsupportedConstructs.h"
+
 #include <cmath>
 #include <functional>
 
@@ -118,6 +121,8 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
         if (const Type *dtype = types::fromDTypeName(name))
           return types::dtypeClass(dtype);
     }
+    if (module == "numpy" && name == "random")
+      return types::module("numpy.random");
     // numba's and numba-dpex's prange mean spirjit's.
     if ((module == "numba" || module == "numba_dpex" || module == "spirjit") &&
         (name == "prange" || name == "pndindex"))
@@ -199,20 +204,20 @@ const Type *Inference::inferArrayIndex(Instruction &inst, const Type *array,
                                        const Type *index) {
   // NumPy's advanced indexing in jit host code: a 1-D array indexed by an
   // array of integers (a gather, shaped as the index; a scatter when
-  // stored), and a boolean mask of the array's shape in a store.
+  // stored), and a boolean mask of the array's shape: a store through it,
+  // or a read of the elements where it holds, a 1-D array (the jit
+  // library's, MaskReads.h).
   if (index->kind != TypeKind::Array || result_.kind != FunctionKind::Host)
     return nullptr;
   if (index->element->kind == TypeKind::Bool) {
-    if (!inst.isa(Opcode::SetItem))
-      unsupported(inst, "a[mask] (a boolean mask) makes an array whose size "
-                        "depends on the data, which jit code does not make; "
-                        "use np.where(mask, a, 0), a reduction of it, or a "
-                        "prange loop (a[mask] = v, storing through a mask, "
-                        "works)");
     if (index->ndim != array->ndim)
-      typingError(inst, "a boolean mask of " + std::to_string(index->ndim) +
-                            " dimension(s) cannot index a " +
-                            std::to_string(array->ndim) + "-D array");
+      unsupported(inst, "a boolean mask indexes an array of as many "
+                        "dimensions in jit code; this mask has " +
+                            std::to_string(index->ndim) +
+                            " dimension(s), the array " +
+                            std::to_string(array->ndim));
+    if (!inst.isa(Opcode::SetItem))
+      return types::array(array->element, 1, 'C');
     return index;
   }
   if (index->element->kind != TypeKind::Int)
@@ -354,8 +359,19 @@ const Type *Inference::infer(Instruction &inst) {
       // A loop over the tuple reads it at its index (SequenceLoops.h).
       if (inst.index == 1 && types::uniformElement(object))
         return types::uniformElement(object);
-      if (index->opcode != Opcode::Const ||
-          index->constant.kind != ConstValue::Kind::Int)
+      if (index->opcode != Opcode::Const) {
+        // t[i] of a variable i: a tuple of one type (numbers promoted to
+        // one, or arrays of one type), its element chosen at run time.
+        requireInteger(inst, index->type, "a tuple index");
+        if (const Type *element = types::uniformElement(object))
+          return element;
+        typingError(inst, "a tuple indexed by a variable must hold elements "
+                          "of one type (numbers, or arrays of one type), "
+                          "not '" +
+                              object->str() +
+                              "'; index it by a constant integer");
+      }
+      if (index->constant.kind != ConstValue::Kind::Int)
         typingError(inst, "a tuple index must be a constant integer");
       int64_t i = index->constant.intValue;
       int64_t n = static_cast<int64_t>(object->elements.size());
@@ -429,6 +445,10 @@ const Type *Inference::infer(Instruction &inst) {
     return types::none();
   }
   case Opcode::BuildTuple: {
+    // A list literal, a tuple of constant length (BuildPyIR.cpp), is jit
+    // code's only.
+    if (inst.name == "list" && result_.kind != FunctionKind::Host)
+      throw unsupportedConstruct(desc_.filename, inst.line, "list");
     std::vector<const Type *> elements;
     for (Instruction *operand : inst.operands)
       elements.push_back(operand->type);
@@ -517,6 +537,8 @@ const Type *Inference::infer(Instruction &inst) {
   }
   case Opcode::Fail:
     return types::none();
+  case Opcode::Random:
+    return randomDrawType(static_cast<RandomDraw>(inst.index));
   case Opcode::Launch:
     SPIRJIT_INTERNAL_CHECK(false, "a launch before the parfor stage made it");
     return nullptr;

@@ -125,6 +125,10 @@ private:
   const Type *inferPrivateConstructor(Instruction &inst,
                                       const std::string &name);
   const Type *inferArange(Instruction &inst);
+  /// np.array/np.asarray of nested lists or tuples of numbers.
+  const Type *inferArrayLiteral(Instruction &inst, const std::string &name);
+  /// np.random's draws of a number (RandomDraws.h), host code only.
+  const Type *inferRandomCall(Instruction &inst, const std::string &name);
 
   // InferArrays.cpp: whole arrays in host code; nullptr where the
   // instruction is not an array operation (the scalar rules apply).

@@ -209,6 +209,10 @@ Lowered Lowering::lowerCall(const Instruction &inst) {
   if (calleeType->kind == TypeKind::Function &&
       isArrayConstructor(calleeType->name))
     return lowerArrayConstructor(inst);
+  if (calleeType->kind == TypeKind::Function &&
+      (calleeType->name == "numpy.array" ||
+       calleeType->name == "numpy.asarray"))
+    return lowerArrayLiteral(inst);
   if (const TypedFunction *const *device = typed_.calls.find(&inst))
     return lowerDeviceCall(inst, **device);
   if (const KernelApiFunction *api = findKernelApi(inst.operands[0]->type))

@@ -247,15 +247,10 @@ Lowered Lowering::lowerArrayConstructor(const Instruction &inst) {
   else
     shape.push_back(scalarOf(shapeArg, types::int64()));
 
-  auto *shapeType = llvm::ArrayType::get(i64, std::max(n, 1));
-  llvm::Value *extents = entryAlloca(allocaBuilder_, function_, shapeType, "shape");
-  for (int d = 0; d < n; ++d)
-    builder_.CreateStore(shape[d], builder_.CreateConstInBoundsGEP2_32(
-                                       shapeType, extents, 0, d));
+  auto *i8ptr = builder_.getInt8PtrTy();
   llvm::Type *memory = memoryType(element);
   int64_t itemsize = static_cast<int64_t>(
       module_->getDataLayout().getTypeAllocSize(memory));
-  auto *i8ptr = builder_.getInt8PtrTy();
   // Where the array lives (spirjit's constructors: InferHost.cpp checked
   // the keywords): a USM kind asked for, a device filter string the call's
   // device must match; a Device argument is the call's device already.
@@ -281,17 +276,8 @@ Lowered Lowering::lowerArrayConstructor(const Instruction &inst) {
   }
   llvm::Value *likeData = like ? builder_.CreatePointerCast(shapeValue.data, i8ptr)
                                : llvm::ConstantPointerNull::get(i8ptr);
-  llvm::FunctionCallee alloc = hostHelper(
-      "spirjit_host_alloc", i8ptr,
-      {i8ptr, builder_.getInt32Ty(), i64->getPointerTo(), i64,
-       builder_.getInt32Ty(), i8ptr, i8ptr});
-  llvm::Value *data = builder_.CreateCall(
-      alloc, {hostContext_, builder_.getInt32(n),
-              builder_.CreatePointerCast(extents, i64->getPointerTo()),
-              builder_.getInt64(itemsize), builder_.getInt32(usm), likeData,
-              device});
-  checkStatus(builder_.CreateZExt(builder_.CreateIsNull(data),
-                                  builder_.getInt32Ty()));
+  Lowered result = allocateArray(array, shape, usm, likeData, device);
+  llvm::Value *data = builder_.CreatePointerCast(result.data, i8ptr);
 
   llvm::Value *count = builder_.getInt64(1);
   for (llvm::Value *extent : shape)
@@ -317,6 +303,34 @@ Lowered Lowering::lowerArrayConstructor(const Instruction &inst) {
         fillHelper, {hostContext_, data, count, builder_.getInt64(itemsize),
                      builder_.CreatePointerCast(bytes, i8ptr)}));
   }
+  return result;
+}
+
+Lowered Lowering::allocateArray(const Type *array,
+                                const std::vector<llvm::Value *> &shape,
+                                int usm, llvm::Value *like,
+                                llvm::Value *device) {
+  auto *i64 = builder_.getInt64Ty();
+  auto *i8ptr = builder_.getInt8PtrTy();
+  int n = array->ndim;
+  auto *shapeType = llvm::ArrayType::get(i64, std::max(n, 1));
+  llvm::Value *extents = entryAlloca(allocaBuilder_, function_, shapeType, "shape");
+  for (int d = 0; d < n; ++d)
+    builder_.CreateStore(shape[d], builder_.CreateConstInBoundsGEP2_32(
+                                       shapeType, extents, 0, d));
+  int64_t itemsize = static_cast<int64_t>(
+      module_->getDataLayout().getTypeAllocSize(memoryType(array->element)));
+  llvm::FunctionCallee alloc = hostHelper(
+      "spirjit_host_alloc", i8ptr,
+      {i8ptr, builder_.getInt32Ty(), i64->getPointerTo(), i64,
+       builder_.getInt32Ty(), i8ptr, i8ptr});
+  llvm::Value *data = builder_.CreateCall(
+      alloc, {hostContext_, builder_.getInt32(n),
+              builder_.CreatePointerCast(extents, i64->getPointerTo()),
+              builder_.getInt64(itemsize), builder_.getInt32(usm), like,
+              device});
+  checkStatus(builder_.CreateZExt(builder_.CreateIsNull(data),
+                                  builder_.getInt32Ty()));
   Lowered result;
   result.data = builder_.CreatePointerCast(data, pointerType(array));
   result.shape = shape;
@@ -326,6 +340,56 @@ Lowered Lowering::lowerArrayConstructor(const Instruction &inst) {
     result.strides[d] = running;
     running = builder_.CreateMul(running, shape[d]);
   }
+  return result;
+}
+
+Lowered Lowering::lowerArrayLiteral(const Instruction &inst) {
+  // np.array of nested tuples: the elements, converted, in a buffer of
+  // the host's stack, copied into a new array (spirjit_host_write, which
+  // reaches device memory too).
+  const Type *array = inst.type;
+  const Type *element = array->element;
+  const Instruction *object = typed_.callArguments.at(&inst)[0];
+  std::vector<int64_t> extents = literalArrayShape(object->type);
+  std::vector<llvm::Value *> shape;
+  int64_t count = 1;
+  for (int64_t e : extents) {
+    shape.push_back(builder_.getInt64(e));
+    count *= e;
+  }
+  auto *i8ptr = builder_.getInt8PtrTy();
+  Lowered result = allocateArray(array, shape, 3, llvm::ConstantPointerNull::get(i8ptr),
+                                 llvm::ConstantPointerNull::get(i8ptr));
+  if (count == 0)
+    return result;
+  llvm::Type *memory = memoryType(element);
+  auto *bufferType = llvm::ArrayType::get(memory, count);
+  llvm::Value *buffer =
+      entryAlloca(allocaBuilder_, function_, bufferType, "literal");
+  int64_t next = 0;
+  std::function<void(const Lowered &, const Type *)> store =
+      [&](const Lowered &value, const Type *type) {
+        if (type->kind == TypeKind::Tuple) {
+          for (size_t i = 0; i < value.elements.size(); ++i)
+            store(value.elements[i], type->elements[i]);
+          return;
+        }
+        llvm::Value *v = convert(value.scalar, type, element);
+        if (element->kind == TypeKind::Bool)
+          v = builder_.CreateZExt(v, builder_.getInt8Ty());
+        builder_.CreateStore(v, builder_.CreateConstInBoundsGEP2_64(
+                                    bufferType, buffer, 0, next++));
+      };
+  store(values_.at(object), object->type);
+  int64_t bytes = count * static_cast<int64_t>(
+      module_->getDataLayout().getTypeAllocSize(memory));
+  llvm::FunctionCallee write =
+      hostHelper("spirjit_host_write", builder_.getInt32Ty(),
+                 {i8ptr, i8ptr, builder_.getInt64Ty(), i8ptr});
+  checkStatus(builder_.CreateCall(
+      write, {hostContext_, builder_.CreatePointerCast(result.data, i8ptr),
+              builder_.getInt64(bytes),
+              builder_.CreatePointerCast(buffer, i8ptr)}));
   return result;
 }
 

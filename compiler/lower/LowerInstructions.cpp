@@ -216,6 +216,14 @@ void Lowering::lowerInstruction(const Instruction &inst) {
   case Opcode::Phi:
     return; // created when the block was entered
   case Opcode::BinaryOp:
+    if (inst.type->kind == TypeKind::Tuple) { // t1 + t2
+      Lowered joined = values_.at(inst.operands[0]);
+      const Lowered &tail = values_.at(inst.operands[1]);
+      joined.elements.insert(joined.elements.end(), tail.elements.begin(),
+                             tail.elements.end());
+      values_[&inst] = joined;
+      return;
+    }
     values_[&inst] = {lowerBinary(inst)};
     return;
   case Opcode::UnaryOp:
@@ -253,13 +261,26 @@ void Lowering::lowerInstruction(const Instruction &inst) {
   case Opcode::Launch:
     values_[&inst] = lowerLaunch(inst);
     return;
+  case Opcode::Random:
+    values_[&inst] = lowerRandom(inst);
+    return;
   case Opcode::GetItem: {
     const Type *object = inst.operands[0]->type;
     const Lowered &value = values_.at(inst.operands[0]);
-    if (object->kind == TypeKind::Tuple && inst.index == 1) {
-      // An index in range by construction (a loop over the tuple): the
-      // element it names, chosen by compares.
+    if (object->kind == TypeKind::Tuple &&
+        !inst.operands[1]->isa(Opcode::Const)) {
+      // An index in range by construction (a loop over the tuple), or a
+      // variable index of a tuple of one type, negative ones counting from
+      // the end (InferInstructions.cpp): the element it names, chosen by
+      // compares.
       llvm::Value *i = scalarOf(inst.operands[1], types::int64());
+      if (inst.index != 1)
+        i = builder_.CreateSelect(
+            builder_.CreateICmpSLT(i, builder_.getInt64(0)),
+            builder_.CreateAdd(
+                i, builder_.getInt64(static_cast<int64_t>(
+                       value.elements.size()))),
+            i);
       auto pick = [&](size_t k) -> Lowered {
         const Lowered &e = value.elements[k];
         if (inst.type->kind == TypeKind::Array)

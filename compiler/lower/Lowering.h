@@ -169,6 +169,13 @@ private:
   /// A prange loop's kernel run over its iteration space (Parfor.h).
   Lowered lowerLaunch(const Instruction &inst);
   Lowered lowerArrayConstructor(const Instruction &inst);
+  /// A new C-contiguous array of `array`'s type and `shape`, placed as
+  /// spirjit_host_alloc's `usm`, `like` and `device` say.
+  Lowered allocateArray(const Type *array,
+                        const std::vector<llvm::Value *> &shape, int usm,
+                        llvm::Value *like, llvm::Value *device);
+  /// np.array/np.asarray of nested tuples of numbers.
+  Lowered lowerArrayLiteral(const Instruction &inst);
   Lowered lowerReshape(const Instruction &inst);
   Lowered lowerArange(const Instruction &inst);
   /// The array-expression stage's failed run-time check: a ValueError in
@@ -179,6 +186,10 @@ private:
   void storeHostResult(const Lowered &value, const Type *from, const Type *to,
                        size_t &slot);
   void lowerHostReturn(const Instruction &inst);
+
+  // LowerRandom.cpp
+  /// np.random's draw (compiler/RandomDraws.h).
+  Lowered lowerRandom(const Instruction &inst);
 
   // LowerDebug.cpp
   bool checksIndices() const { return options_.boundscheck || options_.debug; }
@@ -249,6 +260,9 @@ private:
   llvm::Value *hostResult_ = nullptr;  // i8*, host functions only
   llvm::Value *debugRecord_ = nullptr;  // i8 addrspace(global)*, if checked
   llvm::Value *debugPending_ = nullptr; // [3 x i64]*, once a check pends
+  /// i64*, once np.random draws: a kernel's count of its draws; in host
+  /// code where the thread's key is written.
+  llvm::Value *randomSlot_ = nullptr;
   const Instruction *current_ = nullptr; // the instruction being lowered
   bool skippedAsserts_ = false; // branches into failed asserts dropped
 };

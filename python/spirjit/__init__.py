@@ -720,7 +720,7 @@ _FunctionArgument = _FunctionArgumentType()
 def _describe_with_arguments(fn, constants):
     """fn's description with `constants` (parameter name -> function) as
     globals named "<argument name>", which the frontend reads for them."""
-    description = _describe_function(fn)
+    description = _describe_function(fn, host=True)
     for name, value in constants.items():
         description["globals"][f"<argument {name}>"] = _describe_value(
             value, description["device_functions"])
@@ -771,7 +771,8 @@ class JitFunction:
         self._options = (None if self.device is None else self.device._device,
                          bool(fastmath), level, self.boundscheck, self.debug)
         dispatcher = _spirjit.JitDispatcher(
-            functools.partial(_describe_function, fn), *self._options)
+            functools.partial(_describe_function, fn, host=True),
+            *self._options)
         self._dispatcher = dispatcher
         self._with_functions = {}
         # The bound method itself: a call goes straight to C++.

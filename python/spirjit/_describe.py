@@ -71,7 +71,7 @@ def describe_value(value, table=None):
         key = callee_key(fn)
         if key not in table:
             table[key] = None  # reserved: a reference back finds the key
-            description = describe_function(fn, table)
+            description = describe_function(fn, table, host=is_jit)
             description["signatures"] = list(
                 getattr(device_func, "device_signatures", None) or
                 getattr(device_func, "signatures", None) or [])
@@ -174,25 +174,39 @@ def _uses_matmul(code):
                for i in range(0, len(raw), 2))
 
 
-def _library_entries(names, table, code=None):
+_SUBSCRIPT = dis.opmap["BINARY_SUBSCR"]
+
+
+def _subscripts(code):
+    """Whether the code reads an item (``a[x]``: x may be a boolean mask,
+    which the library reads, compiler/MaskReads.h)."""
+    raw = code.co_code
+    return any(raw[i] == _SUBSCRIPT for i in range(0, len(raw), 2))
+
+
+def _library_entries(names, table, code=None, host=False):
     """NumPy's functions and methods among ``names`` that the jit library
-    writes (_jit_library.py), described into ``table``."""
+    writes (_jit_library.py), and, for ``host`` code, the operations of
+    ``code`` it writes, described into ``table``."""
     global _LIBRARY_NAMES
     if _LIBRARY_NAMES is None:
         from . import _jit_library
         _LIBRARY_NAMES = set(_jit_library.FUNCTIONS) | set(
-            _jit_library.METHODS)
+            _jit_library.METHODS) | {"random"}
     if code is not None and _MATMUL_OPS is not None and _uses_matmul(code):
         names = list(names) + ["matmul"]
-    if _LIBRARY_NAMES.isdisjoint(names):
+    operations = ("mask_index",) if host and _subscripts(code) else ()
+    if _LIBRARY_NAMES.isdisjoint(names) and not operations:
         return {}
     from . import _jit_library
-    return _jit_library.entries(names, describe_value, table)
+    return _jit_library.entries(names, describe_value, table, operations)
 
 
-def describe_function(fn, table=None):
+def describe_function(fn, table=None, host=False):
     """The description of ``fn``; device functions it calls go into its
-    "device_functions" table (shared with the functions that call them)."""
+    "device_functions" table (shared with the functions that call them).
+    ``host``: fn is a jit function, whose host code may need the jit
+    library for its operations too."""
     top = table is None
     if top:
         table = {}
@@ -205,12 +219,12 @@ def describe_function(fn, table=None):
     closure = [describe_value(cell.cell_contents, table) for cell in
                (fn.__closure__ or ())]
     description = _describe_code(fn.__code__, fn.__globals__, closure,
-                                 annotations, table)
+                                 annotations, table, host)
     description["device_functions"] = table if top else {}
     return description
 
 
-def _describe_code(code, fn_globals, closure, annotations, table):
+def _describe_code(code, fn_globals, closure, annotations, table, host):
     """The description of a code object whose globals are ``fn_globals``;
     the code objects among its constants (lambdas and nested defs, which
     the jit inlines where they are called) are described with the same
@@ -222,8 +236,12 @@ def _describe_code(code, fn_globals, closure, annotations, table):
         elif hasattr(builtins, name):
             resolved[name] = describe_value(getattr(builtins, name))
     members = _module_members(fn_globals, code.co_names, table)
-    library = _library_entries(code.co_names, table, code)
-    nested = {f"code{i}": _describe_code(c, fn_globals, [], {}, table)
+    names = code.co_names
+    if any(d == {"kind": "module", "name": "numpy.random"}
+           for d in resolved.values()):
+        names += ("random",)  # np.random under another name
+    library = _library_entries(names, table, code, host)
+    nested = {f"code{i}": _describe_code(c, fn_globals, [], {}, table, host)
               for i, c in enumerate(code.co_consts)
               if isinstance(c, types.CodeType)}
     return {

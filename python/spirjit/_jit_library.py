@@ -366,6 +366,144 @@ def cumprod(a):
     return _scan(a.reshape(-1), True)
 
 
+@jit
+def _item(a, i):
+    # Element i of an array of 1 to 3 dimensions, any layout, in C order.
+    if a.ndim == 1:
+        return a[i]
+    if a.ndim == 2:
+        return a[i // a.shape[1], i % a.shape[1]]
+    return a[i // (a.shape[1] * a.shape[2]), i // a.shape[2] % a.shape[1],
+             i % a.shape[2]]
+
+
+@jit
+def mask_index(a, mask):
+    # a[mask], a boolean mask of a's shape: the elements where it holds, in
+    # C order, as a 1-D array. Each work-item takes a run of the flattened
+    # mask: one pass counts each run's elements (and their total, which
+    # sizes the result), one work-item adds the counts up into each run's
+    # first place in the result, and a last pass copies each run's
+    # elements there.
+    if a.ndim > 3:
+        fail("a[mask] in jit code takes arrays of 1 to 3 dimensions, not "
+             "{got}", a.ndim, 3)
+    if a.shape[0] != mask.shape[0]:
+        fail("boolean index did not match indexed array along axis 0; "
+             "size of axis is {expected} but size of corresponding "
+             "boolean axis is {got}", mask.shape[0], a.shape[0])
+    if a.ndim >= 2:
+        if a.shape[1] != mask.shape[1]:
+            fail("boolean index did not match indexed array along axis "
+                 "1; size of axis is {expected} but size of corresponding "
+                 "boolean axis is {got}", mask.shape[1], a.shape[1])
+    if a.ndim == 3:
+        if a.shape[2] != mask.shape[2]:
+            fail("boolean index did not match indexed array along axis "
+                 "2; size of axis is {expected} but size of corresponding "
+                 "boolean axis is {got}", mask.shape[2], a.shape[2])
+    n = a.size
+    run = max(64, (n + 16383) // 16384)
+    runs = (n + run - 1) // run
+    counts = np.empty(runs, np.int64)
+    total = 0
+    for r in prange(runs):
+        count = 0
+        for i in range(r * run, min(n, r * run + run)):
+            if _item(mask, i):
+                count += 1
+        counts[r] = count
+        total += count
+    out = np.empty(total, a.dtype)
+    if total > 0:
+        for r in prange(1):
+            first = 0
+            for k in range(runs):
+                count = counts[k]
+                counts[k] = first
+                first += count
+        for r in prange(runs):
+            j = counts[r]
+            for i in range(r * run, min(n, r * run + run)):
+                if _item(mask, i):
+                    out[j] = _item(a, i)
+                    j += 1
+    return out
+
+
+# np.random's array forms: prange loops of the draws jit code makes as
+# numbers (compiler/RandomDraws.h), one per element, each iteration its own
+# stream. `draw` is a constant where the functions below pass it.
+_UNIFORM, _NORMAL, _INTEGER = 0, 1, 2
+
+
+@jit
+def _draws(shape, draw, p0, p1):
+    if draw == _INTEGER:
+        out = np.empty(shape, np.int64)
+    else:
+        out = np.empty(shape)
+    flat = out.reshape(-1)
+    for i in prange(flat.shape[0]):
+        if draw == _UNIFORM:
+            flat[i] = np.random.uniform(p0, p1)
+        elif draw == _NORMAL:
+            flat[i] = np.random.normal(p0, p1)
+        else:
+            flat[i] = np.random.randint(p0, p1)
+    return out
+
+
+@jit
+def random_size(size):
+    return _draws(size, _UNIFORM, 0.0, 1.0)
+
+
+@jit
+def rand1(d0):
+    return _draws(d0, _UNIFORM, 0.0, 1.0)
+
+
+@jit
+def rand2(d0, d1):
+    return _draws((d0, d1), _UNIFORM, 0.0, 1.0)
+
+
+@jit
+def rand3(d0, d1, d2):
+    return _draws((d0, d1, d2), _UNIFORM, 0.0, 1.0)
+
+
+@jit
+def randn1(d0):
+    return _draws(d0, _NORMAL, 0.0, 1.0)
+
+
+@jit
+def randn2(d0, d1):
+    return _draws((d0, d1), _NORMAL, 0.0, 1.0)
+
+
+@jit
+def randn3(d0, d1, d2):
+    return _draws((d0, d1, d2), _NORMAL, 0.0, 1.0)
+
+
+@jit
+def uniform_size(low, high, size):
+    return _draws(size, _UNIFORM, low, high)
+
+
+@jit
+def normal_size(loc, scale, size):
+    return _draws(size, _NORMAL, loc, scale)
+
+
+@jit
+def randint_size(low, high, size):
+    return _draws(size, _INTEGER, low, high)
+
+
 # NumPy's name -> the functions writing it, one per number of arguments
 # (an array method's array counted).
 _AXES = {"sum": sum_axis, "prod": prod_axis, "min": min_axis,
@@ -383,6 +521,21 @@ METHODS = {"std": (std,), "var": (var,), "fill": (fill,),
            "cumsum": (cumsum,), "cumprod": (cumprod,),
            **{name: (fn,) for name, fn in _AXES.items()
               if not name.startswith("a")}}
+# np.random's functions with their array forms ("numpy.random.<name>"), and
+# the numbers of arguments with which jit code draws a number itself.
+RANDOM = {"random": (random_size,), "random_sample": (random_size,),
+          "sample": (random_size,), "ranf": (random_size,),
+          "rand": (rand1, rand2, rand3), "randn": (randn1, randn2, randn3),
+          "uniform": (uniform_size,), "normal": (normal_size,),
+          "randint": (randint_size,)}
+RANDOM_NATIVE = {"random": (0,), "random_sample": (0,), "sample": (0,),
+                 "ranf": (0,), "rand": (0,), "randn": (0,),
+                 "uniform": (0, 1, 2), "normal": (0, 1, 2),
+                 "randint": (1, 2)}
+# Operations of Python's syntax that the library writes where types call
+# for it (compiler/MaskReads.h), keyed "spirjit.<name>#<arguments>":
+# _describe.py gives them to every function that subscripts.
+OPERATIONS = {"mask_index": mask_index}
 # The names above of NumPy's that jit code also computes itself, with the
 # number of arguments it takes them with ("numpy.sum#1" is a.sum() there).
 NATIVE = {f"{prefix}{name}#1" for name in ("sum", "prod", "min", "max",
@@ -390,12 +543,17 @@ NATIVE = {f"{prefix}{name}#1" for name in ("sum", "prod", "min", "max",
           for prefix in ("numpy.", "method:")}
 
 
-def entries(names, describe_value, table):
-    """The library table of a function whose code uses ``names``: for each
-    library name among them, "numpy.<name>#<arguments>" and
-    "method:<name>#<arguments>" -> the key of its description in
+def entries(names, describe_value, table, operations=()):
+    """The library table of a function whose code uses ``names`` and the
+    ``operations`` named in OPERATIONS: for each library name among them,
+    "numpy.<name>#<arguments>" and "method:<name>#<arguments>" (and
+    "spirjit.<operation>#<arguments>") -> the key of its description in
     ``table``."""
     out = {}
+    for name in operations:
+        fn = OPERATIONS[name]
+        count = fn.py_func.__code__.co_argcount
+        out[f"spirjit.{name}#{count}"] = describe_value(fn, table)["name"]
     for name in names:
         for prefix, group in (("numpy.", FUNCTIONS), ("method:", METHODS)):
             for fn in group.get(name, ()):
@@ -405,4 +563,11 @@ def entries(names, describe_value, table):
             if f"{prefix}{name}#1" in NATIVE and any(
                     key.startswith(f"{prefix}{name}#") for key in out):
                 out[f"{prefix}{name}#1"] = ""  # the compiler's own
+        if "random" in names:  # np.random.<name>
+            for fn in RANDOM.get(name, ()):
+                count = fn.py_func.__code__.co_argcount
+                out[f"numpy.random.{name}#{count}"] = describe_value(
+                    fn, table)["name"]
+            for count in RANDOM_NATIVE.get(name, ()):
+                out[f"numpy.random.{name}#{count}"] = ""
     return out

@@ -307,7 +307,8 @@ def _dump(args, stages):
         if args.arrays:
             return _dump_arrays(args, function, wanted, show)
         if args.jit or getattr(function, "__spirjit_jit__", False):
-            _spirjit.dump_host_stages(describe_function(function), args.sig,
+            _spirjit.dump_host_stages(describe_function(function, host=True),
+                                      args.sig,
                                       wanted, show, image, args.disjoint)
         elif device:
             caller, signature = _device_function_caller(function, args.sig)

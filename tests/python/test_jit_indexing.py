@@ -1,17 +1,14 @@
 """NumPy's advanced indexing in @spirjit.jit host code (issue 29): a 1-D
 array indexed by an array of integers (a gather, in expressions and
 reductions; a scatter when stored) and stores through a boolean mask, on
-NumPy arrays and DeviceArrays of every device, compared with NumPy; what
-jit code does not make (a[mask] read) is a clear error at its line."""
+NumPy arrays and DeviceArrays of every device, compared with NumPy (reads
+through a mask: test_jit_data.py)."""
 
 import numpy as np
 import pytest
 
 import spirjit
 from spirjit import jit
-from spirjit.errors import UnsupportedFeatureError
-
-from source_markers import marked_line
 
 
 @jit
@@ -47,11 +44,6 @@ def clip_above(a, limit):
 def store_through(a, mask, v):
     a[mask] = v
     return a
-
-
-@jit
-def masked_read(a):
-    return a[a > 0.0]  # <- masked-read
 
 
 def on(device, *arrays):
@@ -108,12 +100,3 @@ def test_mask_of_another_shape_is_an_error(device):
                        "indexed array along dimension 1; dimension is 4 but "
                        "corresponding boolean dimension is 5"):
         store_through(np.zeros((3, 4)), np.ones((3, 5), bool), 1.0)
-
-
-def test_a_masked_read_says_what_to_write(device):
-    with pytest.raises(UnsupportedFeatureError) as info:
-        masked_read(np.ones(4))
-    message = str(info.value)
-    assert f"test_jit_indexing.py:{marked_line(__file__, 'masked-read')}" \
-        in message
-    assert "np.where(mask, a, 0)" in message

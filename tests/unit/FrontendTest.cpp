@@ -165,7 +165,8 @@ TEST(PyIR, UnsupportedConstructsNameTheConstructAndLine) {
   struct Case {
     const char *fixture, *construct;
     int lineOffset; // from the `def` line
-  } cases[] = {{"uses_list", "'list'", 2}, {"uses_try", "'try'", 2}};
+  } cases[] = {{"uses_dict_comprehension", "'dict comprehension'", 2},
+               {"uses_try", "'try'", 2}};
   for (const Case &c : cases) {
     FunctionDescription f = loadFixture("py311", c.fixture);
     try {
@@ -332,7 +333,7 @@ TEST(Python312, FixturesDecodeToTheSamePyIRAs311) {
 }
 
 TEST(Python312, UnsupportedConstructsStillNameThemselves) {
-  for (const char *name : {"uses_list", "uses_try"}) {
+  for (const char *name : {"uses_dict_comprehension", "uses_try"}) {
     FunctionDescription f = loadFixture("py312", name);
     try {
       pyirOf(f);
