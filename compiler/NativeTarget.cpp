@@ -191,11 +191,12 @@ void inlineCallees(llvm::Function &kernel) {
 }
 
 /// Replaces each placeholder call in `chunk` (those of the kernel just
-/// inlined into `nest`) by its value there; `contexts` and `groupItems`:
-/// the group's contexts and items (NativeBarriers.h), with barriers.
+/// inlined into `nest`) by its value there; `contexts`, `uniform` and
+/// `groupItems`: the group's contexts, uniform area and items
+/// (NativeBarriers.h), with barriers.
 void replacePlaceholders(llvm::Module &module, const llvm::Function &chunk,
                          const Nest &nest, llvm::Value *contexts,
-                         llvm::Value *groupItems) {
+                         llvm::Value *uniform, llvm::Value *groupItems) {
   auto replace = [&](const std::string &name, auto value) {
     llvm::Function *placeholder = module.getFunction(name);
     if (!placeholder)
@@ -239,12 +240,15 @@ void replacePlaceholders(llvm::Module &module, const llvm::Function &chunk,
           [&](llvm::IRBuilder<> &, llvm::CallInst *) { return groupItems; });
   replace(nativeContextName,
           [&](llvm::IRBuilder<> &, llvm::CallInst *) { return contexts; });
+  replace(nativeUniformName,
+          [&](llvm::IRBuilder<> &, llvm::CallInst *) { return uniform; });
 }
 
 /// Removes the placeholders once the kernel is gone; a use left is a bug.
 void removePlaceholders(llvm::Module &module) {
   std::vector<std::string> names = {nativeRegionName, nativeContextName,
-                                    nativeItemName, nativeItemCountName};
+                                    nativeItemName, nativeItemCountName,
+                                    nativeUniformName};
   for (WorkItemQuery query : allQueries)
     names.push_back(queryName(query));
   for (const std::string &name : names)
@@ -296,7 +300,9 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
   llvm::Function *kernel = module.getFunction(entryPoint);
   SPIRJIT_INTERNAL_CHECK(kernel, "no kernel " + entryPoint + " to wrap");
   inlineCallees(*kernel);
-  NativeRegions regions = splitAtBarriers(*kernel);
+  NativeRegions regions =
+      splitAtBarriers(*kernel, {queryName(WorkItemQuery::GlobalId),
+                                queryName(WorkItemQuery::LocalId)});
   SPIRJIT_INTERNAL_CHECK(regions.count == 1 || ndRange,
                          "a barrier in a kernel launched over a Range");
   llvm::LLVMContext &context = module.getContext();
@@ -348,7 +354,10 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
   // With barriers, the contexts of a group's work-items, reused by every
   // group of the chunk (a work-group's local memory is the slots').
   // Allocated, not on the stack: private arrays make them large.
-  llvm::Value *contexts = nullptr;
+  // The group's uniform area is on the stack: memory of its own, which
+  // LLVM sees nothing else write while a region's items run, so that it
+  // loads a uniform value once per region, not once per item.
+  llvm::Value *contexts = nullptr, *uniform = nullptr;
   llvm::Value *groupItems =
       b.CreateMul(b.CreateMul(local[0], local[1]), local[2], "group.items");
   if (regions.count > 1) {
@@ -359,6 +368,13 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
         "aligned_alloc",
         llvm::FunctionType::get(b.getInt8PtrTy(), {i64, i64}, false));
     contexts = b.CreateCall(allocate, {b.getInt64(64), bytes}, "contexts");
+    if (regions.uniformBytes) {
+      llvm::AllocaInst *area = b.CreateAlloca(
+          llvm::ArrayType::get(b.getInt8Ty(), 2 * regions.uniformBytes),
+          nullptr, "uniform");
+      area->setAlignment(llvm::Align(64));
+      uniform = b.CreateBitCast(area, b.getInt8PtrTy());
+    }
   }
 
   // The loop over the chunk's units: work-items of a Range (a row of
@@ -503,6 +519,14 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
         b.CreateBr(groupDone);
         break;
       }
+      // The uniform values the region ended with are those the next
+      // starts with (NativeBarriers.h).
+      if (regions.uniformBytes)
+        b.CreateMemCpy(
+            uniform, llvm::Align(64),
+            b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), uniform,
+                                         regions.uniformBytes),
+            llvm::Align(64), regions.uniformBytes);
       region->addIncoming(
           b.CreateLoad(
               b.getInt32Ty(),
@@ -524,7 +548,7 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
                            std::string("cannot inline the kernel into its "
                                        "work-item loops: ") +
                                inlined.getFailureReason());
-    replacePlaceholders(module, *chunk, nest, contexts, groupItems);
+    replacePlaceholders(module, *chunk, nest, contexts, uniform, groupItems);
   }
   kernel->eraseFromParent();
   removePlaceholders(module);

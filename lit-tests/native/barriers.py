@@ -1,5 +1,6 @@
 # RUN: %spirjit-dump-ir %s tree --sig "(float32[::1], float32[::1], float32[::1])" --nd-range --stage native | FileCheck %s
 # RUN: %spirjit-dump-ir %s tree --sig "(float32[::1], float32[::1], float32[::1])" --nd-range --stage native | FileCheck %s --check-prefix=KEPT
+# RUN: %spirjit-dump-ir %s tree --sig "(float32[::1], float32[::1], float32[::1])" --nd-range --stage native | FileCheck %s --check-prefix=UNIFORM
 # RUN: %spirjit-dump-ir %s reduce --sig "(float64[::1], float64[::1])" --nd-range --stage native | FileCheck %s --check-prefix=REDUCE
 # RUN: %not %spirjit-dump-ir %s divergent --sig "(float32[::1])" --nd-range --stage native 2>&1 | FileCheck %s --check-prefix=DIVERGENT
 # A kernel with barriers is cut at them (compiler/NativeBarriers.h): a
@@ -14,12 +15,13 @@
 # CHECK-NEXT: i32 0, label
 # CHECK-NEXT: i32 1, label
 # CHECK-NEXT: ]
-# A value's slot is an array over the group's items (item 0's region
+# A slot per item is an array over the group's items (item 0's region
 # number first, 4 bytes an item): an item's copy is its own, its accesses
-# in the loop's parallel access group.
+# in the loop's parallel access group (one store, whichever way the item
+# leaves the region).
 # CHECK: %[[OFFSET:[0-9]+]] = shl i64 %l0{{[0-9]*}}, 2
 # CHECK-NEXT: getelementptr inbounds i8, i8* %contexts, i64 %[[OFFSET]]
-# CHECK: store i64 {{.*}}, !llvm.access.group
+# CHECK: store i32 {{.*}}, !llvm.access.group
 # CHECK-NOT: spirjit.native.
 # What crosses a barrier and is arithmetic on work-item queries and the
 # arguments (here tmp + lid) is computed again, not kept: no pointer is
@@ -30,6 +32,15 @@
 # KEPT: load <{{[0-9]+}} x float>
 # KEPT: store <{{[0-9]+}} x float>
 # KEPT-NOT: store float*
+# s is the same in every item of the group (uniform): kept once per group,
+# not per item, a region's loop over the items reads it once, and the
+# step's tmp[lid + s] is a contiguous (masked) vector load, no gather.
+# UNIFORM-LABEL: define void @spirjit_tree.chunk(
+# UNIFORM-NOT: store i64
+# UNIFORM-NOT: gather
+# UNIFORM: call <{{[0-9]+}} x float> @llvm.masked.load
+# UNIFORM-NOT: gather
+# UNIFORM: {{^}}}
 from spirjit import kernel_api as kapi
 
 

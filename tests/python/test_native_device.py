@@ -138,6 +138,22 @@ def rotate_in_loop(item: kapi.NdItem, a, out, steps, scratch):
 
 
 @spirjit.kernel
+def uniform_step_divergent_count(item: kapi.NdItem, out, scratch):
+    # k goes through the same values in every item (no closed form LLVM
+    # could compute it from lid with), but each item leaves the loop at its
+    # own iteration: after it k differs between items, and is kept per item
+    # across the barrier, not once per group as uniform values are.
+    lid = item.get_local_id(0)
+    k = 0
+    while k < lid:
+        k = k * 3 + 1
+    scratch[lid] = k
+    kapi.group_barrier(item.get_group())
+    out[item.get_global_id(0)] = (
+        k * 100 + scratch[(lid + 1) % item.get_local_range(0)])
+
+
+@spirjit.kernel
 def private_across_barrier(item: kapi.NdItem, a, out):
     # A private array written before a barrier and read after it: each
     # work-item's own, though they all run before any reads.
@@ -468,6 +484,19 @@ def test_local_memory_tree_reduction(native, n, local):
     spirjit.call_kernel(tree_reduction, kapi.NdRange((n,), (local,)), a, out,
                         kapi.LocalAccessor(local, np.float64))
     np.testing.assert_allclose(out, a.reshape(-1, local).sum(axis=1))
+
+
+def test_value_left_at_different_iterations_across_a_barrier(native):
+    n, local = 128, 64
+    out = np.zeros(n, dtype=np.int64)
+    spirjit.call_kernel(uniform_step_divergent_count,
+                        kapi.NdRange((n,), (local,)), out,
+                        kapi.LocalAccessor(local, np.int64))
+    lid = np.arange(n) % local
+    steps = np.array([0, 1, 4, 13, 40, 121])
+    k = steps[np.searchsorted(steps, lid)]
+    np.testing.assert_array_equal(out, k * 100 + np.roll(
+        k.reshape(-1, local), -1, axis=1).reshape(-1))
 
 
 @pytest.mark.parametrize("steps", [0, 1, 5, 19])
