@@ -341,22 +341,23 @@ NativeRegions splitAtBarriers(llvm::Function &kernel,
         b.CreateAdd(b.CreateMul(items, b.getInt64(offset)),
                     b.CreateMul(item, b.getInt64(bytes))));
   };
-  llvm::Value *nextRegion =
-      b.CreateBitCast(slot(0, 4), b.getInt32Ty()->getPointerTo(), "next");
   llvm::SwitchInst *dispatchSwitch = b.CreateSwitch(region, entry);
   dispatchSwitch->addCase(b.getInt32(0), entry);
 
   // Every way out of a region goes to one block, `leave`, that stores the
   // next region's number (`done` after a return, k at barrier k, the rest
-  // of whose block starts region k): one store, whose parallel-access
-  // metadata stays. A store per exit would be merged into this one by
-  // InstCombine, which drops the metadata, and the region's loop over the
-  // items would then no longer be parallel (not vectorised, or behind
-  // run-time alias checks).
+  // of whose block starts region k), the same in every item (the barriers
+  // are convergent): one store to the uniform area (its address is set
+  // below, once the area's size is known), which a loop over the items
+  // moves out of the loop where every way out goes to one barrier. One
+  // store also keeps its parallel-access metadata: a store per exit would
+  // be merged into one by InstCombine, which drops the metadata, and the
+  // region's loop over the items would then no longer be parallel.
   llvm::BasicBlock *leave = llvm::BasicBlock::Create(context, "leave", &kernel);
   b.SetInsertPoint(leave);
   llvm::PHINode *next = b.CreatePHI(b.getInt32Ty(), 4, "next.region");
-  b.CreateStore(next, nextRegion);
+  llvm::StoreInst *nextStore = b.CreateStore(
+      next, llvm::UndefValue::get(b.getInt32Ty()->getPointerTo()));
   b.CreateRetVoid();
   std::vector<llvm::ReturnInst *> returns;
   for (llvm::BasicBlock &block : kernel)
@@ -442,7 +443,7 @@ NativeRegions splitAtBarriers(llvm::Function &kernel,
   // after it, which the chunk copies back after each region: every item
   // reads the value the region started with, and a loop over the items
   // loads it once (uniform, so its accesses vectorise as such).
-  uint64_t uniformBytes = 0;
+  uint64_t uniformBytes = 4; // the next region's number first
   std::vector<uint64_t> uniformOffsets;
   for (llvm::Instruction *inst : kept)
     if (uniform.count(inst)) {
@@ -452,6 +453,13 @@ NativeRegions splitAtBarriers(llvm::Function &kernel,
       uniformBytes += layout.getTypeAllocSize(type);
     }
   uniformBytes = llvm::alignTo(uniformBytes, 64);
+  {
+    llvm::IRBuilder<> at(dispatchSwitch);
+    nextStore->setOperand(
+        1, at.CreateBitCast(at.CreateConstInBoundsGEP1_64(
+                                at.getInt8Ty(), uniformArea, uniformBytes),
+                            at.getInt32Ty()->getPointerTo(), "next"));
+  }
   size_t nextUniform = 0;
   for (llvm::Instruction *inst : kept) {
     llvm::Type *pointerType = inst->getType()->getPointerTo();
@@ -473,13 +481,13 @@ NativeRegions splitAtBarriers(llvm::Function &kernel,
     }
   }
 
-  // The contexts' slots: the next region's number, then every alloca.
+  // The contexts' slots: every alloca.
   std::vector<llvm::AllocaInst *> allocas;
   for (llvm::BasicBlock &block : kernel)
     for (llvm::Instruction &inst : block)
       if (auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst))
         allocas.push_back(alloca);
-  uint64_t offset = 4;
+  uint64_t offset = 0;
   b.SetInsertPoint(dispatchSwitch);
   for (llvm::AllocaInst *alloca : allocas) {
     auto size = alloca->getAllocationSizeInBits(layout);

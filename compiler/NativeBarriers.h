@@ -19,9 +19,9 @@
 // region. Else, with K barriers:
 //  - the function runs one region of one work-item: region 0 from the
 //    kernel's entry, region k (1..K) from after barrier k, to the next
-//    barrier k' or a return, and stores k' (or -1 after a return) as the
-//    item's i32 in the group's contexts (below: the first slot, 4 bytes
-//    per item, so item 0's is the contexts' first i32);
+//    barrier k' or a return, and stores k' (or -1 after a return) as an
+//    i32 at the start of the second half of the group's uniform area
+//    (below), the same in every item;
 //  - placeholder calls without arguments stand for what the caller
 //    replaces once the function is inlined where it runs:
 //    nativeRegionName (i32) the region to run, nativeContextName (i8*)

@@ -352,29 +352,33 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
     local[d] = ndRange ? extent(NativeSizes::local) : b.getInt64(1);
   }
   // With barriers, the contexts of a group's work-items, reused by every
-  // group of the chunk (a work-group's local memory is the slots').
-  // Allocated, not on the stack: private arrays make them large.
-  // The group's uniform area is on the stack: memory of its own, which
-  // LLVM sees nothing else write while a region's items run, so that it
-  // loads a uniform value once per region, not once per item.
+  // group of the chunk (a work-group's local memory is the slots'), where
+  // they have any. Allocated, not on the stack: private arrays make them
+  // large. The group's uniform area (the next region's number and the
+  // uniform values) is on the stack: memory of its own, which LLVM sees
+  // nothing else write while a region's items run, so that it loads a
+  // uniform value once per region, not once per item.
   llvm::Value *contexts = nullptr, *uniform = nullptr;
   llvm::Value *groupItems =
       b.CreateMul(b.CreateMul(local[0], local[1]), local[2], "group.items");
   if (regions.count > 1) {
-    llvm::Value *bytes =
-        b.CreateMul(groupItems, b.getInt64(regions.contextBytes));
-    bytes = b.CreateAnd(b.CreateAdd(bytes, b.getInt64(63)), b.getInt64(~63ull));
-    llvm::FunctionCallee allocate = module.getOrInsertFunction(
-        "aligned_alloc",
-        llvm::FunctionType::get(b.getInt8PtrTy(), {i64, i64}, false));
-    contexts = b.CreateCall(allocate, {b.getInt64(64), bytes}, "contexts");
-    if (regions.uniformBytes) {
-      llvm::AllocaInst *area = b.CreateAlloca(
-          llvm::ArrayType::get(b.getInt8Ty(), 2 * regions.uniformBytes),
-          nullptr, "uniform");
-      area->setAlignment(llvm::Align(64));
-      uniform = b.CreateBitCast(area, b.getInt8PtrTy());
+    if (regions.contextBytes) {
+      llvm::Value *bytes =
+          b.CreateMul(groupItems, b.getInt64(regions.contextBytes));
+      bytes =
+          b.CreateAnd(b.CreateAdd(bytes, b.getInt64(63)), b.getInt64(~63ull));
+      llvm::FunctionCallee allocate = module.getOrInsertFunction(
+          "aligned_alloc",
+          llvm::FunctionType::get(b.getInt8PtrTy(), {i64, i64}, false));
+      contexts = b.CreateCall(allocate, {b.getInt64(64), bytes}, "contexts");
+    } else {
+      contexts = llvm::ConstantPointerNull::get(b.getInt8PtrTy());
     }
+    llvm::AllocaInst *area = b.CreateAlloca(
+        llvm::ArrayType::get(b.getInt8Ty(), 2 * regions.uniformBytes), nullptr,
+        "uniform");
+    area->setAlignment(llvm::Align(64));
+    uniform = b.CreateBitCast(area, b.getInt8PtrTy());
   }
 
   // The loop over the chunk's units: work-items of a Range (a row of
@@ -390,7 +394,7 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
   unit->addIncoming(begin, entry);
   b.CreateCondBr(b.CreateICmpSLT(unit, end), setup, exit);
   b.SetInsertPoint(exit);
-  if (contexts)
+  if (regions.contextBytes)
     b.CreateCall(module.getOrInsertFunction(
                      "free", llvm::FunctionType::get(
                                  b.getVoidTy(), {b.getInt8PtrTy()}, false)),
@@ -520,18 +524,15 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
         break;
       }
       // The uniform values the region ended with are those the next
-      // starts with (NativeBarriers.h).
-      if (regions.uniformBytes)
-        b.CreateMemCpy(
-            uniform, llvm::Align(64),
-            b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), uniform,
-                                         regions.uniformBytes),
-            llvm::Align(64), regions.uniformBytes);
+      // starts with (NativeBarriers.h), the next region's number first.
+      b.CreateMemCpy(uniform, llvm::Align(64),
+                     b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), uniform,
+                                                  regions.uniformBytes),
+                     llvm::Align(64), regions.uniformBytes);
       region->addIncoming(
-          b.CreateLoad(
-              b.getInt32Ty(),
-              b.CreateBitCast(contexts, b.getInt32Ty()->getPointerTo()),
-              "next.region"),
+          b.CreateLoad(b.getInt32Ty(),
+                       b.CreateBitCast(uniform, b.getInt32Ty()->getPointerTo()),
+                       "next.region"),
           b.GetInsertBlock());
       b.CreateBr(region->getParent());
     }
