@@ -90,6 +90,19 @@ HostJIT::HostJIT() : state_(std::make_unique<State>()) {
     jit.getMainJITDylib().addGenerator(std::move(*libm));
   else
     llvm::consumeError(libm.takeError());
+  // The vector variants LLVM's TargetLibraryInfo names for x86-64 (AVX2's
+  // _ZGVd... and SSE's _ZGVb...): only where the CPU runs AVX2.
+  if (jit.getTargetTriple().getArch() == llvm::Triple::x86_64 &&
+      machine.getFeatures().getString().find("+avx2") != std::string::npos) {
+    auto libmvec =
+        llvm::orc::DynamicLibrarySearchGenerator::Load("libmvec.so.1", prefix);
+    if (libmvec) {
+      jit.getMainJITDylib().addGenerator(std::move(*libmvec));
+      vectorMath_ = true;
+    } else {
+      llvm::consumeError(libmvec.takeError());
+    }
+  }
 }
 
 void HostJIT::defineHelpers(const std::map<std::string, void *> &helpers) {

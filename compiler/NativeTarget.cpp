@@ -111,6 +111,8 @@ public:
   /// x86-64 and AArch64 code generators take atomicrmw fadd (as a
   /// compare-and-swap loop where the CPU has no instruction).
   bool hasFloatAtomicAdd() const override { return true; }
+  /// libmvec, where the host JIT found it (HostJIT::vectorMath).
+  bool vectorMath() const override { return HostJIT::instance().vectorMath(); }
   bool emitPrintf(llvm::IRBuilder<> &builder, const std::string &format,
                   llvm::ArrayRef<llvm::Value *> args) const override {
     llvm::Module &module = *builder.GetInsertBlock()->getModule();

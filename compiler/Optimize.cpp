@@ -4,6 +4,9 @@
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/ADT/Triple.h>
+#include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/CommandLine.h>
@@ -78,6 +81,13 @@ void optimizeModule(llvm::Module &module, int level, const Target &target) {
   llvm::CGSCCAnalysisManager cgscc;
   llvm::ModuleAnalysisManager modules;
   llvm::PassBuilder builder(target.targetMachine());
+  // Registered before the defaults, which then keep it: the library
+  // functions as this target links them.
+  llvm::TargetLibraryInfoImpl library{llvm::Triple(module.getTargetTriple())};
+  if (target.vectorMath())
+    library.addVectorizableFunctionsFromVecLib(
+        llvm::TargetLibraryInfoImpl::LIBMVEC_X86);
+  functions.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(cgscc);
   builder.registerFunctionAnalyses(functions);

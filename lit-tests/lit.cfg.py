@@ -28,3 +28,21 @@ config.substitutions.append(
                            os.path.join(root, "build", "tools", "spirjit-opt"))))
 config.substitutions.append(("FileCheck", filecheck))
 config.substitutions.append(("%not", "not"))
+
+
+def _libmvec():
+    """Does the native CPU device vectorise math with glibc's libmvec here
+    (x86-64 with AVX2, libmvec.so.1 present: compiler/HostJIT.cpp)?"""
+    import ctypes.util
+    import platform
+    try:
+        with open("/proc/cpuinfo") as f:
+            avx2 = " avx2" in f.read()
+    except OSError:
+        return False
+    return (platform.machine() == "x86_64" and avx2
+            and ctypes.util.find_library("mvec") is not None)
+
+
+if _libmvec():
+    config.available_features.add("libmvec")

@@ -459,6 +459,42 @@ def test_async_launches_in_order(native):
     np.testing.assert_array_equal(spirjit.asnumpy(a), np.full(n, 5))
 
 
+# --- vector math -----------------------------------------------------------
+
+@spirjit.kernel
+def sine(item: kapi.Item, a, b):
+    i = item.get_id(0)
+    b[i] = np.sin(a[i])
+
+
+@spirjit.kernel
+def exponential(item: kapi.Item, a, b):
+    i = item.get_id(0)
+    b[i] = np.exp(a[i])
+
+
+@spirjit.kernel
+def logarithm(item: kapi.Item, a, b):
+    i = item.get_id(0)
+    b[i] = np.log(a[i])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("kernel, ufunc, low, high", [
+    (sine, np.sin, -100.0, 100.0), (exponential, np.exp, -80.0, 80.0),
+    (logarithm, np.log, 1e-3, 1e6)])
+def test_math_in_vectorised_loops(native, kernel, ufunc, low, high, dtype):
+    # Where the host has libmvec (x86-64 with AVX2) the loop calls its
+    # vector variants (lit-tests/native/vector-math.py), elsewhere libm's
+    # scalar functions: either way within libmvec's bound (4 ulp) of the
+    # correctly rounded result, and NumPy's own within a few more. 1003
+    # items: whole vectors and a remainder the loop runs one at a time.
+    a = np.random.default_rng(3).uniform(low, high, 1003).astype(dtype)
+    b = np.zeros_like(a)
+    spirjit.call_kernel(kernel, kapi.Range(a.size), a, b)
+    np.testing.assert_array_max_ulp(b, ufunc(a), maxulp=8)
+
+
 # --- barriers, group collectives, local memory -----------------------------
 
 def test_barrier(native):
