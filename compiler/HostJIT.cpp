@@ -16,6 +16,7 @@
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/Object/ObjectFile.h>
+#include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -115,6 +116,11 @@ void HostJIT::defineHelpers(const std::map<std::string, void *> &helpers) {
         llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
   check(jit.getMainJITDylib().define(llvm::orc::absoluteSymbols(symbols)),
         "cannot define the host helpers");
+}
+
+bool HostJIT::hasSymbol(const std::string &symbol) const {
+  return llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(symbol) !=
+         nullptr;
 }
 
 std::unique_ptr<llvm::TargetMachine> HostJIT::createTargetMachine() const {

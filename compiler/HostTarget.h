@@ -46,6 +46,8 @@ public:
   /// _ZGVdN4v_sin ...) linked with the code, and can this CPU run them?
   /// Elsewhere the math stays scalar calls of libm.
   bool vectorMath() const { return vectorMath_; }
+  /// Does the process (or a library the JIT loaded) define `symbol`?
+  bool hasSymbol(const std::string &symbol) const;
   /// Binds the names host code calls to their addresses; called once,
   /// before the first object is loaded.
   void defineHelpers(const std::map<std::string, void *> &helpers);

@@ -113,6 +113,9 @@ public:
   bool hasFloatAtomicAdd() const override { return true; }
   /// libmvec, where the host JIT found it (HostJIT::vectorMath).
   bool vectorMath() const override { return HostJIT::instance().vectorMath(); }
+  bool hasVectorFunction(const std::string &symbol) const override {
+    return vectorMath() && HostJIT::instance().hasSymbol(symbol);
+  }
   bool emitPrintf(llvm::IRBuilder<> &builder, const std::string &format,
                   llvm::ArrayRef<llvm::Value *> args) const override {
     llvm::Module &module = *builder.GetInsertBlock()->getModule();
