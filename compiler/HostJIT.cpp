@@ -16,6 +16,7 @@
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/Object/ObjectFile.h>
+#include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -90,6 +91,19 @@ HostJIT::HostJIT() : state_(std::make_unique<State>()) {
     jit.getMainJITDylib().addGenerator(std::move(*libm));
   else
     llvm::consumeError(libm.takeError());
+  // The vector variants LLVM's TargetLibraryInfo names for x86-64 (AVX2's
+  // _ZGVd... and SSE's _ZGVb...): only where the CPU runs AVX2.
+  if (jit.getTargetTriple().getArch() == llvm::Triple::x86_64 &&
+      machine.getFeatures().getString().find("+avx2") != std::string::npos) {
+    auto libmvec =
+        llvm::orc::DynamicLibrarySearchGenerator::Load("libmvec.so.1", prefix);
+    if (libmvec) {
+      jit.getMainJITDylib().addGenerator(std::move(*libmvec));
+      vectorMath_ = true;
+    } else {
+      llvm::consumeError(libmvec.takeError());
+    }
+  }
 }
 
 void HostJIT::defineHelpers(const std::map<std::string, void *> &helpers) {
@@ -102,6 +116,11 @@ void HostJIT::defineHelpers(const std::map<std::string, void *> &helpers) {
         llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
   check(jit.getMainJITDylib().define(llvm::orc::absoluteSymbols(symbols)),
         "cannot define the host helpers");
+}
+
+bool HostJIT::hasSymbol(const std::string &symbol) const {
+  return llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(symbol) !=
+         nullptr;
 }
 
 std::unique_ptr<llvm::TargetMachine> HostJIT::createTargetMachine() const {

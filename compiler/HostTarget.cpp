@@ -58,6 +58,9 @@ public:
     if (auto *function = llvm::dyn_cast<llvm::Function>(declared.getCallee())) {
       function->addFnAttr(llvm::Attribute::NoUnwind);
       function->addFnAttr(llvm::Attribute::WillReturn);
+      // Python's math never reads errno, the only memory libm writes: a
+      // call without memory is one LLVM may vectorise (Target::vectorMath).
+      function->setDoesNotAccessMemory();
     }
     return builder.CreateCall(declared, values);
   }

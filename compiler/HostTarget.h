@@ -42,6 +42,12 @@ public:
   /// The machine code is for: the triple, the CPU and its features (a
   /// cache key's part: code for one CPU may not run on another).
   const std::string &machine() const { return machine_; }
+  /// Are glibc's vector math functions (libmvec's x86-64 AVX2 variants,
+  /// _ZGVdN4v_sin ...) linked with the code, and can this CPU run them?
+  /// Elsewhere the math stays scalar calls of libm.
+  bool vectorMath() const { return vectorMath_; }
+  /// Does the process (or a library the JIT loaded) define `symbol`?
+  bool hasSymbol(const std::string &symbol) const;
   /// Binds the names host code calls to their addresses; called once,
   /// before the first object is loaded.
   void defineHelpers(const std::map<std::string, void *> &helpers);
@@ -69,6 +75,7 @@ private:
   struct State;
   std::unique_ptr<State> state_;
   std::string triple_, dataLayout_, machine_;
+  bool vectorMath_ = false;
   std::mutex mutex_;
   int loaded_ = 0;
 };

@@ -4,13 +4,22 @@
 
 #include "frontend/Diagnostics.h"
 
+#include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/ADT/SmallBitVector.h>
+#include <llvm/Analysis/CFG.h>
+#include <llvm/Analysis/DivergenceAnalysis.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/PostDominators.h>
+#include <llvm/Analysis/SyncDependenceAnalysis.h>
 #include <llvm/Analysis/ValueTracking.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Module.h>
-#include <llvm/Transforms/Utils/Local.h>
+#include <llvm/Transforms/Utils/SSAUpdater.h>
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -21,6 +30,7 @@ const char *const nativeRegionName = "spirjit.native.region";
 const char *const nativeContextName = "spirjit.native.context";
 const char *const nativeItemName = "spirjit.native.item";
 const char *const nativeItemCountName = "spirjit.native.items";
+const char *const nativeUniformName = "spirjit.native.uniform";
 
 namespace {
 
@@ -155,9 +165,142 @@ void dropLifetimes(llvm::Value *pointer) {
     inst->eraseFromParent();
 }
 
+/// The kernel's values that every work-item of a group computes alike
+/// (LLVM's divergence analysis, seeded with what differs between items:
+/// the calls of `itemQueries`, private memory, and, conservatively, every
+/// value read from memory or a call that touches it), or none where the
+/// control flow is irreducible (the analysis needs loops it can name).
+/// A value counts only if each of its uses sees it uniform too: a value
+/// computed in a loop that items leave at different iterations is not.
+std::set<const llvm::Value *>
+uniformValues(llvm::Function &kernel,
+              const std::set<std::string> &itemQueries) {
+  llvm::DominatorTree dominators(kernel);
+  llvm::PostDominatorTree postDominators(kernel);
+  llvm::LoopInfo loops(dominators);
+  llvm::ReversePostOrderTraversal<const llvm::Function *> order(&kernel);
+  if (llvm::containsIrreducibleCFG<const llvm::BasicBlock *>(order, loops))
+    return {};
+  llvm::SyncDependenceAnalysis sync(dominators, postDominators, loops);
+  llvm::DivergenceAnalysisImpl divergence(kernel, nullptr, dominators, loops,
+                                          sync, false);
+  for (llvm::BasicBlock &block : kernel)
+    for (llvm::Instruction &inst : block) {
+      auto *call = llvm::dyn_cast<llvm::CallInst>(&inst);
+      llvm::Function *callee = call ? call->getCalledFunction() : nullptr;
+      if (llvm::isa<llvm::AllocaInst>(inst) || inst.mayReadOrWriteMemory() ||
+          (call && (!callee || itemQueries.count(callee->getName().str()))))
+        divergence.markDivergent(inst);
+    }
+  divergence.compute();
+  std::set<const llvm::Value *> uniform;
+  for (llvm::BasicBlock &block : kernel)
+    for (llvm::Instruction &inst : block)
+      if (!inst.getType()->isVoidTy() && !divergence.isDivergent(inst) &&
+          llvm::none_of(inst.uses(), [&](const llvm::Use &use) {
+            return divergence.isDivergentUse(use);
+          }))
+        uniform.insert(&inst);
+  return uniform;
+}
+
+/// The cut kernel's blocks as they were joined before the cut: barrier
+/// k's block went on to region k's entry.
+struct Cut {
+  std::vector<llvm::BasicBlock *> entries;  // region k's first block
+  std::vector<llvm::BasicBlock *> barriers; // [k]: barrier k's (k >= 1)
+  llvm::BasicBlock *leave = nullptr;
+};
+
+/// Is `inst`'s value needed from region k's start (k >= 1): does a path
+/// of the kernel as it was lead from there to a use without passing
+/// `inst`'s block (which defines it again)?
+bool liveAtEntry(const llvm::Instruction &inst, const Cut &cut, size_t k) {
+  const llvm::BasicBlock *home = inst.getParent();
+  std::set<const llvm::BasicBlock *> seen;
+  std::vector<const llvm::BasicBlock *> work = {cut.entries[k]};
+  while (!work.empty()) {
+    const llvm::BasicBlock *block = work.back();
+    work.pop_back();
+    if (block == home || block == cut.leave || !seen.insert(block).second)
+      continue;
+    auto at = std::find(cut.barriers.begin(), cut.barriers.end(), block);
+    if (at != cut.barriers.end())
+      work.push_back(cut.entries[at - cut.barriers.begin()]);
+    else
+      for (const llvm::BasicBlock *next : llvm::successors(block))
+        work.push_back(next);
+  }
+  return llvm::any_of(inst.uses(), [&](const llvm::Use &use) {
+    const auto *user = llvm::cast<llvm::Instruction>(use.getUser());
+    const auto *phi = llvm::dyn_cast<llvm::PHINode>(user);
+    return seen.count(phi ? phi->getIncomingBlock(use) : user->getParent());
+  });
+}
+
+/// Keeps `inst`'s value across the barriers it lives across: loaded at
+/// region k's start from `slot(false)`, stored to `slot(true)` where the
+/// item leaves a region (`leave`, whatever the way out: one store a loop
+/// over the items does every time, unconditionally, which LLVM vectorises
+/// or, for a uniform value, moves out of the loop), and each use reads the
+/// value that reaches it (LLVM's SSAUpdater puts the phis).
+void keepAcrossBarriers(llvm::Instruction &inst, const Cut &cut,
+                        const std::function<llvm::Value *(bool)> &slot) {
+  std::vector<size_t> live;
+  for (size_t k = 1; k < cut.entries.size(); ++k)
+    if (liveAtEntry(inst, cut, k))
+      live.push_back(k);
+  if (live.empty())
+    return; // each use is reached from the definition within one region
+  std::vector<llvm::Use *> uses;
+  for (llvm::Use &use : inst.uses()) {
+    auto *user = llvm::cast<llvm::Instruction>(use.getUser());
+    if (llvm::isa<llvm::PHINode>(user) || user->getParent() != inst.getParent())
+      uses.push_back(&use); // else after the definition in its block
+  }
+  llvm::SSAUpdater updater;
+  updater.Initialize(inst.getType(), inst.getName());
+  updater.AddAvailableValue(inst.getParent(), &inst);
+  llvm::Type *type = inst.getType();
+  std::map<const llvm::BasicBlock *, llvm::Value *> restored;
+  for (size_t k : live) {
+    llvm::IRBuilder<> b(&*cut.entries[k]->getFirstInsertionPt());
+    llvm::Value *load =
+        b.CreateLoad(type, slot(false), inst.getName() + ".restored");
+    updater.AddAvailableValue(cut.entries[k], load);
+    restored[cut.entries[k]] = load;
+  }
+  // The value at barrier k where the next region needs it, else none.
+  llvm::BasicBlock *leave = cut.leave;
+  llvm::IRBuilder<> b(leave->getTerminator());
+  llvm::PHINode *saved = llvm::PHINode::Create(
+      type, cut.entries.size(), inst.getName() + ".saved", &leave->front());
+  for (llvm::BasicBlock *from : llvm::predecessors(leave)) {
+    auto at = std::find(cut.barriers.begin(), cut.barriers.end(), from);
+    bool needed =
+        at != cut.barriers.end() &&
+        std::count(live.begin(), live.end(), at - cut.barriers.begin());
+    saved->addIncoming(needed ? updater.GetValueAtEndOfBlock(from)
+                              : llvm::PoisonValue::get(type),
+                       from);
+  }
+  b.CreateStore(saved, slot(true));
+  // A use in a region's first block reads the value loaded at its start
+  // (the updater answers for the start of a block from its predecessors).
+  for (llvm::Use *use : uses) {
+    auto *user = llvm::cast<llvm::Instruction>(use->getUser());
+    auto at = restored.find(user->getParent());
+    if (!llvm::isa<llvm::PHINode>(user) && at != restored.end())
+      use->set(at->second);
+    else
+      updater.RewriteUse(*use);
+  }
+}
+
 } // namespace
 
-NativeRegions splitAtBarriers(llvm::Function &kernel) {
+NativeRegions splitAtBarriers(llvm::Function &kernel,
+                              const std::set<std::string> &itemQueries) {
   llvm::Module &module = *kernel.getParent();
   llvm::Function *barrier = module.getFunction(nativeBarrierName);
   std::vector<llvm::CallInst *> barriers;
@@ -170,6 +313,9 @@ NativeRegions splitAtBarriers(llvm::Function &kernel) {
   NativeRegions result;
   if (barriers.empty())
     return result;
+  // Asked of the kernel as written: the cut below leaves loops through
+  // barriers no loops.
+  std::set<const llvm::Value *> uniform = uniformValues(kernel, itemQueries);
   llvm::LLVMContext &context = module.getContext();
   const llvm::DataLayout &layout = module.getDataLayout();
   llvm::IRBuilder<> b(context);
@@ -186,6 +332,8 @@ NativeRegions splitAtBarriers(llvm::Function &kernel) {
       placeholder(b, nativeItemCountName, b.getInt64Ty(), "items");
   llvm::Value *region =
       placeholder(b, nativeRegionName, b.getInt32Ty(), "region");
+  llvm::Value *uniformArea =
+      placeholder(b, nativeUniformName, b.getInt8PtrTy(), "uniform");
   // This item's copy in the slot at `offset` bytes per item, `bytes` long.
   auto slot = [&](uint64_t offset, uint64_t bytes) {
     return b.CreateInBoundsGEP(
@@ -193,87 +341,153 @@ NativeRegions splitAtBarriers(llvm::Function &kernel) {
         b.CreateAdd(b.CreateMul(items, b.getInt64(offset)),
                     b.CreateMul(item, b.getInt64(bytes))));
   };
-  llvm::Value *nextRegion =
-      b.CreateBitCast(slot(0, 4), b.getInt32Ty()->getPointerTo(), "next");
   llvm::SwitchInst *dispatchSwitch = b.CreateSwitch(region, entry);
   dispatchSwitch->addCase(b.getInt32(0), entry);
 
-  // A return leaves `done`; barrier k ends its block with a return that
-  // leaves k, the rest of the block starting region k.
+  // Every way out of a region goes to one block, `leave`, that stores the
+  // next region's number (`done` after a return, k at barrier k, the rest
+  // of whose block starts region k), the same in every item (the barriers
+  // are convergent): one store to the uniform area (its address is set
+  // below, once the area's size is known), which a loop over the items
+  // moves out of the loop where every way out goes to one barrier. One
+  // store also keeps its parallel-access metadata: a store per exit would
+  // be merged into one by InstCombine, which drops the metadata, and the
+  // region's loop over the items would then no longer be parallel.
+  llvm::BasicBlock *leave = llvm::BasicBlock::Create(context, "leave", &kernel);
+  b.SetInsertPoint(leave);
+  llvm::PHINode *next = b.CreatePHI(b.getInt32Ty(), 4, "next.region");
+  llvm::StoreInst *nextStore = b.CreateStore(
+      next, llvm::UndefValue::get(b.getInt32Ty()->getPointerTo()));
+  b.CreateRetVoid();
+  std::vector<llvm::ReturnInst *> returns;
   for (llvm::BasicBlock &block : kernel)
-    if (auto *ret = llvm::dyn_cast<llvm::ReturnInst>(block.getTerminator())) {
-      b.SetInsertPoint(ret);
-      b.CreateStore(b.getInt32(static_cast<uint32_t>(done)), nextRegion);
-    }
-  std::vector<llvm::BasicBlock *> entries = {entry};
+    if (auto *ret = llvm::dyn_cast<llvm::ReturnInst>(block.getTerminator());
+        ret && &block != leave)
+      returns.push_back(ret);
+  for (llvm::ReturnInst *ret : returns) {
+    next->addIncoming(b.getInt32(static_cast<uint32_t>(done)),
+                      ret->getParent());
+    llvm::BranchInst::Create(leave, ret);
+    ret->eraseFromParent();
+  }
+  Cut cut;
+  cut.leave = leave;
+  std::vector<llvm::BasicBlock *> &entries = cut.entries;
+  entries.push_back(entry);
   for (llvm::CallInst *call : barriers) {
     int k = static_cast<int>(entries.size());
-    llvm::BasicBlock *resume = call->getParent()->splitBasicBlock(
+    llvm::BasicBlock *cutBlock = call->getParent();
+    llvm::BasicBlock *resume = cutBlock->splitBasicBlock(
         call->getNextNode(), "region" + std::to_string(k));
-    llvm::Instruction *branch = call->getParent()->getTerminator();
-    b.SetInsertPoint(branch);
-    b.CreateStore(b.getInt32(k), nextRegion);
-    b.CreateRetVoid();
+    llvm::Instruction *branch = cutBlock->getTerminator();
+    next->addIncoming(b.getInt32(k), cutBlock);
+    llvm::BranchInst::Create(leave, branch);
     branch->eraseFromParent();
     call->eraseFromParent();
     dispatchSwitch->addCase(b.getInt32(k), resume);
     entries.push_back(resume);
   }
+  // The block that ends at barrier k: known once every cut is made (a
+  // later cut of the same block moves its end).
+  cut.barriers.resize(entries.size());
+  for (unsigned i = 0; i < next->getNumIncomingValues(); ++i) {
+    int64_t k = llvm::cast<llvm::ConstantInt>(next->getIncomingValue(i))
+                    ->getSExtValue();
+    if (k != done)
+      cut.barriers[k] = next->getIncomingBlock(i);
+  }
   if (barrier->use_empty())
     barrier->eraseFromParent();
 
   // Values that cross a cut are computed again where they are used, if
-  // that is cheap (recomputable), else go to memory (allocas in dispatch,
-  // which the contexts take below): phis first, whose demotion adds uses
-  // of their incoming values.
+  // that is cheap (recomputable), else kept in a slot across the barriers
+  // they live across (keepAcrossBarriers): one per group where the value
+  // is uniform, else one per item (an alloca in dispatch, which the
+  // contexts take below).
   Regions regions = regionsOf(entries);
-  for (int pass = 0; pass < 2; ++pass) {
-    std::vector<llvm::Instruction *> crossing;
-    for (llvm::BasicBlock &block : kernel) {
-      if (&block == dispatch)
-        continue;
-      for (llvm::Instruction &inst : block)
-        if (!llvm::isa<llvm::AllocaInst>(inst) &&
-            llvm::isa<llvm::PHINode>(inst) == (pass == 0) &&
-            crossesRegions(inst, regions))
-          crossing.push_back(&inst);
+  std::vector<llvm::Instruction *> crossing;
+  for (llvm::BasicBlock &block : kernel) {
+    if (&block == dispatch || &block == leave)
+      continue; // the items' state, not the kernel's values
+    for (llvm::Instruction &inst : block)
+      if (!llvm::isa<llvm::AllocaInst>(inst) && crossesRegions(inst, regions))
+        crossing.push_back(&inst);
+  }
+  std::vector<llvm::Instruction *> kept;
+  for (llvm::Instruction *inst : crossing) {
+    int budget = 16;
+    if (llvm::isa<llvm::PHINode>(inst) ||
+        !recomputable(inst, dispatch, budget)) {
+      kept.push_back(inst);
+      continue;
     }
-    for (llvm::Instruction *inst : crossing) {
-      if (auto *phi = llvm::dyn_cast<llvm::PHINode>(inst)) {
-        llvm::DemotePHIToStack(phi, dispatch->getFirstNonPHI());
-        continue;
-      }
-      int budget = 16;
-      if (!recomputable(inst, dispatch, budget)) {
-        llvm::DemoteRegToStack(*inst, false, dispatch->getFirstNonPHI());
-        continue;
-      }
-      // Each use outside the block gets its own copy (a phi's, at the end
-      // of the incoming block).
-      std::vector<llvm::Use *> uses;
-      for (llvm::Use &use : inst->uses()) {
-        auto *user = llvm::cast<llvm::Instruction>(use.getUser());
-        if (llvm::isa<llvm::PHINode>(user) ||
-            user->getParent() != inst->getParent())
-          uses.push_back(&use);
-      }
-      for (llvm::Use *use : uses) {
-        auto *user = llvm::cast<llvm::Instruction>(use->getUser());
-        llvm::Instruction *before = user;
-        if (auto *phi = llvm::dyn_cast<llvm::PHINode>(user))
-          before = phi->getIncomingBlock(*use)->getTerminator();
-        use->set(recompute(inst, before, dispatch));
-      }
+    // Each use outside the block gets its own copy (a phi's, at the end
+    // of the incoming block).
+    std::vector<llvm::Use *> uses;
+    for (llvm::Use &use : inst->uses()) {
+      auto *user = llvm::cast<llvm::Instruction>(use.getUser());
+      if (llvm::isa<llvm::PHINode>(user) ||
+          user->getParent() != inst->getParent())
+        uses.push_back(&use);
+    }
+    for (llvm::Use *use : uses) {
+      auto *user = llvm::cast<llvm::Instruction>(use->getUser());
+      llvm::Instruction *before = user;
+      if (auto *phi = llvm::dyn_cast<llvm::PHINode>(user))
+        before = phi->getIncomingBlock(*use)->getTerminator();
+      use->set(recompute(inst, before, dispatch));
+    }
+  }
+  // A uniform value's slot is one per group, read at a region's start
+  // from the group's `uniform` area and written at its end to the copy
+  // after it, which the chunk copies back after each region: every item
+  // reads the value the region started with, and a loop over the items
+  // loads it once (uniform, so its accesses vectorise as such).
+  uint64_t uniformBytes = 4; // the next region's number first
+  std::vector<uint64_t> uniformOffsets;
+  for (llvm::Instruction *inst : kept)
+    if (uniform.count(inst)) {
+      llvm::Type *type = inst->getType();
+      uniformBytes = llvm::alignTo(uniformBytes, layout.getABITypeAlign(type));
+      uniformOffsets.push_back(uniformBytes);
+      uniformBytes += layout.getTypeAllocSize(type);
+    }
+  uniformBytes = llvm::alignTo(uniformBytes, 64);
+  {
+    llvm::IRBuilder<> at(dispatchSwitch);
+    nextStore->setOperand(
+        1, at.CreateBitCast(at.CreateConstInBoundsGEP1_64(
+                                at.getInt8Ty(), uniformArea, uniformBytes),
+                            at.getInt32Ty()->getPointerTo(), "next"));
+  }
+  size_t nextUniform = 0;
+  for (llvm::Instruction *inst : kept) {
+    llvm::Type *pointerType = inst->getType()->getPointerTo();
+    if (uniform.count(inst)) {
+      uint64_t offset = uniformOffsets[nextUniform++];
+      keepAcrossBarriers(*inst, cut, [&](bool save) {
+        llvm::IRBuilder<> at(dispatchSwitch);
+        return at.CreateBitCast(
+            at.CreateConstInBoundsGEP1_64(at.getInt8Ty(), uniformArea,
+                                          offset + (save ? uniformBytes : 0)),
+            pointerType);
+      });
+    } else {
+      llvm::IRBuilder<> at(dispatch->getFirstNonPHI());
+      llvm::AllocaInst *alloca = at.CreateAlloca(
+          inst->getType(), nullptr, inst->getName() + ".kept");
+      keepAcrossBarriers(*inst, cut,
+                         [&](bool) -> llvm::Value * { return alloca; });
     }
   }
 
-  // The contexts' slots: the next region's number, then every alloca.
+  // The contexts' slots: every alloca.
   std::vector<llvm::AllocaInst *> allocas;
   for (llvm::BasicBlock &block : kernel)
     for (llvm::Instruction &inst : block)
       if (auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst))
         allocas.push_back(alloca);
-  uint64_t offset = 4;
+  uint64_t offset = 0;
   b.SetInsertPoint(dispatchSwitch);
   for (llvm::AllocaInst *alloca : allocas) {
     auto size = alloca->getAllocationSizeInBits(layout);
@@ -298,6 +512,7 @@ NativeRegions splitAtBarriers(llvm::Function &kernel) {
   }
   result.count = static_cast<int>(entries.size());
   result.contextBytes = offset;
+  result.uniformBytes = uniformBytes;
   return result;
 }
 

@@ -19,31 +19,41 @@
 // region. Else, with K barriers:
 //  - the function runs one region of one work-item: region 0 from the
 //    kernel's entry, region k (1..K) from after barrier k, to the next
-//    barrier k' or a return, and stores k' (or -1 after a return) as the
-//    item's i32 in the group's contexts (below: the first slot, 4 bytes
-//    per item, so item 0's is the contexts' first i32);
+//    barrier k' or a return, and stores k' (or -1 after a return) as an
+//    i32 at the start of the second half of the group's uniform area
+//    (below), the same in every item;
 //  - placeholder calls without arguments stand for what the caller
 //    replaces once the function is inlined where it runs:
 //    nativeRegionName (i32) the region to run, nativeContextName (i8*)
 //    the group's contexts (64-byte aligned, contextBytes per item of the
 //    group, their contents kept from one region to the next),
 //    nativeItemName (i64) the item's linear local id and
-//    nativeItemCountName (i64) the group's items;
+//    nativeItemCountName (i64) the group's items, nativeUniformName (i8*)
+//    the group's uniform area (below);
 //  - a value live across a barrier (an SSA value defined in one region
 //    and used in another, a phi joining regions) is computed again where
 //    it is used when it is pure arithmetic on work-item queries and the
-//    arguments (speculatable, no memory), else kept; kept values and all
-//    of the kernel's allocas (private memory, which every item has its own of)
-//    live in the contexts, so that a region resumes where the item left it.
-//    Each has a slot, an array over the group's items (PoCL's context arrays):
-//    an item's copies of one value are contiguous, so that a loop over
-//    the items vectorises.
+//    arguments (speculatable, no memory), else kept: stored where it is
+//    live at a barrier, loaded at the start of the region after it. A kept
+//    value that every item of the group computes alike (uniform: LLVM's
+//    divergence analysis, the calls of `itemQueries` answering each item
+//    its own value) has one slot per group, in the group's uniform area
+//    (nativeUniformName, i8*, 64-byte aligned, 2 * uniformBytes long):
+//    read from its first half, written to its second, which the caller
+//    copies to the first after every item has run a region. The other kept
+//    values and all of the kernel's allocas (private memory, which every
+//    item has its own of) live in the contexts, so that a region resumes
+//    where the item left it. Each has a slot, an array over the group's
+//    items (PoCL's context arrays): an item's copies of one value are
+//    contiguous, so that a loop over the items vectorises.
 // The module passes the verifier after it.
 #pragma once
 
 #include <llvm/IR/Function.h>
 
 #include <cstdint>
+#include <set>
+#include <string>
 
 namespace spirjit {
 
@@ -53,12 +63,15 @@ extern const char *const nativeRegionName;
 extern const char *const nativeContextName;
 extern const char *const nativeItemName;
 extern const char *const nativeItemCountName;
+extern const char *const nativeUniformName;
 
 struct NativeRegions {
   int count = 1;             // regions: barriers + 1
   uint64_t contextBytes = 0; // per work-item; 0 without barriers
+  uint64_t uniformBytes = 0; // per group, each half; a multiple of 64
 };
 
-NativeRegions splitAtBarriers(llvm::Function &kernel);
+NativeRegions splitAtBarriers(llvm::Function &kernel,
+                              const std::set<std::string> &itemQueries);
 
 } // namespace spirjit

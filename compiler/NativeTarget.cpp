@@ -111,6 +111,11 @@ public:
   /// x86-64 and AArch64 code generators take atomicrmw fadd (as a
   /// compare-and-swap loop where the CPU has no instruction).
   bool hasFloatAtomicAdd() const override { return true; }
+  /// libmvec, where the host JIT found it (HostJIT::vectorMath).
+  bool vectorMath() const override { return HostJIT::instance().vectorMath(); }
+  bool hasVectorFunction(const std::string &symbol) const override {
+    return vectorMath() && HostJIT::instance().hasSymbol(symbol);
+  }
   bool emitPrintf(llvm::IRBuilder<> &builder, const std::string &format,
                   llvm::ArrayRef<llvm::Value *> args) const override {
     llvm::Module &module = *builder.GetInsertBlock()->getModule();
@@ -191,11 +196,12 @@ void inlineCallees(llvm::Function &kernel) {
 }
 
 /// Replaces each placeholder call in `chunk` (those of the kernel just
-/// inlined into `nest`) by its value there; `contexts` and `groupItems`:
-/// the group's contexts and items (NativeBarriers.h), with barriers.
+/// inlined into `nest`) by its value there; `contexts`, `uniform` and
+/// `groupItems`: the group's contexts, uniform area and items
+/// (NativeBarriers.h), with barriers.
 void replacePlaceholders(llvm::Module &module, const llvm::Function &chunk,
                          const Nest &nest, llvm::Value *contexts,
-                         llvm::Value *groupItems) {
+                         llvm::Value *uniform, llvm::Value *groupItems) {
   auto replace = [&](const std::string &name, auto value) {
     llvm::Function *placeholder = module.getFunction(name);
     if (!placeholder)
@@ -239,12 +245,15 @@ void replacePlaceholders(llvm::Module &module, const llvm::Function &chunk,
           [&](llvm::IRBuilder<> &, llvm::CallInst *) { return groupItems; });
   replace(nativeContextName,
           [&](llvm::IRBuilder<> &, llvm::CallInst *) { return contexts; });
+  replace(nativeUniformName,
+          [&](llvm::IRBuilder<> &, llvm::CallInst *) { return uniform; });
 }
 
 /// Removes the placeholders once the kernel is gone; a use left is a bug.
 void removePlaceholders(llvm::Module &module) {
   std::vector<std::string> names = {nativeRegionName, nativeContextName,
-                                    nativeItemName, nativeItemCountName};
+                                    nativeItemName, nativeItemCountName,
+                                    nativeUniformName};
   for (WorkItemQuery query : allQueries)
     names.push_back(queryName(query));
   for (const std::string &name : names)
@@ -296,7 +305,9 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
   llvm::Function *kernel = module.getFunction(entryPoint);
   SPIRJIT_INTERNAL_CHECK(kernel, "no kernel " + entryPoint + " to wrap");
   inlineCallees(*kernel);
-  NativeRegions regions = splitAtBarriers(*kernel);
+  NativeRegions regions =
+      splitAtBarriers(*kernel, {queryName(WorkItemQuery::GlobalId),
+                                queryName(WorkItemQuery::LocalId)});
   SPIRJIT_INTERNAL_CHECK(regions.count == 1 || ndRange,
                          "a barrier in a kernel launched over a Range");
   llvm::LLVMContext &context = module.getContext();
@@ -346,19 +357,33 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
     local[d] = ndRange ? extent(NativeSizes::local) : b.getInt64(1);
   }
   // With barriers, the contexts of a group's work-items, reused by every
-  // group of the chunk (a work-group's local memory is the slots').
-  // Allocated, not on the stack: private arrays make them large.
-  llvm::Value *contexts = nullptr;
+  // group of the chunk (a work-group's local memory is the slots'), where
+  // they have any. Allocated, not on the stack: private arrays make them
+  // large. The group's uniform area (the next region's number and the
+  // uniform values) is on the stack: memory of its own, which LLVM sees
+  // nothing else write while a region's items run, so that it loads a
+  // uniform value once per region, not once per item.
+  llvm::Value *contexts = nullptr, *uniform = nullptr;
   llvm::Value *groupItems =
       b.CreateMul(b.CreateMul(local[0], local[1]), local[2], "group.items");
   if (regions.count > 1) {
-    llvm::Value *bytes =
-        b.CreateMul(groupItems, b.getInt64(regions.contextBytes));
-    bytes = b.CreateAnd(b.CreateAdd(bytes, b.getInt64(63)), b.getInt64(~63ull));
-    llvm::FunctionCallee allocate = module.getOrInsertFunction(
-        "aligned_alloc",
-        llvm::FunctionType::get(b.getInt8PtrTy(), {i64, i64}, false));
-    contexts = b.CreateCall(allocate, {b.getInt64(64), bytes}, "contexts");
+    if (regions.contextBytes) {
+      llvm::Value *bytes =
+          b.CreateMul(groupItems, b.getInt64(regions.contextBytes));
+      bytes =
+          b.CreateAnd(b.CreateAdd(bytes, b.getInt64(63)), b.getInt64(~63ull));
+      llvm::FunctionCallee allocate = module.getOrInsertFunction(
+          "aligned_alloc",
+          llvm::FunctionType::get(b.getInt8PtrTy(), {i64, i64}, false));
+      contexts = b.CreateCall(allocate, {b.getInt64(64), bytes}, "contexts");
+    } else {
+      contexts = llvm::ConstantPointerNull::get(b.getInt8PtrTy());
+    }
+    llvm::AllocaInst *area = b.CreateAlloca(
+        llvm::ArrayType::get(b.getInt8Ty(), 2 * regions.uniformBytes), nullptr,
+        "uniform");
+    area->setAlignment(llvm::Align(64));
+    uniform = b.CreateBitCast(area, b.getInt8PtrTy());
   }
 
   // The loop over the chunk's units: work-items of a Range (a row of
@@ -374,7 +399,7 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
   unit->addIncoming(begin, entry);
   b.CreateCondBr(b.CreateICmpSLT(unit, end), setup, exit);
   b.SetInsertPoint(exit);
-  if (contexts)
+  if (regions.contextBytes)
     b.CreateCall(module.getOrInsertFunction(
                      "free", llvm::FunctionType::get(
                                  b.getVoidTy(), {b.getInt8PtrTy()}, false)),
@@ -503,11 +528,16 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
         b.CreateBr(groupDone);
         break;
       }
+      // The uniform values the region ended with are those the next
+      // starts with (NativeBarriers.h), the next region's number first.
+      b.CreateMemCpy(uniform, llvm::Align(64),
+                     b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), uniform,
+                                                  regions.uniformBytes),
+                     llvm::Align(64), regions.uniformBytes);
       region->addIncoming(
-          b.CreateLoad(
-              b.getInt32Ty(),
-              b.CreateBitCast(contexts, b.getInt32Ty()->getPointerTo()),
-              "next.region"),
+          b.CreateLoad(b.getInt32Ty(),
+                       b.CreateBitCast(uniform, b.getInt32Ty()->getPointerTo()),
+                       "next.region"),
           b.GetInsertBlock());
       b.CreateBr(region->getParent());
     }
@@ -524,7 +554,7 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
                            std::string("cannot inline the kernel into its "
                                        "work-item loops: ") +
                                inlined.getFailureReason());
-    replacePlaceholders(module, *chunk, nest, contexts, groupItems);
+    replacePlaceholders(module, *chunk, nest, contexts, uniform, groupItems);
   }
   kernel->eraseFromParent();
   removePlaceholders(module);

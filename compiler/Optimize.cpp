@@ -4,6 +4,9 @@
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/ADT/Triple.h>
+#include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/CommandLine.h>
@@ -15,6 +18,28 @@
 namespace spirjit {
 
 namespace {
+
+/// libmvec's AVX2 variants that LLVM 15's LIBMVEC_X86 table lacks (glibc
+/// 2.35 added them): 4 doubles or 8 floats a call, each lane within 4 ulp.
+/// Used where the target links the variant (Target::hasVectorFunction).
+const llvm::VecDesc extraVectorMath[] = {
+#define SPIRJIT_UNARY(name)                                                    \
+  {#name, "_ZGVdN4v_" #name, llvm::ElementCount::getFixed(4)},                 \
+      {#name "f", "_ZGVdN8v_" #name "f", llvm::ElementCount::getFixed(8)},
+#define SPIRJIT_BINARY(name)                                                   \
+  {#name, "_ZGVdN4vv_" #name, llvm::ElementCount::getFixed(4)},                \
+      {#name "f", "_ZGVdN8vv_" #name "f", llvm::ElementCount::getFixed(8)},
+    SPIRJIT_UNARY(erf) SPIRJIT_UNARY(erfc) SPIRJIT_UNARY(tan)
+        SPIRJIT_UNARY(sinh) SPIRJIT_UNARY(cosh) SPIRJIT_UNARY(tanh)
+            SPIRJIT_UNARY(asin) SPIRJIT_UNARY(acos) SPIRJIT_UNARY(atan)
+                SPIRJIT_UNARY(asinh) SPIRJIT_UNARY(acosh) SPIRJIT_UNARY(atanh)
+                    SPIRJIT_UNARY(cbrt) SPIRJIT_UNARY(exp2) SPIRJIT_UNARY(exp10)
+                        SPIRJIT_UNARY(expm1) SPIRJIT_UNARY(log2)
+                            SPIRJIT_UNARY(log10) SPIRJIT_UNARY(log1p)
+                                SPIRJIT_BINARY(atan2) SPIRJIT_BINARY(hypot)
+#undef SPIRJIT_UNARY
+#undef SPIRJIT_BINARY
+};
 
 /// Holds IndVarSimplify's exit-value strategy at what one optimisation's
 /// target needs, for as long as the optimisation runs. LLVM 15 reads the
@@ -78,6 +103,19 @@ void optimizeModule(llvm::Module &module, int level, const Target &target) {
   llvm::CGSCCAnalysisManager cgscc;
   llvm::ModuleAnalysisManager modules;
   llvm::PassBuilder builder(target.targetMachine());
+  // Registered before the defaults, which then keep it: the library
+  // functions as this target links them.
+  llvm::TargetLibraryInfoImpl library{llvm::Triple(module.getTargetTriple())};
+  if (target.vectorMath()) {
+    library.addVectorizableFunctionsFromVecLib(
+        llvm::TargetLibraryInfoImpl::LIBMVEC_X86);
+    std::vector<llvm::VecDesc> extra;
+    for (const llvm::VecDesc &function : extraVectorMath)
+      if (target.hasVectorFunction(function.VectorFnName.str()))
+        extra.push_back(function);
+    library.addVectorizableFunctions(extra);
+  }
+  functions.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(cgscc);
   builder.registerFunctionAnalyses(functions);

@@ -47,6 +47,18 @@ public:
   /// answers true, and optimizeModule keeps exit values as the loops
   /// compute them, for this target's modules only.
   virtual bool keepsLoopExitValues() const { return false; }
+  /// Does this target's code link with a vector math library LLVM's
+  /// vectoriser knows (glibc's libmvec): optimizeModule then lets it turn
+  /// the calls of sin, cos, exp, log and pow in a loop it vectorises into
+  /// calls of their vector variants, each lane within libmvec's error
+  /// bound (4 ulp) of the scalar result.
+  virtual bool vectorMath() const { return false; }
+  /// Does this target's code link with `symbol`, a vector variant of a
+  /// math function beyond those LLVM 15 knows of (libmvec's erf, tanh,
+  /// atan2 ..., glibc 2.35 on; optimizeModule's table)?
+  virtual bool hasVectorFunction(const std::string &symbol) const {
+    return false;
+  }
   /// Rewrites what this target's code generator cannot take; optimizeModule
   /// runs it after LLVM's pipeline.
   virtual void legalize(llvm::Module &module) const {}

@@ -28,3 +28,23 @@ config.substitutions.append(
                            os.path.join(root, "build", "tools", "spirjit-opt"))))
 config.substitutions.append(("FileCheck", filecheck))
 config.substitutions.append(("%not", "not"))
+
+
+def _libmvec():
+    """Does the native CPU device vectorise math with glibc's libmvec here
+    (x86-64 with AVX2, libmvec.so.1 of glibc 2.35 on, which has erf:
+    compiler/HostJIT.cpp, compiler/Optimize.cpp)?"""
+    import ctypes
+    import platform
+    try:
+        with open("/proc/cpuinfo") as f:
+            avx2 = " avx2" in f.read()
+        libmvec = ctypes.CDLL("libmvec.so.1")
+    except OSError:
+        return False
+    return (platform.machine() == "x86_64" and avx2
+            and hasattr(libmvec, "_ZGVdN4v_erf"))
+
+
+if _libmvec():
+    config.available_features.add("libmvec")

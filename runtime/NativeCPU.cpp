@@ -4,6 +4,7 @@
 #include "runtime/NativeABI.h"
 #include "runtime/ThreadPool.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -96,6 +97,24 @@ private:
   }
 };
 
+/// Spins until `ready()` or `spinFor` has passed; answers ready(). Each
+/// side of the queue's hand-off spins this long before it sleeps on its
+/// condition variable: a launch of a tiny kernel then costs no thread
+/// wake-up when launches come one after another (a futex wake and a
+/// context switch each way, some microseconds), and an idle queue costs
+/// a few microseconds of CPU per command at most.
+template <typename Ready> bool spinUntil(Ready ready) {
+  constexpr auto spinFor = std::chrono::microseconds(20);
+  auto start = std::chrono::steady_clock::now();
+  for (int round = 1;; ++round) {
+    if (ready())
+      return true;
+    if (round % 64 == 0 && std::chrono::steady_clock::now() - start > spinFor)
+      return ready();
+    std::this_thread::yield();
+  }
+}
+
 /// The in-order queue: a thread of its own runs the commands one after
 /// another, each launch split over the pool (the queue's thread takes a
 /// chunk too). Created at the first command; never destroyed (its threads
@@ -115,31 +134,36 @@ public:
   uint64_t enqueue(std::function<void(ThreadPool &)> command) {
     std::lock_guard<std::mutex> lock(mutex_);
     commands_.push_back(std::move(command));
+    uint64_t number = enqueued_.load(std::memory_order_relaxed) + 1;
+    enqueued_.store(number, std::memory_order_release);
     wake_.notify_all();
-    return ++enqueued_;
+    return number;
   }
   /// The number of the last command queued.
-  uint64_t last() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return enqueued_;
-  }
+  uint64_t last() { return enqueued_.load(std::memory_order_acquire); }
   bool completed(uint64_t number) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return completed_ >= number;
+    return completed_.load(std::memory_order_acquire) >= number;
   }
   bool waitFor(uint64_t number, std::chrono::nanoseconds limit) {
+    if (spinUntil([&] { return completed(number); }))
+      return true;
     std::unique_lock<std::mutex> lock(mutex_);
-    return done_.wait_for(lock, limit, [&] { return completed_ >= number; });
+    return done_.wait_for(lock, limit, [&] { return completed(number); });
   }
   void wait(uint64_t number) {
+    if (spinUntil([&] { return completed(number); }))
+      return;
     std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return completed_ >= number; });
+    done_.wait(lock, [&] { return completed(number); });
   }
 
 private:
   void serve() {
-    for (;;) {
+    for (uint64_t taken = 0;; ++taken) {
       std::function<void(ThreadPool &)> command;
+      spinUntil([&] {
+        return enqueued_.load(std::memory_order_acquire) > taken;
+      });
       {
         std::unique_lock<std::mutex> lock(mutex_);
         wake_.wait(lock, [&] { return !commands_.empty(); });
@@ -148,8 +172,10 @@ private:
       }
       command(pool_);
       {
+        // Under the lock: a waiter that found the command unfinished is
+        // asleep (or about to check again) before the notification.
         std::lock_guard<std::mutex> lock(mutex_);
-        ++completed_;
+        completed_.store(taken + 1, std::memory_order_release);
       }
       done_.notify_all();
     }
@@ -160,7 +186,7 @@ private:
   std::mutex mutex_;
   std::condition_variable wake_, done_;
   std::deque<std::function<void(ThreadPool &)>> commands_;
-  uint64_t enqueued_ = 0, completed_ = 0;
+  std::atomic<uint64_t> enqueued_{0}, completed_{0};
 };
 
 class NativeEvent final : public Event {

@@ -1,26 +1,23 @@
 # RUN: %spirjit-dump-ir %s tree --sig "(float32[::1], float32[::1], float32[::1])" --nd-range --stage native | FileCheck %s
 # RUN: %spirjit-dump-ir %s tree --sig "(float32[::1], float32[::1], float32[::1])" --nd-range --stage native | FileCheck %s --check-prefix=KEPT
+# RUN: %spirjit-dump-ir %s tree --sig "(float32[::1], float32[::1], float32[::1])" --nd-range --stage native | FileCheck %s --check-prefix=UNIFORM
+# RUN: %spirjit-dump-ir %s rotate --sig "(float32[::1], float32[::1], float32[::1])" --nd-range --stage native | FileCheck %s --check-prefix=ITEMS
 # RUN: %spirjit-dump-ir %s reduce --sig "(float64[::1], float64[::1])" --nd-range --stage native | FileCheck %s --check-prefix=REDUCE
 # RUN: %not %spirjit-dump-ir %s divergent --sig "(float32[::1])" --nd-range --stage native 2>&1 | FileCheck %s --check-prefix=DIVERGENT
 # A kernel with barriers is cut at them (compiler/NativeBarriers.h): a
 # group runs as regions, each a loop over the group's items, one after
-# another in the order item 0 leaves; the values live across a barrier
-# are in the items' contexts, allocated once per chunk call and freed at
-# its end. No placeholder is left.
+# another in the order the items leave (the next region's number, the
+# same in every item, is kept once per group). No placeholder is left.
+# Here nothing is kept per item (s is the same in every item): no
+# contexts are allocated.
 # CHECK-LABEL: define void @spirjit_tree.chunk(
-# CHECK: %contexts = {{.*}}call {{.*}}i8* @aligned_alloc(i64 64,
-# CHECK: call void @free(i8* %contexts)
+# CHECK-NOT: aligned_alloc
 # CHECK: switch i32 %region, label %group.done [
 # CHECK-NEXT: i32 0, label
 # CHECK-NEXT: i32 1, label
 # CHECK-NEXT: ]
-# A value's slot is an array over the group's items (item 0's region
-# number first, 4 bytes an item): an item's copy is its own, its accesses
-# in the loop's parallel access group.
-# CHECK: %[[OFFSET:[0-9]+]] = shl i64 %l0{{[0-9]*}}, 2
-# CHECK-NEXT: getelementptr inbounds i8, i8* %contexts, i64 %[[OFFSET]]
-# CHECK: store i64 {{.*}}, !llvm.access.group
 # CHECK-NOT: spirjit.native.
+# CHECK-NOT: aligned_alloc
 # What crosses a barrier and is arithmetic on work-item queries and the
 # arguments (here tmp + lid) is computed again, not kept: no pointer is
 # stored in a slot, and the first region's loop, which copies a[gid] to
@@ -30,6 +27,15 @@
 # KEPT: load <{{[0-9]+}} x float>
 # KEPT: store <{{[0-9]+}} x float>
 # KEPT-NOT: store float*
+# s is the same in every item of the group (uniform): kept once per group,
+# not per item, a region's loop over the items reads it once, and the
+# step's tmp[lid + s] is a contiguous (masked) vector load, no gather.
+# UNIFORM-LABEL: define void @spirjit_tree.chunk(
+# UNIFORM-NOT: store i64
+# UNIFORM-NOT: gather
+# UNIFORM: call <{{[0-9]+}} x float> @llvm.masked.load
+# UNIFORM-NOT: gather
+# UNIFORM: {{^}}}
 from spirjit import kernel_api as kapi
 
 
@@ -44,6 +50,26 @@ def tree(item, a, out, tmp):
         s //= 2
     if lid == 0:
         out[item.get_group().get_group_id(0)] = tmp[0]
+
+
+# A value that differs between items and lives across a barrier (here
+# what each item read of its neighbour) is in the items' contexts,
+# allocated once per chunk call and freed at its end: a slot per value, an
+# array over the group's items, so that an item's copy is its own.
+# ITEMS-LABEL: define void @spirjit_rotate.chunk(
+# ITEMS: %contexts = {{.*}}call {{.*}}i8* @aligned_alloc(i64 64,
+# ITEMS: call void @free(i8* %contexts)
+# ITEMS: getelementptr inbounds i8, i8* %contexts
+# ITEMS-NOT: spirjit.native.
+def rotate(item, a, out, scratch):
+    lid = item.get_local_id(0)
+    value = a[item.get_global_id(0)]
+    for _ in range(3):
+        scratch[lid] = value
+        kapi.group_barrier(item.get_group())
+        value = scratch[(lid + 1) % item.get_local_range(0)]
+        kapi.group_barrier(item.get_group())
+    out[item.get_global_id(0)] = value
 
 
 # group_reduce is local scratch and barriers (LowerKernelAPI.cpp): the

@@ -8,6 +8,7 @@ Each result is compared with NumPy. Kernels with barriers, group
 collectives and local memory run cut at their barriers, a group's items
 running each region in turn (compiler/NativeBarriers.h)."""
 
+import math
 import os
 import subprocess
 import sys
@@ -135,6 +136,22 @@ def rotate_in_loop(item: kapi.NdItem, a, out, steps, scratch):
         value = scratch[(lid + 1) % n]
         kapi.group_barrier(item.get_group())
     out[item.get_global_id(0)] = value
+
+
+@spirjit.kernel
+def uniform_step_divergent_count(item: kapi.NdItem, out, scratch):
+    # k goes through the same values in every item (no closed form LLVM
+    # could compute it from lid with), but each item leaves the loop at its
+    # own iteration: after it k differs between items, and is kept per item
+    # across the barrier, not once per group as uniform values are.
+    lid = item.get_local_id(0)
+    k = 0
+    while k < lid:
+        k = k * 3 + 1
+    scratch[lid] = k
+    kapi.group_barrier(item.get_group())
+    out[item.get_global_id(0)] = (
+        k * 100 + scratch[(lid + 1) % item.get_local_range(0)])
 
 
 @spirjit.kernel
@@ -443,6 +460,49 @@ def test_async_launches_in_order(native):
     np.testing.assert_array_equal(spirjit.asnumpy(a), np.full(n, 5))
 
 
+# --- vector math -----------------------------------------------------------
+
+@spirjit.kernel
+def sine(item: kapi.Item, a, b):
+    i = item.get_id(0)
+    b[i] = np.sin(a[i])
+
+
+@spirjit.kernel
+def exponential(item: kapi.Item, a, b):
+    i = item.get_id(0)
+    b[i] = np.exp(a[i])
+
+
+@spirjit.kernel
+def logarithm(item: kapi.Item, a, b):
+    i = item.get_id(0)
+    b[i] = np.log(a[i])
+
+
+@spirjit.kernel
+def error_function(item: kapi.Item, a, b):
+    i = item.get_id(0)
+    b[i] = math.erf(a[i])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("kernel, ufunc, low, high", [
+    (sine, np.sin, -100.0, 100.0), (exponential, np.exp, -80.0, 80.0),
+    (logarithm, np.log, 1e-3, 1e6),
+    (error_function, np.vectorize(math.erf), -6.0, 6.0)])
+def test_math_in_vectorised_loops(native, kernel, ufunc, low, high, dtype):
+    # Where the host has libmvec (x86-64 with AVX2) the loop calls its
+    # vector variants (lit-tests/native/vector-math.py), elsewhere libm's
+    # scalar functions: either way within libmvec's bound (4 ulp) of the
+    # correctly rounded result, and NumPy's own within a few more. 1003
+    # items: whole vectors and a remainder the loop runs one at a time.
+    a = np.random.default_rng(3).uniform(low, high, 1003).astype(dtype)
+    b = np.zeros_like(a)
+    spirjit.call_kernel(kernel, kapi.Range(a.size), a, b)
+    np.testing.assert_array_max_ulp(b, ufunc(a).astype(dtype), maxulp=8)
+
+
 # --- barriers, group collectives, local memory -----------------------------
 
 def test_barrier(native):
@@ -468,6 +528,19 @@ def test_local_memory_tree_reduction(native, n, local):
     spirjit.call_kernel(tree_reduction, kapi.NdRange((n,), (local,)), a, out,
                         kapi.LocalAccessor(local, np.float64))
     np.testing.assert_allclose(out, a.reshape(-1, local).sum(axis=1))
+
+
+def test_value_left_at_different_iterations_across_a_barrier(native):
+    n, local = 128, 64
+    out = np.zeros(n, dtype=np.int64)
+    spirjit.call_kernel(uniform_step_divergent_count,
+                        kapi.NdRange((n,), (local,)), out,
+                        kapi.LocalAccessor(local, np.int64))
+    lid = np.arange(n) % local
+    steps = np.array([0, 1, 4, 13, 40, 121])
+    k = steps[np.searchsorted(steps, lid)]
+    np.testing.assert_array_equal(out, k * 100 + np.roll(
+        k.reshape(-1, local), -1, axis=1).reshape(-1))
 
 
 @pytest.mark.parametrize("steps", [0, 1, 5, 19])
