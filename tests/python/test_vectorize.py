@@ -151,7 +151,7 @@ def test_no_matching_signature_is_a_typing_error(device_filter):
 
 def test_errors_name_the_scalar_functions_line(device_filter):
     def uses_a_list(a):
-        t = [a, a]  # <- list-line
+        t = {a: a}  # <- list-line
         return a
 
     with pytest.raises(errors.UnsupportedFeatureError) as info:
