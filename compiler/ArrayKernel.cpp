@@ -184,7 +184,9 @@ private:
         operands.push_back(at[static_cast<size_t>(o)]);
       switch (value.kind) {
       case ArrayExpression::Value::Kind::Load:
-        at[v] = make(Opcode::GetItem, {parameter(value.parameter), index});
+        at[v] = make(Opcode::GetItem,
+                     {parameter(value.parameter),
+                      e_.flat ? flatIndex(value.flat, ids) : index});
         break;
       case ArrayExpression::Value::Kind::Scalar:
         at[v] = parameter(value.parameter);
@@ -215,6 +217,28 @@ private:
     return at[static_cast<size_t>(e_.result)];
   }
 
+  /// A flat Map's index: offset + sum(id[d] * stride[d]), uint64 where a
+  /// parameter takes part (no wrap-around select: never negative), the
+  /// same instructions for equal strides (LLVM shares them).
+  Instruction *flatIndex(const ArrayExpression::Value::Flat &flat,
+                         const std::vector<Instruction *> &ids) {
+    using B = ir::BinaryOperator;
+    Instruction *sum = nullptr;
+    for (size_t d = 0; d < flat.strides.size(); ++d) {
+      int stride = flat.strides[d];
+      if (stride == ArrayExpression::kStride0)
+        continue;
+      Instruction *term = stride == ArrayExpression::kStride1
+                              ? ids[d]
+                              : binary(B::Mul, ids[d], parameter(stride));
+      sum = sum ? binary(B::Add, sum, term) : term;
+    }
+    if (flat.offset >= 0)
+      sum = sum ? binary(B::Add, sum, parameter(flat.offset))
+                : parameter(flat.offset);
+    return sum ? sum : integer(0);
+  }
+
   void writeMap() {
     std::vector<Instruction *> ids;
     if (e_.rank <= 3) {
@@ -234,7 +258,8 @@ private:
     Instruction *index =
         ids.size() == 1 ? ids[0] : make(Opcode::BuildTuple, ids);
     Instruction *value = valueAt(index, ids);
-    make(Opcode::SetItem, {out(), index, value});
+    make(Opcode::SetItem,
+         {out(), e_.flat ? flatIndex(e_.outFlat, ids) : index, value});
   }
 
   Block *block(std::vector<Block *> predecessors) {
@@ -619,8 +644,23 @@ bool ArrayExpression::reductionNamed(const std::string &name,
 std::string ArrayExpression::text() const {
   std::string t;
   t.reserve(32 + 24 * values.size()); // (built at every evaluation: the key)
-  if (form == Form::Map)
-    t += "map rank " + std::to_string(rank) + "\n";
+  auto flatText = [&t](const Value::Flat &flat) {
+    t += " at";
+    for (int s : flat.strides)
+      t += s == kStride0   ? " 0"
+           : s == kStride1 ? " 1"
+                           : " *p" + std::to_string(s);
+    if (flat.offset >= 0)
+      t += " +p" + std::to_string(flat.offset);
+  };
+  if (form == Form::Map) {
+    t += "map rank " + std::to_string(rank);
+    if (flat) {
+      t += " flat, out";
+      flatText(outFlat);
+    }
+    t += "\n";
+  }
   else
     t += std::string("reduce ") + reductionName(reduction) + " into " +
          accumulator + (output.empty() ? "" : " as " + output) +
@@ -633,6 +673,8 @@ std::string ArrayExpression::text() const {
     switch (value.kind) {
     case Value::Kind::Load:
       t += "load p" + std::to_string(value.parameter);
+      if (flat)
+        flatText(value.flat);
       break;
     case Value::Kind::Scalar:
       t += "scalar p" + std::to_string(value.parameter);
@@ -663,13 +705,14 @@ bool ArrayExpression::operator==(const ArrayExpression &o) const {
       rank != o.rank || reduction != o.reduction ||
       accumulator != o.accumulator ||
       floatingAccumulator != o.floatingAccumulator || output != o.output ||
-      indexParameter != o.indexParameter)
+      indexParameter != o.indexParameter || flat != o.flat ||
+      !(outFlat == o.outFlat))
     return false;
   for (size_t v = 0; v < values.size(); ++v) {
     const Value &a = values[v], &b = o.values[v];
     if (a.kind != b.kind || a.parameter != b.parameter ||
         a.function != b.function || a.operands != b.operands ||
-        a.dtype != b.dtype || a.strides != b.strides)
+        a.dtype != b.dtype || a.strides != b.strides || !(a.flat == b.flat))
       return false;
   }
   return true;
@@ -695,6 +738,13 @@ uint64_t ArrayExpression::hash() const {
   mix(floatingAccumulator);
   mixText(accumulator);
   mixText(output);
+  auto mixFlat = [&mix](const Value::Flat &f) {
+    for (int s : f.strides)
+      mix(uint64_t(int64_t(s)));
+    mix(uint64_t(int64_t(f.offset)));
+  };
+  mix(flat);
+  mixFlat(outFlat);
   for (const Value &v : values) {
     mix(uint64_t(v.kind));
     mix(uint64_t(v.parameter));
@@ -704,6 +754,7 @@ uint64_t ArrayExpression::hash() const {
       mix(uint64_t(o));
     for (int64_t s : v.strides)
       mix(uint64_t(s));
+    mixFlat(v.flat);
     mix(0xfe);
   }
   return h;

@@ -181,6 +181,12 @@ ExpressionCaches &caches() {
   static ExpressionCaches all;
   return all;
 }
+/// The same caches in the order they were made, with their kernels' names
+/// (for arrayKernelRequests).
+std::vector<std::pair<std::string, KernelCache *>> &cachesInOrder() {
+  static std::vector<std::pair<std::string, KernelCache *>> all;
+  return all;
+}
 
 /// Index values take their merged strides; the other parameters are
 /// renumbered as the kernel sees them (index ones are not parameters).
@@ -203,6 +209,60 @@ void finishParameters(Gathered &g) {
   g.expression.parameterCount = int(g.parameters.size());
 }
 
+/// A Map's arrays as flat spans (ArrayKernel.h): each array parameter
+/// and `out` bound as the 1-D span of the elements its view reaches, read
+/// at offset + sum(id[d] * stride[d]). Strides of 0 and 1 element are
+/// compiled in; the others, and offsets, are uint64 parameters, one per
+/// distinct value, so views with equal strides share their index. (A view
+/// bound as an array multiplied each index by each of its own strides:
+/// ten 64-bit multiplies a Jacobi sweep's element where a RawKernel has
+/// one.)
+void flatten(Gathered &g, ArrayView &out, int64_t outItemsize) {
+  using Flat = Expression::Value::Flat;
+  std::vector<std::pair<int64_t, int>> numbers; // value -> parameter
+  auto parameterOf = [&](int64_t value) {
+    for (const auto &[known, p] : numbers)
+      if (known == value)
+        return p;
+    Gathered::Parameter p;
+    p.element = types::fromDTypeName("uint64");
+    p.scalar[0] = static_cast<uint64_t>(value); // negative: wraps, as meant
+    g.parameters.push_back(p);
+    numbers.emplace_back(value, int(g.parameters.size()) - 1);
+    return numbers.back().second;
+  };
+  auto flatOf = [&](ArrayView &view, int64_t itemsize) {
+    Flat flat;
+    for (size_t d = 0; d < view.shape.size(); ++d) {
+      int64_t stride = view.shape[d] == 1 ? 0 : view.strides[d] / itemsize;
+      flat.strides.push_back(stride == 0   ? Expression::kStride0
+                             : stride == 1 ? Expression::kStride1
+                                           : parameterOf(stride));
+    }
+    auto [low, high] = span(view, itemsize);
+    if (int64_t offset = (view.offset - low) / itemsize)
+      flat.offset = parameterOf(offset);
+    view.offset = low;
+    view.shape.assign(1, (high - low) / itemsize);
+    view.strides.assign(1, itemsize);
+    return flat;
+  };
+  size_t arrays = g.parameters.size();
+  std::vector<Flat> flats(arrays);
+  for (size_t p = 0; p < arrays; ++p)
+    if (g.parameters[p].array) { // (flatOf may add parameters: no reference)
+      ArrayView view = g.parameters[p].view;
+      flats[p] = flatOf(view, g.parameters[p].itemsize);
+      g.parameters[p].view = std::move(view);
+    }
+  for (Expression::Value &v : g.expression.values)
+    if (v.kind == Expression::Value::Kind::Load)
+      v.flat = flats[size_t(v.parameter)];
+  g.expression.outFlat = flatOf(out, outItemsize);
+  g.expression.flat = true;
+  g.expression.parameterCount = int(g.parameters.size());
+}
+
 /// The kernel cache of each expression.
 KernelCache &cacheFor(const Expression &expression) {
   auto &entries = launch::caches()[expression.hash()];
@@ -215,6 +275,7 @@ KernelCache &cacheFor(const Expression &expression) {
   auto cache = std::make_unique<KernelCache>(
       [expression, name] { return *arrayKernel(expression, name); },
       CompileOptions());
+  cachesInOrder().emplace_back(name, cache.get());
   entries.emplace_back(expression, std::move(cache));
   return *entries.back().second;
 }
@@ -244,6 +305,7 @@ void launch(const Gathered &g, const LaunchRange &range, const ArrayView &out,
     const Gathered::Parameter &q = g.parameters[p];
     if (q.array) {
       bindArray(args[p], q.view, q.element, q.itemsize);
+      args[p].writable = false; // only out is written: inputs may overlap
     } else {
       args[p].kind = ArgumentValue::Kind::Scalar;
       args[p].type = q.element;
@@ -406,6 +468,8 @@ void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
   finishParameters(g);
   g.expression.form = Expression::Form::Map;
   g.expression.rank = int(shape.size());
+  if (shape.size() <= 3) // (more dimensions unravel the out's extents)
+    flatten(g, out, outItemsize);
   LaunchRange range;
   if (shape.size() <= 3) {
     range.dims = int(shape.size());
@@ -577,6 +641,14 @@ void computeReduce(ArrayNode &node, const ArrayView &out) {
   h.expression.output = node.dtype;
   reducePass(h, rows, groups, 1, local, finalView, node.element,
              node.itemsize, node.device);
+}
+
+std::vector<std::pair<std::string, KernelRequest>> arrayKernelRequests() {
+  std::vector<std::pair<std::string, KernelRequest>> out;
+  for (const auto &[name, cache] : cachesInOrder())
+    for (KernelRequest &request : cache->requests())
+      out.emplace_back(name, std::move(request));
+  return out;
 }
 
 int64_t itemsizeOf(const Type *element) {

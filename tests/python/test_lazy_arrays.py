@@ -250,6 +250,29 @@ def test_broadcasting_fuses_across_ranks(device):
                                   x.transpose(3, 1, 0, 2) * 2 + 1)
 
 
+def test_strided_views_of_every_sign_fuse_into_one_flat_kernel(device):
+    # Issue 25: a Map kernel reads each view as the 1-D span of its
+    # elements at offset + sum(id * stride); reversed views (an offset
+    # parameter, strides wrapping in uint64), steps, transposes and
+    # broadcasts (stride 0) each index it differently, and the store goes
+    # through a strided view of its own.
+    x = np.arange(4 * 6 * 10, dtype=np.float32).reshape(4, 6, 10)
+    row = data(5, seed=3)
+    X, Row = spirjit.asarray(x, device=device), spirjit.asarray(
+        row, device=device)
+    out = np.zeros((8, 6, 20), np.float32)
+    Out = spirjit.asarray(out, device=device)
+    before = launches()
+    value = (X[::-1, ::-1, ::2] - X[:, :, 1::2] * 2 + Row
+             + X.transpose(0, 2, 1)[:, ::2, ::-1].transpose(0, 2, 1))
+    Out[1::2, ::-1, 3:13:2] = value
+    out[1::2, ::-1, 3:13:2] = (x[::-1, ::-1, ::2] - x[:, :, 1::2] * 2 + row
+                               + x.transpose(0, 2, 1)[:, ::2, ::-1]
+                               .transpose(0, 2, 1))
+    np.testing.assert_array_equal(np.asarray(Out), out)
+    assert launches() == before + 1
+
+
 def test_eager_mode_computes_each_operation(run_isolated):
     script = """
         import os
