@@ -46,7 +46,15 @@ class Gatherer {
 public:
   Gatherer(Gathered &g, const std::vector<int64_t> &shape,
            const ArrayNode *root)
-      : g_(g), shape_(shape), root_(root) {}
+      : g_(g), shape_(shape), root_(root) {
+    // Room for a typical expression at once: each evaluation gathers
+    // afresh, and growing these vectors step by step was a good part of
+    // an evaluation's allocations (a Jacobi sweep's host cost).
+    g.expression.values.reserve(24);
+    g.parameters.reserve(12);
+    g.values.reserve(16);
+    g.alive.reserve(16);
+  }
 
   int value(ArrayNode &node) {
     for (const auto &[seen, v] : g_.values)
@@ -77,6 +85,7 @@ public:
       g_.alive.insert(g_.alive.end(), node.operands.begin(),
                       node.operands.end());
       std::vector<int> operands;
+      operands.reserve(node.operands.size());
       for (size_t i = 0; i < node.operands.size(); ++i)
         operands.push_back(
             cast(value(*node.operands[i]), node.operands[i]->dtype,
@@ -233,6 +242,7 @@ void flatten(Gathered &g, ArrayView &out, int64_t outItemsize) {
   };
   auto flatOf = [&](ArrayView &view, int64_t itemsize) {
     Flat flat;
+    flat.strides.reserve(view.shape.size());
     for (size_t d = 0; d < view.shape.size(); ++d) {
       int64_t stride = view.shape[d] == 1 ? 0 : view.strides[d] / itemsize;
       flat.strides.push_back(stride == 0   ? Expression::kStride0
@@ -287,7 +297,10 @@ void launch(const Gathered &g, const LaunchRange &range, const ArrayView &out,
             const std::shared_ptr<runtime::Device> &device,
             const ArrayView *outIndex = nullptr) {
   size_t n = g.parameters.size() + (outIndex ? 2 : 1);
-  std::vector<ArgumentValue> args(n);
+  // The last launch's vector, refilled (per thread: a compile gives up
+  // the caller's lock, and another thread may launch meanwhile).
+  thread_local std::vector<ArgumentValue> args;
+  args.assign(n, ArgumentValue());
   auto bindArray = [](ArgumentValue &a, const ArrayView &view,
                       const Type *element, int64_t itemsize) {
     int rank = int(view.shape.size());
@@ -417,6 +430,7 @@ ArrayView broadcast(const ArrayView &view, const std::vector<int64_t> &shape) {
   b.offset = view.offset;
   b.shape = shape;
   size_t lead = shape.size() - view.shape.size();
+  b.strides.reserve(shape.size());
   b.strides.assign(lead, 0);
   for (size_t d = 0; d < view.shape.size(); ++d)
     b.strides.push_back(view.shape[d] == 1 && shape[lead + d] != 1
