@@ -277,17 +277,34 @@ private:
   }
 
   /// A Reduce kernel's work-item: its row m, its local id along the row,
-  /// its group, its first k, the step between its k's, and the row length
-  /// (the last parameter).
+  /// its group, its first k, the step between its k's, and the count its
+  /// k's stay below: the row length (the last parameter), or, chunked, the
+  /// group's chunk, whose start (chunkStart_) is added to each k it reads.
   std::tuple<Instruction *, Instruction *, Instruction *, Instruction *,
              Instruction *, Instruction *>
   rowItem() {
+    using B = ir::BinaryOperator;
     Instruction *m = method(item(), "get_global_id", {integer(0)});
     Instruction *lid = method(item(), "get_local_id", {integer(1)});
     Instruction *group = method(item(), "get_group", {});
-    Instruction *k0 = method(item(), "get_global_id", {integer(1)});
-    Instruction *step = method(item(), "get_global_range", {integer(1)});
-    return {m, lid, group, k0, step, parameter(e_.parameterCount - 1)};
+    Instruction *n = parameter(e_.parameterCount - 1);
+    if (!e_.chunked)
+      return {m, lid, group, method(item(), "get_global_id", {integer(1)}),
+              method(item(), "get_global_range", {integer(1)}), n};
+    // The chunk (whole rounds of the group's items) is the parameter
+    // before n, uint64: the k's it starts are never negative, so loads
+    // need no wrap-around select (which made Intel's vectoriser gather).
+    Instruction *chunk = parameter(e_.parameterCount - 2);
+    chunkStart_ = binary(
+        B::Mul, method(group, "get_group_id", {integer(1)}), chunk);
+    Instruction *left = binary(B::Sub, n, cast(chunkStart_, "int64"));
+    return {m, lid, group, lid,
+            method(item(), "get_local_range", {integer(1)}),
+            call(builtin("min"), {left, cast(chunk, "int64")})};
+  }
+  /// The row's k of a k counted from the work-item's chunk's start.
+  Instruction *inRow(Instruction *k) {
+    return chunkStart_ ? binary(ir::BinaryOperator::Add, chunkStart_, k) : k;
   }
 
   /// Folds a work-item's values at k = k0, k0 + step, ... (k < n) into
@@ -312,10 +329,13 @@ private:
     using C = ir::CompareOperator;
     Instruction *base = integer(0);
     States state = initial;
+    // The k's the folds read are base + first: a chunked Reduce's chunk
+    // start added once here, not to every k in the loop.
+    Instruction *first = inRow(k0);
     if (chains > 1) {
       auto [end, parts] =
-          foldRounds(base, std::vector<States>(size_t(chains), initial), k0,
-                     step, n, fold);
+          foldRounds(base, std::vector<States>(size_t(chains), initial),
+                     first, step, n, fold);
       while (parts.size() > 1) { // a tree: (0 1) (2 3), then the two
         std::vector<States> joined;
         for (size_t i = 0; i + 1 < parts.size(); i += 2)
@@ -327,13 +347,13 @@ private:
       base = end;
       state = parts[0];
     }
-    auto [phiBase, phis] = foldRounds(base, {state}, k0, step, n, fold);
+    auto [phiBase, phis] = foldRounds(base, {state}, first, step, n, fold);
     Block *tail = cur_;
     Block *last = block({tail});
     Block *exit = block({tail});
     branchIf(compare(C::Lt, binary(B::Add, phiBase, k0), n), last, exit);
     cur_ = last;
-    States after = fold(kAt(phiBase, k0), phis[0]);
+    States after = fold(kAt(phiBase, first), phis[0]);
     exit->predecessors.push_back(cur_);
     branch(exit);
     cur_ = exit;
@@ -348,11 +368,12 @@ private:
   }
 
   /// A loop from here while base + chains*step <= n (base from `base`),
-  /// folding each chain's states once a round, at k, k + step, ...; leaves
-  /// the cursor at its exit and returns the base and the states there.
+  /// folding each chain's states once a round, at k = base + first,
+  /// k + step, ...; leaves the cursor at its exit and returns the base and
+  /// the states there.
   std::pair<Instruction *, std::vector<States>>
   foldRounds(Instruction *base, const std::vector<States> &initial,
-             Instruction *k0, Instruction *step, Instruction *n,
+             Instruction *first, Instruction *step, Instruction *n,
              const Fold &fold) {
     using B = ir::BinaryOperator;
     size_t chains = initial.size();
@@ -366,7 +387,7 @@ private:
     branchIf(compare(ir::CompareOperator::Le, nextBase, n), body, after);
     cur_ = body;
     std::vector<States> next;
-    Instruction *k = kAt(phiBase, k0);
+    Instruction *k = kAt(phiBase, first);
     for (size_t c = 0; c < chains; ++c) {
       next.push_back(fold(k, phis[c]));
       if (c + 1 < chains)
@@ -534,6 +555,18 @@ private:
     auto step1 = [&](const States &state, Instruction *v, Instruction *vIndex,
                      bool ordered) -> States {
       Instruction *best = state[0], *bestIndex = state[1];
+      if (ordered && floating) {
+        // Over the elements, in order: v replaces a best that is no NaN
+        // when not (v <= best) for max (>= for min), which holds for a
+        // greater v and for a NaN. Two compares an element (fcmp ule/uge
+        // and ord) where the general rule below takes four.
+        Instruction *notWorse =
+            compare(isMax ? C::Le : C::Ge, v, best);
+        Instruction *better =
+            np("logical_and", {np("logical_not", {notWorse}),
+                               compare(C::Eq, best, best)});
+        return {select(better, v, best), select(better, vIndex, bestIndex)};
+      }
       Instruction *earlier =
           ordered ? nullptr : compare(C::Lt, vIndex, bestIndex);
       Instruction *better = compare(isMax ? C::Gt : C::Lt, v, best);
@@ -618,6 +651,8 @@ private:
   std::unique_ptr<ir::Function> fn_;
   Block *cur_ = nullptr;
   std::vector<Instruction *> args_;
+  /// A chunked Reduce's first k of its group's chunk (rowItem).
+  Instruction *chunkStart_ = nullptr;
 };
 
 } // namespace
@@ -666,6 +701,7 @@ std::string ArrayExpression::text() const {
          accumulator + (output.empty() ? "" : " as " + output) +
          (indexParameter >= 0 ? " indices p" + std::to_string(indexParameter)
                               : "") +
+         (chunked ? " chunked" : "") +
                   "\n";
   for (size_t v = 0; v < values.size(); ++v) {
     const Value &value = values[v];
@@ -706,6 +742,7 @@ bool ArrayExpression::operator==(const ArrayExpression &o) const {
       accumulator != o.accumulator ||
       floatingAccumulator != o.floatingAccumulator || output != o.output ||
       indexParameter != o.indexParameter || flat != o.flat ||
+      chunked != o.chunked ||
       !(outFlat == o.outFlat))
     return false;
   for (size_t v = 0; v < values.size(); ++v) {
@@ -744,6 +781,7 @@ uint64_t ArrayExpression::hash() const {
     mix(uint64_t(int64_t(f.offset)));
   };
   mix(flat);
+  mix(chunked);
   mixFlat(outFlat);
   for (const Value &v : values) {
     mix(uint64_t(v.kind));

@@ -26,7 +26,11 @@
 //           (1, L) and parameters viewed as (M, K), work-item (m, k) folds the
 //           values at (m, k), (m, k + G*L), ... and its work-group folds
 //           those with kapi.group_reduce; out (M, G) gets one partial per
-//           group. Folding the partials is the same kernel again.
+//           group. Folding the partials is the same kernel again. A
+//           chunked Reduce (CPU runtimes) gives each group one contiguous
+//           chunk of the row instead (a uint64 parameter before K), its
+//           items L apart: a group is one core's, and interleaved groups
+//           made every core pull every cache line.
 //           ArgMax/ArgMin kernels take one more output, out_index (M, G),
 //           int64: the index of each group's extreme.
 #pragma once
@@ -89,6 +93,8 @@ struct ArrayExpression {
   /// ArgMax/ArgMin: the parameter holding each element's index (a pass
   /// over partials), or -1: the index is k.
   int indexParameter = -1;
+  /// Reduce: each group folds a contiguous chunk (see Reduce above).
+  bool chunked = false;
 
   /// NumPy's name of a reduction ("sum", ..., "argmin"), and the
   /// reduction of a name (false for none).

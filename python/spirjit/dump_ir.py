@@ -233,8 +233,8 @@ def _dump_arrays(args, function, wanted, show, image):
     compiled, in the order they were compiled. For an image the default
     device does not take (--target cuda), each kernel is compiled again
     for it, as the launch specialised it: the same argument layouts and
-    noalias decision (the launch decisions of a GPU, such as a
-    reduction's group size, are not in the kernel)."""
+    noalias decision, and the default device's kernel forms (a CPU's
+    reductions fold chunked rows, a GPU's interleaved ones)."""
     import tempfile
     from . import synchronize
     with tempfile.TemporaryDirectory(prefix="spirjit-arrays-") as folder:
