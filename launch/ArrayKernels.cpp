@@ -295,7 +295,8 @@ KernelCache &cacheFor(const Expression &expression) {
 void launch(const Gathered &g, const LaunchRange &range, const ArrayView &out,
             const Type *outElement, int64_t outItemsize,
             const std::shared_ptr<runtime::Device> &device,
-            const ArrayView *outIndex = nullptr) {
+            const ArrayView *outIndex = nullptr,
+            KernelCache *cache = nullptr) {
   size_t n = g.parameters.size() + (outIndex ? 2 : 1);
   // The last launch's vector, refilled (per thread: a compile gives up
   // the caller's lock, and another thread may launch meanwhile).
@@ -330,7 +331,7 @@ void launch(const Gathered &g, const LaunchRange &range, const ArrayView &out,
   if (outIndex)
     bindArray(args.back(), *outIndex, types::int64(), 8);
   Event event;
-  cacheFor(g.expression)
+  (cache ? *cache : cacheFor(g.expression))
       .submit(event, range, args.data(), n, device, nullptr, 0, false);
 }
 
@@ -459,6 +460,141 @@ std::pair<int64_t, int64_t> span(const ArrayView &v, int64_t itemsize) {
   return {low, high};
 }
 
+namespace {
+
+/// The form of a Map evaluation: everything the kernel, its parameters'
+/// layout and its launch depend on, but not which memory it reads and
+/// writes or the scalars' values. A loop evaluates the same form again
+/// and again (a Jacobi sweep, a chain in a time step); the last one's
+/// finished parameters are kept (MapMemo) and only rebound, which skips
+/// gathering the graph, merging dimensions, flattening views and finding
+/// the kernel: about a third of an evaluation's host instructions.
+struct MapForm {
+  std::vector<int64_t> key;
+  /// The parameters in the gatherer's order (Index values excluded): an
+  /// array's memory and offset, or a scalar's bytes.
+  struct Binding {
+    const std::shared_ptr<runtime::Buffer> *buffer = nullptr; // arrays
+    int64_t offset = 0;
+    uint64_t scalar[2] = {0, 0};
+  };
+  std::vector<Binding> bindings;
+  /// Per array binding, where its strides are in `key` (to find repeats).
+  std::vector<std::pair<size_t, const Type *>> arrays;
+  std::vector<const ArrayNode *> visited;
+
+  static int64_t textHash(const std::string &t) {
+    uint64_t h = 1469598103934665603ull;
+    for (char c : t)
+      h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    return int64_t(h);
+  }
+
+  /// Walks `node` as the Gatherer would; false where the memo cannot be
+  /// used (a reduction below must be computed first).
+  bool walk(const ArrayNode &node, const std::vector<int64_t> &shape) {
+    for (size_t i = 0; i < visited.size(); ++i)
+      if (visited[i] == &node) {
+        key.insert(key.end(), {0, int64_t(i)});
+        return true;
+      }
+    visited.push_back(&node);
+    switch (node.kind) {
+    case ArrayNode::Kind::Memory: {
+      key.insert(key.end(), {1, int64_t(node.element), textHash(node.dtype),
+                             node.itemsize});
+      size_t strides = key.size();
+      size_t lead = shape.size() - node.view.shape.size();
+      key.insert(key.end(), lead, 0);
+      for (size_t d = 0; d < node.view.shape.size(); ++d)
+        key.push_back(node.view.shape[d] == 1 && shape[lead + d] != 1
+                          ? 0
+                          : node.view.strides[d]);
+      // One parameter per distinct view (Gatherer::array).
+      int64_t found = -1;
+      size_t a = 0;
+      for (size_t b = 0; b < bindings.size() && found < 0; ++b) {
+        if (!bindings[b].buffer)
+          continue;
+        auto [at, element] = arrays[a++];
+        if (*bindings[b].buffer == node.view.buffer &&
+            bindings[b].offset == node.view.offset &&
+            element == node.element &&
+            std::equal(key.begin() + long(at),
+                       key.begin() + long(at + shape.size()),
+                       key.begin() + long(strides)))
+          found = int64_t(b);
+      }
+      key.push_back(found);
+      if (found < 0) {
+        Binding binding;
+        binding.buffer = &node.view.buffer;
+        binding.offset = node.view.offset;
+        bindings.push_back(binding);
+        arrays.emplace_back(strides, node.element);
+      }
+      return true;
+    }
+    case ArrayNode::Kind::Scalar: {
+      key.insert(key.end(), {2, int64_t(node.element), textHash(node.dtype)});
+      Binding binding;
+      binding.scalar[0] = node.scalar[0];
+      binding.scalar[1] = node.scalar[1];
+      bindings.push_back(binding);
+      return true;
+    }
+    case ArrayNode::Kind::Index:
+      key.insert(key.end(), {3, node.axes[0], int64_t(node.shape.size())});
+      key.insert(key.end(), node.shape.begin(), node.shape.end());
+      return true;
+    case ArrayNode::Kind::Apply:
+      key.insert(key.end(), {4, textHash(node.function), textHash(node.dtype),
+                             int64_t(node.operands.size())});
+      for (size_t i = 0; i < node.operands.size(); ++i) {
+        key.push_back(textHash(node.operands[i]->dtype) ^ textHash(node.loop[i]));
+        if (!walk(*node.operands[i], shape))
+          return false;
+      }
+      key.push_back(textHash(node.loop.back()));
+      return true;
+    case ArrayNode::Kind::Reduce:
+      return false;
+    }
+    return false;
+  }
+
+  bool of(const ArrayNode &node, const ArrayView &out, const Type *outElement,
+          const std::string &outDType, int64_t outItemsize) {
+    key.clear();
+    bindings.clear();
+    arrays.clear();
+    visited.clear();
+    key.insert(key.end(), {int64_t(outElement), textHash(outDType),
+                           outItemsize, int64_t(out.shape.size())});
+    key.insert(key.end(), out.shape.begin(), out.shape.end());
+    key.insert(key.end(), out.strides.begin(), out.strides.end());
+    return walk(node, out.shape);
+  }
+};
+
+/// The last Map launched on this thread, ready to be rebound (MapForm).
+/// It holds no memory between launches.
+struct MapMemo {
+  std::vector<int64_t> key;
+  Gathered g; // finished and flattened; buffers dropped
+  /// Per parameter, the bound offset minus the binding's (a flat view
+  /// starts at its span's lowest byte); the parameters flatten() added
+  /// come after the bindings' and keep their values.
+  std::vector<int64_t> shift;
+  ArrayView out;
+  int64_t outShift = 0;
+  LaunchRange range;
+  KernelCache *cache = nullptr;
+  bool valid = false;
+};
+
+} // namespace
+
 /// out = the value of `node` (an Apply or Memory node of out's shape), one
 /// Map kernel; `out` must not overlap what the node reads.
 void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
@@ -468,6 +604,36 @@ void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
     count *= e;
   if (count == 0)
     return;
+  thread_local MapForm form;
+  thread_local MapMemo memo;
+  bool formed = form.of(node, out, outElement, outDType, outItemsize);
+  if (formed && memo.valid && memo.key == form.key) {
+    for (size_t p = 0; p < form.bindings.size(); ++p) {
+      Gathered::Parameter &q = memo.g.parameters[p];
+      if (q.array) {
+        q.view.buffer = *form.bindings[p].buffer;
+        q.view.offset = form.bindings[p].offset + memo.shift[p];
+      } else {
+        q.scalar[0] = form.bindings[p].scalar[0];
+        q.scalar[1] = form.bindings[p].scalar[1];
+      }
+    }
+    memo.out.buffer = out.buffer;
+    memo.out.offset = out.offset + memo.outShift;
+    struct Drop { // the memo keeps no memory alive, even if launch throws
+      MapMemo &memo;
+      ~Drop() {
+        for (Gathered::Parameter &q : memo.g.parameters)
+          q.view.buffer = nullptr;
+        memo.out.buffer = nullptr;
+      }
+    } drop{memo};
+    launch(memo.g, memo.range, memo.out, outElement, outItemsize,
+           node.device, nullptr, memo.cache);
+    return;
+  }
+  memo.valid = false;
+  int64_t outOffset = out.offset;
   Gathered g;
   Gatherer gatherer(g, out.shape, &node);
   int v = gatherer.value(node);
@@ -501,7 +667,28 @@ void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
     range.dims = 1;
     range.global[0] = count;
   }
-  launch(g, range, out, outElement, outItemsize, node.device);
+  KernelCache &cache = cacheFor(g.expression);
+  launch(g, range, out, outElement, outItemsize, node.device, nullptr,
+         &cache);
+  // Kept for the next evaluation of this form (the walk saw what the
+  // gatherer did: the same parameters, in order, before flatten's).
+  if (!formed || form.bindings.size() > g.parameters.size())
+    return;
+  memo.key = form.key;
+  memo.g.expression = std::move(g.expression);
+  memo.g.parameters = std::move(g.parameters);
+  memo.shift.assign(memo.g.parameters.size(), 0);
+  for (size_t p = 0; p < form.bindings.size(); ++p)
+    if (memo.g.parameters[p].array)
+      memo.shift[p] = memo.g.parameters[p].view.offset - form.bindings[p].offset;
+  for (Gathered::Parameter &q : memo.g.parameters)
+    q.view.buffer = nullptr;
+  memo.out = out;
+  memo.out.buffer = nullptr;
+  memo.outShift = out.offset - outOffset;
+  memo.range = range;
+  memo.cache = &cache;
+  memo.valid = true;
 }
 
 /// Computes a Reduce node into `out` (its result shape, C-contiguous).

@@ -273,6 +273,33 @@ def test_strided_views_of_every_sign_fuse_into_one_flat_kernel(device):
     assert launches() == before + 1
 
 
+def test_a_form_evaluated_again_binds_its_own_memory_and_scalars(device):
+    # Issue 25: the last Map's parameters are kept and rebound when the
+    # next evaluation has the same form (launch/ArrayKernels.cpp, MapMemo):
+    # other arrays, offsets and scalars of the same layout, and a view read
+    # twice (one parameter) against two views (two), must each give NumPy's
+    # answer.
+    xs = [data(40, seed=s).reshape(4, 10) for s in range(4)]
+    Xs = [spirjit.asarray(x, device=device) for x in xs]
+    for k in range(4):
+        x, X = xs[k], Xs[k]
+        scale = np.float32(k + 0.5)
+        got = X[::-1, 1:] * scale + X[:, :-1] - Xs[(k + 1) % 4][:, 1:]
+        want = x[::-1, 1:] * scale + x[:, :-1] - xs[(k + 1) % 4][:, 1:]
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+    a, b = Xs[0][:, 1:], Xs[1][:, 1:]
+    for first, second in ((a, b), (a, a), (b, a), (b, b), (a, b)):
+        want = np.asarray(first) * 2 + np.asarray(second)
+        np.testing.assert_allclose(np.asarray(first * 2.0 + second), want,
+                                   rtol=1e-6)
+    out = np.zeros((6, 12), np.float32)
+    Out = spirjit.asarray(out, device=device)
+    for k in range(3):                    # stores at other offsets
+        Out[k:k + 4, 1:11] = Xs[k] + Xs[k + 1]
+        out[k:k + 4, 1:11] = xs[k] + xs[k + 1]
+        np.testing.assert_array_equal(np.asarray(Out), out)
+
+
 def test_eager_mode_computes_each_operation(run_isolated):
     script = """
         import os
