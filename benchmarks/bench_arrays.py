@@ -29,9 +29,12 @@ reason under the table.
 
     python benchmarks/bench_arrays.py [--quick] [--device FILTER]
                                       [--reps R] [--warmup W] [--no-torch]
+                                      [--case NAME ...]
 
 --device FILTER runs the devices whose filter string starts with FILTER
-("cuda", "opencl:cpu:1"). Exit status: 0, or 1 if a result was wrong.
+("cuda", "opencl:cpu:1"); --case NAME (jacobi, add2, mix, chain8, sum,
+argmax, dot; repeatable) runs only those rows. Exit status: 0, or 1 if a
+result was wrong.
 """
 
 import argparse
@@ -551,6 +554,8 @@ def run_table(kind, title, backends, sizes, grid, args):
     rows, notes = [], Notes()
     rng = np.random.default_rng(0)
     for case in CASES:
+        if args.case and case.name not in args.case:
+            continue
         for size in ([grid] if case.inputs == 0 else sizes + [SMALL]):
             cells = measure_row(case, size, backends, args, notes, rng)
             ours = cells.get("spirjit")
@@ -604,6 +609,9 @@ def main(argv=None):
                         "rows take 5x as many)")
     parser.add_argument("--warmup", type=int, default=None,
                         help="untimed runs first (default 3, --quick 1)")
+    parser.add_argument("--case", action="append",
+                        choices=[case.name for case in CASES],
+                        help="only this case's rows (repeatable)")
     parser.add_argument("--no-torch", action="store_true",
                         help="leave out torch.compile (its compiles take "
                         "minutes)")

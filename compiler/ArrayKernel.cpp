@@ -184,7 +184,9 @@ private:
         operands.push_back(at[static_cast<size_t>(o)]);
       switch (value.kind) {
       case ArrayExpression::Value::Kind::Load:
-        at[v] = make(Opcode::GetItem, {parameter(value.parameter), index});
+        at[v] = make(Opcode::GetItem,
+                     {parameter(value.parameter),
+                      e_.flat ? flatIndex(value.flat, ids) : index});
         break;
       case ArrayExpression::Value::Kind::Scalar:
         at[v] = parameter(value.parameter);
@@ -215,6 +217,28 @@ private:
     return at[static_cast<size_t>(e_.result)];
   }
 
+  /// A flat Map's index: offset + sum(id[d] * stride[d]), uint64 where a
+  /// parameter takes part (no wrap-around select: never negative), the
+  /// same instructions for equal strides (LLVM shares them).
+  Instruction *flatIndex(const ArrayExpression::Value::Flat &flat,
+                         const std::vector<Instruction *> &ids) {
+    using B = ir::BinaryOperator;
+    Instruction *sum = nullptr;
+    for (size_t d = 0; d < flat.strides.size(); ++d) {
+      int stride = flat.strides[d];
+      if (stride == ArrayExpression::kStride0)
+        continue;
+      Instruction *term = stride == ArrayExpression::kStride1
+                              ? ids[d]
+                              : binary(B::Mul, ids[d], parameter(stride));
+      sum = sum ? binary(B::Add, sum, term) : term;
+    }
+    if (flat.offset >= 0)
+      sum = sum ? binary(B::Add, sum, parameter(flat.offset))
+                : parameter(flat.offset);
+    return sum ? sum : integer(0);
+  }
+
   void writeMap() {
     std::vector<Instruction *> ids;
     if (e_.rank <= 3) {
@@ -234,7 +258,8 @@ private:
     Instruction *index =
         ids.size() == 1 ? ids[0] : make(Opcode::BuildTuple, ids);
     Instruction *value = valueAt(index, ids);
-    make(Opcode::SetItem, {out(), index, value});
+    make(Opcode::SetItem,
+         {out(), e_.flat ? flatIndex(e_.outFlat, ids) : index, value});
   }
 
   Block *block(std::vector<Block *> predecessors) {
@@ -252,17 +277,34 @@ private:
   }
 
   /// A Reduce kernel's work-item: its row m, its local id along the row,
-  /// its group, its first k, the step between its k's, and the row length
-  /// (the last parameter).
+  /// its group, its first k, the step between its k's, and the count its
+  /// k's stay below: the row length (the last parameter), or, chunked, the
+  /// group's chunk, whose start (chunkStart_) is added to each k it reads.
   std::tuple<Instruction *, Instruction *, Instruction *, Instruction *,
              Instruction *, Instruction *>
   rowItem() {
+    using B = ir::BinaryOperator;
     Instruction *m = method(item(), "get_global_id", {integer(0)});
     Instruction *lid = method(item(), "get_local_id", {integer(1)});
     Instruction *group = method(item(), "get_group", {});
-    Instruction *k0 = method(item(), "get_global_id", {integer(1)});
-    Instruction *step = method(item(), "get_global_range", {integer(1)});
-    return {m, lid, group, k0, step, parameter(e_.parameterCount - 1)};
+    Instruction *n = parameter(e_.parameterCount - 1);
+    if (!e_.chunked)
+      return {m, lid, group, method(item(), "get_global_id", {integer(1)}),
+              method(item(), "get_global_range", {integer(1)}), n};
+    // The chunk (whole rounds of the group's items) is the parameter
+    // before n, uint64: the k's it starts are never negative, so loads
+    // need no wrap-around select (which made Intel's vectoriser gather).
+    Instruction *chunk = parameter(e_.parameterCount - 2);
+    chunkStart_ = binary(
+        B::Mul, method(group, "get_group_id", {integer(1)}), chunk);
+    Instruction *left = binary(B::Sub, n, cast(chunkStart_, "int64"));
+    return {m, lid, group, lid,
+            method(item(), "get_local_range", {integer(1)}),
+            call(builtin("min"), {left, cast(chunk, "int64")})};
+  }
+  /// The row's k of a k counted from the work-item's chunk's start.
+  Instruction *inRow(Instruction *k) {
+    return chunkStart_ ? binary(ir::BinaryOperator::Add, chunkStart_, k) : k;
   }
 
   /// Folds a work-item's values at k = k0, k0 + step, ... (k < n) into
@@ -287,10 +329,13 @@ private:
     using C = ir::CompareOperator;
     Instruction *base = integer(0);
     States state = initial;
+    // The k's the folds read are base + first: a chunked Reduce's chunk
+    // start added once here, not to every k in the loop.
+    Instruction *first = inRow(k0);
     if (chains > 1) {
       auto [end, parts] =
-          foldRounds(base, std::vector<States>(size_t(chains), initial), k0,
-                     step, n, fold);
+          foldRounds(base, std::vector<States>(size_t(chains), initial),
+                     first, step, n, fold);
       while (parts.size() > 1) { // a tree: (0 1) (2 3), then the two
         std::vector<States> joined;
         for (size_t i = 0; i + 1 < parts.size(); i += 2)
@@ -302,13 +347,13 @@ private:
       base = end;
       state = parts[0];
     }
-    auto [phiBase, phis] = foldRounds(base, {state}, k0, step, n, fold);
+    auto [phiBase, phis] = foldRounds(base, {state}, first, step, n, fold);
     Block *tail = cur_;
     Block *last = block({tail});
     Block *exit = block({tail});
     branchIf(compare(C::Lt, binary(B::Add, phiBase, k0), n), last, exit);
     cur_ = last;
-    States after = fold(kAt(phiBase, k0), phis[0]);
+    States after = fold(kAt(phiBase, first), phis[0]);
     exit->predecessors.push_back(cur_);
     branch(exit);
     cur_ = exit;
@@ -323,11 +368,12 @@ private:
   }
 
   /// A loop from here while base + chains*step <= n (base from `base`),
-  /// folding each chain's states once a round, at k, k + step, ...; leaves
-  /// the cursor at its exit and returns the base and the states there.
+  /// folding each chain's states once a round, at k = base + first,
+  /// k + step, ...; leaves the cursor at its exit and returns the base and
+  /// the states there.
   std::pair<Instruction *, std::vector<States>>
   foldRounds(Instruction *base, const std::vector<States> &initial,
-             Instruction *k0, Instruction *step, Instruction *n,
+             Instruction *first, Instruction *step, Instruction *n,
              const Fold &fold) {
     using B = ir::BinaryOperator;
     size_t chains = initial.size();
@@ -341,7 +387,7 @@ private:
     branchIf(compare(ir::CompareOperator::Le, nextBase, n), body, after);
     cur_ = body;
     std::vector<States> next;
-    Instruction *k = kAt(phiBase, k0);
+    Instruction *k = kAt(phiBase, first);
     for (size_t c = 0; c < chains; ++c) {
       next.push_back(fold(k, phis[c]));
       if (c + 1 < chains)
@@ -509,6 +555,18 @@ private:
     auto step1 = [&](const States &state, Instruction *v, Instruction *vIndex,
                      bool ordered) -> States {
       Instruction *best = state[0], *bestIndex = state[1];
+      if (ordered && floating) {
+        // Over the elements, in order: v replaces a best that is no NaN
+        // when not (v <= best) for max (>= for min), which holds for a
+        // greater v and for a NaN. Two compares an element (fcmp ule/uge
+        // and ord) where the general rule below takes four.
+        Instruction *notWorse =
+            compare(isMax ? C::Le : C::Ge, v, best);
+        Instruction *better =
+            np("logical_and", {np("logical_not", {notWorse}),
+                               compare(C::Eq, best, best)});
+        return {select(better, v, best), select(better, vIndex, bestIndex)};
+      }
       Instruction *earlier =
           ordered ? nullptr : compare(C::Lt, vIndex, bestIndex);
       Instruction *better = compare(isMax ? C::Gt : C::Lt, v, best);
@@ -593,6 +651,8 @@ private:
   std::unique_ptr<ir::Function> fn_;
   Block *cur_ = nullptr;
   std::vector<Instruction *> args_;
+  /// A chunked Reduce's first k of its group's chunk (rowItem).
+  Instruction *chunkStart_ = nullptr;
 };
 
 } // namespace
@@ -619,13 +679,29 @@ bool ArrayExpression::reductionNamed(const std::string &name,
 std::string ArrayExpression::text() const {
   std::string t;
   t.reserve(32 + 24 * values.size()); // (built at every evaluation: the key)
-  if (form == Form::Map)
-    t += "map rank " + std::to_string(rank) + "\n";
+  auto flatText = [&t](const Value::Flat &flat) {
+    t += " at";
+    for (int s : flat.strides)
+      t += s == kStride0   ? " 0"
+           : s == kStride1 ? " 1"
+                           : " *p" + std::to_string(s);
+    if (flat.offset >= 0)
+      t += " +p" + std::to_string(flat.offset);
+  };
+  if (form == Form::Map) {
+    t += "map rank " + std::to_string(rank);
+    if (flat) {
+      t += " flat, out";
+      flatText(outFlat);
+    }
+    t += "\n";
+  }
   else
     t += std::string("reduce ") + reductionName(reduction) + " into " +
          accumulator + (output.empty() ? "" : " as " + output) +
          (indexParameter >= 0 ? " indices p" + std::to_string(indexParameter)
                               : "") +
+         (chunked ? " chunked" : "") +
                   "\n";
   for (size_t v = 0; v < values.size(); ++v) {
     const Value &value = values[v];
@@ -633,6 +709,8 @@ std::string ArrayExpression::text() const {
     switch (value.kind) {
     case Value::Kind::Load:
       t += "load p" + std::to_string(value.parameter);
+      if (flat)
+        flatText(value.flat);
       break;
     case Value::Kind::Scalar:
       t += "scalar p" + std::to_string(value.parameter);
@@ -663,13 +741,15 @@ bool ArrayExpression::operator==(const ArrayExpression &o) const {
       rank != o.rank || reduction != o.reduction ||
       accumulator != o.accumulator ||
       floatingAccumulator != o.floatingAccumulator || output != o.output ||
-      indexParameter != o.indexParameter)
+      indexParameter != o.indexParameter || flat != o.flat ||
+      chunked != o.chunked ||
+      !(outFlat == o.outFlat))
     return false;
   for (size_t v = 0; v < values.size(); ++v) {
     const Value &a = values[v], &b = o.values[v];
     if (a.kind != b.kind || a.parameter != b.parameter ||
         a.function != b.function || a.operands != b.operands ||
-        a.dtype != b.dtype || a.strides != b.strides)
+        a.dtype != b.dtype || a.strides != b.strides || !(a.flat == b.flat))
       return false;
   }
   return true;
@@ -695,6 +775,14 @@ uint64_t ArrayExpression::hash() const {
   mix(floatingAccumulator);
   mixText(accumulator);
   mixText(output);
+  auto mixFlat = [&mix](const Value::Flat &f) {
+    for (int s : f.strides)
+      mix(uint64_t(int64_t(s)));
+    mix(uint64_t(int64_t(f.offset)));
+  };
+  mix(flat);
+  mix(chunked);
+  mixFlat(outFlat);
   for (const Value &v : values) {
     mix(uint64_t(v.kind));
     mix(uint64_t(v.parameter));
@@ -704,6 +792,7 @@ uint64_t ArrayExpression::hash() const {
       mix(uint64_t(o));
     for (int64_t s : v.strides)
       mix(uint64_t(s));
+    mixFlat(v.flat);
     mix(0xfe);
   }
   return h;

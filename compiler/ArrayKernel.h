@@ -15,12 +15,22 @@
 // Two forms:
 //   Map     kernel(item, p0, ..., out): out[i] = value at i, over a Range
 //           of the output's rank (1 to 3 extents; more are unravelled from
-//           one).
+//           one). A flat Map (views that are not all contiguous, rank 1 to
+//           3) takes each array as the 1-D span of its elements and reads
+//           and writes it at offset + sum(id[d] * stride[d]) in uint64,
+//           each stride a parameter or a constant 0 or 1: views with equal
+//           strides share one index, and a contiguous last axis costs no
+//           multiply (a 2-D view indexed as an array multiplies each
+//           index by each of its own strides).
 //   Reduce  kernel(nditem, p0, ..., K, out): over an NdRange (M, G*L) /
 //           (1, L) and parameters viewed as (M, K), work-item (m, k) folds the
 //           values at (m, k), (m, k + G*L), ... and its work-group folds
 //           those with kapi.group_reduce; out (M, G) gets one partial per
-//           group. Folding the partials is the same kernel again.
+//           group. Folding the partials is the same kernel again. A
+//           chunked Reduce (CPU runtimes) gives each group one contiguous
+//           chunk of the row instead (a uint64 parameter before K), its
+//           items L apart: a group is one core's, and interleaved groups
+//           made every core pull every cache line.
 //           ArgMax/ArgMin kernels take one more output, out_index (M, G),
 //           int64: the index of each group's extreme.
 #pragma once
@@ -44,7 +54,18 @@ struct ArrayExpression {
     /// Index: the int64 value sum(id[d] * strides[d]) over the iteration
     /// space's dimensions (an index along one axis: strides of 0 and 1).
     std::vector<int64_t> strides;
+    /// Load of a flat Map: where in its parameter's span.
+    struct Flat {
+      /// Per dimension: a uint64 parameter's number, or kStride0/kStride1.
+      std::vector<int> strides;
+      /// A uint64 parameter added (views with negative strides), or -1.
+      int offset = -1;
+      bool operator==(const Flat &o) const {
+        return strides == o.strides && offset == o.offset;
+      }
+    } flat;
   };
+  static constexpr int kStride0 = -1, kStride1 = -2;
   enum class Form { Map, Reduce };
   /// Reductions: kapi.group_reduce's operators, and min/max with NumPy's
   /// NaN rule; argmax/argmin, the index of the first extreme (of the first
@@ -58,6 +79,10 @@ struct ArrayExpression {
   Form form = Form::Map;
   /// Map: the rank of the iteration space.
   int rank = 1;
+  /// Map: arrays are flat spans (see Map above); out is stored at
+  /// outFlat.
+  bool flat = false;
+  Value::Flat outFlat;
   Reduction reduction = Reduction::Sum;
   /// Reduce: the accumulator's dtype (the partials'); the values are
   /// converted to it. Floats fold min/max NaN-first.
@@ -68,6 +93,8 @@ struct ArrayExpression {
   /// ArgMax/ArgMin: the parameter holding each element's index (a pass
   /// over partials), or -1: the index is k.
   int indexParameter = -1;
+  /// Reduce: each group folds a contiguous chunk (see Reduce above).
+  bool chunked = false;
 
   /// NumPy's name of a reduction ("sum", ..., "argmin"), and the
   /// reduction of a name (false for none).

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
-#include <set>
 namespace spirjit::launch {
 
 namespace {
@@ -252,15 +251,19 @@ void evaluateInto(ArrayNode &node, const ArrayView &target,
   // What the node reads that the target overlaps (other than the same
   // elements in the same places) must be read before any store: the value
   // is computed into its own memory first, as NumPy does.
-  std::set<const ArrayNode *> seen;
+  // (A graph has few nodes: a flat list beats a set's allocations.)
+  std::vector<const ArrayNode *> seen;
+  seen.reserve(16);
   auto [low, high] = span(target, 1);
   std::vector<ArrayNode *> stack = {&node};
+  stack.reserve(16);
   bool overlaps = false;
   while (!stack.empty() && !overlaps) {
     ArrayNode *n = stack.back();
     stack.pop_back();
-    if (!seen.insert(n).second)
+    if (std::find(seen.begin(), seen.end(), n) != seen.end())
       continue;
+    seen.push_back(n);
     if (n->kind == ArrayNode::Kind::Memory) {
       if (n->view.buffer != target.buffer)
         continue;
@@ -275,7 +278,7 @@ void evaluateInto(ArrayNode &node, const ArrayView &target,
     if (n->kind == ArrayNode::Kind::Reduce) {
       evaluate(*n);
       stack.push_back(n);
-      seen.erase(n);
+      seen.pop_back();
       continue;
     }
     for (const NodeRef &o : n->operands)
@@ -309,12 +312,13 @@ static bool isStale(const std::weak_ptr<ArrayNode> &weak) {
 namespace {
 bool readsBuffer(const ArrayNode &root, const runtime::Buffer &buffer) {
   std::vector<const ArrayNode *> stack = {&root};
-  std::set<const ArrayNode *> seen;
+  std::vector<const ArrayNode *> seen; // few: a flat list beats a set
   while (!stack.empty()) {
     const ArrayNode *n = stack.back();
     stack.pop_back();
-    if (!seen.insert(n).second)
+    if (std::find(seen.begin(), seen.end(), n) != seen.end())
       continue;
+    seen.push_back(n);
     if (n->kind == ArrayNode::Kind::Memory && n->view.buffer.get() == &buffer)
       return true;
     for (const NodeRef &o : n->operands)

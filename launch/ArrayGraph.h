@@ -155,6 +155,12 @@ bool anyPending();
 /// `expressions` gets how many distinct expressions there are.
 CacheStatistics arrayKernelStatistics(int &expressions);
 
+/// The specialisations of every fused kernel compiled so far, each with
+/// its kernel's name, in the order the expressions were first compiled:
+/// the dump tool compiles them again for another target (their CUDA form,
+/// run on an OpenCL device). Valid while the process lives.
+std::vector<std::pair<std::string, KernelRequest>> arrayKernelRequests();
+
 /// Keeps count of the DeviceArrays holding a node (ArrayNode::holders);
 /// a held pending node is registered for flushPending().
 void holdNode(const NodeRef &node);

@@ -46,7 +46,15 @@ class Gatherer {
 public:
   Gatherer(Gathered &g, const std::vector<int64_t> &shape,
            const ArrayNode *root)
-      : g_(g), shape_(shape), root_(root) {}
+      : g_(g), shape_(shape), root_(root) {
+    // Room for a typical expression at once: each evaluation gathers
+    // afresh, and growing these vectors step by step was a good part of
+    // an evaluation's allocations (a Jacobi sweep's host cost).
+    g.expression.values.reserve(24);
+    g.parameters.reserve(12);
+    g.values.reserve(16);
+    g.alive.reserve(16);
+  }
 
   int value(ArrayNode &node) {
     for (const auto &[seen, v] : g_.values)
@@ -77,6 +85,7 @@ public:
       g_.alive.insert(g_.alive.end(), node.operands.begin(),
                       node.operands.end());
       std::vector<int> operands;
+      operands.reserve(node.operands.size());
       for (size_t i = 0; i < node.operands.size(); ++i)
         operands.push_back(
             cast(value(*node.operands[i]), node.operands[i]->dtype,
@@ -181,6 +190,12 @@ ExpressionCaches &caches() {
   static ExpressionCaches all;
   return all;
 }
+/// The same caches in the order they were made, with their kernels' names
+/// (for arrayKernelRequests).
+std::vector<std::pair<std::string, KernelCache *>> &cachesInOrder() {
+  static std::vector<std::pair<std::string, KernelCache *>> all;
+  return all;
+}
 
 /// Index values take their merged strides; the other parameters are
 /// renumbered as the kernel sees them (index ones are not parameters).
@@ -203,6 +218,61 @@ void finishParameters(Gathered &g) {
   g.expression.parameterCount = int(g.parameters.size());
 }
 
+/// A Map's arrays as flat spans (ArrayKernel.h): each array parameter
+/// and `out` bound as the 1-D span of the elements its view reaches, read
+/// at offset + sum(id[d] * stride[d]). Strides of 0 and 1 element are
+/// compiled in; the others, and offsets, are uint64 parameters, one per
+/// distinct value, so views with equal strides share their index. (A view
+/// bound as an array multiplied each index by each of its own strides:
+/// ten 64-bit multiplies a Jacobi sweep's element where a RawKernel has
+/// one.)
+void flatten(Gathered &g, ArrayView &out, int64_t outItemsize) {
+  using Flat = Expression::Value::Flat;
+  std::vector<std::pair<int64_t, int>> numbers; // value -> parameter
+  auto parameterOf = [&](int64_t value) {
+    for (const auto &[known, p] : numbers)
+      if (known == value)
+        return p;
+    Gathered::Parameter p;
+    p.element = types::fromDTypeName("uint64");
+    p.scalar[0] = static_cast<uint64_t>(value); // negative: wraps, as meant
+    g.parameters.push_back(p);
+    numbers.emplace_back(value, int(g.parameters.size()) - 1);
+    return numbers.back().second;
+  };
+  auto flatOf = [&](ArrayView &view, int64_t itemsize) {
+    Flat flat;
+    flat.strides.reserve(view.shape.size());
+    for (size_t d = 0; d < view.shape.size(); ++d) {
+      int64_t stride = view.shape[d] == 1 ? 0 : view.strides[d] / itemsize;
+      flat.strides.push_back(stride == 0   ? Expression::kStride0
+                             : stride == 1 ? Expression::kStride1
+                                           : parameterOf(stride));
+    }
+    auto [low, high] = span(view, itemsize);
+    if (int64_t offset = (view.offset - low) / itemsize)
+      flat.offset = parameterOf(offset);
+    view.offset = low;
+    view.shape.assign(1, (high - low) / itemsize);
+    view.strides.assign(1, itemsize);
+    return flat;
+  };
+  size_t arrays = g.parameters.size();
+  std::vector<Flat> flats(arrays);
+  for (size_t p = 0; p < arrays; ++p)
+    if (g.parameters[p].array) { // (flatOf may add parameters: no reference)
+      ArrayView view = g.parameters[p].view;
+      flats[p] = flatOf(view, g.parameters[p].itemsize);
+      g.parameters[p].view = std::move(view);
+    }
+  for (Expression::Value &v : g.expression.values)
+    if (v.kind == Expression::Value::Kind::Load)
+      v.flat = flats[size_t(v.parameter)];
+  g.expression.outFlat = flatOf(out, outItemsize);
+  g.expression.flat = true;
+  g.expression.parameterCount = int(g.parameters.size());
+}
+
 /// The kernel cache of each expression.
 KernelCache &cacheFor(const Expression &expression) {
   auto &entries = launch::caches()[expression.hash()];
@@ -215,6 +285,7 @@ KernelCache &cacheFor(const Expression &expression) {
   auto cache = std::make_unique<KernelCache>(
       [expression, name] { return *arrayKernel(expression, name); },
       CompileOptions());
+  cachesInOrder().emplace_back(name, cache.get());
   entries.emplace_back(expression, std::move(cache));
   return *entries.back().second;
 }
@@ -224,9 +295,13 @@ KernelCache &cacheFor(const Expression &expression) {
 void launch(const Gathered &g, const LaunchRange &range, const ArrayView &out,
             const Type *outElement, int64_t outItemsize,
             const std::shared_ptr<runtime::Device> &device,
-            const ArrayView *outIndex = nullptr) {
+            const ArrayView *outIndex = nullptr,
+            KernelCache *cache = nullptr) {
   size_t n = g.parameters.size() + (outIndex ? 2 : 1);
-  std::vector<ArgumentValue> args(n);
+  // The last launch's vector, refilled (per thread: a compile gives up
+  // the caller's lock, and another thread may launch meanwhile).
+  thread_local std::vector<ArgumentValue> args;
+  args.assign(n, ArgumentValue());
   auto bindArray = [](ArgumentValue &a, const ArrayView &view,
                       const Type *element, int64_t itemsize) {
     int rank = int(view.shape.size());
@@ -244,6 +319,7 @@ void launch(const Gathered &g, const LaunchRange &range, const ArrayView &out,
     const Gathered::Parameter &q = g.parameters[p];
     if (q.array) {
       bindArray(args[p], q.view, q.element, q.itemsize);
+      args[p].writable = false; // only out is written: inputs may overlap
     } else {
       args[p].kind = ArgumentValue::Kind::Scalar;
       args[p].type = q.element;
@@ -255,7 +331,7 @@ void launch(const Gathered &g, const LaunchRange &range, const ArrayView &out,
   if (outIndex)
     bindArray(args.back(), *outIndex, types::int64(), 8);
   Event event;
-  cacheFor(g.expression)
+  (cache ? *cache : cacheFor(g.expression))
       .submit(event, range, args.data(), n, device, nullptr, 0, false);
 }
 
@@ -287,6 +363,13 @@ void reducePass(Gathered &g, int64_t rows, int64_t k, int64_t groups,
     p.itemsize = 8;
     g.expression.indexParameter = int(g.parameters.size());
     g.parameters.push_back(std::move(p));
+  }
+  if (g.expression.chunked) { // each group's part of a row
+    Gathered::Parameter chunk;
+    chunk.element = types::fromDTypeName("uint64");
+    int64_t all = groups * local;
+    chunk.scalar[0] = static_cast<uint64_t>((k + all - 1) / all * local);
+    g.parameters.push_back(chunk);
   }
   Gathered::Parameter rowLength; // the kernel's last parameter, K
   rowLength.element = types::int64();
@@ -326,6 +409,7 @@ Gathered overPartials(const ArrayNode &node, const Expression &first,
   h.expression.reduction = first.reduction;
   h.expression.accumulator = first.accumulator;
   h.expression.floatingAccumulator = first.floatingAccumulator;
+  h.expression.chunked = first.chunked;
   return h;
 }
 
@@ -355,6 +439,7 @@ ArrayView broadcast(const ArrayView &view, const std::vector<int64_t> &shape) {
   b.offset = view.offset;
   b.shape = shape;
   size_t lead = shape.size() - view.shape.size();
+  b.strides.reserve(shape.size());
   b.strides.assign(lead, 0);
   for (size_t d = 0; d < view.shape.size(); ++d)
     b.strides.push_back(view.shape[d] == 1 && shape[lead + d] != 1
@@ -375,6 +460,141 @@ std::pair<int64_t, int64_t> span(const ArrayView &v, int64_t itemsize) {
   return {low, high};
 }
 
+namespace {
+
+/// The form of a Map evaluation: everything the kernel, its parameters'
+/// layout and its launch depend on, but not which memory it reads and
+/// writes or the scalars' values. A loop evaluates the same form again
+/// and again (a Jacobi sweep, a chain in a time step); the last one's
+/// finished parameters are kept (MapMemo) and only rebound, which skips
+/// gathering the graph, merging dimensions, flattening views and finding
+/// the kernel: about a third of an evaluation's host instructions.
+struct MapForm {
+  std::vector<int64_t> key;
+  /// The parameters in the gatherer's order (Index values excluded): an
+  /// array's memory and offset, or a scalar's bytes.
+  struct Binding {
+    const std::shared_ptr<runtime::Buffer> *buffer = nullptr; // arrays
+    int64_t offset = 0;
+    uint64_t scalar[2] = {0, 0};
+  };
+  std::vector<Binding> bindings;
+  /// Per array binding, where its strides are in `key` (to find repeats).
+  std::vector<std::pair<size_t, const Type *>> arrays;
+  std::vector<const ArrayNode *> visited;
+
+  static int64_t textHash(const std::string &t) {
+    uint64_t h = 1469598103934665603ull;
+    for (char c : t)
+      h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    return int64_t(h);
+  }
+
+  /// Walks `node` as the Gatherer would; false where the memo cannot be
+  /// used (a reduction below must be computed first).
+  bool walk(const ArrayNode &node, const std::vector<int64_t> &shape) {
+    for (size_t i = 0; i < visited.size(); ++i)
+      if (visited[i] == &node) {
+        key.insert(key.end(), {0, int64_t(i)});
+        return true;
+      }
+    visited.push_back(&node);
+    switch (node.kind) {
+    case ArrayNode::Kind::Memory: {
+      key.insert(key.end(), {1, int64_t(node.element), textHash(node.dtype),
+                             node.itemsize});
+      size_t strides = key.size();
+      size_t lead = shape.size() - node.view.shape.size();
+      key.insert(key.end(), lead, 0);
+      for (size_t d = 0; d < node.view.shape.size(); ++d)
+        key.push_back(node.view.shape[d] == 1 && shape[lead + d] != 1
+                          ? 0
+                          : node.view.strides[d]);
+      // One parameter per distinct view (Gatherer::array).
+      int64_t found = -1;
+      size_t a = 0;
+      for (size_t b = 0; b < bindings.size() && found < 0; ++b) {
+        if (!bindings[b].buffer)
+          continue;
+        auto [at, element] = arrays[a++];
+        if (*bindings[b].buffer == node.view.buffer &&
+            bindings[b].offset == node.view.offset &&
+            element == node.element &&
+            std::equal(key.begin() + long(at),
+                       key.begin() + long(at + shape.size()),
+                       key.begin() + long(strides)))
+          found = int64_t(b);
+      }
+      key.push_back(found);
+      if (found < 0) {
+        Binding binding;
+        binding.buffer = &node.view.buffer;
+        binding.offset = node.view.offset;
+        bindings.push_back(binding);
+        arrays.emplace_back(strides, node.element);
+      }
+      return true;
+    }
+    case ArrayNode::Kind::Scalar: {
+      key.insert(key.end(), {2, int64_t(node.element), textHash(node.dtype)});
+      Binding binding;
+      binding.scalar[0] = node.scalar[0];
+      binding.scalar[1] = node.scalar[1];
+      bindings.push_back(binding);
+      return true;
+    }
+    case ArrayNode::Kind::Index:
+      key.insert(key.end(), {3, node.axes[0], int64_t(node.shape.size())});
+      key.insert(key.end(), node.shape.begin(), node.shape.end());
+      return true;
+    case ArrayNode::Kind::Apply:
+      key.insert(key.end(), {4, textHash(node.function), textHash(node.dtype),
+                             int64_t(node.operands.size())});
+      for (size_t i = 0; i < node.operands.size(); ++i) {
+        key.push_back(textHash(node.operands[i]->dtype) ^ textHash(node.loop[i]));
+        if (!walk(*node.operands[i], shape))
+          return false;
+      }
+      key.push_back(textHash(node.loop.back()));
+      return true;
+    case ArrayNode::Kind::Reduce:
+      return false;
+    }
+    return false;
+  }
+
+  bool of(const ArrayNode &node, const ArrayView &out, const Type *outElement,
+          const std::string &outDType, int64_t outItemsize) {
+    key.clear();
+    bindings.clear();
+    arrays.clear();
+    visited.clear();
+    key.insert(key.end(), {int64_t(outElement), textHash(outDType),
+                           outItemsize, int64_t(out.shape.size())});
+    key.insert(key.end(), out.shape.begin(), out.shape.end());
+    key.insert(key.end(), out.strides.begin(), out.strides.end());
+    return walk(node, out.shape);
+  }
+};
+
+/// The last Map launched on this thread, ready to be rebound (MapForm).
+/// It holds no memory between launches.
+struct MapMemo {
+  std::vector<int64_t> key;
+  Gathered g; // finished and flattened; buffers dropped
+  /// Per parameter, the bound offset minus the binding's (a flat view
+  /// starts at its span's lowest byte); the parameters flatten() added
+  /// come after the bindings' and keep their values.
+  std::vector<int64_t> shift;
+  ArrayView out;
+  int64_t outShift = 0;
+  LaunchRange range;
+  KernelCache *cache = nullptr;
+  bool valid = false;
+};
+
+} // namespace
+
 /// out = the value of `node` (an Apply or Memory node of out's shape), one
 /// Map kernel; `out` must not overlap what the node reads.
 void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
@@ -384,6 +604,36 @@ void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
     count *= e;
   if (count == 0)
     return;
+  thread_local MapForm form;
+  thread_local MapMemo memo;
+  bool formed = form.of(node, out, outElement, outDType, outItemsize);
+  if (formed && memo.valid && memo.key == form.key) {
+    for (size_t p = 0; p < form.bindings.size(); ++p) {
+      Gathered::Parameter &q = memo.g.parameters[p];
+      if (q.array) {
+        q.view.buffer = *form.bindings[p].buffer;
+        q.view.offset = form.bindings[p].offset + memo.shift[p];
+      } else {
+        q.scalar[0] = form.bindings[p].scalar[0];
+        q.scalar[1] = form.bindings[p].scalar[1];
+      }
+    }
+    memo.out.buffer = out.buffer;
+    memo.out.offset = out.offset + memo.outShift;
+    struct Drop { // the memo keeps no memory alive, even if launch throws
+      MapMemo &memo;
+      ~Drop() {
+        for (Gathered::Parameter &q : memo.g.parameters)
+          q.view.buffer = nullptr;
+        memo.out.buffer = nullptr;
+      }
+    } drop{memo};
+    launch(memo.g, memo.range, memo.out, outElement, outItemsize,
+           node.device, nullptr, memo.cache);
+    return;
+  }
+  memo.valid = false;
+  int64_t outOffset = out.offset;
   Gathered g;
   Gatherer gatherer(g, out.shape, &node);
   int v = gatherer.value(node);
@@ -406,6 +656,8 @@ void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
   finishParameters(g);
   g.expression.form = Expression::Form::Map;
   g.expression.rank = int(shape.size());
+  if (shape.size() <= 3) // (more dimensions unravel the out's extents)
+    flatten(g, out, outItemsize);
   LaunchRange range;
   if (shape.size() <= 3) {
     range.dims = int(shape.size());
@@ -415,7 +667,28 @@ void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
     range.dims = 1;
     range.global[0] = count;
   }
-  launch(g, range, out, outElement, outItemsize, node.device);
+  KernelCache &cache = cacheFor(g.expression);
+  launch(g, range, out, outElement, outItemsize, node.device, nullptr,
+         &cache);
+  // Kept for the next evaluation of this form (the walk saw what the
+  // gatherer did: the same parameters, in order, before flatten's).
+  if (!formed || form.bindings.size() > g.parameters.size())
+    return;
+  memo.key = form.key;
+  memo.g.expression = std::move(g.expression);
+  memo.g.parameters = std::move(g.parameters);
+  memo.shift.assign(memo.g.parameters.size(), 0);
+  for (size_t p = 0; p < form.bindings.size(); ++p)
+    if (memo.g.parameters[p].array)
+      memo.shift[p] = memo.g.parameters[p].view.offset - form.bindings[p].offset;
+  for (Gathered::Parameter &q : memo.g.parameters)
+    q.view.buffer = nullptr;
+  memo.out = out;
+  memo.out.buffer = nullptr;
+  memo.outShift = out.offset - outOffset;
+  memo.range = range;
+  memo.cache = &cache;
+  memo.valid = true;
 }
 
 /// Computes a Reduce node into `out` (its result shape, C-contiguous).
@@ -520,15 +793,23 @@ void computeReduce(ArrayNode &node, const ArrayView &out) {
   g.expression.floatingAccumulator = accElement->kind == TypeKind::Float;
 
   bool gpu = device.info().deviceType == "gpu";
+  // A CPU runtime runs a group on one core: a contiguous chunk each lets
+  // each core stream its own cache lines (Intel's, argmax of 2^20 float32
+  // over two groups: interleaved, both cores fetched every line).
+  g.expression.chunked = !gpu;
   // CPU runtimes vectorise a group's items 16 at a time (Intel's, with
   // AVX-512): a group of one vector walks the row in whole cache lines,
   // where 256 items made each vector's pass skip 2 KB between loads
   // (Intel's, max over 2^22 float32: 0.92 -> 0.74 ms).
   int local = gpu ? workGroupSize(device) : std::min(16, workGroupSize(device));
   int64_t units = std::max<int64_t>(device.info().computeUnits, 1);
-  // GPUs: eight groups a multiprocessor keep it busy; CPU runtimes run a
-  // work-group per thread: one a core (more measured slower on Intel's).
-  int64_t wanted = gpu ? units * 8 : units;
+  // GPUs: eight groups a multiprocessor keep it busy. CPU runtimes run a
+  // work-group per thread: four chunks a core, so that a core another
+  // process holds does not keep the rest waiting for its one chunk
+  // (Intel's, argmax of 2^20 float32 on 2 shared cores, first quartile of
+  // 60: 229 us with 2 groups, 220 with 4, 210 with 8; interleaved rows
+  // had been slower with more groups, chunks are not).
+  int64_t wanted = gpu ? units * 8 : units * 4;
   int64_t groups = std::max<int64_t>(1, wanted / rows);
   // A short row is one work-group's: one launch, no partials.
   if (k <= int64_t(local) * 64)
@@ -577,6 +858,14 @@ void computeReduce(ArrayNode &node, const ArrayView &out) {
   h.expression.output = node.dtype;
   reducePass(h, rows, groups, 1, local, finalView, node.element,
              node.itemsize, node.device);
+}
+
+std::vector<std::pair<std::string, KernelRequest>> arrayKernelRequests() {
+  std::vector<std::pair<std::string, KernelRequest>> out;
+  for (const auto &[name, cache] : cachesInOrder())
+    for (KernelRequest &request : cache->requests())
+      out.emplace_back(name, std::move(request));
+  return out;
 }
 
 int64_t itemsizeOf(const Type *element) {

@@ -198,13 +198,7 @@ const FunctionDescription &KernelCache::description() {
 KernelCache::Entry &
 KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
   const FunctionDescription &function = description();
-  KernelRequest request;
-  request.function = &function;
-  request.argumentTypes = key.types;
-  request.itemDimensions = key.dimensions;
-  request.ndRange = key.ndRange;
-  request.localExtents = key.localExtents;
-  request.disjointArrays = key.disjoint;
+  KernelRequest request = requestFor(key);
   DeviceCapabilities capabilities = capabilitiesOf(*device);
   CompileOptions options = options_;
   ImageFormat format = imageFormatFor(capabilities);
@@ -318,6 +312,24 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
   // keep the first, so references to it stay valid.
   auto [it, inserted] = cache_.emplace(key, std::move(entry));
   return *it->second;
+}
+
+KernelRequest KernelCache::requestFor(const Key &key) {
+  KernelRequest request;
+  request.function = &description();
+  request.argumentTypes = key.types;
+  request.itemDimensions = key.dimensions;
+  request.ndRange = key.ndRange;
+  request.localExtents = key.localExtents;
+  request.disjointArrays = key.disjoint;
+  return request;
+}
+
+std::vector<KernelRequest> KernelCache::requests() {
+  std::vector<KernelRequest> out;
+  for (const auto &held : cache_)
+    out.push_back(requestFor(held.first));
+  return out;
 }
 
 void KernelCache::setSignatures(const std::vector<std::string> &signatures) {

@@ -347,14 +347,17 @@ size_t spanOf(const ArgumentValue &a) {
   return span;
 }
 
-/// Whether no two array arguments share a byte, so that the kernel may take
-/// its array parameters as noalias. SVM and host pointers are compared as
-/// addresses; other device buffers by buffer and offset. Empty arrays
-/// share nothing.
+/// Whether no array argument the kernel may write shares a byte with
+/// another, so that the kernel may take its array parameters as noalias
+/// (LLVM's noalias promises nothing of memory nobody modifies: the views
+/// a fused Jacobi sweep reads overlap, and its loads may still take the
+/// read-only path). SVM and host pointers are compared as addresses; other
+/// device buffers by buffer and offset. Empty arrays share nothing.
 bool arraysDisjoint(const ArgumentValue *args, size_t n) {
   struct Span {
     const void *space;
     uintptr_t low, high;
+    bool writable;
     bool operator<(const Span &o) const {
       return std::tie(space, low) < std::tie(o.space, o.low);
     }
@@ -377,7 +380,7 @@ bool arraysDisjoint(const ArgumentValue *args, size_t n) {
     }
     if (empty)
       continue;
-    Span span{nullptr, 0, 0};
+    Span span{nullptr, 0, 0, a.writable};
     uintptr_t base;
     if (a.kind == ArgumentValue::Kind::HostArray) {
       base = reinterpret_cast<uintptr_t>(a.data);
@@ -400,11 +403,20 @@ bool arraysDisjoint(const ArgumentValue *args, size_t n) {
     all = more.data();
     count = more.size();
   }
-  // Sorted by start, two spans overlap only if some neighbours do.
+  // Sorted by start, a span overlaps an earlier one of its space exactly
+  // when it starts before the furthest end so far (of any span, for a
+  // writable one; of a writable one, for the others).
   std::sort(all, all + count);
-  for (size_t k = 1; k < count; ++k)
-    if (all[k].space == all[k - 1].space && all[k].low < all[k - 1].high)
+  uintptr_t end = 0, writableEnd = 0;
+  for (size_t k = 0; k < count; ++k) {
+    if (k == 0 || all[k].space != all[k - 1].space)
+      end = writableEnd = 0;
+    if (all[k].low < (all[k].writable ? end : writableEnd))
       return false;
+    end = std::max(end, all[k].high);
+    if (all[k].writable)
+      writableEnd = std::max(writableEnd, all[k].high);
+  }
   return true;
 }
 
@@ -706,8 +718,9 @@ const std::vector<bool> &KernelCache::submit(
     rangeGroup = checkPrivateMemory(bytes, range, groupSize, *device);
 
   for (size_t i = 0; i < n; ++i)
-    if (written[i] && args[i].kind == ArgumentValue::Kind::HostArray &&
-        !args[i].writable)
+    if (written[i] && !args[i].writable &&
+        (args[i].kind == ArgumentValue::Kind::HostArray ||
+         args[i].kind == ArgumentValue::Kind::DeviceArray))
       throw LaunchError(LaunchErrorKind::Typing,
                         describeArgument(i) + " is a read-only array, but "
                                               "the kernel writes to it");

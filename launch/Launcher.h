@@ -89,6 +89,9 @@ struct ArgumentValue {
   const std::shared_ptr<runtime::Buffer> *buffer = nullptr;
   int64_t offset = 0;
   /// HostArray: the first element, and whether the kernel may write it.
+  /// DeviceArray: false promises the kernel does not write it (the inputs
+  /// of fused array kernels), so that it may overlap other such arrays and
+  /// still be noalias.
   void *data = nullptr;
   bool writable = true;
   /// Scalar: little-endian bytes; a complex number's parts in two slots.
@@ -217,6 +220,11 @@ public:
   void setSignatures(const std::vector<std::string> &signatures);
 
   const CacheStatistics &statistics() const { return statistics_; }
+  /// The compile request of each specialisation held, in key order, so
+  /// that the dump tool can compile them again for another target (the
+  /// CUDA form of array kernels run on an OpenCL device). Valid while the
+  /// cache lives.
+  std::vector<KernelRequest> requests();
   /// How many KernelCaches the process holds: kernels, device functions'
   /// kernels and jit functions' loops each own theirs, and their programs.
   /// Lets a test see that dropped ones are freed, apart from the driver's
@@ -258,6 +266,7 @@ private:
   };
 
   const FunctionDescription &description();
+  KernelRequest requestFor(const Key &key);
   Entry &compile(const Key &key,
                  const std::shared_ptr<runtime::Device> &device);
   /// `signatures=`: a TypingError for types none of them lists.

@@ -4,6 +4,7 @@
 #include "compiler/ArrayOps.h"
 #include "compiler/Pipeline.h"
 #include "frontend/Diagnostics.h"
+#include "launch/ArrayGraph.h"
 #include "launch/HostCall.h"
 #include "python/bindings/Arrays.h"
 #include "python/bindings/Collectable.h"
@@ -551,6 +552,24 @@ void dumpHostStages(const py::dict &description, const std::string &signature,
   }
 }
 
+/// The dump tool's --arrays for another image: every fused kernel the
+/// process compiled so far, compiled again for `image` (the arrays ran on
+/// the default device); `print(stage, text, what)`.
+void dumpArrayKernels(const std::vector<std::string> &stages,
+                      const py::function &print, const std::string &image) {
+  DumpRequest dump = parseDumpRequest(image, "()", stages);
+  for (const auto &[name, request] : launch::arrayKernelRequests()) {
+    std::string what = "array kernel: " + name + ", " +
+                       types::formatArguments(request.argumentTypes) +
+                       (request.disjointArrays ? " noalias" : "");
+    compileKernel(request, dump.device,
+                  dumpOptions(dump, [&](const char *stage,
+                                        const std::string &text) {
+                    print(stage, text, what);
+                  }));
+  }
+}
+
 } // namespace
 
 PYBIND11_MODULE(_spirjit, m) {
@@ -828,6 +847,8 @@ PYBIND11_MODULE(_spirjit, m) {
   m.def("dump_host_stages", &dumpHostStages, py::arg("description"),
         py::arg("signature"), py::arg("stages"), py::arg("print"),
         py::arg("image") = "spirv", py::arg("disjoint") = false);
+  m.def("dump_array_kernels", &dumpArrayKernels, py::arg("stages"),
+        py::arg("print"), py::arg("image"));
   m.def("stage_names", [] {
     std::vector<std::pair<std::string, std::string>> out;
     for (const StageInfo &info : allStages())

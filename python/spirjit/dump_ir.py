@@ -6,7 +6,7 @@
                     [--nd-range] [--local-shape 16,16 ...] [--disjoint]
                     [--dump-dir DIR]
     spirjit-dump-ir FILE.py FUNCTION --arrays --sig "(float32[:, :], float64)"
-                    [--shape 8] [--stage ...]
+                    [--shape 8] [--stage ...] [--target cuda]
 """
 
 import argparse
@@ -228,9 +228,13 @@ def _arguments(signature, extent):
     return values
 
 
-def _dump_arrays(args, function, wanted, show):
+def _dump_arrays(args, function, wanted, show, image):
     """Runs `function` on DeviceArrays and shows each fused kernel it
-    compiled, in the order they were compiled."""
+    compiled, in the order they were compiled. For an image the default
+    device does not take (--target cuda), each kernel is compiled again
+    for it, as the launch specialised it: the same argument layouts and
+    noalias decision, and the default device's kernel forms (a CPU's
+    reductions fold chunked rows, a GPU's interleaved ones)."""
     import tempfile
     from . import synchronize
     with tempfile.TemporaryDirectory(prefix="spirjit-arrays-") as folder:
@@ -246,6 +250,9 @@ def _dump_arrays(args, function, wanted, show):
         finally:
             del os.environ["SPIRJIT_DUMP_DIR"]
             _spirjit._host_evaluation(host)
+        if image == "ptx":
+            _spirjit.dump_array_kernels(wanted, show, image)
+            return 0
         kernels = sorted((os.path.getmtime(os.path.join(folder, k)), k)
                          for k in os.listdir(folder)
                          if k.startswith(("array_map", "array_reduce")))
@@ -305,7 +312,7 @@ def _dump(args, stages):
         return 2
     try:
         if args.arrays:
-            return _dump_arrays(args, function, wanted, show)
+            return _dump_arrays(args, function, wanted, show, image)
         if args.jit or getattr(function, "__spirjit_jit__", False):
             _spirjit.dump_host_stages(describe_function(function, host=True),
                                       args.sig,

@@ -75,3 +75,27 @@ def test_disjoint_then_shared_launches_of_one_kernel(device):
         spirjit.call_kernel(shift_rows, kapi.Range(8), src, src)
         np.testing.assert_array_equal(src.asnumpy(),
                                       expected_shift(a, True))
+
+
+@spirjit.kernel
+def shift_span(item: kapi.Item, whole, part, dst):
+    # whole[j + 99] is dst[j - 1]: a recurrence through the read-only view.
+    for j in range(1, dst.shape[0]):
+        dst[j] = whole[j + 99] + part[0]
+
+
+def test_read_only_views_overlap_each_other_but_not_the_written_one(device):
+    # Read-only arrays may share bytes with each other and stay noalias
+    # (nothing modifies them: the fused Jacobi sweep's views of u), but not
+    # with a written one, even when, sorted by address, a read-only array
+    # between them overlaps neither.
+    base = np.random.rand(400)
+    whole, part = base[0:400], base[50:60]
+    whole.flags.writeable = False
+    part.flags.writeable = False
+    dst = base[100:300]
+    want = base.copy()
+    for j in range(1, 200):
+        want[100 + j] = want[99 + j] + want[50]
+    spirjit.call_kernel(shift_span, kapi.Range(1), whole, part, dst)
+    np.testing.assert_array_equal(base, want)

@@ -31,3 +31,13 @@ def test_quick_run_covers_every_case(device_filter):
         # the Jacobi grid, a large size and n = 1000 for the others
         assert row[spirjit].strip().endswith(("us", "ms")), row
     assert sum(r[0].strip() != LABELS[0] for r in rows) == 12
+
+
+def test_case_option_runs_only_that_case(device_filter):
+    out = subprocess.run([sys.executable, SCRIPT, "--quick", "--device",
+                          device_filter, "--case", "argmax"],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    rows = {line.split(" | ")[0].strip() for line in out.stdout.splitlines()
+            if line.split(" | ")[0].strip() in LABELS}
+    assert rows == {"x.argmax()"}, out.stdout

@@ -250,6 +250,56 @@ def test_broadcasting_fuses_across_ranks(device):
                                   x.transpose(3, 1, 0, 2) * 2 + 1)
 
 
+def test_strided_views_of_every_sign_fuse_into_one_flat_kernel(device):
+    # Issue 25: a Map kernel reads each view as the 1-D span of its
+    # elements at offset + sum(id * stride); reversed views (an offset
+    # parameter, strides wrapping in uint64), steps, transposes and
+    # broadcasts (stride 0) each index it differently, and the store goes
+    # through a strided view of its own.
+    x = np.arange(4 * 6 * 10, dtype=np.float32).reshape(4, 6, 10)
+    row = data(5, seed=3)
+    X, Row = spirjit.asarray(x, device=device), spirjit.asarray(
+        row, device=device)
+    out = np.zeros((8, 6, 20), np.float32)
+    Out = spirjit.asarray(out, device=device)
+    before = launches()
+    value = (X[::-1, ::-1, ::2] - X[:, :, 1::2] * 2 + Row
+             + X.transpose(0, 2, 1)[:, ::2, ::-1].transpose(0, 2, 1))
+    Out[1::2, ::-1, 3:13:2] = value
+    out[1::2, ::-1, 3:13:2] = (x[::-1, ::-1, ::2] - x[:, :, 1::2] * 2 + row
+                               + x.transpose(0, 2, 1)[:, ::2, ::-1]
+                               .transpose(0, 2, 1))
+    np.testing.assert_array_equal(np.asarray(Out), out)
+    assert launches() == before + 1
+
+
+def test_a_form_evaluated_again_binds_its_own_memory_and_scalars(device):
+    # Issue 25: the last Map's parameters are kept and rebound when the
+    # next evaluation has the same form (launch/ArrayKernels.cpp, MapMemo):
+    # other arrays, offsets and scalars of the same layout, and a view read
+    # twice (one parameter) against two views (two), must each give NumPy's
+    # answer.
+    xs = [data(40, seed=s).reshape(4, 10) for s in range(4)]
+    Xs = [spirjit.asarray(x, device=device) for x in xs]
+    for k in range(4):
+        x, X = xs[k], Xs[k]
+        scale = np.float32(k + 0.5)
+        got = X[::-1, 1:] * scale + X[:, :-1] - Xs[(k + 1) % 4][:, 1:]
+        want = x[::-1, 1:] * scale + x[:, :-1] - xs[(k + 1) % 4][:, 1:]
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+    a, b = Xs[0][:, 1:], Xs[1][:, 1:]
+    for first, second in ((a, b), (a, a), (b, a), (b, b), (a, b)):
+        want = np.asarray(first) * 2 + np.asarray(second)
+        np.testing.assert_allclose(np.asarray(first * 2.0 + second), want,
+                                   rtol=1e-6)
+    out = np.zeros((6, 12), np.float32)
+    Out = spirjit.asarray(out, device=device)
+    for k in range(3):                    # stores at other offsets
+        Out[k:k + 4, 1:11] = Xs[k] + Xs[k + 1]
+        out[k:k + 4, 1:11] = xs[k] + xs[k + 1]
+        np.testing.assert_array_equal(np.asarray(Out), out)
+
+
 def test_eager_mode_computes_each_operation(run_isolated):
     script = """
         import os
