@@ -323,6 +323,11 @@ struct LaunchScratch {
   std::vector<int64_t> localExtents;
   std::vector<std::shared_ptr<runtime::Buffer>> buffers;
   std::vector<char> wrapped;
+  /// Per host array: the bytes it shares with the host arrays it overlaps
+  /// (their union), which a device that copies host arrays copies once.
+  std::vector<char *> unionBegin;
+  std::vector<size_t> unionBytes;
+  std::vector<std::pair<char *, size_t>> byStart; // (lowest byte, argument)
   std::vector<size_t> global, local; // the backend's order (0 fastest)
   bool inUse = false;
 
@@ -331,20 +336,35 @@ struct LaunchScratch {
     buffers.clear();
     buffers.resize(n);
     wrapped.assign(n, 0);
+    unionBegin.assign(n, nullptr);
+    unionBytes.assign(n, 0);
+    byStart.clear();
   }
   void release() { buffers.clear(); }
 };
 
-/// Bytes from element [0, ..., 0] to one past the last element.
-size_t spanOf(const ArgumentValue &a) {
+/// The bytes a host array's elements lie in: from `low` (0 or negative:
+/// a negative stride reaches below element [0, ..., 0], where `data`
+/// points) for `bytes`; 0 bytes for an empty array.
+struct Extent {
+  int64_t low = 0;
+  size_t bytes = 0;
+  bool operator==(const Extent &o) const {
+    return low == o.low && bytes == o.bytes;
+  }
+};
+
+Extent extentOf(const ArgumentValue &a) {
   int ndim = a.type->ndim;
   for (int d = 0; d < ndim; ++d)
     if (a.shape[d] == 0)
-      return 0;
-  size_t span = static_cast<size_t>(a.itemsize);
-  for (int d = 0; d < ndim; ++d)
-    span += static_cast<size_t>((a.shape[d] - 1) * a.strides[d]);
-  return span;
+      return {};
+  int64_t low = 0, high = a.itemsize;
+  for (int d = 0; d < ndim; ++d) {
+    int64_t reach = (a.shape[d] - 1) * a.strides[d];
+    (reach < 0 ? low : high) += reach;
+  }
+  return {low, static_cast<size_t>(high - low)};
 }
 
 /// Whether no array argument the kernel may write shares a byte with
@@ -735,6 +755,36 @@ const std::vector<bool> &KernelCache::submit(
       dependency->wait();
   }
 
+  // Host arrays that share bytes (a[1:], a[:-1]; a view and its base)
+  // are one copy on a device that copies them: the kernel sees one memory,
+  // as it would in place. Each gets the union of the extents it overlaps.
+  for (size_t i = 0; i < n; ++i)
+    if (args[i].kind == ArgumentValue::Kind::HostArray) {
+      Extent extent = extentOf(args[i]);
+      if (extent.bytes)
+        scratch.byStart.push_back(
+            {static_cast<char *>(args[i].data) + extent.low, i});
+    }
+  std::sort(scratch.byStart.begin(), scratch.byStart.end());
+  for (size_t k = 0; k < scratch.byStart.size();) {
+    char *begin = scratch.byStart[k].first;
+    char *end = begin;
+    size_t last = k;
+    for (; last < scratch.byStart.size() &&
+           (last == k || scratch.byStart[last].first < end);
+         ++last) {
+      const ArgumentValue &a = args[scratch.byStart[last].second];
+      Extent extent = extentOf(a);
+      end = std::max(end, static_cast<char *>(a.data) + extent.low +
+                              extent.bytes);
+    }
+    for (; k < last; ++k) {
+      scratch.unionBegin[scratch.byStart[k].second] = begin;
+      scratch.unionBytes[scratch.byStart[k].second] =
+          static_cast<size_t>(end - begin);
+    }
+  }
+
   // Bind the arguments by the kernel ABI.
   auto &buffers = scratch.buffers;
   auto &wrapped = scratch.wrapped;
@@ -770,21 +820,39 @@ const std::vector<bool> &KernelCache::submit(
         hostSync |= written[a] && (*value.buffer)->hostPointer();
         break;
       }
-      size_t span = spanOf(value);
-      buffers[a] = span ? device->wrapHostMemory(value.data, span) : nullptr;
+      // Used in place, the kernel's pointer is the array's element
+      // [0, ..., 0], whatever lies below it (a[::-1]: host memory all the
+      // same). A copy starts at the lowest byte of the arrays sharing its
+      // bytes, and the kernel's pointer is the array's element [0, ..., 0]
+      // within it, above its own lowest byte where a stride is negative.
+      Extent extent = extentOf(value);
+      size_t span = extent.bytes;
+      char *begin = static_cast<char *>(value.data) + extent.low;
+      buffers[a] = span ? device->wrapHostMemory(
+                              value.data, span - static_cast<size_t>(-extent.low))
+                        : nullptr;
       wrapped[a] = buffers[a] != nullptr;
       hostSync |= wrapped[a] && written[a];
-      // One NumPy array passed twice is one copy on the device, so that
-      // the kernel sees one array, as it would in place.
-      for (size_t b = 0; b < a && !buffers[a]; ++b)
+      if (wrapped[a]) {
+        kernel.setBuffer(index, *buffers[a]);
+        break;
+      }
+      // Copied: once per union of host arrays that share bytes.
+      if (span) {
+        begin = scratch.unionBegin[a];
+        span = scratch.unionBytes[a];
+      }
+      for (size_t b = 0; b < a && span && !buffers[a]; ++b)
         if (buffers[b] && !wrapped[b] &&
             args[b].kind == ArgumentValue::Kind::HostArray &&
-            args[b].data == value.data && spanOf(args[b]) == span)
+            scratch.unionBegin[b] == begin)
           buffers[a] = buffers[b];
       if (!buffers[a])
-        buffers[a] =
-            device->allocate(span ? span : 1, span ? value.data : nullptr);
-      kernel.setBuffer(index, *buffers[a]);
+        buffers[a] = device->allocate(span ? span : 1, span ? begin : nullptr);
+      kernel.setBuffer(index, *buffers[a],
+                       span ? static_cast<size_t>(
+                                  static_cast<char *>(value.data) - begin)
+                            : 0);
       break;
     }
     case KernelParameter::Kind::ArrayShape:
@@ -853,7 +921,10 @@ const std::vector<bool> &KernelCache::submit(
   for (size_t i = 0; i < n; ++i) {
     if (buffers[i])
       event.pending_.push_back(
-          {std::move(buffers[i]), args[i].data, wrapped[i] != 0, written[i]});
+          {std::move(buffers[i]),
+           wrapped[i] || !scratch.unionBegin[i] ? args[i].data
+                                                 : scratch.unionBegin[i],
+           wrapped[i] != 0, written[i]});
     // Memory is never freed under a running kernel, even one whose
     // waiter was interrupted and went away.
     if (args[i].kind == ArgumentValue::Kind::DeviceArray)
