@@ -166,41 +166,6 @@ private:
     }
   }
 
-  /// Why the prange loop `outer`'s reductions do not simply go on through
-  /// its inner loop `inner`, or "" with `carried` holding, per reduction,
-  /// the inner header phi that continues it: the phi starts from the
-  /// reduction's value, the prange loop's next iteration starts from the
-  /// phi's (the body does nothing with it after the inner loop), and the
-  /// inner loop carries nothing else.
-  static std::string reductionsGoOnIn(const ir::Loop &outer,
-                                      const ir::Loop &inner,
-                                      const std::vector<Instruction *> &reductions,
-                                      std::vector<Instruction *> &carried) {
-    carried.clear();
-    std::vector<Instruction *> phis = headerPhis(inner);
-    if (phis.size() != reductions.size())
-      return "the inner loop carries a value that is not the prange loop's "
-             "reduction";
-    for (Instruction *reduction : reductions) {
-      Instruction *continued = nullptr;
-      for (Instruction *phi : phis)
-        for (size_t p = 0; p < phi->operands.size(); ++p)
-          if (!inner.contains(inner.header->predecessors[p]) &&
-              phi->operands[p] == reduction)
-            continued = phi;
-      bool backFromIt = continued != nullptr;
-      for (size_t p = 0; backFromIt && p < reduction->operands.size(); ++p)
-        if (outer.contains(outer.header->predecessors[p]) &&
-            reduction->operands[p] != continued)
-          backFromIt = false;
-      if (!backFromIt)
-        return "the prange loop's reduction is updated outside the inner "
-               "loop";
-      carried.push_back(continued);
-    }
-    return "";
-  }
-
   /// The loops of a perfect nest starting at `outer`, outermost first.
   /// What the outer bodies compute for the inner ranges (loop-invariant,
   /// pure) moves to `preheader`. The nest may end in one `range` loop
@@ -238,7 +203,8 @@ private:
       if (!innerRange || (reduces && !isRange))
         break;
       if (reduces) {
-        std::string why = reductionsGoOnIn(outer, inner, reductions, carried);
+        std::string why =
+            reductionContinuations(outer, inner, reductions, carried);
         if (!why.empty()) {
           keepRows(why);
           break;

@@ -164,4 +164,35 @@ rowDependence(const std::vector<const ir::Loop *> &nest, const ir::Loop &inner,
   return "";
 }
 
+std::string
+reductionContinuations(const ir::Loop &outer, const ir::Loop &inner,
+                       const std::vector<Instruction *> &reductions,
+                       std::vector<Instruction *> &carried) {
+  carried.clear();
+  std::vector<Instruction *> phis;
+  for (auto &inst : inner.header->instructions)
+    if (inst->isa(Opcode::Phi))
+      phis.push_back(inst.get());
+  if (phis.size() != reductions.size())
+    return "the inner loop carries a value that is not the prange loop's "
+           "reduction";
+  for (Instruction *reduction : reductions) {
+    Instruction *continued = nullptr;
+    for (Instruction *phi : phis)
+      for (size_t p = 0; p < phi->operands.size(); ++p)
+        if (!inner.contains(inner.header->predecessors[p]) &&
+            phi->operands[p] == reduction)
+          continued = phi;
+    bool backFromIt = continued != nullptr;
+    for (size_t p = 0; backFromIt && p < reduction->operands.size(); ++p)
+      if (outer.contains(outer.header->predecessors[p]) &&
+          reduction->operands[p] != continued)
+        backFromIt = false;
+    if (!backFromIt)
+      return "the prange loop's reduction is updated outside the inner loop";
+    carried.push_back(continued);
+  }
+  return "";
+}
+
 } // namespace spirjit

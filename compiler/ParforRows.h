@@ -47,4 +47,15 @@ rowDependence(const std::vector<const ir::Loop *> &nest, const ir::Loop &inner,
               const std::unordered_set<const ir::Instruction *> &nonNegative,
               const std::set<const ir::Instruction *> &carried = {});
 
+/// Why the prange loop `outer`'s reductions (its header phis
+/// `reductions`) do not simply go on through its inner loop `inner`, or ""
+/// with `carried` holding, per reduction, the inner header phi that
+/// continues it: the phi starts from the reduction's value, the prange
+/// loop's next iteration starts from the phi's (the body does nothing with
+/// it after the inner loop), and the inner loop carries nothing else.
+std::string
+reductionContinuations(const ir::Loop &outer, const ir::Loop &inner,
+                       const std::vector<ir::Instruction *> &reductions,
+                       std::vector<ir::Instruction *> &carried);
+
 } // namespace spirjit
