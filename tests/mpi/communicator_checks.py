@@ -1,7 +1,8 @@
 """Run under mpirun by tests/python/test_mpi.py: spirjit.mpi's Communicator
 on each rank's device (the ranks take the devices in turn, or
-SPIRJIT_DEVICE), printing one JSON line per rank of what each check saw,
-for the test to compare with what MPI's semantics give."""
+SPIRJIT_DEVICE), rank 0 printing one line, "RESULTS " and a JSON list of
+what each rank's checks saw, for the test to compare with what MPI's
+semantics give."""
 
 import json
 import os
@@ -95,7 +96,10 @@ def main():
         seen["errors"]["mpi4py_gpu"] = caught(
             lambda: world.Sendrecv(y, dest=rank, recvbuf=np.zeros(4),
                                    source=rank))
-    print(json.dumps(seen), flush=True)
+    # One line from rank 0: mpirun may interleave long lines of ranks.
+    everyone = world.gather(seen, root=0)
+    if rank == 0:
+        print("RESULTS " + json.dumps(everyone), flush=True)
 
 
 if __name__ == "__main__":

@@ -42,8 +42,10 @@ def ranks(request):
     done = subprocess.run(command, env=env, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
-    seen = [json.loads(line) for line in done.stdout.splitlines()
-            if line.startswith("{")]
+    results = [line for line in done.stdout.splitlines()
+               if line.startswith("RESULTS ")]
+    assert len(results) == 1, done.stdout + done.stderr
+    seen = json.loads(results[0][len("RESULTS "):])
     assert len(seen) == count, done.stdout + done.stderr
     if path is not None:
         assert {s["path"] for s in seen} == {path}
