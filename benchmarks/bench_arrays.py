@@ -635,10 +635,11 @@ def main(argv=None):
         force, how = spirjit_forcing(device)
         title = f"{device.filter_string} {device.name} " \
             f"({getattr(device, 'platform', backend)})"
-        if backend == "opencl" and device.device_type == "cpu":
+        if backend in ("opencl", "native") and device.device_type == "cpu":
             sizes, grid = ([1 << 12], 64) if args.quick else \
                 ([1 << 20, 1 << 22], 2048)
-            note = "" if device.platform == "Intel(R) OpenCL" else \
+            note = "" if device.platform in ("Intel(R) OpenCL",
+                                             "spirjit native") else \
                 "; the CPU targets are stated for Intel's runtime"
             print(f"\n{title}: against NumPy and numba on this host; "
                   f"spirjit forcing: {how}{note}")

@@ -240,6 +240,12 @@ DeviceInfo nativeInfo() {
   info.backend = "native";
   info.deviceType = "cpu";
   info.maxWorkGroupSize = 8192;
+  // Local memory is a heap arena per thread, so any size would run; the
+  // limit is Intel's CPU runtime's (a group's arena stays in L2), and a
+  // launch beyond it is refused as on every other device. 0 ("not said")
+  // gave programs that size their LocalAccessors by local_mem_size one
+  // element, and their writes past it broke the heap.
+  info.localMemSize = 256 * 1024;
   info.hasFp64 = info.hasAtomic64 = info.hasFloatAtomics = true;
   info.hostUnifiedMemory = info.hasSvm = info.hasFineGrainSvm = true;
   info.addressBits = 64;

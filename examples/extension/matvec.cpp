@@ -10,6 +10,9 @@
 //   CUDA:   a PTX kernel loaded with cuModuleLoadData into the device's
 //           primary context and launched with cuLaunchKernel on spirjit's
 //           stream;
+//   native: the native CPU device's arrays are host memory and it has no
+//           queue to enqueue on: the module waits for spirjit's work
+//           (device().synchronize()) and computes on the host;
 //   Level Zero: NotImplementedError.
 //
 // Both drivers are opened with dlopen (spirjit has loaded them already),
@@ -321,6 +324,33 @@ void cudaMatvec(const spirjit::array_view &A, const spirjit::array_view &x,
            "cuLaunchKernel");
 }
 
+// ----- the native CPU device ------------------------------------------------
+
+template <typename T>
+void hostRows(const char *A, const char *x, char *y, const Problem &p) {
+  for (int64_t i = 0; i < p.rows; ++i) {
+    T sum = 0;
+    for (int64_t j = 0; j < p.cols; ++j)
+      sum += *reinterpret_cast<const T *>(A + i * p.aRow + j * p.aCol) *
+             *reinterpret_cast<const T *>(x + j * p.xStep);
+    *reinterpret_cast<T *>(y + i * p.yStep) = sum;
+  }
+}
+
+void hostMatvec(const spirjit::array_view &A, const spirjit::array_view &x,
+                const spirjit::array_view &y, const Problem &p) {
+  A.device().synchronize(); // A and x may still be being computed
+  auto *a = static_cast<const char *>(A.host_data());
+  auto *v = static_cast<const char *>(x.host_data());
+  auto *out = static_cast<char *>(y.host_data());
+  if (!a || !v || !out)
+    throw std::runtime_error("matvec: a native array without host memory");
+  if (p.isDouble)
+    hostRows<double>(a, v, out, p);
+  else
+    hostRows<float>(a, v, out, p);
+}
+
 // ----- the module -----------------------------------------------------------
 
 spirjit::array_view matvec(const spirjit::array_view &A,
@@ -350,6 +380,8 @@ spirjit::array_view matvec(const spirjit::array_view &A,
     openclMatvec(A, x, y, p);
   else if (device.backend() == "cuda")
     cudaMatvec(A, x, y, p);
+  else if (device.backend() == "native")
+    hostMatvec(A, x, y, p);
   else {
     PyErr_SetString(PyExc_NotImplementedError,
                     ("matvec: this example has no kernel for " +

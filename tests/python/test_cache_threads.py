@@ -116,8 +116,8 @@ def test_second_process_hits_disk_cache(runner):
     assert len(files) == 1, files
     # An entry is named by its key's hash and the image format it holds.
     default = spirjit.default_device()
-    image = "ptx" if default.backend == "cuda" else \
-        "spirv" if default.supports_spirv else "spir"
+    image = {"cuda": "ptx", "native": "native"}.get(
+        default.backend, "spirv" if default.supports_spirv else "spir")
     assert files[0].name.endswith(f".{image}.kernel"), files
     second = runner.run()
     assert counts(second) == (0, 1)
@@ -367,9 +367,12 @@ STAGE_FILES = ["01-bytecode.txt", "02-pyir.pyir", "03-typed.pyir",
 def stage_files(device_filter):
     """The compiler's stages, then the device image's own stage where the
     image is not the SPIR-V itself (SPIR bitcode for PoCL; a CUDA device's
-    PTX comes from LLVM IR, in place of the SPIR-V)."""
+    PTX comes from LLVM IR, in place of the SPIR-V, and so do the native
+    device's loops over work-items)."""
     if spirjit.Device(device_filter).backend == "cuda":
         return STAGE_FILES[:-1] + ["09-ptx.ptx"]
+    if spirjit.Device(device_filter).backend == "native":
+        return STAGE_FILES[:-1] + ["10-native.ll"]
     if spirjit.Device(device_filter).supports_spirv:
         return STAGE_FILES
     return STAGE_FILES + ["08-spir.ll"]
@@ -426,6 +429,9 @@ def test_dump_dir_one_folder_with_numbered_stages(device_filter, tmp_path):
     if "09-ptx.ptx" in files:  # a CUDA device: PTX in place of SPIR-V
         assert ".entry spirjit_dumped_kernel" in (
             folders[0] / "09-ptx.ptx").read_text()
+    elif "10-native.ll" in files:  # the native device: host LLVM IR
+        assert "spirjit_dumped_kernel" in (
+            folders[0] / "10-native.ll").read_text()
     else:
         assert "OpEntryPoint" in (folders[0] / "07-spv.spvasm").read_text()
     if "08-spir.ll" in files:

@@ -85,6 +85,7 @@ def test_imports_and_says_what_to_install_without_any_loader():
                SPIRJIT_CUDA_DRIVER="/nonexistent/libcuda.so",
                PYTHONPATH=PACKAGE_ROOT)
     env.pop("SPIRJIT_DEVICE", None)
+    env.pop("SPIRJIT_NATIVE", None)
     script = ("import spirjit\n"
               "print(len(spirjit.devices()))\n"
               "try:\n"
@@ -98,3 +99,9 @@ def test_imports_and_says_what_to_install_without_any_loader():
     assert lines[0] == "0"
     assert lines[1].startswith("DeviceError no device found")
     assert "OpenCL driver" in lines[1]
+    # spirjit's own CPU device needs no loader at all.
+    env["SPIRJIT_NATIVE"] = "1"
+    out = subprocess.run([sys.executable, "-c", script], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["1"]

@@ -169,7 +169,7 @@ def test_partial_filters(filter_string):
 
 def test_opencl_and_cpu_filters_pick_matching_devices():
     for d in DEVICES:
-        assert d.backend in ("opencl", "cuda", "level_zero")
+        assert d.backend in ("opencl", "cuda", "level_zero", "native")
     opencl = [d for d in DEVICES if d.backend == "opencl"]
     if not opencl:
         pytest.skip("no OpenCL device")
@@ -202,7 +202,7 @@ def test_malformed_filter_is_rejected():
 
 def test_device_properties(device):
     assert isinstance(device.name, str) and device.name
-    assert device.backend in ("opencl", "cuda")
+    assert device.backend in ("opencl", "cuda", "native")
     assert device.device_type in ("cpu", "gpu", "accelerator")
     assert isinstance(device.vendor, str) and device.vendor
     assert isinstance(device.max_work_group_size, int)
@@ -1023,6 +1023,9 @@ def test_driver_build_failure_raises_device_error_with_build_log(
     # spirjit's own modules always build; a program the driver rejects is
     # handed to the same runtime call a kernel's compile uses.
     from spirjit import _spirjit
+    if device.backend == "native":
+        pytest.skip("the native device has no driver compiler: spirjit "
+                    "makes its machine code itself")
     if device.supports_spirv:
         words = np.array([0x07230203, 0x00010000, 0, 99, 0, 0xDEADBEEF],
                          np.uint32)

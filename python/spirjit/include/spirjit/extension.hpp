@@ -24,13 +24,16 @@
 //    cl_mem and the byte offset; shape; strides in bytes; dtype (NumPy's
 //    typestr "<f4", kind, item size); its device; and it keeps the
 //    DeviceArray alive.
-//  - device_ref: the backend ("opencl", "cuda", "level_zero"), filter
-//    string, device type, and the backend's handles: the queue spirjit
-//    runs on (cl_command_queue, CUstream, ze_command_list_handle_t: an
-//    immediate command list), its context (cl_context, CUcontext: the
+//  - device_ref: the backend ("opencl", "cuda", "level_zero", "native"),
+//    filter string, device type, and the backend's handles: the queue
+//    spirjit runs on (cl_command_queue, CUstream, ze_command_list_handle_t:
+//    an immediate command list), its context (cl_context, CUcontext: the
 //    device's primary context, ze_context_handle_t), the device
 //    (cl_device_id, CUdevice, ze_device_handle_t) and the platform
-//    (cl_platform_id, none for CUDA, ze_driver_handle_t).
+//    (cl_platform_id, none for CUDA, ze_driver_handle_t). The native CPU
+//    device has no handles (its queue is spirjit's own thread pool): its
+//    arrays are host memory, read through host_data() after
+//    device().synchronize().
 //
 // Ordering: queues are in order, one per device. A pending (lazily
 // evaluated) DeviceArray is computed when it is converted, by work queued
