@@ -4,6 +4,7 @@
 #include "compiler/Parfor.h"
 
 #include "compiler/NonNegative.h"
+#include "compiler/ParforNest.h"
 #include "compiler/ParforReductions.h"
 #include "compiler/ParforRows.h"
 
@@ -50,17 +51,29 @@ Instruction *parallelCallOf(const ir::Loop &loop) {
   return loopCallOf(loop, {"spirjit.prange", "spirjit.pndindex"});
 }
 
-namespace {
-
-bool isPndindex(const Instruction *call) {
+static bool isPndindex(const Instruction *call) {
   return call->operands[0]->type->name == "spirjit.pndindex";
 }
 
-/// The prange call a header's loop iterates over, or nullptr.
 Instruction *prangeOf(const ir::Loop &loop) {
   Instruction *call = parallelCallOf(loop);
   return call && !isPndindex(call) ? call : nullptr;
 }
+
+Instruction *headerBranch(const ir::Loop &loop) {
+  Instruction *br = loop.header->terminator();
+  return br && br->isa(Opcode::CondBranch) ? br : nullptr;
+}
+
+std::vector<Instruction *> headerPhis(const ir::Loop &loop) {
+  std::vector<Instruction *> phis;
+  for (auto &inst : loop.header->instructions)
+    if (inst->isa(Opcode::Phi))
+      phis.push_back(inst.get());
+  return phis;
+}
+
+namespace {
 
 /// The prange or range call a loop of a nest (perfectNest) iterates over.
 Instruction *nestRangeOf(const ir::Loop &loop) {
@@ -73,12 +86,6 @@ Instruction *findIn(const Block *block, Opcode opcode) {
     if (inst->isa(opcode))
       return inst.get();
   return nullptr;
-}
-
-/// The header's condbr: true target is the body, false target the exit.
-Instruction *headerBranch(const ir::Loop &loop) {
-  Instruction *br = loop.header->terminator();
-  return br && br->isa(Opcode::CondBranch) ? br : nullptr;
 }
 
 bool isCompileTimeValue(const Instruction *inst) {
@@ -145,165 +152,6 @@ private:
     return false;
   }
 
-  /// Pure, cheap, and safe to evaluate once before the loop even if it
-  /// never runs: what an inner prange's bounds are computed with.
-  static bool isHoistable(const Instruction *inst) {
-    switch (inst->opcode) {
-    case Opcode::Const:
-    case Opcode::Global:
-    case Opcode::FreeVar:
-    case Opcode::BinaryOp:
-    case Opcode::UnaryOp:
-    case Opcode::Compare:
-    case Opcode::GetAttr:
-    case Opcode::TupleGet:
-      return true;
-    case Opcode::GetItem:
-      return inst->operands[0]->type &&
-             inst->operands[0]->type->kind == TypeKind::Tuple;
-    default:
-      return false;
-    }
-  }
-
-  /// The loops of a perfect nest starting at `outer`, outermost first.
-  /// What the outer bodies compute for the inner ranges (loop-invariant,
-  /// pure) moves to `preheader`. The nest may end in one `range` loop
-  /// whose iterations are independent (ParforRows.h) when `mapRows`;
-  /// `parfor.rows` says what became of such a loop (the dump's note).
-  ///
-  /// A reducing loop (`reductions`, the prange loop's header phis) may end
-  /// in such a range loop too, when each reduction goes on through the
-  /// inner loop and nothing else is carried: `carried` then gets, per
-  /// reduction, the inner loop's header phi that continues it.
-  std::vector<const ir::Loop *>
-  perfectNest(const ir::Loop &outer, Block *preheader,
-              const std::set<Block *> &asserts, bool mapRows, Parfor &parfor,
-              const std::vector<Instruction *> &reductions,
-              std::vector<Instruction *> &carried) {
-    std::string &rows = parfor.rows;
-    std::vector<const ir::Loop *> nest = {&outer};
-    while (nest.size() < 3 && !rangeCallOf(*nest.back())) {
-      const ir::Loop &loop = *nest.back();
-      // A range loop in the body, and why it stays a loop per work-item.
-      auto keepRows = [&](const std::string &why) {
-        for (const ir::Loop *child : loop.children)
-          if (rangeCallOf(*child))
-            rows = "rows kept: " + why;
-      };
-      bool reduces = !reductions.empty();
-      if (loop.children.size() != 1 ||
-          (!reduces && !headerPhis(loop).empty())) {
-        keepRows("the body holds more than the inner range loop");
-        break;
-      }
-      const ir::Loop &inner = *loop.children[0];
-      bool isRange = rangeCallOf(inner) != nullptr;
-      Instruction *innerRange = isRange ? rangeCallOf(inner) : prangeOf(inner);
-      if (!innerRange || (reduces && !isRange))
-        break;
-      if (reduces) {
-        std::string why =
-            reductionContinuations(outer, inner, reductions, carried);
-        if (!why.empty()) {
-          keepRows(why);
-          break;
-        }
-      }
-      if (isRange) {
-        std::set<const Instruction *> allowed(carried.begin(), carried.end());
-        std::string why =
-            rowDependence(nest, inner, asserts, nonNegative_, allowed);
-        if (!why.empty()) {
-          keepRows(why);
-          break;
-        }
-      } else if (!headerPhis(inner).empty()) {
-        break;
-      }
-      // The outer body's first block only starts the inner loop...
-      Block *start = headerBranch(loop)->targets[0];
-      if (start->predecessors.size() != 1 || start->terminator() == nullptr ||
-          !start->terminator()->isa(Opcode::Branch) ||
-          start->terminator()->targets[0] != inner.header) {
-        keepRows("the body does more before the inner loop");
-        break;
-      }
-      // ... from values that do not depend on the outer loops.
-      std::set<const Instruction *> hoisted;
-      bool onlyStart = true;
-      for (auto &inst : start->instructions) {
-        Instruction *i = inst.get();
-        if (i->isa(Opcode::Branch) || i == innerRange ||
-            (i->isa(Opcode::GetIter) && i->operands[0] == innerRange))
-          continue;
-        bool invariant = isHoistable(i);
-        for (const Instruction *o : i->operands)
-          if (outer.contains(o->parent) && !hoisted.count(o))
-            invariant = false;
-        if (invariant)
-          hoisted.insert(i);
-        else
-          onlyStart = false;
-      }
-      bool rangeVaries = false;
-      for (size_t k = 0; k < innerRange->operands.size(); ++k) {
-        Instruction *arg = innerRange->operands[k];
-        if (outer.contains(arg->parent) && !hoisted.count(arg))
-          rangeVaries = true;
-      }
-      if (rangeVaries) {
-        keepRows("the inner range's bounds vary with the prange index (a "
-                 "launch is a rectangle), or are more than arithmetic on "
-                 "values from before the loop");
-        break;
-      }
-      if (!onlyStart) {
-        keepRows("the body computes more before the inner loop than its "
-                 "range's bounds");
-        break;
-      }
-      // ... and the inner loop's exit goes straight back.
-      Instruction *innerBranch = headerBranch(inner);
-      Block *exit = innerBranch ? innerBranch->targets[1] : nullptr;
-      if (!exit || exit->instructions.size() != 1 ||
-          !exit->terminator()->isa(Opcode::Branch) ||
-          exit->terminator()->targets[0] != loop.header ||
-          inner.latches.empty()) {
-        keepRows("the body does more after the inner loop");
-        break;
-      }
-      if (isRange) {
-        if (!mapRows) {
-          keepRows("the device runs a row per work-item well (the inner "
-                   "range loop is independent)");
-          parfor.rowsMappable = true;
-          break;
-        }
-        rows = reduces
-                   ? "rows mapped: the reduction runs over (row, column) "
-                     "pairs, neighbouring work-items on neighbouring "
-                     "columns (inner range loop independent)"
-                   : "rows mapped onto a " + std::to_string(nest.size() + 1) +
-                         "-D launch (inner range loop independent)";
-      }
-      // Hoist, keeping the preheader's branch last.
-      auto &list = start->instructions;
-      auto &into = preheader->instructions;
-      for (auto it = list.begin(); it != list.end();) {
-        if (!hoisted.count(it->get())) {
-          ++it;
-          continue;
-        }
-        (*it)->parent = preheader;
-        into.insert(into.end() - 1, std::move(*it));
-        it = list.erase(it);
-      }
-      nest.push_back(&inner);
-    }
-    return nest;
-  }
-
   /// Where the user sees a carried value: its first read in the loop, or
   /// else where the loop assigns it.
   int carriedLine(const ir::Loop &loop, const Instruction *phi) {
@@ -316,14 +164,6 @@ private:
       if (loop.contains(phi->parent->predecessors[i]))
         return phi->operands[i]->line;
     return phi->line;
-  }
-
-  static std::vector<Instruction *> headerPhis(const ir::Loop &loop) {
-    std::vector<Instruction *> phis;
-    for (auto &inst : loop.header->instructions)
-      if (inst->isa(Opcode::Phi))
-        phis.push_back(inst.get());
-    return phis;
   }
 
   // --- outlining ------------------------------------------------------------
@@ -452,7 +292,8 @@ private:
     std::vector<const ir::Loop *> nest =
         nd || lastValues ? std::vector<const ir::Loop *>{&outer}
                          : perfectNest(outer, preheader, asserts, mapRows_,
-                                       parfor, reductionPhis, carried);
+                                       nonNegative_, parfor, reductionPhis,
+                                       carried);
     if (nest.size() == 1)
       carried.clear();
     parfor.dims = static_cast<int>(

@@ -100,6 +100,13 @@ ir::Instruction *parallelCallOf(const ir::Loop &loop);
 /// iterates over, or nullptr.
 ir::Instruction *loopCallOf(const ir::Loop &loop,
                             std::initializer_list<const char *> callees);
+/// The prange call (not pndindex) a header's loop iterates over, or nullptr.
+ir::Instruction *prangeOf(const ir::Loop &loop);
+/// A loop header's condbr: its true target is the body, its false target
+/// the exit; nullptr if the header ends otherwise.
+ir::Instruction *headerBranch(const ir::Loop &loop);
+/// The phis of a loop's header: the values its iterations carry.
+std::vector<ir::Instruction *> headerPhis(const ir::Loop &loop);
 
 /// The identity of `op` on values of `type`, as the kernel starts each
 /// accumulator.
