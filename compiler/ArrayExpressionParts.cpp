@@ -2,8 +2,10 @@
 #include "compiler/ArrayExpressionParts.h"
 
 #include "compiler/ArrayOps.h"
+#include "compiler/ArrayValues.h"
 
 #include <algorithm>
+#include <map>
 
 namespace spirjit::arrays {
 
@@ -265,6 +267,137 @@ void PyIRBuilder::stretchInto(Space &space, Leaves &ls) {
       dim.startKey += "~";
     }
   }
+}
+
+namespace {
+/// Builds a StatementGraph depth first: operands before their users, in
+/// the order the statement's code computed them.
+class GraphBuilder {
+public:
+  GraphBuilder(StatementGraph &g,
+               const std::function<bool(const Instruction *)> &computed)
+      : g_(g), computed_(computed) {}
+
+  int value(Instruction *v, bool root = false) {
+    auto seen = values_.find(v);
+    if (seen != values_.end())
+      return seen->second;
+    ArrayExpression::Value value;
+    if (!root && !isArray(v->type)) {
+      value.kind = ArrayExpression::Value::Kind::Scalar;
+      value.parameter = parameter(Parameter::Kind::Host, v);
+    } else if (!root && !computed_(v)) {
+      value.parameter = parameter(Parameter::Kind::Array, v);
+    } else {
+      operation(v, value);
+    }
+    return add(v, std::move(value));
+  }
+
+private:
+  using Parameter = StatementGraph::Parameter;
+
+  int add(Instruction *v, ArrayExpression::Value value) {
+    g_.expression.values.push_back(std::move(value));
+    int at = int(g_.expression.values.size()) - 1;
+    values_[v] = at;
+    return at;
+  }
+
+  int parameter(Parameter::Kind kind, Instruction *v) {
+    g_.parameters.push_back({kind, v});
+    return int(g_.parameters.size()) - 1;
+  }
+
+  /// v, an element-wise operation, as a value of its operands' values.
+  void operation(Instruction *v, ArrayExpression::Value &value) {
+    using Kind = ArrayExpression::Value::Kind;
+    std::vector<Instruction *> operands;
+    value.kind = Kind::Apply;
+    switch (v->opcode) {
+    case Opcode::BinaryOp:
+    case Opcode::Compare:
+    case Opcode::UnaryOp: {
+      const ArrayOp *ufunc = ufuncOfOperator(v->opcode, v->index);
+      SPIRJIT_INTERNAL_CHECK(ufunc, "an array operator with no ufunc in "
+                                    "ArrayOps.def");
+      value.function = ufunc->numpy;
+      operands = v->operands;
+      break;
+    }
+    case Opcode::GetAttr: // z.real, z.imag (roleOf)
+      value.function = v->name;
+      operands = {v->operands[0]};
+      break;
+    case Opcode::GetItem: // a gather: a at the element of idx
+      value.kind = Kind::Load;
+      operands = {v->operands[1]};
+      break;
+    case Opcode::Call: {
+      std::string name = calleeName(v);
+      const ArrayOp *ufunc = findUfunc(name);
+      if (name == "numpy.astype") {
+        value.kind = Kind::Cast;
+        value.dtype = v->type->element->str(); // the dtype is the result's
+        bool method = v->operands[0]->type->kind == TypeKind::Method;
+        operands = {method ? v->operands[0]->operands[0] : v->operands[1]};
+        break;
+      }
+      if (name == "numpy.copy" || name == "numpy.where" || ufunc ||
+          name == "abs") {
+        value.function = name == "abs" ? "absolute"
+                         : ufunc       ? ufunc->numpy
+                                       : name.substr(6);
+        if (v->operands[0]->type->kind == TypeKind::Method)
+          operands.push_back(v->operands[0]->operands[0]);
+        operands.insert(operands.end(), v->operands.begin() + 1,
+                        v->operands.end());
+        break;
+      }
+      // Any other function, called on the elements as the user wrote it.
+      value.function = "call";
+      ArrayExpression::Value callee;
+      callee.kind = Kind::Scalar;
+      callee.parameter = parameter(Parameter::Kind::Callee, v->operands[0]);
+      value.operands.push_back(add(v->operands[0], std::move(callee)));
+      operands.assign(v->operands.begin() + 1, v->operands.end());
+      break;
+    }
+    default:
+      SPIRJIT_INTERNAL_CHECK(false, "an array value of an unknown kind");
+    }
+    for (Instruction *operand : operands)
+      value.operands.push_back(this->value(operand));
+    if (value.kind == Kind::Load) // numbered after its index's
+      value.parameter = parameter(Parameter::Kind::Gathered, v->operands[0]);
+  }
+
+  StatementGraph &g_;
+  const std::function<bool(const Instruction *)> &computed_;
+  std::map<const Instruction *, int> values_;
+};
+} // namespace
+
+StatementGraph
+statementGraph(Instruction *root, int rank,
+               const std::function<bool(const Instruction *)> &computed) {
+  StatementGraph g;
+  g.expression.rank = rank;
+  g.expression.result = GraphBuilder(g, computed).value(root, true);
+  g.expression.parameterCount = int(g.parameters.size());
+  return g;
+}
+
+std::string StatementGraph::text() const {
+  static const char *const kinds[] = {"array", "array gathered", "host value",
+                                      "function"};
+  std::string t = expression.text();
+  for (size_t p = 0; p < parameters.size(); ++p) {
+    const Instruction *v = parameters[p].value;
+    t += "  p" + std::to_string(p) + ": " + kinds[int(parameters[p].kind)] +
+         " %" + std::to_string(v->id) + " : " + v->type->str() + "\n";
+  }
+  return t;
 }
 
 } // namespace spirjit::arrays

@@ -4,10 +4,12 @@
 // host rules they follow: Python's slices, NumPy's broadcasting).
 #pragma once
 
+#include "compiler/ArrayKernel.h"
 #include "compiler/TypeInference.h"
 #include "frontend/CloneFunction.h"
 #include "frontend/Diagnostics.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,6 +54,36 @@ bool isPure(const Instruction *inst);
 
 /// A value in a key: a constant's text, else its id.
 std::string keyOf(const Instruction *v);
+
+/// A statement's per-element value as the array-expression graph that
+/// DeviceArrays build too (ArrayKernel.h), over the loops' rank: NumPy's
+/// operators and ufuncs are Apply by their ArrayOps.def names, astype a
+/// Cast, np.where/copy and z.real/imag the graph's own functions, a gather
+/// a[idx] a Load at the index's element, and any other function on the
+/// elements (a device function) an Apply `call` of it. Each parameter is
+/// the typed instruction it stands for.
+struct StatementGraph {
+  ArrayExpression expression;
+  struct Parameter {
+    enum class Kind {
+      Array,    // a Load's array, read at the loop indices
+      Gathered, // a Load's array, read at the Load's operand (a[idx])
+      Host,     // a Scalar: a number of the host (a kernel argument)
+      Callee,   // a Scalar: the function a `call` calls (compile time)
+    };
+    Kind kind;
+    Instruction *value;
+  };
+  std::vector<Parameter> parameters;
+  /// The graph's text with a line per parameter, for the parfor dump.
+  std::string text() const;
+};
+/// The graph of `root`'s element (root is computed even if a number: an
+/// operation on 0-D arrays). `computed(v)`: whether array value v is
+/// computed in the statement's loop rather than read from memory.
+StatementGraph
+statementGraph(Instruction *root, int rank,
+               const std::function<bool(const Instruction *)> &computed);
 
 /// How one statement reads or writes one array: per dimension of the base
 /// array, either a fixed index or a dimension of the view (start, step,

@@ -4,6 +4,7 @@
 #include "compiler/ArrayExpressions.h"
 
 #include "compiler/ArrayExpressionParts.h"
+#include "compiler/ArrayValues.h"
 #include "compiler/ArrayViews.h"
 #include "compiler/Parfor.h"
 #include "frontend/Dominators.h"
@@ -83,7 +84,7 @@ public:
     SPIRJIT_INTERNAL_CHECK(problems.empty(),
                            "the array-expression stage broke the function: " +
                                problems);
-    return {std::move(fn_), description_};
+    return {std::move(fn_), description_, graphs_};
   }
 
 private:
@@ -367,81 +368,55 @@ private:
                            bool expand = false) {
     if (!isArray(v->type))
       return v; // a number of the host: a kernel argument
-    if (!computedHere(v, expand)) {
-      Access a = accessOf(v, line);
-      Instruction *index = element(a, body, line);
-      return make(body.block, Opcode::GetItem, {a.base, index}, line);
-    }
-    return emitOperation(v, body, line);
+    if (!computedHere(v, expand))
+      return load(v, body, line);
+    return emitGraph(v, body, line);
   }
 
-  /// Emits operation `v` on the elements of its operands at the body's
-  /// indices.
-  Instruction *emitOperation(Instruction *v, LoopBody &body, int line) {
-    auto operand = [&](size_t i) { return emitElement(v->operands[i], body, line); };
-    switch (v->opcode) {
-    case Opcode::BinaryOp:
-    case Opcode::Compare: {
-      Instruction *a = operand(0), *b = operand(1);
-      Instruction *op = make(body.block, v->opcode, {a, b}, line);
-      op->index = v->index;
-      return op;
-    }
-    case Opcode::UnaryOp: {
-      Instruction *op = make(body.block, Opcode::UnaryOp, {operand(0)}, line);
-      op->index = v->index;
-      return op;
-    }
-    case Opcode::GetAttr: { // a.real, a.imag: each element's
-      Instruction *part = make(body.block, Opcode::GetAttr, {operand(0)}, line);
-      part->name = v->name;
-      return part;
-    }
-    case Opcode::GetItem: // a[idx]: the element idx names, in the loop
-      return make(body.block, Opcode::GetItem,
-                  {arrayValue(v->operands[0]), operand(1)}, line);
-    case Opcode::Call:
-      break;
-    default:
-      SPIRJIT_INTERNAL_CHECK(false, "an inlined array value of an unknown kind");
-    }
-    std::string name = calleeName(v);
-    if (name == "numpy.copy") {
-      return v->operands[0]->type->kind == TypeKind::Method
-                 ? emitElement(v->operands[0]->operands[0], body, line)
-                 : operand(1);
-    }
-    if (name == "numpy.astype") {
-      bool method = v->operands[0]->type->kind == TypeKind::Method;
-      Instruction *x = method
-                           ? emitElement(v->operands[0]->operands[0], body, line)
-                           : operand(1);
-      return make(body.block, Opcode::Call,
-                  {cloneChain(v->operands[method ? 1 : 2], body.block), x},
-                  line);
-    }
-    if (name == "numpy.where") {
-      Instruction *c = operand(1), *x = operand(2), *y = operand(3);
-      Block *from = body.block;
-      Block *yes = fn_->addBlock(), *no = fn_->addBlock(),
-            *join = fn_->addBlock();
-      Instruction *br = make(from, Opcode::CondBranch, {c}, line);
-      br->targets = {yes, no};
-      yes->predecessors = {from};
-      no->predecessors = {from};
-      make(yes, Opcode::Branch, {}, line)->targets = {join};
-      make(no, Opcode::Branch, {}, line)->targets = {join};
-      join->predecessors = {yes, no};
-      body.block = join;
-      cur_ = join;
-      return make(join, Opcode::Phi, {x, y}, line);
-    }
-    // Every ufunc (ArrayOps.def) and device function: called on the
-    // elements, which gives NumPy's rules for each in the loop's kernel.
-    std::vector<Instruction *> args = {cloneChain(v->operands[0], body.block)};
-    for (size_t i = 1; i < v->operands.size(); ++i)
-      args.push_back(operand(i));
-    return make(body.block, Opcode::Call, args, line);
+  /// The element of array `v` at the body's indices, read from memory.
+  Instruction *load(Instruction *v, LoopBody &body, int line) {
+    cur_ = body.block; // the extents accessOf may read go there
+    Access a = accessOf(v, line);
+    Instruction *index = element(a, body, line);
+    return make(body.block, Opcode::GetItem, {a.base, index}, line);
+  }
+
+  /// Emits `v`'s element as its statement's graph (StatementGraph), by
+  /// the writer of DeviceArrays' kernels (ArrayValues.h); v itself is
+  /// computed, whoever else reads it.
+  Instruction *emitGraph(Instruction *v, LoopBody &body, int line) {
+    StatementGraph g =
+        statementGraph(v, int(body.indices.size()), [&](const Instruction *x) {
+          return computedHere(x, false);
+        });
+    if (graphed_.insert(v).second)
+      graphs_ += "; array statement at line " + std::to_string(line) +
+                 ": the element of %" + std::to_string(v->id) + "\n" + g.text();
+    ArrayValueWriter writer(
+        *fn_, body.block, line, [&](const std::string &name) {
+          return global(body.block, name, GlobalValue::Kind::Object, name,
+                        line);
+        });
+    using Kind = StatementGraph::Parameter::Kind;
+    Instruction *element = writer.value(
+        g.expression, body.indices,
+        [&](const ArrayExpression::Value &value,
+            const std::vector<Instruction *> &at) {
+          const StatementGraph::Parameter &p = g.parameters[value.parameter];
+          if (p.kind == Kind::Array)
+            return load(p.value, body, line);
+          return make(body.block, Opcode::GetItem, {arrayValue(p.value), at[0]},
+                      line);
+        },
+        [&](const ArrayExpression::Value &value,
+            const std::vector<Instruction *> &) {
+          const StatementGraph::Parameter &p = g.parameters[value.parameter];
+          // A function is called in the loop's kernel, not passed to it.
+          return p.kind == Kind::Callee ? cloneChain(p.value, body.block)
+                                        : p.value;
+        });
+    cur_ = body.block;
+    return element;
   }
 
   std::vector<std::pair<std::string, std::string>>
@@ -840,7 +815,7 @@ private:
       closeGroup();
       LoopBody body;
       body.block = cur_;
-      map_.values[inst] = emitOperation(inst, body, line);
+      map_.values[inst] = emitGraph(inst, body, line);
       cur_ = body.block;
       return;
     }
@@ -883,6 +858,9 @@ private:
   std::map<const Block *, Block *> last_;
   std::map<const Instruction *, std::vector<const Instruction *>> users_;
   std::set<const Instruction *> inlined_;
+  /// Each statement's graph text (the parfor dump's), once per statement.
+  std::set<const Instruction *> graphed_;
+  std::string graphs_;
 };
 
 } // namespace

@@ -16,6 +16,15 @@
 //    base array and, per dimension, a start, a step and a length computed
 //    in the host with Python's slice rules; elements are read and written
 //    in the base.
+//  - Each statement's element is the array-expression graph DeviceArrays
+//    record (ArrayKernel.h): loads of the arrays it reads at the loop
+//    indices, host numbers as scalars, operators and ufuncs applied by
+//    their ArrayOps.def names, astype as a cast, a gather a[idx] as a load
+//    at idx's element, a device function as a `call` of it
+//    (ArrayExpressionParts.h, StatementGraph); the loop body's element
+//    code is written by the emitter of DeviceArrays' kernels
+//    (ArrayValues.h). `graphs` holds each statement's graph text, which
+//    the parfor dump shows.
 //  - `dst[view] = expr` is one loop over dst's view; `c = expr` where c is
 //    used as an array allocates c (np.empty on the call's device) and fills
 //    it; a reduction is one loop with an accumulator the parfor stage
@@ -55,6 +64,9 @@ namespace spirjit {
 struct ArrayExpressionResult {
   std::unique_ptr<ir::Function> function;
   std::shared_ptr<FunctionDescription> description;
+  /// Each statement's graph (ArrayExpression::text() and its parameters),
+  /// which the parfor stage's dump shows.
+  std::string graphs;
 };
 
 std::optional<ArrayExpressionResult>

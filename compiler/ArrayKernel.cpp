@@ -1,6 +1,8 @@
 // Array expressions as kernels: see ArrayKernel.h for the contract.
 #include "compiler/ArrayKernel.h"
 
+#include "compiler/ArrayValues.h"
+
 #include "frontend/Diagnostics.h"
 #include "frontend/PyIR.h"
 
@@ -140,81 +142,37 @@ private:
     return call(object("numpy." + name), std::move(args));
   }
 
+  /// Element code (casts, ufuncs, selects) comes from the writer the jit's
+  /// array statements use too (ArrayValues.h).
+  ArrayValueWriter values() {
+    return ArrayValueWriter(*fn_, cur_, 1, [this](const std::string &name) {
+      return object(name);
+    });
+  }
   Instruction *cast(Instruction *v, const std::string &dtype) {
-    if (dtype == "bool")
-      return compare(ir::CompareOperator::Ne, v, integer(0));
-    return call(object("numpy." + dtype), {v});
+    return values().cast(v, dtype);
   }
-
-  /// A ufunc of compiler/ArrayOps.def applied as a kernel applies it,
-  /// `np.<name>(...)`; `copy` and `where` are the graph's own.
-  Instruction *apply(const std::string &function,
-                     const std::vector<Instruction *> &operands) {
-    if (function == "copy")
-      return operands[0];
-    if (function == "where")
-      return select(operands[0], operands[1], operands[2]);
-    return call(object("numpy." + function), operands);
-  }
-
-  /// `yes if condition else no`, both computed already.
   Instruction *select(Instruction *condition, Instruction *yes,
                       Instruction *no) {
-    Block *from = cur_;
-    Block *taken = block({from});
-    Block *other = block({from});
-    Block *join = block({taken, other});
-    branchIf(condition, taken, other);
-    cur_ = taken;
-    branch(join);
-    cur_ = other;
-    branch(join);
-    cur_ = join;
-    return make(Opcode::Phi, {yes, no});
+    return values().select(condition, yes, no);
   }
 
-  /// The expression's values at `index` (one per value; each written once).
+  /// The expression's value at `index` (each value written once).
   Instruction *valueAt(Instruction *index,
                        const std::vector<Instruction *> &ids) {
-    std::vector<Instruction *> at(e_.values.size(), nullptr);
-    for (size_t v = 0; v < e_.values.size(); ++v) {
-      const ArrayExpression::Value &value = e_.values[v];
-      std::vector<Instruction *> operands;
-      for (int o : value.operands)
-        operands.push_back(at[static_cast<size_t>(o)]);
-      switch (value.kind) {
-      case ArrayExpression::Value::Kind::Load:
-        at[v] = make(Opcode::GetItem,
-                     {parameter(value.parameter),
-                      e_.flat ? flatIndex(value.flat, ids) : index});
-        break;
-      case ArrayExpression::Value::Kind::Scalar:
-        at[v] = parameter(value.parameter);
-        break;
-      case ArrayExpression::Value::Kind::Apply:
-        at[v] = apply(value.function, operands);
-        break;
-      case ArrayExpression::Value::Kind::Cast:
-        at[v] = cast(operands[0], value.dtype);
-        break;
-      case ArrayExpression::Value::Kind::Index: {
-        Instruction *sum = nullptr;
-        for (size_t d = 0; d < value.strides.size() && d < ids.size(); ++d) {
-          if (value.strides[d] == 0)
-            continue;
-          Instruction *term =
-              value.strides[d] == 1
-                  ? ids[d]
-                  : binary(ir::BinaryOperator::Mul, ids[d],
-                           integer(value.strides[d]));
-          sum = sum ? binary(ir::BinaryOperator::Add, sum, term) : term;
-        }
-        at[v] = cast(sum ? sum : integer(0), "int64");
-        break;
-      }
-      }
-    }
-    return at[static_cast<size_t>(e_.result)];
+    return values().value(
+        e_, ids,
+        [&](const ArrayExpression::Value &value,
+            const std::vector<Instruction *> &at) {
+          return make(Opcode::GetItem, {parameter(value.parameter),
+                                        !at.empty() ? at[0]
+                                        : e_.flat   ? flatIndex(value.flat, ids)
+                                                    : index});
+        },
+        [&](const ArrayExpression::Value &value,
+            const std::vector<Instruction *> &) {
+          return parameter(value.parameter);
+        });
   }
 
   /// A flat Map's index: offset + sum(id[d] * stride[d]), uint64 where a

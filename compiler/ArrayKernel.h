@@ -4,13 +4,18 @@
 // of an iteration space: loads of array parameters (each already viewed at
 // the iteration space's shape, so one index serves all), scalar
 // parameters, NumPy ufuncs applied to earlier values, and conversions to a
-// dtype, and indices along an axis (np.arange broadcast). arrayKernel()
+// dtype, and indices along an axis (np.arange broadcast); ArrayValues.h
+// says how each is written. arrayKernel()
 // writes the kernel that computes it as ordinary
 // untyped pyir, with a description whose globals are NumPy's and
 // kernel_api's own functions; the normal pipeline types, lowers and
 // caches it like any kernel (FunctionDescription::prebuiltPyIR). The
 // ufuncs mean in the kernel exactly what `np.<name>(...)` means in a
 // user's kernel, so arrays, jit code and kernels share one set of rules.
+// The graph and its element code are shared with jit functions: the
+// array-expression stage builds each statement's element as a Map of this
+// struct (ArrayExpressionParts.h, StatementGraph), and both write values
+// with ArrayValueWriter (ArrayValues.h); only the loops around them differ.
 //
 // Two forms:
 //   Map     kernel(item, p0, ..., out): out[i] = value at i, over a Range
@@ -49,7 +54,9 @@ struct ArrayExpression {
     Kind kind = Kind::Load;
     int parameter = 0;         // Load, Scalar: which parameter (0 = first)
     std::string function;      // Apply: the ufunc's NumPy name
-    std::vector<int> operands; // Apply, Cast: earlier values
+    /// Apply, Cast: earlier values; a Load's one operand, where it has
+    /// one, is the index it reads its parameter at (a gather, a[idx]).
+    std::vector<int> operands;
     std::string dtype;         // Cast: NumPy's name of the target dtype
     /// Index: the int64 value sum(id[d] * strides[d]) over the iteration
     /// space's dimensions (an index along one axis: strides of 0 and 1).

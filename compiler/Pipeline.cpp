@@ -474,8 +474,10 @@ CompiledHost compileHost(const HostRequest &request,
 
   // Array expressions become prange loops, typed again (the parfor stage
   // below shows the result).
+  std::string arrayGraphs;
   if (std::optional<ArrayExpressionResult> loops =
           lowerArrayExpressions(typed)) {
+    arrayGraphs = std::move(loops->graphs);
     host->rewritten = loops->description;
     host->specializations = Specializations();
     host->specializations.deviceFunctions = &host->rewritten->deviceFunctions;
@@ -502,6 +504,10 @@ CompiledHost compileHost(const HostRequest &request,
       }
   dump(Stage::Parfor, [&] {
     std::string text = printTypedFunction(typed);
+    if (!arrayGraphs.empty())
+      text += "\n; array statements, each element a graph (compiler/"
+              "ArrayValues writes it, as for DeviceArrays)\n" +
+              arrayGraphs;
     for (const Parfor &parfor : compiled.parfors) {
       text += "\n; parfor " + std::to_string(parfor.index) + ": a " +
               std::to_string(parfor.launchDims()) + "-D launch of kernel " +

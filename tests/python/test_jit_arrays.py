@@ -351,11 +351,12 @@ def test_consecutive_statements_fuse_into_one_kernel(tmp_path):
         capture_output=True, text=True, check=True).stdout
     # One loop holds the three statements; the host runs it in one of two
     # copies: reading a and b as they are, or stretching whichever has an
-    # extent of 1 (NumPy's broadcasting, decided at run time).
+    # extent of 1 (NumPy's broadcasting, decided at run time). Each element
+    # is written from the statement's graph, which calls the ufunc by name.
     kernels = [k.split("; -----")[0] for k in out.split("; parfor ")[1:]]
     assert len(kernels) == 2, out
     for kernel in kernels:
-        assert "'sqrt'" in kernel and kernel.count("setitem") == 2, kernel
+        assert "numpy.sqrt'" in kernel and kernel.count("setitem") == 2, kernel
 
 
 def test_errors():

@@ -3,6 +3,8 @@
 #include "Fixtures.h"
 #include "Requests.h"
 
+#include "compiler/ArrayOps.h"
+#include "compiler/ArrayValues.h"
 #include "compiler/KernelAPI.h"
 #include "compiler/LowerToLLVM.h"
 #include "compiler/Optimize.h"
@@ -418,6 +420,28 @@ TEST(KernelAPI, CalleeTypesFindTheirTableRow) {
             nullptr);
   EXPECT_EQ(findKernelApi(types::function("math.sqrt")), nullptr);
   EXPECT_EQ(kernelApiEnums().at("AddressSpace").at("LOCAL"), 3);
+}
+
+// jit array statements name an operator's ufunc (StatementGraph), and
+// kernels read the ufunc as the operator again (ufuncOperator): each
+// operator row of ArrayOps.def must map back to itself.
+TEST(ArrayOps, OperatorUfuncsMapBackToTheirOperators) {
+  int operators = 0;
+  for (const ArrayOp &row : arrayOps()) {
+    std::optional<UfuncOperator> op =
+        ufuncOperator("numpy." + std::string(row.numpy));
+    if (!op)
+      continue;
+    ++operators;
+    EXPECT_EQ(ufuncOfOperator(op->opcode, op->op), &row) << row.numpy;
+  }
+  EXPECT_EQ(operators, 21); // 7 arithmetic, 6 comparisons, 5 bitwise, 3 unary
+  EXPECT_EQ(ufuncOfOperator(ir::Opcode::BinaryOp,
+                            int64_t(ir::BinaryOperator::MatMul)),
+            nullptr);
+  EXPECT_EQ(
+      ufuncOfOperator(ir::Opcode::UnaryOp, int64_t(ir::UnaryOperator::Not)),
+      nullptr);
 }
 
 TEST(Pipeline, RequiredItemRankFollowsTheItemQueries) {
