@@ -117,6 +117,7 @@ def test_second_process_hits_disk_cache(runner):
     # An entry is named by its key's hash and the image format it holds.
     default = spirjit.default_device()
     image = "ptx" if default.backend == "cuda" else \
+        "native" if default.backend == "native" else \
         "spirv" if default.supports_spirv else "spir"
     assert files[0].name.endswith(f".{image}.kernel"), files
     second = runner.run()
