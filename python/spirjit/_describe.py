@@ -188,8 +188,8 @@ def _prange_bodies(instructions, fn_globals):
     seen so is not listed (so its subscripts count as outside)."""
     bodies = []
     for p, start in enumerate(instructions):
-        if start.opname != "LOAD_GLOBAL" or start.argval != "prange" or \
-                not _is_prange(fn_globals.get("prange")):
+        if start.opname != "LOAD_GLOBAL" or \
+                not _is_prange(fn_globals.get(start.argval)):
             continue
         depth = 0
         for k in range(p, len(instructions) - 2):
