@@ -173,6 +173,15 @@ def doubled(a, out):
         out[i] = 2 * a[i + 1] + a[0]
 
 
+pr = prange  # prange under another name: still a prange loop
+
+
+@jit
+def doubled_by_pr(a, out):
+    for i in pr(a.shape[0]):
+        out[i] = 2 * a[i]
+
+
 @jit
 def doubled_then_positives(a, out):
     for i in prange(a.shape[0]):
@@ -194,6 +203,8 @@ def test_only_code_that_may_read_through_a_mask_describes_its_library():
     from spirjit._describe import describe_function
     key = "spirjit.mask_index#2"
     assert key not in describe_function(doubled.py_func, host=True)["library"]
+    assert key not in describe_function(doubled_by_pr.py_func,
+                                        host=True)["library"]
     assert key in describe_function(doubled_then_positives.py_func,
                                     host=True)["library"]
     assert key in describe_function(select.py_func, host=True)["library"]
