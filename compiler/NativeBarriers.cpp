@@ -300,7 +300,9 @@ void keepAcrossBarriers(llvm::Instruction &inst, const Cut &cut,
 } // namespace
 
 NativeRegions splitAtBarriers(llvm::Function &kernel,
-                              const std::set<std::string> &itemQueries) {
+                              const std::set<std::string> &itemQueries,
+                              const std::string &localIdName,
+                              const std::set<std::string> &groupQueries) {
   llvm::Module &module = *kernel.getParent();
   llvm::Function *barrier = module.getFunction(nativeBarrierName);
   std::vector<llvm::CallInst *> barriers;
@@ -511,6 +513,8 @@ NativeRegions splitAtBarriers(llvm::Function &kernel,
     offset += bytes;
   }
   result.count = static_cast<int>(entries.size());
+  result.items =
+      regionItemBounds(kernel, entries, leave, localIdName, groupQueries);
   result.contextBytes = offset;
   result.uniformBytes = uniformBytes;
   return result;

@@ -49,11 +49,14 @@
 // The module passes the verifier after it.
 #pragma once
 
+#include "compiler/NativeItemBounds.h"
+
 #include <llvm/IR/Function.h>
 
 #include <cstdint>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace spirjit {
 
@@ -69,9 +72,14 @@ struct NativeRegions {
   int count = 1;             // regions: barriers + 1
   uint64_t contextBytes = 0; // per work-item; 0 without barriers
   uint64_t uniformBytes = 0; // per group, each half; a multiple of 64
+  // [k]: the items of dimension 0 region k needs to run
+  // (NativeItemBounds.h); none without barriers.
+  std::vector<RegionItems> items;
 };
 
 NativeRegions splitAtBarriers(llvm::Function &kernel,
-                              const std::set<std::string> &itemQueries);
+                              const std::set<std::string> &itemQueries,
+                              const std::string &localIdName,
+                              const std::set<std::string> &groupQueries);
 
 } // namespace spirjit

@@ -111,6 +111,8 @@ public:
   /// x86-64 and AArch64 code generators take atomicrmw fadd (as a
   /// compare-and-swap loop where the CPU has no instruction).
   bool hasFloatAtomicAdd() const override { return true; }
+  /// A region's loop over the items tests the group's uniform values.
+  bool unswitchesLoops() const override { return true; }
   /// libmvec, where the host JIT found it (HostJIT::vectorMath).
   bool vectorMath() const override { return HostJIT::instance().vectorMath(); }
   bool hasVectorFunction(const std::string &symbol) const override {
@@ -148,6 +150,10 @@ private:
   std::unique_ptr<llvm::TargetMachine> machine_;
 };
 
+/// Marks, while the kernel is inlined into a nest, the guards that are
+/// true there (NativeItemBounds.h).
+const char *const guardMarkName = "spirjit.native.guard.holds";
+
 /// The loops' indices, per query and OpenCL dimension.
 using QueryValues = std::array<std::array<llvm::Value *, 3>, 6>;
 
@@ -158,6 +164,8 @@ struct Nest {
   int region = 0;
   llvm::Value *item = nullptr;       // linear local id, with barriers
   llvm::CallInst *call = nullptr;    // the kernel's
+  llvm::CallInst *bound = nullptr;   // the region's item bound's, if any
+  std::vector<llvm::ICmpInst *> trueGuards; // the kernel's, true here
   llvm::BranchInst *latch = nullptr; // the innermost loop's back edge
 };
 
@@ -306,8 +314,14 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
   SPIRJIT_INTERNAL_CHECK(kernel, "no kernel " + entryPoint + " to wrap");
   inlineCallees(*kernel);
   NativeRegions regions =
-      splitAtBarriers(*kernel, {queryName(WorkItemQuery::GlobalId),
-                                queryName(WorkItemQuery::LocalId)});
+      splitAtBarriers(*kernel,
+                      {queryName(WorkItemQuery::GlobalId),
+                       queryName(WorkItemQuery::LocalId)},
+                      queryName(WorkItemQuery::LocalId),
+                      {queryName(WorkItemQuery::GlobalSize),
+                       queryName(WorkItemQuery::LocalSize),
+                       queryName(WorkItemQuery::GroupId),
+                       queryName(WorkItemQuery::NumGroups)});
   SPIRJIT_INTERNAL_CHECK(regions.count == 1 || ndRange,
                          "a barrier in a kernel launched over a Range");
   llvm::LLVMContext &context = module.getContext();
@@ -473,16 +487,17 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
       region->addIncoming(b.getInt32(0), setup);
       dispatch = b.CreateSwitch(region, groupDone, regions.count);
     }
-    for (int r = 0; r < regions.count; ++r) {
+    // One region's nest of loops over the group's items (for l2, for l1,
+    // for l0: dimension 0 innermost, up to `limit0`), from the block the
+    // builder is at; the builder is left after it, or at `join`, which it
+    // branches to.
+    auto itemNest = [&](int r, llvm::Value *limit0,
+                        std::vector<llvm::ICmpInst *> trueGuards,
+                        llvm::BasicBlock *join) {
       Nest nest;
       nest.region = r;
+      nest.trueGuards = std::move(trueGuards);
       llvm::BasicBlock *preheader = b.GetInsertBlock();
-      if (dispatch) {
-        preheader = block("region" + std::to_string(r));
-        dispatch->addCase(b.getInt32(r), preheader);
-        b.SetInsertPoint(preheader);
-      }
-      // for l2, for l1, for l0: the group's items, dimension 0 innermost.
       llvm::PHINode *l[3];
       llvm::BasicBlock *headers[3];
       for (int d = 2; d >= 0; --d) {
@@ -517,13 +532,59 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
         llvm::Value *next = b.CreateAdd(l[d], b.getInt64(1));
         l[d]->addIncoming(next, current);
         llvm::BasicBlock *after = block(d == 2 ? "region.done" : "items.next");
-        llvm::BranchInst *branch =
-            b.CreateCondBr(b.CreateICmpSLT(next, local[d]), headers[d], after);
+        llvm::BranchInst *branch = b.CreateCondBr(
+            b.CreateICmpSLT(next, d == 0 ? limit0 : local[d]), headers[d],
+            after);
         if (d == 0)
           nest.latch = branch;
         b.SetInsertPoint(after);
       }
-      nests.push_back(nest);
+      if (join)
+        b.CreateBr(join);
+      return nest;
+    };
+    for (int r = 0; r < regions.count; ++r) {
+      llvm::BasicBlock *preheader = b.GetInsertBlock();
+      if (dispatch) {
+        preheader = block("region" + std::to_string(r));
+        dispatch->addCase(b.getInt32(r), preheader);
+        b.SetInsertPoint(preheader);
+      }
+      // Items of dimension 0 from which on the region does nothing but
+      // what the items before them do alike (NativeItemBounds.h): the
+      // loop stops there, after one item at least; and where its guards
+      // hold in every item it runs, a copy of it takes them as true.
+      const RegionItems *needs =
+          regions.items.empty() ? nullptr : &regions.items[r];
+      llvm::Value *limit0 = local[0];
+      llvm::CallInst *boundCall = nullptr;
+      llvm::BasicBlock *join = nullptr;
+      if (needs && needs->bound) {
+        boundCall = b.CreateCall(needs->bound, parameters);
+        limit0 = b.CreateBinaryIntrinsic(
+            llvm::Intrinsic::umax,
+            b.CreateBinaryIntrinsic(llvm::Intrinsic::umin,
+                                    b.CreateExtractValue(boundCall, 0),
+                                    local[0]),
+            b.getInt64(1), nullptr, "items.needed");
+        if (!needs->guards.empty()) {
+          llvm::Value *guardsHold = b.CreateICmpULE(
+              limit0, b.CreateExtractValue(boundCall, 1), "guards.hold");
+          llvm::BasicBlock *held = block("guards.held");
+          llvm::BasicBlock *tested = block("guards.tested");
+          join = block("region.joined");
+          b.CreateCondBr(guardsHold, held, tested);
+          b.SetInsertPoint(held);
+          nests.push_back(itemNest(r, limit0, needs->guards, join));
+          nests.back().bound = boundCall;
+          boundCall = nullptr;
+          b.SetInsertPoint(tested);
+        }
+      }
+      nests.push_back(itemNest(r, limit0, {}, join));
+      nests.back().bound = boundCall;
+      if (join)
+        b.SetInsertPoint(join);
       if (!dispatch) {
         b.CreateBr(groupDone);
         break;
@@ -548,15 +609,37 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
 
   // The kernel in each nest, its placeholders answered there.
   for (const Nest &nest : nests) {
-    llvm::InlineFunctionInfo inlining;
-    llvm::InlineResult inlined = llvm::InlineFunction(*nest.call, inlining);
-    SPIRJIT_INTERNAL_CHECK(inlined.isSuccess(),
-                           std::string("cannot inline the kernel into its "
-                                       "work-item loops: ") +
-                               inlined.getFailureReason());
+    // The guards true in this nest are marked in the kernel while it is
+    // inlined: their copies here are the marked ones.
+    for (llvm::ICmpInst *guard : nest.trueGuards)
+      guard->setMetadata(guardMarkName, llvm::MDNode::get(context, {}));
+    for (llvm::CallInst *call : {nest.bound, nest.call}) {
+      if (!call)
+        continue;
+      llvm::InlineFunctionInfo inlining;
+      llvm::InlineResult inlined = llvm::InlineFunction(*call, inlining);
+      SPIRJIT_INTERNAL_CHECK(inlined.isSuccess(),
+                             std::string("cannot inline the kernel into its "
+                                         "work-item loops: ") +
+                                 inlined.getFailureReason());
+    }
+    for (llvm::ICmpInst *guard : nest.trueGuards)
+      guard->setMetadata(guardMarkName, nullptr);
+    std::vector<llvm::Instruction *> marked;
+    for (llvm::BasicBlock &bb : *chunk)
+      for (llvm::Instruction &inst : bb)
+        if (inst.getMetadata(guardMarkName))
+          marked.push_back(&inst);
+    for (llvm::Instruction *guard : marked) {
+      guard->replaceAllUsesWith(b.getTrue());
+      guard->eraseFromParent();
+    }
     replacePlaceholders(module, *chunk, nest, contexts, uniform, groupItems);
   }
   kernel->eraseFromParent();
+  for (const RegionItems &needs : regions.items)
+    if (needs.bound)
+      needs.bound->eraseFromParent();
   removePlaceholders(module);
 
   // Work-items are independent between barriers: an innermost loop's

@@ -9,6 +9,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/Scalar/SimpleLoopUnswitch.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Transforms/Utils/LoopUtils.h>
 
@@ -121,6 +122,11 @@ void optimizeModule(llvm::Module &module, int level, const Target &target) {
   builder.registerFunctionAnalyses(functions);
   builder.registerLoopAnalyses(loops);
   builder.crossRegisterProxies(loops, functions, cgscc, modules);
+  if (target.unswitchesLoops())
+    builder.registerLateLoopOptimizationsEPCallback(
+        [](llvm::LoopPassManager &loopPasses, llvm::OptimizationLevel) {
+          loopPasses.addPass(llvm::SimpleLoopUnswitchPass(/*NonTrivial=*/true));
+        });
   llvm::OptimizationLevel optLevel = level <= 0   ? llvm::OptimizationLevel::O0
                                      : level == 1 ? llvm::OptimizationLevel::O1
                                      : level == 2 ? llvm::OptimizationLevel::O2

@@ -28,6 +28,7 @@
 #include "compiler/KernelABI.h"
 #include "compiler/LowerToLLVM.h"
 #include "compiler/NVPTX.h"
+#include "compiler/NativeBarriers.h"
 #include "compiler/NativeTarget.h"
 #include "compiler/Optimize.h"
 #include "compiler/SPIRV.h"
@@ -69,6 +70,19 @@ Stage stageByName(const std::string &name) {
 }
 
 namespace {
+
+/// Does a kernel for the native device need only O1 before its work-item
+/// loops? Without barriers it is inlined into them and the whole module
+/// optimised again at the full level (the `native` stage), which does what
+/// O2's loop and vector passes would do here, in its loops; a first O1
+/// still simplifies it (inlining, SROA, dead code) for the parameters
+/// dropped and the private memory counted after it. A kernel with
+/// barriers is cut at them first, which wants it fully optimised (fewer
+/// values kept across them).
+bool lightFirstOptimisation(ImageFormat format, const llvm::Module &module) {
+  return format == ImageFormat::HostObject &&
+         !module.getFunction(nativeBarrierName);
+}
 
 /// SPIR-V's limit on a function's parameters (OpTypeFunction).
 constexpr size_t maxParameters = 255;
@@ -340,7 +354,9 @@ CompiledKernel compileKernel(const KernelRequest &request,
 
   // llir.opt: LLVM's standard pipeline; then the parameters the optimised
   // code never reads are dropped, so launches do not pass them.
-  optimizeModule(*module, options.optLevel, *target);
+  optimizeModule(*module, lightFirstOptimisation(format, *module)
+                              ? std::min(options.optLevel, 1)
+                              : options.optLevel, *target);
   kernel.entryPoint = entryPointName(typed.function->name);
   // Checks a test at entry proves for the whole launch leave a copy of the
   // body (BoundsCheckFastPath.h); optimising again folds them away there,

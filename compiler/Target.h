@@ -59,6 +59,11 @@ public:
   virtual bool hasVectorFunction(const std::string &symbol) const {
     return false;
   }
+  /// Does optimizeModule unswitch loops on branches that do not change in
+  /// them (a copy of the loop per way), where LLVM's O2 does not? The
+  /// native device's loops over work-items test the group's uniform
+  /// values in every item; unswitched, the loop vectorises without masks.
+  virtual bool unswitchesLoops() const { return false; }
   /// Rewrites what this target's code generator cannot take; optimizeModule
   /// runs it after LLVM's pipeline.
   virtual void legalize(llvm::Module &module) const {}

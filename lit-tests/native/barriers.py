@@ -1,6 +1,8 @@
 # RUN: %spirjit-dump-ir %s tree --sig "(float32[::1], float32[::1], float32[::1])" --nd-range --stage native | FileCheck %s
 # RUN: %spirjit-dump-ir %s tree --sig "(float32[::1], float32[::1], float32[::1])" --nd-range --stage native | FileCheck %s --check-prefix=KEPT
 # RUN: %spirjit-dump-ir %s tree --sig "(float32[::1], float32[::1], float32[::1])" --nd-range --stage native | FileCheck %s --check-prefix=UNIFORM
+# RUN: %spirjit-dump-ir %s tree --sig "(float32[::1], float32[::1], float32[::1])" --nd-range --stage native | FileCheck %s --check-prefix=BOUND
+# RUN: %spirjit-dump-ir %s upper --sig "(float32[::1], float32[::1])" --nd-range --stage native | FileCheck %s --check-prefix=ALL
 # RUN: %spirjit-dump-ir %s rotate --sig "(float32[::1], float32[::1], float32[::1])" --nd-range --stage native | FileCheck %s --check-prefix=ITEMS
 # RUN: %spirjit-dump-ir %s reduce --sig "(float64[::1], float64[::1])" --nd-range --stage native | FileCheck %s --check-prefix=REDUCE
 # RUN: %not %spirjit-dump-ir %s divergent --sig "(float32[::1])" --nd-range --stage native 2>&1 | FileCheck %s --check-prefix=DIVERGENT
@@ -36,6 +38,22 @@
 # UNIFORM: call <{{[0-9]+}} x float> @llvm.masked.load
 # UNIFORM-NOT: gather
 # UNIFORM: {{^}}}
+# A step (`if lid < s:`) runs only the items below s
+# (compiler/NativeItemBounds.h): the region's loop over the items stops at
+# the bound computed before it, and where the guard holds in every item
+# it runs (s >= 1), a copy of the loop takes it as true, vectorised
+# without masks.
+# BOUND-LABEL: define void @spirjit_tree.chunk(
+# BOUND: [[NEEDED:%items.needed[0-9]*]] = tail call i64 @llvm.umax.i64(
+# BOUND: %guards.hold{{.*}} = icmp {{.*}}[[NEEDED]]
+# BOUND: br i1 %guards.hold
+# BOUND: icmp ult i64 [[NEEDED]]
+# BOUND-NOT: masked
+# BOUND: load <{{[0-9]+}} x float>
+# BOUND-NOT: masked
+# BOUND: fadd <{{[0-9]+}} x float>
+# BOUND-NOT: masked
+# BOUND: store <{{[0-9]+}} x float>
 from spirjit import kernel_api as kapi
 
 
@@ -50,6 +68,21 @@ def tree(item, a, out, tmp):
         s //= 2
     if lid == 0:
         out[item.get_group().get_group_id(0)] = tmp[0]
+
+
+# `if lid >= s:` has its work in the items past s: every item runs.
+# ALL-LABEL: define void @spirjit_upper.chunk(
+# ALL-NOT: items.needed
+# ALL: ret void
+def upper(item, a, tmp):
+    lid = item.get_local_id(0)
+    tmp[lid] = a[item.get_global_id(0)]
+    kapi.group_barrier(item.get_group())
+    s = item.get_local_range(0) // 2
+    if lid >= s:
+        tmp[lid] += tmp[lid - s]
+    kapi.group_barrier(item.get_group())
+    a[item.get_global_id(0)] = tmp[lid]
 
 
 # A value that differs between items and lives across a barrier (here

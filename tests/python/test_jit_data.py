@@ -167,6 +167,49 @@ def test_what_a_mask_read_does_not_take(device, require_dtypes):
     assert "a[mask] (a boolean mask) makes a new array" in message
 
 
+@jit
+def doubled(a, out):
+    for i in prange(a.shape[0] - 1):
+        out[i] = 2 * a[i + 1] + a[0]
+
+
+pr = prange  # prange under another name: still a prange loop
+
+
+@jit
+def doubled_by_pr(a, out):
+    for i in pr(a.shape[0]):
+        out[i] = 2 * a[i]
+
+
+@jit
+def doubled_then_positives(a, out):
+    for i in prange(a.shape[0]):
+        out[i] = 2 * a[i]
+    return out[out > 0]
+
+
+def test_a_mask_read_after_a_prange_loop(device, require_dtypes):
+    require_dtypes(np.float64)
+    a = scrambled((40,))
+    got = doubled_then_positives(*on(device, a, np.zeros(40)))
+    np.testing.assert_array_equal(host(got), (2 * a)[2 * a > 0])
+
+
+def test_only_code_that_may_read_through_a_mask_describes_its_library():
+    # Describing the jit library's a[mask] takes a fresh process's first
+    # call milliseconds: not where every subscript is in a prange loop's
+    # body (which refuses a mask), of .shape or constant.
+    from spirjit._describe import describe_function
+    key = "spirjit.mask_index#2"
+    assert key not in describe_function(doubled.py_func, host=True)["library"]
+    assert key not in describe_function(doubled_by_pr.py_func,
+                                        host=True)["library"]
+    assert key in describe_function(doubled_then_positives.py_func,
+                                    host=True)["library"]
+    assert key in describe_function(select.py_func, host=True)["library"]
+
+
 # np.random (numba's: each thread its own generator; not NumPy's stream).
 # Every test seeds first, so each draw is the same in every run: the
 # statistics below are of fixed numbers, their bounds five standard errors
