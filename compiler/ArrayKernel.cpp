@@ -406,46 +406,48 @@ private:
       start = cast(valueAt(make(Opcode::BuildTuple, {m, integer(0)}),
                            {m, integer(0)}),
                    acc);
-    // One fold: the state (the value so far) with another's.
+    // One fold: the state (the value so far) with another's. A floating
+    // min or max keeps a second state, whether a NaN was met: the value
+    // itself then folds with one compare and select, which LLVM makes one
+    // maxps/minps (NaN in, the kept operand out), and the NaN test is off
+    // its chain (NumPy's rule, a NaN wins, had made the value's chain a
+    // compare, a NaN test, an or and a select an element).
     auto join = [&](const States &a, const States &b) -> States {
-      Instruction *next = nullptr;
       switch (e_.reduction) {
       case R::Sum:
-        next = binary(B::Add, a[0], b[0]);
-        break;
+        return {binary(B::Add, a[0], b[0])};
       case R::Prod:
-        next = binary(B::Mul, a[0], b[0]);
-        break;
+        return {binary(B::Mul, a[0], b[0])};
       default: {
         bool isMin = e_.reduction == R::Min;
-        if (!e_.floatingAccumulator) {
-          next = call(builtin(isMin ? "min" : "max"), {a[0], b[0]});
-          break;
-        }
-        // NumPy's rule: a NaN wins. b replaces a when better or NaN; a NaN
-        // in a stays (a comparison with it is false).
+        if (!e_.floatingAccumulator)
+          return {call(builtin(isMin ? "min" : "max"), {a[0], b[0]})};
+        // b replaces a only when better: a NaN on either side keeps a.
         Instruction *better = compare(isMin ? ir::CompareOperator::Lt
                                             : ir::CompareOperator::Gt,
                                       b[0], a[0]);
-        next = select(np("logical_or", {better, np("isnan", {b[0]})}), b[0],
-                      a[0]);
-        break;
+        return {select(better, b[0], a[0]),
+                np("logical_or", {a[1], b[1]})};
       }
       }
-      return {next};
     };
     Instruction *row = m; // (C++17 lambdas capture no structured binding)
+    States initial = {start};
+    if (nanFirst)
+      initial.push_back(constant(ConstValue::ofBool(false)));
     States after = foldRow(
-        k0, step, n, {start}, chainsFor(),
+        k0, step, n, initial, chainsFor(),
         [&, row](Instruction *k, const States &state) -> States {
           Instruction *v =
               cast(valueAt(make(Opcode::BuildTuple, {row, k}), {row, k}), acc);
-          return join(state, {v});
+          if (!nanFirst)
+            return join(state, {v});
+          return join(state, {v, np("isnan", {v})});
         },
         join);
-    // A NaN met stays in the fold: the group's result is NaN if any is.
+    // The group's result is NaN if any item met one.
     Instruction *folded = after[0];
-    Instruction *sawNan = nanFirst ? np("isnan", {folded}) : nullptr;
+    Instruction *sawNan = nanFirst ? after[1] : nullptr;
 
     static const char *ops[] = {"+", "*", "min", "max"};
     Instruction *reduce = object("spirjit.kernel_api.group_reduce");

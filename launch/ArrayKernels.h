@@ -23,6 +23,17 @@ int64_t itemsizeOf(const Type *element);
 /// node reads.
 void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
                 const std::string &outDType, int64_t outItemsize);
+/// How a Reduce kernel's first pass runs over (rows, k) on a device:
+/// groups of `local` items, `groups` of them a row, each folding one
+/// contiguous chunk of its row where `chunked` (CPUs), else every
+/// groups*local-th value.
+struct ReduceShape {
+  int local = 1;
+  int64_t groups = 1;
+  bool chunked = false;
+};
+ReduceShape reduceShape(const runtime::DeviceInfo &info, int64_t rows,
+                        int64_t k);
 /// out (the result's shape, C-contiguous) = the Reduce node's value.
 void computeReduce(ArrayNode &node, const ArrayView &out);
 

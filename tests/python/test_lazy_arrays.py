@@ -85,6 +85,32 @@ def test_nan_wins_min_and_max_as_in_numpy(device):
     np.testing.assert_array_equal(got, y.max(axis=1))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_nan_anywhere_in_a_long_row_wins_min_and_max(device, dtype):
+    """min and max fold the value and whether a NaN was met apart: a NaN
+    at the row's first element (every chunk's start value), in one chunk
+    only, or beside infinities, still wins, in every row."""
+    n = 300_001
+    base = np.random.default_rng(3).random(n).astype(dtype)
+    for at in ([0], [n - 1], [n // 3], [0, n - 1]):
+        for extra in ({}, {5: np.inf, 7: -np.inf}):
+            x = base.copy()
+            for i, v in extra.items():
+                x[i] = v
+            x[at] = np.nan
+            X = spirjit.asarray(x, device=device)
+            assert np.isnan(float(X.max())) and np.isnan(float(X.min())), at
+    x = base.copy()
+    x[5], x[7] = np.inf, -np.inf
+    X = spirjit.asarray(x, device=device)
+    assert float(X.max()) == np.inf and float(X.min()) == -np.inf
+    y = np.stack([base[:70_000]] * 3)
+    y[1, 0] = np.nan
+    Y = spirjit.asarray(y, device=device)
+    np.testing.assert_array_equal(np.asarray(Y.max(axis=1)), y.max(axis=1))
+    np.testing.assert_array_equal(np.asarray(Y.min(axis=1)), y.min(axis=1))
+
+
 @pytest.mark.parametrize("n", [1, 2, 15, 16, 17, 63, 64, 65, 127, 129, 1000,
                                1025, 4095, 4097, 65_537, 300_001])
 def test_reductions_at_every_remainder_of_a_work_items_rounds(device, n):

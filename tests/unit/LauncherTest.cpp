@@ -4,6 +4,7 @@
 #include "Fixtures.h"
 #include "Requests.h"
 
+#include "launch/ArrayKernels.h"
 #include "launch/Launcher.h"
 #include "launch/spirjit_launch.h"
 
@@ -375,4 +376,47 @@ TEST_F(Launcher, LaunchesFinishWhileTheHostHoldsViews) {
   device_->removeHostView();
   device_->finish();
   EXPECT_EQ(unwritten, 0);
+}
+
+namespace {
+runtime::DeviceInfo cpuInfo(const std::string &backend,
+                            const std::string &platform) {
+  runtime::DeviceInfo info;
+  info.backend = backend;
+  info.platform = platform;
+  info.deviceType = "cpu";
+  info.maxWorkGroupSize = 8192;
+  info.computeUnits = 2;
+  return info;
+}
+} // namespace
+
+// A reduction's first pass on CPUs: each group folds one contiguous chunk,
+// four a core. Intel's runtime vectorises a group's 16 items (one AVX-512
+// vector a step); the native device and PoCL vectorise across items only
+// in an innermost loop, so their groups are one item each, which walks its
+// chunk in order (16 items had each fetched every cache line).
+TEST(ReduceShape, CpuGroupsAreOneVectorOrOneItemEachFoldingAChunk) {
+  ReduceShape intel = launch::reduceShape(
+      cpuInfo("opencl", "Intel(R) OpenCL"), 1, int64_t(1) << 22);
+  EXPECT_TRUE(intel.chunked);
+  EXPECT_EQ(intel.local, 16);
+  EXPECT_EQ(intel.groups, 8);
+  for (const auto &info : {cpuInfo("native", "spirjit native"),
+                           cpuInfo("opencl", "Portable Computing Language")}) {
+    ReduceShape one = launch::reduceShape(info, 1, int64_t(1) << 22);
+    EXPECT_TRUE(one.chunked) << info.platform;
+    EXPECT_EQ(one.local, 1) << info.platform;
+    EXPECT_EQ(one.groups, 8) << info.platform;
+    // A row of at most 16*64 values is still one group's: no partials.
+    EXPECT_EQ(launch::reduceShape(info, 1, 1024).groups, 1) << info.platform;
+    EXPECT_EQ(launch::reduceShape(info, 1, 1025).groups, 8) << info.platform;
+    EXPECT_EQ(launch::reduceShape(info, 1, 0).groups, 1) << info.platform;
+  }
+  runtime::DeviceInfo gpu = cpuInfo("opencl", "Portable Computing Language");
+  gpu.deviceType = "gpu";
+  ReduceShape g = launch::reduceShape(gpu, 1, int64_t(1) << 22);
+  EXPECT_FALSE(g.chunked);
+  EXPECT_EQ(g.local, 256);
+  EXPECT_EQ(g.groups, 16);
 }
