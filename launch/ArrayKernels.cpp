@@ -332,15 +332,6 @@ void launch(const Gathered &g, const LaunchRange &range, const ArrayView &out,
       .submit(event, range, args.data(), n, device, nullptr, 0, false);
 }
 
-int workGroupSize(const runtime::DeviceInfo &info) {
-  size_t limit = std::min<size_t>(
-      256, info.maxWorkGroupSize ? info.maxWorkGroupSize : 256);
-  int size = 1;
-  while (size_t(size) * 2 <= limit)
-    size *= 2;
-  return size;
-}
-
 /// One pass of the Reduce kernel: rows of `g`'s (M, K) views into
 /// `out` (M, groups).
 void reducePass(Gathered &g, int64_t rows, int64_t k, int64_t groups,
@@ -682,47 +673,6 @@ void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
   memo.range = range;
   memo.cache = &cache;
   memo.valid = true;
-}
-
-ReduceShape reduceShape(const runtime::DeviceInfo &info, int64_t rows,
-                        int64_t k) {
-  ReduceShape shape;
-  bool gpu = info.deviceType == "gpu";
-  // A CPU runtime runs a group on one core: a contiguous chunk each lets
-  // each core stream its own cache lines (Intel's, argmax of 2^20 float32
-  // over two groups: interleaved, both cores fetched every line).
-  shape.chunked = !gpu;
-  // CPU runtimes vectorise a group's items 16 at a time (Intel's, with
-  // AVX-512): a group of one vector walks the row in whole cache lines,
-  // where 256 items made each vector's pass skip 2 KB between loads
-  // (Intel's, max over 2^22 float32: 0.92 -> 0.74 ms).
-  int lanes = gpu ? workGroupSize(info) : std::min(16, workGroupSize(info));
-  shape.local = lanes;
-  // spirjit's native device and PoCL vectorise across a group's items
-  // only in an innermost loop, which a reduction's per-item loop is not:
-  // there each of 16 items walked the chunk 16 elements a step, and every
-  // item fetched every line. One item a group walks its chunk
-  // contiguously (2 shared cores, first quartiles over 2^22 float32: max
-  // 9.1 -> 2.4 ms native, 10.4 -> 1.5 ms PoCL; sum 8.7 -> 1.6 ms native,
-  // 4.0 -> 0.9 ms PoCL).
-  if (!gpu && (info.backend == "native" ||
-               info.platform == "Portable Computing Language"))
-    shape.local = 1;
-  int64_t units = std::max<int64_t>(info.computeUnits, 1);
-  // GPUs: eight groups a multiprocessor keep it busy. CPU runtimes run a
-  // work-group per thread: four chunks a core, so that a core another
-  // process holds does not keep the rest waiting for its one chunk
-  // (Intel's, argmax of 2^20 float32 on 2 shared cores, first quartile of
-  // 60: 229 us with 2 groups, 220 with 4, 210 with 8; interleaved rows
-  // had been slower with more groups, chunks are not).
-  int64_t wanted = gpu ? units * 8 : units * 4;
-  int64_t groups = std::max<int64_t>(1, wanted / std::max<int64_t>(rows, 1));
-  // A short row is one work-group's: one launch, no partials.
-  if (k <= int64_t(lanes) * 64)
-    groups = 1;
-  groups = std::min<int64_t>(groups, (k + shape.local - 1) / shape.local);
-  shape.groups = std::max<int64_t>(groups, 1);
-  return shape;
 }
 
 /// Computes a Reduce node into `out` (its result shape, C-contiguous).
