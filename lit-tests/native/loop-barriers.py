@@ -6,12 +6,12 @@
 # RUN: %spirjit-dump-ir %s scale --sig "(float32[::1], float32[::1])" --stage native | FileCheck %s --check-prefix=WHOLE
 # A work-item's own loop that every item runs alike (its trip count from
 # the arguments) gets an implicit barrier (compiler/NativeLoopBarriers.h):
-# a Range's row runs in groups of 64 items, each k iteration a region whose
+# a Range's row runs in groups of 256 items, each k iteration a region whose
 # loop over the items is innermost and vectorised: b[k, j] a vector load,
 # acc kept per item (a vector loaded and stored in the items' contexts).
 # CHECK-LABEL: define void @spirjit_matmul.chunk(
 # CHECK: aligned_alloc(i64 64
-# CHECK: @llvm.umin.i64(i64 {{.*}}, i64 64)
+# CHECK: @llvm.umin.i64(i64 {{.*}}, i64 256)
 # CHECK: switch i32 %region{{[.a-z0-9]*}}, label %group.done{{[.a-z0-9]*}} [
 # CHECK: load <{{[0-9]+}} x float>
 # CHECK: fmul <{{[0-9]+}} x float>

@@ -110,21 +110,21 @@ def reference_matmul(a, b, stop=None):
 def inputs():
     rng = np.random.default_rng(28)
     a = rng.standard_normal((12, 37))
-    b = rng.standard_normal((37, 131))
+    b = rng.standard_normal((37, 300))
     return a, b
 
 
 def test_matmul(native, inputs):
     a, b = inputs
-    c = np.zeros((12, 131))
-    spirjit.call_kernel(matmul, kapi.Range(12, 131), a, b, c)
+    c = np.zeros((12, 300))
+    spirjit.call_kernel(matmul, kapi.Range(12, 300), a, b, c)
     np.testing.assert_allclose(c, reference_matmul(a, b), rtol=1e-12)
 
 
 def test_matmul_float32_private_accumulators(native, inputs):
     a, b = (x.astype(np.float32) for x in inputs)
-    c = np.zeros((12, 131), np.float32)
-    spirjit.call_kernel(matmul_rows, kapi.Range(12 // ROWS, 131), a, b, c)
+    c = np.zeros((12, 300), np.float32)
+    spirjit.call_kernel(matmul_rows, kapi.Range(12 // ROWS, 300), a, b, c)
     np.testing.assert_allclose(c, reference_matmul(a, b), rtol=1e-5,
                                atol=1e-5)
 
@@ -132,17 +132,17 @@ def test_matmul_float32_private_accumulators(native, inputs):
 @pytest.mark.parametrize("stop", [0, 5, 36, 100])
 def test_break_on_an_argument(native, inputs, stop):
     a, b = inputs
-    c = np.full((12, 131), np.nan)
-    spirjit.call_kernel(uniform_break, kapi.Range(12, 131), a, b, c, stop)
+    c = np.full((12, 300), np.nan)
+    spirjit.call_kernel(uniform_break, kapi.Range(12, 300), a, b, c, stop)
     np.testing.assert_allclose(c, reference_matmul(a, b, stop), rtol=1e-12)
 
 
 def test_break_on_the_items_data(native, inputs):
     a, b = inputs
-    c = np.full((12, 131), np.nan)
-    spirjit.call_kernel(item_break, kapi.Range(12, 131), a, b, c)
+    c = np.full((12, 300), np.nan)
+    spirjit.call_kernel(item_break, kapi.Range(12, 300), a, b, c)
     want = np.zeros_like(c)
-    for j in range(131):
+    for j in range(300):
         negative = np.flatnonzero(b[:, j] < 0)
         stop = negative[0] if len(negative) else 37
         want[:, j] = a[:, :stop] @ b[:stop, j]
@@ -151,14 +151,14 @@ def test_break_on_the_items_data(native, inputs):
 
 def test_loop_under_a_branch_on_the_id(native, inputs):
     a, b = inputs
-    c = np.full((12, 131), np.nan)
-    spirjit.call_kernel(guarded, kapi.Range(12, 131), a, b, c, 100)
+    c = np.full((12, 300), np.nan)
+    spirjit.call_kernel(guarded, kapi.Range(12, 300), a, b, c, 270)
     want = reference_matmul(a, b)
-    np.testing.assert_allclose(c[:, :100], want[:, :100], rtol=1e-12)
-    assert np.isnan(c[:, 100:]).all()
+    np.testing.assert_allclose(c[:, :270], want[:, :270], rtol=1e-12)
+    assert np.isnan(c[:, 270:]).all()
 
 
-@pytest.mark.parametrize("n", [1, 63, 64, 65, 200])
+@pytest.mark.parametrize("n", [1, 63, 255, 256, 257, 600])
 def test_1d_range_of_any_length(native, n):
     b = np.arange(9 * n, dtype=np.int64).reshape(9, n) % 13 - 6
     out = np.zeros(n, np.int64)
