@@ -165,45 +165,6 @@ void dropLifetimes(llvm::Value *pointer) {
     inst->eraseFromParent();
 }
 
-/// The kernel's values that every work-item of a group computes alike
-/// (LLVM's divergence analysis, seeded with what differs between items:
-/// the calls of `itemQueries`, private memory, and, conservatively, every
-/// value read from memory or a call that touches it), or none where the
-/// control flow is irreducible (the analysis needs loops it can name).
-/// A value counts only if each of its uses sees it uniform too: a value
-/// computed in a loop that items leave at different iterations is not.
-std::set<const llvm::Value *>
-uniformValues(llvm::Function &kernel,
-              const std::set<std::string> &itemQueries) {
-  llvm::DominatorTree dominators(kernel);
-  llvm::PostDominatorTree postDominators(kernel);
-  llvm::LoopInfo loops(dominators);
-  llvm::ReversePostOrderTraversal<const llvm::Function *> order(&kernel);
-  if (llvm::containsIrreducibleCFG<const llvm::BasicBlock *>(order, loops))
-    return {};
-  llvm::SyncDependenceAnalysis sync(dominators, postDominators, loops);
-  llvm::DivergenceAnalysisImpl divergence(kernel, nullptr, dominators, loops,
-                                          sync, false);
-  for (llvm::BasicBlock &block : kernel)
-    for (llvm::Instruction &inst : block) {
-      auto *call = llvm::dyn_cast<llvm::CallInst>(&inst);
-      llvm::Function *callee = call ? call->getCalledFunction() : nullptr;
-      if (llvm::isa<llvm::AllocaInst>(inst) || inst.mayReadOrWriteMemory() ||
-          (call && (!callee || itemQueries.count(callee->getName().str()))))
-        divergence.markDivergent(inst);
-    }
-  divergence.compute();
-  std::set<const llvm::Value *> uniform;
-  for (llvm::BasicBlock &block : kernel)
-    for (llvm::Instruction &inst : block)
-      if (!inst.getType()->isVoidTy() && !divergence.isDivergent(inst) &&
-          llvm::none_of(inst.uses(), [&](const llvm::Use &use) {
-            return divergence.isDivergentUse(use);
-          }))
-        uniform.insert(&inst);
-  return uniform;
-}
-
 /// The cut kernel's blocks as they were joined before the cut: barrier
 /// k's block went on to region k's entry.
 struct Cut {
@@ -298,6 +259,52 @@ void keepAcrossBarriers(llvm::Instruction &inst, const Cut &cut,
 }
 
 } // namespace
+
+std::set<const llvm::Value *>
+uniformValues(llvm::Function &kernel,
+              const std::set<std::string> &itemQueries) {
+  llvm::DominatorTree dominators(kernel);
+  llvm::PostDominatorTree postDominators(kernel);
+  llvm::LoopInfo loops(dominators);
+  llvm::ReversePostOrderTraversal<const llvm::Function *> order(&kernel);
+  if (llvm::containsIrreducibleCFG<const llvm::BasicBlock *>(order, loops))
+    return {};
+  llvm::SyncDependenceAnalysis sync(dominators, postDominators, loops);
+  llvm::DivergenceAnalysisImpl divergence(kernel, nullptr, dominators, loops,
+                                          sync, false);
+  for (llvm::BasicBlock &block : kernel)
+    for (llvm::Instruction &inst : block) {
+      auto *call = llvm::dyn_cast<llvm::CallInst>(&inst);
+      llvm::Function *callee = call ? call->getCalledFunction() : nullptr;
+      if (llvm::isa<llvm::AllocaInst>(inst) || inst.mayReadOrWriteMemory() ||
+          (call && (!callee || itemQueries.count(callee->getName().str()))))
+        divergence.markDivergent(inst);
+    }
+  divergence.compute();
+  std::set<const llvm::Value *> uniform;
+  for (llvm::BasicBlock &block : kernel)
+    for (llvm::Instruction &inst : block)
+      if (!inst.getType()->isVoidTy() && !divergence.isDivergent(inst) &&
+          llvm::none_of(inst.uses(), [&](const llvm::Use &use) {
+            return divergence.isDivergentUse(use);
+          }))
+        uniform.insert(&inst);
+  return uniform;
+}
+
+llvm::CallInst *createNativeBarrier(llvm::IRBuilder<> &b) {
+  // Convergent: LLVM neither duplicates it nor makes it depend on more
+  // branches; an unknown callee: no memory access moves across it.
+  llvm::Module *module = b.GetInsertBlock()->getModule();
+  llvm::FunctionCallee callee = module->getOrInsertFunction(
+      nativeBarrierName, llvm::FunctionType::get(b.getVoidTy(), false));
+  auto *function = llvm::cast<llvm::Function>(callee.getCallee());
+  function->addFnAttr(llvm::Attribute::NoUnwind);
+  function->addFnAttr(llvm::Attribute::Convergent);
+  llvm::CallInst *call = b.CreateCall(callee);
+  call->addFnAttr(llvm::Attribute::Convergent);
+  return call;
+}
 
 NativeRegions splitAtBarriers(llvm::Function &kernel,
                               const std::set<std::string> &itemQueries,

@@ -52,6 +52,7 @@
 #include "compiler/NativeItemBounds.h"
 
 #include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
 
 #include <cstdint>
 #include <set>
@@ -76,6 +77,21 @@ struct NativeRegions {
   // (NativeItemBounds.h); none without barriers.
   std::vector<RegionItems> items;
 };
+
+/// A barrier placeholder call at `b`'s insertion point (convergent, an
+/// unknown callee: LLVM moves no memory access across it).
+llvm::CallInst *createNativeBarrier(llvm::IRBuilder<> &b);
+
+/// The kernel's values that every work-item of a group computes alike
+/// (LLVM's divergence analysis, seeded with what differs between items:
+/// the calls of `itemQueries`, private memory, and, conservatively, every
+/// value read from memory or a call that touches it), or none where the
+/// control flow is irreducible (the analysis needs loops it can name).
+/// A value counts only if each of its uses sees it uniform too: a value
+/// computed in a loop that items leave at different iterations is not.
+std::set<const llvm::Value *>
+uniformValues(llvm::Function &kernel,
+              const std::set<std::string> &itemQueries);
 
 NativeRegions splitAtBarriers(llvm::Function &kernel,
                               const std::set<std::string> &itemQueries,

@@ -3,6 +3,7 @@
 
 #include "compiler/HostTarget.h"
 #include "compiler/NativeBarriers.h"
+#include "compiler/NativeLoopBarriers.h"
 #include "frontend/Diagnostics.h"
 #include "runtime/NativeABI.h"
 
@@ -17,6 +18,7 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include <array>
+#include <functional>
 #include <set>
 
 namespace spirjit {
@@ -66,16 +68,8 @@ public:
   llvm::TargetMachine *targetMachine() const override { return machine_.get(); }
 
   void emitBarrier(llvm::IRBuilder<> &builder) const override {
-    // A placeholder that splitAtBarriers cuts the kernel at. Convergent:
-    // LLVM neither duplicates it nor makes it depend on more branches; an
-    // unknown callee: no memory access moves across it.
-    llvm::Module *module = builder.GetInsertBlock()->getModule();
-    llvm::FunctionCallee callee = module->getOrInsertFunction(
-        nativeBarrierName, llvm::FunctionType::get(builder.getVoidTy(), false));
-    auto *function = llvm::cast<llvm::Function>(callee.getCallee());
-    function->addFnAttr(llvm::Attribute::NoUnwind);
-    function->addFnAttr(llvm::Attribute::Convergent);
-    builder.CreateCall(callee)->addFnAttr(llvm::Attribute::Convergent);
+    // A placeholder that splitAtBarriers cuts the kernel at.
+    createNativeBarrier(builder);
   }
   void emitMemoryFence(llvm::IRBuilder<> &builder) const override {
     builder.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
@@ -149,6 +143,13 @@ private:
   std::unique_ptr<Target> host_;
   std::unique_ptr<llvm::TargetMachine> machine_;
 };
+
+/// The items of a Range's row that run as one group where the kernel is
+/// cut at barriers (its loops', NativeLoopBarriers.h): enough that a
+/// region's loop over them, many vectors long, outweighs the region's own
+/// cost (the CPU-style matmul ran faster at 256 than at 64 or 128, 5 to
+/// 50x slower at 1024), few enough that their contexts stay in the cache.
+constexpr int64_t rangeGroupItems = 256;
 
 /// Marks, while the kernel is inlined into a nest, the guards that are
 /// true there (NativeItemBounds.h).
@@ -313,16 +314,25 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
   llvm::Function *kernel = module.getFunction(entryPoint);
   SPIRJIT_INTERNAL_CHECK(kernel, "no kernel " + entryPoint + " to wrap");
   inlineCallees(*kernel);
-  NativeRegions regions =
-      splitAtBarriers(*kernel,
+  // What differs between the items of a group: their ids (in a Range, whose
+  // groups are single items, the group's id too).
+  std::set<std::string> itemQueries = {queryName(WorkItemQuery::GlobalId),
+                                       queryName(WorkItemQuery::LocalId)};
+  if (!ndRange)
+    itemQueries.insert(queryName(WorkItemQuery::GroupId));
+  // The kernel's own loops that every item runs alike get barriers, so that
+  // the loops over the items are innermost (NativeLoopBarriers.h).
+  bool loopBarriers =
+      addLoopBarriers(*kernel, itemQueries,
                       {queryName(WorkItemQuery::GlobalId),
-                       queryName(WorkItemQuery::LocalId)},
-                      queryName(WorkItemQuery::LocalId),
+                       queryName(WorkItemQuery::LocalId)});
+  NativeRegions regions =
+      splitAtBarriers(*kernel, itemQueries, queryName(WorkItemQuery::LocalId),
                       {queryName(WorkItemQuery::GlobalSize),
                        queryName(WorkItemQuery::LocalSize),
                        queryName(WorkItemQuery::GroupId),
                        queryName(WorkItemQuery::NumGroups)});
-  SPIRJIT_INTERNAL_CHECK(regions.count == 1 || ndRange,
+  SPIRJIT_INTERNAL_CHECK(regions.count == 1 || ndRange || loopBarriers,
                          "a barrier in a kernel launched over a Range");
   llvm::LLVMContext &context = module.getContext();
   context.setDiagnosticHandler(std::make_unique<QuietDiagnostics>());
@@ -379,7 +389,9 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
   // uniform value once per region, not once per item.
   llvm::Value *contexts = nullptr, *uniform = nullptr;
   llvm::Value *groupItems =
-      b.CreateMul(b.CreateMul(local[0], local[1]), local[2], "group.items");
+      ndRange ? b.CreateMul(b.CreateMul(local[0], local[1]), local[2],
+                            "group.items")
+              : b.getInt64(regions.count > 1 ? rangeGroupItems : 1);
   if (regions.count > 1) {
     if (regions.contextBytes) {
       llvm::Value *bytes =
@@ -421,132 +433,77 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
   b.CreateRetVoid();
 
   std::vector<Nest> nests;
-  b.SetInsertPoint(setup);
-  if (!ndRange) {
-    // Dimension 0's range [first, last) within row (i1, i2), up to the
-    // chunk's end or the row's.
-    llvm::Value *first = unit, *rowEnd = end, *i1 = b.getInt64(0),
-                *i2 = b.getInt64(0);
-    if (dimensions > 1) {
-      first = b.CreateURem(unit, global[0]);
-      llvm::Value *row = b.CreateUDiv(unit, global[0]);
-      i1 = dimensions > 2 ? b.CreateURem(row, global[1]) : row;
-      i2 = dimensions > 2 ? b.CreateUDiv(row, global[1]) : b.getInt64(0);
-      llvm::Value *rowLimit = b.CreateAdd(b.CreateSub(unit, first), global[0]);
-      rowEnd = b.CreateSelect(b.CreateICmpSLT(rowLimit, end), rowLimit, end);
-    }
-    llvm::Value *last = b.CreateAdd(first, b.CreateSub(rowEnd, unit));
-    llvm::BasicBlock *items = llvm::BasicBlock::Create(context, "items", chunk);
-    llvm::BasicBlock *rowDone = block("row.done");
-    b.CreateBr(items);
-    b.SetInsertPoint(items);
-    llvm::PHINode *i0 = b.CreatePHI(i64, 2, "i0");
-    i0->addIncoming(first, setup);
-    llvm::Value *id[3] = {i0, i1, i2};
+  // The items' queries in a nest, from its loops' indices l (local ids).
+  using Fill = std::function<void(QueryValues &, llvm::Value *const *)>;
+  // One region's nest of loops over a group's items (for l2, for l1, for
+  // l0: dimension 0 innermost, up to `limit0`), from the block the builder
+  // is at; the builder is left after it, or at `join`, which it branches
+  // to.
+  auto itemNest = [&](int r, const Fill &fill, llvm::Value *limit0,
+                      std::vector<llvm::ICmpInst *> trueGuards,
+                      llvm::BasicBlock *join) {
     Nest nest;
-    for (int d = 0; d < 3; ++d) {
-      // A Range's work-groups are single work-items.
-      nest.values[static_cast<int>(WorkItemQuery::GlobalId)][d] = id[d];
-      nest.values[static_cast<int>(WorkItemQuery::GlobalSize)][d] = global[d];
-      nest.values[static_cast<int>(WorkItemQuery::LocalId)][d] = b.getInt64(0);
-      nest.values[static_cast<int>(WorkItemQuery::LocalSize)][d] =
-          b.getInt64(1);
-      nest.values[static_cast<int>(WorkItemQuery::GroupId)][d] = id[d];
-      nest.values[static_cast<int>(WorkItemQuery::NumGroups)][d] = global[d];
+    nest.region = r;
+    nest.trueGuards = std::move(trueGuards);
+    llvm::BasicBlock *preheader = b.GetInsertBlock();
+    llvm::PHINode *l[3];
+    llvm::BasicBlock *headers[3];
+    for (int d = 2; d >= 0; --d) {
+      headers[d] = d == 0 ? llvm::BasicBlock::Create(context, "items", chunk)
+                          : block(d == 2 ? "items.2" : "items.1");
+      b.CreateBr(headers[d]);
+      b.SetInsertPoint(headers[d]);
+      l[d] = b.CreatePHI(i64, 2, "l" + std::to_string(d));
+      l[d]->addIncoming(b.getInt64(0), preheader);
+      preheader = headers[d];
     }
+    llvm::Value *const indices[3] = {l[0], l[1], l[2]};
+    fill(nest.values, indices);
+    if (contexts)
+      nest.item = b.CreateAdd(
+          l[0],
+          b.CreateMul(local[0], b.CreateAdd(l[1], b.CreateMul(local[1], l[2]))),
+          "item");
     nest.call = b.CreateCall(kernel, parameters);
-    llvm::Value *next = b.CreateAdd(i0, b.getInt64(1), "i0.next");
-    i0->addIncoming(next, b.GetInsertBlock());
-    nest.latch = b.CreateCondBr(b.CreateICmpSLT(next, last), items, rowDone);
-    nests.push_back(nest);
-    b.SetInsertPoint(rowDone);
-    unit->addIncoming(rowEnd, rowDone);
-    b.CreateBr(outer);
-  } else {
-    llvm::Value *groups[3], *group[3];
-    for (int d = 0; d < 3; ++d)
-      groups[d] =
-          d < dimensions ? b.CreateUDiv(global[d], local[d]) : b.getInt64(1);
-    group[0] = dimensions > 1 ? b.CreateURem(unit, groups[0]) : unit;
-    llvm::Value *rest =
-        dimensions > 1 ? b.CreateUDiv(unit, groups[0]) : b.getInt64(0);
-    group[1] = dimensions > 2 ? b.CreateURem(rest, groups[1]) : rest;
-    group[2] = dimensions > 2 ? b.CreateUDiv(rest, groups[1]) : b.getInt64(0);
-    llvm::BasicBlock *groupDone = block("group.done");
-    // With barriers, the group's regions in the order its work-items
-    // leave them: every item runs region r, then item 0's context says
-    // which region comes next (all items agree: the barriers are
-    // convergent), until they have returned.
+    // The latches, innermost first; each loop runs at least once.
+    for (int d = 0; d < 3; ++d) {
+      llvm::BasicBlock *current = b.GetInsertBlock();
+      llvm::Value *next = b.CreateAdd(l[d], b.getInt64(1));
+      l[d]->addIncoming(next, current);
+      llvm::BasicBlock *after = block(d == 2 ? "region.done" : "items.next");
+      llvm::BranchInst *branch = b.CreateCondBr(
+          b.CreateICmpSLT(next, d == 0 ? limit0 : local[d]), headers[d], after);
+      if (d == 0)
+        nest.latch = branch;
+      b.SetInsertPoint(after);
+    }
+    if (join)
+      b.CreateBr(join);
+    return nest;
+  };
+  // A group of `extent0` items along dimension 0 (and local[1] by
+  // local[2]): one nest, or with barriers its regions in the order its
+  // work-items leave them: every item runs region r, then item 0's context
+  // says which region comes next (all items agree: the barriers are
+  // convergent), until they have returned. `bounded`: the regions' item
+  // bounds apply (NativeItemBounds.h: on the local ids of an NdRange).
+  // The builder is left at `groupDone`.
+  auto groupRegions = [&](const Fill &fill, llvm::Value *extent0,
+                          bool bounded, llvm::BasicBlock *groupDone) {
     llvm::SwitchInst *dispatch = nullptr;
     llvm::PHINode *region = nullptr;
+    llvm::BasicBlock *from = b.GetInsertBlock();
     if (regions.count > 1) {
       llvm::BasicBlock *head = block("regions");
       b.CreateBr(head);
       b.SetInsertPoint(head);
       region = b.CreatePHI(b.getInt32Ty(), regions.count + 1, "region");
-      region->addIncoming(b.getInt32(0), setup);
+      region->addIncoming(b.getInt32(0), from);
       dispatch = b.CreateSwitch(region, groupDone, regions.count);
     }
-    // One region's nest of loops over the group's items (for l2, for l1,
-    // for l0: dimension 0 innermost, up to `limit0`), from the block the
-    // builder is at; the builder is left after it, or at `join`, which it
-    // branches to.
-    auto itemNest = [&](int r, llvm::Value *limit0,
-                        std::vector<llvm::ICmpInst *> trueGuards,
-                        llvm::BasicBlock *join) {
-      Nest nest;
-      nest.region = r;
-      nest.trueGuards = std::move(trueGuards);
-      llvm::BasicBlock *preheader = b.GetInsertBlock();
-      llvm::PHINode *l[3];
-      llvm::BasicBlock *headers[3];
-      for (int d = 2; d >= 0; --d) {
-        headers[d] = d == 0 ? llvm::BasicBlock::Create(context, "items", chunk)
-                            : block(d == 2 ? "items.2" : "items.1");
-        b.CreateBr(headers[d]);
-        b.SetInsertPoint(headers[d]);
-        l[d] = b.CreatePHI(i64, 2, "l" + std::to_string(d));
-        l[d]->addIncoming(b.getInt64(0), preheader);
-        preheader = headers[d];
-      }
-      for (int d = 0; d < 3; ++d) {
-        auto &values = nest.values;
-        values[static_cast<int>(WorkItemQuery::GlobalId)][d] =
-            b.CreateAdd(b.CreateMul(group[d], local[d]), l[d]);
-        values[static_cast<int>(WorkItemQuery::GlobalSize)][d] = global[d];
-        values[static_cast<int>(WorkItemQuery::LocalId)][d] = l[d];
-        values[static_cast<int>(WorkItemQuery::LocalSize)][d] = local[d];
-        values[static_cast<int>(WorkItemQuery::GroupId)][d] = group[d];
-        values[static_cast<int>(WorkItemQuery::NumGroups)][d] = groups[d];
-      }
-      if (contexts)
-        nest.item = b.CreateAdd(
-            l[0],
-            b.CreateMul(local[0],
-                        b.CreateAdd(l[1], b.CreateMul(local[1], l[2]))),
-            "item");
-      nest.call = b.CreateCall(kernel, parameters);
-      // The latches, innermost first; each loop runs at least once.
-      for (int d = 0; d < 3; ++d) {
-        llvm::BasicBlock *current = b.GetInsertBlock();
-        llvm::Value *next = b.CreateAdd(l[d], b.getInt64(1));
-        l[d]->addIncoming(next, current);
-        llvm::BasicBlock *after = block(d == 2 ? "region.done" : "items.next");
-        llvm::BranchInst *branch = b.CreateCondBr(
-            b.CreateICmpSLT(next, d == 0 ? limit0 : local[d]), headers[d],
-            after);
-        if (d == 0)
-          nest.latch = branch;
-        b.SetInsertPoint(after);
-      }
-      if (join)
-        b.CreateBr(join);
-      return nest;
-    };
     for (int r = 0; r < regions.count; ++r) {
-      llvm::BasicBlock *preheader = b.GetInsertBlock();
       if (dispatch) {
-        preheader = block("region" + std::to_string(r));
+        llvm::BasicBlock *preheader = block("region" + std::to_string(r));
         dispatch->addCase(b.getInt32(r), preheader);
         b.SetInsertPoint(preheader);
       }
@@ -555,8 +512,8 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
       // loop stops there, after one item at least; and where its guards
       // hold in every item it runs, a copy of it takes them as true.
       const RegionItems *needs =
-          regions.items.empty() ? nullptr : &regions.items[r];
-      llvm::Value *limit0 = local[0];
+          !bounded || regions.items.empty() ? nullptr : &regions.items[r];
+      llvm::Value *limit0 = extent0;
       llvm::CallInst *boundCall = nullptr;
       llvm::BasicBlock *join = nullptr;
       if (needs && needs->bound) {
@@ -565,7 +522,7 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
             llvm::Intrinsic::umax,
             b.CreateBinaryIntrinsic(llvm::Intrinsic::umin,
                                     b.CreateExtractValue(boundCall, 0),
-                                    local[0]),
+                                    extent0),
             b.getInt64(1), nullptr, "items.needed");
         if (!needs->guards.empty()) {
           llvm::Value *guardsHold = b.CreateICmpULE(
@@ -575,13 +532,13 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
           join = block("region.joined");
           b.CreateCondBr(guardsHold, held, tested);
           b.SetInsertPoint(held);
-          nests.push_back(itemNest(r, limit0, needs->guards, join));
+          nests.push_back(itemNest(r, fill, limit0, needs->guards, join));
           nests.back().bound = boundCall;
           boundCall = nullptr;
           b.SetInsertPoint(tested);
         }
       }
-      nests.push_back(itemNest(r, limit0, {}, join));
+      nests.push_back(itemNest(r, fill, limit0, {}, join));
       nests.back().bound = boundCall;
       if (join)
         b.SetInsertPoint(join);
@@ -603,6 +560,99 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
       b.CreateBr(region->getParent());
     }
     b.SetInsertPoint(groupDone);
+  };
+
+  b.SetInsertPoint(setup);
+  if (!ndRange) {
+    // Dimension 0's range [first, last) within row (i1, i2), up to the
+    // chunk's end or the row's.
+    llvm::Value *first = unit, *rowEnd = end, *i1 = b.getInt64(0),
+                *i2 = b.getInt64(0);
+    if (dimensions > 1) {
+      first = b.CreateURem(unit, global[0]);
+      llvm::Value *row = b.CreateUDiv(unit, global[0]);
+      i1 = dimensions > 2 ? b.CreateURem(row, global[1]) : row;
+      i2 = dimensions > 2 ? b.CreateUDiv(row, global[1]) : b.getInt64(0);
+      llvm::Value *rowLimit = b.CreateAdd(b.CreateSub(unit, first), global[0]);
+      rowEnd = b.CreateSelect(b.CreateICmpSLT(rowLimit, end), rowLimit, end);
+    }
+    llvm::Value *last = b.CreateAdd(first, b.CreateSub(rowEnd, unit));
+    llvm::BasicBlock *rowDone = block("row.done");
+    // A Range's work-groups are single work-items; cut at barriers (its
+    // loops', NativeLoopBarriers.h), the row runs in groups of
+    // rangeGroupItems along dimension 0 (the last one shorter), whose
+    // local ids are the loops' alone.
+    auto rangeFill = [&](llvm::Value *start) {
+      return [&, start](QueryValues &values, llvm::Value *const *l) {
+        llvm::Value *id[3] = {start, i1, i2};
+        if (l)
+          id[0] = b.CreateAdd(start, l[0]);
+        for (int d = 0; d < 3; ++d) {
+          values[static_cast<int>(WorkItemQuery::GlobalId)][d] = id[d];
+          values[static_cast<int>(WorkItemQuery::GlobalSize)][d] = global[d];
+          values[static_cast<int>(WorkItemQuery::LocalId)][d] = b.getInt64(0);
+          values[static_cast<int>(WorkItemQuery::LocalSize)][d] =
+              b.getInt64(1);
+          values[static_cast<int>(WorkItemQuery::GroupId)][d] = id[d];
+          values[static_cast<int>(WorkItemQuery::NumGroups)][d] = global[d];
+        }
+      };
+    };
+    if (regions.count == 1) {
+      llvm::BasicBlock *items =
+          llvm::BasicBlock::Create(context, "items", chunk);
+      b.CreateBr(items);
+      b.SetInsertPoint(items);
+      llvm::PHINode *i0 = b.CreatePHI(i64, 2, "i0");
+      i0->addIncoming(first, setup);
+      Nest nest;
+      rangeFill(i0)(nest.values, nullptr);
+      nest.call = b.CreateCall(kernel, parameters);
+      llvm::Value *next = b.CreateAdd(i0, b.getInt64(1), "i0.next");
+      i0->addIncoming(next, b.GetInsertBlock());
+      nest.latch = b.CreateCondBr(b.CreateICmpSLT(next, last), items, rowDone);
+      nests.push_back(nest);
+    } else {
+      llvm::BasicBlock *head = block("range.group");
+      llvm::BasicBlock *groupDone = block("group.done");
+      b.CreateBr(head);
+      b.SetInsertPoint(head);
+      llvm::PHINode *start = b.CreatePHI(i64, 2, "group.first");
+      start->addIncoming(first, setup);
+      llvm::Value *extent0 = b.CreateBinaryIntrinsic(
+          llvm::Intrinsic::umin, b.CreateSub(last, start),
+          b.getInt64(rangeGroupItems), nullptr, "group.extent");
+      groupRegions(rangeFill(start), extent0, false, groupDone);
+      llvm::Value *next = b.CreateAdd(start, b.getInt64(rangeGroupItems));
+      start->addIncoming(next, groupDone);
+      b.CreateCondBr(b.CreateICmpSLT(next, last), head, rowDone);
+    }
+    b.SetInsertPoint(rowDone);
+    unit->addIncoming(rowEnd, rowDone);
+    b.CreateBr(outer);
+  } else {
+    llvm::Value *groups[3], *group[3];
+    for (int d = 0; d < 3; ++d)
+      groups[d] =
+          d < dimensions ? b.CreateUDiv(global[d], local[d]) : b.getInt64(1);
+    group[0] = dimensions > 1 ? b.CreateURem(unit, groups[0]) : unit;
+    llvm::Value *rest =
+        dimensions > 1 ? b.CreateUDiv(unit, groups[0]) : b.getInt64(0);
+    group[1] = dimensions > 2 ? b.CreateURem(rest, groups[1]) : rest;
+    group[2] = dimensions > 2 ? b.CreateUDiv(rest, groups[1]) : b.getInt64(0);
+    auto fill = [&](QueryValues &values, llvm::Value *const *l) {
+      for (int d = 0; d < 3; ++d) {
+        values[static_cast<int>(WorkItemQuery::GlobalId)][d] =
+            b.CreateAdd(b.CreateMul(group[d], local[d]), l[d]);
+        values[static_cast<int>(WorkItemQuery::GlobalSize)][d] = global[d];
+        values[static_cast<int>(WorkItemQuery::LocalId)][d] = l[d];
+        values[static_cast<int>(WorkItemQuery::LocalSize)][d] = local[d];
+        values[static_cast<int>(WorkItemQuery::GroupId)][d] = group[d];
+        values[static_cast<int>(WorkItemQuery::NumGroups)][d] = groups[d];
+      }
+    };
+    llvm::BasicBlock *groupDone = block("group.done");
+    groupRegions(fill, local[0], true, groupDone);
     unit->addIncoming(b.CreateAdd(unit, b.getInt64(1)), groupDone);
     b.CreateBr(outer);
   }
