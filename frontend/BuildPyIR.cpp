@@ -142,6 +142,15 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     stack_.push_back(
         ssa_->read("v:" + nameAt(desc_.varnames, arg, line), current_, line));
     return;
+  case PyOp::LOAD_FAST_AND_CLEAR: {
+    // 3.12's inlined comprehension (PEP 709) saves the variable it binds
+    // (a STORE_FAST after the loop puts it back) and starts it unbound.
+    const std::string &name = nameAt(desc_.varnames, arg, line);
+    stack_.push_back(ssa_->read("v:" + name, current_, line));
+    ssa_->write("v:" + name, current_, undef_);
+    comprehensionNext_ = true;
+    return;
+  }
   case PyOp::STORE_FAST:
     ssa_->write("v:" + nameAt(desc_.varnames, arg, line), current_,
                 pop(line));
@@ -423,7 +432,9 @@ Instruction *Builder::makeFunction(int flags, int line) {
   if (!code->isa(Opcode::Const) || code->constant.kind != ConstValue::Kind::Code)
     malformed(line, "MAKE_FUNCTION without a code object");
   std::string name = code->constant.text;
-  if (name != "<lambda>" && name.front() == '<')
+  // A 3.11 list comprehension is a nested function called at once with
+  // its iterator, inlined as a lambda is.
+  if (name != "<lambda>" && name != "<listcomp>" && name.front() == '<')
     unsupported(line, nestedCodeConstruct(name));
   const char *what = name == "<lambda>" ? "lambda" : "nested function";
   // CPython's flags, popped in this order: 0x08 the closure, 0x04
@@ -561,8 +572,8 @@ std::unique_ptr<ir::Function> Builder::run() {
   Block *entry = function_->addBlock();
   current_ = entry;
   null_ = emitConst(ConstValue::none(), desc_.firstLine);
-  Instruction *undef = emit(Opcode::Undef, {}, desc_.firstLine);
-  ssa_ = std::make_unique<SSABuilder>(*function_, undef);
+  undef_ = emit(Opcode::Undef, {}, desc_.firstLine);
+  ssa_ = std::make_unique<SSABuilder>(*function_, undef_);
   for (int i = 0; i < desc_.argCount; ++i) {
     // A function passed as the argument: a constant of this specialisation
     // (numba's dispatcher type), described as a global of its own.
@@ -722,7 +733,20 @@ std::unique_ptr<ir::Function> Builder::run() {
 std::unique_ptr<ir::Function> buildPyIR(const FunctionDescription &function,
                                         const ControlFlowGraph &cfg) {
   rejectGeneratorsAndComprehensions(function, cfg.code);
-  if (function.hasExceptionTable) {
+  // 3.12 guards an inlined comprehension with a handler that restores its
+  // variable and reraises (PEP 709): no path of ours reaches it, so such a
+  // table alone is no `try`.
+  bool onlyComprehensions =
+      std::any_of(cfg.code.begin(), cfg.code.end(),
+                  [](const BytecodeInstruction &inst) {
+                    return inst.op == PyOp::LOAD_FAST_AND_CLEAR;
+                  }) &&
+      std::none_of(cfg.code.begin(), cfg.code.end(),
+                   [](const BytecodeInstruction &inst) {
+                     return inst.op == PyOp::PUSH_EXC_INFO ||
+                            inst.op == PyOp::BEFORE_WITH;
+                   });
+  if (function.hasExceptionTable && !onlyComprehensions) {
     // `with` shows itself by its opcode; any other exception table is a try.
     for (const BytecodeInstruction &inst : cfg.code)
       if (inst.op == PyOp::BEFORE_WITH)

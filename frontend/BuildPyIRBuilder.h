@@ -90,6 +90,10 @@ private:
   Block *current_ = nullptr;
   std::vector<Instruction *> stack_;
   Instruction *null_ = nullptr; // the NULL that CPython pushes before calls
+  Instruction *undef_ = nullptr; // a local's value before any write
+  /// 3.12: the next BUILD_LIST starts an inlined comprehension's list.
+  bool comprehensionNext_ = false;
+  std::set<const Instruction *> comprehensionLists_;
   /// What LOAD_ASSERTION_ERROR pushed, until the raise makes an `assert`.
   std::set<const Instruction *> assertionErrors_;
   std::vector<Instruction *> strings_;

@@ -2,6 +2,10 @@
 // bytecode translation (the builder: BuildPyIRBuilder.h).
 #include "frontend/BuildPyIRBuilder.h"
 
+#include <algorithm>
+#include <functional>
+#include <map>
+
 namespace spirjit::pyir_builder {
 
 bool Builder::translateContainer(const BytecodeInstruction &inst) {
@@ -53,8 +57,12 @@ bool Builder::translateContainer(const BytecodeInstruction &inst) {
       items[i] = pop(line);
     Instruction *built = emit(Opcode::BuildTuple, items, line);
     // A list literal is a tuple of its items, marked (checkLists).
-    if (inst.op == PyOp::BUILD_LIST)
+    if (inst.op == PyOp::BUILD_LIST) {
       built->name = "list";
+      if (comprehensionNext_)
+        comprehensionLists_.insert(built);
+      comprehensionNext_ = false;
+    }
     stack_.push_back(built);
     return true;
   }
@@ -69,6 +77,15 @@ bool Builder::translateContainer(const BytecodeInstruction &inst) {
     all.insert(all.end(), items->operands.begin(), items->operands.end());
     stack_.back() = emit(Opcode::BuildTuple, all, line);
     stack_.back()->name = "list";
+    return true;
+  }
+  case PyOp::LIST_APPEND: {
+    // A comprehension's `[... for ...]`: the list `arg` deep appends the
+    // value, as `l.append(v)` would.
+    Instruction *value = pop(line);
+    Instruction *append = emit(Opcode::GetAttr, {peek(arg, line)}, line);
+    append->name = "append";
+    emit(Opcode::Call, {append, value}, line);
     return true;
   }
   case PyOp::UNPACK_SEQUENCE: {
@@ -86,19 +103,54 @@ bool Builder::translateContainer(const BytecodeInstruction &inst) {
 }
 
 void Builder::checkLists() {
+  // The list literals and phis one value may be, as classes (union-find):
+  // a class that some use changes or returns is a list (numba's typed
+  // list, in host memory); one only read stays a tuple of its items, which
+  // NumPy's constructors and indexing take as they are.
+  std::map<Instruction *, Instruction *> parent;
+  std::function<Instruction *(Instruction *)> find = [&](Instruction *v) {
+    Instruction *&p = parent[v];
+    if (!p || p == v)
+      return p = v;
+    return p = find(p);
+  };
+  auto isLiteral = [](const Instruction *v) {
+    return v->isa(Opcode::BuildTuple) && v->name == "list";
+  };
+  for (auto &block : function_->blocks)
+    for (auto &inst : block->instructions)
+      if (inst->isa(Opcode::Phi))
+        for (Instruction *operand : inst->operands)
+          if (isLiteral(operand) || operand->isa(Opcode::Phi))
+            parent[find(operand)] = find(inst.get());
+  std::set<Instruction *> changed;
   for (auto &block : function_->blocks)
     for (auto &inst : block->instructions) {
-      const Instruction *list =
-          inst->operands.empty() ? nullptr : inst->operands[0];
-      if (!list || !list->isa(Opcode::BuildTuple) || list->name != "list")
+      if (inst->operands.empty())
         continue;
-      if (inst->isa(Opcode::GetAttr))
-        unsupported(inst->line, "list." + inst->name);
-      if (inst->isa(Opcode::SetItem))
-        unsupported(inst->line, "list item assignment");
-      // Python would get a tuple back, not the list it expects.
-      if (inst->isa(Opcode::Return))
-        unsupported(inst->line, "returning a list");
+      Instruction *list = inst->operands[0];
+      if (!isLiteral(list) && !list->isa(Opcode::Phi))
+        continue;
+      if (inst->isa(Opcode::GetAttr) || inst->isa(Opcode::SetItem) ||
+          inst->isa(Opcode::Return))
+        changed.insert(find(list));
+    }
+  std::vector<Instruction *> numbered; // classes, as first met
+  for (auto &block : function_->blocks)
+    for (auto &inst : block->instructions) {
+      Instruction *root = find(inst.get());
+      if (!isLiteral(inst.get()) || !changed.count(root))
+        continue;
+      auto at = std::find(numbered.begin(), numbered.end(), root);
+      if (at == numbered.end())
+        at = numbered.insert(at, root);
+      inst->opcode = Opcode::BuildList;
+      // Unique past inlining: type inference gives a class one element.
+      // A comprehension's says so, for the kernels that refuse it.
+      inst->name = (comprehensionLists_.count(inst.get()) ? "comprehension:"
+                                                          : "") +
+                   function_->name + "#" +
+                   std::to_string(at - numbered.begin());
     }
 }
 
