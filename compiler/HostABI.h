@@ -84,6 +84,23 @@ uint64_t spirjit_host_random(uint64_t *key);
  * key `seed`, counter 0. */
 void spirjit_host_random_seed(int64_t seed);
 
+/* A list in host code (numba's typed list): `length` items of one number
+ * type at `data`, room for `capacity`. The call owns it (and frees it when
+ * it ends). */
+typedef struct spirjit_host_list {
+  void *data;
+  int64_t length;
+  int64_t capacity;
+} spirjit_host_list;
+
+/* A new list of `count` items of `itemsize` bytes (zeroed); NULL on
+ * failure. */
+void *spirjit_host_list_new(void *context, int64_t count, int64_t itemsize);
+
+/* Appends an item of `itemsize` bytes to `list`, growing it: returns where
+ * the caller stores the item, or NULL on failure. */
+void *spirjit_host_list_append(void *context, void *list, int64_t itemsize);
+
 /* print() in host code: writes the printf `format` of the arguments that
  * follow (the lowering makes one format per line, Python's str() of each
  * value) where Python's print would (HostCall::print: sys.stdout, so the

@@ -81,6 +81,8 @@ std::string Type::str() const {
     return "class(" + element->str() + ")";
   case TypeKind::Slice:
     return "slice";
+  case TypeKind::List:
+    return "list(" + element->str() + ")";
   }
   return "?";
 }
@@ -260,6 +262,11 @@ const Type *sequenceIterator(const Type *sequence) {
   return intern(t);
 }
 const Type *slice() { return intern(make(TypeKind::Slice)); }
+const Type *list(const Type *element) {
+  Type t = make(TypeKind::List);
+  t.element = element;
+  return intern(t);
+}
 const Type *module(const std::string &name) {
   Type t = make(TypeKind::Module);
   t.name = name;

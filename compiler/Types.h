@@ -47,6 +47,8 @@ enum class TypeKind {
   DTypeClass, // element: np.float32 and friends, callable as casts
   Slice,    // start:stop:step in an index; host code only, gone after the
             // array-expression stage
+  List,     // element: a list that changes in jit host code (numba's typed
+            // list), living in host memory; None element while unknown
 };
 
 struct Type {
@@ -112,6 +114,8 @@ const Type *function(const std::string &name);
 const Type *method(const Type *receiver, const std::string &name);
 const Type *dtypeClass(const Type *element);
 const Type *slice();
+/// A list of `element`s in jit host code (compiler/infer/InferLists.cpp).
+const Type *list(const Type *element);
 
 /// A NumPy dtype name ("float32", "int64", "bool", ...) or one of NumPy's
 /// aliases of C's types ("intp", "int_", "double", "intc", ...), or nullptr.

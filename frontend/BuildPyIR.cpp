@@ -1,105 +1,16 @@
 #include "frontend/BuildPyIR.h"
 
+#include "frontend/BuildPyIRBuilder.h"
 #include "frontend/DefiniteAssignment.h"
-#include "frontend/Diagnostics.h"
 #include "frontend/Optionals.h"
-#include "frontend/SSABuilder.h"
-#include "frontend/UnsupportedConstructs.h"
 
 #include <algorithm>
-#include <map>
-#include <set>
 #include <unordered_map>
 
 namespace spirjit {
-namespace {
+namespace pyir_builder {
 
-using ir::Block;
-using ir::Instruction;
-using ir::Opcode;
-using ir::SSABuilder;
 using ir::isTrivialPhi;
-
-std::string slotName(size_t slot) { return "$stack" + std::to_string(slot); }
-
-class Builder {
-public:
-  Builder(const FunctionDescription &desc, const ControlFlowGraph &cfg)
-      : desc_(desc), cfg_(cfg) {}
-
-  std::unique_ptr<ir::Function> run();
-
-private:
-  [[noreturn]] void unsupported(int line, const std::string &what) {
-    throw unsupportedConstruct(desc_.filename, line, what);
-  }
-  [[noreturn]] void malformed(int line, const std::string &what) {
-    throw UserError(UserErrorKind::Compile, desc_.filename, line,
-                    "malformed bytecode: " + what);
-  }
-
-  Instruction *pop(int line) {
-    if (stack_.empty())
-      malformed(line, "value stack underflow");
-    Instruction *v = stack_.back();
-    stack_.pop_back();
-    return v;
-  }
-  Instruction *peek(size_t depth, int line) {
-    if (depth == 0 || depth > stack_.size())
-      malformed(line, "value stack underflow");
-    return stack_[stack_.size() - depth];
-  }
-  Instruction *emit(Opcode op, std::vector<Instruction *> operands, int line) {
-    return function_->create(current_, op, std::move(operands), line);
-  }
-  Instruction *emitConst(const ConstValue &value, int line);
-  Instruction *makeSlice(Instruction *start, Instruction *stop,
-                         Instruction *step, int line) {
-    std::vector<Instruction *> operands = {start, stop};
-    if (step)
-      operands.push_back(step);
-    return emit(Opcode::Slice, operands, line);
-  }
-  const std::string &nameAt(const std::vector<std::string> &list, int index,
-                            int line) {
-    if (index < 0 || index >= static_cast<int>(list.size()))
-      malformed(line, "name index " + std::to_string(index) + " out of range");
-    return list[index];
-  }
-  void translate(const BytecodeInstruction &inst, int bytecodeBlock);
-  void endBlock(int bytecodeBlock, const std::vector<Block *> &targets,
-                std::vector<size_t> depths, Instruction *terminatorOperand,
-                int line);
-
-  const FunctionDescription &desc_;
-  const ControlFlowGraph &cfg_;
-  std::unique_ptr<ir::Function> function_;
-  std::unique_ptr<SSABuilder> ssa_;
-  std::vector<Block *> blocks_; // IR block of each bytecode block
-  std::vector<int> entryDepth_; // stack depth at entry, -1 while unknown
-  std::vector<char> filled_;
-  Block *current_ = nullptr;
-  std::vector<Instruction *> stack_;
-  Instruction *null_ = nullptr; // the NULL that CPython pushes before calls
-  /// What LOAD_ASSERTION_ERROR pushed, until the raise makes an `assert`.
-  std::set<const Instruction *> assertionErrors_;
-  std::vector<Instruction *> strings_;
-  std::set<const Instruction *> getattrNames_; // strings getattr consumed
-  const std::string *constantString(const Instruction *value) const;
-  void foldConstantGetattr();
-  void checkStrings();
-  Instruction *makeFunction(int flags, int line);
-  /// Each call of a function with cells, and the value of each cell
-  /// (desc_.cellvars' order) where it is.
-  std::vector<CellsAtCall> cellsAtCalls_;
-  /// A list literal is a tuple of constant length: what would change it
-  /// (a method, an item assignment) or return it is refused at its line.
-  void checkLists();
-  bool pendingKeywords_ = false;
-  std::vector<std::string> keywords_;
-  bool terminated_ = false;
-};
 
 Instruction *Builder::emitConst(const ConstValue &value, int line) {
   switch (value.kind) {
@@ -175,6 +86,8 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
   if (pendingKeywords_ && inst.op != PyOp::CALL && inst.op != PyOp::PRECALL)
     malformed(line, "KW_NAMES not followed by CALL");
 
+  if (translateContainer(inst))
+    return;
   switch (inst.op) {
   case PyOp::NOP:
   case PyOp::RESUME:
@@ -229,6 +142,15 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     stack_.push_back(
         ssa_->read("v:" + nameAt(desc_.varnames, arg, line), current_, line));
     return;
+  case PyOp::LOAD_FAST_AND_CLEAR: {
+    // 3.12's inlined comprehension (PEP 709) saves the variable it binds
+    // (a STORE_FAST after the loop puts it back) and starts it unbound.
+    const std::string &name = nameAt(desc_.varnames, arg, line);
+    stack_.push_back(ssa_->read("v:" + name, current_, line));
+    ssa_->write("v:" + name, current_, undef_);
+    comprehensionNext_ = true;
+    return;
+  }
   case PyOp::STORE_FAST:
     ssa_->write("v:" + nameAt(desc_.varnames, arg, line), current_,
                 pop(line));
@@ -384,78 +306,6 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     stack_.push_back(c);
     return;
   }
-  case PyOp::BINARY_SUBSCR: {
-    Instruction *index = pop(line);
-    Instruction *obj = pop(line);
-    stack_.push_back(emit(Opcode::GetItem, {obj, index}, line));
-    return;
-  }
-  case PyOp::STORE_SUBSCR: {
-    Instruction *index = pop(line);
-    Instruction *obj = pop(line);
-    Instruction *value = pop(line);
-    emit(Opcode::SetItem, {obj, index, value}, line);
-    return;
-  }
-  case PyOp::BUILD_SLICE: {
-    // `start:stop:step` becomes a `slice`, typed only in host code.
-    Instruction *step = arg == 3 ? pop(line) : nullptr;
-    Instruction *stop = pop(line);
-    Instruction *start = pop(line);
-    stack_.push_back(makeSlice(start, stop, step, line));
-    return;
-  }
-  case PyOp::BINARY_SLICE: { // 3.12: container[start:stop]
-    Instruction *stop = pop(line);
-    Instruction *start = pop(line);
-    Instruction *obj = pop(line);
-    Instruction *slice = makeSlice(start, stop, nullptr, line);
-    stack_.push_back(emit(Opcode::GetItem, {obj, slice}, line));
-    return;
-  }
-  case PyOp::STORE_SLICE: { // 3.12: container[start:stop] = value
-    Instruction *stop = pop(line);
-    Instruction *start = pop(line);
-    Instruction *obj = pop(line);
-    Instruction *value = pop(line);
-    Instruction *slice = makeSlice(start, stop, nullptr, line);
-    emit(Opcode::SetItem, {obj, slice, value}, line);
-    return;
-  }
-  case PyOp::BUILD_TUPLE:
-  case PyOp::BUILD_LIST: {
-    std::vector<Instruction *> items(arg);
-    for (int i = arg - 1; i >= 0; --i)
-      items[i] = pop(line);
-    Instruction *built = emit(Opcode::BuildTuple, items, line);
-    // A list literal is a tuple of its items, marked (checkLists).
-    if (inst.op == PyOp::BUILD_LIST)
-      built->name = "list";
-    stack_.push_back(built);
-    return;
-  }
-  case PyOp::LIST_EXTEND: {
-    // [1.0, 2.0, 3.0] is BUILD_LIST 0 extended by the constant tuple.
-    Instruction *items = pop(line);
-    if (arg != 1 || stack_.empty() || !items->isa(Opcode::BuildTuple) ||
-        !stack_.back()->isa(Opcode::BuildTuple) ||
-        stack_.back()->name != "list")
-      unsupported(line, "list");
-    std::vector<Instruction *> all = stack_.back()->operands;
-    all.insert(all.end(), items->operands.begin(), items->operands.end());
-    stack_.back() = emit(Opcode::BuildTuple, all, line);
-    stack_.back()->name = "list";
-    return;
-  }
-  case PyOp::UNPACK_SEQUENCE: {
-    Instruction *seq = pop(line);
-    for (int i = arg - 1; i >= 0; --i) {
-      Instruction *item = emit(Opcode::TupleGet, {seq}, line);
-      item->index = i;
-      stack_.push_back(item);
-    }
-    return;
-  }
   case PyOp::GET_ITER:
     stack_.push_back(emit(Opcode::GetIter, {pop(line)}, line));
     return;
@@ -582,7 +432,9 @@ Instruction *Builder::makeFunction(int flags, int line) {
   if (!code->isa(Opcode::Const) || code->constant.kind != ConstValue::Kind::Code)
     malformed(line, "MAKE_FUNCTION without a code object");
   std::string name = code->constant.text;
-  if (name != "<lambda>" && name.front() == '<')
+  // A 3.11 list comprehension is a nested function called at once with
+  // its iterator, inlined as a lambda is.
+  if (name != "<lambda>" && name != "<listcomp>" && name.front() == '<')
     unsupported(line, nestedCodeConstruct(name));
   const char *what = name == "<lambda>" ? "lambda" : "nested function";
   // CPython's flags, popped in this order: 0x08 the closure, 0x04
@@ -669,23 +521,6 @@ void Builder::foldConstantGetattr() {
     }
 }
 
-void Builder::checkLists() {
-  for (auto &block : function_->blocks)
-    for (auto &inst : block->instructions) {
-      const Instruction *list =
-          inst->operands.empty() ? nullptr : inst->operands[0];
-      if (!list || !list->isa(Opcode::BuildTuple) || list->name != "list")
-        continue;
-      if (inst->isa(Opcode::GetAttr))
-        unsupported(inst->line, "list." + inst->name);
-      if (inst->isa(Opcode::SetItem))
-        unsupported(inst->line, "list item assignment");
-      // Python would get a tuple back, not the list it expects.
-      if (inst->isa(Opcode::Return))
-        unsupported(inst->line, "returning a list");
-    }
-}
-
 void Builder::checkStrings() {
   for (Instruction *text : strings_) {
     bool allowed = true, used = false;
@@ -737,8 +572,8 @@ std::unique_ptr<ir::Function> Builder::run() {
   Block *entry = function_->addBlock();
   current_ = entry;
   null_ = emitConst(ConstValue::none(), desc_.firstLine);
-  Instruction *undef = emit(Opcode::Undef, {}, desc_.firstLine);
-  ssa_ = std::make_unique<SSABuilder>(*function_, undef);
+  undef_ = emit(Opcode::Undef, {}, desc_.firstLine);
+  ssa_ = std::make_unique<SSABuilder>(*function_, undef_);
   for (int i = 0; i < desc_.argCount; ++i) {
     // A function passed as the argument: a constant of this specialisation
     // (numba's dispatcher type), described as a global of its own.
@@ -893,12 +728,25 @@ std::unique_ptr<ir::Function> Builder::run() {
   return std::move(function_);
 }
 
-} // namespace
+} // namespace pyir_builder
 
 std::unique_ptr<ir::Function> buildPyIR(const FunctionDescription &function,
                                         const ControlFlowGraph &cfg) {
   rejectGeneratorsAndComprehensions(function, cfg.code);
-  if (function.hasExceptionTable) {
+  // 3.12 guards an inlined comprehension with a handler that restores its
+  // variable and reraises (PEP 709): no path of ours reaches it, so such a
+  // table alone is no `try`.
+  bool onlyComprehensions =
+      std::any_of(cfg.code.begin(), cfg.code.end(),
+                  [](const BytecodeInstruction &inst) {
+                    return inst.op == PyOp::LOAD_FAST_AND_CLEAR;
+                  }) &&
+      std::none_of(cfg.code.begin(), cfg.code.end(),
+                   [](const BytecodeInstruction &inst) {
+                     return inst.op == PyOp::PUSH_EXC_INFO ||
+                            inst.op == PyOp::BEFORE_WITH;
+                   });
+  if (function.hasExceptionTable && !onlyComprehensions) {
     // `with` shows itself by its opcode; any other exception table is a try.
     for (const BytecodeInstruction &inst : cfg.code)
       if (inst.op == PyOp::BEFORE_WITH)
@@ -929,7 +777,7 @@ std::unique_ptr<ir::Function> buildPyIR(const FunctionDescription &function,
   }
   // Before SSA construction, which would turn such a read into undef.
   checkDefiniteAssignment(function, cfg);
-  return Builder(function, cfg).run();
+  return pyir_builder::Builder(function, cfg).run();
 }
 
 } // namespace spirjit

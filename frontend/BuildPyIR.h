@@ -3,8 +3,8 @@
 //
 // Contract: requires a control-flow graph of decoded bytecode; produces a
 // verified ir::Function whose every instruction carries its source line.
-// Constructs spirjit does not compile (try, with, yield, lists, dicts,
-// strings, nested functions, ...) raise UserError(UnsupportedFeature) naming
+// Constructs spirjit does not compile (try, with, yield, dicts, sets,
+// strings, functions that escape, ...) raise UserError(UnsupportedFeature) naming
 // the construct and its line; the strings it keeps are group_reduce's
 // operation, and getattr's constant name, which it folds into a getattr
 // instruction (`getattr(obj, "name")` is `obj.name`; a name that is not a

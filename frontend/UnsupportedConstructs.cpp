@@ -8,6 +8,14 @@ namespace spirjit {
 
 UserError unsupportedConstruct(const std::string &filename, int line,
                                const std::string &what, bool planned) {
+  if (what == "dict" || what == "dict comprehension")
+    return UserError(UserErrorKind::UnsupportedFeature, filename, line,
+                     "'" + what +
+                         "' is not supported in jit code, kernels and "
+                         "device functions (numba's typed dict is not "
+                         "implemented); keep values in an array indexed by "
+                         "integer keys, or in an array of keys and one of "
+                         "values");
   return UserError(UserErrorKind::UnsupportedFeature, filename, line,
                    "'" + what +
                        "' is not supported in spirjit kernels and device "
@@ -19,7 +27,6 @@ UserError unsupportedConstruct(const std::string &filename, int line,
 
 const char *unsupportedConstruct(PyOp op) {
   switch (op) {
-  case PyOp::LIST_APPEND:
   case PyOp::LIST_TO_TUPLE:
     return "list";
   case PyOp::BUILD_MAP:
@@ -88,8 +95,6 @@ const char *unsupportedConstruct(PyOp op) {
     return "match";
   case PyOp::UNPACK_EX:
     return "starred assignment";
-  case PyOp::LOAD_FAST_AND_CLEAR:
-    return "comprehension";
   case PyOp::END_SEND:
   case PyOp::CLEANUP_THROW:
     return "yield";
@@ -174,7 +179,10 @@ void rejectGeneratorsAndComprehensions(
       const char *what = c.kind == ConstValue::Kind::Code
                              ? nestedCodeConstruct(c.text)
                              : nullptr;
-      if (what && std::string(what).find("comprehension") != std::string::npos)
+      // A list comprehension is a list built in a loop (an inlined nested
+      // function); dicts and sets are no jit value.
+      if (what && std::string(what).find("comprehension") != std::string::npos &&
+          c.text != "<listcomp>")
         throw unsupportedConstruct(file, code[k].line, what);
       // Keyword-only defaults come as a dict, built before: name the
       // function's construct, not the dict.
@@ -188,11 +196,14 @@ void rejectGeneratorsAndComprehensions(
     // comprehensions use it), SWAPs move the saved values under the
     // iterator, then BUILD_LIST / BUILD_MAP / BUILD_SET 0 starts the
     // result, which names the kind.
+    // A list comprehension goes on (BuildPyIR translates it inline).
     if (code[k].op == PyOp::LOAD_FAST_AND_CLEAR) {
       for (size_t j = k + 1; j < code.size(); ++j)
-        if (const char *what = comprehensionOf(code[j].op))
+        if (const char *what = comprehensionOf(code[j].op)) {
+          if (code[j].op == PyOp::BUILD_LIST)
+            break;
           throw unsupportedConstruct(file, code[k].line, what);
-      throw unsupportedConstruct(file, code[k].line, "comprehension");
+        }
     }
   }
 }

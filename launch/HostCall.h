@@ -46,6 +46,9 @@ struct HostCall {
     void *owned = nullptr;                   // host memory: free()d
   };
   std::vector<Region> regions;
+  /// The lists the host code made (spirjit_host_list), freed with their
+  /// items when the call ends.
+  std::vector<void *> lists;
   /// A helper's failure, rethrown by the caller after the host code
   /// returned its status.
   std::exception_ptr error;

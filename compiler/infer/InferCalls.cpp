@@ -54,6 +54,7 @@ void Inference::run() {
       break;
     }
   }
+  requireListItems();
   // A phi may merge a value with "not assigned on this path" (a variable
   // first assigned in a loop and read after it, as Python allows when the
   // loop runs); any other use of an unassigned variable is an error.

@@ -274,6 +274,11 @@ const Type *Inference::infer(Instruction &inst) {
   for (Instruction *operand : inst.operands)
     if (!operand->type && inst.opcode != Opcode::Phi)
       return nullptr; // not known yet: a later round will see it
+  if (!inst.isa(Opcode::Phi) && listItemsPending(inst))
+    return nullptr;
+  if (!inst.isa(Opcode::Phi))
+    if (const Type *t = inferList(inst))
+      return t;
 
   switch (inst.opcode) {
   case Opcode::Arg:
@@ -309,6 +314,10 @@ const Type *Inference::infer(Instruction &inst) {
       }
       if (t == o)
         continue;
+      if (const Type *lists = joinLists(t, o)) {
+        t = lists;
+        continue;
+      }
       const Type *merged = types::promote(t, o);
       if (!merged && (t->kind == TypeKind::None || o->kind == TypeKind::None))
         typingError(inst, "a variable is None on one path and a '" +
@@ -495,11 +504,15 @@ const Type *Inference::infer(Instruction &inst) {
   case Opcode::IterNext: {
     if (!operandType(0)->elements.empty()) {
       auto itemOf = [](const Type *sequence) {
+        if (sequence->kind == TypeKind::List)
+          return sequence->element;
         return sequence->ndim == 1
                    ? sequence->element
                    : types::array(sequence->element, sequence->ndim - 1, 'A');
       };
       const Type *sequence = operandType(0)->elements[0];
+      if (sequence->kind == TypeKind::List)
+        return sequence->element;
       if (sequence->kind == TypeKind::Array)
         return itemOf(sequence);
       if (sequence->kind == TypeKind::Tuple)
@@ -574,6 +587,8 @@ const Type *Inference::infer(Instruction &inst) {
           }
           return types::tuple(elements);
         }
+        if (a->kind == TypeKind::List)
+          return joinLists(a, b);
         if (a->kind == TypeKind::Array || b->kind == TypeKind::Array)
           return nullptr;
         return types::promote(a, b);

@@ -82,8 +82,10 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
     // Only as what a for loop iterates (compiler/SequenceLoops.h).
     arity(1, name == "enumerate" ? 1 : 8, name);
     for (const Type *t : args)
-      if (t->kind != TypeKind::Array || t->ndim < 1)
-        unsupported(inst, name + "() in jit functions takes arrays, not a '" +
+      if ((t->kind != TypeKind::Array || t->ndim < 1) &&
+          t->kind != TypeKind::List)
+        unsupported(inst, name + "() in jit functions takes arrays and "
+                                 "lists, not a '" +
                               t->str() + "'");
     return types::sequences(name, args);
   }

@@ -31,6 +31,12 @@ using ir::Opcode;
 
 /// The type of the real or imaginary part of a number of type `t`.
 const Type *complexPart(const Type *t);
+/// Two list types a value may have as inference widens: one list of both
+/// element types, or nullptr when they are no lists or do not promote.
+const Type *joinLists(const Type *a, const Type *b);
+/// Whether `inst` reads the items of a list whose item type is not known
+/// yet (what is appended to it is typed in a later round).
+bool listItemsPending(const ir::Instruction &inst);
 
 
 /// Infers the types of one function (the kernel or one device-function
@@ -139,6 +145,15 @@ private:
   const Type *inferArrayCall(Instruction &inst);
   const Type *arrayMethodType(const Type *array, const std::string &name);
 
+  // InferLists.cpp: lists that change in host code; nullptr where the
+  // instruction is no list operation.
+  const Type *inferList(Instruction &inst);
+  /// The element type of list class `cls`, widened to take `value` (a
+  /// number's type) when given.
+  const Type *listElement(Instruction &inst, const std::string &cls,
+                          const Type *value);
+  /// After the fixed point: a list never given an item is an error.
+  void requireListItems();
   // InferCalls.cpp
   const Type *inferCall(Instruction &inst);
   const Type *inferDeviceCall(Instruction &inst, const std::string &key,
@@ -158,6 +173,8 @@ private:
   Specializations &specializations_;
   const Type *returnType_ = nullptr;
   std::map<const Instruction *, std::optional<int64_t>> literalValues_;
+  /// Each list class's element type (InferLists.cpp); None while unknown.
+  std::map<std::string, const Type *> listElements_;
 };
 
 } // namespace spirjit::infer

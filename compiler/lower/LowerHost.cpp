@@ -79,6 +79,8 @@ Lowered Lowering::lowerLaunch(const Instruction &inst) {
   llvm::Value *args = entryAlloca(allocaBuilder_, function_, argsType, "args");
   for (size_t k = 0; k < count; ++k) {
     const Instruction *operand = inst.operands[bounds + k];
+    if (operand->type->kind == TypeKind::List)
+      refuseListInKernel(parfor, k);
     const Type *t = parfor.kernelArgumentTypes[k];
     const Lowered &v = values_.at(operand);
     llvm::Value *slot = builder_.CreateConstInBoundsGEP2_32(
@@ -418,6 +420,17 @@ void Lowering::storeHostResult(const Lowered &value, const Type *from,
     for (int d = 0; d < to->ndim; ++d)
       builder_.CreateStore(value.strides[d], slotPointer(builder_.getInt64Ty()));
     return;
+  case TypeKind::List: {
+    // The binding reads the items into a Python list before the call
+    // frees them.
+    llvm::Value *length = listLength(value.data);
+    builder_.CreateStore(
+        builder_.CreatePointerCast(listItems(value.data, to->element),
+                                   builder_.getInt8PtrTy()),
+        slotPointer(builder_.getInt8PtrTy()));
+    builder_.CreateStore(length, slotPointer(builder_.getInt64Ty()));
+    return;
+  }
   default:
     break;
   }
@@ -550,6 +563,7 @@ size_t hostResultSlots(const Type *t) {
   }
   case TypeKind::Array:
     return 1 + 2 * static_cast<size_t>(t->ndim);
+  case TypeKind::List: // its items and their count
   case TypeKind::Complex:
   case TypeKind::WeakComplex:
     return 2;

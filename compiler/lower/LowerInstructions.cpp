@@ -20,6 +20,9 @@ Lowered Lowering::createPhi(const Type *t) {
     for (const Type *e : t->elements)
       phi.elements.push_back(createPhi(e));
     return phi;
+  case TypeKind::List:
+    phi.data = builder_.CreatePHI(builder_.getInt8PtrTy(), 2);
+    return phi;
   case TypeKind::Range:
     for (int i = 0; i < 3; ++i)
       phi.elements.push_back({builder_.CreatePHI(builder_.getInt64Ty(), 2)});
@@ -198,6 +201,8 @@ void Lowering::lowerInstruction(const Instruction &inst) {
     values_[&inst] = {constant(*c, inst.type)};
     return;
   }
+  if (isHost() && lowerList(inst))
+    return;
   switch (inst.opcode) {
   case Opcode::Arg:
     values_[&inst] = arguments_.at(inst.index);

@@ -10,6 +10,8 @@
 //   LowerKernelAPI.cpp    work-item queries, barriers, group collectives,
 //                         PrivateArray and atomics (KernelAPI.def)
 //   LowerDebug.cpp        boundscheck and debug checks, assert, print
+//   LowerHost.cpp         a jit function's host code: launches, arrays
+//   LowerLists.cpp        lists in host code
 // LowerToLLVM.h states the contract.
 #pragma once
 
@@ -17,6 +19,7 @@
 #include "compiler/KernelAPI.h"
 #include "compiler/LowerToLLVM.h"
 #include "compiler/NonNegative.h"
+#include "compiler/Parfor.h"
 #include "frontend/Diagnostics.h"
 
 #include <functional>
@@ -186,6 +189,18 @@ private:
   void storeHostResult(const Lowered &value, const Type *from, const Type *to,
                        size_t &slot);
   void lowerHostReturn(const Instruction &inst);
+
+  // LowerLists.cpp: lists in host code; false where the instruction is
+  // no list operation.
+  bool lowerList(const Instruction &inst);
+  llvm::Value *listLength(llvm::Value *list);
+  /// Pointer to the list's first item, of `element`'s memory type.
+  llvm::Value *listItems(llvm::Value *list, const Type *element);
+  void storeListItem(llvm::Value *at, const Instruction *value,
+                     const Type *element);
+  /// A prange body reads the list that is the loop's argument `k`: an
+  /// error at the body's first use of it (its kernel reads device memory).
+  [[noreturn]] void refuseListInKernel(const Parfor &parfor, size_t k);
 
   // LowerRandom.cpp
   /// np.random's draw (compiler/RandomDraws.h).

@@ -296,12 +296,24 @@ public:
     }
     case TypeKind::Array:
       return readArray(t);
+    case TypeKind::List:
+      return readList(t);
     default:
       break;
     }
     const Type *m = types::materialize(t);
     const void *p = &slots_[next_];
     next_ += m->kind == TypeKind::Complex ? 2 : 1;
+    if (py::object number = readNumber(m, p))
+      return number;
+    throw std::logic_error("a jit function returned a " + t->str());
+  }
+
+private:
+  /// The number of type `m` at `p`: in a result slot (a complex number's
+  /// parts 8 bytes apart), or a list's item (packed).
+  static py::object readNumber(const Type *m, const void *p,
+                               size_t partBytes = 8) {
     switch (m->kind) {
     case TypeKind::Bool:
       return py::bool_(*static_cast<const uint8_t *>(p) != 0);
@@ -312,12 +324,12 @@ public:
       if (m->bits == 32) {
         float re, im;
         std::memcpy(&re, p, 4);
-        std::memcpy(&im, static_cast<const char *>(p) + 8, 4);
+        std::memcpy(&im, static_cast<const char *>(p) + partBytes, 4);
         return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(re, im));
       } else {
         double re, im;
         std::memcpy(&re, p, 8);
-        std::memcpy(&im, static_cast<const char *>(p) + 8, 8);
+        std::memcpy(&im, static_cast<const char *>(p) + partBytes, 8);
         return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(re, im));
       }
     case TypeKind::Int: {
@@ -334,10 +346,25 @@ public:
     default:
       break;
     }
-    throw std::logic_error("a jit function returned a " + t->str());
+    return py::object();
   }
 
-private:
+  /// A list the host code made: its items into a Python list, as numba
+  /// returns its lists.
+  py::object readList(const Type *t) {
+    auto *data = reinterpret_cast<const char *>(slots_[next_++]);
+    auto length = static_cast<size_t>(slots_[next_++]);
+    const Type *m = t->element;
+    size_t itemsize = dtypeOfType(m).itemsize();
+    py::list out(length);
+    for (size_t i = 0; i < length; ++i) {
+      uint64_t item[2] = {0, 0};
+      std::memcpy(item, data + i * itemsize, itemsize);
+      out[i] = readNumber(m, item, itemsize / 2);
+    }
+    return std::move(out);
+  }
+
   py::object readArray(const Type *t) {
     auto *data = reinterpret_cast<char *>(slots_[next_++]);
     int n = t->ndim;

@@ -524,25 +524,6 @@ def test_list_literals_are_read_as_tuples(device):
 
 
 @jit
-def list_append():
-    xs = [1.0]
-    xs.append(2.0)  # <- append
-    return xs[0]
-
-
-@jit
-def list_store(i):
-    xs = [1.0, 2.0]
-    xs[i] = 5.0  # <- list-store
-    return xs[0]
-
-
-@jit
-def list_returned():
-    return [1.0, 2.0]  # <- list-returned
-
-
-@jit
 def mixed_tuple(i):
     t = (1.0, np.zeros(3))
     return t[i]  # <- mixed-tuple
@@ -570,12 +551,6 @@ def list_in_a_loop(n):
 
 
 @pytest.mark.parametrize("call, marker, kind, text", [
-    (list_append, "append", UnsupportedFeatureError, "'list.append' is not "
-     "supported"),
-    (lambda: list_store(0), "list-store", UnsupportedFeatureError,
-     "'list item assignment' is not supported"),
-    (list_returned, "list-returned", UnsupportedFeatureError,
-     "'returning a list' is not supported"),
     (lambda: mixed_tuple(0), "mixed-tuple", spirjit.errors.TypingError,
      "a tuple indexed by a variable must hold elements of one type"),
     (ragged_array, "ragged", UnsupportedFeatureError, "np.array() in jit "

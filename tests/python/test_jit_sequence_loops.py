@@ -180,4 +180,4 @@ def test_zip_of_a_number_is_a_clear_error(device_filter):
         zip_of_a_number(np.ones(3))
     assert f"test_jit_sequence_loops.py:" \
         f"{marked_line(__file__, 'zip-number')}: zip() in jit functions " \
-        "takes arrays, not a 'int'" in str(info.value)
+        "takes arrays and lists, not a 'int'" in str(info.value)

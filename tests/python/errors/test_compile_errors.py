@@ -310,7 +310,10 @@ _REWRITE = ("is not supported in spirjit kernels and device functions; "
     (uses_list_comprehension, "list-comprehension",
      "'list comprehension' " + _REWRITE),
     (uses_dict_comprehension, "dict-comprehension",
-     "'dict comprehension' " + _REWRITE),
+     "'dict comprehension' is not supported in jit code, kernels and "
+     "device functions (numba's typed dict is not implemented); keep values "
+     "in an array indexed by integer keys, or in an array of keys and one "
+     "of values"),
     (uses_set_comprehension, "set-comprehension",
      "'set comprehension' " + _REWRITE),
 ], ids=["yield", "list", "dict", "set"])
