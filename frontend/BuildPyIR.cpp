@@ -239,6 +239,11 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     }
     args.insert(args.begin(), callable);
     Instruction *call = emit(Opcode::Call, args, line);
+    // A NULL that went through a loop (3.12 inlines a comprehension that
+    // is an argument, `len([...])`) is a phi until the trivial phis are
+    // gone: run() looks again then.
+    if (method->isa(Opcode::Phi))
+      callsAfterPhis_.push_back(call);
     // What each cell holds at the call, for
     // rejectCapturesAssignedBeforeCalls.
     if (!desc_.cellvars.empty()) {
@@ -681,6 +686,9 @@ std::unique_ptr<ir::Function> Builder::run() {
       function_->erase(inst);
     changed = true;
   }
+  for (Instruction *call : callsAfterPhis_)
+    if (call->operands[0] == null_) // callable(args), not a method call
+      call->operands.erase(call->operands.begin());
   // After the trivial phis are gone, so a string held in a local across a
   // loop is seen as the constant it is.
   foldConstantGetattr();

@@ -90,6 +90,8 @@ private:
   Block *current_ = nullptr;
   std::vector<Instruction *> stack_;
   Instruction *null_ = nullptr; // the NULL that CPython pushes before calls
+  /// Calls whose NULL slot was a phi when built (Builder::run).
+  std::vector<Instruction *> callsAfterPhis_;
   Instruction *undef_ = nullptr; // a local's value before any write
   /// 3.12: the next BUILD_LIST starts an inlined comprehension's list.
   bool comprehensionNext_ = false;

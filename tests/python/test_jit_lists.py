@@ -73,9 +73,11 @@ def to_array(n):
 @jit
 def read_by_prange(a):
     # An array made of the list before the loop is what the loop reads.
+    # (Built from numbers, not from a's elements: on a GPU host code
+    # reads no element of device memory.)
     xs = []
     for i in range(a.shape[0]):
-        xs.append(a[i] * 3.0)
+        xs.append(i * 3.0)
     weights = np.array(xs)
     out = np.zeros_like(a)
     for i in prange(a.shape[0]):
