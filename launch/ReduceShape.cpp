@@ -40,8 +40,7 @@ ReduceShape reduceShape(const runtime::DeviceInfo &info, int64_t rows,
   // contiguously (2 shared cores, first quartiles over 2^22 float32: max
   // 9.1 -> 2.4 ms native, 10.4 -> 1.5 ms PoCL; sum 8.7 -> 1.6 ms native,
   // 4.0 -> 0.9 ms PoCL).
-  if (!gpu && (info.backend == "native" ||
-               info.platform == "Portable Computing Language"))
+  if (!gpu && info.vectorizesInnermostItemLoopsOnly)
     shape.local = 1;
   int64_t units = std::max<int64_t>(info.computeUnits, 1);
   // GPUs: eight groups a multiprocessor keep it busy. CPU runtimes run a

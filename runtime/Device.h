@@ -59,6 +59,11 @@ struct DeviceInfo {
   uint32_t computeUnits = 0;          // 0 when the driver does not say
   std::vector<size_t> subGroupSizes; // empty when the driver does not say
   bool hasFp16 = false, imageSupport = false;
+  /// The compiler vectorises a work-group's items only where a kernel's
+  /// code is one innermost loop over them (spirjit's native device, PoCL),
+  /// not across a per-item loop: launch shapes that give each item its
+  /// own loop give such a device one item a group (launch/ReduceShape).
+  bool vectorizesInnermostItemLoopsOnly = false;
 };
 
 class Device;

@@ -246,6 +246,7 @@ DeviceInfo nativeInfo() {
   // gave programs that size their LocalAccessors by local_mem_size one
   // element, and their writes past it broke the heap.
   info.localMemSize = 256 * 1024;
+  info.vectorizesInnermostItemLoopsOnly = true;
   info.hasFp64 = info.hasAtomic64 = info.hasFloatAtomics = true;
   info.hostUnifiedMemory = info.hasSvm = info.hasFineGrainSvm = true;
   info.addressBits = 64;

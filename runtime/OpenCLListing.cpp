@@ -117,8 +117,12 @@ DeviceInfo describe(const Answers &device) {
     info.imageFormats.push_back(ImageFormat::SPIRBitcode);
   info.globalMemSize = deviceValue<cl_ulong>(device, CL_DEVICE_GLOBAL_MEM_SIZE);
   info.localMemSize = deviceValue<cl_ulong>(device, CL_DEVICE_LOCAL_MEM_SIZE);
-  if (isPoCL(info))
+  if (isPoCL(info)) {
     info.privateMemPerGroup = poclWorkGroupStack();
+    // PoCL's work-group loops vectorise only as the innermost loop (its
+    // "parallel loop" metadata on the item loop).
+    info.vectorizesInnermostItemLoopsOnly = info.deviceType == "cpu";
+  }
   info.memBaseAddrAlign =
       deviceValue<cl_uint>(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8;
   auto svm = deviceValue<cl_device_svm_capabilities>(

@@ -387,6 +387,8 @@ runtime::DeviceInfo cpuInfo(const std::string &backend,
   info.deviceType = "cpu";
   info.maxWorkGroupSize = 8192;
   info.computeUnits = 2;
+  info.vectorizesInnermostItemLoopsOnly =
+      backend == "native" || platform == "Portable Computing Language";
   return info;
 }
 } // namespace
