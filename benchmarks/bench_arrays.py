@@ -2,7 +2,8 @@
 """DeviceArrays beside the array libraries, in one run (issue 25).
 
 The same NumPy-style code on every library, float32, wall time per
-operation (medians of interleaved rounds):
+operation (medians of interleaved rounds; at the large sizes each timed
+call follows an untimed one of the same library):
 
   Jacobi sweep   v[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] +
                                          u[1:-1, :-2] + u[1:-1, 2:])
@@ -518,17 +519,32 @@ def measure_row(case, size, backends, args, notes, rng):
                 r.sync()
                 return result
 
+            def settle(r=runner):
+                # Large rows: one untimed call first, so that the timed one
+                # finds its own library's threads awake and its own inputs
+                # in the caches, as in a program that uses one library.
+                # Interleaved rounds otherwise timed each library right
+                # after another: numba's OpenMP threads spin a while after
+                # each call and took the cores from the next library
+                # (Intel's runtime, argmax of 2^20 float32: 143 us alone,
+                # 321 us right after numba), and the previous library's
+                # inputs had pushed this one's out of the caches.
+                if not small:
+                    r.run()
+                    r.sync()
+
             for _ in range(args.warmup):
                 once()
-            timed[label] = (once, runner)
+            timed[label] = (once, runner, settle)
         except Exception as exc:
             cells[label] = notes.add(label, f"{case.name} n={size}", exc)
     samples = {label: [] for label in timed}
     # Interleaved rounds: load that comes and goes on a shared machine
     # falls on every backend alike, and the ratios hold.
     for _ in range(args.reps * (5 if small else 1)):
-        for label, (once, _) in list(timed.items()):
+        for label, (once, _, settle) in list(timed.items()):
             try:
+                settle()
                 start = time.perf_counter()
                 once()
                 samples[label].append((time.perf_counter() - start) /
@@ -536,7 +552,7 @@ def measure_row(case, size, backends, args, notes, rng):
             except Exception as exc:
                 cells[label] = notes.add(label, f"{case.name} n={size}", exc)
                 del timed[label]
-    for label, (_, runner) in timed.items():
+    for label, (_, runner, _) in timed.items():
         try:  # still right after the timed runs?
             check(case, runner.to_host(runner.run()), want, host)
             cells[label] = statistics.median(samples[label])
@@ -623,7 +639,9 @@ def main(argv=None):
           f"{time.strftime('%Y-%m-%d')}, host {platform.node()} "
           f"({os.cpu_count()} logical CPUs); medians of {args.reps} "
           f"interleaved rounds after {args.warmup} warm-up runs")
-    print(f"large rows: the expression and the wait for the device; "
+    print(f"large rows: the expression and the wait for the device, "
+          f"each timed call right after an untimed one of the same "
+          f"library; "
           f"n = {SMALL}: the expression and its read back to the host, "
           f"mean of {BURST} in a row")
     ok = True
