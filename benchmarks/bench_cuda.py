@@ -50,20 +50,13 @@ import spirjit  # noqa: E402
 from spirjit import _spirjit  # noqa: E402
 from spirjit._describe import describe_function  # noqa: E402
 from spirjit import kernel_api as kapi  # noqa: E402
+from timing import median_ms as _median_ms  # noqa: E402
 
 DEVICE = "cuda:gpu:0"
 
 
-def median_ms(run, runs, sync=cp.cuda.Device().synchronize):
-    run()
-    sync()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        run()
-        sync()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
+def median_ms(run, runs):
+    return _median_ms(run, runs, sync=cp.cuda.Device().synchronize)
 
 
 @spirjit.kernel

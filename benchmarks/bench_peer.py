@@ -9,22 +9,11 @@ synchronised by reading one element back on the target.
 """
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 
 import spirjit
-
-
-def median_ms(fn, runs):
-    fn()  # first touch: contexts, peer access, pools
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+from timing import median_ms
 
 
 def main():

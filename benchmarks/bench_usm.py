@@ -21,12 +21,11 @@ Zero they are one memory, and the rows should agree.
 """
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 
 import spirjit
+from timing import median_ms
 from spirjit import kernel_api as kapi
 
 
@@ -34,16 +33,6 @@ from spirjit import kernel_api as kapi
 def affine(item: kapi.Item, a, out):
     i = item.get_id(0)
     out[i] = a[i] * np.float32(2) + np.float32(1)
-
-
-def median_ms(fn, runs):
-    fn()  # compile, first touch
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
 
 
 def main():
