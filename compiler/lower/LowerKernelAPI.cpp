@@ -166,7 +166,11 @@ llvm::Value *Lowering::groupCollective(int rank, llvm::Value *value,
   llvm::Value *combined;
   bool isFloat = type->kind == TypeKind::Float;
   bool isSigned = type->kind == TypeKind::Int && type->isSigned;
-  if (op == GroupOperation::Add)
+  if (type->kind == TypeKind::Complex) // only + and * (inference)
+    combined = complexBinary(op == GroupOperation::Add ? BinaryOperator::Add
+                                                       : BinaryOperator::Mul,
+                             mine, theirs);
+  else if (op == GroupOperation::Add)
     combined = isFloat ? builder_.CreateFAdd(mine, theirs)
                        : builder_.CreateAdd(mine, theirs);
   else if (op == GroupOperation::Mul)

@@ -274,15 +274,11 @@ def reduce(op, x, axis=None, keepdims=False, out=None):
                                   x.usm_type)
     if rows == 0:
         return K.empty(final, result_dtype, device, x.usm_type)
-    if x.dtype.kind == "c":
-        result = _reduce_complex(op, x, kept, axes, rows, count, final,
-                                 acc_dtype)
-    else:
-        result = _spirjit._reduce(
-            x, "sum" if op == "mean" else op, axes, kernel_acc, acc_dtype)
-        if keepdims and result.shape != final:
-            result = result._view(list(final), _c_strides(final, acc_dtype),
-                                  result._offset)
+    result = _spirjit._reduce(
+        x, "sum" if op == "mean" else op, axes, kernel_acc, acc_dtype)
+    if keepdims and result.shape != final:
+        result = result._view(list(final), _c_strides(final, acc_dtype),
+                              result._offset)
     if op == "mean":
         result = apply_ufunc(np.divide,
                              (result, np.dtype(acc_dtype).type(count)))
@@ -306,45 +302,12 @@ def reduction_dtypes(op, dtype):
     return result, acc, kernel
 
 
-def _reduce_complex(op, x, kept, axes, rows, count, final, acc_dtype):
-    # A 2-D (rows, count) view: the reduced axes last, the kept ones merged
-    # (a copy in that order when the strides do not allow a view).
-    moved = transpose(x, kept + axes) if x.ndim else x._view([1], [0],
-                                                             x._offset)
-    matrix = _as_matrix(moved, len(kept), rows, count)
-    if matrix is None:
-        matrix = _as_matrix(copy(moved), len(kept), rows, count)
-    partial = K.reduce_rows("sum" if op == "mean" else op, matrix, acc_dtype)
-    return partial._view(list(final), _c_strides(final, acc_dtype),
-                         partial._offset)
-
-
 def _c_strides(shape, dtype):
     strides, step = [], np.dtype(dtype).itemsize
     for n in reversed(shape):
         strides.append(step)
         step *= n
     return list(reversed(strides))
-
-
-def _merged_stride(shape, strides):
-    """The one stride that walks axes ``shape`` in C order, or None when no
-    single stride does."""
-    pairs = [(n, st) for n, st in zip(shape, strides) if n != 1]
-    if not pairs:
-        return 0
-    for (n0, st0), (n1, st1) in zip(pairs, pairs[1:]):
-        if st0 != n1 * st1:
-            return None
-    return pairs[-1][1]
-
-
-def _as_matrix(x, nkept, rows, count):
-    row_stride = _merged_stride(x.shape[:nkept], x.strides[:nkept])
-    column_stride = _merged_stride(x.shape[nkept:], x.strides[nkept:])
-    if row_stride is None or column_stride is None:
-        return None
-    return x._view([rows, count], [row_stride, column_stride], x._offset)
 
 
 def where(condition, x, y):

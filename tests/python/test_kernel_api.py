@@ -1178,6 +1178,57 @@ def test_group_reduce_float_sum_random(device_filter, require_dtypes, dtype):
                                .sum(axis=1), rtol=rtol)
 
 
+@spirjit.kernel
+def group_complex_collectives(item: kapi.NdItem, a, out):
+    g = item.get_group()
+    x = a[item.get_global_id(0)]
+    total = kapi.group_reduce(g, x, "+")
+    product = kapi.group_reduce(g, x, operator.mul)
+    second = kapi.group_broadcast(g, x, 1)
+    if item.get_local_id(0) == 0:
+        out[g.get_group_id(0), 0] = total
+        out[g.get_group_id(0), 1] = product
+        out[g.get_group_id(0), 2] = second
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128],
+                         ids=dtype_id)
+def test_group_reduce_and_broadcast_of_complex_numbers(device_filter,
+                                                       require_dtypes, dtype):
+    # Sums and products of complex numbers are defined (the simulator's
+    # group_reduce computes them too): DeviceArrays' complex reductions
+    # fold their groups with them.
+    require_dtypes(dtype)
+    rng = np.random.default_rng(9)
+    a = np.exp(2j * np.pi * rng.random(64)).astype(dtype)  # |a| = 1
+    out = np.zeros((4, 3), dtype)
+    spirjit.call_kernel(group_complex_collectives, kapi.NdRange(64, 16), a,
+                        out)
+    groups = a.reshape(4, 16)
+    rtol = 1e-5 if dtype == np.complex64 else 1e-12
+    np.testing.assert_allclose(out[:, 0], groups.sum(axis=1), rtol=rtol)
+    np.testing.assert_allclose(out[:, 1], groups.prod(axis=1), rtol=rtol)
+    np.testing.assert_array_equal(out[:, 2], groups[:, 1])
+
+
+@spirjit.kernel
+def group_complex_max(item: kapi.NdItem, a, out):
+    out[0] = kapi.group_reduce(item.get_group(), a[item.get_global_id(0)],
+                               "max")
+
+
+def test_group_reduce_min_and_max_of_complex_numbers_are_refused(
+        device_filter):
+    # Python's max refuses complex numbers; so does the kernel, at the
+    # user's line.
+    a = np.ones(4, np.complex64)
+    with pytest.raises(errors.TypingError,
+                       match=r"test_kernel_api.py:\d+: group_reduce's 'min' "
+                             r"and 'max' compare real numbers, not "
+                             r"'complex64'"):
+        spirjit.call_kernel(group_complex_max, kapi.NdRange(4, 4), a, a)
+
+
 # ---------------------------------------------------------------------------
 # 7. asynchronous launches chained by events
 
