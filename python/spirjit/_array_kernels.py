@@ -1,5 +1,5 @@
 """The kernels behind DeviceArray arithmetic: elementwise operations with
-broadcasting, tree reductions and a tiled matrix product.
+broadcasting.
 
 Contract: every entry point takes DeviceArrays that already live on one
 device (``_array_ops`` decides the device, the dtypes and the result shape)
@@ -148,61 +148,3 @@ def elementwise(name, expression, operands, loop_dtypes, out, names=None,
     from . import call_kernel
     call_kernel(kernel, _launch_range(shape), *arguments, out)
     return result
-
-
-_MATMUL_TILE = 16
-
-
-def _matmul_source(name, dtypes, acc_dtype):
-    T = _MATMUL_TILE
-    a = cast("a[i, t + lj]", dtypes[0], acc_dtype)
-    b = cast("b[t + li, j]", dtypes[1], acc_dtype)
-    zero = cast("0", np.int64, acc_dtype)
-    return f"""\
-def {name}(item, a, b, c, ta, tb):
-    i = item.get_global_id(0)
-    j = item.get_global_id(1)
-    li = item.get_local_id(0)
-    lj = item.get_local_id(1)
-    g = item.get_group()
-    rows = a.shape[0]
-    inner = a.shape[1]
-    cols = b.shape[1]
-    acc = {zero}
-    t = 0
-    while t < inner:
-        if i < rows and t + lj < inner:
-            ta[li * {T} + lj] = {a}
-        else:
-            ta[li * {T} + lj] = {zero}
-        if t + li < inner and j < cols:
-            tb[li * {T} + lj] = {b}
-        else:
-            tb[li * {T} + lj] = {zero}
-        kapi.group_barrier(g)
-        for q in range({T}):
-            acc += ta[li * {T} + q] * tb[q * {T} + lj]
-        kapi.group_barrier(g)
-        t += {T}
-    if i < rows and j < cols:
-        c[i, j] = acc
-"""
-
-
-def matmul(a, b, out):
-    """out = a @ b for 2-D DeviceArrays (any layout), tiled through local
-    memory; ``out`` is a 2-D DeviceArray of the result dtype."""
-    T = _MATMUL_TILE
-    rows, cols = out.shape
-    if rows == 0 or cols == 0:
-        return out
-    acc = out.dtype
-    name = "matmul"
-    key = ("matmul", a.dtype.name, b.dtype.name, acc.name)
-    kernel = _kernel(key, name, lambda: _matmul_source(
-        name, (a.dtype, b.dtype), acc))
-    space = kapi.NdRange((-(-rows // T) * T, -(-cols // T) * T), (T, T))
-    from . import call_kernel
-    call_kernel(kernel, space, a, b, out, kapi.LocalAccessor((T * T,), acc),
-                kapi.LocalAccessor((T * T,), acc))
-    return out

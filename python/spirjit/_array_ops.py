@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _array_kernels as K
 from . import _spirjit, errors
+from . import kernel_api as kapi
 from ._spirjit import DeviceArray
 
 # The ufuncs DeviceArrays compute: the elementwise rows of
@@ -350,14 +351,30 @@ def matmul(a, b, out=None):
     shape = (a2.shape[0], b2.shape[1])
     final = tuple(n for n, keep in zip(shape, (a.ndim == 2, b.ndim == 2))
                   if keep)
-    result = K.matmul(a2, b2, K.empty(shape, loop[-1], a._device,
-                                          usm_type_of((a, b))))
+    result = _matmul(a2, b2, K.empty(shape, loop[-1], a._device,
+                                     usm_type_of((a, b))))
     result = result._view(list(final), _c_strides(final, loop[-1]),
                           result._offset)
     if out is not None:
         out[...] = result
         return out
     return result
+
+
+def _matmul(a, b, out):
+    """out = a @ b for 2-D DeviceArrays (any layout) by the tiled kernel,
+    in ``out``'s dtype."""
+    from . import _array_library as L
+    from . import call_kernel
+    rows, cols = out.shape
+    if rows == 0 or cols == 0:
+        return out
+    T = L.TILE
+    tiles = [kapi.LocalAccessor((T * T,), out.dtype) for _ in range(2)]
+    call_kernel(L.matmul, kapi.NdRange((-(-rows // T) * T,
+                                        -(-cols // T) * T), (T, T)),
+                a, b, out, *tiles)
+    return out
 
 
 def _one_element(x, kind):

@@ -1179,6 +1179,27 @@ def test_group_reduce_float_sum_random(device_filter, require_dtypes, dtype):
 
 
 @spirjit.kernel
+def reverse_in_local_memory(item: kapi.NdItem, a, out, tile):
+    li = item.get_local_id(0)
+    tile[li] = a[item.get_global_id(0)]
+    kapi.group_barrier(item.get_group())
+    out[item.get_global_id(0)] = tile[item.get_local_range(0) - 1 - li]
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128],
+                         ids=dtype_id)
+def test_a_local_accessor_holds_complex_numbers(device_filter,
+                                                require_dtypes, dtype):
+    # (DeviceArrays' complex matrix products stage their tiles so.)
+    require_dtypes(dtype)
+    a = (np.arange(32) + 1j * np.arange(32)[::-1]).astype(dtype)
+    out = np.zeros_like(a)
+    spirjit.call_kernel(reverse_in_local_memory, kapi.NdRange(32, 8), a, out,
+                        kapi.LocalAccessor(8, dtype))
+    np.testing.assert_array_equal(out, a.reshape(4, 8)[:, ::-1].ravel())
+
+
+@spirjit.kernel
 def group_complex_collectives(item: kapi.NdItem, a, out):
     g = item.get_group()
     x = a[item.get_global_id(0)]
