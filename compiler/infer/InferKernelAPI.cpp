@@ -138,15 +138,6 @@ const Type *Inference::inferKernelApiCall(Instruction &inst,
       if (op->kind != TypeKind::Function || !ops.count(op->name))
         typingError(inst, "group_reduce's op must be '+', '*', 'min' or "
                           "'max' (or operator.add, operator.mul, min, max)");
-      // Python's min and max refuse complex numbers (the simulator's
-      // group_reduce calls them); sums and products of them are defined.
-      bool ordered = op->name == "min" || op->name == "max" ||
-                     op->name == "op:min" || op->name == "op:max";
-      if (ordered && (value->kind == TypeKind::Complex ||
-                      value->kind == TypeKind::WeakComplex))
-        typingError(inst, "group_reduce's 'min' and 'max' compare real "
-                          "numbers, not '" +
-                              value->str() + "'");
     } else if (args[2]) {
       requireInteger(inst, args[2]->type, "group_broadcast's local_id");
     }

@@ -23,3 +23,15 @@
 
 def dot(a, b):
     return (a * b).sum()
+
+
+# RUN: %spirjit-dump-ir %s largest --arrays --sig "(complex128[:],)" --stage typed | FileCheck %s --check-prefix=MAX
+# min and max of complex numbers fold in NumPy's order, np.maximum's, and
+# so does their group_reduce.
+# MAX: after typed (array kernel: array_reduce-
+# MAX: Function(numpy.maximum)
+# MAX: global {{.*}}group_reduce
+# MAX-NEXT: const 'max'
+# MAX-NEXT: call {{.*}} : complex128
+def largest(x):
+    return x.max()

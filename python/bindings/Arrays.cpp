@@ -475,9 +475,8 @@ py::object ufuncMethod(py::object slow) {
 }
 
 /// A reduction method (x.sum(), x.mean(), ..., x.argmax() of a 1-D
-/// array): with no arguments, on an array with elements (complex ones but
-/// for min, max and argmax/argmin), recorded here over every axis; else
-/// `slow`.
+/// array): with no arguments, on an array with elements (argmax/argmin
+/// of real ones), recorded here over every axis; else `slow`.
 py::object reductionMethod(const std::string &op, py::object slow,
                            py::object dtypes) {
   // help() and the API reference show `slow`'s parameters and docstring,
@@ -496,11 +495,9 @@ py::object reductionMethod(const std::string &op, py::object slow,
         args.size() == 1 && kwargs.empty() ? asDeviceArray(args[0].ptr())
                                            : nullptr;
     // argmax/argmin: of a 1-D array here (the index is the element's).
-    // Complex numbers have sums, products and means here; their order
-    // (min, max, argmax) is the slow path's to refuse or compose.
+    // Complex argmax/argmin are the slow path's to compose.
     bool arg = op == "argmax" || op == "argmin";
-    bool ordered = arg || op == "min" || op == "max";
-    if (!x || (ordered && x->dtype().kind() == 'c') || x->size() == 0 ||
+    if (!x || (arg && x->dtype().kind() == 'c') || x->size() == 0 ||
         (arg && x->shape().size() != 1))
       return slow(*args, **kwargs);
     // NumPy's dtypes of this reduction, once per input dtype: the

@@ -246,12 +246,6 @@ def reduce(op, x, axis=None, keepdims=False, out=None):
     if out is not None:
         raise errors.NotSupportedError(f"DeviceArray.{op}(out=...) is not "
                                        "supported; assign the result instead")
-    if op in ("min", "max") and x.dtype.kind == "c":
-        raise errors.TypingError(
-            f"DeviceArray.{op} of {x.dtype} is not computed on devices "
-            "(NumPy orders complex numbers by real part, then imaginary "
-            f"part); use np.asarray(x).{op}() on the host, or reduce "
-            "x.real and x.imag")
     if x.ndim == 0 and axis is not None and axis not in (0, -1, (), (0,),
                                                          (-1,)):
         raise errors.ArrayAxisError(

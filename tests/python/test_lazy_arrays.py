@@ -71,7 +71,7 @@ def test_a_complex_reduction_fuses_its_element_wise_prologue(
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
-@pytest.mark.parametrize("op", ["sum", "prod", "mean"])
+@pytest.mark.parametrize("op", ["sum", "prod", "mean", "min", "max"])
 @pytest.mark.parametrize("axis", [None, 0, 1, (0, 2), -1, (1, 2)])
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_complex_reductions_over_axes_match_numpy(device, require_dtypes,
@@ -103,6 +103,23 @@ def test_a_nan_in_either_part_reaches_that_part_as_in_numpy(device, op):
     for part in (np.real, np.imag):
         np.testing.assert_allclose(part(got), part(want), rtol=1e-9,
                                    equal_nan=True)
+
+
+@pytest.mark.parametrize("op", ["min", "max"])
+def test_a_complex_nan_wins_min_and_max_in_long_rows(device, op):
+    # NumPy's order of complex numbers, a NaN in either part winning,
+    # across work-items, work-groups and the pass over their partials.
+    x = complex_data((4, 50_000), np.complex128)
+    x[1, 44_444] = complex(np.nan, 1.0)
+    x[2, 3] = complex(0.5, np.nan)
+    x[3, :] = 7 + 1j
+    x[3, 49_999] = 7 + 2j
+    X = spirjit.asarray(x, device=device)
+    got = getattr(X * 1, op)(axis=1)
+    assert pending(got)
+    got, want = np.asarray(got), getattr(x, op)(axis=1)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(got[[0, 3]], want[[0, 3]])
 
 
 @pytest.mark.parametrize("op", ["sum", "prod", "min", "max", "mean"])
