@@ -420,6 +420,10 @@ private:
         return {binary(B::Mul, a[0], b[0])};
       default: {
         bool isMin = e_.reduction == R::Min;
+        // Complex numbers in NumPy's order, the first NaN kept (a NaN
+        // part in the state wins np.maximum).
+        if (acc.rfind("complex", 0) == 0)
+          return {np(isMin ? "minimum" : "maximum", {a[0], b[0]})};
         if (!e_.floatingAccumulator)
           return {call(builtin(isMin ? "min" : "max"), {a[0], b[0]})};
         // b replaces a only when better: a NaN on either side keeps a.

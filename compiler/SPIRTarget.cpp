@@ -68,6 +68,7 @@ public:
   void legalize(llvm::Module &module) const override {
     removeFreezes(module);
     expandIntegerAbs(module);
+    expandVectorReductions(module); // before promotion: <2 x i1> to i2
     promoteIllegalIntegers(module); // after expandIntegerAbs: abs of an iN
     splitAggregatePhis(module);
     splitAggregateSelects(module);

@@ -56,6 +56,110 @@ void expandIntegerAbs(llvm::Module &module) {
   }
 }
 
+namespace {
+
+/// Whether `id` is a vector reduction expandVectorReductions folds.
+bool foldsLanes(llvm::Intrinsic::ID id) {
+  namespace I = llvm::Intrinsic;
+  switch (id) {
+  case I::vector_reduce_add: case I::vector_reduce_mul:
+  case I::vector_reduce_and: case I::vector_reduce_or:
+  case I::vector_reduce_xor: case I::vector_reduce_smax:
+  case I::vector_reduce_smin: case I::vector_reduce_umax:
+  case I::vector_reduce_umin: case I::vector_reduce_fadd:
+  case I::vector_reduce_fmul:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Two lanes of the vector reduction `id` folded (foldsLanes(id)).
+llvm::Value *foldLanes(llvm::IRBuilder<> &builder, llvm::Intrinsic::ID id,
+                       llvm::Value *a, llvm::Value *b) {
+  namespace I = llvm::Intrinsic;
+  switch (id) {
+  case I::vector_reduce_add:
+    return builder.CreateAdd(a, b);
+  case I::vector_reduce_mul:
+    return builder.CreateMul(a, b);
+  case I::vector_reduce_and:
+    return builder.CreateAnd(a, b);
+  case I::vector_reduce_or:
+    return builder.CreateOr(a, b);
+  case I::vector_reduce_xor:
+    return builder.CreateXor(a, b);
+  case I::vector_reduce_smax:
+    return builder.CreateSelect(builder.CreateICmpSGT(a, b), a, b);
+  case I::vector_reduce_smin:
+    return builder.CreateSelect(builder.CreateICmpSLT(a, b), a, b);
+  case I::vector_reduce_umax:
+    return builder.CreateSelect(builder.CreateICmpUGT(a, b), a, b);
+  case I::vector_reduce_umin:
+    return builder.CreateSelect(builder.CreateICmpULT(a, b), a, b);
+  case I::vector_reduce_fadd:
+    return builder.CreateFAdd(a, b);
+  case I::vector_reduce_fmul:
+    return builder.CreateFMul(a, b);
+  default:
+    SPIRJIT_INTERNAL_CHECK(false, "no lane fold for this vector reduction");
+    return nullptr;
+  }
+}
+
+} // namespace
+
+/// LLVM's loop vectoriser folds a reduction's lanes with
+/// llvm.vector.reduce.* (an int16 dot product's loop) and instcombine
+/// tests a vector of bools with a bitcast to an integer (`any` of <16 x
+/// i1>): the SPIR-V translator of LLVM 15 aborts the process on the first
+/// and SPIR-V has no bitcast of bools. Each becomes its lanes, extracted
+/// and folded in order (a float fold starts from its start operand, as
+/// the ordered intrinsic does), or shifted into place and or-ed.
+void expandVectorReductions(llvm::Module &module) {
+  std::vector<llvm::Instruction *> rewritten;
+  for (llvm::Function &function : module)
+    for (llvm::Instruction &inst : llvm::instructions(function)) {
+      if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst)) {
+        llvm::Intrinsic::ID id = call->getIntrinsicID();
+        if (!foldsLanes(id))
+          continue;
+        bool floating = id == llvm::Intrinsic::vector_reduce_fadd ||
+                        id == llvm::Intrinsic::vector_reduce_fmul;
+        llvm::Value *vector = call->getArgOperand(floating ? 1 : 0);
+        auto *type = llvm::cast<llvm::FixedVectorType>(vector->getType());
+        llvm::IRBuilder<> builder(call);
+        builder.setFastMathFlags(call->getFastMathFlags());
+        llvm::Value *result = floating ? call->getArgOperand(0) : nullptr;
+        for (unsigned k = 0; k < type->getNumElements(); ++k) {
+          llvm::Value *lane = builder.CreateExtractElement(vector, k);
+          result = result ? foldLanes(builder, id, result, lane) : lane;
+        }
+        call->replaceAllUsesWith(result);
+        rewritten.push_back(call);
+      } else if (auto *cast = llvm::dyn_cast<llvm::BitCastInst>(&inst)) {
+        auto *type = llvm::dyn_cast<llvm::FixedVectorType>(cast->getSrcTy());
+        if (!type || !type->getElementType()->isIntegerTy(1) ||
+            !cast->getDestTy()->isIntegerTy())
+          continue;
+        llvm::IRBuilder<> builder(cast);
+        llvm::Type *integer = cast->getDestTy();
+        llvm::Value *result = nullptr;
+        for (unsigned k = 0; k < type->getNumElements(); ++k) {
+          llvm::Value *lane = builder.CreateZExt(
+              builder.CreateExtractElement(cast->getOperand(0), k), integer);
+          if (k)
+            lane = builder.CreateShl(lane, k);
+          result = result ? builder.CreateOr(result, lane) : lane;
+        }
+        cast->replaceAllUsesWith(result);
+        rewritten.push_back(cast);
+      }
+    }
+  for (llvm::Instruction *inst : rewritten)
+    inst->eraseFromParent();
+}
+
 /// A phi of a complex number (a struct of two scalars) becomes one phi per
 /// field. Intel's CPU runtime crashes in its x86 instruction selection on
 /// a struct phi carried around a loop in a kernel that also has a barrier

@@ -1,5 +1,5 @@
 // Rewrites of optimised LLVM IR that the SPIR-V translator of LLVM 15
-// cannot take. The SPIR target runs all six as its legalisation hook
+// cannot take. The SPIR target runs all of them as its legalisation hook
 // (Target::legalize); each is also callable on its own, by name, so a test
 // driver can run one at a time.
 //
@@ -18,6 +18,12 @@ void removeFreezes(llvm::Module &module);
 /// Replaces llvm.abs on integers by a compare and a select: OpenCL's abs()
 /// is unsigned, NumPy's abs(INT_MIN) is INT_MIN.
 void expandIntegerAbs(llvm::Module &module);
+
+/// Replaces llvm.vector.reduce.* (integer folds, and fadd/fmul) and
+/// bitcasts of bool vectors to integers, which the loop vectoriser and
+/// instcombine make, by their lanes extracted and folded: the translator
+/// aborts on the first, and SPIR-V has no bitcast of bools.
+void expandVectorReductions(llvm::Module &module);
 
 /// Rewrites every integer of a width SPIR-V lacks (all but 1, 8, 16, 32
 /// and 64 bits), which LLVM's optimiser makes when it narrows values, to

@@ -94,6 +94,11 @@ const std::vector<Pass> &passTable() {
        [](llvm::Module &module, const Options &) {
          spirjit::expandIntegerAbs(module);
        }},
+      {"expand-vector-reductions",
+       "fold llvm.vector.reduce.* and bool-vector bitcasts lane by lane",
+       [](llvm::Module &module, const Options &) {
+         spirjit::expandVectorReductions(module);
+       }},
       {"promote-illegal-integers",
        "widen integers of widths SPIR-V lacks (i62, i3, ...) to the next "
        "SPIR-V width",

@@ -127,9 +127,8 @@ const Type *Inference::inferKernelApiCall(Instruction &inst,
                             "(item.get_group()), got '" +
                             args[0]->type->str() + "'");
     const Type *value = need(1)->type;
-    if (!value->isNumber() || value->kind == TypeKind::Complex ||
-        value->kind == TypeKind::WeakComplex)
-      typingError(inst, shortName + "() combines real numbers, not '" +
+    if (!value->isNumber())
+      typingError(inst, shortName + "() combines numbers, not '" +
                             value->str() + "'");
     if (api->id == KernelApi::GroupReduce) {
       const Type *op = need(2)->type;

@@ -166,7 +166,18 @@ llvm::Value *Lowering::groupCollective(int rank, llvm::Value *value,
   llvm::Value *combined;
   bool isFloat = type->kind == TypeKind::Float;
   bool isSigned = type->kind == TypeKind::Int && type->isSigned;
-  if (op == GroupOperation::Add)
+  if (type->kind == TypeKind::Complex && (op == GroupOperation::Min ||
+                                          op == GroupOperation::Max))
+    // NumPy's order of complex numbers, a NaN part winning (np.maximum).
+    combined = complexOrder(
+        *findUfunc(op == GroupOperation::Max ? "numpy.maximum"
+                                             : "numpy.minimum"),
+        mine, theirs);
+  else if (type->kind == TypeKind::Complex)
+    combined = complexBinary(op == GroupOperation::Add ? BinaryOperator::Add
+                                                       : BinaryOperator::Mul,
+                             mine, theirs);
+  else if (op == GroupOperation::Add)
     combined = isFloat ? builder_.CreateFAdd(mine, theirs)
                        : builder_.CreateAdd(mine, theirs);
   else if (op == GroupOperation::Mul)

@@ -475,8 +475,8 @@ py::object ufuncMethod(py::object slow) {
 }
 
 /// A reduction method (x.sum(), x.mean(), ..., x.argmax() of a 1-D
-/// array): with no arguments, on a real array with elements, recorded here
-/// over every axis; else `slow`.
+/// array): with no arguments, on an array with elements (argmax/argmin
+/// of real ones), recorded here over every axis; else `slow`.
 py::object reductionMethod(const std::string &op, py::object slow,
                            py::object dtypes) {
   // help() and the API reference show `slow`'s parameters and docstring,
@@ -495,8 +495,9 @@ py::object reductionMethod(const std::string &op, py::object slow,
         args.size() == 1 && kwargs.empty() ? asDeviceArray(args[0].ptr())
                                            : nullptr;
     // argmax/argmin: of a 1-D array here (the index is the element's).
+    // Complex argmax/argmin are the slow path's to compose.
     bool arg = op == "argmax" || op == "argmin";
-    if (!x || x->dtype().kind() == 'c' || x->size() == 0 ||
+    if (!x || (arg && x->dtype().kind() == 'c') || x->size() == 0 ||
         (arg && x->shape().size() != 1))
       return slow(*args, **kwargs);
     // NumPy's dtypes of this reduction, once per input dtype: the

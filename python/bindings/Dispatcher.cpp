@@ -564,7 +564,7 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
     if (py::isinstance(obj, localAccessorClass)) {
       py::dtype dtype = obj.attr("dtype").cast<py::dtype>();
       const Type *element = typeOfDType(dtype);
-      if (!element || element->kind == TypeKind::Complex)
+      if (!element)
         throw PythonError("TypingError",
                           describeArgument(i) + ": a LocalAccessor of " +
                               py::str(dtype).cast<std::string>() +

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _array_kernels as K
 from . import _spirjit, errors
+from . import kernel_api as kapi
 from ._spirjit import DeviceArray
 
 # The ufuncs DeviceArrays compute: the elementwise rows of
@@ -245,12 +246,6 @@ def reduce(op, x, axis=None, keepdims=False, out=None):
     if out is not None:
         raise errors.NotSupportedError(f"DeviceArray.{op}(out=...) is not "
                                        "supported; assign the result instead")
-    if op in ("min", "max") and x.dtype.kind == "c":
-        raise errors.TypingError(
-            f"DeviceArray.{op} of {x.dtype} is not computed on devices "
-            "(NumPy orders complex numbers by real part, then imaginary "
-            f"part); use np.asarray(x).{op}() on the host, or reduce "
-            "x.real and x.imag")
     if x.ndim == 0 and axis is not None and axis not in (0, -1, (), (0,),
                                                          (-1,)):
         raise errors.ArrayAxisError(
@@ -274,15 +269,11 @@ def reduce(op, x, axis=None, keepdims=False, out=None):
                                   x.usm_type)
     if rows == 0:
         return K.empty(final, result_dtype, device, x.usm_type)
-    if x.dtype.kind == "c":
-        result = _reduce_complex(op, x, kept, axes, rows, count, final,
-                                 acc_dtype)
-    else:
-        result = _spirjit._reduce(
-            x, "sum" if op == "mean" else op, axes, kernel_acc, acc_dtype)
-        if keepdims and result.shape != final:
-            result = result._view(list(final), _c_strides(final, acc_dtype),
-                                  result._offset)
+    result = _spirjit._reduce(
+        x, "sum" if op == "mean" else op, axes, kernel_acc, acc_dtype)
+    if keepdims and result.shape != final:
+        result = result._view(list(final), _c_strides(final, acc_dtype),
+                              result._offset)
     if op == "mean":
         result = apply_ufunc(np.divide,
                              (result, np.dtype(acc_dtype).type(count)))
@@ -306,45 +297,12 @@ def reduction_dtypes(op, dtype):
     return result, acc, kernel
 
 
-def _reduce_complex(op, x, kept, axes, rows, count, final, acc_dtype):
-    # A 2-D (rows, count) view: the reduced axes last, the kept ones merged
-    # (a copy in that order when the strides do not allow a view).
-    moved = transpose(x, kept + axes) if x.ndim else x._view([1], [0],
-                                                             x._offset)
-    matrix = _as_matrix(moved, len(kept), rows, count)
-    if matrix is None:
-        matrix = _as_matrix(copy(moved), len(kept), rows, count)
-    partial = K.reduce_rows("sum" if op == "mean" else op, matrix, acc_dtype)
-    return partial._view(list(final), _c_strides(final, acc_dtype),
-                         partial._offset)
-
-
 def _c_strides(shape, dtype):
     strides, step = [], np.dtype(dtype).itemsize
     for n in reversed(shape):
         strides.append(step)
         step *= n
     return list(reversed(strides))
-
-
-def _merged_stride(shape, strides):
-    """The one stride that walks axes ``shape`` in C order, or None when no
-    single stride does."""
-    pairs = [(n, st) for n, st in zip(shape, strides) if n != 1]
-    if not pairs:
-        return 0
-    for (n0, st0), (n1, st1) in zip(pairs, pairs[1:]):
-        if st0 != n1 * st1:
-            return None
-    return pairs[-1][1]
-
-
-def _as_matrix(x, nkept, rows, count):
-    row_stride = _merged_stride(x.shape[:nkept], x.strides[:nkept])
-    column_stride = _merged_stride(x.shape[nkept:], x.strides[nkept:])
-    if row_stride is None or column_stride is None:
-        return None
-    return x._view([rows, count], [row_stride, column_stride], x._offset)
 
 
 def where(condition, x, y):
@@ -387,14 +345,30 @@ def matmul(a, b, out=None):
     shape = (a2.shape[0], b2.shape[1])
     final = tuple(n for n, keep in zip(shape, (a.ndim == 2, b.ndim == 2))
                   if keep)
-    result = K.matmul(a2, b2, K.empty(shape, loop[-1], a._device,
-                                          usm_type_of((a, b))))
+    result = _matmul(a2, b2, K.empty(shape, loop[-1], a._device,
+                                     usm_type_of((a, b))))
     result = result._view(list(final), _c_strides(final, loop[-1]),
                           result._offset)
     if out is not None:
         out[...] = result
         return out
     return result
+
+
+def _matmul(a, b, out):
+    """out = a @ b for 2-D DeviceArrays (any layout) by the tiled kernel,
+    in ``out``'s dtype."""
+    from . import _array_library as L
+    from . import call_kernel
+    rows, cols = out.shape
+    if rows == 0 or cols == 0:
+        return out
+    T = L.TILE
+    tiles = [kapi.LocalAccessor((T * T,), out.dtype) for _ in range(2)]
+    call_kernel(L.matmul, kapi.NdRange((-(-rows // T) * T,
+                                        -(-cols // T) * T), (T, T)),
+                a, b, out, *tiles)
+    return out
 
 
 def _one_element(x, kind):

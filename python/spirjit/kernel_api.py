@@ -368,8 +368,12 @@ def _reduction(op):
 
 def group_reduce(group, value, op):
     """Combines `value` of every work-item of the group with `op` ('+',
-    '*', 'min', 'max'); every work-item gets the result."""
+    '*', 'min', 'max'); every work-item gets the result. 'min' and 'max'
+    order complex numbers as NumPy does (np.minimum, np.maximum: by real
+    part, then imaginary part; a NaN part wins)."""
     fn = _reduction(op)
+    if fn in (min, max) and isinstance(value, (complex, np.complexfloating)):
+        fn = np.minimum if fn is min else np.maximum
     shared = group._shared
     with shared.lock:
         shared.values.append(value)

@@ -286,6 +286,33 @@ def test_matmul(device, dtype):
         A @ A
 
 
+@pytest.mark.parametrize("dtypes", [
+    (np.int32, np.int32), (np.int64, np.float32), (np.uint64, np.int64),
+    (np.complex64, np.float32), (np.int32, np.complex64),
+    (np.complex128, np.complex128), (np.bool_, np.bool_),
+    (np.int8, np.uint8), (np.bool_, np.int16), (np.int16, np.int16)],
+    ids=lambda d: "@".join(
+        np.dtype(t).name for t in d))
+def test_matmul_promotes_as_numpy(device, require_dtypes, dtypes):
+    # One kernel (spirjit._array_library.matmul) for every dtype: NumPy's
+    # loop dtype comes from the result's, and the tiles are staged in it
+    # (complex tiles in local memory too). The inner loop over a tile of
+    # narrow integers or bools vectorises into reductions the SPIR target
+    # expands (SPIRVLegalize.h, expandVectorReductions).
+    a, b = data((20, 37), dtypes[0]), data((37, 18), dtypes[1], seed=1)
+    if np.dtype(dtypes[0]).kind == "c":
+        a = a + 1j * data((20, 37), dtypes[0], seed=2)
+    want = a @ b
+    require_dtypes(want.dtype)
+    A, B = (spirjit.asarray(v, device=device) for v in (a, b))
+    rtol = 1e-5 if want.dtype in (np.float32, np.complex64) else 1e-12
+    for got, expected in ((A @ B, want), (B.T @ A.T, want.T),
+                          (A[::2, 1:] @ B[1:, ::3], a[::2, 1:] @ b[1:, ::3]),
+                          (A[3] @ B, a[3] @ b)):
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_allclose(np.asarray(got), expected, rtol=rtol)
+
+
 def test_scalar_conversions(device):
     X = spirjit.asarray(np.array([2.5]), device=device)
     assert float(X) == 2.5 and int(X) == 2 and bool(X) and X.item() == 2.5

@@ -1178,6 +1178,94 @@ def test_group_reduce_float_sum_random(device_filter, require_dtypes, dtype):
                                .sum(axis=1), rtol=rtol)
 
 
+@spirjit.kernel
+def reverse_in_local_memory(item: kapi.NdItem, a, out, tile):
+    li = item.get_local_id(0)
+    tile[li] = a[item.get_global_id(0)]
+    kapi.group_barrier(item.get_group())
+    out[item.get_global_id(0)] = tile[item.get_local_range(0) - 1 - li]
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128],
+                         ids=dtype_id)
+def test_a_local_accessor_holds_complex_numbers(device_filter,
+                                                require_dtypes, dtype):
+    # (DeviceArrays' complex matrix products stage their tiles so.)
+    require_dtypes(dtype)
+    a = (np.arange(32) + 1j * np.arange(32)[::-1]).astype(dtype)
+    out = np.zeros_like(a)
+    spirjit.call_kernel(reverse_in_local_memory, kapi.NdRange(32, 8), a, out,
+                        kapi.LocalAccessor(8, dtype))
+    np.testing.assert_array_equal(out, a.reshape(4, 8)[:, ::-1].ravel())
+
+
+@spirjit.kernel
+def group_complex_collectives(item: kapi.NdItem, a, out):
+    g = item.get_group()
+    x = a[item.get_global_id(0)]
+    total = kapi.group_reduce(g, x, "+")
+    product = kapi.group_reduce(g, x, operator.mul)
+    second = kapi.group_broadcast(g, x, 1)
+    if item.get_local_id(0) == 0:
+        out[g.get_group_id(0), 0] = total
+        out[g.get_group_id(0), 1] = product
+        out[g.get_group_id(0), 2] = second
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128],
+                         ids=dtype_id)
+def test_group_reduce_and_broadcast_of_complex_numbers(device_filter,
+                                                       require_dtypes, dtype):
+    # Sums and products of complex numbers are defined (the simulator's
+    # group_reduce computes them too): DeviceArrays' complex reductions
+    # fold their groups with them.
+    require_dtypes(dtype)
+    rng = np.random.default_rng(9)
+    a = np.exp(2j * np.pi * rng.random(64)).astype(dtype)  # |a| = 1
+    out = np.zeros((4, 3), dtype)
+    spirjit.call_kernel(group_complex_collectives, kapi.NdRange(64, 16), a,
+                        out)
+    groups = a.reshape(4, 16)
+    rtol = 1e-5 if dtype == np.complex64 else 1e-12
+    np.testing.assert_allclose(out[:, 0], groups.sum(axis=1), rtol=rtol)
+    np.testing.assert_allclose(out[:, 1], groups.prod(axis=1), rtol=rtol)
+    np.testing.assert_array_equal(out[:, 2], groups[:, 1])
+
+
+@spirjit.kernel
+def group_complex_order(item: kapi.NdItem, a, out):
+    g = item.get_group()
+    x = a[item.get_global_id(0)]
+    low = kapi.group_reduce(g, x, "min")
+    high = kapi.group_reduce(g, x, max)
+    if item.get_local_id(0) == 0:
+        out[g.get_group_id(0), 0] = low
+        out[g.get_group_id(0), 1] = high
+
+
+@pytest.mark.parametrize("simulated", [False, True],
+                         ids=["compiled", "simulated"])
+def test_group_reduce_orders_complex_numbers_as_numpy(device_filter,
+                                                      simulated):
+    # Python's min and max refuse complex numbers; group_reduce orders
+    # them as np.minimum and np.maximum do (real part, then imaginary
+    # part; a NaN part wins), compiled or simulated.
+    a = np.array([1 + 2j, 1 + 3j, -4j, 0.5 - 9j,
+                  2 + 0j, complex(np.nan, 1), 3 + 3j, -1 + 0j,
+                  2 - 1j, 2 + 1j, 2 + 0j, 2 - 5j,
+                  complex(1, np.nan), 9 + 9j, 0j, -9 + 9j]).astype(np.complex64)
+    out = np.zeros((4, 2), np.complex64)
+    launch = kapi.call_kernel if simulated else spirjit.call_kernel
+    launch(group_complex_order, kapi.NdRange(16, 4), a, out)
+    groups = a.reshape(4, 4)
+    for column, reduction in enumerate((np.min, np.max)):
+        want = reduction(groups, axis=1)
+        got = out[:, column]
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_array_equal(got[~np.isnan(want)],
+                                      want[~np.isnan(want)])
+
+
 # ---------------------------------------------------------------------------
 # 7. asynchronous launches chained by events
 

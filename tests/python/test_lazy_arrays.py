@@ -50,6 +50,78 @@ def test_a_reduction_fuses_its_element_wise_prologue(device):
     assert launches() - before <= 2
 
 
+def complex_data(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    return (rng.random(shape) + 1j * rng.random(shape)).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_a_complex_reduction_fuses_its_element_wise_prologue(
+        device, require_dtypes, dtype):
+    require_dtypes(dtype)
+    a, b = complex_data(100_000, dtype), complex_data(100_000, dtype, 1)
+    A, B = (spirjit.asarray(v, device=device) for v in (a, b))
+    before = launches()
+    s = (A * B).sum()
+    assert s.shape == () and s.dtype == dtype and pending(s)
+    np.testing.assert_allclose(complex(s), (a * b).sum(), rtol=1e-4)
+    # As a real sum: the products are never stored, one pass over the
+    # inputs and at most one more over the work-groups' partial sums.
+    assert 1 <= launches() - before <= 2
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("op", ["sum", "prod", "mean", "min", "max"])
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 2), -1, (1, 2)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_complex_reductions_over_axes_match_numpy(device, require_dtypes,
+                                                  dtype, op, axis, keepdims):
+    require_dtypes(dtype)
+    x = complex_data((3, 50, 7), dtype)
+    if op == "prod":  # on the unit circle: products neither vanish nor grow
+        x = (x / np.abs(x)).astype(dtype)
+    X = spirjit.asarray(x, device=device)
+    got = getattr(X * 1, op)(axis=axis, keepdims=keepdims)
+    assert pending(got) or keepdims  # (keepdims views the result)
+    want = getattr(x * dtype(1), op)(axis=axis, keepdims=keepdims)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    rtol = 2e-4 if dtype == np.complex64 else 1e-12
+    np.testing.assert_allclose(np.asarray(got), want, rtol=rtol)
+
+
+@pytest.mark.parametrize("op", ["sum", "prod", "mean"])
+def test_a_nan_in_either_part_reaches_that_part_as_in_numpy(device, op):
+    x = complex_data((4, 3000), np.complex128)
+    x = x / np.abs(x)
+    x[1, 2222] = complex(np.nan, 1.0)
+    x[2, 17] = complex(0.5, np.nan)
+    if op != "prod":  # (a product's infinities depend on the order)
+        x[3, 2999] = complex(np.inf, 0.0)
+    X = spirjit.asarray(x, device=device)
+    got = np.asarray(getattr(X, op)(axis=1))
+    want = getattr(x, op)(axis=1)
+    for part in (np.real, np.imag):
+        np.testing.assert_allclose(part(got), part(want), rtol=1e-9,
+                                   equal_nan=True)
+
+
+@pytest.mark.parametrize("op", ["min", "max"])
+def test_a_complex_nan_wins_min_and_max_in_long_rows(device, op):
+    # NumPy's order of complex numbers, a NaN in either part winning,
+    # across work-items, work-groups and the pass over their partials.
+    x = complex_data((4, 50_000), np.complex128)
+    x[1, 44_444] = complex(np.nan, 1.0)
+    x[2, 3] = complex(0.5, np.nan)
+    x[3, :] = 7 + 1j
+    x[3, 49_999] = 7 + 2j
+    X = spirjit.asarray(x, device=device)
+    got = getattr(X * 1, op)(axis=1)
+    assert pending(got)
+    got, want = np.asarray(got), getattr(x, op)(axis=1)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(got[[0, 3]], want[[0, 3]])
+
+
 @pytest.mark.parametrize("op", ["sum", "prod", "min", "max", "mean"])
 @pytest.mark.parametrize("axis", [None, 0, 1, (0, 2), -1])
 def test_reductions_over_axes_match_numpy(device, op, axis):
