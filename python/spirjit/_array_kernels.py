@@ -1,5 +1,6 @@
-"""The kernels behind DeviceArray arithmetic: elementwise operations with
-broadcasting, tree reductions and a tiled matrix product.
+"""The kernels behind DeviceArray arithmetic that the array-expression graph
+(launch/ArrayGraph.h) does not make yet: tree reductions of complex numbers
+and a tiled matrix product.
 
 Contract: every entry point takes DeviceArrays that already live on one
 device (``_array_ops`` decides the device, the dtypes and the result shape)
@@ -22,12 +23,10 @@ from . import kernel_api as kapi
 _KERNELS = {}
 
 
-def _kernel(key, name, build_source, names=None, kernels=None):
-    """The kernel for ``key`` in ``kernels`` (default: ``_KERNELS``);
-    ``build_source()`` gives its source (a function called ``name`` that may
-    use ``names`` as globals) the first time."""
-    kernels = _KERNELS if kernels is None else kernels
-    kernel = kernels.get(key)
+def _kernel(key, name, build_source):
+    """The kernel for ``key`` in ``_KERNELS``; ``build_source()`` gives its
+    source (a function called ``name``) the first time."""
+    kernel = _KERNELS.get(key)
     if kernel is not None:
         return kernel
     from . import Kernel
@@ -40,10 +39,9 @@ def _kernel(key, name, build_source, names=None, kernels=None):
                                  filename)
     namespace = {"np": np, "kapi": kapi}
     namespace.update(_DTYPE_CLASSES)
-    namespace.update(names or {})
     exec(compile(source, filename, "exec"), namespace)
     kernel = Kernel(namespace[name])
-    kernels[key] = kernel
+    _KERNELS[key] = kernel
     return kernel
 
 
@@ -64,90 +62,9 @@ def cast(expression, source, target):
     return f"T_{target.name}({expression})"
 
 
-def broadcast_view(array, shape):
-    """``array`` seen with ``shape`` (NumPy's broadcasting: missing leading
-    axes and axes of length 1 repeat with stride 0)."""
-    if array.shape == tuple(shape):
-        return array
-    lead = len(shape) - array.ndim
-    strides = [0] * lead + [
-        0 if n == 1 and m != 1 else st
-        for n, m, st in zip(array.shape, shape[lead:], array.strides)]
-    return array._view(list(shape), strides, array._offset)
-
-
 def empty(shape, dtype, device, usm_type="device"):
     """Uninitialised C-contiguous memory on ``device`` (a runtime device)."""
     return _spirjit.empty(list(shape), np.dtype(dtype), device, usm_type)
-
-
-def _index_lines(ndim):
-    """Kernel lines that set i0..i{ndim-1} from the item, and the index text.
-    Up to three axes are the launch's own; more are unravelled from a 1-D
-    launch over the output's shape."""
-    names = [f"i{d}" for d in range(ndim)]
-    if ndim <= 3:
-        lines = [f"    i{d} = item.get_id({d})" for d in range(ndim)]
-    else:
-        lines = ["    r = item.get_id(0)"]
-        for d in reversed(range(ndim)):
-            lines.append(f"    i{d} = r % out.shape[{d}]")
-            lines.append(f"    r = r // out.shape[{d}]")
-    return lines, ", ".join(names)
-
-
-def _launch_range(shape):
-    if len(shape) <= 3:
-        return kapi.Range(*shape)
-    return kapi.Range(int(np.prod(shape)))
-
-
-def elementwise(name, expression, operands, loop_dtypes, out, names=None,
-                kernels=None):
-    """out[...] = expression over ``operands`` (DeviceArrays or NumPy
-    scalars), broadcast to ``out``'s shape. ``expression`` names the operand
-    values {0}, {1}, ... converted to ``loop_dtypes`` (inputs, then the
-    result's) and may call ``names`` (globals of the kernel); the result is
-    converted to ``out``'s dtype. ``kernels`` caches the kernels of an
-    expression whose ``names`` are not the same for every caller."""
-    result, shape = out, out.shape
-    if 0 in shape:
-        return result
-    ndim = max(len(shape), 1)
-    if not shape:  # 0-d: one element, seen as a 1-D array of one
-        out = out._view([1], [0], out._offset)
-        shape = (1,)
-    # dtypes themselves in the key: their .name is Python code in NumPy,
-    # and six lookups were a tenth of a small expression's time.
-    arguments, kinds = [], []
-    for value in operands:
-        if isinstance(value, np.generic):
-            arguments.append(value)
-            kinds.append(("scalar", value.dtype))
-        else:
-            arguments.append(broadcast_view(value, shape))
-            kinds.append(("array", value.dtype))
-    key = ("elementwise", name, expression, tuple(kinds),
-           tuple(np.dtype(d) for d in loop_dtypes), out.dtype, ndim)
-
-    def source():
-        lines, index = _index_lines(ndim)
-        values = []
-        for k, (kind, dtype) in enumerate(kinds):
-            load = f"x{k}[{index}]" if kind == "array" else f"x{k}"
-            lines.append(f"    v{k} = {cast(load, dtype, loop_dtypes[k])}")
-            values.append(f"v{k}")
-        result = cast(f"({expression.format(*values)})", loop_dtypes[-1],
-                      out.dtype)
-        lines.append(f"    out[{index}] = {result}")
-        params = ", ".join(f"x{k}" for k in range(len(kinds)))
-        return (f"def {name}(item, {params}, out):\n" + "\n".join(lines) +
-                "\n")
-
-    kernel = _kernel(key, name, source, names, kernels)
-    from . import call_kernel
-    call_kernel(kernel, _launch_range(shape), *arguments, out)
-    return result
 
 
 # Reductions. A pass reduces each row of a 2-D (M, K) view to G partial
