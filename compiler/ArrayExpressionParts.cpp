@@ -357,7 +357,7 @@ private:
       // Any other function, called on the elements as the user wrote it.
       value.function = "call";
       ArrayExpression::Value callee;
-      callee.kind = Kind::Scalar;
+      callee.kind = Kind::Function;
       callee.parameter = parameter(Parameter::Kind::Callee, v->operands[0]);
       value.operands.push_back(add(v->operands[0], std::move(callee)));
       operands.assign(v->operands.begin() + 1, v->operands.end());

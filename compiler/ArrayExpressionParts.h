@@ -69,7 +69,7 @@ struct StatementGraph {
       Array,    // a Load's array, read at the loop indices
       Gathered, // a Load's array, read at the Load's operand (a[idx])
       Host,     // a Scalar: a number of the host (a kernel argument)
-      Callee,   // a Scalar: the function a `call` calls (compile time)
+      Callee,   // a Function: what a `call` calls (compile time)
     };
     Kind kind;
     Instruction *value;

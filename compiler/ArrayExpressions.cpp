@@ -410,10 +410,12 @@ private:
         },
         [&](const ArrayExpression::Value &value,
             const std::vector<Instruction *> &) {
-          const StatementGraph::Parameter &p = g.parameters[value.parameter];
+          return g.parameters[value.parameter].value;
+        },
+        [&](const ArrayExpression::Value &value,
+            const std::vector<Instruction *> &) {
           // A function is called in the loop's kernel, not passed to it.
-          return p.kind == Kind::Callee ? cloneChain(p.value, body.block)
-                                        : p.value;
+          return cloneChain(g.parameters[value.parameter].value, body.block);
         });
     cur_ = body.block;
     return element;

@@ -14,7 +14,16 @@
 
 namespace spirjit {
 
+const char *const kArrayExpressionFile = "<spirjit array expression>";
+
 namespace {
+
+uint64_t textHash(const std::string &t) {
+  uint64_t h = 1469598103934665603ull; // FNV-1a
+  for (char c : t)
+    h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
+}
 
 using ir::Block;
 using ir::Instruction;
@@ -26,9 +35,14 @@ public:
   KernelWriter(const ArrayExpression &e, const std::string &name)
       : e_(e), description_(std::make_shared<FunctionDescription>()) {
     description_->name = description_->qualifiedName = name;
-    description_->filename = "<spirjit array expression>";
+    description_->filename = kArrayExpressionFile;
     description_->firstLine = 1;
     description_->argCount = e.parameterCount + (e.argReduction() ? 3 : 2);
+    for (const auto &function : e.functions) {
+      description_->deviceFunctions[function->name] = function->description;
+      description_->deviceFunctions.insert(function->callees.begin(),
+                                           function->callees.end());
+    }
     fn_ = std::make_unique<ir::Function>();
     fn_->name = name;
     fn_->filename = description_->filename;
@@ -172,7 +186,24 @@ private:
         [&](const ArrayExpression::Value &value,
             const std::vector<Instruction *> &) {
           return parameter(value.parameter);
+        },
+        [&](const ArrayExpression::Value &value,
+            const std::vector<Instruction *> &) {
+          return function(value.parameter);
         });
+  }
+
+  /// A function the expression calls, as a global naming the device
+  /// function (the constructor put it in the description's table).
+  Instruction *function(int f) {
+    GlobalValue g;
+    g.kind = GlobalValue::Kind::DeviceFunction;
+    g.name = e_.functions[static_cast<size_t>(f)]->name;
+    std::string key = generatedGlobalName("function" + std::to_string(f));
+    description_->globals[key] = g;
+    Instruction *inst = make(Opcode::Global, {});
+    inst->name = key;
+    return inst;
   }
 
   /// A flat Map's index: offset + sum(id[d] * stride[d]), uint64 where a
@@ -690,6 +721,12 @@ std::string ArrayExpression::text() const {
       for (int64_t st : value.strides)
         t += " " + std::to_string(st);
       break;
+    case Value::Kind::Function:
+      t += "function " + (functions.empty()
+                              ? "p" + std::to_string(value.parameter)
+                              : functions[size_t(value.parameter)]
+                                    ->description->qualifiedName);
+      break;
     }
     for (int o : value.operands)
       t += " %" + std::to_string(o);
@@ -701,14 +738,18 @@ std::string ArrayExpression::text() const {
 
 bool ArrayExpression::operator==(const ArrayExpression &o) const {
   if (values.size() != o.values.size() || result != o.result ||
-      parameterCount != o.parameterCount || form != o.form ||
-      rank != o.rank || reduction != o.reduction ||
-      accumulator != o.accumulator ||
+      parameterCount != o.parameterCount || form != o.form || rank != o.rank ||
+      reduction != o.reduction || accumulator != o.accumulator ||
       floatingAccumulator != o.floatingAccumulator || output != o.output ||
       indexParameter != o.indexParameter || flat != o.flat ||
-      chunked != o.chunked ||
-      !(outFlat == o.outFlat))
+      chunked != o.chunked || !(outFlat == o.outFlat) ||
+      functions.size() != o.functions.size())
     return false;
+  for (size_t f = 0; f < functions.size(); ++f)
+    if (functions[f] != o.functions[f] &&
+        (functions[f]->hash != o.functions[f]->hash ||
+         functions[f]->fingerprint != o.functions[f]->fingerprint))
+      return false;
   for (size_t v = 0; v < values.size(); ++v) {
     const Value &a = values[v], &b = o.values[v];
     if (a.kind != b.kind || a.parameter != b.parameter ||
@@ -747,6 +788,8 @@ uint64_t ArrayExpression::hash() const {
   mix(flat);
   mix(chunked);
   mixFlat(outFlat);
+  for (const auto &function : functions)
+    mix(function->hash);
   for (const Value &v : values) {
     mix(uint64_t(v.kind));
     mix(uint64_t(v.parameter));
@@ -760,6 +803,22 @@ uint64_t ArrayExpression::hash() const {
     mix(0xfe);
   }
   return h;
+}
+
+std::shared_ptr<const ElementFunction>
+ElementFunction::make(FunctionDescription description, std::string name) {
+  auto function = std::make_shared<ElementFunction>();
+  function->callees = std::move(description.deviceFunctions);
+  description.deviceFunctions.clear();
+  function->description =
+      std::make_shared<FunctionDescription>(std::move(description));
+  function->name = std::move(name);
+  function->fingerprint = function->description->fingerprint();
+  for (const auto &[key, callee] : function->callees)
+    function->fingerprint +=
+        "\ndevice " + key + "{" + (callee ? callee->fingerprint() : "") + "}";
+  function->hash = textHash(function->fingerprint);
+  return function;
 }
 
 std::shared_ptr<FunctionDescription>

@@ -4,12 +4,14 @@
 // of an iteration space: loads of array parameters (each already viewed at
 // the iteration space's shape, so one index serves all), scalar
 // parameters, NumPy ufuncs applied to earlier values, and conversions to a
-// dtype, and indices along an axis (np.arange broadcast); ArrayValues.h
-// says how each is written. arrayKernel()
-// writes the kernel that computes it as ordinary
-// untyped pyir, with a description whose globals are NumPy's and
-// kernel_api's own functions; the normal pipeline types, lowers and
-// caches it like any kernel (FunctionDescription::prebuiltPyIR). The
+// dtype, indices along an axis (np.arange broadcast), and functions of the
+// user's (a @spirjit.vectorize's scalar function) called on elements;
+// ArrayValues.h says how each is written. arrayKernel() writes the kernel
+// that computes it as ordinary untyped pyir, with a description whose
+// globals are NumPy's and kernel_api's own functions and the functions it
+// calls (each a device function of the kernel, with the device functions
+// it calls); the normal pipeline types, lowers and caches it like any
+// kernel (FunctionDescription::prebuiltPyIR). The
 // ufuncs mean in the kernel exactly what `np.<name>(...)` means in a
 // user's kernel, so arrays, jit code and kernels share one set of rules.
 // The graph and its element code are shared with jit functions: the
@@ -42,18 +44,46 @@
 
 #include "frontend/FunctionDescription.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace spirjit {
 
+/// A function of the user's that an expression calls on elements (a
+/// @spirjit.vectorize's scalar function): compiled into the kernel as a
+/// device function, specialised for the types of the elements it is given.
+struct ElementFunction {
+  /// Its description; the device functions it calls are in `callees`.
+  std::shared_ptr<FunctionDescription> description;
+  std::map<std::string, std::shared_ptr<FunctionDescription>> callees;
+  /// Its key among the kernel's device functions (python/spirjit/
+  /// _describe.py, callee_key: named by its code, as the jit names it).
+  std::string name;
+  /// What decides its compiled code (the descriptions' fingerprints), and
+  /// its hash: functions of equal fingerprints are one function, so a
+  /// function defined again (in a loop) finds the kernels it had.
+  std::string fingerprint;
+  uint64_t hash = 0;
+
+  static std::shared_ptr<const ElementFunction>
+  make(FunctionDescription description, std::string name);
+};
+
 struct ArrayExpression {
   struct Value {
-    enum class Kind { Load, Scalar, Apply, Cast, Index };
+    enum class Kind { Load, Scalar, Apply, Cast, Index, Function };
     Kind kind = Kind::Load;
-    int parameter = 0;         // Load, Scalar: which parameter (0 = first)
-    std::string function;      // Apply: the ufunc's NumPy name
+    /// Load, Scalar: which parameter (0 = first). Function: which
+    /// function, compiled in rather than passed: an entry of `functions`,
+    /// or, in a jit statement's graph (where `functions` is empty), the
+    /// statement's parameter holding it (ArrayExpressionParts.h).
+    int parameter = 0;
+    /// Apply: the ufunc's NumPy name, or the graph's own `copy`, `where`,
+    /// `real`, `imag` and `call` (its first operand, a Function value,
+    /// called on the others).
+    std::string function;
     /// Apply, Cast: earlier values; a Load's one operand, where it has
     /// one, is the index it reads its parameter at (a gather, a[idx]).
     std::vector<int> operands;
@@ -80,6 +110,8 @@ struct ArrayExpression {
   enum class Reduction { Sum, Prod, Min, Max, ArgMax, ArgMin };
 
   std::vector<Value> values;
+  /// The functions Function values name.
+  std::vector<std::shared_ptr<const ElementFunction>> functions;
   int result = -1;
   /// Parameters before the output, in order.
   int parameterCount = 0;
@@ -121,6 +153,10 @@ struct ArrayExpression {
   bool operator==(const ArrayExpression &other) const;
   uint64_t hash() const;
 };
+
+/// The file name of array kernels' descriptions, which their own errors
+/// carry (an error in a function they call carries the function's).
+extern const char *const kArrayExpressionFile;
 
 /// The kernel computing `expression`, named `name`, as a description with
 /// prebuilt pyir; its bytecode stage prints the expression.

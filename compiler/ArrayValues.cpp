@@ -63,7 +63,8 @@ Instruction *ArrayValueWriter::select(Instruction *condition, Instruction *yes,
 
 Instruction *ArrayValueWriter::value(const ArrayExpression &e,
                                      const std::vector<Instruction *> &ids,
-                                     const Read &load, const Read &scalar) {
+                                     const Read &load, const Read &scalar,
+                                     const Read &function) {
   using Kind = ArrayExpression::Value::Kind;
   std::vector<Instruction *> at(e.values.size(), nullptr);
   for (size_t v = 0; v < e.values.size(); ++v) {
@@ -83,6 +84,9 @@ Instruction *ArrayValueWriter::value(const ArrayExpression &e,
       break;
     case Kind::Cast:
       at[v] = cast(operands[0], value.dtype);
+      break;
+    case Kind::Function:
+      at[v] = function(value, operands);
       break;
     case Kind::Index: {
       Instruction *sum = nullptr;

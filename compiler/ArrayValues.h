@@ -10,9 +10,11 @@
 // written as the element, a select and attribute reads, and `call` calls
 // its first operand, a function, on the others); Cast is `np.<dtype>(x)`
 // (`x != 0` for bool); Index is sum(id[d] * strides[d]) as int64. How a
-// Load's element and a Scalar's value are read is the caller's: a kernel
-// parameter indexed at the launch's ids, or a view of a jit function's
-// array at its loop indices and a host value. A Load with an operand reads
+// Load's element, a Scalar's value and a Function are read is the
+// caller's: a kernel parameter indexed at the launch's ids, a kernel
+// parameter, and a global naming a device function of the kernel; or a
+// view of a jit function's array at its loop indices, a host value, and
+// the host's function copied into the loop. A Load with an operand reads
 // its array at that index instead (a gather, a[idx]).
 #pragma once
 
@@ -31,8 +33,8 @@ public:
   /// A library object by qualified name ("numpy.sqrt"), as a global at
   /// the cursor.
   using Object = std::function<ir::Instruction *(const std::string &)>;
-  /// A Load's element or a Scalar's value, at the cursor, given the
-  /// elements of its operands (a gather's index).
+  /// A Load's element, a Scalar's value or a Function, at the cursor,
+  /// given the elements of its operands (a gather's index).
   using Read = std::function<ir::Instruction *(
       const Value &, const std::vector<ir::Instruction *> &)>;
 
@@ -44,7 +46,8 @@ public:
   /// `ids` are the iteration space's indices (Index reads them).
   ir::Instruction *value(const ArrayExpression &e,
                          const std::vector<ir::Instruction *> &ids,
-                         const Read &load, const Read &scalar);
+                         const Read &load, const Read &scalar,
+                         const Read &function);
 
   ir::Instruction *cast(ir::Instruction *v, const std::string &dtype);
   ir::Instruction *apply(const std::string &function,

@@ -1,6 +1,7 @@
 // The array-expression graph and its evaluation: see ArrayGraph.h.
 #include "launch/ArrayGraph.h"
 
+#include "compiler/Pipeline.h"
 #include "frontend/Diagnostics.h"
 #include "launch/ArrayKernels.h"
 #include "launch/Launcher.h"
@@ -119,6 +120,60 @@ NodeRef applyNode(std::string function, std::vector<NodeRef> operands,
   return node;
 }
 
+NodeRef callNode(std::shared_ptr<const ElementFunction> callee,
+                 std::vector<NodeRef> operands, std::vector<std::string> loop,
+                 const Type *element, std::string dtype, int64_t itemsize,
+                 std::vector<int64_t> shape, std::string file, int line) {
+  NodeRef node = applyNode("call", std::move(operands), std::move(loop),
+                           element, std::move(dtype), itemsize,
+                           std::move(shape), std::move(file), line);
+  node->callee = std::move(callee);
+  return node;
+}
+
+void checkCall(const std::shared_ptr<const ElementFunction> &callee,
+               const std::vector<std::string> &loop) {
+  // The kernel of `call` over scalar parameters, typed as a launch would
+  // type it (the call's specialisation is the one a fused kernel makes).
+  using Value = ArrayExpression::Value;
+  ArrayExpression e;
+  e.functions = {callee};
+  e.parameterCount = int(loop.size()) - 1;
+  Value call{Value::Kind::Apply, 0, "call", {}, ""};
+  call.operands.push_back(int(loop.size()) - 1);
+  KernelRequest request;
+  for (int p = 0; p < e.parameterCount; ++p) {
+    e.values.push_back({Value::Kind::Scalar, p, "", {}, ""});
+    call.operands.push_back(p);
+    request.argumentTypes.push_back(types::fromDTypeName(loop[size_t(p)]));
+  }
+  e.values.push_back({Value::Kind::Function, 0, "", {}, ""});
+  e.values.push_back(std::move(call));
+  e.values.push_back(
+      {Value::Kind::Cast, 0, "", {int(e.values.size()) - 1}, loop.back()});
+  e.result = int(e.values.size()) - 1;
+  request.argumentTypes.push_back(
+      types::array(types::fromDTypeName(loop.back()), 1, 'C'));
+  std::shared_ptr<FunctionDescription> kernel = arrayKernel(e, "array_map");
+  request.function = kernel.get();
+  try {
+    requiredItemRank(request, DeviceCapabilities());
+  } catch (const UserError &error) {
+    if (error.filename() != kArrayExpressionFile)
+      throw;
+    // What the kernel does around the call is the conversion of its
+    // result: the function returned what is no number.
+    const FunctionDescription &f = *callee->description;
+    std::string inputs;
+    for (size_t i = 0; i + 1 < loop.size(); ++i)
+      inputs += (i ? ", " : "") + loop[i];
+    throw UserError(error.kind(), f.filename, f.firstLine,
+                    f.qualifiedName + "(" + inputs +
+                        ") must return a number, as a vectorize function: " +
+                        error.message());
+  }
+}
+
 NodeRef reduceNode(NodeRef operand, ArrayExpression::Reduction reduction,
                    std::vector<int> axes, std::string accumulator,
                    const Type *element, std::string dtype, int64_t itemsize,
@@ -166,6 +221,11 @@ bool onHost(const ArrayNode &node) {
   while (!stack.empty()) {
     const ArrayNode *n = stack.back();
     stack.pop_back();
+    // NumPy has no compiled form of a function of the user's (calling
+    // the Python function per element would be slower, and Python's
+    // semantics rather than the kernel's).
+    if (n->callee)
+      return false;
     if (n->kind == ArrayNode::Kind::Memory &&
         (!n->view.buffer->hostAddressable() ||
          n->view.buffer->device() != node.device))
@@ -220,6 +280,10 @@ void evaluate(ArrayNode &node) {
         computeReduce(node, out);
     }
   } catch (const UserError &e) {
+    // An error in a function of the user's that the kernel calls names
+    // its own line already.
+    if (e.filename() != kArrayExpressionFile)
+      throw;
     // A kernel spirjit wrote that does not compile is spirjit's bug, but
     // the user's operation is the line they can act on.
     throw UserError(e.kind(), node.file, node.line, e.what());

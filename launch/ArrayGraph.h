@@ -2,16 +2,17 @@
 // evaluation as fused kernels, and when it happens. No Python.
 //
 // An ArrayNode is a DeviceArray's value: memory on one device, or an
-// operation not computed yet over other nodes (a NumPy ufunc applied
-// element by element with NumPy's loop dtypes, or a reduction over some
-// axes). Operations record nodes; nothing runs until a value is needed.
-// Then evaluate() turns the node into memory: every chain of pending
-// element-wise nodes below it becomes one kernel (compiler/ArrayKernel),
-// with a trailing reduction as a second form of the same kernel; element-
-// wise nodes are computed where they are used (one a DeviceArray holds is
-// stored only when it is itself evaluated), so intermediates are never
-// stored. Kernels are cached per expression (in memory, and on disk by the
-// kernel cache) and launched in order on the device's queue.
+// operation not computed yet over other nodes (a NumPy ufunc or a
+// @spirjit.vectorize function applied element by element with NumPy's
+// loop dtypes, or a reduction over some axes). Operations record nodes;
+// nothing runs until a value is needed. Then evaluate() turns the node
+// into memory: every chain of pending element-wise nodes below it becomes
+// one kernel (compiler/ArrayKernel), with a trailing reduction as a second
+// form of the same kernel; element-wise nodes are computed where they are
+// used (one a DeviceArray holds is stored only when it is itself
+// evaluated), so intermediates are never stored. Kernels are cached per
+// expression (in memory, and on disk by the kernel cache) and launched in
+// order on the device's queue.
 //
 // When: a caller evaluates a node it must read; flushPending() evaluates
 // every pending node a DeviceArray holds, and must run before anything
@@ -63,6 +64,9 @@ struct ArrayNode {
   std::string function;
   std::vector<NodeRef> operands;
   std::vector<std::string> loop;
+  /// Apply "call": the function called on the elements (its result
+  /// converted to loop.back()).
+  std::shared_ptr<const ElementFunction> callee;
   /// Reduce: operands[0] folded over `axes` (sorted) in `accumulator`.
   /// Index: int64, the index along axes[0] (np.arange seen at `shape`).
   ArrayExpression::Reduction reduction = ArrayExpression::Reduction::Sum;
@@ -104,6 +108,18 @@ NodeRef applyNode(std::string function, std::vector<NodeRef> operands,
                   std::vector<std::string> loop, const Type *element,
                   std::string dtype, int64_t itemsize,
                   std::vector<int64_t> shape, std::string file, int line);
+/// `callee` called on the elements of `operands`, recorded as applyNode
+/// records a ufunc.
+NodeRef callNode(std::shared_ptr<const ElementFunction> callee,
+                 std::vector<NodeRef> operands, std::vector<std::string> loop,
+                 const Type *element, std::string dtype, int64_t itemsize,
+                 std::vector<int64_t> shape, std::string file, int line);
+/// Types `callee` called on elements of the dtypes `loop` (the inputs',
+/// then the result's) as a kernel calls it, with no device: the user's
+/// errors in it raise at the call that records it, as UserErrors naming
+/// its own file and line, rather than when the value is computed.
+void checkCall(const std::shared_ptr<const ElementFunction> &callee,
+               const std::vector<std::string> &loop);
 /// A reduction of `operand` over `axes`, recorded; the result has the
 /// other axes. `element`/`dtype` are the result's.
 NodeRef reduceNode(NodeRef operand, ArrayExpression::Reduction reduction,

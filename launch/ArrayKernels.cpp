@@ -82,13 +82,17 @@ public:
       g_.alive.insert(g_.alive.end(), node.operands.begin(),
                       node.operands.end());
       std::vector<int> operands;
-      operands.reserve(node.operands.size());
+      operands.reserve(node.operands.size() + 1);
+      if (node.callee)
+        operands.push_back(function(node.callee));
       for (size_t i = 0; i < node.operands.size(); ++i)
         operands.push_back(
             cast(value(*node.operands[i]), node.operands[i]->dtype,
                  node.loop[i]));
       v = add({Expression::Value::Kind::Apply, 0, node.function, operands,
                ""});
+      if (node.callee) // returns what its code computes: the loop's dtype
+        v = add({Expression::Value::Kind::Cast, 0, "", {v}, node.loop.back()});
       v = cast(v, node.loop.back(), node.dtype);
       break;
     }
@@ -117,6 +121,18 @@ private:
   int add(Expression::Value value) {
     g_.expression.values.push_back(std::move(value));
     return int(g_.expression.values.size()) - 1;
+  }
+  /// The Function value of `callee`: one per function the kernel calls.
+  int function(const std::shared_ptr<const ElementFunction> &callee) {
+    std::vector<std::shared_ptr<const ElementFunction>> &known =
+        g_.expression.functions;
+    size_t f = 0;
+    while (f < known.size() && known[f] != callee &&
+           known[f]->fingerprint != callee->fingerprint)
+      ++f;
+    if (f == known.size())
+      known.push_back(callee);
+    return add({Expression::Value::Kind::Function, int(f), "", {}, ""});
   }
   int cast(int v, const std::string &from, const std::string &to) {
     if (from == to)
@@ -533,7 +549,8 @@ struct MapForm {
       return true;
     case ArrayNode::Kind::Apply:
       key.insert(key.end(), {4, textHash(node.function), textHash(node.dtype),
-                             int64_t(node.operands.size())});
+                             int64_t(node.operands.size()),
+                             node.callee ? int64_t(node.callee->hash) : 0});
       for (size_t i = 0; i < node.operands.size(); ++i) {
         key.push_back(textHash(node.operands[i]->dtype) ^ textHash(node.loop[i]));
         if (!walk(*node.operands[i], shape))

@@ -43,7 +43,7 @@ def f(a, b, idx, out):
 # CHECK-NEXT:   %0 = load p0
 # CHECK-NEXT:   %1 = load p1 %0
 # CHECK-NEXT:   %2 = negative %1
-# CHECK-NEXT:   %3 = scalar p2
+# CHECK-NEXT:   %3 = function p2
 # CHECK-NEXT:   %4 = load p3
 # CHECK-NEXT:   %5 = call %3 %4
 # CHECK-NEXT:   %6 = add %2 %5

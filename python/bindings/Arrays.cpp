@@ -126,20 +126,36 @@ launch::ArrayView viewOf(const DeviceArray &a) {
   return view;
 }
 
+/// A function of the user's that DeviceArray operations call on elements
+/// (spirjit.vectorize's), as Python holds it.
+struct ElementFunctionHandle {
+  std::shared_ptr<const ElementFunction> function;
+};
+
 py::object apply(const std::string &function, const py::list &operands,
                  const py::tuple &loop, const py::dtype &dtype,
                  std::vector<int64_t> shape,
-                 const std::shared_ptr<runtime::Device> &device,
-                 py::object out) {
+                 const std::shared_ptr<runtime::Device> &device, py::object out,
+                 const ElementFunctionHandle *callee) {
   std::vector<launch::NodeRef> nodes;
   std::vector<std::string> loopNames;
   for (size_t i = 0; i < loop.size(); ++i)
     loopNames.push_back(dtypeName(loop[i].cast<py::dtype>()));
   for (size_t i = 0; i < operands.size(); ++i)
     nodes.push_back(operandNode(operands[i], device));
-  launch::NodeRef node = recordApply(function, std::move(nodes),
-                                     std::move(loopNames), dtype,
-                                     std::move(shape));
+  launch::NodeRef node;
+  if (callee) {
+    std::string file;
+    int line = 0;
+    recordingSite(file, line);
+    node = launch::callNode(callee->function, std::move(nodes),
+                            std::move(loopNames), typeOfDType(dtype),
+                            dtypeName(dtype), dtype.itemsize(),
+                            std::move(shape), std::move(file), line);
+  } else {
+    node = recordApply(function, std::move(nodes), std::move(loopNames), dtype,
+                       std::move(shape));
+  }
   if (!out.is_none()) {
     const DeviceArray *target = asDeviceArray(out.ptr());
     launch::evaluateInto(*node, viewOf(*target), target->type()->element,
@@ -655,12 +671,37 @@ void addArrayFunctions(py::module_ &m) {
   m.def("_ufunc_method", &ufuncMethod, py::arg("slow"),
         "DeviceArray.__array_ufunc__ recording plain calls of the table's "
         "ufuncs in C++, falling back to `slow`");
+  py::class_<ElementFunctionHandle>(
+      m, "_ElementFunction",
+      "a function of the user's that DeviceArray operations call on "
+      "elements (_apply's callee)")
+      .def(
+          "check",
+          [](const ElementFunctionHandle &h, const py::tuple &loop) {
+            std::vector<std::string> names;
+            for (py::handle d : loop)
+              names.push_back(dtypeName(py::reinterpret_borrow<py::dtype>(d)));
+            launch::checkCall(h.function, names);
+          },
+          py::arg("loop"),
+          "types the function called on elements of the dtypes `loop` (the "
+          "inputs', then the result's): its errors raise now");
+  m.def(
+      "_element_function",
+      [](const py::dict &description, const std::string &name) {
+        return ElementFunctionHandle{
+            ElementFunction::make(toFunctionDescription(description), name)};
+      },
+      py::arg("description"), py::arg("name"),
+      "the function a description (_describe.describe_function) describes, "
+      "for _apply to call on elements, under the device-function key `name`");
   m.def("_apply", &apply, py::arg("function"), py::arg("operands"),
-        py::arg("loop"), py::arg("dtype"), py::arg("shape"),
-        py::arg("device"), py::arg("out") = py::none(),
+        py::arg("loop"), py::arg("dtype"), py::arg("shape"), py::arg("device"),
+        py::arg("out") = py::none(), py::arg("callee") = nullptr,
         "records ufunc `function` over `operands` (DeviceArrays, NumPy "
         "scalars of their loop dtype) as a pending DeviceArray, or computes "
-        "it into `out`");
+        "it into `out`; with `callee` (an _ElementFunction), `function` is "
+        "\"call\" and the callee is called on the elements");
   m.def("_reduce", &reduce, py::arg("x"), py::arg("op"), py::arg("axes"),
         py::arg("accumulator"), py::arg("dtype"),
         "records a reduction (sum, prod, min, max) of x over `axes`");

@@ -7,7 +7,8 @@ one device (the DeviceArrays' own; DeviceArrays on two devices raise
 DeviceInferenceError), moves NumPy operands there, asks NumPy for the result
 dtype (``ufunc.resolve_dtypes``, so NEP 50's weak Python scalars and every
 promotion and casting error are NumPy's own) and the broadcast shape, and
-launches a generated kernel (``_array_kernels``) there. Nothing is computed
+records a node of the array-expression graph (``_spirjit``, in C++) or
+launches a library kernel (``_array_library``) there. Nothing is computed
 on the host: a ufunc without a kernel raises TypeError rather than copying.
 """
 
@@ -16,10 +17,14 @@ import operator
 
 import numpy as np
 
-from . import _array_kernels as K
 from . import _spirjit, errors
 from . import kernel_api as kapi
 from ._spirjit import DeviceArray
+
+def _empty(shape, dtype, device, usm_type="device"):
+    """Uninitialised C-contiguous memory on ``device`` (a runtime device)."""
+    return _spirjit.empty(list(shape), np.dtype(dtype), device, usm_type)
+
 
 # The ufuncs DeviceArrays compute: the elementwise rows of
 # compiler/ArrayOps.def, the one table kernels and jit code read too. The
@@ -268,7 +273,7 @@ def reduce(op, x, axis=None, keepdims=False, out=None):
         return _spirjit.to_device(np.full(final, fill, result_dtype), device,
                                   x.usm_type)
     if rows == 0:
-        return K.empty(final, result_dtype, device, x.usm_type)
+        return _empty(final, result_dtype, device, x.usm_type)
     result = _spirjit._reduce(
         x, "sum" if op == "mean" else op, axes, kernel_acc, acc_dtype)
     if keepdims and result.shape != final:
@@ -345,7 +350,7 @@ def matmul(a, b, out=None):
     shape = (a2.shape[0], b2.shape[1])
     final = tuple(n for n, keep in zip(shape, (a.ndim == 2, b.ndim == 2))
                   if keep)
-    result = _matmul(a2, b2, K.empty(shape, loop[-1], a._device,
+    result = _matmul(a2, b2, _empty(shape, loop[-1], a._device,
                                      usm_type_of((a, b))))
     result = result._view(list(final), _c_strides(final, loop[-1]),
                           result._offset)

@@ -1,13 +1,16 @@
 """``spirjit.vectorize``: a scalar Python function made into a ufunc that
 runs over arrays on a device.
 
-Contract: the scalar function becomes a device function; each call picks a
-loop (the first signature the inputs cast to safely, as NumPy picks ufunc
-loops, or, without signatures, the inputs' own dtypes), and runs the
-elementwise kernel of ``_array_kernels`` that calls the device function once
-per element of the broadcast shape. Compile errors are the device
-function's, so they name its file and line. The device is that of the
-DeviceArray inputs, else the decorator's ``device=``, else the default one.
+Contract: each call picks a loop (the first signature the inputs cast to
+safely, as NumPy picks ufunc loops, or, without signatures, the inputs'
+own dtypes) and records a ``call`` node of the array-expression graph
+(launch/ArrayGraph.h), as DeviceArray operators record theirs: the scalar
+function is compiled by the ordinary frontend into the fused kernel that
+computes the value, with the operations around it, when the value is
+needed. Its errors are typed out at the first call of each loop, so they
+raise there and name its file and line. The device is that of the
+DeviceArray inputs, else the decorator's ``device=``, else the default one;
+inputs with no DeviceArray among them get a NumPy result, computed at once.
 """
 
 import functools
@@ -15,8 +18,8 @@ import re
 
 import numpy as np
 
-from . import _array_kernels as K
 from . import _array_ops, _spirjit, errors
+from ._describe import callee_key, describe_function
 from ._spirjit import DeviceArray
 
 _NAMES = {"boolean": "bool", "b1": "bool", "double": "float64",
@@ -91,7 +94,7 @@ class Vectorized:
     __spirjit_vectorize__ = True
 
     def __init__(self, fn, signatures, device):
-        from . import DeviceFunction, _check_function
+        from . import _check_function
         _check_function(fn, "vectorize")
         if isinstance(signatures, str):
             signatures = [signatures]
@@ -100,8 +103,10 @@ class Vectorized:
         self.signatures = [parse_signature(s) for s in signatures or ()]
         self.device_signatures = list(signatures or ())
         self._device = device
-        self._scalar = DeviceFunction(fn)
-        self._kernels = {}
+        # The scalar function as the graph's callee (described at the first
+        # call: its globals are frozen then), and the loops typed so far.
+        self._function = None
+        self._typed = set()
         self.nin = fn.__code__.co_argcount
         for result, inputs in self.signatures:
             if len(inputs) != self.nin:
@@ -146,6 +151,16 @@ class Vectorized:
         except Exception:
             return np.result_type(*dtypes)
 
+    def _callee(self, loop):
+        """The scalar function for the graph, typed for ``loop``."""
+        if self._function is None:
+            self._function = _spirjit._element_function(
+                describe_function(self.py_func), callee_key(self.py_func))
+        if loop not in self._typed:
+            self._function.check(loop)
+            self._typed.add(loop)
+        return self._function
+
     def __call__(self, *inputs, out=None):
         if len(inputs) != self.nin:
             raise errors.TypingError(
@@ -157,21 +172,19 @@ class Vectorized:
             device = _resolve_device(self._device)
         on_device = any(isinstance(v, DeviceArray) for v in inputs)
         dtypes, result_dtype = self._loop(inputs)
-        operands = [_array_ops._to_operand(v, d, device)
-                    for v, d in zip(inputs, dtypes)]
         shape = np.broadcast_shapes(*(np.shape(v) if not isinstance(
             v, DeviceArray) else v.shape for v in inputs))
-        target = out if isinstance(out, DeviceArray) else K.empty(
-            shape, result_dtype, device, _array_ops.usm_type_of(inputs))
-        if target.shape != shape:
+        target = out if isinstance(out, DeviceArray) else None
+        if target is not None and target.shape != shape:
             raise errors.InvalidArgumentError(
                 f"non-broadcastable output operand with shape "
                 f"{target.shape} doesn't match the broadcast shape {shape}")
-        arguments = ", ".join(f"{{{k}}}" for k in range(self.nin))
-        K.elementwise(f"vectorized_{self.py_func.__name__}",
-                      f"scalar_function({arguments})", operands,
-                      dtypes + (result_dtype,), target,
-                      {"scalar_function": self._scalar}, self._kernels)
+        loop = tuple(dtypes) + (np.dtype(result_dtype),)
+        callee = self._callee(loop)
+        operands = [_array_ops._to_operand(v, d, device)
+                    for v, d in zip(inputs, dtypes)]
+        target = _spirjit._apply("call", operands, loop, loop[-1], shape,
+                                 device, target, callee)
         if isinstance(out, np.ndarray):
             out[...] = target.asnumpy()
             return out

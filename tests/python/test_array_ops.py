@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import spirjit
-from spirjit import _array_kernels, errors
+from spirjit import errors
 
 DTYPES = [np.float32, np.float64, np.int32, np.int64, np.bool_]
 

@@ -1,6 +1,8 @@
 """spirjit.vectorize on every device: eager signatures and lazy typing,
 NumPy arrays, DeviceArrays and scalars, broadcasting, out=, loop choice as
-NumPy's, and errors that name the scalar function's line."""
+NumPy's, and errors that name the scalar function's line. On DeviceArrays a
+call is a node of the array-expression graph, fused with the operations
+around it into one kernel."""
 
 import math
 
@@ -11,6 +13,12 @@ import spirjit
 from spirjit import errors
 
 from source_markers import marked_line
+
+
+def launches():
+    """Fused-kernel launches so far: each is a compile or a cache hit."""
+    s = spirjit._spirjit._array_kernel_stats()
+    return s["compiles"] + s["memory_hits"] + s["disk_hits"]
 
 
 @spirjit.vectorize(["float32(float32, float32)",
@@ -176,15 +184,27 @@ def test_mixed_devices_are_rejected():
         rel_diff(a, b)
 
 
-def test_decorator_device_is_used_for_host_inputs(device):
+def test_decorator_device_is_used_for_host_inputs(device, monkeypatch):
     @spirjit.vectorize(device=device)
     def twice(x):
         return x * 2
 
+    # The default device is another one, where there are two.
+    other = [d for d in spirjit.devices() if d != device]
+    if other:
+        monkeypatch.setenv("SPIRJIT_DEVICE", other[0].filter_string)
+    devices = []
+    apply = spirjit._spirjit._apply
+
+    def recording(*args):
+        devices.append(args[5].filter_string)
+        return apply(*args)
+
+    monkeypatch.setattr(spirjit._spirjit, "_apply", recording)
+    before = launches()
     np.testing.assert_array_equal(twice(np.arange(4)), np.arange(4) * 2)
-    (kernel,) = twice._kernels.values()
-    # Compiled, or loaded from what an identical device compiled.
-    assert kernel.stats["compiles"] + kernel.stats["disk_hits"] == 1
+    assert devices == [device.filter_string]
+    assert launches() == before + 1
 
 
 def test_bad_signatures():
@@ -234,3 +254,174 @@ def test_jit_code_chooses_the_loop_numpy_chooses(device_filter, function,
     inputs = arrays + ((literal,) if literal is not None else ())
     expected = np.arctan2(*inputs).dtype
     assert np.asarray(function(*arrays)).dtype == expected
+
+
+# --- on DeviceArrays: a node of the array-expression graph ------------------
+
+@spirjit.vectorize(["float64(float64)"])
+def plus_one(x):
+    return x + 1
+
+
+@spirjit.vectorize(["float64(float64)"])
+def times_three(x):
+    return x * 3
+
+
+@spirjit.device_func
+def square(x):
+    return x * x
+
+
+@spirjit.vectorize
+def square_plus(x, y):
+    return square(x) + y
+
+
+def test_a_call_fuses_with_the_operators_around_it(device):
+    a = np.linspace(0, 5, 1001)
+    b, c = a[::-1].copy(), np.cos(a)
+    A, B, C = (spirjit.asarray(v, device=device) for v in (a, b, c))
+    before = launches()
+    R = rel_diff(A + 1, B) * 2 + C
+    assert spirjit._spirjit._pending(R) and launches() == before
+    assert R.shape == a.shape and R.dtype == np.float64
+    np.testing.assert_allclose(np.asarray(R),
+                               rel_diff_numpy(a + 1, b) * 2 + c)
+    assert launches() == before + 1
+    # float32 takes the other loop; the result stays float32
+    A32 = spirjit.asarray(a.astype(np.float32), device=device)
+    R = -rel_diff(A32, 0.5)
+    assert R.dtype == np.float32
+    np.testing.assert_allclose(
+        np.asarray(R), -rel_diff_numpy(a.astype(np.float32), 0.5),
+        rtol=1e-6)
+
+
+def test_a_call_of_a_device_function_fuses(device):
+    x = np.arange(12, dtype=np.float64).reshape(3, 4)
+    X = spirjit.asarray(x, device=device)
+    before = launches()
+    got = np.asarray(square_plus(X, X.T.T) - X.sum())
+    np.testing.assert_allclose(got, x * x + x - x.sum())
+    # the sum is a reduction of its own, before the fused element-wise one
+    assert launches() - before <= 2
+
+
+def test_two_functions_of_the_same_dtypes_are_two_kernels(device):
+    x = np.arange(8.0)
+    X = spirjit.asarray(x, device=device)
+    np.testing.assert_array_equal(np.asarray(plus_one(X)), x + 1)
+    np.testing.assert_array_equal(np.asarray(times_three(X)), x * 3)
+    # and both in one kernel
+    before = launches()
+    np.testing.assert_array_equal(
+        np.asarray(plus_one(X) - times_three(X + 1)), x + 1 - (x + 1) * 3)
+    assert launches() == before + 1
+
+
+def test_a_function_defined_again_finds_its_kernel(device):
+    X = spirjit.asarray(np.arange(5.0), device=device)
+    known = []
+    for k in range(4):
+        @spirjit.vectorize
+        def shifted(x):
+            return x - 2.5
+
+        before = launches()
+        np.testing.assert_array_equal(np.asarray(shifted(X) * k),
+                                      (np.arange(5.0) - 2.5) * k)
+        assert launches() == before + 1
+        known.append(spirjit._spirjit._array_kernel_stats()["expressions"])
+    # the same code is the same function: no kernel per definition
+    assert known[1:] == known[:1] * 3
+
+
+def test_out_takes_the_fused_value(device):
+    x = np.linspace(1, 2, 6)
+    X = spirjit.asarray(x, device=device)
+    out = spirjit.zeros((2, 6), device=device)
+    before = launches()
+    assert rel_diff(X * 2, 1.0, out=out[1]) is not None
+    np.testing.assert_allclose(np.asarray(out),
+                               [np.zeros(6), rel_diff_numpy(x * 2, 1.0)])
+    assert launches() == before + 1
+    host = np.full(6, -1.0)
+    assert rel_diff(X * 2, 1.0, out=host) is host
+    np.testing.assert_allclose(host, rel_diff_numpy(x * 2, 1.0))
+    # int32 out: the float64 result converted as NumPy's out= casts
+    ints = spirjit.zeros(6, dtype=np.int32, device=device)
+    poly(X, 0.0, out=ints)
+    np.testing.assert_array_equal(np.asarray(ints),
+                                  (x * x).astype(np.int32))
+
+
+def test_broadcasting_and_its_errors(device):
+    col = np.arange(3.0).reshape(3, 1)
+    row = np.arange(4.0)
+    Col = spirjit.asarray(col, device=device)
+    got = rel_diff(Col, spirjit.asarray(row, device=device)) + Col
+    assert got.shape == (3, 4)
+    np.testing.assert_allclose(np.asarray(got),
+                               rel_diff_numpy(col, row) + col)
+    with pytest.raises(ValueError, match="shape mismatch"):
+        rel_diff(Col, spirjit.asarray(np.ones((2, 4)), device=device))
+    with pytest.raises(ValueError, match="shape mismatch"):
+        rel_diff(Col.T, np.arange(5.0))
+
+
+def test_zero_d_and_empty_arrays(device):
+    Z = spirjit.asarray(np.array(3.0), device=device)
+    got = rel_diff(Z, 1.0) * 4
+    assert isinstance(got, spirjit.DeviceArray) and got.shape == ()
+    assert float(np.asarray(got)) == pytest.approx(1.6)  # 2 / 5 * 4
+    E = spirjit.asarray(np.zeros((0, 3)), device=device)
+    got = rel_diff(E, 1.0) + 1
+    assert got.shape == (0, 3) and np.asarray(got).shape == (0, 3)
+
+
+def test_errors_raise_at_the_call_on_device_arrays(device):
+    def uses_a_dict(a):
+        t = {a: a}  # <- dict-line
+        return a
+
+    def indexes_a_number(a):
+        return a[0]  # <- index-line
+
+    def returns_a_pair(a):  # <- pair-line
+        return a, a
+
+    X = spirjit.asarray(np.arange(3.0), device=device)
+    for function, error, marker in (
+            (uses_a_dict, errors.UnsupportedFeatureError, "dict-line"),
+            (indexes_a_number, errors.TypingError, "index-line"),
+            (returns_a_pair, errors.TypingError, "pair-line")):
+        lazy = spirjit.vectorize(function)
+        before = spirjit._spirjit._pending_nodes()
+        with pytest.raises(error) as info:
+            lazy(X)
+        line = marked_line(__file__, marker)
+        assert info.value.lineno == line
+        assert str(info.value).startswith(f"{__file__}:{line}: ")
+        assert spirjit._spirjit._pending_nodes() == before  # none recorded
+    assert "returns_a_pair(float64) must return a number" in str(info.value)
+
+
+def test_eager_mode_computes_a_call_at_once(run_isolated):
+    script = """
+        import os
+        os.environ["SPIRJIT_LAZY"] = "0"
+        import numpy as np, spirjit
+
+        @spirjit.vectorize
+        def half(x):
+            return x / 2
+
+        A = spirjit.asarray(np.arange(4.0))
+        T = half(A)
+        assert not spirjit._spirjit._pending(T)
+        print(np.asarray(T + 1).tolist())
+    """
+    result = run_isolated(script)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[1.0, 1.5, 2.0, 2.5]"
