@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <mutex>
+#include <unordered_set>
 namespace spirjit::launch {
 
 namespace {
@@ -42,6 +44,15 @@ bool lazyEvaluation() {
     return !(v && std::string(v) == "0");
   }();
   return lazy;
+}
+
+const char *internFileName(const char *name) {
+  // Never destroyed: nodes alive at exit point into it. A set's elements
+  // stay where they are as it grows.
+  static auto &names = *new std::unordered_set<std::string>();
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  return names.emplace(name).first->c_str();
 }
 
 NodeRef memoryNode(ArrayView view, const Type *element, std::string dtype,
@@ -89,7 +100,7 @@ NodeRef indexNode(std::vector<int64_t> shape, int axis,
 NodeRef applyNode(std::string function, std::vector<NodeRef> operands,
                   std::vector<std::string> loop, const Type *element,
                   std::string dtype, int64_t itemsize,
-                  std::vector<int64_t> shape, std::string file, int line) {
+                  std::vector<int64_t> shape, const char *file, int line) {
   // Too big to grow: what is pending below runs now.
   if (depthOf(operands) > kMaxDepth || inputsOf(operands) > kMaxInputs)
     for (NodeRef &o : operands)
@@ -114,7 +125,7 @@ NodeRef applyNode(std::string function, std::vector<NodeRef> operands,
   node->function = std::move(function);
   node->operands = std::move(operands);
   node->loop = std::move(loop);
-  node->file = std::move(file);
+  node->file = file;
   node->line = line;
   return node;
 }
@@ -122,7 +133,7 @@ NodeRef applyNode(std::string function, std::vector<NodeRef> operands,
 NodeRef reduceNode(NodeRef operand, ArrayExpression::Reduction reduction,
                    std::vector<int> axes, std::string accumulator,
                    const Type *element, std::string dtype, int64_t itemsize,
-                   std::string file, int line) {
+                   const char *file, int line) {
   auto node = std::make_shared<ArrayNode>();
   node->kind = ArrayNode::Kind::Reduce;
   node->element = element;
@@ -140,7 +151,7 @@ NodeRef reduceNode(NodeRef operand, ArrayExpression::Reduction reduction,
   node->axes = std::move(axes);
   node->accumulator = std::move(accumulator);
   node->operands = {std::move(operand)};
-  node->file = std::move(file);
+  node->file = file;
   node->line = line;
   return node;
 }
@@ -187,7 +198,7 @@ bool evaluatedOnHost(ArrayNode &node, const ArrayView &out) {
 }
 
 std::string recordedAt(const ArrayNode &node) {
-  return node.file + ":" + std::to_string(node.line) +
+  return std::string(node.file) + ":" + std::to_string(node.line) +
          ": computing the DeviceArray operation recorded here: ";
 }
 } // namespace

@@ -69,8 +69,9 @@ struct ArrayNode {
   std::vector<int> axes;
   std::string accumulator;
 
-  /// The operation that recorded it, for errors at evaluation.
-  std::string file;
+  /// The operation that recorded it, for errors at evaluation. `file` is
+  /// interned (internFileName): recording copies no text.
+  const char *file = "<unknown>";
   int line = 0;
   /// DeviceArrays holding this node (ArrayHolder).
   int holders = 0;
@@ -89,6 +90,11 @@ constexpr int kMaxInputs = 12;
 /// Whether operations record (SPIRJIT_LAZY unset or not "0").
 bool lazyEvaluation();
 
+/// `name` kept for the process's life, one copy per distinct text: what
+/// ArrayNode::file points to. A program has few files, and a node's
+/// recording site is then a pointer, not a string to allocate and free.
+const char *internFileName(const char *name);
+
 NodeRef memoryNode(ArrayView view, const Type *element, std::string dtype,
                    int64_t itemsize, runtime::UsmKind usm);
 NodeRef scalarNode(const Type *element, std::string dtype, int64_t itemsize,
@@ -103,13 +109,13 @@ NodeRef indexNode(std::vector<int64_t> shape, int axis,
 NodeRef applyNode(std::string function, std::vector<NodeRef> operands,
                   std::vector<std::string> loop, const Type *element,
                   std::string dtype, int64_t itemsize,
-                  std::vector<int64_t> shape, std::string file, int line);
+                  std::vector<int64_t> shape, const char *file, int line);
 /// A reduction of `operand` over `axes`, recorded; the result has the
 /// other axes. `element`/`dtype` are the result's.
 NodeRef reduceNode(NodeRef operand, ArrayExpression::Reduction reduction,
                    std::vector<int> axes, std::string accumulator,
                    const Type *element, std::string dtype, int64_t itemsize,
-                   std::string file, int line);
+                   const char *file, int line);
 
 /// Computes a pending node into new C-contiguous memory of its device;
 /// the node becomes Memory. Nothing for a node that is not pending.

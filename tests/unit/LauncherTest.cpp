@@ -420,3 +420,15 @@ TEST(ReduceShape, CpuGroupsAreOneVectorOrOneItemEachFoldingAChunk) {
   EXPECT_EQ(g.local, 256);
   EXPECT_EQ(g.groups, 16);
 }
+
+// A recorded node keeps its operation's file as an interned pointer
+// (recording copies no text): one copy per distinct name, which outlives
+// the caller's string.
+TEST(ArrayGraph, InternsOneCopyOfEachFileName) {
+  std::string name = "/home/user/model.py";
+  const char *interned = launch::internFileName(name.c_str());
+  name[1] = 'X';
+  EXPECT_STREQ(interned, "/home/user/model.py");
+  EXPECT_EQ(launch::internFileName("/home/user/model.py"), interned);
+  EXPECT_NE(launch::internFileName("/home/user/other.py"), interned);
+}
