@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <unordered_map>
 
 namespace spirjit::launch {
@@ -467,6 +468,15 @@ struct MapForm {
   std::vector<std::pair<size_t, const Type *>> arrays;
   std::vector<const ArrayNode *> visited;
 
+  /// Appends to the key. (The key's vector is reused: push_back does not
+  /// allocate, where an initializer list's insert cost more than the
+  /// values.)
+  template <typename... Values> void put(Values... values) {
+    (key.push_back(int64_t(values)), ...);
+  }
+
+  // A node's dtype is its element's (one Type per dtype): the key holds
+  // the Type, not a hash of the name, which was a third of the walk.
   static int64_t textHash(const std::string &t) {
     uint64_t h = 1469598103934665603ull;
     for (char c : t)
@@ -479,17 +489,17 @@ struct MapForm {
   bool walk(const ArrayNode &node, const std::vector<int64_t> &shape) {
     for (size_t i = 0; i < visited.size(); ++i)
       if (visited[i] == &node) {
-        key.insert(key.end(), {0, int64_t(i)});
+        put(0, int64_t(i));
         return true;
       }
     visited.push_back(&node);
     switch (node.kind) {
     case ArrayNode::Kind::Memory: {
-      key.insert(key.end(), {1, int64_t(node.element), textHash(node.dtype),
-                             node.itemsize});
+      put(1, int64_t(node.element), node.itemsize);
       size_t strides = key.size();
       size_t lead = shape.size() - node.view.shape.size();
-      key.insert(key.end(), lead, 0);
+      for (size_t d = 0; d < lead; ++d)
+        key.push_back(0);
       for (size_t d = 0; d < node.view.shape.size(); ++d)
         key.push_back(node.view.shape[d] == 1 && shape[lead + d] != 1
                           ? 0
@@ -520,7 +530,7 @@ struct MapForm {
       return true;
     }
     case ArrayNode::Kind::Scalar: {
-      key.insert(key.end(), {2, int64_t(node.element), textHash(node.dtype)});
+      put(2, int64_t(node.element));
       Binding binding;
       binding.scalar[0] = node.scalar[0];
       binding.scalar[1] = node.scalar[1];
@@ -528,14 +538,15 @@ struct MapForm {
       return true;
     }
     case ArrayNode::Kind::Index:
-      key.insert(key.end(), {3, node.axes[0], int64_t(node.shape.size())});
+      put(3, node.axes[0], int64_t(node.shape.size()));
       key.insert(key.end(), node.shape.begin(), node.shape.end());
       return true;
     case ArrayNode::Kind::Apply:
-      key.insert(key.end(), {4, textHash(node.function), textHash(node.dtype),
-                             int64_t(node.operands.size())});
+      put(4, textHash(node.function), int64_t(node.element),
+                             int64_t(node.operands.size()));
       for (size_t i = 0; i < node.operands.size(); ++i) {
-        key.push_back(textHash(node.operands[i]->dtype) ^ textHash(node.loop[i]));
+        put(int64_t(node.operands[i]->element),
+                               textHash(node.loop[i]));
         if (!walk(*node.operands[i], shape))
           return false;
       }
@@ -553,8 +564,8 @@ struct MapForm {
     bindings.clear();
     arrays.clear();
     visited.clear();
-    key.insert(key.end(), {int64_t(outElement), textHash(outDType),
-                           outItemsize, int64_t(out.shape.size())});
+    put(int64_t(outElement), textHash(outDType),
+                           outItemsize, int64_t(out.shape.size()));
     key.insert(key.end(), out.shape.begin(), out.shape.end());
     key.insert(key.end(), out.strides.begin(), out.strides.end());
     return walk(node, out.shape);
@@ -588,8 +599,13 @@ void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
     count *= e;
   if (count == 0)
     return;
-  thread_local MapForm form;
-  thread_local MapMemo memo;
+  // Reached through pointers: with the thread_local objects themselves,
+  // every member access in the walk was a TLS lookup (the compiler made
+  // their address a constant of its clone of walk()).
+  thread_local auto forms = std::make_unique<MapForm>();
+  thread_local auto memos = std::make_unique<MapMemo>();
+  MapForm &form = *forms;
+  MapMemo &memo = *memos;
   bool formed = form.of(node, out, outElement, outDType, outItemsize);
   if (formed && memo.valid && memo.key == form.key) {
     for (size_t p = 0; p < form.bindings.size(); ++p) {
