@@ -454,8 +454,33 @@ namespace {
 /// finished parameters are kept (MapMemo) and only rebound, which skips
 /// gathering the graph, merging dimensions, flattening views and finding
 /// the kernel: about a third of an evaluation's host instructions.
+/// The words a MapForm's key holds, kept between evaluations: appending
+/// is a store (vector::push_back's call per word was a third of the
+/// walk).
+class FormKey {
+public:
+  void clear() { size_ = 0; }
+  size_t size() const { return size_; }
+  const int64_t *begin() const { return words_.data(); }
+  const int64_t *end() const { return words_.data() + size_; }
+  [[gnu::always_inline]] void push(int64_t word) {
+    if (size_ == words_.size())
+      grow();
+    words_[size_++] = word;
+  }
+  bool equals(const std::vector<int64_t> &other) const {
+    return other.size() == size_ && std::equal(begin(), end(), other.begin());
+  }
+
+private:
+  void grow() { words_.resize(std::max<size_t>(64, 2 * size_)); }
+
+  std::vector<int64_t> words_;
+  size_t size_ = 0;
+};
+
 struct MapForm {
-  std::vector<int64_t> key;
+  FormKey key;
   /// The parameters in the gatherer's order (Index values excluded): an
   /// array's memory and offset, or a scalar's bytes.
   struct Binding {
@@ -468,11 +493,8 @@ struct MapForm {
   std::vector<std::pair<size_t, const Type *>> arrays;
   std::vector<const ArrayNode *> visited;
 
-  /// Appends to the key. (The key's vector is reused: push_back does not
-  /// allocate, where an initializer list's insert cost more than the
-  /// values.)
   template <typename... Values> void put(Values... values) {
-    (key.push_back(int64_t(values)), ...);
+    (key.push(int64_t(values)), ...);
   }
 
   // A node's dtype is its element's (one Type per dtype): the key holds
@@ -499,9 +521,9 @@ struct MapForm {
       size_t strides = key.size();
       size_t lead = shape.size() - node.view.shape.size();
       for (size_t d = 0; d < lead; ++d)
-        key.push_back(0);
+        key.push(0);
       for (size_t d = 0; d < node.view.shape.size(); ++d)
-        key.push_back(node.view.shape[d] == 1 && shape[lead + d] != 1
+        key.push(node.view.shape[d] == 1 && shape[lead + d] != 1
                           ? 0
                           : node.view.strides[d]);
       // One parameter per distinct view (Gatherer::array).
@@ -519,7 +541,7 @@ struct MapForm {
                        key.begin() + long(strides)))
           found = int64_t(b);
       }
-      key.push_back(found);
+      key.push(found);
       if (found < 0) {
         Binding binding;
         binding.buffer = &node.view.buffer;
@@ -539,7 +561,8 @@ struct MapForm {
     }
     case ArrayNode::Kind::Index:
       put(3, node.axes[0], int64_t(node.shape.size()));
-      key.insert(key.end(), node.shape.begin(), node.shape.end());
+      for (int64_t e : node.shape)
+        key.push(e);
       return true;
     case ArrayNode::Kind::Apply:
       put(4, textHash(node.function), int64_t(node.element),
@@ -550,7 +573,7 @@ struct MapForm {
         if (!walk(*node.operands[i], shape))
           return false;
       }
-      key.push_back(textHash(node.loop.back()));
+      key.push(textHash(node.loop.back()));
       return true;
     case ArrayNode::Kind::Reduce:
       return false;
@@ -558,16 +581,18 @@ struct MapForm {
     return false;
   }
 
+  /// (The out's dtype is its element's: one Type per dtype.)
   bool of(const ArrayNode &node, const ArrayView &out, const Type *outElement,
-          const std::string &outDType, int64_t outItemsize) {
+          int64_t outItemsize) {
     key.clear();
     bindings.clear();
     arrays.clear();
     visited.clear();
-    put(int64_t(outElement), textHash(outDType),
-                           outItemsize, int64_t(out.shape.size()));
-    key.insert(key.end(), out.shape.begin(), out.shape.end());
-    key.insert(key.end(), out.strides.begin(), out.strides.end());
+    put(int64_t(outElement), outItemsize, int64_t(out.shape.size()));
+    for (int64_t e : out.shape)
+      key.push(e);
+    for (int64_t s : out.strides)
+      key.push(s);
     return walk(node, out.shape);
   }
 };
@@ -606,8 +631,8 @@ void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
   thread_local auto memos = std::make_unique<MapMemo>();
   MapForm &form = *forms;
   MapMemo &memo = *memos;
-  bool formed = form.of(node, out, outElement, outDType, outItemsize);
-  if (formed && memo.valid && memo.key == form.key) {
+  bool formed = form.of(node, out, outElement, outItemsize);
+  if (formed && memo.valid && form.key.equals(memo.key)) {
     for (size_t p = 0; p < form.bindings.size(); ++p) {
       Gathered::Parameter &q = memo.g.parameters[p];
       if (q.array) {
@@ -674,7 +699,7 @@ void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
   // gatherer did: the same parameters, in order, before flatten's).
   if (!formed || form.bindings.size() > g.parameters.size())
     return;
-  memo.key = form.key;
+  memo.key.assign(form.key.begin(), form.key.end());
   memo.g.expression = std::move(g.expression);
   memo.g.parameters = std::move(g.parameters);
   memo.shift.assign(memo.g.parameters.size(), 0);
