@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <set>
 #include <unordered_set>
 namespace spirjit::launch {
 
@@ -55,6 +56,21 @@ const char *internFileName(const char *name) {
   return names.emplace(name).first->c_str();
 }
 
+const std::string *internName(const std::string &name) {
+  static auto &names = *new std::unordered_set<std::string>(); // as above
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  return &*names.emplace(name).first;
+}
+
+const std::vector<std::string> *internLoop(
+    const std::vector<std::string> &names) {
+  static auto &loops = *new std::set<std::vector<std::string>>();
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  return &*loops.insert(names).first;
+}
+
 NodeRef memoryNode(ArrayView view, const Type *element, std::string dtype,
                    int64_t itemsize, runtime::UsmKind usm) {
   auto node = std::make_shared<ArrayNode>();
@@ -97,8 +113,8 @@ NodeRef indexNode(std::vector<int64_t> shape, int axis,
   return node;
 }
 
-NodeRef applyNode(std::string function, std::vector<NodeRef> operands,
-                  std::vector<std::string> loop, const Type *element,
+NodeRef applyNode(const std::string *function, std::vector<NodeRef> operands,
+                  const std::vector<std::string> *loop, const Type *element,
                   std::string dtype, int64_t itemsize,
                   std::vector<int64_t> shape, const char *file, int line) {
   // Too big to grow: what is pending below runs now.
@@ -122,9 +138,9 @@ NodeRef applyNode(std::string function, std::vector<NodeRef> operands,
     node->device = operands.at(0)->device;
   node->depth = depthOf(operands);
   node->inputs = inputsOf(operands);
-  node->function = std::move(function);
+  node->function = function;
   node->operands = std::move(operands);
-  node->loop = std::move(loop);
+  node->loop = loop;
   node->file = file;
   node->line = line;
   return node;

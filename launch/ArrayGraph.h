@@ -58,11 +58,13 @@ struct ArrayNode {
   ArrayView view;
   /// Scalar: a kernel parameter's bytes (a complex number's parts in two).
   uint64_t scalar[2] = {0, 0};
-  /// Apply: the ufunc, its operands converted to loop[i], its result of
-  /// dtype loop.back() converted to `dtype`.
-  std::string function;
+  /// Apply: the ufunc (NumPy's name), its operands converted to
+  /// (*loop)[i], its result of dtype loop->back() converted to `dtype`.
+  /// Both interned (internName, internLoop): recording copies no text,
+  /// and the kernel's form is keyed by the pointers.
+  const std::string *function = nullptr;
   std::vector<NodeRef> operands;
-  std::vector<std::string> loop;
+  const std::vector<std::string> *loop = nullptr;
   /// Reduce: operands[0] folded over `axes` (sorted) in `accumulator`.
   /// Index: int64, the index along axes[0] (np.arange seen at `shape`).
   ArrayExpression::Reduction reduction = ArrayExpression::Reduction::Sum;
@@ -94,6 +96,10 @@ bool lazyEvaluation();
 /// ArrayNode::file points to. A program has few files, and a node's
 /// recording site is then a pointer, not a string to allocate and free.
 const char *internFileName(const char *name);
+/// The same for a ufunc's name and for a loop's dtype names.
+const std::string *internName(const std::string &name);
+const std::vector<std::string> *internLoop(
+    const std::vector<std::string> &names);
 
 NodeRef memoryNode(ArrayView view, const Type *element, std::string dtype,
                    int64_t itemsize, runtime::UsmKind usm);
@@ -106,8 +112,8 @@ NodeRef indexNode(std::vector<int64_t> shape, int axis,
                   std::shared_ptr<runtime::Device> device);
 /// A ufunc over `operands` (broadcast to `shape`), recorded; an operand
 /// that would make the expression too big is evaluated first.
-NodeRef applyNode(std::string function, std::vector<NodeRef> operands,
-                  std::vector<std::string> loop, const Type *element,
+NodeRef applyNode(const std::string *function, std::vector<NodeRef> operands,
+                  const std::vector<std::string> *loop, const Type *element,
                   std::string dtype, int64_t itemsize,
                   std::vector<int64_t> shape, const char *file, int line);
 /// A reduction of `operand` over `axes`, recorded; the result has the

@@ -87,10 +87,10 @@ public:
       for (size_t i = 0; i < node.operands.size(); ++i)
         operands.push_back(
             cast(value(*node.operands[i]), node.operands[i]->dtype,
-                 node.loop[i]));
-      v = add({Expression::Value::Kind::Apply, 0, node.function, operands,
+                 (*node.loop)[i]));
+      v = add({Expression::Value::Kind::Apply, 0, *node.function, operands,
                ""});
-      v = cast(v, node.loop.back(), node.dtype);
+      v = cast(v, node.loop->back(), node.dtype);
       break;
     }
     case ArrayNode::Kind::Index: {
@@ -494,17 +494,11 @@ struct MapForm {
   std::vector<const ArrayNode *> visited;
 
   template <typename... Values> void put(Values... values) {
-    (key.push(int64_t(values)), ...);
+    (key.push(int64_t(values)), ...); // (pointers as their address)
   }
 
   // A node's dtype is its element's (one Type per dtype): the key holds
-  // the Type, not a hash of the name, which was a third of the walk.
-  static int64_t textHash(const std::string &t) {
-    uint64_t h = 1469598103934665603ull;
-    for (char c : t)
-      h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-    return int64_t(h);
-  }
+  // Types and interned pointers, not hashes of names.
 
   /// Walks `node` as the Gatherer would; false where the memo cannot be
   /// used (a reduction below must be computed first).
@@ -565,15 +559,14 @@ struct MapForm {
         key.push(e);
       return true;
     case ArrayNode::Kind::Apply:
-      put(4, textHash(node.function), int64_t(node.element),
-                             int64_t(node.operands.size()));
+      // (The ufunc's name and its loop are interned: one pointer each.)
+      put(4, node.function, node.loop, node.element,
+          int64_t(node.operands.size()));
       for (size_t i = 0; i < node.operands.size(); ++i) {
-        put(int64_t(node.operands[i]->element),
-                               textHash(node.loop[i]));
+        key.push(int64_t(node.operands[i]->element));
         if (!walk(*node.operands[i], shape))
           return false;
       }
-      key.push(textHash(node.loop.back()));
       return true;
     case ArrayNode::Kind::Reduce:
       return false;

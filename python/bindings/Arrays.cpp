@@ -133,7 +133,8 @@ launch::NodeRef recordApply(const std::string &function,
                             const py::dtype &dtype,
                             std::vector<int64_t> shape) {
   Site site = recordingSite();
-  return launch::applyNode(function, std::move(nodes), std::move(loopNames),
+  return launch::applyNode(launch::internName(function), std::move(nodes),
+                           launch::internLoop(loopNames),
                            typeOfDType(dtype), dtypeName(dtype),
                            dtype.itemsize(), std::move(shape), site.file,
                            site.line);
@@ -229,6 +230,7 @@ struct Loop {
   std::vector<py::dtype> dtypes; // empty: NumPy has none
   std::vector<std::string> names;
   std::vector<const Type *> types;
+  const std::vector<std::string> *interned = nullptr; // names
 };
 
 /// NumPy's loop for `ufunc` over `count` operand keys (the Python path
@@ -288,6 +290,7 @@ const Loop &loopFor(PyObject *ufunc, PyObject *const *keys, size_t count) {
     loop.names.push_back(dtypeName(d));
     loop.types.push_back(typeOfDType(d));
   }
+  loop.interned = launch::internLoop(loop.names);
   for (PyObject *k : key)
     Py_INCREF(k); // the keys must outlive the entry
   return remember(
@@ -383,7 +386,7 @@ bool broadcastShapes(const std::vector<int64_t> *const *shapes, size_t count,
 
 /// `function` over the `count` operands at `inputs` recorded, or an empty
 /// object for the Python path.
-py::object fastApply(const std::string &function, PyObject *ufunc,
+py::object fastApply(const std::string *function, PyObject *ufunc,
                      PyObject *const *inputs, size_t count) {
   // (Nothing here allocates but the node, its vectors and the array:
   // recording was mostly allocation.)
@@ -432,7 +435,7 @@ py::object fastApply(const std::string &function, PyObject *ufunc,
   const py::dtype &dtype = loop.dtypes.back();
   Site site = recordingSite();
   return pendingArray(
-      launch::applyNode(function, std::move(nodes), loop.names,
+      launch::applyNode(function, std::move(nodes), loop.interned,
                         loop.types.back(), loop.names.back(),
                         dtype.itemsize(), std::move(shape), site.file,
                         site.line),
@@ -441,7 +444,7 @@ py::object fastApply(const std::string &function, PyObject *ufunc,
 
 /// What a DeviceArray operator method records.
 struct Operator {
-  std::string function;
+  const std::string *function; // interned
   py::object ufunc, slow;
   size_t arity;
   bool reflected;
@@ -482,7 +485,8 @@ py::object operatorMethod(const std::string &function, py::object ufunc,
       "operator", reinterpret_cast<PyCFunction>(
                       reinterpret_cast<void (*)()>(callOperator)),
       METH_FASTCALL, nullptr};
-  auto *op = new Operator{function, std::move(ufunc), std::move(slow),
+  auto *op = new Operator{launch::internName(function), std::move(ufunc),
+                          std::move(slow),
                           size_t(arity), reflected};
   py::capsule capsule(op, [](void *p) { delete static_cast<Operator *>(p); });
   py::object method = py::reinterpret_steal<py::object>(
@@ -494,23 +498,28 @@ py::object operatorMethod(const std::string &function, py::object ufunc,
       PyInstanceMethod_New(method.ptr()));
 }
 
-/// The table's row of a NumPy ufunc object (nullptr: not elementwise in
-/// ArrayOps.def), once per ufunc.
-const ArrayOp *rowOf(PyObject *ufunc) {
-  static auto &rows = *new std::map<PyObject *, const ArrayOp *>();
+/// The table's row of a NumPy ufunc object (row nullptr: not elementwise
+/// in ArrayOps.def) and its NumPy name interned, once per ufunc.
+struct UfuncRow {
+  const ArrayOp *row = nullptr;
+  const std::string *name = nullptr;
+};
+const UfuncRow &rowOf(PyObject *ufunc) {
+  static auto &rows = *new std::map<PyObject *, UfuncRow>();
   auto it = rows.find(ufunc);
   if (it != rows.end())
     return it->second;
-  const ArrayOp *row = nullptr;
+  UfuncRow found;
   if (PyObject *name = PyObject_GetAttrString(ufunc, "__name__")) {
     if (const char *text = PyUnicode_AsUTF8(name))
-      row = findUfunc(std::string("numpy.") + text);
+      found.row = findUfunc(std::string("numpy.") + text);
     Py_DECREF(name);
   }
   PyErr_Clear();
+  if (found.row)
+    found.name = launch::internName(found.row->numpy);
   Py_INCREF(ufunc); // the key must outlive the entry
-  rows.emplace(ufunc, row);
-  return row;
+  return rows.emplace(ufunc, found).first->second;
 }
 
 /// DeviceArray.__array_ufunc__: `np.sqrt(x)` and the like, called plainly
@@ -521,7 +530,8 @@ py::object ufuncMethod(py::object slow) {
                                  py::kwargs kwargs) -> py::object {
     // (self, ufunc, method, *inputs)
     if (kwargs.empty() && args.size() >= 4) {
-      const ArrayOp *row = rowOf(args[1].ptr());
+      const UfuncRow &ufunc = rowOf(args[1].ptr());
+      const ArrayOp *row = ufunc.row;
       PyObject *how = args[2].ptr();
       if (row && size_t(row->arity) == args.size() - 3 &&
           PyUnicode_Check(how) &&
@@ -531,7 +541,7 @@ py::object ufuncMethod(py::object slow) {
         for (size_t i = 0; i < count && i < kFastOperands; ++i)
           inputs[i] = args[i + 3].ptr();
         if (py::object r =
-                fastApply(row->numpy, args[1].ptr(), inputs.data(), count))
+                fastApply(ufunc.name, args[1].ptr(), inputs.data(), count))
           return r;
       }
     }
@@ -609,13 +619,14 @@ py::object reductionMethod(const std::string &op, py::object slow,
           typeOfDType(acc), dtypeName(acc), acc.itemsize(), bytes,
           x->device());
       node = launch::applyNode(
-          "divide", {node, n},
-          {dtypeName(acc), dtypeName(acc), dtypeName(acc)},
+          launch::internName("divide"), {node, n},
+          launch::internLoop({dtypeName(acc), dtypeName(acc), dtypeName(acc)}),
           typeOfDType(acc), dtypeName(acc), acc.itemsize(), {}, file, line);
     }
     if (!result.equal(acc))
-      node = launch::applyNode("copy", {node},
-                               {dtypeName(result), dtypeName(result)},
+      node = launch::applyNode(launch::internName("copy"), {node},
+                               launch::internLoop({dtypeName(result),
+                                                   dtypeName(result)}),
                                typeOfDType(result), dtypeName(result),
                                result.itemsize(), {}, file, line);
     return pendingArray(std::move(node), result);

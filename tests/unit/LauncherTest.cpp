@@ -432,3 +432,16 @@ TEST(ArrayGraph, InternsOneCopyOfEachFileName) {
   EXPECT_EQ(launch::internFileName("/home/user/model.py"), interned);
   EXPECT_NE(launch::internFileName("/home/user/other.py"), interned);
 }
+
+// A node's ufunc and loop are interned too: the evaluation's memo keys
+// the kernel's form by these pointers, so equal text must give one.
+TEST(ArrayGraph, InternsUfuncNamesAndLoops) {
+  const std::string *add = launch::internName("add");
+  EXPECT_EQ(*add, "add");
+  EXPECT_EQ(launch::internName(std::string("ad") + "d"), add);
+  EXPECT_NE(launch::internName("subtract"), add);
+  const auto *loop = launch::internLoop({"float32", "float32", "float32"});
+  EXPECT_EQ(loop->size(), 3u);
+  EXPECT_EQ(launch::internLoop({"float32", "float32", "float32"}), loop);
+  EXPECT_NE(launch::internLoop({"float32", "float64", "float64"}), loop);
+}
