@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdint>
 #include <atomic>
+#include <array>
 #include <map>
 #include <tuple>
 #include <memory>
@@ -180,11 +181,23 @@ const Type *array(const Type *element, int ndim, char layout,
   static std::mutex mutex;
   static std::map<Key, const Type *> known;
   Key key{element, ndim, layout, static_cast<int>(memorySpace)};
+  // The last few found on this thread, without the lock and the map: a
+  // DeviceArray made by an operation, and each array a launch binds,
+  // asks for the same few types again and again.
+  thread_local std::array<std::pair<Key, const Type *>, 4> recent{};
+  thread_local size_t next = 0;
+  for (const auto &[k, type] : recent)
+    if (type && k == key)
+      return type;
+  auto remember = [&](const Type *type) {
+    recent[next++ % recent.size()] = {key, type};
+    return type;
+  };
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = known.find(key);
     if (it != known.end())
-      return it->second;
+      return remember(it->second);
   }
   Type t = make(TypeKind::Array);
   t.element = element;
@@ -194,7 +207,7 @@ const Type *array(const Type *element, int ndim, char layout,
   const Type *type = intern(t);
   std::lock_guard<std::mutex> lock(mutex);
   known.emplace(key, type);
-  return type;
+  return remember(type);
 }
 const Type *ndItem(int ndim) {
   Type t = make(TypeKind::NdItem);

@@ -10,6 +10,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <mutex>
+#include <set>
+#include <unordered_set>
 namespace spirjit::launch {
 
 namespace {
@@ -43,6 +46,30 @@ bool lazyEvaluation() {
     return !(v && std::string(v) == "0");
   }();
   return lazy;
+}
+
+const char *internFileName(const char *name) {
+  // Never destroyed: nodes alive at exit point into it. A set's elements
+  // stay where they are as it grows.
+  static auto &names = *new std::unordered_set<std::string>();
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  return names.emplace(name).first->c_str();
+}
+
+const std::string *internName(const std::string &name) {
+  static auto &names = *new std::unordered_set<std::string>(); // as above
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  return &*names.emplace(name).first;
+}
+
+const std::vector<std::string> *internLoop(
+    const std::vector<std::string> &names) {
+  static auto &loops = *new std::set<std::vector<std::string>>();
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  return &*loops.insert(names).first;
 }
 
 NodeRef memoryNode(ArrayView view, const Type *element, std::string dtype,
@@ -87,10 +114,10 @@ NodeRef indexNode(std::vector<int64_t> shape, int axis,
   return node;
 }
 
-NodeRef applyNode(std::string function, std::vector<NodeRef> operands,
-                  std::vector<std::string> loop, const Type *element,
+NodeRef applyNode(const std::string *function, std::vector<NodeRef> operands,
+                  const std::vector<std::string> *loop, const Type *element,
                   std::string dtype, int64_t itemsize,
-                  std::vector<int64_t> shape, std::string file, int line) {
+                  std::vector<int64_t> shape, const char *file, int line) {
   // Too big to grow: what is pending below runs now.
   if (depthOf(operands) > kMaxDepth || inputsOf(operands) > kMaxInputs)
     for (NodeRef &o : operands)
@@ -112,10 +139,10 @@ NodeRef applyNode(std::string function, std::vector<NodeRef> operands,
     node->device = operands.at(0)->device;
   node->depth = depthOf(operands);
   node->inputs = inputsOf(operands);
-  node->function = std::move(function);
+  node->function = function;
   node->operands = std::move(operands);
-  node->loop = std::move(loop);
-  node->file = std::move(file);
+  node->loop = loop;
+  node->file = file;
   node->line = line;
   return node;
 }
@@ -124,9 +151,10 @@ NodeRef callNode(std::shared_ptr<const ElementFunction> callee,
                  std::vector<NodeRef> operands, std::vector<std::string> loop,
                  const Type *element, std::string dtype, int64_t itemsize,
                  std::vector<int64_t> shape, std::string file, int line) {
-  NodeRef node = applyNode("call", std::move(operands), std::move(loop),
-                           element, std::move(dtype), itemsize,
-                           std::move(shape), std::move(file), line);
+  NodeRef node = applyNode(internName("call"), std::move(operands),
+                           internLoop(loop), element, std::move(dtype),
+                           itemsize, std::move(shape),
+                           internFileName(file.c_str()), line);
   node->callee = std::move(callee);
   return node;
 }
@@ -177,7 +205,7 @@ void checkCall(const std::shared_ptr<const ElementFunction> &callee,
 NodeRef reduceNode(NodeRef operand, ArrayExpression::Reduction reduction,
                    std::vector<int> axes, std::string accumulator,
                    const Type *element, std::string dtype, int64_t itemsize,
-                   std::string file, int line) {
+                   const char *file, int line) {
   auto node = std::make_shared<ArrayNode>();
   node->kind = ArrayNode::Kind::Reduce;
   node->element = element;
@@ -195,7 +223,7 @@ NodeRef reduceNode(NodeRef operand, ArrayExpression::Reduction reduction,
   node->axes = std::move(axes);
   node->accumulator = std::move(accumulator);
   node->operands = {std::move(operand)};
-  node->file = std::move(file);
+  node->file = file;
   node->line = line;
   return node;
 }
@@ -247,7 +275,7 @@ bool evaluatedOnHost(ArrayNode &node, const ArrayView &out) {
 }
 
 std::string recordedAt(const ArrayNode &node) {
-  return node.file + ":" + std::to_string(node.line) +
+  return std::string(node.file) + ":" + std::to_string(node.line) +
          ": computing the DeviceArray operation recorded here: ";
 }
 } // namespace

@@ -59,13 +59,15 @@ struct ArrayNode {
   ArrayView view;
   /// Scalar: a kernel parameter's bytes (a complex number's parts in two).
   uint64_t scalar[2] = {0, 0};
-  /// Apply: the ufunc, its operands converted to loop[i], its result of
-  /// dtype loop.back() converted to `dtype`.
-  std::string function;
+  /// Apply: the ufunc (NumPy's name), its operands converted to
+  /// (*loop)[i], its result of dtype loop->back() converted to `dtype`.
+  /// Both interned (internName, internLoop): recording copies no text,
+  /// and the kernel's form is keyed by the pointers.
+  const std::string *function = nullptr;
   std::vector<NodeRef> operands;
-  std::vector<std::string> loop;
+  const std::vector<std::string> *loop = nullptr;
   /// Apply "call": the function called on the elements (its result
-  /// converted to loop.back()).
+  /// converted to loop->back()).
   std::shared_ptr<const ElementFunction> callee;
   /// Reduce: operands[0] folded over `axes` (sorted) in `accumulator`.
   /// Index: int64, the index along axes[0] (np.arange seen at `shape`).
@@ -73,8 +75,9 @@ struct ArrayNode {
   std::vector<int> axes;
   std::string accumulator;
 
-  /// The operation that recorded it, for errors at evaluation.
-  std::string file;
+  /// The operation that recorded it, for errors at evaluation. `file` is
+  /// interned (internFileName): recording copies no text.
+  const char *file = "<unknown>";
   int line = 0;
   /// DeviceArrays holding this node (ArrayHolder).
   int holders = 0;
@@ -93,6 +96,15 @@ constexpr int kMaxInputs = 12;
 /// Whether operations record (SPIRJIT_LAZY unset or not "0").
 bool lazyEvaluation();
 
+/// `name` kept for the process's life, one copy per distinct text: what
+/// ArrayNode::file points to. A program has few files, and a node's
+/// recording site is then a pointer, not a string to allocate and free.
+const char *internFileName(const char *name);
+/// The same for a ufunc's name and for a loop's dtype names.
+const std::string *internName(const std::string &name);
+const std::vector<std::string> *internLoop(
+    const std::vector<std::string> &names);
+
 NodeRef memoryNode(ArrayView view, const Type *element, std::string dtype,
                    int64_t itemsize, runtime::UsmKind usm);
 NodeRef scalarNode(const Type *element, std::string dtype, int64_t itemsize,
@@ -104,12 +116,13 @@ NodeRef indexNode(std::vector<int64_t> shape, int axis,
                   std::shared_ptr<runtime::Device> device);
 /// A ufunc over `operands` (broadcast to `shape`), recorded; an operand
 /// that would make the expression too big is evaluated first.
-NodeRef applyNode(std::string function, std::vector<NodeRef> operands,
-                  std::vector<std::string> loop, const Type *element,
+NodeRef applyNode(const std::string *function, std::vector<NodeRef> operands,
+                  const std::vector<std::string> *loop, const Type *element,
                   std::string dtype, int64_t itemsize,
-                  std::vector<int64_t> shape, std::string file, int line);
+                  std::vector<int64_t> shape, const char *file, int line);
 /// `callee` called on the elements of `operands`, recorded as applyNode
-/// records a ufunc.
+/// records a ufunc (the names interned here: a vectorize call is rarer
+/// than an operator).
 NodeRef callNode(std::shared_ptr<const ElementFunction> callee,
                  std::vector<NodeRef> operands, std::vector<std::string> loop,
                  const Type *element, std::string dtype, int64_t itemsize,
@@ -125,7 +138,7 @@ void checkCall(const std::shared_ptr<const ElementFunction> &callee,
 NodeRef reduceNode(NodeRef operand, ArrayExpression::Reduction reduction,
                    std::vector<int> axes, std::string accumulator,
                    const Type *element, std::string dtype, int64_t itemsize,
-                   std::string file, int line);
+                   const char *file, int line);
 
 /// Computes a pending node into new C-contiguous memory of its device;
 /// the node becomes Memory. Nothing for a node that is not pending.

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <unordered_map>
 
 namespace spirjit::launch {
@@ -88,12 +89,13 @@ public:
       for (size_t i = 0; i < node.operands.size(); ++i)
         operands.push_back(
             cast(value(*node.operands[i]), node.operands[i]->dtype,
-                 node.loop[i]));
-      v = add({Expression::Value::Kind::Apply, 0, node.function, operands,
+                 (*node.loop)[i]));
+      v = add({Expression::Value::Kind::Apply, 0, *node.function, operands,
                ""});
       if (node.callee) // returns what its code computes: the loop's dtype
-        v = add({Expression::Value::Kind::Cast, 0, "", {v}, node.loop.back()});
-      v = cast(v, node.loop.back(), node.dtype);
+        v = add(
+            {Expression::Value::Kind::Cast, 0, "", {v}, node.loop->back()});
+      v = cast(v, node.loop->back(), node.dtype);
       break;
     }
     case ArrayNode::Kind::Index: {
@@ -469,8 +471,33 @@ namespace {
 /// finished parameters are kept (MapMemo) and only rebound, which skips
 /// gathering the graph, merging dimensions, flattening views and finding
 /// the kernel: about a third of an evaluation's host instructions.
+/// The words a MapForm's key holds, kept between evaluations: appending
+/// is a store (vector::push_back's call per word was a third of the
+/// walk).
+class FormKey {
+public:
+  void clear() { size_ = 0; }
+  size_t size() const { return size_; }
+  const int64_t *begin() const { return words_.data(); }
+  const int64_t *end() const { return words_.data() + size_; }
+  [[gnu::always_inline]] void push(int64_t word) {
+    if (size_ == words_.size())
+      grow();
+    words_[size_++] = word;
+  }
+  bool equals(const std::vector<int64_t> &other) const {
+    return other.size() == size_ && std::equal(begin(), end(), other.begin());
+  }
+
+private:
+  void grow() { words_.resize(std::max<size_t>(64, 2 * size_)); }
+
+  std::vector<int64_t> words_;
+  size_t size_ = 0;
+};
+
 struct MapForm {
-  std::vector<int64_t> key;
+  FormKey key;
   /// The parameters in the gatherer's order (Index values excluded): an
   /// array's memory and offset, or a scalar's bytes.
   struct Binding {
@@ -483,31 +510,31 @@ struct MapForm {
   std::vector<std::pair<size_t, const Type *>> arrays;
   std::vector<const ArrayNode *> visited;
 
-  static int64_t textHash(const std::string &t) {
-    uint64_t h = 1469598103934665603ull;
-    for (char c : t)
-      h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-    return int64_t(h);
+  template <typename... Values> void put(Values... values) {
+    (key.push(int64_t(values)), ...); // (pointers as their address)
   }
+
+  // A node's dtype is its element's (one Type per dtype): the key holds
+  // Types and interned pointers, not hashes of names.
 
   /// Walks `node` as the Gatherer would; false where the memo cannot be
   /// used (a reduction below must be computed first).
   bool walk(const ArrayNode &node, const std::vector<int64_t> &shape) {
     for (size_t i = 0; i < visited.size(); ++i)
       if (visited[i] == &node) {
-        key.insert(key.end(), {0, int64_t(i)});
+        put(0, int64_t(i));
         return true;
       }
     visited.push_back(&node);
     switch (node.kind) {
     case ArrayNode::Kind::Memory: {
-      key.insert(key.end(), {1, int64_t(node.element), textHash(node.dtype),
-                             node.itemsize});
+      put(1, int64_t(node.element), node.itemsize);
       size_t strides = key.size();
       size_t lead = shape.size() - node.view.shape.size();
-      key.insert(key.end(), lead, 0);
+      for (size_t d = 0; d < lead; ++d)
+        key.push(0);
       for (size_t d = 0; d < node.view.shape.size(); ++d)
-        key.push_back(node.view.shape[d] == 1 && shape[lead + d] != 1
+        key.push(node.view.shape[d] == 1 && shape[lead + d] != 1
                           ? 0
                           : node.view.strides[d]);
       // One parameter per distinct view (Gatherer::array).
@@ -525,7 +552,7 @@ struct MapForm {
                        key.begin() + long(strides)))
           found = int64_t(b);
       }
-      key.push_back(found);
+      key.push(found);
       if (found < 0) {
         Binding binding;
         binding.buffer = &node.view.buffer;
@@ -536,7 +563,7 @@ struct MapForm {
       return true;
     }
     case ArrayNode::Kind::Scalar: {
-      key.insert(key.end(), {2, int64_t(node.element), textHash(node.dtype)});
+      put(2, int64_t(node.element));
       Binding binding;
       binding.scalar[0] = node.scalar[0];
       binding.scalar[1] = node.scalar[1];
@@ -544,19 +571,21 @@ struct MapForm {
       return true;
     }
     case ArrayNode::Kind::Index:
-      key.insert(key.end(), {3, node.axes[0], int64_t(node.shape.size())});
-      key.insert(key.end(), node.shape.begin(), node.shape.end());
+      put(3, node.axes[0], int64_t(node.shape.size()));
+      for (int64_t e : node.shape)
+        key.push(e);
       return true;
     case ArrayNode::Kind::Apply:
-      key.insert(key.end(), {4, textHash(node.function), textHash(node.dtype),
-                             int64_t(node.operands.size()),
-                             node.callee ? int64_t(node.callee->hash) : 0});
+      // (The ufunc's name and its loop are interned: one pointer each.)
+      put(4, node.function, node.loop, node.element,
+          int64_t(node.operands.size()));
+      if (node.callee)
+        put(int64_t(node.callee->hash));
       for (size_t i = 0; i < node.operands.size(); ++i) {
-        key.push_back(textHash(node.operands[i]->dtype) ^ textHash(node.loop[i]));
+        key.push(int64_t(node.operands[i]->element));
         if (!walk(*node.operands[i], shape))
           return false;
       }
-      key.push_back(textHash(node.loop.back()));
       return true;
     case ArrayNode::Kind::Reduce:
       return false;
@@ -564,16 +593,18 @@ struct MapForm {
     return false;
   }
 
+  /// (The out's dtype is its element's: one Type per dtype.)
   bool of(const ArrayNode &node, const ArrayView &out, const Type *outElement,
-          const std::string &outDType, int64_t outItemsize) {
+          int64_t outItemsize) {
     key.clear();
     bindings.clear();
     arrays.clear();
     visited.clear();
-    key.insert(key.end(), {int64_t(outElement), textHash(outDType),
-                           outItemsize, int64_t(out.shape.size())});
-    key.insert(key.end(), out.shape.begin(), out.shape.end());
-    key.insert(key.end(), out.strides.begin(), out.strides.end());
+    put(int64_t(outElement), outItemsize, int64_t(out.shape.size()));
+    for (int64_t e : out.shape)
+      key.push(e);
+    for (int64_t s : out.strides)
+      key.push(s);
     return walk(node, out.shape);
   }
 };
@@ -605,10 +636,15 @@ void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
     count *= e;
   if (count == 0)
     return;
-  thread_local MapForm form;
-  thread_local MapMemo memo;
-  bool formed = form.of(node, out, outElement, outDType, outItemsize);
-  if (formed && memo.valid && memo.key == form.key) {
+  // Reached through pointers: with the thread_local objects themselves,
+  // every member access in the walk was a TLS lookup (the compiler made
+  // their address a constant of its clone of walk()).
+  thread_local auto forms = std::make_unique<MapForm>();
+  thread_local auto memos = std::make_unique<MapMemo>();
+  MapForm &form = *forms;
+  MapMemo &memo = *memos;
+  bool formed = form.of(node, out, outElement, outItemsize);
+  if (formed && memo.valid && form.key.equals(memo.key)) {
     for (size_t p = 0; p < form.bindings.size(); ++p) {
       Gathered::Parameter &q = memo.g.parameters[p];
       if (q.array) {
@@ -675,7 +711,7 @@ void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
   // gatherer did: the same parameters, in order, before flatten's).
   if (!formed || form.bindings.size() > g.parameters.size())
     return;
-  memo.key = form.key;
+  memo.key.assign(form.key.begin(), form.key.end());
   memo.g.expression = std::move(g.expression);
   memo.g.parameters = std::move(g.parameters);
   memo.shift.assign(memo.g.parameters.size(), 0);

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <unordered_map>
 
 namespace py = pybind11;
 
@@ -25,57 +26,80 @@ namespace spirjit::python {
 
 namespace {
 
-/// The line a frame is at. Finding it walks the code's line table (a
-/// tenth of recording `a + b`), so each (code, instruction) pair seen is
-/// kept; the code objects kept alive stay few (a program's lines that
-/// operate on arrays), and the table starts again past 4096.
-int lineOf(PyFrameObject *frame, PyCodeObject *code) {
-  static auto &lines = *new std::map<std::pair<PyCodeObject *, int>, int>();
-  auto key = std::make_pair(code, PyFrame_GetLasti(frame));
-  auto it = lines.find(key);
-  if (it != lines.end())
-    return it->second;
-  if (lines.size() >= 4096) {
-    for (auto &entry : lines)
-      Py_DECREF(entry.first.first);
-    lines.clear();
-  }
-  Py_INCREF(code); // the key must not be reused by another code object
-  int line = PyFrame_GetLineNumber(frame);
-  lines.emplace(key, line);
-  return line;
-}
+/// Where an operation was recorded: an interned file name
+/// (launch::internFileName) and a line.
+struct Site {
+  const char *file = "<unknown>";
+  int line = 0;
+};
 
-/// The user's line that recorded an operation: the innermost frame
-/// outside the spirjit package.
-void recordingSite(std::string &file, int &line) {
+/// What recording needs of a frame at one instruction: whether its code
+/// is spirjit's own (then the user's line is further out), else the site.
+/// Finding the line walks the code's line table (a tenth of recording
+/// `a + b`), so each (code, instruction) pair seen is kept; the code
+/// objects kept alive stay few (a program's lines that operate on
+/// arrays), and the table starts again past 4096.
+struct FrameSite {
+  bool ours = false;
+  Site site;
+};
+
+const FrameSite &frameSite(PyFrameObject *frame, PyCodeObject *code) {
   static std::string package = [] {
     py::object spirjit = py::module_::import("spirjit");
     py::object os = py::module_::import("os.path");
     return os.attr("dirname")(spirjit.attr("__file__")).cast<std::string>();
   }();
+  struct Hash {
+    size_t operator()(const std::pair<PyCodeObject *, int> &k) const {
+      return std::hash<const void *>()(k.first) ^ (size_t(k.second) << 20);
+    }
+  };
+  static auto &sites =
+      *new std::unordered_map<std::pair<PyCodeObject *, int>, FrameSite,
+                              Hash>();
+  auto key = std::make_pair(code, PyFrame_GetLasti(frame));
+  auto it = sites.find(key);
+  if (it != sites.end())
+    return it->second;
+  if (sites.size() >= 4096) {
+    for (auto &entry : sites)
+      Py_DECREF(entry.first.first);
+    sites.clear();
+  }
+  FrameSite found;
+  const char *name = PyUnicode_AsUTF8(code->co_filename);
+  if (!name)
+    PyErr_Clear();
+  found.ours =
+      name && std::strncmp(name, package.c_str(), package.size()) == 0;
+  if (!found.ours) {
+    found.site.file = launch::internFileName(name ? name : "<unknown>");
+    found.site.line = PyFrame_GetLineNumber(frame);
+  }
+  Py_INCREF(code); // the key must not be reused by another code object
+  return sites.emplace(key, found).first->second;
+}
+
+/// The user's line that recorded an operation: the innermost frame
+/// outside the spirjit package.
+Site recordingSite() {
   PyFrameObject *frame = PyEval_GetFrame();
   if (frame)
     Py_INCREF(frame);
   while (frame) {
     PyCodeObject *code = PyFrame_GetCode(frame);
-    const char *name = PyUnicode_AsUTF8(code->co_filename);
-    bool ours = name && std::strncmp(name, package.c_str(),
-                                     package.size()) == 0;
-    if (!ours) {
-      file = name ? name : "<unknown>";
-      line = lineOf(frame, code);
-      Py_DECREF(code);
-      Py_DECREF(frame);
-      return;
-    }
+    const FrameSite &at = frameSite(frame, code);
     Py_DECREF(code);
+    if (!at.ours) {
+      Py_DECREF(frame);
+      return at.site;
+    }
     PyFrameObject *back = PyFrame_GetBack(frame);
     Py_DECREF(frame);
     frame = back;
   }
-  file = "<unknown>";
-  line = 0;
+  return Site();
 }
 
 launch::NodeRef operandNode(py::handle value,
@@ -108,13 +132,12 @@ launch::NodeRef recordApply(const std::string &function,
                             std::vector<std::string> loopNames,
                             const py::dtype &dtype,
                             std::vector<int64_t> shape) {
-  std::string file;
-  int line = 0;
-  recordingSite(file, line);
-  return launch::applyNode(function, std::move(nodes), std::move(loopNames),
+  Site site = recordingSite();
+  return launch::applyNode(launch::internName(function), std::move(nodes),
+                           launch::internLoop(loopNames),
                            typeOfDType(dtype), dtypeName(dtype),
-                           dtype.itemsize(), std::move(shape),
-                           std::move(file), line);
+                           dtype.itemsize(), std::move(shape), site.file,
+                           site.line);
 }
 
 launch::ArrayView viewOf(const DeviceArray &a) {
@@ -175,12 +198,11 @@ ArrayExpression::Reduction reductionOf(const std::string &op) {
 py::object reduce(const DeviceArray &x, const std::string &op,
                   std::vector<int> axes, const py::dtype &accumulator,
                   const py::dtype &dtype) {
-  std::string file;
-  int line = 0;
-  recordingSite(file, line);
+  Site site = recordingSite();
   launch::NodeRef node = launch::reduceNode(
       x.node(), reductionOf(op), std::move(axes), dtypeName(accumulator),
-      typeOfDType(dtype), dtypeName(dtype), dtype.itemsize(), file, line);
+      typeOfDType(dtype), dtypeName(dtype), dtype.itemsize(), site.file,
+      site.line);
   return pendingArray(std::move(node), dtype);
 }
 
@@ -214,50 +236,57 @@ PyObject *dtypeKey(PyObject *obj, const DeviceArray *&array) {
   return nullptr;
 }
 
-/// NumPy's loop for `ufunc` over these operand keys (inputs, then the
-/// result), or empty where NumPy has none (the Python path raises).
-const std::vector<py::dtype> &loopFor(PyObject *ufunc,
-                                      const std::vector<PyObject *> &keys) {
+/// Operands of the operators' fast path, at most (NumPy's ufuncs in
+/// ArrayOps.def take one to three).
+constexpr size_t kFastOperands = 3;
+
+/// NumPy's loop of a ufunc over some operand keys: its dtypes (inputs,
+/// then the result), with what recording needs of each found once.
+struct Loop {
+  std::vector<py::dtype> dtypes; // empty: NumPy has none
+  std::vector<std::string> names;
+  std::vector<const Type *> types;
+  const std::vector<std::string> *interned = nullptr; // names
+};
+
+/// NumPy's loop for `ufunc` over `count` operand keys (the Python path
+/// raises where it has none).
+const Loop &loopFor(PyObject *ufunc, PyObject *const *keys, size_t count) {
   // Never destroyed: its dtypes would be released after the interpreter
   // has finalised.
-  static auto &loops =
-      *new std::map<std::vector<PyObject *>, std::vector<py::dtype>>();
+  static auto &loops = *new std::map<std::vector<PyObject *>, Loop>();
   // The last few found, compared in place: a chain repeats its ufuncs and
   // dtypes, and building the map's key allocated at every operation.
   struct Recent {
     PyObject *ufunc = nullptr;
-    std::array<PyObject *, 3> keys{};
+    std::array<PyObject *, kFastOperands> keys{};
     size_t count = 0;
-    const std::vector<py::dtype> *loop = nullptr;
+    const Loop *loop = nullptr;
   };
   static std::array<Recent, 8> recent;
   static size_t next = 0;
-  if (keys.size() <= 3)
-    for (const Recent &r : recent)
-      if (r.loop && r.ufunc == ufunc && r.count == keys.size() &&
-          std::equal(keys.begin(), keys.end(), r.keys.begin()))
-        return *r.loop;
-  auto remember = [&](const std::vector<py::dtype> &loop)
-      -> const std::vector<py::dtype> & {
-    if (keys.size() <= 3) {
-      Recent &r = recent[next++ % recent.size()];
-      r.ufunc = ufunc;
-      std::copy(keys.begin(), keys.end(), r.keys.begin());
-      r.count = keys.size();
-      r.loop = &loop;
-    }
+  for (const Recent &r : recent)
+    if (r.loop && r.ufunc == ufunc && r.count == count &&
+        std::equal(keys, keys + count, r.keys.begin()))
+      return *r.loop;
+  auto remember = [&](const Loop &loop) -> const Loop & {
+    Recent &r = recent[next++ % recent.size()];
+    r.ufunc = ufunc;
+    std::copy(keys, keys + count, r.keys.begin());
+    r.count = count;
+    r.loop = &loop;
     return loop;
   };
-  std::vector<PyObject *> key = keys;
+  std::vector<PyObject *> key(keys, keys + count);
   key.push_back(ufunc);
   auto it = loops.find(key);
   if (it != loops.end())
     return remember(it->second);
-  std::vector<py::dtype> loop;
-  py::tuple request(keys.size() + 1);
-  for (size_t i = 0; i < keys.size(); ++i)
+  Loop loop;
+  py::tuple request(count + 1);
+  for (size_t i = 0; i < count; ++i)
     request[i] = py::reinterpret_borrow<py::object>(keys[i]);
-  request[keys.size()] = py::none();
+  request[count] = py::none();
   try {
     py::tuple resolved = py::handle(ufunc).attr("resolve_dtypes")(request);
     // No float16 on devices: NumPy's float16 loops (np.sqrt of a bool)
@@ -265,14 +294,19 @@ const std::vector<py::dtype> &loopFor(PyObject *ufunc,
     static py::handle half = py::dtype("float16").release();
     static py::handle single = py::dtype("float32").release();
     for (py::handle d : resolved)
-      loop.push_back(py::reinterpret_borrow<py::dtype>(
+      loop.dtypes.push_back(py::reinterpret_borrow<py::dtype>(
           py::reinterpret_borrow<py::dtype>(d).equal(
               py::reinterpret_borrow<py::dtype>(half))
               ? single
               : d));
   } catch (py::error_already_set &) {
-    loop.clear();
+    loop.dtypes.clear();
   }
+  for (const py::dtype &d : loop.dtypes) {
+    loop.names.push_back(dtypeName(d));
+    loop.types.push_back(typeOfDType(d));
+  }
+  loop.interned = launch::internLoop(loop.names);
   for (PyObject *k : key)
     Py_INCREF(k); // the keys must outlive the entry
   return remember(
@@ -343,124 +377,165 @@ bool numberAs(PyObject *obj, const py::dtype &dtype, uint64_t bytes[2]) {
   return false;
 }
 
-bool broadcastShapes(const std::vector<const std::vector<int64_t> *> &shapes,
+/// NumPy's broadcast of `count` shapes into `out`; false where they do
+/// not broadcast.
+bool broadcastShapes(const std::vector<int64_t> *const *shapes, size_t count,
                      std::vector<int64_t> &out) {
   size_t rank = 0;
-  for (auto *s : shapes)
-    rank = std::max(rank, s->size());
+  for (size_t i = 0; i < count; ++i)
+    rank = std::max(rank, shapes[i]->size());
   out.assign(rank, 1);
-  for (auto *s : shapes)
-    for (size_t d = 0; d < s->size(); ++d) {
-      int64_t e = (*s)[d];
-      int64_t &o = out[rank - s->size() + d];
+  for (size_t i = 0; i < count; ++i) {
+    const std::vector<int64_t> &s = *shapes[i];
+    for (size_t d = 0; d < s.size(); ++d) {
+      int64_t e = s[d];
+      int64_t &o = out[rank - s.size() + d];
       if (e == o || e == 1)
         continue;
       if (o != 1)
         return false;
       o = e;
     }
+  }
   return true;
 }
 
-/// `function` over `inputs` recorded, or an empty object for the Python
-/// path.
-py::object fastApply(const std::string &function, PyObject *ufunc,
-                     const std::vector<PyObject *> &inputs) {
-  // (Every vector is sized once: recording is mostly allocation.)
-  std::vector<PyObject *> keys;
-  std::vector<const DeviceArray *> arrays;
-  keys.reserve(inputs.size());
-  arrays.reserve(inputs.size());
+/// `function` over the `count` operands at `inputs` recorded, or an empty
+/// object for the Python path.
+py::object fastApply(const std::string *function, PyObject *ufunc,
+                     PyObject *const *inputs, size_t count) {
+  // (Nothing here allocates but the node, its vectors and the array:
+  // recording was mostly allocation.)
+  if (count == 0 || count > kFastOperands)
+    return py::object();
+  std::array<PyObject *, kFastOperands> keys;
+  std::array<const DeviceArray *, kFastOperands> arrays;
+  std::array<const std::vector<int64_t> *, kFastOperands> shapes;
+  size_t shapeCount = 0;
   const DeviceArray *first = nullptr;
-  for (PyObject *input : inputs) {
+  for (size_t i = 0; i < count; ++i) {
     const DeviceArray *array = nullptr;
-    PyObject *key = dtypeKey(input, array);
-    if (!key)
+    keys[i] = dtypeKey(inputs[i], array);
+    if (!keys[i])
       return py::object();
     if (array && !first)
       first = array;
     if (array && first->device() != array->device())
       return py::object(); // the Python path names both devices
-    keys.push_back(key);
-    arrays.push_back(array);
+    arrays[i] = array;
+    if (array)
+      shapes[shapeCount++] = &array->shape();
   }
   if (!first)
     return py::object();
-  const std::vector<py::dtype> &loop = loopFor(ufunc, keys);
-  if (loop.empty())
+  const Loop &loop = loopFor(ufunc, keys.data(), count);
+  if (loop.dtypes.empty())
     return py::object();
-  std::vector<const std::vector<int64_t> *> shapes;
-  shapes.reserve(arrays.size());
-  for (const DeviceArray *a : arrays)
-    if (a)
-      shapes.push_back(&a->shape());
   std::vector<int64_t> shape;
-  if (!broadcastShapes(shapes, shape))
+  if (!broadcastShapes(shapes.data(), shapeCount, shape))
     return py::object();
   std::vector<launch::NodeRef> nodes;
-  std::vector<std::string> loopNames;
-  nodes.reserve(inputs.size());
-  loopNames.reserve(inputs.size() + 1);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    loopNames.push_back(dtypeName(loop[i]));
+  nodes.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
     if (arrays[i]) {
       nodes.push_back(arrays[i]->node());
       continue;
     }
     uint64_t bytes[2] = {0, 0};
-    if (!numberAs(inputs[i], loop[i], bytes))
+    if (!numberAs(inputs[i], loop.dtypes[i], bytes))
       return py::object();
-    nodes.push_back(launch::scalarNode(typeOfDType(loop[i]), loopNames.back(),
-                                       loop[i].itemsize(), bytes,
+    nodes.push_back(launch::scalarNode(loop.types[i], loop.names[i],
+                                       loop.dtypes[i].itemsize(), bytes,
                                        first->device()));
   }
-  const py::dtype &dtype = loop.back();
-  loopNames.push_back(dtypeName(dtype));
-  return pendingArray(recordApply(function, std::move(nodes),
-                                  std::move(loopNames), dtype,
-                                  std::move(shape)),
-                      dtype);
+  const py::dtype &dtype = loop.dtypes.back();
+  Site site = recordingSite();
+  return pendingArray(
+      launch::applyNode(function, std::move(nodes), loop.interned,
+                        loop.types.back(), loop.names.back(),
+                        dtype.itemsize(), std::move(shape), site.file,
+                        site.line),
+      dtype);
 }
 
+/// What a DeviceArray operator method records.
+struct Operator {
+  const std::string *function; // interned
+  py::object ufunc, slow;
+  size_t arity;
+  bool reflected;
+};
+
 /// A DeviceArray operator method: the fast path, else `slow` (Python).
+/// A plain CPython function of the operator (its capsule): pybind11's
+/// dispatch and argument tuple were a tenth of recording `a + b`.
+PyObject *callOperator(PyObject *capsule, PyObject *const *args,
+                       Py_ssize_t count) {
+  auto *op = static_cast<const Operator *>(
+      PyCapsule_GetPointer(capsule, nullptr));
+  try {
+    if (size_t(count) == op->arity) {
+      std::array<PyObject *, 2> inputs = {args[0],
+                                          count > 1 ? args[1] : nullptr};
+      if (op->reflected)
+        std::swap(inputs[0], inputs[1]);
+      if (py::object r =
+              fastApply(op->function, op->ufunc.ptr(), inputs.data(),
+                        size_t(count)))
+        return r.release().ptr();
+    }
+    return PyObject_Vectorcall(op->slow.ptr(), args, size_t(count), nullptr);
+  } catch (...) {
+    setPythonError(std::current_exception());
+    return nullptr;
+  }
+}
+
 py::object operatorMethod(const std::string &function, py::object ufunc,
                           py::object slow, int arity, bool reflected) {
-  py::cpp_function method(
-      [function, ufunc, slow, arity, reflected](py::args args) -> py::object {
-        if (args.size() == size_t(arity)) {
-          std::vector<PyObject *> inputs;
-          inputs.reserve(args.size());
-          for (py::handle a : args)
-            inputs.push_back(a.ptr());
-          if (reflected)
-            std::swap(inputs[0], inputs[1]);
-          if (py::object r = fastApply(function, ufunc.ptr(), inputs))
-            return r;
-        }
-        return slow(*args);
-      });
+  if (arity < 1 || arity > 2 || (reflected && arity != 2))
+    throw PythonError("InvalidArgumentError",
+                      "internal: an operator of arity " +
+                          std::to_string(arity));
+  static PyMethodDef definition = {
+      "operator", reinterpret_cast<PyCFunction>(
+                      reinterpret_cast<void (*)()>(callOperator)),
+      METH_FASTCALL, nullptr};
+  auto *op = new Operator{launch::internName(function), std::move(ufunc),
+                          std::move(slow),
+                          size_t(arity), reflected};
+  py::capsule capsule(op, [](void *p) { delete static_cast<Operator *>(p); });
+  py::object method = py::reinterpret_steal<py::object>(
+      PyCFunction_NewEx(&definition, capsule.ptr(), nullptr));
+  if (!method)
+    throw py::error_already_set();
   // Bound to the instance like a function defined in the class.
   return py::reinterpret_steal<py::object>(
       PyInstanceMethod_New(method.ptr()));
 }
 
-/// The table's row of a NumPy ufunc object (nullptr: not elementwise in
-/// ArrayOps.def), once per ufunc.
-const ArrayOp *rowOf(PyObject *ufunc) {
-  static auto &rows = *new std::map<PyObject *, const ArrayOp *>();
+/// The table's row of a NumPy ufunc object (row nullptr: not elementwise
+/// in ArrayOps.def) and its NumPy name interned, once per ufunc.
+struct UfuncRow {
+  const ArrayOp *row = nullptr;
+  const std::string *name = nullptr;
+};
+const UfuncRow &rowOf(PyObject *ufunc) {
+  static auto &rows = *new std::map<PyObject *, UfuncRow>();
   auto it = rows.find(ufunc);
   if (it != rows.end())
     return it->second;
-  const ArrayOp *row = nullptr;
+  UfuncRow found;
   if (PyObject *name = PyObject_GetAttrString(ufunc, "__name__")) {
     if (const char *text = PyUnicode_AsUTF8(name))
-      row = findUfunc(std::string("numpy.") + text);
+      found.row = findUfunc(std::string("numpy.") + text);
     Py_DECREF(name);
   }
   PyErr_Clear();
+  if (found.row)
+    found.name = launch::internName(found.row->numpy);
   Py_INCREF(ufunc); // the key must outlive the entry
-  rows.emplace(ufunc, row);
-  return row;
+  return rows.emplace(ufunc, found).first->second;
 }
 
 /// DeviceArray.__array_ufunc__: `np.sqrt(x)` and the like, called plainly
@@ -471,16 +546,18 @@ py::object ufuncMethod(py::object slow) {
                                  py::kwargs kwargs) -> py::object {
     // (self, ufunc, method, *inputs)
     if (kwargs.empty() && args.size() >= 4) {
-      const ArrayOp *row = rowOf(args[1].ptr());
+      const UfuncRow &ufunc = rowOf(args[1].ptr());
+      const ArrayOp *row = ufunc.row;
       PyObject *how = args[2].ptr();
       if (row && size_t(row->arity) == args.size() - 3 &&
           PyUnicode_Check(how) &&
           PyUnicode_CompareWithASCIIString(how, "__call__") == 0) {
-        std::vector<PyObject *> inputs;
-        inputs.reserve(args.size());
-        for (size_t i = 3; i < args.size(); ++i)
-          inputs.push_back(args[i].ptr());
-        if (py::object r = fastApply(row->numpy, args[1].ptr(), inputs))
+        std::array<PyObject *, kFastOperands> inputs{};
+        size_t count = args.size() - 3;
+        for (size_t i = 0; i < count && i < kFastOperands; ++i)
+          inputs[i] = args[i + 3].ptr();
+        if (py::object r =
+                fastApply(ufunc.name, args[1].ptr(), inputs.data(), count))
           return r;
       }
     }
@@ -532,9 +609,9 @@ py::object reductionMethod(const std::string &op, py::object slow,
     }
     const py::dtype &result = it->second[0], &acc = it->second[1],
                     &kernelAcc = it->second[2];
-    std::string file;
-    int line = 0;
-    recordingSite(file, line);
+    Site site = recordingSite();
+    const char *file = site.file;
+    int line = site.line;
     std::vector<int> axes;
     for (int d = 0; d < int(x->shape().size()); ++d)
       axes.push_back(d);
@@ -559,13 +636,14 @@ py::object reductionMethod(const std::string &op, py::object slow,
           typeOfDType(acc), dtypeName(acc), acc.itemsize(), bytes,
           x->device());
       node = launch::applyNode(
-          "divide", {node, n},
-          {dtypeName(acc), dtypeName(acc), dtypeName(acc)},
+          launch::internName("divide"), {node, n},
+          launch::internLoop({dtypeName(acc), dtypeName(acc), dtypeName(acc)}),
           typeOfDType(acc), dtypeName(acc), acc.itemsize(), {}, file, line);
     }
     if (!result.equal(acc))
-      node = launch::applyNode("copy", {node},
-                               {dtypeName(result), dtypeName(result)},
+      node = launch::applyNode(launch::internName("copy"), {node},
+                               launch::internLoop({dtypeName(result),
+                                                   dtypeName(result)}),
                                typeOfDType(result), dtypeName(result),
                                result.itemsize(), {}, file, line);
     return pendingArray(std::move(node), result);
@@ -638,7 +716,10 @@ py::object itemMethod(py::object slow, bool store) {
       std::vector<int64_t> broadcast;
       if (value && value->device() == a->device() &&
           !(value->dtype().kind() == 'c' && a->dtype().kind() != 'c') &&
-          broadcastShapes({&value->shape(), &shape}, broadcast) &&
+          broadcastShapes(std::array<const std::vector<int64_t> *, 2>{
+                              &value->shape(), &shape}
+                              .data(),
+                          2, broadcast) &&
           broadcast == shape) {
         DeviceArray view(a->buffer(), a->dtype(), std::move(shape),
                          std::move(strides), offset);

@@ -53,7 +53,12 @@ DeviceArray::DeviceArray(launch::NodeRef node, py::dtype dtype)
     stride *= std::max<int64_t>(shape_[d], 1);
   }
   launch::holdNode(pending_);
-  setType();
+  // The node's element is the dtype's type (no lookup of the dtype).
+  SPIRJIT_INTERNAL_CHECK(pending_->element, "a pending value without a type");
+  type_ = types::array(pending_->element, static_cast<int>(shape_.size()),
+                       launch::layoutOf(shape_.data(), strides_.data(),
+                                        static_cast<int>(shape_.size()),
+                                        dtype_.itemsize()));
 }
 
 DeviceArray::DeviceArray(const DeviceArray &o)

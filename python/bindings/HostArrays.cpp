@@ -77,10 +77,10 @@ public:
   /// its loop gives the node's dtype, else through a copy.
   void into(const ArrayNode &node, const py::array &target) {
     const py::module_ &np = numpy();
-    if (node.kind == ArrayNode::Kind::Apply && node.function != "copy" &&
-        node.function != "where" && node.loop.back() == node.dtype) {
+    if (node.kind == ArrayNode::Kind::Apply && *node.function != "copy" &&
+        *node.function != "where" && node.loop->back() == node.dtype) {
       py::list operands = operandsOf(node);
-      np.attr(node.function.c_str())(*operands, py::arg("out") = target);
+      np.attr(node.function->c_str())(*operands, py::arg("out") = target);
       return;
     }
     py::object result = value(node);
@@ -95,7 +95,7 @@ private:
   py::list operandsOf(const ArrayNode &node) {
     py::list operands;
     for (size_t i = 0; i < node.operands.size(); ++i)
-      operands.append(as(value(*node.operands[i]), node.loop[i]));
+      operands.append(as(value(*node.operands[i]), (*node.loop)[i]));
     return operands;
   }
 
@@ -120,12 +120,12 @@ private:
     case ArrayNode::Kind::Apply: {
       py::list operands = operandsOf(node);
       py::object result;
-      if (node.function == "copy")
+      if (*node.function == "copy")
         result = operands[0];
-      else if (node.function == "where")
+      else if (*node.function == "where")
         result = np.attr("where")(*operands);
       else
-        result = np.attr(node.function.c_str())(*operands);
+        result = np.attr(node.function->c_str())(*operands);
       return as(result, node.dtype);
     }
     case ArrayNode::Kind::Reduce:

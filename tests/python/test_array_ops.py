@@ -76,6 +76,22 @@ def test_unary_operators(device):
     check(~B, ~b, device)                          # logical not, as NumPy
 
 
+def test_operator_methods_called_directly(device):
+    # The operators are C functions (not pybind11's): called by hand with
+    # the wrong arguments they raise Python's TypeError, as a method does;
+    # reflected ones swap their operands.
+    a = data(5, np.float32)
+    A = spirjit.asarray(a, device=device)
+    with pytest.raises(TypeError):
+        A.__add__()
+    with pytest.raises(TypeError):
+        A.__neg__(A)
+    check(A.__rsub__(1.0), 1.0 - a, device)
+    check(A.__rtruediv__(A), a / a, device)
+    check(A.__neg__(), -a, device)
+    assert A.__add__("x") is NotImplemented
+
+
 @pytest.mark.parametrize("op", ["&", "|", "^", "==", "!=", "+", "*"])
 def test_bool_operators(device, op):
     a, b = data((9,), bool), data((9,), bool, seed=5)

@@ -3,6 +3,8 @@ operations record an expression; a chain of element-wise operations and a
 trailing reduction runs as one kernel when a value is needed; what a
 program observes is NumPy's eager semantics, at every flush point."""
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -441,9 +443,10 @@ def test_a_device_error_at_evaluation_names_the_operation(device):
     X = spirjit.asarray(np.ones(1 << 18, np.float32), device=device)
     Y = spirjit.asarray(np.ones((1 << 18, 1), np.float32), device=device)
     Z = X * Y   # recorded: 2**36 elements, more memory than any device has
+    line = sys._getframe().f_lineno - 1
     with pytest.raises(errors.OutOfDeviceMemoryError) as info:
         np.asarray(Z[0])
-    assert f"{__file__}:" in str(info.value)
+    assert f"{__file__}:{line}:" in str(info.value)
     assert "computing the DeviceArray operation recorded here" in str(
         info.value)
 

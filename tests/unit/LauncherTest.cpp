@@ -422,3 +422,28 @@ TEST(ReduceShape, CpuGroupsAreOneVectorOrOneItemEachFoldingAChunk) {
   EXPECT_EQ(g.local, 256);
   EXPECT_EQ(g.groups, 16);
 }
+
+// A recorded node keeps its operation's file as an interned pointer
+// (recording copies no text): one copy per distinct name, which outlives
+// the caller's string.
+TEST(ArrayGraph, InternsOneCopyOfEachFileName) {
+  std::string name = "/home/user/model.py";
+  const char *interned = launch::internFileName(name.c_str());
+  name[1] = 'X';
+  EXPECT_STREQ(interned, "/home/user/model.py");
+  EXPECT_EQ(launch::internFileName("/home/user/model.py"), interned);
+  EXPECT_NE(launch::internFileName("/home/user/other.py"), interned);
+}
+
+// A node's ufunc and loop are interned too: the evaluation's memo keys
+// the kernel's form by these pointers, so equal text must give one.
+TEST(ArrayGraph, InternsUfuncNamesAndLoops) {
+  const std::string *add = launch::internName("add");
+  EXPECT_EQ(*add, "add");
+  EXPECT_EQ(launch::internName(std::string("ad") + "d"), add);
+  EXPECT_NE(launch::internName("subtract"), add);
+  const auto *loop = launch::internLoop({"float32", "float32", "float32"});
+  EXPECT_EQ(loop->size(), 3u);
+  EXPECT_EQ(launch::internLoop({"float32", "float32", "float32"}), loop);
+  EXPECT_NE(launch::internLoop({"float32", "float64", "float64"}), loop);
+}
