@@ -379,8 +379,8 @@ Converted convert(const py::args &args,
           "TypingError",
           argumentName(i) + " is a '" +
               py::str(py::type::of(obj).attr("__name__")).cast<std::string>() +
-              "'; jit functions take NumPy arrays, DeviceArrays, numbers and "
-          "spirjit Devices");
+              "'; jit functions take NumPy arrays, DeviceArrays, numbers, "
+              "tuples and lists of numbers, and spirjit Devices");
     }
     out.types.push_back(a.type);
   }
