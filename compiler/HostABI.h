@@ -86,11 +86,14 @@ void spirjit_host_random_seed(int64_t seed);
 
 /* A list in host code (numba's typed list): `length` items of one number
  * type at `data`, room for `capacity`. The call owns it (and frees it when
- * it ends). */
+ * it ends). `changed` turns non-zero when an item is assigned or appended:
+ * a list argument (numba's reflected list, made by the binding from the
+ * caller's Python list) is then written back into the caller's list. */
 typedef struct spirjit_host_list {
   void *data;
   int64_t length;
   int64_t capacity;
+  int64_t changed;
 } spirjit_host_list;
 
 /* A new list of `count` items of `itemsize` bytes (zeroed); NULL on
@@ -100,6 +103,13 @@ void *spirjit_host_list_new(void *context, int64_t count, int64_t itemsize);
 /* Appends an item of `itemsize` bytes to `list`, growing it: returns where
  * the caller stores the item, or NULL on failure. */
 void *spirjit_host_list_append(void *context, void *list, int64_t itemsize);
+
+/* sorted(list): a new list of its items in ascending order (descending
+ * when `reverse`), stable as Python's. `item`: the items' size, plus 256
+ * for a float, plus 512 for an unsigned integer or a bool. NULL on
+ * failure. */
+void *spirjit_host_list_sorted(void *context, void *list, int64_t itemsize,
+                               int32_t item, int32_t reverse);
 
 /* print() in host code: writes the printf `format` of the arguments that
  * follow (the lowering makes one format per line, Python's str() of each

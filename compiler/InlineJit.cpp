@@ -449,10 +449,15 @@ void rejectEscapingFunctions(ir::Function &fn, const FunctionDescription &d) {
         continue;
       }
       std::string what = nestedKind(function, d);
+      // list.append(f) stores f as a list literal does.
+      bool appended = user->isa(Opcode::Call) &&
+                      user->operands[0]->isa(Opcode::GetAttr) &&
+                      user->operands[0]->name == "append";
       std::string construct =
-          user->isa(Opcode::Return)       ? "closure that escapes"
-          : user->isa(Opcode::BuildTuple) ? "lambda stored in a container"
-          : user->isa(Opcode::SetItem)    ? "lambda stored in a container"
+          user->isa(Opcode::Return) ? "closure that escapes"
+          : user->isa(Opcode::BuildTuple) || user->isa(Opcode::BuildList) ||
+                  user->isa(Opcode::SetItem) || appended
+              ? "lambda stored in a container"
           : user->isa(Opcode::Phi) ? "variable holding one of several functions"
           : user->isa(Opcode::Call) ? "function passed to a function that is "
                                       "not inlined"

@@ -29,6 +29,10 @@ kernelParameters(const std::vector<const Type *> &arguments,
         params.push_back({KernelParameter::Kind::Scalar, i, k}); // element k
       continue;
     }
+    if (t->kind == TypeKind::List) { // a jit function's list argument
+      params.push_back({KernelParameter::Kind::ArrayData, i});
+      continue;
+    }
     if (t->kind != TypeKind::Array) {
       params.push_back({KernelParameter::Kind::Scalar, i});
       continue;

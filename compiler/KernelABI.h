@@ -11,7 +11,9 @@ namespace spirjit {
 
 struct KernelParameter {
   enum class Kind {
-    ArrayData,   // pointer to element [0, ..., 0] in global memory
+    ArrayData,   // pointer to element [0, ..., 0] in global memory; a
+                 // jit function's list argument: its spirjit_host_list
+                 // (HostABI.h)
     LocalData,   // a LocalAccessor: local memory the launch sizes (its
                  // extents follow as ArrayShape; it has no strides)
     GroupScratch, // hidden, last: local memory for group_reduce and

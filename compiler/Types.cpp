@@ -83,7 +83,7 @@ std::string Type::str() const {
   case TypeKind::Slice:
     return "slice";
   case TypeKind::List:
-    return "list(" + element->str() + ")";
+    return (name.empty() ? "" : name + " ") + "list(" + element->str() + ")";
   }
   return "?";
 }
@@ -278,6 +278,12 @@ const Type *slice() { return intern(make(TypeKind::Slice)); }
 const Type *list(const Type *element) {
   Type t = make(TypeKind::List);
   t.element = element;
+  return intern(t);
+}
+const Type *reflectedList(const Type *element) {
+  Type t = make(TypeKind::List);
+  t.element = element;
+  t.name = "reflected";
   return intern(t);
 }
 const Type *module(const std::string &name) {

@@ -48,7 +48,9 @@ enum class TypeKind {
   Slice,    // start:stop:step in an index; host code only, gone after the
             // array-expression stage
   List,     // element: a list that changes in jit host code (numba's typed
-            // list), living in host memory; None element while unknown
+            // list), living in host memory; None element while unknown.
+            // name "reflected": a list argument, whose element type is its
+            // items' and whose changes go back to the caller's list
 };
 
 struct Type {
@@ -116,6 +118,8 @@ const Type *dtypeClass(const Type *element);
 const Type *slice();
 /// A list of `element`s in jit host code (compiler/infer/InferLists.cpp).
 const Type *list(const Type *element);
+/// A Python list passed to a jit function (numba's reflected list).
+const Type *reflectedList(const Type *element);
 
 /// A NumPy dtype name ("float32", "int64", "bool", ...) or one of NumPy's
 /// aliases of C's types ("intp", "int_", "double", "intc", ...), or nullptr.

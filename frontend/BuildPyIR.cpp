@@ -298,16 +298,19 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     return;
   }
   case PyOp::COMPARE_OP:
-  case PyOp::IS_OP: {
+  case PyOp::IS_OP:
+  case PyOp::CONTAINS_OP: {
     if (inst.op == PyOp::COMPARE_OP && (arg < 0 || arg > 5))
       malformed(line, "unknown comparison " + std::to_string(arg));
     Instruction *rhs = pop(line);
     Instruction *lhs = pop(line);
     Instruction *c = emit(Opcode::Compare, {lhs, rhs}, line);
-    c->index = inst.op == PyOp::COMPARE_OP
-                   ? arg
-                   : static_cast<int64_t>(arg ? ir::CompareOperator::IsNot
-                                              : ir::CompareOperator::Is);
+    c->index = inst.op == PyOp::COMPARE_OP ? arg
+               : inst.op == PyOp::IS_OP
+                   ? static_cast<int64_t>(arg ? ir::CompareOperator::IsNot
+                                              : ir::CompareOperator::Is)
+                   : static_cast<int64_t>(arg ? ir::CompareOperator::NotIn
+                                              : ir::CompareOperator::In);
     stack_.push_back(c);
     return;
   }

@@ -42,8 +42,8 @@ const char *unaryOperatorText(UnaryOperator op) {
   return text[static_cast<int>(op)];
 }
 const char *compareOperatorText(CompareOperator op) {
-  static const char *const text[] = {"<", "<=", "==", "!=", ">", ">=", "is",
-                                     "is not"};
+  static const char *const text[] = {"<",  "<=", "==", "!=",     ">",
+                                     ">=", "is", "is not", "in", "not in"};
   return text[static_cast<int>(op)];
 }
 

@@ -47,7 +47,10 @@ enum class BinaryOperator : unsigned char {
   BitXor, MatMul
 };
 enum class UnaryOperator : unsigned char { Neg, Pos, Not, Invert };
-enum class CompareOperator : unsigned char { Lt, Le, Eq, Ne, Gt, Ge, Is, IsNot };
+/// In and NotIn: `a in b` (membership of a in the container b, operand 1).
+enum class CompareOperator : unsigned char {
+  Lt, Le, Eq, Ne, Gt, Ge, Is, IsNot, In, NotIn
+};
 
 const char *binaryOperatorText(BinaryOperator op);
 const char *unaryOperatorText(UnaryOperator op);

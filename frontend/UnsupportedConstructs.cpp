@@ -85,8 +85,6 @@ const char *unsupportedConstruct(PyOp op) {
     return "nonlocal";
   case PyOp::CALL_FUNCTION_EX:
     return "*args or **kwargs";
-  case PyOp::CONTAINS_OP:
-    return "in";
   case PyOp::MATCH_CLASS:
   case PyOp::MATCH_KEYS:
   case PyOp::MATCH_MAPPING:

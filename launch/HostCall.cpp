@@ -225,7 +225,9 @@ void defineHostHelpers() {
          {"spirjit_host_list_new",
           reinterpret_cast<void *>(&spirjit_host_list_new)},
          {"spirjit_host_list_append",
-          reinterpret_cast<void *>(&spirjit_host_list_append)}});
+          reinterpret_cast<void *>(&spirjit_host_list_append)},
+         {"spirjit_host_list_sorted",
+          reinterpret_cast<void *>(&spirjit_host_list_sorted)}});
   });
 }
 
@@ -452,49 +454,6 @@ extern "C" void *spirjit_host_alloc(void *context, int32_t ndim,
     call.error = std::current_exception();
     return nullptr;
   }
-}
-
-extern "C" void *spirjit_host_list_new(void *context, int64_t count,
-                                       int64_t itemsize) {
-  auto &call = *static_cast<HostCall *>(context);
-  try {
-    call.lists.reserve(call.lists.size() + 1);
-    auto *list = static_cast<spirjit_host_list *>(
-        std::calloc(1, sizeof(spirjit_host_list)));
-    if (!list)
-      throw std::bad_alloc();
-    call.lists.push_back(list);
-    list->capacity = std::max<int64_t>(count, 4);
-    list->data = std::calloc(static_cast<size_t>(list->capacity),
-                             static_cast<size_t>(itemsize));
-    if (!list->data)
-      throw std::bad_alloc();
-    list->length = count;
-    return list;
-  } catch (...) {
-    call.error = std::current_exception();
-    return nullptr;
-  }
-}
-
-extern "C" void *spirjit_host_list_append(void *context, void *handle,
-                                          int64_t itemsize) {
-  auto &call = *static_cast<HostCall *>(context);
-  auto *list = static_cast<spirjit_host_list *>(handle);
-  if (list->length == list->capacity) {
-    // Doubling, as CPython's and numba's lists grow: appends cost O(1)
-    // amortised.
-    int64_t capacity = list->capacity * 2;
-    void *grown = std::realloc(list->data, static_cast<size_t>(capacity) *
-                                               static_cast<size_t>(itemsize));
-    if (!grown) {
-      call.error = std::make_exception_ptr(std::bad_alloc());
-      return nullptr;
-    }
-    list->data = grown;
-    list->capacity = capacity;
-  }
-  return static_cast<char *>(list->data) + itemsize * list->length++;
 }
 
 namespace {

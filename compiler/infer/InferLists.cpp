@@ -5,15 +5,28 @@
 // is a `list` instruction whose name is its class, the literals one value
 // may be. A class has one element type: the promotion of its items and of
 // every value appended to it, widened as inference iterates, so `l = []`
-// takes the type of what is appended later.
+// takes the type of what is appended later. A list passed as an argument
+// (numba's reflected list) has its items' type, which what it takes must
+// keep.
 #include "compiler/infer/Inference.h"
 #include "frontend/UnsupportedConstructs.h"
+
+#include <algorithm>
 
 namespace spirjit::infer {
 
 const Type *joinLists(const Type *a, const Type *b) {
   if (a->kind != TypeKind::List || b->kind != TypeKind::List)
     return nullptr;
+  // An argument's items have their type in the caller's memory already.
+  if (!a->name.empty() || !b->name.empty()) {
+    const Type *argument = a->name.empty() ? b : a;
+    const Type *other = argument == a ? b : a;
+    return other->element == argument->element ||
+                   other->element->kind == TypeKind::None
+               ? argument
+               : nullptr;
+  }
   if (a->element->kind == TypeKind::None)
     return b;
   if (b->element->kind == TypeKind::None)
@@ -29,7 +42,7 @@ bool isListValue(const Instruction *v) {
 }
 
 /// The class of the list `value` is: the name of a `list` instruction it
-/// may be (through phis), or "" for a list from elsewhere.
+/// may be (through phis and sorted()), or "" for a list from elsewhere.
 std::string listClass(const Instruction *value) {
   std::vector<const Instruction *> pending = {value};
   std::set<const Instruction *> seen;
@@ -42,8 +55,23 @@ std::string listClass(const Instruction *value) {
       return v->name;
     if (v->isa(Opcode::Phi))
       pending.insert(pending.end(), v->operands.begin(), v->operands.end());
+    // sorted(l) is a new list of l's type: one class with it.
+    if (v->isa(Opcode::Call) && v->operands.size() >= 2 &&
+        v->operands[0]->type->kind == TypeKind::Function &&
+        v->operands[0]->type->name == "sorted")
+      pending.push_back(v->operands[1]);
   }
   return "";
+}
+
+/// Whether a list argument of `element`s can take a `value` as Python
+/// would hold it: of the same kind (bool, integer, float, complex), which
+/// the conversion keeps; a float into a list of ints would be truncated.
+bool reflectedListTakes(const Type *element, const Type *value) {
+  if (!value->isNumber())
+    return false;
+  const Type *merged = types::promote(element, value);
+  return merged && types::materialize(merged)->kind == element->kind;
 }
 
 bool unknownItems(const Type *t) {
@@ -98,6 +126,69 @@ const Type *Inference::listElement(Instruction &inst, const std::string &cls,
   return element = types::materialize(merged);
 }
 
+void Inference::requireReflectedItem(Instruction &inst, const Type *list,
+                                     const Type *value) {
+  if (reflectedListTakes(list->element, value))
+    return;
+  typingError(inst, "a list passed to a jit function keeps the type of its "
+                    "items (" + list->element->str() +
+                        ", numba's reflected list), so it cannot take a '" +
+                        types::materialize(value)->str() +
+                        "': pass a list of " +
+                        types::materialize(value)->str() +
+                        " items, or build a new list in the function");
+}
+
+const Type *Inference::inferMembership(Instruction &inst) {
+  auto op = static_cast<ir::CompareOperator>(inst.index);
+  if (op != ir::CompareOperator::In && op != ir::CompareOperator::NotIn)
+    return nullptr;
+  const Type *item = inst.operands[0]->type;
+  const Type *container = inst.operands[1]->type;
+  // Python compares the item with each element by ==, so the numbers
+  // promote as == promotes them.
+  bool numbers = container->kind == TypeKind::List ||
+                 (container->kind == TypeKind::Tuple &&
+                  std::all_of(container->elements.begin(),
+                              container->elements.end(),
+                              [](const Type *t) { return t->isNumber(); }));
+  if (!numbers)
+    unsupported(inst, "'in' in jit code and kernels tests membership of a "
+                      "number in a list or a tuple of numbers, not in a '" +
+                          container->str() +
+                          "'; for an array a, write (a == x).any()");
+  if (!item->isNumber())
+    typingError(inst, "'in' of a list or tuple of numbers tests a number, "
+                      "not a '" + item->str() + "'");
+  return types::boolean();
+}
+
+const Type *Inference::inferListBuiltin(Instruction &inst,
+                                        const std::string &name,
+                                        const Type *list) {
+  bool ordered = name == "min" || name == "max" || name == "sorted";
+  if (name != "sum" && !ordered)
+    return nullptr;
+  bool reverse = name == "sorted" && inst.operands.size() == 3 &&
+                 inst.name == "reverse";
+  if ((inst.operands.size() != 2 || !inst.name.empty()) && !reverse)
+    unsupported(inst, name + "() of a list in jit code takes the list " +
+                          (name == "sorted" ? "and reverse= (no key=)"
+                           : name == "sum"  ? "alone (no start)"
+                                            : "alone (no key= or default=)"));
+  if (reverse && !inst.operands[2]->type->isNumber())
+    typingError(inst, "sorted()'s reverse= is a bool, not a '" +
+                          inst.operands[2]->type->str() + "'");
+  if (ordered && list->element->kind == TypeKind::Complex)
+    typingError(inst, name + "() cannot order complex numbers");
+  if (name == "sorted") // a new list of the same items (listClass: one class)
+    return list;
+  // sum() starts at Python's 0: bools add up as integers.
+  if (name == "sum" && list->element->kind == TypeKind::Bool)
+    return types::int64();
+  return list->element;
+}
+
 const Type *Inference::inferList(Instruction &inst) {
   bool host = result_.kind == FunctionKind::Host;
   if (inst.isa(Opcode::BuildList)) {
@@ -129,8 +220,10 @@ const Type *Inference::inferList(Instruction &inst) {
         unsupported(inst, "a list is read inside a prange loop: copy it to "
                           "an array before the loop (a = np.array(xs)) and "
                           "read the array there");
+  if (inst.isa(Opcode::Compare))
+    return inferMembership(inst);
   if (inst.operands.empty() || !isListValue(inst.operands[0])) {
-    // A call of a list's method, len(l) or np.array(l).
+    // A call of a list's method, a builtin of a list or np.array(l).
     if (!inst.isa(Opcode::Call))
       return nullptr;
     const Type *callee = inst.operands[0]->type;
@@ -139,11 +232,15 @@ const Type *Inference::inferList(Instruction &inst) {
       if (inst.operands.size() != 2 || !inst.name.empty())
         typingError(inst, "list.append() takes one value");
       Instruction *list = inst.operands[0]->operands[0];
+      if (!list->type->name.empty()) {
+        requireReflectedItem(inst, list->type, inst.operands[1]->type);
+        return types::none();
+      }
       std::string cls = listClass(list);
-      if (cls.empty())
-        unsupported(inst, "a list passed to a jit function is read only "
-                          "there; build the list in the function, or pass "
-                          "an array");
+      if (cls.empty()) // out of a tuple, say
+        unsupported(inst, "jit code appends to a list by the name it was "
+                          "built or passed under, not to one taken out "
+                          "of a tuple");
       listElement(inst, cls, inst.operands[1]->type);
       return types::none();
     }
@@ -156,6 +253,8 @@ const Type *Inference::inferList(Instruction &inst) {
         typingError(inst, "len() takes one argument");
       return types::weakInt();
     }
+    if (const Type *t = inferListBuiltin(inst, callee->name, list))
+      return t;
     if (callee->name == "numpy.array" || callee->name == "numpy.asarray") {
       if (inst.operands.size() != 2 || !inst.name.empty())
         unsupported(inst, "np." + callee->name.substr(6) +
@@ -185,6 +284,8 @@ const Type *Inference::inferList(Instruction &inst) {
     if (inst.isa(Opcode::GetItem))
       return list->element;
     const Type *value = inst.operands[2]->type;
+    if (!list->name.empty())
+      requireReflectedItem(inst, list, value);
     if (!value->isNumber() ||
         (list->element->kind != TypeKind::Complex &&
          (value->kind == TypeKind::Complex ||

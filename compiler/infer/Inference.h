@@ -152,6 +152,15 @@ private:
   /// number's type) when given.
   const Type *listElement(Instruction &inst, const std::string &cls,
                           const Type *value);
+  /// `x in c`, `x not in c` of a list or a tuple of numbers; nullptr for
+  /// other comparisons.
+  const Type *inferMembership(Instruction &inst);
+  /// sum, min, max and sorted of a list; nullptr for other names.
+  const Type *inferListBuiltin(Instruction &inst, const std::string &name,
+                               const Type *list);
+  /// A list argument (reflected) takes items of its element's kind only.
+  void requireReflectedItem(Instruction &inst, const Type *list,
+                            const Type *value);
   /// After the fixed point: a list never given an item is an error.
   void requireListItems();
   // InferCalls.cpp

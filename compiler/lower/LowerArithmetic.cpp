@@ -508,15 +508,25 @@ llvm::Value *Lowering::lowerUnary(const Instruction &inst) {
 
 llvm::Value *Lowering::lowerCompare(const Instruction &inst) {
   auto op = static_cast<CompareOperator>(inst.index);
-  const Type *a = inst.operands[0]->type, *b = inst.operands[1]->type;
+  if (op == CompareOperator::In || op == CompareOperator::NotIn)
+    return lowerMembership(inst);
+  return compareNumbers(op, values_.at(inst.operands[0]).scalar,
+                        inst.operands[0]->type,
+                        values_.at(inst.operands[1]).scalar,
+                        inst.operands[1]->type);
+}
+
+llvm::Value *Lowering::compareNumbers(CompareOperator op, llvm::Value *xValue,
+                                      const Type *a, llvm::Value *yValue,
+                                      const Type *b) {
   const Type *common = types::materialize(types::promote(a, b));
   // NEP 50 compares a Python int with a typed integer by value: uint8 x >
   // -1 is true. Below 64 bits int64 holds both sides exactly.
   if (common->kind == TypeKind::Int && common->bits < 64 &&
       (a->kind == TypeKind::WeakInt || b->kind == TypeKind::WeakInt))
     common = types::int64();
-  llvm::Value *x = scalarOf(inst.operands[0], common);
-  llvm::Value *y = scalarOf(inst.operands[1], common);
+  llvm::Value *x = convert(xValue, a, common);
+  llvm::Value *y = convert(yValue, b, common);
   if (common->kind == TypeKind::Complex) {
     llvm::Value *same = builder_.CreateAnd(
         builder_.CreateFCmpOEQ(builder_.CreateExtractValue(x, 0),

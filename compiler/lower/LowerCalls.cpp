@@ -138,7 +138,8 @@ llvm::Function *Lowering::declare() {
     switch (p.kind) {
     case KernelParameter::Kind::ArrayData:
     case KernelParameter::Kind::LocalData:
-      params.push_back(pointerType(t));
+      params.push_back(t->kind == TypeKind::List ? builder_.getInt8PtrTy()
+                                                  : pointerType(t));
       break;
     case KernelParameter::Kind::GroupScratch:
       params.push_back(llvm::PointerType::get(

@@ -100,6 +100,10 @@ private:
                             const Type *t);
   llvm::Value *lowerUnary(const Instruction &inst);
   llvm::Value *lowerCompare(const Instruction &inst);
+  /// `x op y` of numbers of types `a` and `b`, as Python and NumPy compare
+  /// them (in their promoted type; a Python int by value).
+  llvm::Value *compareNumbers(CompareOperator op, llvm::Value *x,
+                              const Type *a, llvm::Value *y, const Type *b);
 
   // LowerMath.cpp
   Lowered lowerBuiltinCall(const Instruction &inst);
@@ -198,6 +202,21 @@ private:
   llvm::Value *listItems(llvm::Value *list, const Type *element);
   void storeListItem(llvm::Value *at, const Instruction *value,
                      const Type *element);
+  /// Item `index` of a list of `element`s as a value (bool as i1).
+  llvm::Value *loadListItem(llvm::Value *list, const Type *element,
+                            llvm::Value *index);
+  /// `step(state, item)` over the items of a list from index `first` on,
+  /// from state `initial`: the last state.
+  llvm::Value *
+  foldList(llvm::Value *list, const Type *element, llvm::Value *first,
+           llvm::Value *initial,
+           const std::function<llvm::Value *(llvm::Value *, llvm::Value *)>
+               &step);
+  /// `x in c` and `x not in c` of a list (a loop) or a tuple of numbers.
+  llvm::Value *lowerMembership(const Instruction &inst);
+  /// sum, min or max of a list (min and max of an empty one: Python's
+  /// ValueError), or sorted(): a new list.
+  Lowered lowerListBuiltin(const Instruction &inst, const std::string &name);
   /// A prange body reads the list that is the loop's argument `k`: an
   /// error at the body's first use of it (its kernel reads device memory).
   [[noreturn]] void refuseListInKernel(const Parfor &parfor, size_t k);

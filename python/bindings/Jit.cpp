@@ -2,6 +2,7 @@
 // the result back (Jit.h).
 #include "python/bindings/Jit.h"
 
+#include "compiler/HostABI.h"
 #include "compiler/KernelABI.h"
 #include "python/bindings/Collectable.h"
 #include "python/bindings/Describe.h"
@@ -11,6 +12,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <complex>
 #include <cstring>
 #include <future>
@@ -81,8 +83,10 @@ struct Argument {
   std::vector<int64_t> shape, strides; // strides in elements
   uint64_t scalar[2] = {0, 0};
   std::vector<uint64_t> elements; // a tuple of numbers: each one's bits
-  py::object object; // arrays: the Python object, for views of it
+  py::object object; // arrays: the Python object, for views of it; lists:
+                     // the list, which the call's changes go back into
   int64_t bytes = 0;  // arrays: span of memory from `data`
+  std::shared_ptr<spirjit_host_list> list; // a list: its items, converted
 };
 
 py::dtype dtypeOfType(const Type *t) { return py::dtype(t->str()); }
@@ -136,8 +140,135 @@ std::shared_ptr<runtime::Device> deviceObject(py::handle obj) {
   return obj.attr("_device").cast<std::shared_ptr<runtime::Device>>();
 }
 
+/// The number of type `m` at `p`: in a result slot (a complex number's
+/// parts 8 bytes apart), or a list's item (packed).
+py::object numberAt(const Type *m, const void *p, size_t partBytes = 8) {
+  switch (m->kind) {
+  case TypeKind::Bool:
+    return py::bool_(*static_cast<const uint8_t *>(p) != 0);
+  case TypeKind::Float:
+    if (m->bits == 32)
+      return py::float_(*static_cast<const float *>(p));
+    return py::float_(*static_cast<const double *>(p));
+  case TypeKind::Complex: {
+    double re, im;
+    if (m->bits == 32) {
+      float parts[2];
+      std::memcpy(&parts[0], p, 4);
+      std::memcpy(&parts[1], static_cast<const char *>(p) + partBytes, 4);
+      re = parts[0];
+      im = parts[1];
+    } else {
+      std::memcpy(&re, p, 8);
+      std::memcpy(&im, static_cast<const char *>(p) + partBytes, 8);
+    }
+    return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(re, im));
+  }
+  case TypeKind::Int: {
+    int64_t v = 0;
+    std::memcpy(&v, p, static_cast<size_t>(m->bits / 8));
+    if (m->isSigned && m->bits < 64) // sign-extend
+      v = (v << (64 - m->bits)) >> (64 - m->bits);
+    if (!m->isSigned && m->bits == 64)
+      return py::int_(static_cast<uint64_t>(v));
+    return py::int_(v);
+  }
+  default:
+    break;
+  }
+  return py::object();
+}
+
+/// A Python list argument as numba's reflected list: its items converted
+/// to the one number type they promote to (as a list literal's items do in
+/// jit code; numba takes lists of one type only), in memory the call's
+/// host code reads, appends to and assigns (HostABI.h). What numba's
+/// typing refuses is an error at the function's definition.
+std::shared_ptr<spirjit_host_list> listArgument(py::handle obj, size_t i,
+                                                launch::JitFunction &function,
+                                                const Type *&element) {
+  auto refuse = [&](UserErrorKind kind, const std::string &why) {
+    const FunctionDescription &d = function.description();
+    std::string name = i < d.varnames.size() && i < static_cast<size_t>(d.argCount)
+                           ? "'" + d.varnames[i] + "'"
+                           : std::to_string(i + 1);
+    throw UserError(kind, d.filename, d.firstLine,
+                    "argument " + name + " of " + d.name + "() " + why);
+  };
+  py::list items = py::reinterpret_borrow<py::list>(obj);
+  if (items.empty())
+    refuse(UserErrorKind::Typing,
+           "is an empty list, which has no item type (numba cannot type an "
+           "empty list either): pass a list with items, an array "
+           "(np.zeros(0)), or build the list in the function");
+  element = nullptr;
+  for (py::handle item : items) {
+    uint64_t bits[2] = {0, 0};
+    const Type *t = scalarArgument(item, bits, argumentName(i) + "'s item",
+                                   "jit functions");
+    if (!t) {
+      std::string what =
+          py::str(py::type::of(item).attr("__name__")).cast<std::string>();
+      if (PyList_Check(item.ptr()) || PyTuple_Check(item.ptr()))
+        refuse(UserErrorKind::UnsupportedFeature,
+               "is a list of " + what +
+                   "s: a list argument holds numbers (numba's reflected "
+                   "list); pass a 2-D array, np.array(xs)");
+      if (asDeviceArray(item.ptr()) || py::isinstance<py::array>(item))
+        refuse(UserErrorKind::UnsupportedFeature,
+               "is a list of arrays: a list argument holds numbers (numba's "
+               "reflected list); pass one array, np.stack(xs), or the "
+               "arrays as arguments of their own");
+      refuse(UserErrorKind::UnsupportedFeature,
+             "holds a '" + what +
+                 "': a list argument holds numbers (bool, int, float, "
+                 "complex), numba's reflected list; pass an array of numbers");
+    }
+    t = types::materialize(t);
+    element = element ? types::promote(element, t) : t;
+    SPIRJIT_INTERNAL_CHECK(element, "two numbers without a promotion");
+  }
+  element = types::materialize(element);
+  static py::handle numpy = py::module_::import("numpy").release();
+  py::array converted = numpy.attr("ascontiguousarray")(
+      obj, py::arg("dtype") = dtypeOfType(element));
+  auto count = static_cast<size_t>(converted.size());
+  auto itemsize = static_cast<size_t>(converted.itemsize());
+  std::shared_ptr<spirjit_host_list> list(
+      static_cast<spirjit_host_list *>(std::calloc(1, sizeof(spirjit_host_list))),
+      [](spirjit_host_list *l) {
+        if (l)
+          std::free(l->data);
+        std::free(l);
+      });
+  if (!list)
+    throw std::bad_alloc();
+  list->capacity = static_cast<int64_t>(std::max<size_t>(count, 4));
+  list->data = std::malloc(static_cast<size_t>(list->capacity) * itemsize);
+  if (!list->data)
+    throw std::bad_alloc();
+  std::memcpy(list->data, converted.data(), count * itemsize);
+  list->length = static_cast<int64_t>(count);
+  return list;
+}
+
+/// The items of a list argument the call changed, back into the caller's
+/// Python list (numba's reflection: every item, as the list's type).
+void reflect(const Argument &a) {
+  const Type *m = a.type->element;
+  size_t itemsize = dtypeOfType(m).itemsize();
+  auto *data = static_cast<const char *>(a.list->data);
+  py::list items(static_cast<size_t>(a.list->length));
+  for (size_t k = 0; k < static_cast<size_t>(a.list->length); ++k)
+    items[k] = numberAt(m, data + k * itemsize, itemsize / 2);
+  if (PyList_SetSlice(a.object.ptr(), 0, PyList_GET_SIZE(a.object.ptr()),
+                      items.ptr()) != 0)
+    throw py::error_already_set();
+}
+
 Converted convert(const py::args &args,
-                  const std::shared_ptr<runtime::Device> &fixed) {
+                  const std::shared_ptr<runtime::Device> &fixed,
+                  launch::JitFunction &function) {
   Converted out;
   out.arguments.resize(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
@@ -194,6 +325,12 @@ Converted convert(const py::args &args,
     } else if (const Type *t = scalarArgument(obj, a.scalar, argumentName(i),
                                               "jit functions")) {
       a.type = t;
+    } else if (PyList_Check(obj.ptr())) {
+      const Type *element = nullptr;
+      a.list = listArgument(obj, i, function, element);
+      a.data = a.list.get();
+      a.object = py::reinterpret_borrow<py::object>(obj);
+      a.type = types::reflectedList(element);
     } else if (py::isinstance<py::tuple>(obj)) {
       // A tuple of real numbers (an array's shape, say): one parameter per
       // element (KernelABI.h).
@@ -242,8 +379,8 @@ Converted convert(const py::args &args,
           "TypingError",
           argumentName(i) + " is a '" +
               py::str(py::type::of(obj).attr("__name__")).cast<std::string>() +
-              "'; jit functions take NumPy arrays, DeviceArrays, numbers and "
-          "spirjit Devices");
+              "'; jit functions take NumPy arrays, DeviceArrays, numbers, "
+              "tuples and lists of numbers, and spirjit Devices");
     }
     out.types.push_back(a.type);
   }
@@ -304,64 +441,26 @@ public:
     const Type *m = types::materialize(t);
     const void *p = &slots_[next_];
     next_ += m->kind == TypeKind::Complex ? 2 : 1;
-    if (py::object number = readNumber(m, p))
+    if (py::object number = numberAt(m, p))
       return number;
     throw std::logic_error("a jit function returned a " + t->str());
   }
 
 private:
-  /// The number of type `m` at `p`: in a result slot (a complex number's
-  /// parts 8 bytes apart), or a list's item (packed).
-  static py::object readNumber(const Type *m, const void *p,
-                               size_t partBytes = 8) {
-    switch (m->kind) {
-    case TypeKind::Bool:
-      return py::bool_(*static_cast<const uint8_t *>(p) != 0);
-    case TypeKind::Float:
-      return m->bits == 32 ? py::float_(*static_cast<const float *>(p))
-                           : py::float_(*static_cast<const double *>(p));
-    case TypeKind::Complex:
-      if (m->bits == 32) {
-        float re, im;
-        std::memcpy(&re, p, 4);
-        std::memcpy(&im, static_cast<const char *>(p) + partBytes, 4);
-        return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(re, im));
-      } else {
-        double re, im;
-        std::memcpy(&re, p, 8);
-        std::memcpy(&im, static_cast<const char *>(p) + partBytes, 8);
-        return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(re, im));
-      }
-    case TypeKind::Int: {
-      uint64_t bits = *static_cast<const uint64_t *>(p);
-      int n = m->bits;
-      if (m->isSigned) {
-        int64_t v = n == 64 ? static_cast<int64_t>(bits)
-                            : static_cast<int64_t>(bits << (64 - n)) >> (64 - n);
-        return py::int_(v);
-      }
-      uint64_t v = n == 64 ? bits : bits & ((uint64_t(1) << n) - 1);
-      return py::int_(v);
-    }
-    default:
-      break;
-    }
-    return py::object();
-  }
-
   /// A list the host code made: its items into a Python list, as numba
-  /// returns its lists.
+  /// returns its lists; a list argument: the caller's list itself, which
+  /// has its changes (numba's `f(xs) is xs`).
   py::object readList(const Type *t) {
     auto *data = reinterpret_cast<const char *>(slots_[next_++]);
     auto length = static_cast<size_t>(slots_[next_++]);
+    for (const Argument &a : converted_.arguments)
+      if (a.list && a.list->data == data)
+        return a.object;
     const Type *m = t->element;
     size_t itemsize = dtypeOfType(m).itemsize();
     py::list out(length);
-    for (size_t i = 0; i < length; ++i) {
-      uint64_t item[2] = {0, 0};
-      std::memcpy(item, data + i * itemsize, itemsize);
-      out[i] = readNumber(m, item, itemsize / 2);
-    }
+    for (size_t i = 0; i < length; ++i)
+      out[i] = numberAt(m, data + i * itemsize, itemsize / 2);
     return std::move(out);
   }
 
@@ -506,7 +605,7 @@ specializeAndPlace(launch::JitFunction &function, Converted &converted) {
 } // namespace
 
 py::object JitDispatcher::call(py::args args) {
-  Converted converted = convert(args, device_);
+  Converted converted = convert(args, device_, function_);
   const launch::JitSpecialization &function =
       specializeAndPlace(function_, converted);
   for (size_t i = 0; i < converted.arguments.size(); ++i) {
@@ -543,12 +642,15 @@ py::object JitDispatcher::call(py::args args) {
           a.object.inc_ref();
     throw;
   }
+  for (const Argument &a : converted.arguments)
+    if (a.list && a.list->changed)
+      reflect(a);
   ResultReader reader(result.data(), call, converted);
   return reader.read(function.host.returnType);
 }
 
 void JitDispatcher::compileFor(py::args args) {
-  Converted converted = convert(args, device_);
+  Converted converted = convert(args, device_, function_);
   // Without a device, the form a CPU runs; a first call on a GPU compiles
   // the mapped form where there is one (specializeAndPlace).
   function_.specialize(converted.types, converted.hostAddressable,

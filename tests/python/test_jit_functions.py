@@ -272,6 +272,25 @@ def closure_escapes(a):
 
 
 @spirjit.jit
+def nested_def_escapes(a):
+    def shifted(x):
+        return x + a[0]
+    return shifted  # <- def-escapes
+
+
+@spirjit.jit
+def lambda_appended_to_a_list(a):
+    fs = []
+    fs.append(lambda x: x + a[0])  # <- appended
+    return len(fs)
+
+
+@spirjit.jit
+def lambda_in_a_returned_list(a):
+    return [lambda x: x]  # <- in-a-list
+
+
+@spirjit.jit
 def lambda_in_a_tuple(a):
     t = (lambda x: x + 1, 2)  # <- container
     return t[1]
@@ -319,6 +338,15 @@ def one_of_two_lambdas(a, c):
     (closure_escapes, "escapes", UnsupportedFeatureError,
      r"'closure that escapes' is not supported in jit functions: the lambda "
      r"of line \d+ is used here as a value"),
+    (nested_def_escapes, "def-escapes", UnsupportedFeatureError,
+     r"'closure that escapes' is not supported in jit functions: the nested "
+     r"function 'shifted' of line \d+ is used here as a value; spirjit "
+     r"inlines nested functions where they are called, so call it \(or pass "
+     r"it to a jit function\) in the function that makes it"),
+    (lambda_appended_to_a_list, "appended", UnsupportedFeatureError,
+     r"'lambda stored in a container' is not supported in jit functions"),
+    (lambda_in_a_returned_list, "in-a-list", UnsupportedFeatureError,
+     r"'lambda stored in a container' is not supported in jit functions"),
     (lambda_in_a_tuple, "container", UnsupportedFeatureError,
      r"'lambda stored in a container' is not supported in jit functions"),
     (recursive_nested_def, "recursive", UnsupportedFeatureError,

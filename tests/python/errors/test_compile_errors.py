@@ -198,8 +198,9 @@ def uses_slice(item, a):
 
 
 def uses_in(item, a):
+    # A tuple or list of numbers takes `in`; an array does not.
     i = item.get_id(0)
-    a[i] = i in (1, 2)  # <- in
+    a[i] = i in a  # <- in
 
 
 def uses_star_args(item, a):
