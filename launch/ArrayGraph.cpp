@@ -148,13 +148,13 @@ NodeRef applyNode(const std::string *function, std::vector<NodeRef> operands,
 }
 
 NodeRef callNode(std::shared_ptr<const ElementFunction> callee,
-                 std::vector<NodeRef> operands, std::vector<std::string> loop,
-                 const Type *element, std::string dtype, int64_t itemsize,
-                 std::vector<int64_t> shape, std::string file, int line) {
+                 std::vector<NodeRef> operands,
+                 const std::vector<std::string> &loop, const Type *element,
+                 std::string dtype, int64_t itemsize,
+                 std::vector<int64_t> shape, const char *file, int line) {
   NodeRef node = applyNode(internName("call"), std::move(operands),
                            internLoop(loop), element, std::move(dtype),
-                           itemsize, std::move(shape),
-                           internFileName(file.c_str()), line);
+                           itemsize, std::move(shape), file, line);
   node->callee = std::move(callee);
   return node;
 }

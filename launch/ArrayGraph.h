@@ -121,12 +121,12 @@ NodeRef applyNode(const std::string *function, std::vector<NodeRef> operands,
                   std::string dtype, int64_t itemsize,
                   std::vector<int64_t> shape, const char *file, int line);
 /// `callee` called on the elements of `operands`, recorded as applyNode
-/// records a ufunc (the names interned here: a vectorize call is rarer
-/// than an operator).
+/// records a ufunc (`file` interned, the loop interned here).
 NodeRef callNode(std::shared_ptr<const ElementFunction> callee,
-                 std::vector<NodeRef> operands, std::vector<std::string> loop,
-                 const Type *element, std::string dtype, int64_t itemsize,
-                 std::vector<int64_t> shape, std::string file, int line);
+                 std::vector<NodeRef> operands,
+                 const std::vector<std::string> &loop, const Type *element,
+                 std::string dtype, int64_t itemsize,
+                 std::vector<int64_t> shape, const char *file, int line);
 /// Types `callee` called on elements of the dtypes `loop` (the inputs',
 /// then the result's) as a kernel calls it, with no device: the user's
 /// errors in it raise at the call that records it, as UserErrors naming

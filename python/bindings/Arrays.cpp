@@ -168,13 +168,11 @@ py::object apply(const std::string &function, const py::list &operands,
     nodes.push_back(operandNode(operands[i], device));
   launch::NodeRef node;
   if (callee) {
-    std::string file;
-    int line = 0;
-    recordingSite(file, line);
-    node = launch::callNode(callee->function, std::move(nodes),
-                            std::move(loopNames), typeOfDType(dtype),
-                            dtypeName(dtype), dtype.itemsize(),
-                            std::move(shape), std::move(file), line);
+    Site site = recordingSite();
+    node = launch::callNode(callee->function, std::move(nodes), loopNames,
+                            typeOfDType(dtype), dtypeName(dtype),
+                            dtype.itemsize(), std::move(shape), site.file,
+                            site.line);
   } else {
     node = recordApply(function, std::move(nodes), std::move(loopNames), dtype,
                        std::move(shape));
