@@ -29,7 +29,8 @@ namespace spirjit {
 struct HostJIT::State {
   std::optional<llvm::orc::JITTargetMachineBuilder> builder;
   std::unique_ptr<llvm::orc::LLJIT> jit;
-  std::unique_ptr<llvm::TargetMachine> machine;
+  /// Target machines not lent: [0] generate code fast, [1] optimise it.
+  std::vector<std::unique_ptr<llvm::TargetMachine>> idle[2];
 };
 
 namespace {
@@ -53,6 +54,19 @@ void check(llvm::Error error, const char *what) {
   }
 }
 
+/// LLJIT's IR layer, which nothing feeds: host code reaches the JIT as
+/// object files. Without it LLJIT would make a target machine of its own.
+class NoIRCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
+public:
+  NoIRCompiler() : IRCompiler(llvm::orc::IRSymbolMapper::ManglingOptions()) {}
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+  operator()(llvm::Module &) override {
+    return llvm::make_error<llvm::StringError>(
+        "host code reaches the JIT as object files",
+        llvm::inconvertibleErrorCode());
+  }
+};
+
 } // namespace
 
 HostJIT &HostJIT::instance() {
@@ -72,11 +86,23 @@ HostJIT::HostJIT() : state_(std::make_unique<State>()) {
   machine_ = machine.getTargetTriple().str() + " " + machine.getCPU() + " " +
              machine.getFeatures().getString();
   state_->builder = machine;
-  state_->machine =
+  // The data layout from a machine of our own, which the first kernel then
+  // borrows: LLJIT would make one for the layout alone.
+  std::unique_ptr<llvm::TargetMachine> first =
       check(machine.createTargetMachine(), "no target machine for this host");
   state_->jit = check(
-      llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(machine).create(),
+      llvm::orc::LLJITBuilder()
+          .setJITTargetMachineBuilder(machine)
+          .setDataLayout(first->createDataLayout())
+          .setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder)
+                                         -> llvm::Expected<std::unique_ptr<
+                                             llvm::orc::IRCompileLayer::
+                                                 IRCompiler>> {
+            return std::make_unique<NoIRCompiler>();
+          })
+          .create(),
       "cannot create the host JIT");
+  state_->idle[1].push_back(std::move(first));
   llvm::orc::LLJIT &jit = *state_->jit;
   triple_ = jit.getTargetTriple().str();
   dataLayout_ = jit.getDataLayout().getStringRepresentation();
@@ -123,14 +149,35 @@ bool HostJIT::hasSymbol(const std::string &symbol) const {
          nullptr;
 }
 
-std::unique_ptr<llvm::TargetMachine> HostJIT::createTargetMachine() const {
-  return check(state_->builder->createTargetMachine(),
-               "no target machine for this host");
+HostJIT::TargetMachineLease HostJIT::leaseTargetMachine(bool optimising) {
+  std::vector<std::unique_ptr<llvm::TargetMachine>> &idle =
+      state_->idle[optimising];
+  std::unique_ptr<llvm::TargetMachine> machine;
+  {
+    std::lock_guard<std::mutex> lock(machines_);
+    if (!idle.empty()) {
+      machine = std::move(idle.back());
+      idle.pop_back();
+    }
+  }
+  if (!machine) {
+    llvm::orc::JITTargetMachineBuilder builder = *state_->builder;
+    builder.setCodeGenOptLevel(optimising ? llvm::CodeGenOpt::Default
+                                          : llvm::CodeGenOpt::None);
+    machine = check(builder.createTargetMachine(),
+                    "no target machine for this host");
+  }
+  // The JIT is never destroyed (instance()), so neither is `idle`.
+  return TargetMachineLease(machine.release(),
+                            [this, &idle](llvm::TargetMachine *given) {
+                              std::lock_guard<std::mutex> lock(machines_);
+                              idle.emplace_back(given);
+                            });
 }
 
-std::vector<char> HostJIT::compile(llvm::Module &module) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  llvm::orc::SimpleCompiler compiler(*state_->machine);
+std::vector<char> HostJIT::compile(llvm::Module &module, bool optimising) {
+  TargetMachineLease machine = leaseTargetMachine(optimising);
+  llvm::orc::SimpleCompiler compiler(*machine);
   std::unique_ptr<llvm::MemoryBuffer> object =
       check(compiler(module), "cannot compile host code");
   return std::vector<char>(object->getBufferStart(), object->getBufferEnd());

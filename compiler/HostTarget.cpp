@@ -5,6 +5,7 @@
 // inference refuses them at the user's line).
 #include "compiler/HostTarget.h"
 
+#include <llvm/Analysis/CFG.h>
 #include <llvm/IR/Intrinsics.h>
 
 namespace spirjit {
@@ -74,6 +75,20 @@ private:
 std::unique_ptr<Target> createHostTarget(const std::string &triple,
                                          const std::string &dataLayout) {
   return std::make_unique<HostTarget>(triple, dataLayout);
+}
+
+int hostOptimisationLevel(const llvm::Module &module, int requested) {
+  for (const llvm::Function &function : module) {
+    if (function.isDeclaration())
+      continue;
+    llvm::SmallVector<
+        std::pair<const llvm::BasicBlock *, const llvm::BasicBlock *>, 4>
+        backEdges;
+    llvm::FindFunctionBackedges(function, backEdges);
+    if (!backEdges.empty())
+      return requested;
+  }
+  return 0;
 }
 
 } // namespace spirjit

@@ -7,6 +7,7 @@
 #include <llvm/IR/Module.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,6 +26,17 @@ namespace spirjit {
 /// The native target of `triple` with the JIT's `dataLayout`.
 std::unique_ptr<Target> createHostTarget(const std::string &triple,
                                          const std::string &dataLayout);
+
+/// The optimisation level for a jit function's lowered host code:
+/// `requested` where a function of `module` loops, else 0 (LLVM's O0
+/// pipeline, and HostJIT::compile's fast code generator). Host code without
+/// loops runs once a call, straight through, to launch the prange loops'
+/// kernels, which keep their level: optimising it saves nanoseconds a call
+/// and cost a fresh process's first call 20 M of its 69 M instructions (a
+/// function with one prange loop). A loop left in host code (the user's
+/// `range` loop, a list's) runs as often as it says, so it gets the full
+/// pipeline.
+int hostOptimisationLevel(const llvm::Module &module, int requested);
 
 /// LLVM's ORC LLJIT, one per process, created at first use. Host code
 /// goes through it as relocatable object files: compile() makes one,
@@ -51,14 +63,25 @@ public:
   /// Binds the names host code calls to their addresses; called once,
   /// before the first object is loaded.
   void defineHelpers(const std::map<std::string, void *> &helpers);
-  /// A target machine of this host configured as the JIT's own (CPU,
-  /// features, code generation level), for one caller: LLVM's target
-  /// machines are not safe to share between threads (the native CPU
-  /// device's kernels are compiled on several: NativeTarget.h).
-  std::unique_ptr<llvm::TargetMachine> createTargetMachine() const;
-  /// `module`'s machine code, as a relocatable object file for this host.
+  /// A target machine of this host lent to one caller, given back when the
+  /// lease ends.
+  using TargetMachineLease =
+      std::unique_ptr<llvm::TargetMachine,
+                      std::function<void(llvm::TargetMachine *)>>;
+  /// A target machine of this host (CPU, features) whose code generator
+  /// optimises, or (`optimising` false) selects instructions fast and
+  /// optimises nothing, for one caller at a time: LLVM's target machines
+  /// are not safe to share between threads (the native CPU device's
+  /// kernels are compiled on several: NativeTarget.h). Machines given back
+  /// are lent again: making one and the subtarget it makes at first use
+  /// costs some 3 M instructions, a tenth of a small kernel's compile.
+  /// The two kinds never mix, because a subtarget keeps its machine's level
+  /// (x86's slow-division bypass is set up only for optimised code).
+  TargetMachineLease leaseTargetMachine(bool optimising = true);
+  /// `module`'s machine code, as a relocatable object file for this host,
+  /// by an optimising code generator or (`optimising` false) a fast one.
   /// Throws InternalError on failure.
-  std::vector<char> compile(llvm::Module &module);
+  std::vector<char> compile(llvm::Module &module, bool optimising = true);
   /// Links `object` into the process, in a JITDylib of its own (the
   /// objects of two specialisations may define the same names), and
   /// returns the address of `symbol`, owning the code: the last copy's
@@ -77,6 +100,8 @@ private:
   std::string triple_, dataLayout_, machine_;
   bool vectorMath_ = false;
   std::mutex mutex_;
+  /// Guards the target machines not lent (State::idle).
+  std::mutex machines_;
   int loaded_ = 0;
 };
 

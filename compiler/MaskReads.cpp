@@ -55,9 +55,8 @@ std::shared_ptr<FunctionDescription> lowerMaskReads(TypedFunction &host) {
                       "a[mask] (a boolean mask) makes a new array, which a "
                       "prange loop's body cannot; index it before the loop, "
                       "or test the mask's element in the body");
-  SPIRJIT_INTERNAL_CHECK(described.library.count("spirjit.mask_index#2"),
-                         "a function that subscripts has no jit library "
-                         "entry for a[mask] (_describe.py)");
+  if (!described.library.count("spirjit.mask_index#2"))
+    throw LibraryOperationsNeeded({"mask_index"});
   auto description = std::make_shared<FunctionDescription>(described);
   std::string name = generatedGlobalName("mask_index");
   description->globals[name] = {GlobalValue::Kind::Object,

@@ -48,7 +48,7 @@ public:
   NativeTarget()
       : host_(createHostTarget(HostJIT::instance().triple(),
                                HostJIT::instance().dataLayout())),
-        machine_(HostJIT::instance().createTargetMachine()) {}
+        machine_(HostJIT::instance().leaseTargetMachine()) {}
 
   std::string name() const override { return "the native CPU device"; }
   void configureModule(llvm::Module &module) const override {
@@ -141,7 +141,7 @@ public:
 
 private:
   std::unique_ptr<Target> host_;
-  std::unique_ptr<llvm::TargetMachine> machine_;
+  HostJIT::TargetMachineLease machine_;
 };
 
 /// The items of a Range's row that run as one group where the kernel is

@@ -568,9 +568,12 @@ CompiledHost compileHost(const HostRequest &request,
     module->getFunction(hostWrapperName(entryPointName(typed.function->name)))
         ->setName(hostWrapperName(entry));
     dump(Stage::LLIR, [&] { return printModule(*module); });
-    optimizeModule(*module, options.optLevel, *target);
+    // Unless it loops, host code runs once a call: compiled fast, not
+    // optimised (hostOptimisationLevel says why).
+    int level = hostOptimisationLevel(*module, options.optLevel);
+    optimizeModule(*module, level, *target);
     dump(Stage::LLIROpt, [&] { return printModule(*module); });
-    compiled.object = jit.compile(*module);
+    compiled.object = jit.compile(*module, level > 0);
     compiled.entryName = hostWrapperName(entry);
     compiled.entry = jit.load(compiled.object, compiled.entryName);
     SPIRJIT_INTERNAL_CHECK(compiled.entry != nullptr,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <memory>
 #include <string>
@@ -119,6 +120,9 @@ struct FunctionDescription {
   /// "numpy.std#1" or "method:std#1" (the name, then the number of
   /// arguments, an array method's array counted) -> the jit function's key
   /// in deviceFunctions. Host code inlines them (compiler/InlineJit.h).
+  /// Operations of Python's syntax that the library writes
+  /// ("spirjit.mask_index#2") are here only where the compiler asked for
+  /// them (LibraryOperationsNeeded).
   std::map<std::string, std::string> library;
   /// The annotation of each parameter that has one, resolved like a global.
   std::map<std::string, GlobalValue> annotations;
@@ -157,6 +161,26 @@ struct FunctionDescription {
   /// bytecode, constants, names, frozen globals, closure values,
   /// annotations and device functions (not line numbers). A disk cache key.
   std::string fingerprint() const;
+};
+
+/// Thrown by the host pipeline (compileHost) where the code needs operations
+/// of Python's syntax that the jit library writes (`operations`: "mask_index"
+/// for a[mask], compiler/MaskReads.h) and the description lacks their
+/// library entries. Only types tell that `a[x]` reads through a boolean
+/// mask, and describing the library's entry costs every jit function's first
+/// call 1.5-2 ms, so a description has it only when the compiler asks: the
+/// caller describes the function again with `operations`
+/// (python/spirjit/_describe.py) and compiles that. Not an error: a caller
+/// that lets it through has a bug.
+struct LibraryOperationsNeeded : std::exception {
+  explicit LibraryOperationsNeeded(std::vector<std::string> operations)
+      : operations(std::move(operations)) {}
+  const char *what() const noexcept override {
+    return "the host code needs the jit library's operations, which its "
+           "caller did not describe (this is a bug in spirjit, please report "
+           "it)";
+  }
+  std::vector<std::string> operations;
 };
 
 /// The key under which a stage of the compiler adds a global of its own to

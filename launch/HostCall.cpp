@@ -264,14 +264,15 @@ bool mapsRows(const std::string &deviceType) {
   return deviceType == "gpu";
 }
 
-JitFunction::JitFunction(std::function<FunctionDescription()> describe,
-                         CompileOptions options)
+JitFunction::JitFunction(Describe describe, CompileOptions options)
     : describe_(std::move(describe)), options_(std::move(options)) {}
 
-const FunctionDescription &JitFunction::description() {
-  if (!description_)
-    description_ = std::make_unique<FunctionDescription>(describe_());
-  return *description_;
+const FunctionDescription &
+JitFunction::description(const std::vector<std::string> &operations) {
+  std::unique_ptr<FunctionDescription> &made = descriptions_[operations];
+  if (!made)
+    made = std::make_unique<FunctionDescription>(describe_(operations));
+  return *made;
 }
 
 const JitSpecialization &
@@ -287,7 +288,6 @@ JitFunction::specialize(const std::vector<const Type *> &types,
   defineHostHelpers();
   auto specialization = std::make_unique<JitSpecialization>();
   HostRequest request;
-  request.function = &description();
   request.argumentTypes = types;
   request.hostAddressable = hostAddressable;
   request.mapRows = mapRows;
@@ -297,19 +297,37 @@ JitFunction::specialize(const std::vector<const Type *> &types,
   // ignored (compileHost); either is compiled and stored again. Printing
   // the stages needs them compiled.
   runtime::DiskCache disk = runtime::DiskCache::fromEnvironment();
-  std::string diskKey =
-      hostCacheKey(description(), types, hostAddressable, mapRows, options_);
-  // The entry: the entry point's name, then the object (appendField's
-  // framing); anything else is a miss.
-  if (!options_.wantsDump)
-    if (auto entry = disk.load(diskKey, "host")) {
-      size_t at = 0;
-      std::string object;
-      if (runtime::readField(*entry, at, request.cachedEntryName) &&
-          runtime::readField(*entry, at, object) && at == entry->size())
-        request.cachedObject.assign(object.begin(), object.end());
+  std::string diskKey;
+  // A compile that needs operations of the library (a[mask]) starts again
+  // from a description with them, which keys the disk cache: the front of
+  // the pipeline asks before LLVM runs.
+  std::vector<std::string> operations;
+  for (;;) {
+    request.function = &description(operations);
+    diskKey = hostCacheKey(*request.function, types, hostAddressable, mapRows,
+                           options_);
+    // The entry: the entry point's name, then the object (appendField's
+    // framing); anything else is a miss.
+    request.cachedObject.clear();
+    if (!options_.wantsDump)
+      if (auto entry = disk.load(diskKey, "host")) {
+        size_t at = 0;
+        std::string object;
+        if (runtime::readField(*entry, at, request.cachedEntryName) &&
+            runtime::readField(*entry, at, object) && at == entry->size())
+          request.cachedObject.assign(object.begin(), object.end());
+      }
+    try {
+      specialization->host = compileHost(request, options_);
+      break;
+    } catch (const LibraryOperationsNeeded &needed) {
+      SPIRJIT_INTERNAL_CHECK(operations.empty(),
+                             "a description with the library's operations "
+                             "still lacks them (_describe.py)");
+      operations = needed.operations;
     }
-  CompiledHost &host = specialization->host = compileHost(request, options_);
+  }
+  CompiledHost &host = specialization->host;
   if (host.object.empty()) {
     ++hostStatistics_.diskHits;
   } else {

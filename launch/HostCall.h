@@ -85,8 +85,11 @@ bool mapsRows(const std::string &deviceType);
 
 class JitFunction {
 public:
-  JitFunction(std::function<FunctionDescription()> describe,
-              CompileOptions options);
+  /// `describe(operations)` describes the function, with the library
+  /// entries of `operations` (LibraryOperationsNeeded), empty at first.
+  using Describe =
+      std::function<FunctionDescription(const std::vector<std::string> &)>;
+  JitFunction(Describe describe, CompileOptions options);
   /// The specialisation for these argument types, made at first use (the
   /// host code linked from the disk cache, else compiled and stored
   /// there); for arrays the host cannot address
@@ -104,7 +107,11 @@ public:
   /// the result goes to `result` (hostResultSlots of the return type).
   /// Throws what a helper failed with.
   static void call(HostCall &call, void **parameters, void *result);
-  const FunctionDescription &description();
+  /// The description, with the library entries of `operations` (the
+  /// compiler asks for them: LibraryOperationsNeeded); made once each, and
+  /// kept, as specialisations point into them.
+  const FunctionDescription &
+  description(const std::vector<std::string> &operations = {});
   const CompileOptions &options() const { return options_; }
   /// Specialisations made: compiled, or linked from the disk cache.
   int specializations();
@@ -115,8 +122,9 @@ public:
   CacheStatistics kernelStatistics();
 
 private:
-  std::function<FunctionDescription()> describe_;
-  std::unique_ptr<FunctionDescription> description_;
+  Describe describe_;
+  std::map<std::vector<std::string>, std::unique_ptr<FunctionDescription>>
+      descriptions_;
   CompileOptions options_;
   /// By (types, hostAddressable, mapRows).
   std::map<std::tuple<std::vector<const Type *>, bool, bool>,

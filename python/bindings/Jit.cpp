@@ -25,8 +25,10 @@ JitDispatcher::JitDispatcher(py::object describe, py::object device,
                              bool fastmath, int optLevel, bool boundscheck,
                              bool debug)
     : describe_(std::move(describe)),
-      function_([this] {
-                  return toFunctionDescription(describe_().cast<py::dict>());
+      function_([this](const std::vector<std::string> &operations) {
+                  return toFunctionDescription(
+                      describe_(py::arg("operations") = operations)
+                          .cast<py::dict>());
                 },
                 [&] {
                   CompileOptions options;

@@ -521,12 +521,17 @@ void dumpStages(const py::dict &description, const std::string &signature,
 
 /// The dump tool for a jit function: the host code's stages, then each
 /// prange loop's kernel at every stage; `print(stage, text, what)`.
-void dumpHostStages(const py::dict &description, const std::string &signature,
+/// `describe(operations=...)` describes it (launch::JitFunction::Describe).
+void dumpHostStages(const py::function &describe, const std::string &signature,
                     const std::vector<std::string> &stages,
                     const py::function &print, const std::string &image,
                     bool disjoint) {
   DumpRequest dump = parseDumpRequest(image, signature, stages);
-  FunctionDescription function = toFunctionDescription(description);
+  auto described = [&](const std::vector<std::string> &operations) {
+    return toFunctionDescription(
+        describe(py::arg("operations") = operations).cast<py::dict>());
+  };
+  FunctionDescription function = described({});
   auto printing = [&](const std::string &what) {
     return dumpOptions(
         dump, [&print, what](const char *name, const std::string &text) {
@@ -540,7 +545,33 @@ void dumpHostStages(const py::dict &description, const std::string &signature,
   // The tool has no device: a PTX image's is a GPU, the others' a CPU
   // (SPIRJIT_PRANGE_COALESCE=always|never overrides, as for calls).
   request.mapRows = launch::mapsRows(image == "ptx" ? "gpu" : "cpu");
-  CompiledHost host = compileHost(request, printing("jit: " + function.name));
+  // The host code's stages wait until its compile ends (and are shown
+  // before its error too): one that needs the library's operations starts
+  // again from a description with them (LibraryOperationsNeeded), and
+  // prints its stages once.
+  std::vector<std::pair<std::string, std::string>> held;
+  CompileOptions holding = dumpOptions(
+      dump, [&held](const char *name, const std::string &text) {
+        held.emplace_back(name, text);
+      });
+  auto show = [&] {
+    for (const auto &[name, text] : held)
+      print(name, text, "jit: " + function.name);
+  };
+  CompiledHost host;
+  try {
+    try {
+      host = compileHost(request, holding);
+    } catch (const LibraryOperationsNeeded &needed) {
+      held.clear();
+      function = described(needed.operations);
+      host = compileHost(request, holding);
+    }
+  } catch (...) {
+    show();
+    throw;
+  }
+  show();
   for (const Parfor &parfor : host.parfors) {
     KernelRequest kernel;
     kernel.function = parfor.kernel.get();
@@ -844,7 +875,7 @@ PYBIND11_MODULE(_spirjit, m) {
         py::arg("boundscheck") = false, py::arg("debug") = false,
         py::arg("local_extents") = std::vector<int64_t>{},
         py::arg("disjoint") = false);
-  m.def("dump_host_stages", &dumpHostStages, py::arg("description"),
+  m.def("dump_host_stages", &dumpHostStages, py::arg("describe"),
         py::arg("signature"), py::arg("stages"), py::arg("print"),
         py::arg("image") = "spirv", py::arg("disjoint") = false);
   m.def("dump_array_kernels", &dumpArrayKernels, py::arg("stages"),

@@ -717,10 +717,10 @@ class _FunctionArgumentType:
 _FunctionArgument = _FunctionArgumentType()
 
 
-def _describe_with_arguments(fn, constants):
+def _describe_with_arguments(fn, constants, operations=()):
     """fn's description with `constants` (parameter name -> function) as
     globals named "<argument name>", which the frontend reads for them."""
-    description = _describe_function(fn, host=True)
+    description = _describe_function(fn, operations=operations)
     for name, value in constants.items():
         description["globals"][f"<argument {name}>"] = _describe_value(
             value, description["device_functions"])
@@ -771,7 +771,7 @@ class JitFunction:
         self._options = (None if self.device is None else self.device._device,
                          bool(fastmath), level, self.boundscheck, self.debug)
         dispatcher = _spirjit.JitDispatcher(
-            functools.partial(_describe_function, fn, host=True),
+            functools.partial(_describe_function, fn),
             *self._options)
         self._dispatcher = dispatcher
         self._with_functions = {}

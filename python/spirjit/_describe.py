@@ -71,7 +71,7 @@ def describe_value(value, table=None):
         key = callee_key(fn)
         if key not in table:
             table[key] = None  # reserved: a reference back finds the key
-            description = describe_function(fn, table, host=is_jit)
+            description = describe_function(fn, table)
             description["signatures"] = list(
                 getattr(device_func, "device_signatures", None) or
                 getattr(device_func, "signatures", None) or [])
@@ -174,78 +174,10 @@ def _uses_matmul(code):
                for i in range(0, len(raw), 2))
 
 
-def _is_prange(value):
-    """spirjit's prange, or numba's (which means it)."""
-    return (getattr(value, "__spirjit_name__", None) == "spirjit.prange" or
-            (getattr(value, "__name__", None) == "prange" and str(
-                getattr(value, "__module__", "")).startswith("numba")))
-
-
-def _prange_bodies(instructions, fn_globals):
-    """The offsets [start, end) of the bodies of the loops ``for ... in
-    prange(...)`` among ``instructions`` (dis's): a global prange called
-    with straight-line arguments whose result the loop takes. A loop not
-    seen so is not listed (so its subscripts count as outside)."""
-    bodies = []
-    for p, start in enumerate(instructions):
-        if start.opname != "LOAD_GLOBAL" or \
-                not _is_prange(fn_globals.get(start.argval)):
-            continue
-        depth = 0
-        for k in range(p, len(instructions) - 2):
-            ins = instructions[k]
-            if k > p and (ins.is_jump_target or ins.opcode in dis.hasjrel
-                          or ins.opcode in dis.hasjabs):
-                break
-            depth += dis.stack_effect(
-                ins.opcode, ins.arg if ins.opcode >= dis.HAVE_ARGUMENT
-                else None)
-            if ins.opname == "CALL":
-                # prange's own call: its result alone is left, and its
-                # NULL and callable (the global's two) stayed beneath.
-                follow = instructions[k + 1:k + 3]
-                if depth == 1 and [i.opname for i in follow] == \
-                        ["GET_ITER", "FOR_ITER"]:
-                    bodies.append((follow[1].offset, follow[1].argval))
-                break
-            if k > p and depth < 2 and ins.opname != "PRECALL":
-                break
-    return bodies
-
-
-def _mask_reads_possible(code, fn_globals):
-    """Whether the code may read an item with a boolean mask (``a[x]``,
-    x a boolean array, which the library reads, compiler/MaskReads.h)
-    where it may: not in a prange loop's body (which refuses it, the
-    library or not), not with a constant index, not of ``.shape``."""
-    instructions = list(dis.get_instructions(code))
-    bodies = _prange_bodies(instructions, fn_globals)
-    for k, ins in enumerate(instructions):
-        if ins.opname != "BINARY_SUBSCR":
-            continue
-        if any(start < ins.offset < end for start, end in bodies):
-            continue
-        index = instructions[k - 1] if k >= 1 else None
-        if index is not None and index.opname == "LOAD_CONST" and \
-                isinstance(index.argval, (int, slice, tuple)) and \
-                not isinstance(index.argval, bool):
-            continue
-        if index is not None and index.opname == "BUILD_SLICE":
-            continue
-        container = instructions[k - 2] if k >= 2 else None
-        if index is not None and index.opname in ("LOAD_CONST",
-                                                  "LOAD_FAST") and \
-                container is not None and container.opname == "LOAD_ATTR" \
-                and container.argval == "shape":
-            continue
-        return True
-    return False
-
-
-def _library_entries(names, table, code=None, host=False, fn_globals=None):
+def _library_entries(names, table, code=None, operations=()):
     """NumPy's functions and methods among ``names`` that the jit library
-    writes (_jit_library.py), and, for ``host`` code, the operations of
-    ``code`` it writes, described into ``table``."""
+    writes (_jit_library.py), and its ``operations`` of Python's syntax,
+    described into ``table``."""
     global _LIBRARY_NAMES
     if _LIBRARY_NAMES is None:
         from . import _jit_library
@@ -253,19 +185,21 @@ def _library_entries(names, table, code=None, host=False, fn_globals=None):
             _jit_library.METHODS) | {"random"}
     if code is not None and _MATMUL_OPS is not None and _uses_matmul(code):
         names = list(names) + ["matmul"]
-    operations = (("mask_index",) if host and _mask_reads_possible(
-        code, fn_globals or {}) else ())
     if _LIBRARY_NAMES.isdisjoint(names) and not operations:
         return {}
     from . import _jit_library
     return _jit_library.entries(names, describe_value, table, operations)
 
 
-def describe_function(fn, table=None, host=False):
+def describe_function(fn, table=None, operations=()):
     """The description of ``fn``; device functions it calls go into its
     "device_functions" table (shared with the functions that call them).
-    ``host``: fn is a jit function, whose host code may need the jit
-    library for its operations too."""
+    ``operations``: the jit library's operations of Python's syntax to
+    describe too (_jit_library.OPERATIONS: "mask_index" for a[mask]).
+    Describing one costs a first call milliseconds, and only types tell
+    that code needs it, so the compiler asks for them when it does
+    (LibraryOperationsNeeded in frontend/FunctionDescription.h) and the
+    function is described again."""
     top = table is None
     if top:
         table = {}
@@ -278,16 +212,19 @@ def describe_function(fn, table=None, host=False):
     closure = [describe_value(cell.cell_contents, table) for cell in
                (fn.__closure__ or ())]
     description = _describe_code(fn.__code__, fn.__globals__, closure,
-                                 annotations, table, host)
+                                 annotations, table, operations)
     description["device_functions"] = table if top else {}
     return description
 
 
-def _describe_code(code, fn_globals, closure, annotations, table, host):
+def _describe_code(code, fn_globals, closure, annotations, table,
+                   operations=()):
     """The description of a code object whose globals are ``fn_globals``;
     the code objects among its constants (lambdas and nested defs, which
     the jit inlines where they are called) are described with the same
-    globals, their closure values left to the code that makes them."""
+    globals, their closure values left to the code that makes them (the
+    library's ``operations`` go to the outermost description, which the
+    compiler reads them from)."""
     resolved = {}
     for name in code.co_names:
         if name in fn_globals:
@@ -299,8 +236,8 @@ def _describe_code(code, fn_globals, closure, annotations, table, host):
     if any(d == {"kind": "module", "name": "numpy.random"}
            for d in resolved.values()):
         names += ("random",)  # np.random under another name
-    library = _library_entries(names, table, code, host, fn_globals)
-    nested = {f"code{i}": _describe_code(c, fn_globals, [], {}, table, host)
+    library = _library_entries(names, table, code, operations)
+    nested = {f"code{i}": _describe_code(c, fn_globals, [], {}, table)
               for i, c in enumerate(code.co_consts)
               if isinstance(c, types.CodeType)}
     return {

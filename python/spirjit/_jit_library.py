@@ -534,7 +534,7 @@ RANDOM_NATIVE = {"random": (0,), "random_sample": (0,), "sample": (0,),
                  "randint": (1, 2)}
 # Operations of Python's syntax that the library writes where types call
 # for it (compiler/MaskReads.h), keyed "spirjit.<name>#<arguments>":
-# _describe.py gives them to every function that subscripts.
+# a description has them when the compiler asks (LibraryOperationsNeeded).
 OPERATIONS = {"mask_index": mask_index}
 # The names above of NumPy's that jit code also computes itself, with the
 # number of arguments it takes them with ("numpy.sum#1" is a.sum() there).

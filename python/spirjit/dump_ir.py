@@ -10,6 +10,7 @@
 """
 
 import argparse
+import functools
 import os
 import runpy
 import stat
@@ -314,7 +315,8 @@ def _dump(args, stages):
         if args.arrays:
             return _dump_arrays(args, function, wanted, show, image)
         if args.jit or getattr(function, "__spirjit_jit__", False):
-            _spirjit.dump_host_stages(describe_function(function, host=True),
+            _spirjit.dump_host_stages(functools.partial(describe_function,
+                                                        function),
                                       args.sig,
                                       wanted, show, image, args.disjoint)
         elif device:

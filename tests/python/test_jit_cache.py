@@ -159,3 +159,41 @@ def test_cache_off_reads_and_writes_nothing(device_filter, run_jit, tmp_path,
     assert off["host"]["compiles"] == 2 and off["host"]["disk_hits"] == 0
     assert off["kernels"]["disk_hits"] == 0
     assert host_entries(tmp_path) == []
+
+
+# A read through a mask: its host code needs the jit library's a[mask],
+# which the compiler asks for once typed (LibraryOperationsNeeded).
+MASK_SCRIPT = """
+import json
+
+import numpy as np
+import spirjit
+
+
+@spirjit.jit
+def positives(a):
+    return a[a > 0]
+
+
+a = np.arange(-5.0, 5.0, dtype=np.float32)
+right = bool(np.array_equal(positives(a), a[a > 0]))
+print(json.dumps({"host": positives.stats["host"], "right": right}))
+"""
+
+
+def test_a_mask_read_links_from_disk_too(device_filter, run_isolated,
+                                         tmp_path, monkeypatch):
+    # The description with the library's a[mask] keys the entry, and a
+    # second process asks for it as the first did.
+    monkeypatch.setenv("SPIRJIT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("SPIRJIT_DISABLE_CACHE", raising=False)
+    runs = []
+    for _ in range(2):
+        done = run_isolated(MASK_SCRIPT)
+        assert done.returncode == 0, done.stderr
+        runs.append(json.loads(done.stdout.splitlines()[-1]))
+    first, second = runs
+    assert first["right"] and second["right"]
+    assert first["host"]["compiles"] == 1
+    assert second["host"]["compiles"] == 0
+    assert second["host"]["disk_hits"] == 1

@@ -173,15 +173,6 @@ def doubled(a, out):
         out[i] = 2 * a[i + 1] + a[0]
 
 
-pr = prange  # prange under another name: still a prange loop
-
-
-@jit
-def doubled_by_pr(a, out):
-    for i in pr(a.shape[0]):
-        out[i] = 2 * a[i]
-
-
 @jit
 def doubled_then_positives(a, out):
     for i in prange(a.shape[0]):
@@ -196,18 +187,36 @@ def test_a_mask_read_after_a_prange_loop(device, require_dtypes):
     np.testing.assert_array_equal(host(got), (2 * a)[2 * a > 0])
 
 
-def test_only_code_that_may_read_through_a_mask_describes_its_library():
+def test_a_description_has_the_librarys_mask_read_only_when_asked():
     # Describing the jit library's a[mask] takes a fresh process's first
-    # call milliseconds: not where every subscript is in a prange loop's
-    # body (which refuses a mask), of .shape or constant.
+    # call milliseconds: the compiler asks for it once types show a read
+    # through a mask (LibraryOperationsNeeded), and the function is
+    # described again with it.
     from spirjit._describe import describe_function
     key = "spirjit.mask_index#2"
-    assert key not in describe_function(doubled.py_func, host=True)["library"]
-    assert key not in describe_function(doubled_by_pr.py_func,
-                                        host=True)["library"]
-    assert key in describe_function(doubled_then_positives.py_func,
-                                    host=True)["library"]
-    assert key in describe_function(select.py_func, host=True)["library"]
+    for fn in (doubled, doubled_then_positives, select):
+        assert key not in describe_function(fn.py_func)["library"]
+    assert key in describe_function(select.py_func,
+                                    operations=["mask_index"])["library"]
+
+
+@jit
+def positives_of(a):
+    return a[a > 0]
+
+
+@jit
+def calls_a_mask_read(a):
+    # The read is in the inlined callee, and in a lambda.
+    pick = lambda x: x[x < 0]  # noqa: E731
+    return positives_of(a).sum() + pick(a).sum()
+
+
+def test_a_mask_read_in_a_callee_or_a_lambda(device, require_dtypes):
+    require_dtypes(np.float64)
+    a = scrambled((30,))
+    got = calls_a_mask_read(*on(device, a))
+    assert got == pytest.approx(a[a > 0].sum() + a[a < 0].sum())
 
 
 # np.random (numba's: each thread its own generator; not NumPy's stream).
