@@ -18,13 +18,19 @@ namespace {
 
 /// The reduction class of an update `inst` of accumulator value `acc`:
 /// the other operand goes into `other`.
+/// As numba's parfor reductions take them, `s -= x` is a sum (each
+/// work-item's partial starts at 0 and subtracts, the partials are added to
+/// s) and `s /= x` a product (partials start at 1 and divide, then multiply
+/// s). An array accumulator (`y += a[i]`) is updated in place only, by
+/// +=, -=, *= or /=, as numba's whole-array reductions.
 std::optional<ReductionOp> updateOp(const Instruction *inst,
                                     const Instruction *acc,
                                     const Instruction *&other) {
+  bool array = acc->type && acc->type->kind == TypeKind::Array;
   if (inst->isa(Opcode::BinaryOp)) {
     auto op = static_cast<ir::BinaryOperator>(inst->index);
     bool first = inst->operands[0] == acc, second = inst->operands[1] == acc;
-    if (first == second)
+    if (first == second || (array && (!first || inst->name != "inplace")))
       return std::nullopt;
     other = first ? inst->operands[1] : inst->operands[0];
     switch (op) {
@@ -34,6 +40,14 @@ std::optional<ReductionOp> updateOp(const Instruction *inst,
       return first ? std::optional(ReductionOp::Add) : std::nullopt;
     case ir::BinaryOperator::Mul:
       return ReductionOp::Mul;
+    case ir::BinaryOperator::TrueDiv:
+      return first ? std::optional(ReductionOp::Mul) : std::nullopt;
+    default:
+      break;
+    }
+    if (array)
+      return std::nullopt;
+    switch (op) {
     case ir::BinaryOperator::BitOr:
       return ReductionOp::Or;
     case ir::BinaryOperator::BitAnd:
@@ -44,7 +58,7 @@ std::optional<ReductionOp> updateOp(const Instruction *inst,
       return std::nullopt;
     }
   }
-  if (inst->isa(Opcode::Call) && inst->operands.size() == 3 &&
+  if (!array && inst->isa(Opcode::Call) && inst->operands.size() == 3 &&
       inst->name.empty() && inst->operands[0]->type &&
       inst->operands[0]->type->kind == TypeKind::Function) {
     const std::string &name = inst->operands[0]->type->name;
@@ -65,8 +79,10 @@ std::optional<ReductionOp> updateOp(const Instruction *inst,
 } // namespace
 
 bool isReduction(const ir::Function &fn, const ir::Loop &loop,
-                 const Instruction *phi, ReductionOp &op) {
-  if (!phi->type || !phi->type->isNumber() ||
+                 const Instruction *phi, ReductionOp &op,
+                 std::set<const Instruction *> *values) {
+  bool array = phi->type && phi->type->kind == TypeKind::Array;
+  if (!phi->type || (!array && !phi->type->isNumber()) ||
       phi->type->kind == TypeKind::Complex ||
       phi->type->kind == TypeKind::WeakComplex)
     return false;
@@ -149,6 +165,8 @@ bool isReduction(const ir::Function &fn, const ir::Loop &loop,
     if (dependsOnChain(o))
       return false;
   op = *kind;
+  if (values)
+    *values = std::move(chain);
   return true;
 }
 

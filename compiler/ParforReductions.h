@@ -7,11 +7,17 @@
 
 #include "frontend/Dominators.h"
 
+#include <set>
+
 namespace spirjit {
 
-/// Is `phi` (a header phi of `loop` in `fn`) a reduction? Fills `op`.
+/// Is `phi` (a header phi of `loop` in `fn`) a reduction? Fills `op`, and
+/// `values` with the phi, its updates and the body's phis that merge them.
+/// A number is one (ParforReductions.cpp says by which updates), and so is
+/// an array updated in place by +=, -=, *= or /= (ArrayReductions.h).
 bool isReduction(const ir::Function &fn, const ir::Loop &loop,
-                 const ir::Instruction *phi, ReductionOp &op);
+                 const ir::Instruction *phi, ReductionOp &op,
+                 std::set<const ir::Instruction *> *values = nullptr);
 
 /// Is `phi` (a header phi of `loop`) a variable every iteration assigns
 /// and none reads, so that after the loop it holds the last iteration's

@@ -20,6 +20,7 @@
 #include "compiler/HostTarget.h"
 #include "compiler/ArrayExpressions.h"
 #include "compiler/SequenceLoops.h"
+#include "compiler/ArrayReductions.h"
 #include "compiler/MaskReads.h"
 #include "compiler/RandomDraws.h"
 #include "compiler/InlineJit.h"
@@ -439,10 +440,10 @@ CompiledHost compileHost(const HostRequest &request,
   struct Typed {
     TypedFunction typed;
     Specializations specializations;
-    /// The descriptions the inliner, the mask-read, the sequence-loop and
-    /// the array-expression stages made, which the typed function points to
-    /// when they changed it.
-    std::shared_ptr<FunctionDescription> inlined, masked, sequenced,
+    /// The descriptions the inliner, the mask-read, the sequence-loop, the
+    /// array-reduction and the array-expression stages made, which the
+    /// typed function points to when they changed it.
+    std::shared_ptr<FunctionDescription> inlined, masked, sequenced, reduced,
         rewritten;
   };
   auto host = std::make_shared<Typed>();
@@ -482,6 +483,17 @@ CompiledHost compileHost(const HostRequest &request,
     typed = inferTypes(*sequenced, std::move(rewritten),
                        request.argumentTypes, FunctionKind::Host,
                        host->specializations);
+  }
+  // Whole-array reductions in prange loops: a prange over private copies,
+  // combined after it, typed again.
+  if (std::shared_ptr<FunctionDescription> reduced =
+          lowerArrayReductions(typed)) {
+    host->reduced = reduced;
+    std::unique_ptr<ir::Function> rewritten = std::move(typed.function);
+    host->specializations = Specializations();
+    host->specializations.deviceFunctions = &reduced->deviceFunctions;
+    typed = inferTypes(*reduced, std::move(rewritten), request.argumentTypes,
+                       FunctionKind::Host, host->specializations);
   }
   // np.random's calls: draws of the host's generator, or, in prange
   // bodies, of their loop's stream.

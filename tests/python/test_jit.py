@@ -209,6 +209,86 @@ def test_reduction_under_if_and_inner_loop(device):
     assert m == pytest.approx(3 * a.sum())
 
 
+@dpjit
+def subtract_divide(a, s, t):
+    for i in prange(a.shape[0]):
+        s -= a[i]
+        t /= a[i]
+    return s, t
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 1001])
+def test_subtract_and_divide_reductions(device, n):
+    # numba's parfor reductions: -= combines the partials with +, /= with *.
+    a = 1.0 + np.random.rand(n)
+    s, t = subtract_divide(a, 10.0, 5.0)
+    want_s, want_t = subtract_divide.py_func(a, 10.0, 5.0)
+    assert s == pytest.approx(want_s) and t == pytest.approx(want_t)
+
+
+@dpjit
+def whole_array_sum(x):
+    y = np.zeros(4)
+    for i in prange(x.shape[0]):
+        y += x[i]
+    return y
+
+
+@dpjit
+def row_reductions(A, y, p):
+    for i in prange(A.shape[0]):
+        y += A[i, :]
+        if i % 2 == 0:
+            p *= A[i, :]
+        else:
+            p /= 2.0
+    return y, p
+
+
+@dpjit
+def array_and_scalar_reductions(A, y):
+    s = 0.0
+    for i in prange(1, A.shape[0], 2):
+        for j in range(A.shape[1]):
+            y -= A[i, j]
+        s += A[i, 0]
+    return y, s
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 300])
+def test_whole_array_reductions(device, n):
+    # numba's prange_ok_result_whole_arr: an array updated in place by
+    # +=, -=, *= or /= across iterations is a reduction, and the array
+    # passed in is the one updated.
+    x = np.random.rand(n, 4)
+    np.testing.assert_allclose(whole_array_sum(x),
+                               whole_array_sum.py_func(x))
+    A = 1.0 + np.random.rand(n, 3)
+    y, p = np.ones(3), np.full(3, 2.0)
+    want = row_reductions.py_func(A, y.copy(), p.copy())
+    got = row_reductions(A, y, p)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+    np.testing.assert_allclose(y, want[0], rtol=1e-12)
+    y = np.zeros(3)
+    want = array_and_scalar_reductions.py_func(A, y.copy())
+    got = array_and_scalar_reductions(A, y)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+    assert got[1] == pytest.approx(want[1])
+
+
+def test_whole_array_reduction_by_new_array_is_an_error():
+    @spirjit.jit
+    def f(x):
+        y = np.zeros(4)
+        for i in prange(x.shape[0]):
+            y = y + x[i]
+        return y
+
+    with pytest.raises(UnsupportedFeatureError, match=r"test_jit.py:\d+: "):
+        f(np.ones((3, 4)))
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_jacobi_2d_nested_in_sequential_loop(device, require_dtypes, dtype):
     require_dtypes(dtype)
