@@ -101,23 +101,15 @@ private:
   /// A library function by qualified name ("numpy.sqrt"), as a global the
   /// description freezes.
   Instruction *object(const std::string &qualified) {
-    std::string key = generatedGlobalName(qualified);
-    GlobalValue g;
-    g.kind = GlobalValue::Kind::Object;
-    g.name = qualified;
-    description_->globals[key] = g;
     Instruction *inst = make(Opcode::Global, {});
-    inst->name = key;
+    inst->name = addGeneratedGlobal(*description_, qualified,
+                                    GlobalValue::Kind::Object, qualified);
     return inst;
   }
   Instruction *builtin(const std::string &name) {
-    GlobalValue g;
-    g.kind = GlobalValue::Kind::Builtin;
-    g.name = name;
-    std::string key = generatedGlobalName(name);
-    description_->globals[key] = g;
     Instruction *inst = make(Opcode::Global, {});
-    inst->name = key;
+    inst->name = addGeneratedGlobal(*description_, name,
+                                    GlobalValue::Kind::Builtin, name);
     return inst;
   }
   Instruction *call(Instruction *callee, std::vector<Instruction *> args) {

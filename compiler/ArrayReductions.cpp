@@ -84,13 +84,8 @@ private:
   Instruction *global(Block *block, const std::string &name,
                       GlobalValue::Kind kind, const std::string &value,
                       int line) {
-    std::string key = generatedGlobalName(name);
-    GlobalValue g;
-    g.kind = kind;
-    g.name = value;
-    description_.globals[key] = g;
     Instruction *inst = make(block, Opcode::Global, {}, line);
-    inst->name = key;
+    inst->name = addGeneratedGlobal(description_, name, kind, value);
     return inst;
   }
   Instruction *call(Block *block, const std::string &builtin,

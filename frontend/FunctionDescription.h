@@ -191,4 +191,19 @@ inline std::string generatedGlobalName(const std::string &name) {
   return "__spirjit_" + name;
 }
 
+/// Adds the global `name` of `kind` (a builtin's or library object's name
+/// `value`) to `description` under generatedGlobalName(name); returns that
+/// key, the name of the `global` instruction that reads it.
+inline std::string addGeneratedGlobal(FunctionDescription &description,
+                                      const std::string &name,
+                                      GlobalValue::Kind kind,
+                                      const std::string &value) {
+  std::string key = generatedGlobalName(name);
+  GlobalValue g;
+  g.kind = kind;
+  g.name = value;
+  description.globals[key] = g;
+  return key;
+}
+
 } // namespace spirjit
