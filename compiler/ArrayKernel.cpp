@@ -305,10 +305,11 @@ private:
   using Combine = std::function<States(const States &, const States &)>;
   States foldRow(Instruction *k0, Instruction *step, Instruction *n,
                  const States &initial, int chains, const Fold &fold,
-                 const Combine &combine) {
+                 const Combine &combine, Instruction *start = nullptr) {
     using B = ir::BinaryOperator;
     using C = ir::CompareOperator;
-    Instruction *base = integer(0);
+    // The base starts at `start`, a multiple of step (a block's), or 0.
+    Instruction *base = start ? start : integer(0);
     States state = initial;
     // The k's the folds read are base + first: a chunked Reduce's chunk
     // start added once here, not to every k in the loop.
@@ -577,7 +578,12 @@ private:
       return {select(better, v, best), select(better, vIndex, bestIndex)};
     };
     bool ordered = e_.indexParameter < 0;
-    States after = foldRow(
+    bool real = acc.rfind("float", 0) == 0 || acc.rfind("int", 0) == 0 ||
+                acc.rfind("uint", 0) == 0;
+    States after =
+        ordered && real && e_.blockedArgFold
+            ? argFoldBlocks(row, k0, step, n, best0, index0, isMax)
+            : foldRow(
         k0, step, n, {best0, index0}, chainsFor(),
         [&, row](Instruction *k, const States &state) -> States {
           return step1(state, cast(valueAt(at(k), {row, k}), acc), indexAt(k),
@@ -627,6 +633,117 @@ private:
     make(Opcode::SetItem, {outIndex(), slot, first});
     branch(done);
     cur_ = done;
+  }
+
+  /// Rounds of a block of argFoldBlocks.
+  static constexpr int64_t kArgBlockRounds = 16;
+
+  /// A blocked first pass of a real or integer arg reduction, per item:
+  /// (best, its index) over the item's elements. Each block of
+  /// kArgBlockRounds rounds folds values only, as max and min do (a
+  /// compare and a select an element, and a NaN flag); a block whose
+  /// extreme beats the state's becomes the state's, with the block's
+  /// start. After the last block the item reads its best block again for
+  /// the first index holding the best (the first NaN, if the best is one).
+  /// The general fold selects a value and an index at every element.
+  /// (Intel's CPU runtime, argmax of float32 beside NumPy's in one
+  /// process, medians: 2^20 1.4-1.7x -> 0.9-1.1x NumPy's time, 2^22
+  /// 1.1-1.3x -> 0.7-0.8x. Blocks of 4 rounds cost more in their joins,
+  /// of 64 more in their second reads. PoCL, whose items are no vector
+  /// lanes, was 2.5x slower this way.)
+  States argFoldBlocks(Instruction *row, Instruction *k0, Instruction *step,
+                       Instruction *n, Instruction *best0,
+                       Instruction *index0, bool isMax) {
+    using B = ir::BinaryOperator;
+    using C = ir::CompareOperator;
+    const std::string &acc = e_.accumulator;
+    bool floating = e_.floatingAccumulator;
+    auto at = [this, row](Instruction *k) {
+      return make(Opcode::BuildTuple, {row, k});
+    };
+    auto valueOf = [&, row](Instruction *k) {
+      return cast(valueAt(at(k), {row, k}), acc);
+    };
+    // The state: best, its block's base, whether best is in a block (not
+    // the row's first element, index0), and for floats whether best is a
+    // NaN.
+    States initial = {best0, integer(0), constant(ConstValue::ofBool(false))};
+    if (floating)
+      initial.push_back(np("isnan", {best0}));
+    Instruction *width = binary(B::Mul, step, integer(kArgBlockRounds));
+    auto [header, phis] = loopHeader(integer(0), {initial});
+    Instruction *blockBase = header.first;
+    const States &state = phis[0];
+    Block *body = block({cur_});
+    Block *exit = block({cur_});
+    branchIf(compare(C::Lt, blockBase, n), body, exit);
+    cur_ = body;
+    Instruction *blockEnd =
+        call(builtin("min"), {binary(B::Add, blockBase, width), n});
+    // The block's extreme, from the state's best: a NaN in the state stays
+    // (no compare with it holds), a NaN met sets the flag.
+    auto join = [&](const States &a, const States &b) -> States {
+      if (!floating)
+        return {call(builtin(isMax ? "max" : "min"), {a[0], b[0]})};
+      Instruction *better = compare(isMax ? C::Gt : C::Lt, b[0], a[0]);
+      return {select(better, b[0], a[0]), np("logical_or", {a[1], b[1]})};
+    };
+    States start = {state[0]};
+    if (floating)
+      start.push_back(constant(ConstValue::ofBool(false)));
+    States folded = foldRow(
+        k0, step, blockEnd, start, chainsFor(),
+        [&](Instruction *k, const States &s) -> States {
+          Instruction *v = valueOf(k);
+          if (!floating)
+            return join(s, {v});
+          return join(s, {v, np("isnan", {v})});
+        },
+        join, blockBase);
+    Instruction *extreme = folded[0];
+    Instruction *need = compare(isMax ? C::Gt : C::Lt, extreme, state[0]);
+    States next;
+    if (floating) {
+      Instruction *sawNan = folded[1];
+      need = np("logical_and", {np("logical_not", {state[3]}),
+                                np("logical_or", {sawNan, need})});
+      Instruction *nan = cast(constant(ConstValue::ofFloat(
+                                  std::numeric_limits<double>::quiet_NaN())),
+                              acc);
+      next = {select(need, select(sawNan, nan, extreme), state[0]),
+              select(need, blockBase, state[1]),
+              np("logical_or", {state[2], need}),
+              np("logical_or", {state[3], sawNan})};
+    } else {
+      next = {select(need, extreme, state[0]),
+              select(need, blockBase, state[1]),
+              np("logical_or", {state[2], need})};
+    }
+    closeLoop(header.second, blockBase, binary(B::Add, blockBase, width),
+              phis, {next});
+    cur_ = exit;
+    // The best block again (none if the best is the row's first element).
+    Instruction *best = state[0], *scanBase = state[1], *inBlock = state[2];
+    Instruction *scanEnd = select(
+        inBlock, call(builtin("min"), {binary(B::Add, scanBase, width), n}),
+        integer(0));
+    Instruction *none = cast(
+        constant(ConstValue::ofInt(std::numeric_limits<int64_t>::max())),
+        "int64");
+    Instruction *bestNan = floating ? state[3] : nullptr;
+    States found = foldRow(
+        k0, step, scanEnd, {none}, 1,
+        [&](Instruction *k, const States &s) -> States {
+          Instruction *v = valueOf(k);
+          Instruction *match = compare(C::Eq, v, best);
+          if (floating)
+            match = select(bestNan, np("isnan", {v}), match);
+          Instruction *first =
+              np("logical_and", {match, compare(C::Eq, s[0], none)});
+          return {select(first, cast(k, "int64"), s[0])};
+        },
+        [](const States &a, const States &) { return a; }, scanBase);
+    return {best, select(inBlock, found[0], index0)};
   }
 
   const std::string &outputDType() const {
@@ -688,7 +805,7 @@ std::string ArrayExpression::text() const {
          accumulator + (output.empty() ? "" : " as " + output) +
          (indexParameter >= 0 ? " indices p" + std::to_string(indexParameter)
                               : "") +
-         (chunked ? " chunked" : "") +
+         (chunked ? " chunked" : "") + (blockedArgFold ? " blocked" : "") +
                   "\n";
   for (size_t v = 0; v < values.size(); ++v) {
     const Value &value = values[v];
@@ -734,7 +851,7 @@ bool ArrayExpression::operator==(const ArrayExpression &o) const {
       reduction != o.reduction || accumulator != o.accumulator ||
       floatingAccumulator != o.floatingAccumulator || output != o.output ||
       indexParameter != o.indexParameter || flat != o.flat ||
-      chunked != o.chunked || !(outFlat == o.outFlat) ||
+      chunked != o.chunked || blockedArgFold != o.blockedArgFold || !(outFlat == o.outFlat) ||
       functions.size() != o.functions.size())
     return false;
   for (size_t f = 0; f < functions.size(); ++f)
@@ -779,6 +896,7 @@ uint64_t ArrayExpression::hash() const {
   };
   mix(flat);
   mix(chunked);
+  mix(blockedArgFold);
   mixFlat(outFlat);
   for (const auto &function : functions)
     mix(function->hash);

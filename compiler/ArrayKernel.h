@@ -134,6 +134,11 @@ struct ArrayExpression {
   int indexParameter = -1;
   /// Reduce: each group folds a contiguous chunk (see Reduce above).
   bool chunked = false;
+  /// ArgMax/ArgMin, chunked on a device that runs a group's items as
+  /// vector lanes: the first pass folds values a block at a time and
+  /// reads again only the block holding an item's best (ArrayKernel.cpp,
+  /// argFoldBlocks).
+  bool blockedArgFold = false;
 
   /// NumPy's name of a reduction ("sum", ..., "argmin"), and the
   /// reduction of a name (false for none).

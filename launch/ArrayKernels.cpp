@@ -831,6 +831,7 @@ void computeReduce(ArrayNode &node, const ArrayView &out) {
   ReduceShape launchShape = reduceShape(node.device->info(), rows, k);
   g.expression.chunked = launchShape.chunked;
   int local = launchShape.local;
+  g.expression.blockedArgFold = launchShape.chunked && local > 1;
   int64_t groups = launchShape.groups;
 
   ArrayView finalView = out;

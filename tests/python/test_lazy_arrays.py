@@ -553,3 +553,38 @@ def test_argmax_and_argmin_are_one_reduction(device, require_dtypes, dtype):
         assert int(getattr(X, op)()) == getattr(x, op)()
         np.testing.assert_array_equal(np.asarray(getattr(X, op)(axis=0)),
                                       getattr(x, op)(axis=0))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16,
+                                   np.uint64])
+def test_argmax_finds_the_first_extreme_wherever_it_lies(device,
+                                                         require_dtypes,
+                                                         dtype):
+    # Lengths around a group's chunk and its blocks of rounds; the extreme
+    # placed first, last, twice, at a row's first element, beside NaNs,
+    # infinities and sorted runs (each element a new best).
+    require_dtypes(dtype)
+    rng = np.random.default_rng(11)
+    floating = np.dtype(dtype).kind == "f"
+    for n in (1, 17, 1023, 1025, 4097, 65_537, 300_001):
+        base = (rng.random(n) * 1000).astype(dtype)
+        cases = [base, np.sort(base), np.sort(base)[::-1].copy(),
+                 np.full(n, base[0])]
+        for where in sorted({0, n // 3, n - 1}):
+            for other in sorted({0, n // 2, n - 1}):
+                x = base.copy()
+                x[where] = x[other] = x.max()
+                y = base.copy()
+                y[where] = y[other] = y.min()
+                cases += [x, y]
+                if floating:
+                    z = base.copy()
+                    z[other] = np.inf
+                    z[where] = np.nan
+                    w = base.copy()
+                    w[where] = -np.inf
+                    cases += [z, w]
+        for h in cases:
+            x = spirjit.asarray(h, device=device)
+            assert int(x.argmax()) == h.argmax(), (n, h[:4])
+            assert int(x.argmin()) == h.argmin(), (n, h[:4])
