@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """@spirjit.jit with prange, beside the kernel form, OpenCL C and numba.
 
-One table per CPU OpenCL runtime present (the default device's first), each
+One table per CPU device present (the default device's first): Intel's and
+PoCL's OpenCL runtimes and spirjit's own native CPU device ([native],
+listed for this process with SPIRJIT_NATIVE=1; it runs no OpenCL C), each
 row timed on data already where it computes (DeviceArrays for spirjit,
 pyopencl buffers for OpenCL C, NumPy arrays for numba), medians of --reps,
 the forms of a row run in turn round by round:
@@ -42,6 +44,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "python"))
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+os.environ.setdefault("SPIRJIT_NATIVE", "1")  # list native:cpu:0 too
 
 import spirjit  # noqa: E402
 from spirjit import kernel_api as kapi  # noqa: E402
@@ -52,7 +55,8 @@ except Exception:  # noqa: BLE001 (numba missing or broken: its column says)
 from bench_kernel_api import make_spirjit_reduction  # noqa: E402
 
 RUNTIMES = [("Intel", "Intel(R) OpenCL"),
-            ("PoCL", "Portable Computing Language")]
+            ("PoCL", "Portable Computing Language"),
+            ("native", "spirjit native")]
 # numba-dpex runs Intel's CPU OpenCL runtime only: its column is that table's.
 PEER_RUNTIME = "Intel"
 PEER_VENV = os.path.join(REPO, ".peer", "numba-dpex")
@@ -299,11 +303,12 @@ def run_runtime(short, device, args, numba_fns, peer=None):
         t, t_cl, t_nb = (times["spirjit"], times.get("cl"),
                          times.get("numba"))
         row = [f"Jacobi {side}^2 f32 ({label})", fmt(t),
-               (fmt(t_cl) + " (OpenCL C)") if t_cl else "unavailable",
+               (fmt(t_cl) + " (OpenCL C)") if t_cl else "no OpenCL C",
                fmt(t_nb) if t_nb else "-"]
-        row.append((f"{t / t_cl:.2f}x OpenCL C (<= 1.1)" if t_cl else "") +
-                   (f", numba {t_nb / t:.2f}x our time (> 1: faster)"
-                    if t_nb else ""))
+        row.append(", ".join(
+            ([f"{t / t_cl:.2f}x OpenCL C (<= 1.1)"] if t_cl else []) +
+            ([f"numba {t_nb / t:.2f}x our time (> 1: faster)"] if t_nb
+             else [])))
         if dpex:
             row.append(dpex.cell(peer_key, t))
         rows.append(row)
