@@ -196,22 +196,6 @@ std::vector<int64_t> coalesce(std::vector<int64_t> shape,
   return merged;
 }
 
-/// Each expression's kernel cache, by the expression's hash (then ==).
-using ExpressionCaches =
-    std::unordered_map<uint64_t,
-                       std::vector<std::pair<Expression,
-                                             std::unique_ptr<KernelCache>>>>;
-ExpressionCaches &caches() {
-  static ExpressionCaches all;
-  return all;
-}
-/// The same caches in the order they were made, with their kernels' names
-/// (for arrayKernelRequests).
-std::vector<std::pair<std::string, KernelCache *>> &cachesInOrder() {
-  static std::vector<std::pair<std::string, KernelCache *>> all;
-  return all;
-}
-
 /// Index values take their merged strides; the other parameters are
 /// renumbered as the kernel sees them (index ones are not parameters).
 void finishParameters(Gathered &g) {
@@ -288,23 +272,6 @@ void flatten(Gathered &g, ArrayView &out, int64_t outItemsize) {
   g.expression.parameterCount = int(g.parameters.size());
 }
 
-/// The kernel cache of each expression.
-KernelCache &cacheFor(const Expression &expression) {
-  auto &entries = launch::caches()[expression.hash()];
-  for (auto &[known, cache] : entries)
-    if (known == expression)
-      return *cache;
-  const char *name = expression.form == Expression::Form::Map
-                         ? "array_map"
-                         : "array_reduce";
-  auto cache = std::make_unique<KernelCache>(
-      [expression, name] { return *arrayKernel(expression, name); },
-      CompileOptions());
-  cachesInOrder().emplace_back(name, cache.get());
-  entries.emplace_back(expression, std::move(cache));
-  return *entries.back().second;
-}
-
 /// Launches the gathered kernel over `range` with `out` last. Views have
 /// `shape`, the shape the arguments are bound at.
 void launch(const Gathered &g, const LaunchRange &range, const ArrayView &out,
@@ -346,7 +313,7 @@ void launch(const Gathered &g, const LaunchRange &range, const ArrayView &out,
   if (outIndex)
     bindArray(args.back(), *outIndex, types::int64(), 8);
   Event event;
-  (cache ? *cache : cacheFor(g.expression))
+  (cache ? *cache : arrayKernelCache(g.expression))
       .submit(event, range, args.data(), n, device, nullptr, 0, false);
 }
 
@@ -704,7 +671,7 @@ void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
     range.dims = 1;
     range.global[0] = count;
   }
-  KernelCache &cache = cacheFor(g.expression);
+  KernelCache &cache = arrayKernelCache(g.expression);
   launch(g, range, out, outElement, outItemsize, node.device, nullptr,
          &cache);
   // Kept for the next evaluation of this form (the walk saw what the
@@ -875,33 +842,11 @@ void computeReduce(ArrayNode &node, const ArrayView &out) {
              node.itemsize, node.device);
 }
 
-std::vector<std::pair<std::string, KernelRequest>> arrayKernelRequests() {
-  std::vector<std::pair<std::string, KernelRequest>> out;
-  for (const auto &[name, cache] : cachesInOrder())
-    for (KernelRequest &request : cache->requests())
-      out.emplace_back(name, std::move(request));
-  return out;
-}
-
 int64_t itemsizeOf(const Type *element) {
   if (element->kind == TypeKind::Bool)
     return 1;
   return int64_t(element->bits / 8) *
          (element->kind == TypeKind::Complex ? 2 : 1);
-}
-
-CacheStatistics arrayKernelStatistics(int &expressions) {
-  CacheStatistics total;
-  expressions = 0;
-  for (const auto &[hash, entries] : caches())
-    for (const auto &[expression, cache] : entries) {
-      ++expressions;
-      total.compiles += cache->statistics().compiles;
-      total.memoryHits += cache->statistics().memoryHits;
-      total.diskHits += cache->statistics().diskHits;
-      total.rebuilds += cache->statistics().rebuilds;
-    }
-  return total;
 }
 
 } // namespace spirjit::launch

@@ -34,6 +34,9 @@ struct ReduceShape {
 };
 ReduceShape reduceShape(const runtime::DeviceInfo &info, int64_t rows,
                         int64_t k);
+/// The kernel cache of an expression (ArrayKernelCaches.cpp), made on
+/// first use and kept for the process.
+KernelCache &arrayKernelCache(const ArrayExpression &expression);
 /// out (the result's shape, C-contiguous) = the Reduce node's value.
 void computeReduce(ArrayNode &node, const ArrayView &out);
 
