@@ -5,19 +5,20 @@
 # interleaved by cache lines made every core fetch every line. The chunk
 # is a uint64 parameter, so the k's the loop reads are never negative:
 # no wrap-around select before the load (Intel's vectoriser gathered
-# where there was one). Over the elements, in order, argmax takes two
-# compares an element (ugt and ord) for NumPy's NaN rule.
-# GRAPH: reduce argmax into float32 {{.*}}chunked
+# where there was one). Intel's runtime runs a group's items as vector
+# lanes: there argmax folds values only, a block of rounds at a time, a
+# compare and a select an element with a NaN flag beside them (the block
+# holding an item's best is read again for its index).
+# GRAPH: reduce argmax into float32 {{.*}}chunked blocked
 # CHECK-LABEL: after llir.opt (array kernel: array_reduce
 # CHECK: get_group_id
 # CHECK: phi i64
 # CHECK-NOT: select i1 {{.*}}%p0.shape1
 # CHECK: load float
-# CHECK-NEXT: fcmp ugt float
-# CHECK-NEXT: fcmp ord float
-# CHECK-NEXT: and i1
+# CHECK-NEXT: fcmp uno float
+# CHECK-NEXT: fcmp ogt float
 # CHECK-NEXT: select i1
-# CHECK-NEXT: select i1
+# CHECK-NEXT: or i1
 
 
 def argmax(x):
