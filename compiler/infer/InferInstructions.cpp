@@ -24,6 +24,8 @@ const Type *Inference::constantType(const ConstValue &value) {
     return types::weakComplex();
   case ConstValue::Kind::Str: // only group_reduce's op (see BuildPyIR)
     return types::function("op:" + value.text);
+  case ConstValue::Kind::Other: // only `...` (see BuildPyIR)
+    return value.text == "ellipsis" ? types::ellipsis() : nullptr;
   default:
     return nullptr;
   }
@@ -120,6 +122,10 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
       if (module == "numpy")
         if (const Type *dtype = types::fromDTypeName(name))
           return types::dtypeClass(dtype);
+    }
+    if (module == "numpy" && name == "newaxis") {
+      result_.constants[&inst] = ConstValue::none();
+      return types::none();
     }
     if (module == "numpy" && name == "random")
       return types::module("numpy.random");

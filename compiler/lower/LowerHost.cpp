@@ -476,8 +476,11 @@ Lowered Lowering::lowerView(const Instruction &inst) {
     view.shape.push_back(scalarOf(inst.operands[at], types::int64()));
     int64_t baseDim = inst.operands[at + 1]->constant.intValue;
     int64_t step = inst.operands[at + 2]->constant.intValue;
-    view.strides.push_back(builder_.CreateMul(from.strides[baseDim],
-                                              builder_.getInt64(step)));
+    // Base dimension -1: a new axis (np.newaxis), of extent 1.
+    view.strides.push_back(
+        baseDim < 0 ? builder_.getInt64(0)
+                    : builder_.CreateMul(from.strides[baseDim],
+                                         builder_.getInt64(step)));
     at += 3;
   }
   return view;
