@@ -440,8 +440,7 @@ const Type *Inference::inferArrayCall(Instruction &inst) {
     typingError(inst, name + "() takes a number; for arrays use the NumPy "
                              "function (np." + name.substr(5) + ")");
   if (name != "abs" && !findUfunc(name))
-    unsupported(inst, name + "() on arrays is not supported in jit "
-                             "functions; write the loop with prange");
+    unsupported(inst, unsupportedCallMessage(name, /*host=*/true));
   return elementwiseResult(inferBuiltinCall(inst, elements), ndim);
 }
 

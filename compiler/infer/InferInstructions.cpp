@@ -138,6 +138,11 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
   case TypeKind::Function:
     if (const Type *constant = inferKernelApiConstant(inst, object))
       return constant;
+    // np.linalg.norm, np.add.reduce: a NumPy function its call names, so
+    // that jit code learns it is not supported (unsupportedCallMessage).
+    if (result_.kind == FunctionKind::Host &&
+        object->name.rfind("numpy.", 0) == 0)
+      return types::function(object->name + "." + name);
     break;
   case TypeKind::NdItem:
   case TypeKind::Group:
