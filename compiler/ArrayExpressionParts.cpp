@@ -85,19 +85,19 @@ Role roleOf(const Instruction *inst) {
                ? Role::Callee
                : Role::Copied;
   case Opcode::BuildTuple:
-    return isSliceIndex(inst->type) ? Role::Index : Role::Copied;
+    return isViewIndex(inst->type) ? Role::Index : Role::Copied;
   case Opcode::GetItem:
     if (isArrayIndexed(inst))
       return Role::Elementwise; // a gather, element by element over idx
     return isArray(inst->operands[0]->type) &&
-                   isSliceIndex(inst->operands[1]->type)
+                   isViewIndex(inst->operands[1]->type)
                ? Role::View
                : Role::Copied;
   case Opcode::SetItem:
     if (isArrayIndexed(inst))
       return Role::Scatter;
     return isArray(inst->operands[0]->type) &&
-                   (isSliceIndex(inst->operands[1]->type) ||
+                   (isViewIndex(inst->operands[1]->type) ||
                     isRowIndex(inst->operands[0]->type,
                                inst->operands[1]->type))
                ? Role::Assign

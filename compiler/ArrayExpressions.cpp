@@ -344,6 +344,8 @@ private:
     // base's), each at the base dimension it walks.
     for (size_t k = 0; k < a.dims.size(); ++k) {
       const Access::Dim &dim = a.dims[k];
+      if (dim.baseDim < 0)
+        continue; // a new axis: its one element is the base's
       Instruction *i = indices[offset + k];
       if (body.stretch && dim.extentKey != body.keys[offset + k])
         // The check let this extent be the loop's or 1: then element 0.

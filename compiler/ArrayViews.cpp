@@ -56,12 +56,42 @@ Access ArrayViews::makeView(Instruction *array, Instruction *index, int line) {
   } else {
     parts = {index};
   }
+  auto kindOf = [](Instruction *part) { return part->type->kind; };
+  // `...`: the full slices (nullptr parts) of the dimensions the other
+  // parts leave.
+  auto ellipsis = std::find_if(parts.begin(), parts.end(), [&](auto *p) {
+    return kindOf(p) == TypeKind::Ellipsis;
+  });
+  if (ellipsis != parts.end()) {
+    size_t named = static_cast<size_t>(
+        std::count_if(parts.begin(), parts.end(), [&](auto *p) {
+          return kindOf(p) != TypeKind::None &&
+                 kindOf(p) != TypeKind::Ellipsis;
+        }));
+    size_t fill = base.dims.size() >= named ? base.dims.size() - named : 0;
+    ellipsis = parts.erase(ellipsis);
+    parts.insert(ellipsis, fill, nullptr);
+  }
   Access view = base;
   view.dims.clear();
   size_t d = 0;
-  for (; d < base.dims.size(); ++d) {
-    const Access::Dim &from = base.dims[d];
-    Instruction *part = d < parts.size() ? parts[d] : nullptr;
+  for (size_t p = 0; p < parts.size() || d < base.dims.size(); ++p) {
+    Instruction *part = p < parts.size() ? parts[p] : nullptr;
+    if (part && kindOf(part) == TypeKind::None) {
+      // np.newaxis: a dimension of extent 1 that walks no base dimension
+      // (baseDim -1: stride 0).
+      Access::Dim dim;
+      dim.baseDim = -1;
+      dim.step = 0;
+      dim.length = integer(1, line);
+      dim.startKey = "0";
+      dim.extentKey = "1";
+      view.dims.push_back(dim);
+      continue;
+    }
+    if (d == base.dims.size())
+      error(line, "too many indices for this array");
+    const Access::Dim &from = base.dims[d++];
     bool isSlice = !part || part->isa(Opcode::Slice);
     auto startIn = [&](Instruction *offset, const std::string &offsetKey) {
       // from.start + offset * from.step, in the base's index space
@@ -78,6 +108,8 @@ Access ArrayViews::makeView(Instruction *array, Instruction *index, int line) {
     if (!isSlice) {
       SPIRJIT_INTERNAL_CHECK(part->type->kind != TypeKind::Slice,
                              "a slice value that is not a slice");
+      if (from.baseDim < 0)
+        continue; // a new axis indexed: its one element, nowhere in the base
       Instruction *i = fixedIndex(part, from.length, line);
       auto [at, key] = startIn(i, keyOf(part));
       view.fixed[from.baseDim] = at;
@@ -120,8 +152,6 @@ Access ArrayViews::makeView(Instruction *array, Instruction *index, int line) {
     dim.step = from.step * step;
     view.dims.push_back(dim);
   }
-  if (parts.size() > base.dims.size())
-    error(line, "too many indices for this array");
   return view;
 }
 

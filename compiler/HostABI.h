@@ -67,6 +67,23 @@ void *spirjit_host_arange(void *context, int32_t floating, double fstart,
                           int64_t istop, int64_t istep, int32_t element,
                           int64_t *length, const char *where);
 
+/* np.arange of complex numbers, as NumPy 2 makes it: the quotient q =
+ * (stop - start) / step by Python's complex division (a step of 0 is
+ * ZeroDivisionError); its length is min(ceil(q.real), ceil(q.imag)) when
+ * `complexBounds` (a bound or the step is complex), else ceil(q.real)
+ * (real bounds, a complex dtype); none if negative, NumPy's ValueError if
+ * NaN or beyond int64. Element 0 is start, 1 start + step, then start + i
+ * * delta with delta = element 1 - element 0 in the element's precision
+ * (NumPy's fill; numba's start + i * step differs in the last bits).
+ * `element` is the itemsize, 8 or 16. The length goes to `length`; NULL
+ * on failure, its message starting with `where`. */
+void *spirjit_host_arange_complex(void *context, int32_t complexBounds,
+                                  double startReal, double startImag,
+                                  double stopReal, double stopImag,
+                                  double stepReal, double stepImag,
+                                  int32_t element, int64_t *length,
+                                  const char *where);
+
 /* A check of the host code failed (compiler/ArrayExpressions.h): raises a
  * ValueError with `message`, in which "{got}" and "{expected}" stand for
  * the two numbers. Returns non-zero. */

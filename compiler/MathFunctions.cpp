@@ -26,4 +26,18 @@ const MathFunction *findMathFunction(const std::string &qualifiedName) {
   return nullptr;
 }
 
+std::string unsupportedCallMessage(const std::string &qualifiedName,
+                                   bool host) {
+  if (!host)
+    return "calling '" + qualifiedName + "' is not supported in kernels";
+  // As the user spells it: np.eye, not numpy.eye.
+  std::string spelled = qualifiedName.rfind("numpy.", 0) == 0
+                            ? "np." + qualifiedName.substr(6)
+                            : qualifiedName;
+  return spelled + "() is not supported in jit functions; call it outside "
+                   "the jit function and pass the result in (on "
+                   "DeviceArrays NumPy's functions run on their device), "
+                   "or write the loop with prange";
+}
+
 } // namespace spirjit

@@ -26,6 +26,12 @@ struct MathFunction {
   Kind kind;
 };
 
+/// The message of a call of a function neither this table nor the others
+/// have ("numpy.eye"), in a kernel or device function or, when `host`, in a
+/// jit function's code (host code and prange bodies).
+std::string unsupportedCallMessage(const std::string &qualifiedName,
+                                   bool host);
+
 /// The function `qualifiedName` ("math.sqrt", or "numpy.arctan2" by its
 /// ArrayOps.def row), or nullptr.
 const MathFunction *findMathFunction(const std::string &qualifiedName);

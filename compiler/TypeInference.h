@@ -87,9 +87,9 @@ std::vector<int64_t> literalArrayShape(const Type *object);
 /// method `a.sum` is named as the function): host code only.
 bool isArrayReduction(const std::string &qualifiedName);
 
-/// Does an index of this type make a view (a slice, or a tuple holding
-/// one)? Host code only (InferArrays.cpp).
-bool isSliceIndex(const Type *index);
+/// Does an index of this type make a view (a slice, None/np.newaxis or
+/// `...`, or a tuple holding one)? Host code only (InferArrays.cpp).
+bool isViewIndex(const Type *index);
 
 /// Does this index name a row, as a store's target (`a[i] = x` on a 2-D
 /// array, `a[i, j] = x` on a 3-D one): integers for fewer dimensions than

@@ -82,6 +82,8 @@ std::string Type::str() const {
     return "class(" + element->str() + ")";
   case TypeKind::Slice:
     return "slice";
+  case TypeKind::Ellipsis:
+    return "ellipsis";
   case TypeKind::List:
     return (name.empty() ? "" : name + " ") + "list(" + element->str() + ")";
   }
@@ -275,6 +277,7 @@ const Type *sequenceIterator(const Type *sequence) {
   return intern(t);
 }
 const Type *slice() { return intern(make(TypeKind::Slice)); }
+const Type *ellipsis() { return intern(make(TypeKind::Ellipsis)); }
 const Type *list(const Type *element) {
   Type t = make(TypeKind::List);
   t.element = element;

@@ -47,6 +47,7 @@ enum class TypeKind {
   DTypeClass, // element: np.float32 and friends, callable as casts
   Slice,    // start:stop:step in an index; host code only, gone after the
             // array-expression stage
+  Ellipsis, // `...` in an index, as Slice
   List,     // element: a list that changes in jit host code (numba's typed
             // list), living in host memory; None element while unknown.
             // name "reflected": a list argument, whose element type is its
@@ -116,6 +117,7 @@ const Type *function(const std::string &name);
 const Type *method(const Type *receiver, const std::string &name);
 const Type *dtypeClass(const Type *element);
 const Type *slice();
+const Type *ellipsis();
 /// A list of `element`s in jit host code (compiler/infer/InferLists.cpp).
 const Type *list(const Type *element);
 /// A Python list passed to a jit function (numba's reflected list).

@@ -34,6 +34,11 @@ Instruction *Builder::emitConst(const ConstValue &value, int line) {
     if (value.text == "int beyond 64 bits")
       throw UserError(UserErrorKind::Typing, desc_.filename, line,
                       "integer literal does not fit int64");
+    if (value.text == "ellipsis") { // a[..., None]: typing says where it fits
+      Instruction *c = emit(Opcode::Const, {}, line);
+      c->constant = value;
+      return c;
+    }
     unsupported(line, value.text);
   case ConstValue::Kind::Tuple: {
     std::vector<Instruction *> items;

@@ -12,10 +12,12 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <complex>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <type_traits>
 
@@ -215,6 +217,8 @@ void defineHostHelpers() {
           reinterpret_cast<void *>(&spirjit_host_write)},
          {"spirjit_host_arange",
           reinterpret_cast<void *>(&spirjit_host_arange)},
+         {"spirjit_host_arange_complex",
+          reinterpret_cast<void *>(&spirjit_host_arange_complex)},
          {"spirjit_host_fail", reinterpret_cast<void *>(&spirjit_host_fail)},
          {"spirjit_host_random",
           reinterpret_cast<void *>(&spirjit_host_random)},
@@ -718,6 +722,98 @@ extern "C" void *spirjit_host_arange(void *context, int32_t floating,
                                fstart + static_cast<double>(i) * fstep);
           else
             storeArangeElement(out, i, element, istart + i * istep);
+      });
+  return status ? nullptr : data;
+}
+
+namespace {
+
+/// NumPy's _arange_safe_ceil_to_intp: the ceiling, or why there is none.
+std::optional<std::string> arangeCeiling(double value, int64_t &out) {
+  double ceiling = std::ceil(value);
+  if (std::isnan(ceiling))
+    return "arange: cannot compute length";
+  if (!(ceiling >= -0x1p63 && ceiling < 0x1p63))
+    return "arange: overflow while computing length";
+  out = static_cast<int64_t>(ceiling);
+  return std::nullopt;
+}
+
+/// The elements NumPy's CFLOAT_fill / CDOUBLE_fill make, in `Part`.
+template <typename Part>
+void fillComplexArange(char *out, int64_t n, std::complex<double> start,
+                       std::complex<double> step) {
+  auto *z = reinterpret_cast<std::complex<Part> *>(out);
+  z[0] = std::complex<Part>(start);
+  if (n == 1)
+    return;
+  z[1] = std::complex<Part>(start + step);
+  Part deltaReal = z[1].real() - z[0].real();
+  Part deltaImag = z[1].imag() - z[0].imag();
+  for (int64_t i = 2; i < n; ++i)
+    z[i] = {z[0].real() + static_cast<Part>(i) * deltaReal,
+            z[0].imag() + static_cast<Part>(i) * deltaImag};
+}
+
+} // namespace
+
+extern "C" void *spirjit_host_arange_complex(
+    void *context, int32_t complexBounds, double startReal, double startImag,
+    double stopReal, double stopImag, double stepReal, double stepImag,
+    int32_t element, int64_t *length, const char *where) {
+  auto &call = *static_cast<HostCall *>(context);
+  auto fail = [&](LaunchErrorKind kind, const std::string &message) {
+    call.error = std::make_exception_ptr(
+        LaunchError(kind, std::string(where) + ": np.arange(): " + message));
+    return nullptr;
+  };
+  double spanReal = stopReal - startReal, spanImag = stopImag - startImag;
+  int64_t n = 0;
+  if (complexBounds) {
+    // Python's complex division (Objects/complexobject.c), which NumPy
+    // calls on the Python numbers.
+    double qReal, qImag;
+    if (std::fabs(stepReal) >= std::fabs(stepImag)) {
+      if (stepReal == 0.0)
+        return fail(LaunchErrorKind::ZeroDivision, "complex division by zero");
+      double ratio = stepImag / stepReal;
+      double denominator = stepReal + stepImag * ratio;
+      qReal = (spanReal + spanImag * ratio) / denominator;
+      qImag = (spanImag - spanReal * ratio) / denominator;
+    } else if (std::fabs(stepImag) >= std::fabs(stepReal)) {
+      double ratio = stepReal / stepImag;
+      double denominator = stepReal * ratio + stepImag;
+      qReal = (spanReal * ratio + spanImag) / denominator;
+      qImag = (spanImag * ratio - spanReal) / denominator;
+    } else {
+      qReal = qImag = NAN; // a NaN in the step
+    }
+    int64_t realCount = 0, imagCount = 0;
+    for (auto [q, count] : {std::pair{qReal, &realCount},
+                            std::pair{qImag, &imagCount}})
+      if (auto why = arangeCeiling(q, *count))
+        return fail(LaunchErrorKind::InvalidArgument, *why);
+    n = std::min(realCount, imagCount);
+  } else {
+    if (stepReal == 0.0)
+      return fail(LaunchErrorKind::ZeroDivision, "division by zero");
+    if (auto why = arangeCeiling(spanReal / stepReal, n))
+      return fail(LaunchErrorKind::InvalidArgument, *why);
+  }
+  n = std::max<int64_t>(n, 0);
+  *length = n;
+  void *data = spirjit_host_alloc(context, 1, &n, element, 3, nullptr, nullptr);
+  if (!data)
+    return nullptr;
+  std::complex<double> start(startReal, startImag), step(stepReal, stepImag);
+  int32_t status = writeAllocated(
+      call, data, static_cast<size_t>(n * element), [&](char *out) {
+        if (n == 0)
+          return;
+        if (element == 8)
+          fillComplexArange<float>(out, n, start, step);
+        else
+          fillComplexArange<double>(out, n, start, step);
       });
   return status ? nullptr : data;
 }

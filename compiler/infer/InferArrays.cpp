@@ -47,12 +47,16 @@ const std::set<std::string> &arrayMethods() {
 } // namespace spirjit::infer
 
 namespace spirjit {
-bool isSliceIndex(const Type *index) {
-  if (index->kind == TypeKind::Slice)
+bool isViewIndex(const Type *index) {
+  auto viewPart = [](const Type *part) {
+    return part->kind == TypeKind::Slice || part->kind == TypeKind::None ||
+           part->kind == TypeKind::Ellipsis;
+  };
+  if (viewPart(index))
     return true;
   if (index->kind == TypeKind::Tuple)
     for (const Type *e : index->elements)
-      if (e->kind == TypeKind::Slice)
+      if (viewPart(e))
         return true;
   return false;
 }
@@ -144,30 +148,53 @@ const Type *Inference::inferSlice(Instruction &inst) {
 
 const Type *Inference::inferView(Instruction &inst, const Type *array,
                                  const Type *index) {
-  if (!isSliceIndex(index))
+  if (!isViewIndex(index))
     return nullptr;
-  if (result_.kind != FunctionKind::Host) {
-    if (isSliceIndex(index))
-      unsupported(inst, "slices (a[1:-1]) are for jit functions' array "
-                        "expressions; a kernel indexes one element at a "
-                        "time");
-    return nullptr;
-  }
   std::vector<const Type *> parts =
       index->kind == TypeKind::Tuple ? index->elements
                                      : std::vector<const Type *>{index};
-  if (static_cast<int>(parts.size()) > array->ndim)
-    typingError(inst, "too many indices for a " +
-                          std::to_string(array->ndim) +
-                          "-dimensional array: " +
-                          std::to_string(parts.size()));
-  int ndim = array->ndim - static_cast<int>(parts.size());
+  if (result_.kind != FunctionKind::Host) {
+    for (const Type *p : parts) {
+      if (p->kind == TypeKind::None)
+        unsupported(inst, "None (np.newaxis) in an index makes a view, "
+                          "which a kernel cannot: it indexes one element "
+                          "at a time (write a[i] for a[i, None]); views "
+                          "are for jit functions");
+      if (p->kind == TypeKind::Ellipsis)
+        unsupported(inst, "'...' in an index makes a view, which a kernel "
+                          "cannot: it indexes one element at a time, by "
+                          "an integer per dimension; views are for jit "
+                          "functions");
+    }
+    unsupported(inst, "slices (a[1:-1]) are for jit functions' array "
+                      "expressions; a kernel indexes one element at a "
+                      "time");
+  }
+  // NumPy's rules: None adds a dimension of extent 1, `...` stands for
+  // the full slices of the dimensions the other parts leave.
+  int indexed = 0, ellipses = 0, ndim = 0;
   for (const Type *p : parts) {
+    if (p->kind == TypeKind::Ellipsis) {
+      ++ellipses;
+      continue;
+    }
+    if (p->kind == TypeKind::None) {
+      ++ndim;
+      continue;
+    }
     if (p->kind == TypeKind::Slice)
       ++ndim;
     else
       requireInteger(inst, p, "an array index");
+    ++indexed;
   }
+  if (ellipses > 1)
+    typingError(inst, "an index can only have a single ellipsis ('...')");
+  if (indexed > array->ndim)
+    typingError(inst, "too many indices for a " +
+                          std::to_string(array->ndim) +
+                          "-dimensional array: " + std::to_string(indexed));
+  ndim += array->ndim - indexed;
   return types::array(array->element, ndim, 'A');
 }
 
@@ -413,8 +440,7 @@ const Type *Inference::inferArrayCall(Instruction &inst) {
     typingError(inst, name + "() takes a number; for arrays use the NumPy "
                              "function (np." + name.substr(5) + ")");
   if (name != "abs" && !findUfunc(name))
-    unsupported(inst, name + "() on arrays is not supported in jit "
-                             "functions; write the loop with prange");
+    unsupported(inst, unsupportedCallMessage(name, /*host=*/true));
   return elementwiseResult(inferBuiltinCall(inst, elements), ndim);
 }
 

@@ -193,29 +193,36 @@ const Type *Inference::inferArange(Instruction &inst) {
     typingError(inst, "np.arange() needs its stop");
   if (args[2] && !(args[0] && args[1]))
     typingError(inst, "np.arange() takes a step after a start and a stop");
-  bool anyFloat = false;
+  bool anyFloat = false, anyComplex = false;
   for (int i = 0; i < 3; ++i) {
     if (!args[i])
       continue;
     const Type *t = args[i]->type;
-    if (!t->isNumber() || t->kind == TypeKind::Complex ||
-        t->kind == TypeKind::WeakComplex)
-      typingError(inst, "np.arange()'s bounds and step must be real "
-                        "numbers, not '" + t->str() + "'");
+    if (!t->isNumber())
+      typingError(inst, "np.arange()'s bounds and step must be numbers, "
+                        "not '" + t->str() + "'");
     anyFloat |= t->kind == TypeKind::Float || t->kind == TypeKind::WeakFloat;
+    anyComplex |=
+        t->kind == TypeKind::Complex || t->kind == TypeKind::WeakComplex;
   }
-  // NumPy 2: float64 if any bound is a float, else int64.
-  const Type *element = anyFloat ? types::floating(64) : types::int64();
+  // NumPy 2 (which takes Python's numbers): complex128 if any bound is
+  // complex, else float64 if any is a float, else int64.
+  const Type *element = anyComplex ? types::complex(64)
+                        : anyFloat ? types::floating(64)
+                                   : types::int64();
   if (const Instruction *dtype = args[3]) {
     if (dtype->type->kind != TypeKind::DTypeClass)
       typingError(inst, "np.arange()'s dtype must be a NumPy type such as "
                         "np.float32, not '" + dtype->type->str() + "'");
     element = dtype->type->element;
   }
-  if (element->kind == TypeKind::Complex || element->kind == TypeKind::Bool)
-    unsupported(inst, "np.arange() of " + element->str() +
-                          " is not made in jit functions; use an integer or "
-                          "float dtype");
+  if (anyComplex && element->kind != TypeKind::Complex)
+    typingError(inst, "np.arange() with complex bounds or step makes "
+                      "complex numbers, not " + element->str() +
+                      " (NumPy: 'must be real number, not complex')");
+  if (element->kind == TypeKind::Bool)
+    unsupported(inst, "np.arange() of bool is not made in jit functions; "
+                      "use an integer, float or complex dtype");
   return types::array(element, 1, 'C');
 }
 

@@ -24,6 +24,8 @@ const Type *Inference::constantType(const ConstValue &value) {
     return types::weakComplex();
   case ConstValue::Kind::Str: // only group_reduce's op (see BuildPyIR)
     return types::function("op:" + value.text);
+  case ConstValue::Kind::Other: // only `...` (see BuildPyIR)
+    return value.text == "ellipsis" ? types::ellipsis() : nullptr;
   default:
     return nullptr;
   }
@@ -121,6 +123,10 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
         if (const Type *dtype = types::fromDTypeName(name))
           return types::dtypeClass(dtype);
     }
+    if (module == "numpy" && name == "newaxis") {
+      result_.constants[&inst] = ConstValue::none();
+      return types::none();
+    }
     if (module == "numpy" && name == "random")
       return types::module("numpy.random");
     // numba's and numba-dpex's prange mean spirjit's.
@@ -132,6 +138,11 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
   case TypeKind::Function:
     if (const Type *constant = inferKernelApiConstant(inst, object))
       return constant;
+    // np.linalg.norm, np.add.reduce: a NumPy function its call names, so
+    // that jit code learns it is not supported (unsupportedCallMessage).
+    if (result_.kind == FunctionKind::Host &&
+        object->name.rfind("numpy.", 0) == 0)
+      return types::function(object->name + "." + name);
     break;
   case TypeKind::NdItem:
   case TypeKind::Group:

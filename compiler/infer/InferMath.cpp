@@ -232,7 +232,8 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
                                             : types::materialize(common);
     return mathResultType(isMath, common);
   }
-  unsupported(inst, "calling '" + name + "' is not supported in kernels");
+  unsupported(inst, unsupportedCallMessage(
+                        name, result_.kind == FunctionKind::Host));
 }
 
 std::vector<const Type *>

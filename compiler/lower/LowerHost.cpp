@@ -173,6 +173,8 @@ Lowered Lowering::lowerArange(const Instruction &inst) {
   const Instruction *start = args[0] && args[1] ? args[0] : nullptr;
   const Instruction *stop = args[1] ? args[1] : args[0];
   const Instruction *step = args[2];
+  if (inst.type->element->kind == TypeKind::Complex)
+    return lowerComplexArange(inst, start, stop, step);
   bool floating = false;
   for (const Instruction *a : {start, stop, step})
     floating |= a && (a->type->kind == TypeKind::Float ||
@@ -215,6 +217,52 @@ Lowered Lowering::lowerArange(const Instruction &inst) {
                length, where});
   checkStatus(builder_.CreateZExt(builder_.CreateIsNull(data),
                                   builder_.getInt32Ty()));
+  Lowered result;
+  result.data = builder_.CreatePointerCast(data, pointerType(inst.type));
+  result.shape = {builder_.CreateLoad(i64, length)};
+  result.strides = {builder_.getInt64(1)};
+  return result;
+}
+
+Lowered Lowering::lowerComplexArange(const Instruction &inst,
+                                     const Instruction *start,
+                                     const Instruction *stop,
+                                     const Instruction *step) {
+  bool complexBounds = false;
+  for (const Instruction *a : {start, stop, step})
+    complexBounds |= a && (a->type->kind == TypeKind::Complex ||
+                           a->type->kind == TypeKind::WeakComplex);
+  // Each value's real and imaginary parts in double (HostABI.h).
+  std::vector<llvm::Value *> parts;
+  for (auto [a, otherwise] : {std::pair{start, 0.0}, std::pair{stop, 0.0},
+                              std::pair{step, 1.0}}) {
+    llvm::Value *z = a ? scalarOf(a, types::complex(64)) : nullptr;
+    for (unsigned p = 0; p < 2; ++p)
+      parts.push_back(z ? builder_.CreateExtractValue(z, p)
+                        : llvm::ConstantFP::get(builder_.getDoubleTy(),
+                                                p ? 0.0 : otherwise));
+  }
+  auto *i64 = builder_.getInt64Ty();
+  auto *f64 = builder_.getDoubleTy();
+  auto *i8ptr = builder_.getInt8PtrTy();
+  auto *i32 = builder_.getInt32Ty();
+  llvm::Value *length = entryAlloca(allocaBuilder_, function_, i64, "length");
+  llvm::FunctionCallee arange = hostHelper(
+      "spirjit_host_arange_complex", i8ptr,
+      {i8ptr, i32, f64, f64, f64, f64, f64, f64, i32, i64->getPointerTo(),
+       i8ptr});
+  llvm::Value *where = builder_.CreateGlobalStringPtr(
+      filename() + ":" + std::to_string(inst.line), "arange.where");
+  std::vector<llvm::Value *> arguments = {hostContext_,
+                                          builder_.getInt32(complexBounds)};
+  arguments.insert(arguments.end(), parts.begin(), parts.end());
+  arguments.push_back(builder_.getInt32(static_cast<int32_t>(
+      module_->getDataLayout().getTypeAllocSize(
+          memoryType(inst.type->element)))));
+  arguments.push_back(length);
+  arguments.push_back(where);
+  llvm::Value *data = builder_.CreateCall(arange, arguments);
+  checkStatus(builder_.CreateZExt(builder_.CreateIsNull(data), i32));
   Lowered result;
   result.data = builder_.CreatePointerCast(data, pointerType(inst.type));
   result.shape = {builder_.CreateLoad(i64, length)};
@@ -476,8 +524,11 @@ Lowered Lowering::lowerView(const Instruction &inst) {
     view.shape.push_back(scalarOf(inst.operands[at], types::int64()));
     int64_t baseDim = inst.operands[at + 1]->constant.intValue;
     int64_t step = inst.operands[at + 2]->constant.intValue;
-    view.strides.push_back(builder_.CreateMul(from.strides[baseDim],
-                                              builder_.getInt64(step)));
+    // Base dimension -1: a new axis (np.newaxis), of extent 1.
+    view.strides.push_back(
+        baseDim < 0 ? builder_.getInt64(0)
+                    : builder_.CreateMul(from.strides[baseDim],
+                                         builder_.getInt64(step)));
     at += 3;
   }
   return view;

@@ -759,7 +759,7 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
     }
     }
   }
-  unsupported(inst, "calling '" + name + "' is not supported in kernels");
+  unsupported(inst, unsupportedCallMessage(name, isHost()));
 }
 
 } // namespace spirjit::lower

@@ -185,6 +185,11 @@ private:
   Lowered lowerArrayLiteral(const Instruction &inst);
   Lowered lowerReshape(const Instruction &inst);
   Lowered lowerArange(const Instruction &inst);
+  /// np.arange of complex numbers (spirjit_host_arange_complex).
+  Lowered lowerComplexArange(const Instruction &inst,
+                             const Instruction *start,
+                             const Instruction *stop,
+                             const Instruction *step);
   /// The array-expression stage's failed run-time check: a ValueError in
   /// host code, a debug report in a kernel.
   Lowered lowerFail(const Instruction &inst);

@@ -504,6 +504,77 @@ def randint_size(low, high, size):
     return _draws(size, _INTEGER, low, high)
 
 
+@jit
+def outer(a, b):
+    # NumPy's: each element of a (flattened) times each of b, as the
+    # broadcast product of a column and a row (ArrayOps.def's multiply).
+    if a.ndim == 1 and b.ndim == 1:
+        return a[:, None] * b[None, :]
+    return a.reshape(-1)[:, None] * b.reshape(-1)[None, :]
+
+
+@jit
+def count_nonzero(a):
+    return (a != 0).sum()
+
+
+@jit
+def clip(a, a_min, a_max):
+    # NumPy 2's clip is maximum, then minimum: NaN propagates, results
+    # take NumPy's promotion of the three (ArrayOps.def's rows).
+    if a_min is None:
+        return np.minimum(a, a_max)
+    if a_max is None:
+        return np.maximum(a, a_min)
+    return np.minimum(np.maximum(a, a_min), a_max)
+
+
+@jit
+def _eye(rows, columns, k, dtype):
+    out = np.zeros((rows, columns), dtype)
+    for i in prange(rows):
+        j = i + k
+        if j >= 0 and j < columns:
+            out[i, j] = 1
+    return out
+
+
+@jit
+def identity(n):
+    return _eye(n, n, 0, np.float64)
+
+
+@jit
+def identity_dtype(n, dtype):
+    return _eye(n, n, 0, dtype)
+
+
+@jit
+def eye1(N):
+    return _eye(N, N, 0, np.float64)
+
+
+@jit
+def eye2(N, M):
+    if M is None:
+        return _eye(N, N, 0, np.float64)
+    return _eye(N, M, 0, np.float64)
+
+
+@jit
+def eye3(N, M, k):
+    if M is None:
+        return _eye(N, N, k, np.float64)
+    return _eye(N, M, k, np.float64)
+
+
+@jit
+def eye4(N, M, k, dtype):
+    if M is None:
+        return _eye(N, N, k, dtype)
+    return _eye(N, M, k, dtype)
+
+
 # NumPy's name -> the functions writing it, one per number of arguments
 # (an array method's array counted).
 _AXES = {"sum": sum_axis, "prod": prod_axis, "min": min_axis,
@@ -513,12 +584,15 @@ FUNCTIONS = {"std": (std,), "var": (var,), "argmax": (argmax,),
              "argmin": (argmin,), "linspace": (linspace50, linspace),
              "dot": (matmul,), "matmul": (matmul,), "sort": (sort,),
              "argsort": (argsort,), "cumsum": (cumsum,),
-             "cumprod": (cumprod,),
+             "cumprod": (cumprod,), "outer": (outer,),
+             "count_nonzero": (count_nonzero,), "clip": (clip,),
+             "identity": (identity, identity_dtype),
+             "eye": (eye1, eye2, eye3, eye4),
              **{name: (fn,) for name, fn in _AXES.items()}}
 METHODS = {"std": (std,), "var": (var,), "fill": (fill,),
            "argmax": (argmax,), "argmin": (argmin,), "dot": (matmul,),
            "sort": (sort_in_place,), "argsort": (argsort,),
-           "cumsum": (cumsum,), "cumprod": (cumprod,),
+           "cumsum": (cumsum,), "cumprod": (cumprod,), "clip": (clip,),
            **{name: (fn,) for name, fn in _AXES.items()
               if not name.startswith("a")}}
 # np.random's functions with their array forms ("numpy.random.<name>"), and

@@ -596,12 +596,74 @@ def test_arange_errors_name_the_line():
         stepped(0)
 
     @spirjit.jit
-    def complex_bound(n):
-        return np.arange(n * 1j)
+    def complex_into_float(n):
+        return np.arange(n * 1j, dtype=np.float64)  # <- arange-float
 
-    with pytest.raises(TypingError, match="np.arange\\(\\)'s bounds and step "
-                                          "must be real numbers"):
-        complex_bound(3)
+    from source_markers import marked_line
+    with pytest.raises(TypingError) as info:
+        complex_into_float(3)
+    assert f"test_jit.py:{marked_line(__file__, 'arange-float')}: " \
+        "np.arange() with complex bounds or step makes complex numbers, " \
+        "not float64" in str(info.value)
+
+    @spirjit.jit
+    def complex_steps(stop, step):
+        return np.arange(0, stop, step)  # <- arange-complex
+
+    where = f"test_jit.py:{marked_line(__file__, 'arange-complex')}: "
+    with pytest.raises(ZeroDivisionError) as info:
+        complex_steps(5 + 1j, 0j)
+    assert where + "np.arange(): complex division by zero" in str(info.value)
+    with pytest.raises(ValueError) as info:
+        complex_steps(complex(np.nan, 1), 1 + 0j)
+    assert where + "np.arange(): arange: cannot compute length" in \
+        str(info.value)
+
+
+# Complex bounds and steps (issue 29), as NumPy 2 makes them: the length is
+# min(ceil(q.real), ceil(q.imag)) of q = (stop - start) / step, and the
+# elements from start + i * ((start + step) - start). numba computes
+# start + i * step, which differs in the last bits: (0.1+0.2j, 3+3j,
+# 0.3+0.1j) gives NumPy's 0.7000000000000001 in element 2, numba 0.7.
+@pytest.mark.parametrize("bounds", [(0, 5 + 1j), (1j, 4j, 1j), (0, 5 + 5j),
+                                    (5 + 5j,), (0, 10 + 10j, 1 + 0.5j),
+                                    (0.1 + 0.2j, 3 + 3j, 0.3 + 0.1j),
+                                    (0.5, 4.2 + 3j, 0.7 + 0.2j),
+                                    (3 + 3j, 0, -1 - 1j), (2, 7 + 1e-9j),
+                                    (0, 5, 1 + 0j)])
+def test_complex_arange_is_numpys(device, bounds):
+    @spirjit.jit
+    def one(stop):
+        return np.arange(stop)
+
+    @spirjit.jit
+    def two(start, stop):
+        return np.arange(start, stop)
+
+    @spirjit.jit
+    def three(start, stop, step):
+        return np.arange(start, stop, step)
+
+    want = np.arange(*bounds)
+    got = (one, two, three)[len(bounds) - 1](*bounds)
+    assert got.dtype == want.dtype
+    assert got.tolist() == want.tolist()
+
+
+def test_complex_arange_dtypes(device):
+    @spirjit.jit
+    def made():
+        return (np.arange(5, dtype=np.complex64),
+                np.arange(0, 10 + 10j, 1 + 0.5j, dtype=np.complex64),
+                np.arange(1.5, 4, dtype=np.complex128),
+                np.arange(stop=3 + 3j))
+
+    want = (np.arange(5, dtype=np.complex64),
+            np.arange(0, 10 + 10j, 1 + 0.5j, dtype=np.complex64),
+            np.arange(1.5, 4, dtype=np.complex128), np.arange(3 + 3j))
+    for g, w in zip(made(), want):
+        assert g.dtype == w.dtype
+        assert g.tolist() == w.tolist()
 
 
 # Arrays made inside a prange body (numba's per-iteration arrays): each

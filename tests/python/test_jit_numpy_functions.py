@@ -1,0 +1,134 @@
+"""NumPy functions in jit code (issue 29, numba's parallel programs):
+np.outer, np.count_nonzero, np.clip, np.identity and np.eye as the jit
+library writes them (array expressions of ArrayOps.def's rows), and the
+ones jit code does not take: UnsupportedFeatureErrors that say so for jit
+functions (not "in kernels"), name the function and the user's line."""
+
+import numpy as np
+import pytest
+
+import spirjit
+from spirjit import prange
+from source_markers import marked_line
+
+
+def concatenate(a):
+    return np.concatenate((a, a))  # <- concatenate
+
+
+def stack(a):
+    return np.stack((a, a))  # <- stack
+
+
+def median(a):
+    return np.median(a)  # <- median
+
+
+def unique(a):
+    return np.unique(a)  # <- unique
+
+
+def norm(a):
+    return np.linalg.norm(a)  # <- norm
+
+
+def inv(a):
+    return np.linalg.inv(a.reshape(2, 2))  # <- inv
+
+
+def ptp(a):
+    return np.ptp(a)  # <- ptp
+
+
+def products(a, b, m):
+    return (np.outer(a, b), np.outer(m, b), np.outer(a[::2], b[1:] * 2.0),
+            np.count_nonzero(a), np.count_nonzero(m > 2),
+            np.clip(a, -1, 1), a.clip(-1.0, 0.5), np.clip(a, None, 0.5),
+            np.clip(a, -0.5, None), np.clip(m.astype(np.int64), 0.5, 2.5),
+            np.clip(m, b, 2.5), np.clip(np.sqrt(a), 0, 1))
+
+
+def eyes(n):
+    return (np.identity(n), np.identity(n, dtype=np.int32), np.eye(n),
+            np.eye(2, n), np.eye(n, 4, 1), np.eye(4, n, -1),
+            np.eye(n, None, 0, np.int32), np.eye(n, n, 5),
+            np.eye(n, k=-2, M=n, dtype=np.float32), np.eye(0))
+
+
+def eye_dtype(n):
+    return np.eye(n, dtype=np.int32)  # <- eye-dtype
+
+
+def in_prange(a, out):
+    for i in prange(a.shape[0]):
+        out[i] = np.median(a)  # <- prange
+    return out
+
+
+@pytest.mark.parametrize("where", ["numpy", "device"])
+def test_outer_count_nonzero_and_clip_are_numpys(device, where):
+    a = np.array([-1.5, -0.5, np.nan, 0.0, 1.5, 3.0])
+    b = np.arange(3.0)
+    m = np.arange(6.0).reshape(2, 3)
+    args = (a, b, m) if where == "numpy" else tuple(
+        spirjit.asarray(x, device=device) for x in (a, b, m))
+    with np.errstate(invalid="ignore"):
+        want = products(a, b, m)
+        got = spirjit.jit(products)(*args)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        g = g.asnumpy() if isinstance(g, spirjit.DeviceArray) else g
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        assert np.shape(g) == np.shape(w)
+        np.testing.assert_array_equal(g, w)
+
+
+def test_identity_and_eye_are_numpys(device):
+    got = spirjit.jit(eyes)(3)
+    want = eyes(3)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        assert g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+    with pytest.raises(spirjit.errors.TypingError) as info:
+        spirjit.jit(eye_dtype)(3)
+    line = marked_line(__file__, "eye-dtype")
+    assert f"test_jit_numpy_functions.py:{line}: np.eye() got an " \
+        "unexpected value for argument 'dtype' (with 2 arguments jit code " \
+        "takes N, M; give the arguments before it by position)" \
+        in str(info.value)
+
+
+@pytest.mark.parametrize("fn", [concatenate, stack, median, unique,
+                                norm, inv, ptp])
+def test_unsupported_numpy_functions_say_jit_functions(device, fn):
+    with pytest.raises(spirjit.errors.UnsupportedFeatureError) as info:
+        spirjit.jit(fn)(np.arange(4.0))
+    name = f"np.{fn.__name__}" if fn not in (norm, inv) else \
+        f"np.linalg.{fn.__name__}"
+    line = marked_line(__file__, fn.__name__)
+    assert f"test_jit_numpy_functions.py:{line}: {name}() is not " \
+        "supported in jit functions; call it outside the jit function" \
+        in str(info.value)
+    assert "kernels" not in str(info.value)
+
+
+def test_unsupported_numpy_function_in_a_prange_body(device):
+    with pytest.raises(spirjit.errors.UnsupportedFeatureError) as info:
+        spirjit.jit(in_prange)(np.arange(4.0), np.zeros(4))
+    line = marked_line(__file__, "prange")
+    assert f"test_jit_numpy_functions.py:{line}: np.median() is not " \
+        "supported in jit functions" in str(info.value)
+
+
+def test_kernels_still_say_kernels(device):
+    from spirjit import kernel_api as kapi
+
+    @spirjit.kernel
+    def k(item, a):
+        a[0] = np.median(a)
+
+    with pytest.raises(spirjit.errors.UnsupportedFeatureError,
+                       match="calling 'numpy.median' is not supported in "
+                             "kernels"):
+        spirjit.call_kernel(k, kapi.Range(1), np.zeros(2))
