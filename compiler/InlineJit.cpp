@@ -104,6 +104,69 @@ std::string spelled(const std::string &name) {
   return "np." + name.substr(6) + "()";
 }
 
+/// The keyword names of `call` (its name: "k,dtype").
+std::vector<std::string> keywordsOf(const Instruction *call) {
+  std::vector<std::string> keywords;
+  for (size_t start = 0; !call->name.empty();) {
+    size_t comma = call->name.find(',', start);
+    keywords.push_back(call->name.substr(start, comma - start));
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  return keywords;
+}
+
+/// A library form written for a call with keywords ("numpy.eye#2:<form>",
+/// np.eye(n, dtype=t)): one of `given` parameters whose first ones are
+/// NumPy's positional parameters (those of the form taking the most
+/// arguments by position) and whose others are the keywords; or end().
+std::map<std::string, std::string>::const_iterator
+keywordForm(const Instruction *call, const LibraryCall &found, size_t given,
+            const FunctionDescription &d) {
+  auto none = d.library.end();
+  auto parameters = [&](const std::string &key)
+      -> const std::vector<std::string> * {
+    auto callee = d.deviceFunctions.find(key);
+    if (callee == d.deviceFunctions.end() || !callee->second)
+      return nullptr;
+    return &callee->second->varnames;
+  };
+  const std::vector<std::string> *positional = nullptr;
+  size_t most = 0;
+  std::string prefix = found.name + "#";
+  for (auto it = d.library.lower_bound(prefix);
+       it != none && it->first.rfind(prefix, 0) == 0; ++it)
+    if (it->first.find(':', prefix.size()) == std::string::npos &&
+        !it->second.empty()) {
+      size_t count = std::stoul(it->first.substr(prefix.size()));
+      if (count > most && parameters(it->second)) {
+        most = count;
+        positional = parameters(it->second);
+      }
+    }
+  std::vector<std::string> keywords = keywordsOf(call);
+  size_t byPosition = given - keywords.size();
+  std::string forms = prefix + std::to_string(given) + ":";
+  for (auto it = d.library.lower_bound(forms);
+       it != none && it->first.rfind(forms, 0) == 0; ++it) {
+    const std::vector<std::string> *names = parameters(it->second);
+    if (!names || names->size() < given || !positional ||
+        positional->size() < byPosition ||
+        !std::equal(names->begin(), names->begin() + byPosition,
+                    positional->begin()))
+      continue;
+    if (std::all_of(keywords.begin(), keywords.end(),
+                    [&](const std::string &k) {
+                      return std::find(names->begin() + byPosition,
+                                       names->begin() + given,
+                                       k) != names->begin() + given;
+                    }))
+      return it;
+  }
+  return none;
+}
+
 /// The library function `call` names, with its arguments put in order:
 /// the array of a method first, keywords at their parameters' places.
 const FunctionDescription *libraryCallee(Instruction *call,
@@ -112,11 +175,17 @@ const FunctionDescription *libraryCallee(Instruction *call,
   if (!found)
     return nullptr;
   size_t given = call->operands.size() - 1 + (found->self ? 1 : 0);
-  auto entry = d.library.find(found->name + "#" + std::to_string(given));
-  if (entry == d.library.end()) {
+  std::string key = found->name + "#" + std::to_string(given);
+  auto entry = d.library.cend();
+  if (!call->name.empty())
+    entry = keywordForm(call, *found, given, d);
+  if (entry == d.library.cend())
+    entry = d.library.find(key);
+  if (entry == d.library.cend()) {
     std::string counts;
     for (const auto &[name, key] : d.library)
-      if (name.rfind(found->name + "#", 0) == 0) {
+      if (name.rfind(found->name + "#", 0) == 0 &&
+          name.find(':', found->name.size()) == std::string::npos) {
         int n = std::stoi(name.substr(found->name.size() + 1)) -
                 (found->self ? 1 : 0);
         counts += (counts.empty() ? "" : " or ") + std::to_string(n);

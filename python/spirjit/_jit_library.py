@@ -3,7 +3,8 @@ language itself, as numba writes much of its NumPy support in Python.
 
 A jit function whose code names one of them (``a.std()``, ``np.std(a)``,
 ``np.linspace(0, 1, 50)``) carries them in its description's "library"
-table (_describe.py), keyed by NumPy's name and the number of arguments;
+table (_describe.py), keyed by NumPy's name and the number of arguments
+(and a form's name, for forms written for calls with keywords);
 the compiler inlines the one called into the caller's host code
 (compiler/InlineJit.h), where its prange loops and array expressions
 become the caller's kernels on the caller's device. They follow NumPy's
@@ -575,6 +576,30 @@ def eye4(N, M, k, dtype):
     return _eye(N, M, k, dtype)
 
 
+# np.eye's keyword forms that no positional one spells with the same
+# arguments (np.eye(3, dtype=t) is two arguments, as eye2's N and M).
+@jit
+def eye_dtype(N, dtype):
+    return _eye(N, N, 0, dtype)
+
+
+@jit
+def eye_k(N, k):
+    return _eye(N, N, k, np.float64)
+
+
+@jit
+def eye_k_dtype(N, k, dtype):
+    return _eye(N, N, k, dtype)
+
+
+@jit
+def eye_m_dtype(N, M, dtype):
+    if M is None:
+        return _eye(N, N, 0, dtype)
+    return _eye(N, M, 0, dtype)
+
+
 # NumPy's name -> the functions writing it, one per number of arguments
 # (an array method's array counted).
 _AXES = {"sum": sum_axis, "prod": prod_axis, "min": min_axis,
@@ -589,6 +614,12 @@ FUNCTIONS = {"std": (std,), "var": (var,), "argmax": (argmax,),
              "identity": (identity, identity_dtype),
              "eye": (eye1, eye2, eye3, eye4),
              **{name: (fn,) for name, fn in _AXES.items()}}
+# Forms for calls with keywords, by NumPy's name: "numpy.eye#2:eye_dtype"
+# is np.eye(n, dtype=t). The compiler takes the one whose first parameters
+# are NumPy's positional ones, as many as the call gives by position, and
+# whose others are the keywords (compiler/InlineJit.cpp); else the form of
+# that many arguments, whose parameters the keywords must name.
+KEYWORD_FUNCTIONS = {"eye": (eye_dtype, eye_k, eye_k_dtype, eye_m_dtype)}
 METHODS = {"std": (std,), "var": (var,), "fill": (fill,),
            "argmax": (argmax,), "argmin": (argmin,), "dot": (matmul,),
            "sort": (sort_in_place,), "argsort": (argsort,),
@@ -634,6 +665,11 @@ def entries(names, describe_value, table, operations=()):
                 count = fn.py_func.__code__.co_argcount
                 out[f"{prefix}{name}#{count}"] = describe_value(
                     fn, table)["name"]
+            if prefix == "numpy.":
+                for fn in KEYWORD_FUNCTIONS.get(name, ()):
+                    code = fn.py_func.__code__
+                    out[f"numpy.{name}#{code.co_argcount}:{code.co_name}"] \
+                        = describe_value(fn, table)["name"]
             if f"{prefix}{name}#1" in NATIVE and any(
                     key.startswith(f"{prefix}{name}#") for key in out):
                 out[f"{prefix}{name}#1"] = ""  # the compiler's own

@@ -52,11 +52,14 @@ def eyes(n):
     return (np.identity(n), np.identity(n, dtype=np.int32), np.eye(n),
             np.eye(2, n), np.eye(n, 4, 1), np.eye(4, n, -1),
             np.eye(n, None, 0, np.int32), np.eye(n, n, 5),
-            np.eye(n, k=-2, M=n, dtype=np.float32), np.eye(0))
+            np.eye(n, k=-2, M=n, dtype=np.float32), np.eye(0),
+            np.eye(n, dtype=np.int32), np.eye(n, k=1),
+            np.eye(n, k=-1, dtype=np.float32), np.eye(n, dtype=np.int8, k=2),
+            np.eye(n, 4, dtype=np.uint8), np.eye(n, M=2, dtype=np.int16))
 
 
-def eye_dtype(n):
-    return np.eye(n, dtype=np.int32)  # <- eye-dtype
+def eye_order(n):
+    return np.eye(n, order="F")  # <- eye-order
 
 
 def in_prange(a, out):
@@ -91,10 +94,10 @@ def test_identity_and_eye_are_numpys(device):
         assert g.shape == w.shape
         np.testing.assert_array_equal(g, w)
     with pytest.raises(spirjit.errors.TypingError) as info:
-        spirjit.jit(eye_dtype)(3)
-    line = marked_line(__file__, "eye-dtype")
+        spirjit.jit(eye_order)(3)
+    line = marked_line(__file__, "eye-order")
     assert f"test_jit_numpy_functions.py:{line}: np.eye() got an " \
-        "unexpected value for argument 'dtype' (with 2 arguments jit code " \
+        "unexpected value for argument 'order' (with 2 arguments jit code " \
         "takes N, M; give the arguments before it by position)" \
         in str(info.value)
 
