@@ -202,18 +202,17 @@ const FunctionDescription *libraryCallee(Instruction *call,
   auto callee = d.deviceFunctions.find(entry->second);
   SPIRJIT_INTERNAL_CHECK(callee != d.deviceFunctions.end() && callee->second,
                          "a jit library function without its description");
-  // The library picks a function by the number of arguments, so a
-  // keyword (np.eye(3, dtype=t)) must name one of that function's
-  // parameters; the error names NumPy's function, not the library's.
+  // Where no form was written for the call's keywords, the library picks
+  // a function by the number of arguments, so a keyword must name one of
+  // that function's parameters; the error names NumPy's function, not
+  // the library's.
   const FunctionDescription &picked = *callee->second;
   size_t count = std::min(static_cast<size_t>(picked.argCount),
                           picked.varnames.size());
   std::string parameters;
   for (size_t i = (found->self ? 1 : 0); i < count; ++i)
     parameters += (parameters.empty() ? "" : ", ") + picked.varnames[i];
-  for (size_t start = 0; !call->name.empty();) {
-    size_t comma = call->name.find(',', start);
-    std::string keyword = call->name.substr(start, comma - start);
+  for (const std::string &keyword : keywordsOf(call))
     if (std::find(picked.varnames.begin(), picked.varnames.begin() + count,
                   keyword) == picked.varnames.begin() + count)
       throw UserError(UserErrorKind::Typing, d.filename, call->line,
@@ -223,10 +222,6 @@ const FunctionDescription *libraryCallee(Instruction *call,
                           std::to_string(given - (found->self ? 1 : 0)) +
                           " arguments jit code takes " + parameters +
                           "; give the arguments before it by position)");
-    if (comma == std::string::npos)
-      break;
-    start = comma + 1;
-  }
   if (found->self)
     call->operands.insert(call->operands.begin() + 1, found->self);
   return callee->second.get();
@@ -242,14 +237,7 @@ void orderArguments(Instruction *call, const FunctionDescription &callee,
   if (call->name.empty() &&
       (defaults.empty() || call->operands.size() - 1 >= count))
     return;
-  std::vector<std::string> keywords;
-  for (size_t start = 0; !call->name.empty();) {
-    size_t comma = call->name.find(',', start);
-    keywords.push_back(call->name.substr(start, comma - start));
-    if (comma == std::string::npos)
-      break;
-    start = comma + 1;
-  }
+  std::vector<std::string> keywords = keywordsOf(call);
   size_t positional = call->operands.size() - 1 - keywords.size();
   std::vector<Instruction *> ordered(count, nullptr);
   for (size_t i = 0; i < positional && i < count; ++i)
