@@ -545,24 +545,31 @@ def test_len_of_an_array_in_host_code_and_prange(device):
     assert n == 3 and out.asnumpy().tolist() == [0.0, 3.0, 6.0]
 
 
+@spirjit.jit
+def arange1(stop):
+    return np.arange(stop)
+
+
+@spirjit.jit
+def arange2(start, stop):
+    return np.arange(start, stop)
+
+
+@spirjit.jit
+def arange3(start, stop, step):
+    return np.arange(start, stop, step)
+
+
+# np.arange of one, two and three arguments.
+ARANGES = (arange1, arange2, arange3)
+
+
 @pytest.mark.parametrize("bounds", [(5,), (2, 10, 3), (10, 2, -3), (5, 0, 1),
                                     (0.0, 1.0, 0.3), (1.5,), (-2, 2.5, 0.5),
                                     (3, 9), (9, 3), (-7, 8, 4)])
 def test_arange_is_numpys(bounds):
-    @spirjit.jit
-    def one(stop):
-        return np.arange(stop)
-
-    @spirjit.jit
-    def two(start, stop):
-        return np.arange(start, stop)
-
-    @spirjit.jit
-    def three(start, stop, step):
-        return np.arange(start, stop, step)
-
     want = np.arange(*bounds)
-    got = (one, two, three)[len(bounds) - 1](*bounds)
+    got = ARANGES[len(bounds) - 1](*bounds)
     assert got.dtype == want.dtype
     np.testing.assert_allclose(got, want)
 
@@ -632,20 +639,8 @@ def test_arange_errors_name_the_line():
                                     (3 + 3j, 0, -1 - 1j), (2, 7 + 1e-9j),
                                     (0, 5, 1 + 0j)])
 def test_complex_arange_is_numpys(device, bounds):
-    @spirjit.jit
-    def one(stop):
-        return np.arange(stop)
-
-    @spirjit.jit
-    def two(start, stop):
-        return np.arange(start, stop)
-
-    @spirjit.jit
-    def three(start, stop, step):
-        return np.arange(start, stop, step)
-
     want = np.arange(*bounds)
-    got = (one, two, three)[len(bounds) - 1](*bounds)
+    got = ARANGES[len(bounds) - 1](*bounds)
     assert got.dtype == want.dtype
     assert got.tolist() == want.tolist()
 
