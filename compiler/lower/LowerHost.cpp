@@ -202,19 +202,33 @@ Lowered Lowering::lowerArange(const Instruction &inst) {
     code += 512;
   auto *i64 = builder_.getInt64Ty();
   auto *f64 = builder_.getDoubleTy();
+  return callArange(inst, "spirjit_host_arange",
+                    {builder_.getInt32(floating), asDouble(start, 0.0),
+                     asDouble(stop, 0.0), asDouble(step, 1.0),
+                     asInt(start, 0), asInt(stop, 0), asInt(step, 1),
+                     builder_.getInt32(code)},
+                    {builder_.getInt32Ty(), f64, f64, f64, i64, i64, i64,
+                     builder_.getInt32Ty()});
+}
+
+/// A call of an arange helper of HostABI.h: (context, `arguments`...,
+/// the length's slot, "file:line"), its null result a raised error; the
+/// 1-D array it allocated.
+Lowered Lowering::callArange(const Instruction &inst, const char *helper,
+                             std::vector<llvm::Value *> arguments,
+                             std::vector<llvm::Type *> types) {
+  auto *i64 = builder_.getInt64Ty();
   auto *i8ptr = builder_.getInt8PtrTy();
   llvm::Value *length = entryAlloca(allocaBuilder_, function_, i64, "length");
-  llvm::FunctionCallee arange = hostHelper(
-      "spirjit_host_arange", i8ptr,
-      {i8ptr, builder_.getInt32Ty(), f64, f64, f64, i64, i64, i64,
-       builder_.getInt32Ty(), i64->getPointerTo(), i8ptr});
-  llvm::Value *where = builder_.CreateGlobalStringPtr(
-      filename() + ":" + std::to_string(inst.line), "arange.where");
-  llvm::Value *data = builder_.CreateCall(
-      arange, {hostContext_, builder_.getInt32(floating), asDouble(start, 0.0),
-               asDouble(stop, 0.0), asDouble(step, 1.0), asInt(start, 0),
-               asInt(stop, 0), asInt(step, 1), builder_.getInt32(code),
-               length, where});
+  types.insert(types.begin(), i8ptr);
+  types.push_back(i64->getPointerTo());
+  types.push_back(i8ptr);
+  llvm::FunctionCallee arange = hostHelper(helper, i8ptr, types);
+  arguments.insert(arguments.begin(), hostContext_);
+  arguments.push_back(length);
+  arguments.push_back(builder_.CreateGlobalStringPtr(
+      filename() + ":" + std::to_string(inst.line), "arange.where"));
+  llvm::Value *data = builder_.CreateCall(arange, arguments);
   checkStatus(builder_.CreateZExt(builder_.CreateIsNull(data),
                                   builder_.getInt32Ty()));
   Lowered result;
@@ -242,32 +256,15 @@ Lowered Lowering::lowerComplexArange(const Instruction &inst,
                         : llvm::ConstantFP::get(builder_.getDoubleTy(),
                                                 p ? 0.0 : otherwise));
   }
-  auto *i64 = builder_.getInt64Ty();
   auto *f64 = builder_.getDoubleTy();
-  auto *i8ptr = builder_.getInt8PtrTy();
   auto *i32 = builder_.getInt32Ty();
-  llvm::Value *length = entryAlloca(allocaBuilder_, function_, i64, "length");
-  llvm::FunctionCallee arange = hostHelper(
-      "spirjit_host_arange_complex", i8ptr,
-      {i8ptr, i32, f64, f64, f64, f64, f64, f64, i32, i64->getPointerTo(),
-       i8ptr});
-  llvm::Value *where = builder_.CreateGlobalStringPtr(
-      filename() + ":" + std::to_string(inst.line), "arange.where");
-  std::vector<llvm::Value *> arguments = {hostContext_,
-                                          builder_.getInt32(complexBounds)};
+  std::vector<llvm::Value *> arguments = {builder_.getInt32(complexBounds)};
   arguments.insert(arguments.end(), parts.begin(), parts.end());
   arguments.push_back(builder_.getInt32(static_cast<int32_t>(
       module_->getDataLayout().getTypeAllocSize(
           memoryType(inst.type->element)))));
-  arguments.push_back(length);
-  arguments.push_back(where);
-  llvm::Value *data = builder_.CreateCall(arange, arguments);
-  checkStatus(builder_.CreateZExt(builder_.CreateIsNull(data), i32));
-  Lowered result;
-  result.data = builder_.CreatePointerCast(data, pointerType(inst.type));
-  result.shape = {builder_.CreateLoad(i64, length)};
-  result.strides = {builder_.getInt64(1)};
-  return result;
+  return callArange(inst, "spirjit_host_arange_complex", arguments,
+                    {i32, f64, f64, f64, f64, f64, f64, i32});
 }
 
 Lowered Lowering::lowerArrayConstructor(const Instruction &inst) {

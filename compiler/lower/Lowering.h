@@ -185,6 +185,10 @@ private:
   Lowered lowerArrayLiteral(const Instruction &inst);
   Lowered lowerReshape(const Instruction &inst);
   Lowered lowerArange(const Instruction &inst);
+  /// A call of an arange helper of HostABI.h and the array it made.
+  Lowered callArange(const Instruction &inst, const char *helper,
+                     std::vector<llvm::Value *> arguments,
+                     std::vector<llvm::Type *> types);
   /// np.arange of complex numbers (spirjit_host_arange_complex).
   Lowered lowerComplexArange(const Instruction &inst,
                              const Instruction *start,
