@@ -393,23 +393,47 @@ private:
         return;
       }
       if (v->type && v->type->kind == TypeKind::Tuple) {
-        // A tuple of numbers (a shape, a jit function's tuple argument):
-        // one parameter per element, put together again in the kernel;
-        // the host passes its elements (TupleGets made with the launch).
+        // A tuple of numbers and arrays (a shape, a jit function's tuple
+        // argument, a namedtuple): one parameter per element, put together
+        // again in the kernel; the host passes its elements (TupleGets
+        // made with the launch).
         std::vector<Instruction *> parts;
         for (size_t k = 0; k < v->type->elements.size(); ++k) {
           const Type *e = v->type->elements[k];
-          if (!e->isNumber())
-            error(v->line, "a tuple of something other than numbers is "
-                           "used inside a prange loop; index it before "
-                           "the loop");
+          if (!e->isNumber() && e->kind != TypeKind::Array)
+            error(v->line, "a tuple holding a '" + e->str() +
+                               "' is used inside a prange loop, whose "
+                               "kernel takes tuples of numbers and arrays; "
+                               "take the element out before the loop");
           parts.push_back(parameter("v" + std::to_string(v->id) + "_" +
                                     std::to_string(k)));
           parfor.arguments.push_back(nullptr);
           tupleParts.push_back({parfor.arguments.size() - 1, {v, k}});
           parfor.kernelArgumentTypes.push_back(types::materialize(e));
         }
-        values[v] = kernel->create(entry, Opcode::BuildTuple, parts, line);
+        if (!v->type->isNamedTuple()) {
+          values[v] = kernel->create(entry, Opcode::BuildTuple, parts, line);
+          return;
+        }
+        // A namedtuple is built by its class, so the kernel reads its
+        // fields by name.
+        std::string key =
+            generatedGlobalName("namedtuple" + std::to_string(v->id));
+        GlobalValue cls;
+        cls.kind = GlobalValue::Kind::NamedTupleClass;
+        cls.name = v->type->name;
+        ConstValue fields;
+        fields.kind = ConstValue::Kind::Tuple;
+        for (const std::string &field : v->type->fields)
+          fields.items.push_back(ConstValue::ofText(ConstValue::Kind::Str, field));
+        cls.value.kind = ConstValue::Kind::Tuple;
+        cls.value.items = {fields, ConstValue()};
+        cls.value.items[1].kind = ConstValue::Kind::Tuple;
+        description->globals[key] = cls;
+        Instruction *callee = kernel->create(entry, Opcode::Global, {}, line);
+        callee->name = key;
+        parts.insert(parts.begin(), callee);
+        values[v] = kernel->create(entry, Opcode::Call, parts, line);
         return;
       }
       std::string name = v->isa(Opcode::Arg) ? v->name

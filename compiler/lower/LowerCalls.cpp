@@ -207,6 +207,12 @@ llvm::Function *Lowering::declare() {
 
 Lowered Lowering::lowerCall(const Instruction &inst) {
   const Type *calleeType = inst.operands[0]->type;
+  if (calleeType->isNamedTupleClass()) { // a tuple of its fields, in order
+    Lowered tuple;
+    for (size_t i = 1; i < inst.operands.size(); ++i)
+      tuple.elements.push_back(values_.at(inst.operands[i]));
+    return tuple;
+  }
   if (calleeType->kind == TypeKind::Function &&
       isArrayConstructor(calleeType->name))
     return lowerArrayConstructor(inst);

@@ -78,6 +78,22 @@ PythonError unsupportedDType(const std::string &argument,
                      argument + " has dtype " + name + ": " + why);
 }
 
+/// spirjit._describe, which knows the namedtuple classes.
+py::module_ &describeModule() {
+  static py::module_ *module =
+      new py::module_(py::module_::import("spirjit._describe"));
+  return *module;
+}
+
+/// The key of a namedtuple class (its instances' type name), or None for
+/// another class.
+py::object namedTupleKey(py::handle cls) {
+  py::module_ &describe = describeModule();
+  if (!describe.attr("is_namedtuple_class")(cls).cast<bool>())
+    return py::none();
+  return describe.attr("namedtuple_key")(cls);
+}
+
 /// One argument as the host code takes it.
 struct Argument {
   const Type *type = nullptr;
@@ -352,6 +368,12 @@ Converted convert(const py::args &args,
         a.elements.push_back(bits[0]);
       }
       a.type = types::tuple(elements);
+      if (py::object key = namedTupleKey(py::type::of(obj)); !key.is_none()) {
+        std::vector<std::string> fields;
+        for (py::handle field : py::type::of(obj).attr("_fields"))
+          fields.push_back(py::str(field).cast<std::string>());
+        a.type = types::namedTuple(key.cast<std::string>(), fields, elements);
+      }
     } else if (std::shared_ptr<runtime::Device> device = deviceObject(obj)) {
       // A spirjit.Device: the call runs there; it has no run-time value
       // (device= of an array constructor means the call's device).
@@ -431,6 +453,9 @@ public:
       py::tuple out(t->elements.size());
       for (size_t i = 0; i < t->elements.size(); ++i)
         out[i] = read(t->elements[i]);
+      if (t->isNamedTuple()) // an instance of the user's own class
+        return describeModule().attr("namedtuple_class")(t->name).attr(
+            "_make")(out);
       return std::move(out);
     }
     case TypeKind::Array:
