@@ -155,6 +155,42 @@ def test_a_class_defined_in_a_function(device):
     assert type(got) is Local and got == Local(2, 3)
 
 
+Grid = collections.namedtuple("Grid", ["values", "spacing", "origin"])
+
+
+def grid_sum(g):
+    total = 0.0
+    for i in range(g.values.shape[0]):
+        total += g.values[i] * g.spacing
+    return total + g.origin.x + g.origin[1]
+
+
+def grid_back(g):
+    return g, g.values
+
+
+def test_array_and_nested_fields_as_arguments(device):
+    g = Grid(np.arange(5.0), 0.5, Point(1.0, 2.0))
+    assert jit(grid_sum)(g) == grid_sum(g)
+    got, values = jit(grid_back)(g)
+    assert type(got) is Grid and type(got.origin) is Point
+    assert got.values is g.values and values is g.values
+    assert got.spacing == 0.5 and got.origin == (1.0, 2.0)
+
+
+@jit
+def grid_in_prange(g):
+    out = np.empty_like(g.values)
+    for i in prange(g.values.shape[0]):
+        out[i] = g.values[i] * g.spacing + g.origin.y
+    return out
+
+
+def test_array_field_of_an_argument_in_prange(device):
+    g = Grid(np.arange(6.0), 2.0, Point(0.0, 1.0))
+    np.testing.assert_allclose(grid_in_prange(g), np.arange(6.0) * 2.0 + 1.0)
+
+
 @jit
 def scaled_in_prange(a, p):
     out = np.empty_like(a)
