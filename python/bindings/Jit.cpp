@@ -403,7 +403,8 @@ void convertArgument(py::handle obj, Argument &a, Converted &out, size_t i,
         argumentName(i) + " is a '" +
             py::str(py::type::of(obj).attr("__name__")).cast<std::string>() +
             "'; jit functions take NumPy arrays, DeviceArrays, numbers, "
-            "tuples and lists of numbers, and spirjit Devices");
+            "tuples (namedtuples too) of numbers and arrays, lists of "
+            "numbers, and spirjit Devices");
   }
 }
 

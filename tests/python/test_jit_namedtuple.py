@@ -191,6 +191,21 @@ def test_array_field_of_an_argument_in_prange(device):
     np.testing.assert_allclose(grid_in_prange(g), np.arange(6.0) * 2.0 + 1.0)
 
 
+def test_a_device_array_field(device):
+    values = spirjit.asarray(np.arange(4.0, dtype=np.float32), device=device)
+    got, back = grid_in_prange(Grid(values, 2.0, Point(0.0, 1.0))), None
+    np.testing.assert_allclose(got.asnumpy(), np.arange(4.0) * 2.0 + 1.0)
+    back = jit(grid_back)(Grid(values, 2.0, Point(0.0, 1.0)))
+    assert back[1] is values and type(back[0]) is Grid
+
+
+def test_complex_and_nested_plain_tuples(device):
+    def f(t):
+        return t[0] * 2, t[1][1]
+
+    assert jit(f)((1 + 2j, (3.0, 4))) == f((1 + 2j, (3.0, 4)))
+
+
 @jit
 def scaled_in_prange(a, p):
     out = np.empty_like(a)
