@@ -252,6 +252,11 @@ const Type *namedTupleClass(const std::string &key,
   t.fields = std::move(fields);
   return intern(t);
 }
+std::string namedTupleClassName(const Type *namedTuple) {
+  // The key is module.qualname, "#n" after it for a second class so named.
+  std::string key = namedTuple->name.substr(0, namedTuple->name.find('#'));
+  return key.substr(key.rfind('.') + 1);
+}
 const Type *withElements(const Type *tuple,
                          std::vector<const Type *> elements) {
   if (tuple->isNamedTuple())

@@ -112,6 +112,8 @@ const Type *namedTuple(const std::string &key, std::vector<std::string> fields,
                        std::vector<const Type *> elements);
 const Type *namedTupleClass(const std::string &key,
                             std::vector<std::string> fields);
+/// The name Python prints for a namedtuple type's class (its __name__).
+std::string namedTupleClassName(const Type *namedTuple);
 /// The same tuple with other elements: a namedtuple stays one of its class.
 const Type *withElements(const Type *tuple, std::vector<const Type *> elements);
 const Type *item(int ndim);

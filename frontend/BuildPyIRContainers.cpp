@@ -181,7 +181,9 @@ void Builder::orderNamedTupleArguments() {
         continue;
       const std::vector<ConstValue> &fields = frozen->value.items.at(0).items;
       const std::vector<ConstValue> &defaults = frozen->value.items.at(1).items;
-      std::string cls = frozen->name.substr(frozen->name.rfind('.') + 1);
+      // Its __name__: the key is module.qualname, "#n" after a second's.
+      std::string cls = frozen->name.substr(0, frozen->name.find('#'));
+      cls = cls.substr(cls.rfind('.') + 1);
       auto fail = [&](const std::string &why) {
         throw UserError(UserErrorKind::Typing, desc_.filename, call->line,
                         cls + "() " + why);

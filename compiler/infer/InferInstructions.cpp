@@ -167,8 +167,7 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
       unsupported(inst, "namedtuple's " + name +
                             "() is not supported in jit code (numba has "
                             "none either); build a new one: " +
-                            object->name.substr(object->name.rfind('.') + 1) +
-                            "(...)");
+                            types::namedTupleClassName(object) + "(...)");
     break;
   case TypeKind::Array:
     if (name == "shape")

@@ -231,6 +231,31 @@ def test_fields_read_in_prange(device):
     np.testing.assert_allclose(array_fields_in_prange(a, b), a - 2.0 * b + a)
 
 
+@jit
+def built_in_prange(a):
+    out = np.empty_like(a)
+    for i in prange(a.shape[0]):
+        p = Point(a[i], y=2.0)
+        out[i] = p.x * p.y + p[1]
+    return out
+
+
+def test_built_in_prange(device):
+    a = np.arange(5.0)
+    np.testing.assert_allclose(built_in_prange(a), a * 2.0 + 2.0)
+
+
+def test_printed_as_python_prints_it(device, capsys):
+    def show(p):
+        print(p, Point(1, 2), Particle(0.5, 1.5))
+        return 0
+
+    jit(show)(Point(1.5, 2.0))
+    got = capsys.readouterr().out
+    show(Point(1.5, 2.0))
+    assert got == capsys.readouterr().out
+
+
 def sizes(a):
     return a.itemsize, a.nbytes, a[1:].nbytes
 
@@ -272,7 +297,19 @@ def assigned(p):
     return p
 
 
+Labelled = collections.namedtuple("Labelled", ["value", "label"],
+                                  defaults=["none"])
+
+
+@jit
+def default_string(v):
+    return Labelled(v)  # <- string-default
+
+
 @pytest.mark.parametrize("call, marker, text", [
+    (lambda: default_string(1.0), "string-default",
+     "Labelled()'s default of 'label' is a 'none', which jit code cannot "
+     "hold"),
     (lambda: replaced(Point(1.0, 2.0)), "replace",
      "namedtuple's _replace() is not supported in jit code"),
     (lambda: as_dict(Point(1.0, 2.0)), "asdict",
@@ -280,7 +317,7 @@ def assigned(p):
     (lambda: assigned(Point(1.0, 2.0)), "assign",
      "attribute assignment is not supported in jit code and kernels: "
      "a namedtuple is immutable"),
-], ids=["replace", "asdict", "assign"])
+], ids=["string-default", "replace", "asdict", "assign"])
 def test_what_namedtuples_do_not_take(device, call, marker, text):
     with pytest.raises(UnsupportedFeatureError) as info:
         call()
