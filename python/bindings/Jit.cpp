@@ -89,6 +89,8 @@ py::module_ &describeModule() {
 /// The key of a namedtuple class (its instances' type name), or None for
 /// another class.
 py::object namedTupleKey(py::handle cls) {
+  if (cls.ptr() == reinterpret_cast<PyObject *>(&PyTuple_Type))
+    return py::none(); // the common case, without a call into Python
   py::module_ &describe = describeModule();
   if (!describe.attr("is_namedtuple_class")(cls).cast<bool>())
     return py::none();
