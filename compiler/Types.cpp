@@ -76,7 +76,7 @@ std::string Type::str() const {
   case TypeKind::Module:
     return "Module(" + name + ")";
   case TypeKind::Function:
-    if (!fields.empty()) { // a namedtuple class
+    if (isNamedTupleClass()) {
       std::string s = "class " + name.substr(name.find(':') + 1) + "(";
       for (size_t i = 0; i < fields.size(); ++i)
         s += (i ? ", " : "") + fields[i];

@@ -71,7 +71,7 @@ struct Type {
 
   bool isNamedTuple() const { return kind == TypeKind::Tuple && !name.empty(); }
   bool isNamedTupleClass() const {
-    return kind == TypeKind::Function && !fields.empty();
+    return kind == TypeKind::Function && name.rfind("namedtuple:", 0) == 0;
   }
 
   bool isInteger() const { return kind == TypeKind::Int; }
