@@ -376,7 +376,8 @@ private:
     std::set<const Instruction *> special(indices.begin(), indices.end());
     // Arguments that are an element of a host tuple, by its index at each
     // level: (argument, (tuple, indices)).
-    std::vector<std::pair<size_t, std::pair<Instruction *, std::vector<size_t>>>>
+    std::vector<
+        std::pair<size_t, std::pair<Instruction *, std::vector<size_t>>>>
         tupleParts;
     special.insert(reductionPhis.begin(), reductionPhis.end());
     special.insert(carried.begin(), carried.end());
@@ -413,7 +414,8 @@ private:
       }
       if (!t->isNamedTuple())
         return kernel->create(entry, Opcode::BuildTuple, parts, line);
-      std::string key = generatedGlobalName("namedtuple" + std::to_string(v->id));
+      std::string key =
+          generatedGlobalName("namedtuple" + std::to_string(v->id));
       for (size_t at : path)
         key += "_" + std::to_string(at);
       GlobalValue cls;
@@ -422,7 +424,8 @@ private:
       ConstValue fields, defaults;
       fields.kind = defaults.kind = ConstValue::Kind::Tuple;
       for (const std::string &field : t->fields)
-        fields.items.push_back(ConstValue::ofText(ConstValue::Kind::Str, field));
+        fields.items.push_back(
+            ConstValue::ofText(ConstValue::Kind::Str, field));
       cls.value.kind = ConstValue::Kind::Tuple;
       cls.value.items = {fields, defaults};
       description->globals[key] = cls;

@@ -160,8 +160,7 @@ const Type *Inference::inferCall(Instruction &inst) {
     std::vector<const Type *> elements;
     for (size_t i = 1; i < inst.operands.size(); ++i)
       elements.push_back(inst.operands[i]->type);
-    return types::namedTuple(callee->name.substr(11), callee->fields,
-                             elements);
+    return types::namedTuple(callee->name.substr(11), callee->fields, elements);
   }
   if (callee->kind == TypeKind::Function && isArrayConstructor(callee->name))
     return inferArrayConstructor(inst, callee->name);

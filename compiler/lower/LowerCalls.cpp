@@ -102,26 +102,26 @@ void Lowering::lowerEntry(llvm::Function *function) {
   // unit stride and the device compiler can vectorise.
   std::function<void(const Type *, Lowered &)> contiguousStrides =
       [&](const Type *t, Lowered &value) {
-    if (t->kind == TypeKind::Tuple)
-      for (size_t k = 0; k < t->elements.size(); ++k)
-        contiguousStrides(t->elements[k], value.elements[k]);
-    if (t->kind != TypeKind::Array || t->layout == 'A')
-      return;
-    int n = t->ndim;
-    std::vector<llvm::Value *> strides(n);
-    llvm::Value *running = builder_.getInt64(1);
-    if (t->layout == 'C')
-      for (int d = n - 1; d >= 0; --d) {
-        strides[d] = running;
-        running = builder_.CreateMul(running, value.shape[d]);
-      }
-    else
-      for (int d = 0; d < n; ++d) {
-        strides[d] = running;
-        running = builder_.CreateMul(running, value.shape[d]);
-      }
-    value.strides = strides;
-  };
+        if (t->kind == TypeKind::Tuple)
+          for (size_t k = 0; k < t->elements.size(); ++k)
+            contiguousStrides(t->elements[k], value.elements[k]);
+        if (t->kind != TypeKind::Array || t->layout == 'A')
+          return;
+        int n = t->ndim;
+        std::vector<llvm::Value *> strides(n);
+        llvm::Value *running = builder_.getInt64(1);
+        if (t->layout == 'C')
+          for (int d = n - 1; d >= 0; --d) {
+            strides[d] = running;
+            running = builder_.CreateMul(running, value.shape[d]);
+          }
+        else
+          for (int d = 0; d < n; ++d) {
+            strides[d] = running;
+            running = builder_.CreateMul(running, value.shape[d]);
+          }
+        value.strides = strides;
+      };
   for (size_t i = 0; i < types.size(); ++i)
     contiguousStrides(types[i], arguments_[i]);
 }

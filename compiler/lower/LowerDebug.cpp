@@ -404,9 +404,9 @@ Lowered Lowering::lowerPrint(const Instruction &inst) {
     // A tuple of numbers (a.shape) as Python writes it: "(3,)", "(3, 4)";
     // a namedtuple as its repr does, "Point(x=1.0, y=2.0)".
     const Lowered &tuple = values_.at(operand);
-    text += t->isNamedTuple() ? escapeFormat(types::namedTupleClassName(t)) +
-                                    "("
-                              : "(";
+    text += t->isNamedTuple()
+                ? escapeFormat(types::namedTupleClassName(t)) + "("
+                : "(";
     for (size_t k = 0; k < t->elements.size(); ++k) {
       const Type *e = types::materialize(t->elements[k]);
       text += k ? ", " : "";

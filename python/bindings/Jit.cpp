@@ -354,8 +354,8 @@ void convertArgument(py::handle obj, Argument &a, Converted &out, size_t i,
     for (py::handle item : obj) {
       a.parts.emplace_back();
       Argument &part = a.parts.back();
-      if (!py::isinstance<py::tuple>(item) && !py::isinstance<py::array>(item) &&
-          !asDeviceArray(item.ptr()) &&
+      if (!py::isinstance<py::tuple>(item) &&
+          !py::isinstance<py::array>(item) && !asDeviceArray(item.ptr()) &&
           !scalarArgument(item, part.scalar, argumentName(i) + "'s item",
                           "jit functions"))
         throw PythonError("TypingError",
@@ -381,7 +381,8 @@ void convertArgument(py::handle obj, Argument &a, Converted &out, size_t i,
     if (out.named && out.named != device)
       throw PythonError("DeviceInferenceError",
                         "the Device arguments of a jit call name different "
-                        "devices (" + out.named->filterString() + " and " +
+                        "devices (" +
+                            out.named->filterString() + " and " +
                             device->filterString() + ")");
     out.named = device;
     a.type = types::function("spirjit.Device");
@@ -469,8 +470,8 @@ public:
       for (size_t i = 0; i < t->elements.size(); ++i)
         out[i] = read(t->elements[i]);
       if (t->isNamedTuple()) // an instance of the user's own class
-        return describeModule().attr("namedtuple_class")(t->name).attr(
-            "_make")(out);
+        return describeModule().attr("namedtuple_class")(t->name).attr("_make")(
+            out);
       return std::move(out);
     }
     case TypeKind::Array:
