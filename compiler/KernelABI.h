@@ -25,13 +25,22 @@ struct KernelParameter {
                  // 'A' only: C and F strides follow from the shape)
     Scalar,      // the value itself; bool travels as one byte; a complex
                  // number as two parameters, real (dim 0) and imaginary
-                 // (dim 1); a tuple of real numbers (jit functions' host
-                 // code only) as one parameter per element (dim k)
+                 // (dim 1)
   };
   Kind kind;
   int argument; // index into the argument types given
   int dim = 0;
+  /// A tuple argument (jit functions' host code only; a namedtuple too)
+  /// travels as its elements' parameters, each as if it were an argument
+  /// itself, nested tuples flattened: which element, by its index at each
+  /// level. Empty for other arguments.
+  std::vector<int> element;
 };
+
+/// The type of the value that `p` is a parameter of: the argument's, or
+/// its tuple element's.
+const Type *parameterType(const KernelParameter &p,
+                          const std::vector<const Type *> &arguments);
 
 /// Parameters of a kernel (or device function) whose arguments have these
 /// types, in order. An item argument has no parameter. Local memory

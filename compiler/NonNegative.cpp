@@ -36,7 +36,8 @@ bool isWorkItemQuery(const Instruction *callee) {
 }
 
 bool isShape(const Instruction *inst) {
-  return inst->isa(Opcode::GetAttr) && inst->name == "shape";
+  return inst->isa(Opcode::GetAttr) && inst->name == "shape" &&
+         inst->operands[0]->type->kind == TypeKind::Array;
 }
 
 /// Whether `inst` is non-negative if every member of `set` is.
@@ -83,8 +84,10 @@ bool holds(const TypedFunction &typed, const Instruction *inst,
     return static_cast<ir::UnaryOperator>(inst->index) ==
                ir::UnaryOperator::Pos &&
            in(inst->operands[0]);
-  case Opcode::GetAttr:
-    return inst->name == "size" || inst->name == "ndim";
+  case Opcode::GetAttr: // an array's (a namedtuple's field may be named so)
+    return inst->operands[0]->type->kind == TypeKind::Array &&
+           (inst->name == "size" || inst->name == "ndim" ||
+            inst->name == "itemsize" || inst->name == "nbytes");
   case Opcode::GetItem:
     return isShape(inst->operands[0]);
   case Opcode::TupleGet: {

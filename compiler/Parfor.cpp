@@ -374,11 +374,66 @@ private:
     for (const ir::Loop *loop : nest)
       indices.push_back(findIn(loop->header, Opcode::IterNext));
     std::set<const Instruction *> special(indices.begin(), indices.end());
-    // Arguments that are a host tuple's element k: (argument, (tuple, k)).
-    std::vector<std::pair<size_t, std::pair<Instruction *, size_t>>>
+    // Arguments that are an element of a host tuple, by its index at each
+    // level: (argument, (tuple, indices)).
+    std::vector<
+        std::pair<size_t, std::pair<Instruction *, std::vector<size_t>>>>
         tupleParts;
     special.insert(reductionPhis.begin(), reductionPhis.end());
     special.insert(carried.begin(), carried.end());
+    // A tuple of numbers, arrays and tuples (a shape, a jit function's
+    // tuple argument, a namedtuple): one parameter per number or array,
+    // put together again in the kernel; the host passes each (TupleGets
+    // made with the launch). A namedtuple is built again by its class, so
+    // the kernel reads its fields by name.
+    std::function<Instruction *(Instruction *, const Type *,
+                                std::vector<size_t>)>
+        importTuple = [&](Instruction *v, const Type *t,
+                          std::vector<size_t> path) -> Instruction * {
+      std::vector<Instruction *> parts;
+      for (size_t k = 0; k < t->elements.size(); ++k) {
+        const Type *e = t->elements[k];
+        path.push_back(k);
+        if (e->kind == TypeKind::Tuple) {
+          parts.push_back(importTuple(v, e, path));
+        } else {
+          if (!e->isNumber() && e->kind != TypeKind::Array)
+            error(v->line, "a tuple holding a '" + e->str() +
+                               "' is used inside a prange loop, whose "
+                               "kernel takes tuples of numbers and arrays; "
+                               "take the element out before the loop");
+          std::string name = "v" + std::to_string(v->id);
+          for (size_t at : path)
+            name += "_" + std::to_string(at);
+          parts.push_back(parameter(name));
+          parfor.arguments.push_back(nullptr);
+          tupleParts.push_back({parfor.arguments.size() - 1, {v, path}});
+          parfor.kernelArgumentTypes.push_back(types::materialize(e));
+        }
+        path.pop_back();
+      }
+      if (!t->isNamedTuple())
+        return kernel->create(entry, Opcode::BuildTuple, parts, line);
+      std::string key =
+          generatedGlobalName("namedtuple" + std::to_string(v->id));
+      for (size_t at : path)
+        key += "_" + std::to_string(at);
+      GlobalValue cls;
+      cls.kind = GlobalValue::Kind::NamedTupleClass;
+      cls.name = t->name;
+      ConstValue fields, defaults;
+      fields.kind = defaults.kind = ConstValue::Kind::Tuple;
+      for (const std::string &field : t->fields)
+        fields.items.push_back(
+            ConstValue::ofText(ConstValue::Kind::Str, field));
+      cls.value.kind = ConstValue::Kind::Tuple;
+      cls.value.items = {fields, defaults};
+      description->globals[key] = cls;
+      Instruction *callee = kernel->create(entry, Opcode::Global, {}, line);
+      callee->name = key;
+      parts.insert(parts.begin(), callee);
+      return kernel->create(entry, Opcode::Call, parts, line);
+    };
     auto importValue = [&](Instruction *v) {
       if (values.count(v) || special.count(v))
         return;
@@ -393,23 +448,7 @@ private:
         return;
       }
       if (v->type && v->type->kind == TypeKind::Tuple) {
-        // A tuple of numbers (a shape, a jit function's tuple argument):
-        // one parameter per element, put together again in the kernel;
-        // the host passes its elements (TupleGets made with the launch).
-        std::vector<Instruction *> parts;
-        for (size_t k = 0; k < v->type->elements.size(); ++k) {
-          const Type *e = v->type->elements[k];
-          if (!e->isNumber())
-            error(v->line, "a tuple of something other than numbers is "
-                           "used inside a prange loop; index it before "
-                           "the loop");
-          parts.push_back(parameter("v" + std::to_string(v->id) + "_" +
-                                    std::to_string(k)));
-          parfor.arguments.push_back(nullptr);
-          tupleParts.push_back({parfor.arguments.size() - 1, {v, k}});
-          parfor.kernelArgumentTypes.push_back(types::materialize(e));
-        }
-        values[v] = kernel->create(entry, Opcode::BuildTuple, parts, line);
+        values[v] = importTuple(v, v->type, {});
         return;
       }
       std::string name = v->isa(Opcode::Arg) ? v->name
@@ -685,10 +724,13 @@ private:
     });
     list.erase(brIt);
     for (const auto &[at, part] : tupleParts) {
-      Instruction *get =
-          fn_.create(preheader, Opcode::TupleGet, {part.first}, line);
-      get->index = static_cast<int64_t>(part.second);
-      get->type = part.first->type->elements[part.second];
+      Instruction *get = part.first;
+      for (size_t k : part.second) {
+        const Type *tuple = get->type;
+        get = fn_.create(preheader, Opcode::TupleGet, {get}, line);
+        get->index = static_cast<int64_t>(k);
+        get->type = tuple->elements[k];
+      }
       parfor.arguments[at] = get;
     }
     auto bound = [&](int64_t value) {

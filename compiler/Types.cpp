@@ -52,9 +52,10 @@ std::string Type::str() const {
     return "AtomicRef(" + element->str() +
            (memorySpace == MemorySpace::Local ? ", local)" : ")");
   case TypeKind::Tuple: {
-    std::string s = "Tuple(";
+    std::string s = name.empty() ? "Tuple(" : name + "(";
     for (size_t i = 0; i < elements.size(); ++i)
-      s += (i ? ", " : "") + elements[i]->str();
+      s += (i ? ", " : "") + (name.empty() ? "" : fields[i] + "=") +
+           elements[i]->str();
     return s + ")";
   }
   case TypeKind::Item:
@@ -75,6 +76,12 @@ std::string Type::str() const {
   case TypeKind::Module:
     return "Module(" + name + ")";
   case TypeKind::Function:
+    if (isNamedTupleClass()) {
+      std::string s = "class " + name.substr(name.find(':') + 1) + "(";
+      for (size_t i = 0; i < fields.size(); ++i)
+        s += (i ? ", " : "") + fields[i];
+      return s + ")";
+    }
     return "Function(" + name + ")";
   case TypeKind::Method:
     return "Method(" + elements[0]->str() + "." + name + ")";
@@ -232,6 +239,32 @@ const Type *tuple(std::vector<const Type *> elements) {
   t.elements = std::move(elements);
   return intern(t);
 }
+const Type *namedTuple(const std::string &key, std::vector<std::string> fields,
+                       std::vector<const Type *> elements) {
+  Type t = make(TypeKind::Tuple);
+  t.name = key;
+  t.fields = std::move(fields);
+  t.elements = std::move(elements);
+  return intern(t);
+}
+const Type *namedTupleClass(const std::string &key,
+                            std::vector<std::string> fields) {
+  Type t = make(TypeKind::Function);
+  t.name = "namedtuple:" + key;
+  t.fields = std::move(fields);
+  return intern(t);
+}
+std::string namedTupleClassName(const Type *namedTuple) {
+  // The key is module.qualname, "#n" after it for a second class so named.
+  std::string key = namedTuple->name.substr(0, namedTuple->name.find('#'));
+  return key.substr(key.rfind('.') + 1);
+}
+const Type *withElements(const Type *tuple,
+                         std::vector<const Type *> elements) {
+  if (tuple->isNamedTuple())
+    return namedTuple(tuple->name, tuple->fields, std::move(elements));
+  return types::tuple(std::move(elements));
+}
 const Type *item(int ndim) {
   Type t = make(TypeKind::Item);
   t.ndim = ndim;
@@ -367,6 +400,13 @@ const Type *fromDTypeName(const std::string &name) {
       return integer(bits, false);
   }
   return fromCTypeName(name);
+}
+
+int itemsize(const Type *element) {
+  const Type *t = materialize(element);
+  if (t->kind == TypeKind::Bool)
+    return 1;
+  return t->kind == TypeKind::Complex ? t->bits / 4 : t->bits / 8;
 }
 
 const Type *materialize(const Type *type) {

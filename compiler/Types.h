@@ -33,7 +33,9 @@ enum class TypeKind {
   WeakComplex,
   None,
   Array,    // element, ndim, layout
-  Tuple,    // elements
+  Tuple,    // elements; a namedtuple's also name (its class's key,
+            // _describe.namedtuple_key) and fields (numba's NamedTuple:
+            // a tuple whose type knows its class and field names)
   Item,     // kapi.Item of ndim dimensions
   NdItem,   // kapi.NdItem of ndim dimensions
   Group,    // kapi.Group of ndim dimensions
@@ -42,7 +44,8 @@ enum class TypeKind {
             // pndindex(...) over ndim extents
   RangeIterator,
   Module,   // name
-  Function, // name: a builtin, math or NumPy function, a kapi class
+  Function, // name: a builtin, math or NumPy function, a kapi class;
+            // a namedtuple class: "namedtuple:<key>" and its fields
   Method,   // name, receiver in elements[0]
   DTypeClass, // element: np.float32 and friends, callable as casts
   Slice,    // start:stop:step in an index; host code only, gone after the
@@ -65,6 +68,12 @@ struct Type {
   MemorySpace memorySpace = MemorySpace::Global;
   std::vector<const Type *> elements; // Tuple; Method receiver
   std::string name;
+  std::vector<std::string> fields; // a namedtuple's, or its class's
+
+  bool isNamedTuple() const { return kind == TypeKind::Tuple && !name.empty(); }
+  bool isNamedTupleClass() const {
+    return kind == TypeKind::Function && name.rfind("namedtuple:", 0) == 0;
+  }
 
   bool isInteger() const { return kind == TypeKind::Int; }
   bool isFloat() const { return kind == TypeKind::Float; }
@@ -97,6 +106,17 @@ const Type *ndItem(int ndim);
 const Type *group(int ndim);
 const Type *atomicRef(const Type *element, MemorySpace memorySpace);
 const Type *tuple(std::vector<const Type *> elements);
+/// An instance of the namedtuple class `key` (two classes with the same
+/// fields are different types, as in numba), and that class itself,
+/// callable in jit code.
+const Type *namedTuple(const std::string &key, std::vector<std::string> fields,
+                       std::vector<const Type *> elements);
+const Type *namedTupleClass(const std::string &key,
+                            std::vector<std::string> fields);
+/// The name Python prints for a namedtuple type's class (its __name__).
+std::string namedTupleClassName(const Type *namedTuple);
+/// The same tuple with other elements: a namedtuple stays one of its class.
+const Type *withElements(const Type *tuple, std::vector<const Type *> elements);
 const Type *item(int ndim);
 /// range(...) (ndim 0), or pndindex(...) over ndim extents, whose
 /// iterator yields tuples of ndim indices.
@@ -127,6 +147,10 @@ const Type *reflectedList(const Type *element);
 /// aliases of C's types ("intp", "int_", "double", "intc", ...), or nullptr.
 /// Kernels, jit functions and signatures all read NumPy's names here.
 const Type *fromDTypeName(const std::string &name);
+
+/// The bytes of one element of an array of `element`s (NumPy's itemsize:
+/// a bool is one byte).
+int itemsize(const Type *element);
 
 /// The type a weak type becomes when nothing decides otherwise.
 const Type *materialize(const Type *type);

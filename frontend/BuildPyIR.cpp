@@ -700,6 +700,7 @@ std::unique_ptr<ir::Function> Builder::run() {
   // After the trivial phis are gone, so a string held in a local across a
   // loop is seen as the constant it is.
   foldConstantGetattr();
+  orderNamedTupleArguments();
   checkStrings();
   rejectCapturesAssignedBeforeCalls(desc_, cellsAtCalls_);
   cellsAtCalls_.clear(); // what only they read goes below

@@ -102,6 +102,7 @@ private:
   std::set<const Instruction *> getattrNames_; // strings getattr consumed
   const std::string *constantString(const Instruction *value) const;
   void foldConstantGetattr();
+  void orderNamedTupleArguments();
   void checkStrings();
   Instruction *makeFunction(int flags, int line);
   /// Each call of a function with cells, and the value of each cell

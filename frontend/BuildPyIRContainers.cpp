@@ -155,3 +155,97 @@ void Builder::checkLists() {
 }
 
 } // namespace spirjit::pyir_builder
+
+namespace spirjit::pyir_builder {
+
+/// A call of a namedtuple class (a global or closure value) takes its
+/// fields in order: keywords go to the fields they name and the class's
+/// defaults fill the fields left out, as Python's `Point(y=2, x=1)` does,
+/// so type inference and lowering see one operand per field.
+void Builder::orderNamedTupleArguments() {
+  for (auto &block : function_->blocks)
+    for (size_t at = 0; at < block->instructions.size(); ++at) {
+      Instruction *call = block->instructions[at].get();
+      if (call->opcode != Opcode::Call)
+        continue;
+      const Instruction *callee = call->operands[0];
+      const GlobalValue *frozen = nullptr;
+      if (callee->opcode == Opcode::FreeVar && callee->index >= 0 &&
+          static_cast<size_t>(callee->index) < desc_.closure.size())
+        frozen = &desc_.closure[callee->index];
+      if (callee->opcode == Opcode::Global)
+        if (auto it = desc_.globals.find(callee->name);
+            it != desc_.globals.end())
+          frozen = &it->second;
+      if (!frozen || frozen->kind != GlobalValue::Kind::NamedTupleClass)
+        continue;
+      const std::vector<ConstValue> &fields = frozen->value.items.at(0).items;
+      const std::vector<ConstValue> &defaults = frozen->value.items.at(1).items;
+      // Its __name__: the key is module.qualname, "#n" after a second's.
+      std::string cls = frozen->name.substr(0, frozen->name.find('#'));
+      cls = cls.substr(cls.rfind('.') + 1);
+      auto fail = [&](const std::string &why) {
+        throw UserError(UserErrorKind::Typing, desc_.filename, call->line,
+                        cls + "() " + why);
+      };
+      std::vector<std::string> keywords;
+      for (size_t start = 0; !call->name.empty();) {
+        size_t comma = call->name.find(',', start);
+        keywords.push_back(call->name.substr(start, comma - start));
+        if (comma == std::string::npos)
+          break;
+        start = comma + 1;
+      }
+      size_t positional = call->operands.size() - 1 - keywords.size();
+      if (positional > fields.size())
+        fail("takes " + std::to_string(fields.size()) +
+             " positional arguments but " + std::to_string(positional) +
+             " were given");
+      std::vector<Instruction *> ordered(fields.size(), nullptr);
+      for (size_t i = 0; i < positional; ++i)
+        ordered[i] = call->operands[1 + i];
+      for (size_t k = 0; k < keywords.size(); ++k) {
+        auto field = std::find_if(
+            fields.begin(), fields.end(),
+            [&](const ConstValue &f) { return f.text == keywords[k]; });
+        if (field == fields.end())
+          fail("got an unexpected keyword argument '" + keywords[k] + "'");
+        size_t i = static_cast<size_t>(field - fields.begin());
+        if (ordered[i])
+          fail("got multiple values for argument '" + keywords[k] + "'");
+        ordered[i] = call->operands[1 + positional + k];
+      }
+      size_t firstDefault = fields.size() - defaults.size();
+      for (size_t i = 0; i < fields.size(); ++i) {
+        if (ordered[i])
+          continue;
+        if (i < firstDefault)
+          fail("missing required argument '" + fields[i].text + "'");
+        const ConstValue &given = defaults[i - firstDefault];
+        if (!given.isNumber() && given.kind != ConstValue::Kind::None)
+          throw UserError(UserErrorKind::UnsupportedFeature, desc_.filename,
+                          call->line,
+                          cls + "()'s default of '" + fields[i].text +
+                              "' is a " + given.str() +
+                              ", which jit code cannot hold; pass the "
+                              "field, or give it a number as default");
+        // The default, a constant made just before the call.
+        Instruction *value =
+            function_->create(block.get(), Opcode::Const, {}, call->line);
+        value->constant = given;
+        auto &list = block->instructions;
+        std::unique_ptr<Instruction> made = std::move(list.back());
+        list.pop_back();
+        list.insert(list.begin() + static_cast<std::ptrdiff_t>(at),
+                    std::move(made));
+        ++at;
+        ordered[i] = value;
+      }
+      call->operands.resize(1);
+      call->operands.insert(call->operands.end(), ordered.begin(),
+                            ordered.end());
+      call->name.clear();
+    }
+}
+
+} // namespace spirjit::pyir_builder

@@ -80,6 +80,10 @@ struct GlobalValue {
                     // deviceFunctions table of the function compiled
     Unknown,    // anything else: `name` is its Python type name; a
                 // string's text is in `value` (getattr's name, nothing else)
+    NamedTupleClass, // a collections.namedtuple or typing.NamedTuple
+                     // class: `name` is its key (its instances' type
+                     // name), `value` the tuple (field names, defaults of
+                     // the last fields)
   };
   Kind kind = Kind::Unknown;
   std::string name;

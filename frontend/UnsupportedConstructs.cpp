@@ -16,6 +16,13 @@ UserError unsupportedConstruct(const std::string &filename, int line,
                          "implemented); keep values in an array indexed by "
                          "integer keys, or in an array of keys and one of "
                          "values");
+  if (what == "attribute assignment") // the object jit code may have
+    return UserError(UserErrorKind::UnsupportedFeature, filename, line,
+                     "attribute assignment is not supported in jit code and "
+                     "kernels: a namedtuple is immutable (in Python and "
+                     "numba too), so build a new one with the field "
+                     "changed, Point(v, p.y); an array's attributes are "
+                     "read-only here");
   return UserError(UserErrorKind::UnsupportedFeature, filename, line,
                    "'" + what +
                        "' is not supported in spirjit kernels and device "

@@ -2,6 +2,7 @@
 // functions, typed per call signature; keyword and compile-time arguments.
 #include "compiler/infer/Inference.h"
 
+#include <functional>
 #include <mutex>
 
 #include "frontend/BuildPyIR.h"
@@ -67,13 +68,17 @@ void Inference::run() {
                           "a variable is used before it is assigned on "
                           "some path");
   result_.returnTypeAsWritten = returnType_ ? returnType_ : types::none();
-  result_.returnType = types::materialize(result_.returnTypeAsWritten);
-  if (result_.returnType->kind == TypeKind::Tuple) {
+  // Python's numbers in a returned tuple, nested ones too, become NumPy's.
+  std::function<const Type *(const Type *)> materialized =
+      [&](const Type *t) -> const Type * {
+    if (t->kind != TypeKind::Tuple)
+      return types::materialize(t);
     std::vector<const Type *> elements;
-    for (const Type *e : result_.returnType->elements)
-      elements.push_back(types::materialize(e));
-    result_.returnType = types::tuple(elements);
-  }
+    for (const Type *e : t->elements)
+      elements.push_back(materialized(e));
+    return types::withElements(t, elements);
+  };
+  result_.returnType = materialized(result_.returnTypeAsWritten);
   markWrittenArguments();
 }
 
@@ -147,6 +152,16 @@ const Type *Inference::inferCall(Instruction &inst) {
                           "' is the kernel API, which only @spirjit.kernel "
                           "functions can call; in a jit function write the "
                           "parallel loop with prange, or launch a kernel");
+  if (callee->isNamedTupleClass()) {
+    // Its fields in order (BuildPyIR's orderNamedTupleArguments).
+    SPIRJIT_INTERNAL_CHECK(
+        inst.name.empty() && inst.operands.size() == callee->fields.size() + 1,
+        "a namedtuple built with its arguments out of order");
+    std::vector<const Type *> elements;
+    for (size_t i = 1; i < inst.operands.size(); ++i)
+      elements.push_back(inst.operands[i]->type);
+    return types::namedTuple(callee->name.substr(11), callee->fields, elements);
+  }
   if (callee->kind == TypeKind::Function && isArrayConstructor(callee->name))
     return inferArrayConstructor(inst, callee->name);
   if (callee->kind == TypeKind::Function && isKernelApiName(callee->name))

@@ -58,6 +58,12 @@ const Type *Inference::typeOfValue(const Instruction &inst,
         return types::dtypeClass(dtype);
     return types::function(value.name);
   }
+  case GlobalValue::Kind::NamedTupleClass: {
+    std::vector<std::string> fields;
+    for (const ConstValue &field : value.value.items.at(0).items)
+      fields.push_back(field.text);
+    return types::namedTupleClass(value.name, fields);
+  }
   case GlobalValue::Kind::Unknown:
     // A string global or closure value (getattr's name, an array's
     // usm_type or device): a constant, typed as string literals are.
@@ -162,6 +168,18 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
       return types::weakInt();
     }
     break;
+  case TypeKind::Tuple:
+    if (!object->isNamedTuple())
+      break;
+    for (size_t i = 0; i < object->fields.size(); ++i)
+      if (object->fields[i] == name)
+        return object->elements[i];
+    if (name == "_replace" || name == "_asdict" || name == "_make")
+      unsupported(inst, "namedtuple's " + name +
+                            "() is not supported in jit code (numba has "
+                            "none either); build a new one: " +
+                            types::namedTupleClassName(object) + "(...)");
+    break;
   case TypeKind::Array:
     if (name == "shape")
       return types::tuple(
@@ -170,8 +188,13 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
       result_.constants[&inst] = ConstValue::ofInt(object->ndim);
       return types::weakInt();
     }
-    if (name == "size")
+    if (name == "size" || name == "nbytes")
       return types::weakInt();
+    if (name == "itemsize") { // NumPy's: the element's bytes
+      result_.constants[&inst] =
+          ConstValue::ofInt(types::itemsize(object->element));
+      return types::weakInt();
+    }
     if (name == "dtype")
       return types::dtypeClass(object->element);
     if ((name == "real" || name == "imag") &&
@@ -588,7 +611,7 @@ const Type *Inference::infer(Instruction &inst) {
         if (a == b)
           return a;
         if (a->kind == TypeKind::Tuple && b->kind == TypeKind::Tuple &&
-            a->elements.size() == b->elements.size()) {
+            a->name == b->name && a->elements.size() == b->elements.size()) {
           std::vector<const Type *> elements;
           for (size_t i = 0; i < a->elements.size(); ++i) {
             const Type *e = merge(a->elements[i], b->elements[i]);
@@ -596,7 +619,7 @@ const Type *Inference::infer(Instruction &inst) {
               return nullptr;
             elements.push_back(e);
           }
-          return types::tuple(elements);
+          return types::withElements(a, elements);
         }
         if (a->kind == TypeKind::List)
           return joinLists(a, b);

@@ -7,6 +7,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <functional>
 #include <set>
 
 namespace spirjit::lower {
@@ -45,9 +46,18 @@ void Lowering::lowerEntry(llvm::Function *function) {
       debugRecord_ = v;
       continue;
     }
-    Lowered &value = arguments_[p.argument];
+    // A tuple argument's element: the value at its place in the tuple.
+    Lowered *at = &arguments_[p.argument];
     const Type *t = types[p.argument];
-    const std::string &name = typed_.function->parameterNames[p.argument];
+    std::string name = typed_.function->parameterNames[p.argument];
+    for (int k : p.element) {
+      SPIRJIT_INTERNAL_CHECK(isHost(), "a tuple parameter outside host code");
+      at->elements.resize(t->elements.size());
+      at = &at->elements[k];
+      t = t->elements[k];
+      name += "." + std::to_string(k);
+    }
+    Lowered &value = *at;
     switch (p.kind) {
     case KernelParameter::Kind::GroupScratch:
     case KernelParameter::Kind::DebugRecord:
@@ -70,16 +80,6 @@ void Lowering::lowerEntry(llvm::Function *function) {
       value.strides.push_back(v);
       break;
     case KernelParameter::Kind::Scalar:
-      if (t->kind == TypeKind::Tuple) { // one parameter per element
-        SPIRJIT_INTERNAL_CHECK(isHost(), "a tuple parameter outside host code");
-        v->setName(name + "." + std::to_string(p.dim));
-        value.elements.resize(t->elements.size());
-        value.elements[p.dim].scalar =
-            t->elements[p.dim]->kind == TypeKind::Bool
-                ? builder_.CreateICmpNE(v, builder_.getInt8(0))
-                : v;
-        break;
-      }
       if (t->kind == TypeKind::Complex) { // two parameters: re, then im
         v->setName(name + (p.dim == 0 ? ".real" : ".imag"));
         value.scalar = p.dim == 0 ? v : makeComplex(value.scalar, v);
@@ -100,26 +100,30 @@ void Lowering::lowerEntry(llvm::Function *function) {
   }
   // Contiguous layouts: strides follow from the shape, so LLVM sees the
   // unit stride and the device compiler can vectorise.
-  for (size_t i = 0; i < types.size(); ++i) {
-    const Type *t = types[i];
-    if (t->kind != TypeKind::Array || t->layout == 'A')
-      continue;
-    Lowered &value = arguments_[i];
-    int n = t->ndim;
-    std::vector<llvm::Value *> strides(n);
-    llvm::Value *running = builder_.getInt64(1);
-    if (t->layout == 'C')
-      for (int d = n - 1; d >= 0; --d) {
-        strides[d] = running;
-        running = builder_.CreateMul(running, value.shape[d]);
-      }
-    else
-      for (int d = 0; d < n; ++d) {
-        strides[d] = running;
-        running = builder_.CreateMul(running, value.shape[d]);
-      }
-    value.strides = strides;
-  }
+  std::function<void(const Type *, Lowered &)> contiguousStrides =
+      [&](const Type *t, Lowered &value) {
+        if (t->kind == TypeKind::Tuple)
+          for (size_t k = 0; k < t->elements.size(); ++k)
+            contiguousStrides(t->elements[k], value.elements[k]);
+        if (t->kind != TypeKind::Array || t->layout == 'A')
+          return;
+        int n = t->ndim;
+        std::vector<llvm::Value *> strides(n);
+        llvm::Value *running = builder_.getInt64(1);
+        if (t->layout == 'C')
+          for (int d = n - 1; d >= 0; --d) {
+            strides[d] = running;
+            running = builder_.CreateMul(running, value.shape[d]);
+          }
+        else
+          for (int d = 0; d < n; ++d) {
+            strides[d] = running;
+            running = builder_.CreateMul(running, value.shape[d]);
+          }
+        value.strides = strides;
+      };
+  for (size_t i = 0; i < types.size(); ++i)
+    contiguousStrides(types[i], arguments_[i]);
 }
 
 llvm::Function *Lowering::declare() {
@@ -128,7 +132,7 @@ llvm::Function *Lowering::declare() {
        kernelParameters(typed_.argumentTypes, typed_.usesGroupScratch,
                         checksIndices())) {
     const Type *t =
-        p.argument >= 0 ? typed_.argumentTypes[p.argument] : nullptr;
+        p.argument >= 0 ? parameterType(p, typed_.argumentTypes) : nullptr;
     if (p.kind == KernelParameter::Kind::LocalData ||
         p.kind == KernelParameter::Kind::GroupScratch)
       SPIRJIT_INTERNAL_CHECK(device().localMemoryAsParameters(),
@@ -156,8 +160,6 @@ llvm::Function *Lowering::declare() {
     case KernelParameter::Kind::Scalar:
       params.push_back(t->kind == TypeKind::Complex
                            ? scalarType(types::floating(t->bits))
-                       : t->kind == TypeKind::Tuple
-                           ? memoryType(t->elements[p.dim])
                            : memoryType(t));
       break;
     }
@@ -207,6 +209,12 @@ llvm::Function *Lowering::declare() {
 
 Lowered Lowering::lowerCall(const Instruction &inst) {
   const Type *calleeType = inst.operands[0]->type;
+  if (calleeType->isNamedTupleClass()) { // a tuple of its fields, in order
+    Lowered tuple;
+    for (size_t i = 1; i < inst.operands.size(); ++i)
+      tuple.elements.push_back(values_.at(inst.operands[i]));
+    return tuple;
+  }
   if (calleeType->kind == TypeKind::Function &&
       isArrayConstructor(calleeType->name))
     return lowerArrayConstructor(inst);

@@ -401,16 +401,21 @@ Lowered Lowering::lowerPrint(const Instruction &inst) {
       printScalar(scalarOf(operand, t), t);
       continue;
     }
-    // A tuple of numbers (a.shape) as Python writes it: "(3,)", "(3, 4)".
+    // A tuple of numbers (a.shape) as Python writes it: "(3,)", "(3, 4)";
+    // a namedtuple as its repr does, "Point(x=1.0, y=2.0)".
     const Lowered &tuple = values_.at(operand);
-    text += "(";
+    text += t->isNamedTuple()
+                ? escapeFormat(types::namedTupleClassName(t)) + "("
+                : "(";
     for (size_t k = 0; k < t->elements.size(); ++k) {
       const Type *e = types::materialize(t->elements[k]);
       text += k ? ", " : "";
+      if (t->isNamedTuple())
+        text += escapeFormat(t->fields[k]) + "=";
       printScalar(
           convert(tuple.elements[k].scalar, operand->type->elements[k], e), e);
     }
-    text += t->elements.size() == 1 ? ",)" : ")";
+    text += t->elements.size() == 1 && !t->isNamedTuple() ? ",)" : ")";
   }
   pieces.push_back(text + escapeFormat(end));
 

@@ -184,13 +184,20 @@ Lowered Lowering::lowerGetAttr(const Instruction &inst) {
     if (inst.name == "shape") {
       for (llvm::Value *extent : value.shape)
         result.elements.push_back(Lowered{extent});
-    } else if (inst.name == "size") {
+    } else if (inst.name == "size" || inst.name == "nbytes") {
       llvm::Value *size = builder_.getInt64(1);
       for (llvm::Value *extent : value.shape)
         size = builder_.CreateMul(size, extent);
+      if (inst.name == "nbytes") // itemsize times size, as NumPy's
+        size = builder_.CreateMul(
+            size, builder_.getInt64(types::itemsize(object->element)));
       result.scalar = size;
     }
   }
+  if (object->isNamedTuple()) // a field: the element at its place
+    for (size_t i = 0; i < object->fields.size(); ++i)
+      if (object->fields[i] == inst.name)
+        return value.elements.at(i);
   return result; // modules, functions, methods: compile-time only
 }
 

@@ -51,6 +51,7 @@ GlobalValue toGlobal(const py::handle &value) {
            : kind == "builtin" ? GlobalValue::Kind::Builtin
            : kind == "object"  ? GlobalValue::Kind::Object
            : kind == "device_function" ? GlobalValue::Kind::DeviceFunction
+           : kind == "namedtuple" ? GlobalValue::Kind::NamedTupleClass
                                : GlobalValue::Kind::Unknown;
   g.name = d["name"].cast<std::string>();
   if (d.contains("value"))

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstring>
+#include <functional>
 #include <future>
 
 namespace py = pybind11;
@@ -78,13 +79,31 @@ PythonError unsupportedDType(const std::string &argument,
                      argument + " has dtype " + name + ": " + why);
 }
 
+/// spirjit._describe, which knows the namedtuple classes.
+py::module_ &describeModule() {
+  static py::module_ *module =
+      new py::module_(py::module_::import("spirjit._describe"));
+  return *module;
+}
+
+/// The key of a namedtuple class (its instances' type name), or None for
+/// another class.
+py::object namedTupleKey(py::handle cls) {
+  if (cls.ptr() == reinterpret_cast<PyObject *>(&PyTuple_Type))
+    return py::none(); // the common case, without a call into Python
+  py::module_ &describe = describeModule();
+  if (!describe.attr("is_namedtuple_class")(cls).cast<bool>())
+    return py::none();
+  return describe.attr("namedtuple_key")(cls);
+}
+
 /// One argument as the host code takes it.
 struct Argument {
   const Type *type = nullptr;
   void *data = nullptr; // arrays: the first element
   std::vector<int64_t> shape, strides; // strides in elements
   uint64_t scalar[2] = {0, 0};
-  std::vector<uint64_t> elements; // a tuple of numbers: each one's bits
+  std::vector<Argument> parts; // a tuple: its elements
   py::object object; // arrays: the Python object, for views of it; lists:
                      // the list, which the call's changes go back into
   int64_t bytes = 0;  // arrays: span of memory from `data`
@@ -268,6 +287,130 @@ void reflect(const Argument &a) {
     throw py::error_already_set();
 }
 
+/// Converts one argument, or one element of a tuple argument `i`.
+void convertArgument(py::handle obj, Argument &a, Converted &out, size_t i,
+                     launch::JitFunction &function) {
+  if (const DeviceArray *array = asDeviceArray(obj.ptr())) {
+    const auto &buffer = array->writableBuffer(); // the call may write it
+    if (!buffer->svm())
+      throw PythonError(
+          "DeviceError",
+          argumentName(i) + " lives on " + buffer->device()->info().name +
+              " in memory without a pointer; jit functions take arrays in "
+              "SVM, USM or CUDA memory (use a @spirjit.kernel there)");
+    // Host code may touch the elements of host-addressable arrays, and
+    // of what the call makes (usm_type "device" by default).
+    if (!buffer->hostAddressable() ||
+        !buffer->device()->allocatesHostAddressable(runtime::UsmKind::Device))
+      out.hostAddressable = false;
+    if (out.device && out.device != buffer->device())
+      throw PythonError("DeviceInferenceError",
+                        "the arrays of a jit call are on different devices (" +
+                            out.device->info().name + " and " +
+                            buffer->device()->info().name +
+                            "); copy them to one device first");
+    out.device = buffer->device();
+    out.usmKind = runtime::combineUsmKinds(out.usmKind, buffer->usmKind());
+    out.anyDeviceArray = true;
+    const Type *element = array->type()->element;
+    a.data = static_cast<char *>(buffer->svm()) + array->offset();
+    arrayLayout(a, element, array->shape().data(), array->strides().data(),
+                static_cast<int>(array->shape().size()),
+                array->dtype().itemsize(), i);
+    a.object = py::reinterpret_borrow<py::object>(obj);
+    bool known = false;
+    for (auto &region : out.regions)
+      known |= region.buffer == buffer;
+    if (!known) {
+      launch::HostCall::Region region;
+      region.begin = static_cast<char *>(buffer->svm());
+      region.bytes = buffer->size();
+      region.buffer = buffer;
+      out.regions.push_back(region);
+    }
+  } else if (py::isinstance<py::array>(obj)) {
+    py::array array = py::reinterpret_borrow<py::array>(obj);
+    const Type *element = typeOfDType(array.dtype());
+    if (!element)
+      throw unsupportedDType(argumentName(i), array.dtype());
+    a.data = array.mutable_data();
+    arrayLayout(a, element, reinterpret_cast<const int64_t *>(array.shape()),
+                reinterpret_cast<const int64_t *>(array.strides()),
+                static_cast<int>(array.ndim()), array.itemsize(), i);
+    a.object = array;
+  } else if (const Type *t = scalarArgument(obj, a.scalar, argumentName(i),
+                                            "jit functions")) {
+    a.type = t;
+  } else if (PyList_Check(obj.ptr())) {
+    const Type *element = nullptr;
+    a.list = listArgument(obj, i, function, element);
+    a.data = a.list.get();
+    a.object = py::reinterpret_borrow<py::object>(obj);
+    a.type = types::reflectedList(element);
+  } else if (py::isinstance<py::tuple>(obj)) {
+    // A tuple (a namedtuple too) of numbers, arrays and tuples: its
+    // elements' parameters in turn (KernelABI.h).
+    std::vector<const Type *> elements;
+    for (py::handle item : obj) {
+      a.parts.emplace_back();
+      Argument &part = a.parts.back();
+      if (!py::isinstance<py::tuple>(item) &&
+          !py::isinstance<py::array>(item) && !asDeviceArray(item.ptr()) &&
+          !scalarArgument(item, part.scalar, argumentName(i) + "'s item",
+                          "jit functions"))
+        throw PythonError("TypingError",
+                          argumentName(i) + " is a tuple holding a '" +
+                              py::str(py::type::of(item).attr("__name__"))
+                                  .cast<std::string>() +
+                              "'; jit functions take tuples of numbers, "
+                              "arrays and tuples");
+      convertArgument(item, part, out, i, function);
+      elements.push_back(types::materialize(part.type));
+    }
+    a.object = py::reinterpret_borrow<py::object>(obj);
+    a.type = types::tuple(elements);
+    if (py::object key = namedTupleKey(py::type::of(obj)); !key.is_none()) {
+      std::vector<std::string> fields;
+      for (py::handle field : py::type::of(obj).attr("_fields"))
+        fields.push_back(py::str(field).cast<std::string>());
+      a.type = types::namedTuple(key.cast<std::string>(), fields, elements);
+    }
+  } else if (std::shared_ptr<runtime::Device> device = deviceObject(obj)) {
+    // A spirjit.Device: the call runs there; it has no run-time value
+    // (device= of an array constructor means the call's device).
+    if (out.named && out.named != device)
+      throw PythonError("DeviceInferenceError",
+                        "the Device arguments of a jit call name different "
+                        "devices (" +
+                            out.named->filterString() + " and " +
+                            device->filterString() + ")");
+    out.named = device;
+    a.type = types::function("spirjit.Device");
+  } else if (py::hasattr(obj, "__spirjit_function_argument__")) {
+    // Where a jit or device function was passed: the specialisation for
+    // it has the function as a constant (JitFunction._call_with_functions);
+    // no run-time value.
+    a.type = types::function("spirjit.function_argument");
+  } else if (PyCallable_Check(obj.ptr()) && !PyType_Check(obj.ptr())) {
+    py::object name = py::getattr(obj, "__name__", py::str("?"));
+    throw PythonError(
+        "TypingError",
+        argumentName(i) + " is the function '" +
+            py::str(name).cast<std::string>() +
+            "'; jit functions take @spirjit.jit, @spirjit.device_func and "
+            "@spirjit.vectorize functions as arguments, not other "
+            "callables");
+  } else {
+    throw PythonError(
+        "TypingError",
+        argumentName(i) + " is a '" +
+            py::str(py::type::of(obj).attr("__name__")).cast<std::string>() +
+            "'; jit functions take NumPy arrays, DeviceArrays, numbers, "
+            "tuples (namedtuples too) of numbers and arrays, lists of "
+            "numbers, and spirjit Devices");
+  }
+}
+
 Converted convert(const py::args &args,
                   const std::shared_ptr<runtime::Device> &fixed,
                   launch::JitFunction &function) {
@@ -275,115 +418,7 @@ Converted convert(const py::args &args,
   out.arguments.resize(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
     Argument &a = out.arguments[i];
-    py::handle obj = args[i];
-    if (const DeviceArray *array = asDeviceArray(obj.ptr())) {
-      const auto &buffer = array->writableBuffer(); // the call may write it
-      if (!buffer->svm())
-        throw PythonError(
-            "DeviceError",
-            argumentName(i) + " lives on " + buffer->device()->info().name +
-                " in memory without a pointer; jit functions take arrays in "
-                "SVM, USM or CUDA memory (use a @spirjit.kernel there)");
-      // Host code may touch the elements of host-addressable arrays, and
-      // of what the call makes (usm_type "device" by default).
-      if (!buffer->hostAddressable() ||
-          !buffer->device()->allocatesHostAddressable(runtime::UsmKind::Device))
-        out.hostAddressable = false;
-      if (out.device && out.device != buffer->device())
-        throw PythonError("DeviceInferenceError",
-                          "the arrays of a jit call are on different devices (" +
-                              out.device->info().name + " and " +
-                              buffer->device()->info().name +
-                              "); copy them to one device first");
-      out.device = buffer->device();
-      out.usmKind = runtime::combineUsmKinds(out.usmKind, buffer->usmKind());
-      out.anyDeviceArray = true;
-      const Type *element = array->type()->element;
-      a.data = static_cast<char *>(buffer->svm()) + array->offset();
-      arrayLayout(a, element, array->shape().data(), array->strides().data(),
-                  static_cast<int>(array->shape().size()),
-                  array->dtype().itemsize(), i);
-      a.object = py::reinterpret_borrow<py::object>(obj);
-      bool known = false;
-      for (auto &region : out.regions)
-        known |= region.buffer == buffer;
-      if (!known) {
-        launch::HostCall::Region region;
-        region.begin = static_cast<char *>(buffer->svm());
-        region.bytes = buffer->size();
-        region.buffer = buffer;
-        out.regions.push_back(region);
-      }
-    } else if (py::isinstance<py::array>(obj)) {
-      py::array array = py::reinterpret_borrow<py::array>(obj);
-      const Type *element = typeOfDType(array.dtype());
-      if (!element)
-        throw unsupportedDType(argumentName(i), array.dtype());
-      a.data = array.mutable_data();
-      arrayLayout(a, element, reinterpret_cast<const int64_t *>(array.shape()),
-                  reinterpret_cast<const int64_t *>(array.strides()),
-                  static_cast<int>(array.ndim()), array.itemsize(), i);
-      a.object = array;
-    } else if (const Type *t = scalarArgument(obj, a.scalar, argumentName(i),
-                                              "jit functions")) {
-      a.type = t;
-    } else if (PyList_Check(obj.ptr())) {
-      const Type *element = nullptr;
-      a.list = listArgument(obj, i, function, element);
-      a.data = a.list.get();
-      a.object = py::reinterpret_borrow<py::object>(obj);
-      a.type = types::reflectedList(element);
-    } else if (py::isinstance<py::tuple>(obj)) {
-      // A tuple of real numbers (an array's shape, say): one parameter per
-      // element (KernelABI.h).
-      std::vector<const Type *> elements;
-      for (py::handle item : obj) {
-        uint64_t bits[2] = {0, 0};
-        const Type *t = scalarArgument(item, bits, argumentName(i) + "'s item",
-                                       "jit functions");
-        if (!t || t->kind == TypeKind::Complex ||
-            t->kind == TypeKind::WeakComplex)
-          throw PythonError("TypingError",
-                            argumentName(i) +
-                                " is a tuple of something other than real "
-                                "numbers; jit functions take tuples of ints, "
-                                "floats and bools");
-        elements.push_back(types::materialize(t));
-        a.elements.push_back(bits[0]);
-      }
-      a.type = types::tuple(elements);
-    } else if (std::shared_ptr<runtime::Device> device = deviceObject(obj)) {
-      // A spirjit.Device: the call runs there; it has no run-time value
-      // (device= of an array constructor means the call's device).
-      if (out.named && out.named != device)
-        throw PythonError("DeviceInferenceError",
-                          "the Device arguments of a jit call name different "
-                          "devices (" + out.named->filterString() + " and " +
-                              device->filterString() + ")");
-      out.named = device;
-      a.type = types::function("spirjit.Device");
-    } else if (py::hasattr(obj, "__spirjit_function_argument__")) {
-      // Where a jit or device function was passed: the specialisation for
-      // it has the function as a constant (JitFunction._call_with_functions);
-      // no run-time value.
-      a.type = types::function("spirjit.function_argument");
-    } else if (PyCallable_Check(obj.ptr()) && !PyType_Check(obj.ptr())) {
-      py::object name = py::getattr(obj, "__name__", py::str("?"));
-      throw PythonError(
-          "TypingError",
-          argumentName(i) + " is the function '" +
-              py::str(name).cast<std::string>() +
-              "'; jit functions take @spirjit.jit, @spirjit.device_func and "
-              "@spirjit.vectorize functions as arguments, not other "
-              "callables");
-    } else {
-      throw PythonError(
-          "TypingError",
-          argumentName(i) + " is a '" +
-              py::str(py::type::of(obj).attr("__name__")).cast<std::string>() +
-              "'; jit functions take NumPy arrays, DeviceArrays, numbers, "
-              "tuples and lists of numbers, and spirjit Devices");
-    }
+    convertArgument(args[i], a, out, i, function);
     out.types.push_back(a.type);
   }
   if (out.named) {
@@ -421,7 +456,10 @@ class ResultReader {
 public:
   ResultReader(const uint64_t *slots, launch::HostCall &call,
                const Converted &converted)
-      : slots_(slots), call_(call), converted_(converted) {}
+      : slots_(slots), call_(call) {
+    for (const Argument &a : converted.arguments)
+      flatten(a);
+  }
 
   py::object read(const Type *t) {
     switch (t->kind) {
@@ -431,6 +469,9 @@ public:
       py::tuple out(t->elements.size());
       for (size_t i = 0; i < t->elements.size(); ++i)
         out[i] = read(t->elements[i]);
+      if (t->isNamedTuple()) // an instance of the user's own class
+        return describeModule().attr("namedtuple_class")(t->name).attr("_make")(
+            out);
       return std::move(out);
     }
     case TypeKind::Array:
@@ -449,13 +490,21 @@ public:
   }
 
 private:
+  /// The arguments, a tuple's elements among them: an array in a tuple
+  /// comes back as itself too.
+  void flatten(const Argument &a) {
+    arguments_.push_back(std::cref(a));
+    for (const Argument &part : a.parts)
+      flatten(part);
+  }
+
   /// A list the host code made: its items into a Python list, as numba
   /// returns its lists; a list argument: the caller's list itself, which
   /// has its changes (numba's `f(xs) is xs`).
   py::object readList(const Type *t) {
     auto *data = reinterpret_cast<const char *>(slots_[next_++]);
     auto length = static_cast<size_t>(slots_[next_++]);
-    for (const Argument &a : converted_.arguments)
+    for (const Argument &a : arguments_)
       if (a.list && a.list->data == data)
         return a.object;
     const Type *m = t->element;
@@ -478,7 +527,7 @@ private:
     // An argument returned as it came is that object, as numba returns it
     // (`f(x) is x`); so is a view of the same layout (`a[:]`), which the
     // result cannot tell from it.
-    for (const Argument &a : converted_.arguments)
+    for (const Argument &a : arguments_)
       if (a.type && a.type->kind == TypeKind::Array && a.object &&
           a.data == data && a.type->element == t->element && a.shape == shape) {
         bool same = true;
@@ -501,7 +550,7 @@ private:
       return py::array(dtype, shape, strides, data, base);
     }
     // A view of a NumPy argument.
-    for (const Argument &a : converted_.arguments)
+    for (const Argument &a : arguments_)
       if (a.type && a.type->kind == TypeKind::Array && a.object &&
           !asDeviceArray(a.object.ptr())) {
         auto *begin = static_cast<char *>(a.data);
@@ -515,7 +564,7 @@ private:
   const uint64_t *slots_;
   size_t next_ = 0;
   launch::HostCall &call_;
-  const Converted &converted_;
+  std::vector<std::reference_wrapper<const Argument>> arguments_;
   std::map<char *, py::object> bases_;
 };
 
@@ -528,7 +577,10 @@ std::vector<void *> parameters(const Converted &converted,
   std::vector<void *> out(params.size());
   for (size_t k = 0; k < params.size(); ++k) {
     const KernelParameter &p = params[k];
-    const Argument &a = converted.arguments[p.argument];
+    const Argument *at = &converted.arguments[p.argument];
+    for (int k : p.element) // a tuple's element
+      at = &at->parts[k];
+    const Argument &a = *at;
     uint64_t &slot = storage[k];
     switch (p.kind) {
     case KernelParameter::Kind::ArrayData:
@@ -541,9 +593,7 @@ std::vector<void *> parameters(const Converted &converted,
       std::memcpy(&slot, &a.strides[p.dim], 8);
       break;
     case KernelParameter::Kind::Scalar:
-      slot = a.type->kind == TypeKind::Tuple
-                 ? a.elements[p.dim]
-                 : a.scalar[a.type->kind == TypeKind::Complex ? p.dim : 0];
+      slot = a.scalar[a.type->kind == TypeKind::Complex ? p.dim : 0];
       break;
     default:
       throw std::logic_error("a jit function's parameter of an unknown kind");

@@ -41,6 +41,40 @@ def _const(value):
     return ("other", type(value).__name__)
 
 
+# Each namedtuple class seen, by key, and each key, by class: two classes
+# are two types even with the same name and fields (numba's rule), so a
+# second class named as a first one gets a key of its own.
+_NAMEDTUPLE_CLASSES = {}
+_NAMEDTUPLE_KEYS = {}
+
+
+def is_namedtuple_class(value):
+    """collections.namedtuple's classes and typing.NamedTuple's."""
+    return (isinstance(value, type) and issubclass(value, tuple) and
+            isinstance(getattr(value, "_fields", None), tuple) and
+            hasattr(value, "_make"))
+
+
+def namedtuple_key(cls):
+    """The key of a namedtuple class: the name of its instances' type in
+    the compiler (and its dispatch cache key)."""
+    key = _NAMEDTUPLE_KEYS.get(cls)
+    if key is None:
+        base = f"{cls.__module__}.{cls.__qualname__}"
+        key, n = base, 1
+        while key in _NAMEDTUPLE_CLASSES:
+            n += 1
+            key = f"{base}#{n}"
+        _NAMEDTUPLE_CLASSES[key] = cls
+        _NAMEDTUPLE_KEYS[cls] = key
+    return key
+
+
+def namedtuple_class(key):
+    """The class whose instances a jit function returns as type `key`."""
+    return _NAMEDTUPLE_CLASSES[key]
+
+
 def callee_key(fn):
     """A device function's key in the device_functions table: named by
     what it is, not where it lives, so the same code with the same closure
@@ -96,6 +130,10 @@ def describe_value(value, table=None):
                 "value": _const(value.item()), "dtype": value.dtype.name}
     if isinstance(value, types.ModuleType):
         return {"kind": "module", "name": value.__name__}
+    if is_namedtuple_class(value):
+        defaults = tuple(getattr(value, "_field_defaults", {}).values())
+        return {"kind": "namedtuple", "name": namedtuple_key(value),
+                "value": _const((value._fields, defaults))}
     if isinstance(value, type) and issubclass(value, np.generic):
         return {"kind": "object", "name": "numpy." + np.dtype(value).name}
     if isinstance(value, np.ufunc):

@@ -5,6 +5,7 @@
 
 #include "compiler/ArrayOps.h"
 #include "compiler/ArrayValues.h"
+#include "compiler/KernelABI.h"
 #include "compiler/KernelAPI.h"
 #include "compiler/LowerToLLVM.h"
 #include "compiler/Optimize.h"
@@ -517,4 +518,30 @@ TEST(Pipeline, RoundOfFloat32WithoutFp64StaysInFloat32) {
   EXPECT_EQ(narrow.find("double"), std::string::npos) << narrow;
   std::string wide = llvmOf({});
   EXPECT_NE(wide.find("@spirjit.round.digits.f64"), std::string::npos);
+}
+
+// A namedtuple is a tuple that knows its class: two classes of the same
+// fields are two types, and a tuple argument of arrays and tuples travels
+// as its elements' parameters, each named by its place.
+TEST(KernelABI, TupleArgumentsAreTheirElementsParameters) {
+  const Type *point = types::namedTuple("m.Point", {"x", "y"},
+                                        {types::int64(), types::int64()});
+  const Type *pixel = types::namedTuple("m.Pixel", {"x", "y"},
+                                        {types::int64(), types::int64()});
+  EXPECT_NE(point, pixel);
+  EXPECT_NE(point, types::tuple({types::int64(), types::int64()}));
+  EXPECT_EQ(point->str(), "m.Point(x=int64, y=int64)");
+  const Type *grid = types::namedTuple(
+      "m.Grid", {"values", "spacing", "origin"},
+      {types::array(types::floating(64), 1, 'C'), types::floating(64), point});
+  std::vector<KernelParameter> params = kernelParameters({grid});
+  ASSERT_EQ(params.size(), 5u);
+  using Kind = KernelParameter::Kind;
+  EXPECT_EQ(params[0].kind, Kind::ArrayData);
+  EXPECT_EQ(params[0].element, std::vector<int>{0});
+  EXPECT_EQ(params[1].kind, Kind::ArrayShape);
+  EXPECT_EQ(params[2].kind, Kind::Scalar);
+  EXPECT_EQ(params[2].element, std::vector<int>{1});
+  EXPECT_EQ(params[4].element, (std::vector<int>{2, 1}));
+  EXPECT_EQ(parameterType(params[4], {grid}), types::int64());
 }

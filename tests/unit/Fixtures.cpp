@@ -46,6 +46,7 @@ GlobalValue toGlobal(const llvm::json::Object &object) {
            : kind == "builtin" ? GlobalValue::Kind::Builtin
            : kind == "object"  ? GlobalValue::Kind::Object
            : kind == "device_function" ? GlobalValue::Kind::DeviceFunction
+           : kind == "namedtuple" ? GlobalValue::Kind::NamedTupleClass
                                : GlobalValue::Kind::Unknown;
   g.name = object.getString("name")->str();
   if (const llvm::json::Value *value = object.get("value"))
