@@ -12,6 +12,8 @@ import types
 
 import numpy as np
 
+from ._jit_library_names import NAMES as LIBRARY_NAMES
+
 _BUILTINS = {"range", "abs", "min", "max", "int", "float", "bool", "round",
              "len", "complex", "print", "isinstance", "pow", "getattr",
              "enumerate", "zip", "sum", "sorted"}
@@ -197,9 +199,6 @@ def _describe_annotation(value):
     return describe_value(value)
 
 
-_LIBRARY_NAMES = None
-
-
 _BINARY_OP = dis.opmap.get("BINARY_OP")
 # BINARY_OP's arguments for @ and @= (NB_MATRIX_MULTIPLY, its in-place one).
 _MATMUL_OPS = (4, 17) if _BINARY_OP is not None else None
@@ -216,14 +215,9 @@ def _library_entries(names, table, code=None, operations=()):
     """NumPy's functions and methods among ``names`` that the jit library
     writes (_jit_library.py), and its ``operations`` of Python's syntax,
     described into ``table``."""
-    global _LIBRARY_NAMES
-    if _LIBRARY_NAMES is None:
-        from . import _jit_library
-        _LIBRARY_NAMES = set(_jit_library.FUNCTIONS) | set(
-            _jit_library.METHODS) | {"random"}
     if code is not None and _MATMUL_OPS is not None and _uses_matmul(code):
         names = list(names) + ["matmul"]
-    if _LIBRARY_NAMES.isdisjoint(names) and not operations:
+    if LIBRARY_NAMES.isdisjoint(names) and not operations:
         return {}
     from . import _jit_library
     return _jit_library.entries(names, describe_value, table, operations)

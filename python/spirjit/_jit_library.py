@@ -15,6 +15,7 @@ results; what they do not take (``axis=``, ``ddof=``, ``out=``) is an
 import numpy as np
 
 from . import jit, prange
+from ._jit_library_names import NAMES
 
 
 class _Fail:
@@ -626,6 +627,8 @@ METHODS = {"std": (std,), "var": (var,), "fill": (fill,),
            "cumsum": (cumsum,), "cumprod": (cumprod,), "clip": (clip,),
            **{name: (fn,) for name, fn in _AXES.items()
               if not name.startswith("a")}}
+assert set(FUNCTIONS) | set(METHODS) | {"random"} == NAMES, \
+    "_jit_library_names.NAMES must name what the library writes"
 # np.random's functions with their array forms ("numpy.random.<name>"), and
 # the numbers of arguments with which jit code draws a number itself.
 RANDOM = {"random": (random_size,), "random_sample": (random_size,),
