@@ -519,7 +519,11 @@ CompiledHost compileHost(const HostRequest &request,
   compiled.parfors = outlineParfors(typed, request.mapRows);
   for (const auto &block : typed.function->blocks)
     for (const auto &inst : block->instructions)
-      if ((inst->isa(ir::Opcode::GetItem) || inst->isa(ir::Opcode::SetItem)) &&
+      // An element read or a store (a getitem giving an array, a[0] of a
+      // matrix or a[None][0], is a view: no element is touched).
+      if (((inst->isa(ir::Opcode::GetItem) &&
+            inst->type->kind != TypeKind::Array) ||
+           inst->isa(ir::Opcode::SetItem)) &&
           inst->operands[0]->type->kind == TypeKind::Array) {
         compiled.touchesElements = true;
         if (!request.hostAddressable)
