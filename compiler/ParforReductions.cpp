@@ -82,10 +82,11 @@ bool isReduction(const ir::Function &fn, const ir::Loop &loop,
                  const Instruction *phi, ReductionOp &op,
                  std::set<const Instruction *> *values) {
   bool array = phi->type && phi->type->kind == TypeKind::Array;
-  if (!phi->type || (!array && !phi->type->isNumber()) ||
-      phi->type->kind == TypeKind::Complex ||
-      phi->type->kind == TypeKind::WeakComplex)
+  if (!phi->type || (!array && !phi->type->isNumber()))
     return false;
+  // Complex numbers have sums and products (s += z, s *= z), no order.
+  bool complex = phi->type->kind == TypeKind::Complex ||
+                 phi->type->kind == TypeKind::WeakComplex;
   // The values of the chain: the phi, its updates, and body phis that
   // merge them.
   std::set<const Instruction *> chain = {phi};
@@ -129,6 +130,8 @@ bool isReduction(const ir::Function &fn, const ir::Loop &loop,
         return false;
     }
   if (!kind || fromLatch == 0)
+    return false;
+  if (complex && *kind != ReductionOp::Add && *kind != ReductionOp::Mul)
     return false;
   if (((*kind == ReductionOp::Or || *kind == ReductionOp::And ||
         *kind == ReductionOp::Xor) &&

@@ -134,4 +134,11 @@ private:
   CacheStatistics hostStatistics_;
 };
 
+/// Bytes of one value of a number type (a complex number's two parts).
+size_t itemSize(const Type *t);
+/// `out` = the `n` partials of a prange reduction of `op` over values of
+/// `t`, combined in order with `initial` (HostPartials.cpp).
+void combinePartials(ReductionOp op, const Type *t, const void *initial,
+                     const char *partials, int64_t n, void *out);
+
 } // namespace spirjit::launch

@@ -461,3 +461,34 @@ def test_complex_arrays_and_their_parts(device, require_dtypes):
     r = np.arange(3.0)
     np.testing.assert_array_equal(parts(r)[0], r * 2)
     np.testing.assert_array_equal(parts(r)[1], np.ones(3))
+
+
+
+# Sums and products of complex numbers: a.sum(), a.prod(), a.mean() and a
+# prange loop's `s += z` / `p *= z`, as numba reduces them (issue 29).
+@dpjit
+def complex_reductions(z):
+    s = 0j
+    p = 1 + 0j
+    for i in prange(z.shape[0]):
+        s += z[i] * 2
+        p *= z[i]
+    return s, p, z.sum(), z.prod(), z.mean(), (z * z).sum()
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize("n", [1, 7, 1000, 100_003])
+def test_complex_sums_and_products(device, require_dtypes, dtype, n):
+    require_dtypes(dtype)
+    rng = np.random.default_rng(n)
+    # Products of many factors stay finite near the unit circle.
+    angle = rng.random(n) * 2 * np.pi
+    z = (np.exp(1j * angle) * (1 + 1e-6 * rng.random(n))).astype(dtype)
+    got = complex_reductions(spirjit.asarray(z, device=device))
+    want = (2 * z.sum(), z.prod(), z.sum(), z.prod(), z.mean(),
+            (z * z).sum())
+    tolerance = 1e-4 if dtype == np.complex64 else 1e-9
+    for g, w in zip(got, want):
+        g = complex(g.asnumpy() if hasattr(g, "asnumpy") else g)
+        assert abs(g - complex(w)) <= tolerance * max(1.0, abs(w)) * (
+            1 + np.log2(n)), (g, w)
