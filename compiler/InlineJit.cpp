@@ -104,18 +104,6 @@ std::string spelled(const std::string &name) {
   return "np." + name.substr(6) + "()";
 }
 
-/// The keyword names of `call` (its name: "k,dtype").
-std::vector<std::string> keywordsOf(const Instruction *call) {
-  std::vector<std::string> keywords;
-  for (size_t start = 0; !call->name.empty();) {
-    size_t comma = call->name.find(',', start);
-    keywords.push_back(call->name.substr(start, comma - start));
-    if (comma == std::string::npos)
-      break;
-    start = comma + 1;
-  }
-  return keywords;
-}
 
 /// A library form written for a call with keywords ("numpy.eye#2:<form>",
 /// np.eye(n, dtype=t)): one of `given` parameters whose first ones are
@@ -145,7 +133,7 @@ keywordForm(const Instruction *call, const LibraryCall &found, size_t given,
         positional = parameters(it->second);
       }
     }
-  std::vector<std::string> keywords = keywordsOf(call);
+  std::vector<std::string> keywords = ir::callKeywords(*call);
   size_t byPosition = given - keywords.size();
   std::string forms = prefix + std::to_string(given) + ":";
   for (auto it = d.library.lower_bound(forms);
@@ -212,7 +200,7 @@ const FunctionDescription *libraryCallee(Instruction *call,
   std::string parameters;
   for (size_t i = (found->self ? 1 : 0); i < count; ++i)
     parameters += (parameters.empty() ? "" : ", ") + picked.varnames[i];
-  for (const std::string &keyword : keywordsOf(call))
+  for (const std::string &keyword : ir::callKeywords(*call))
     if (std::find(picked.varnames.begin(), picked.varnames.begin() + count,
                   keyword) == picked.varnames.begin() + count)
       throw UserError(UserErrorKind::Typing, d.filename, call->line,
@@ -237,7 +225,7 @@ void orderArguments(Instruction *call, const FunctionDescription &callee,
   if (call->name.empty() &&
       (defaults.empty() || call->operands.size() - 1 >= count))
     return;
-  std::vector<std::string> keywords = keywordsOf(call);
+  std::vector<std::string> keywords = ir::callKeywords(*call);
   size_t positional = call->operands.size() - 1 - keywords.size();
   std::vector<Instruction *> ordered(count, nullptr);
   for (size_t i = 0; i < positional && i < count; ++i)

@@ -188,14 +188,7 @@ void Builder::orderNamedTupleArguments() {
         throw UserError(UserErrorKind::Typing, desc_.filename, call->line,
                         cls + "() " + why);
       };
-      std::vector<std::string> keywords;
-      for (size_t start = 0; !call->name.empty();) {
-        size_t comma = call->name.find(',', start);
-        keywords.push_back(call->name.substr(start, comma - start));
-        if (comma == std::string::npos)
-          break;
-        start = comma + 1;
-      }
+      std::vector<std::string> keywords = ir::callKeywords(*call);
       size_t positional = call->operands.size() - 1 - keywords.size();
       if (positional > fields.size())
         fail("takes " + std::to_string(fields.size()) +

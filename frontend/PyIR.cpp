@@ -149,6 +149,18 @@ static void printAttributes(std::ostream &os, const Instruction &inst) {
   }
 }
 
+std::vector<std::string> callKeywords(const Instruction &call) {
+  std::vector<std::string> keywords;
+  for (size_t start = 0; !call.name.empty();) {
+    size_t comma = call.name.find(',', start);
+    keywords.push_back(call.name.substr(start, comma - start));
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  return keywords;
+}
+
 std::string print(const Function &function,
                   const std::function<std::string(const Instruction &)>
                       &annotate) {

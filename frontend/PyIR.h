@@ -121,6 +121,9 @@ private:
   unsigned nextBlockId_ = 0;
 };
 
+/// A call's keyword names, in order (its name: "k,dtype"; PyIROpcodes.def).
+std::vector<std::string> callKeywords(const Instruction &call);
+
 /// Prints the function. `annotate` may add text after each instruction
 /// (the `typed` stage prints the type there).
 std::string print(const Function &function,
