@@ -5,6 +5,8 @@ import functools
 import pathlib
 import re
 
+import pytest
+
 
 @functools.lru_cache(maxsize=None)
 def _lines(path):
@@ -17,3 +19,13 @@ def marked_line(path, name):
             if name in re.findall(r"# <- ([\w-]+)", text)]
     assert len(hits) == 1, f"marker {name!r} found {len(hits)} times"
     return hits[0]
+
+
+def raises_at(error, call, path, marker, text):
+    """Calls `call`, which must raise `error` whose message starts with
+    `path`:line of `marker` and holds `text`."""
+    with pytest.raises(error) as info:
+        call()
+    message = str(info.value)
+    assert message.startswith(f"{path}:{marked_line(path, marker)}: ")
+    assert text in message

@@ -14,7 +14,7 @@ import spirjit
 from spirjit import jit, prange
 from spirjit.errors import UnsupportedFeatureError
 
-from source_markers import marked_line
+from source_markers import marked_line, raises_at
 
 
 def on(device, *arrays):
@@ -449,11 +449,7 @@ def draws_in_a_kernel(item: spirjit.kernel_api.Item, a):
      "and prange bodies), not in kernels"),
 ])
 def test_what_np_random_does_not_take(device, call, marker, text):
-    with pytest.raises(UnsupportedFeatureError) as info:
-        call()
-    message = str(info.value)
-    assert message.startswith(f"{__file__}:{marked_line(__file__, marker)}: ")
-    assert text in message
+    raises_at(UnsupportedFeatureError, call, __file__, marker, text)
 
 
 # np.array of literals, tuples joined and indexed at run time; list
@@ -571,8 +567,4 @@ def list_in_a_loop(n):
      "'list' is not supported in spirjit kernels"),
 ])
 def test_what_literals_do_not_take(device, call, marker, kind, text):
-    with pytest.raises(kind) as info:
-        call()
-    message = str(info.value)
-    assert message.startswith(f"{__file__}:{marked_line(__file__, marker)}: ")
-    assert text in message
+    raises_at(kind, call, __file__, marker, text)

@@ -16,7 +16,7 @@ from spirjit import jit, prange
 from spirjit import errors
 from spirjit.errors import UnsupportedFeatureError
 
-from source_markers import marked_line
+from source_markers import marked_line, raises_at
 
 
 @jit
@@ -250,11 +250,7 @@ def uses_dict(n):
 ], ids=["append-in-prange", "comprehension-in-prange", "read-in-prange",
         "method", "never-typed", "arrays", "dict", "out-of-a-tuple"])
 def test_what_lists_do_not_take(device, call, marker, text):
-    with pytest.raises(UnsupportedFeatureError) as info:
-        call()
-    message = str(info.value)
-    assert message.startswith(f"{__file__}:{marked_line(__file__, marker)}: ")
-    assert text in message
+    raises_at(UnsupportedFeatureError, call, __file__, marker, text)
 
 
 # A Python list passed to a jit function (numba's reflected list): its
@@ -384,11 +380,7 @@ def list_argument_in_prange(xs, n):
 ], ids=["empty", "lists", "arrays", "str", "float-into-ints",
         "complex-into-floats", "prange"])
 def test_what_list_arguments_do_not_take(device, call, error, marker, text):
-    with pytest.raises(error) as info:
-        call()
-    message = str(info.value)
-    assert message.startswith(f"{__file__}:{marked_line(__file__, marker)}: ")
-    assert text in message
+    raises_at(error, call, __file__, marker, text)
 
 
 # sum, min, max, sorted and `in` of a list, with Python's results (numba's
@@ -503,8 +495,4 @@ def in_an_array(a):
      "write (a == x).any()"),
 ], ids=["max-complex", "sorted-key", "in-array"])
 def test_what_list_builtins_do_not_take(device, call, error, marker, text):
-    with pytest.raises(error) as info:
-        call()
-    message = str(info.value)
-    assert message.startswith(f"{__file__}:{marked_line(__file__, marker)}: ")
-    assert text in message
+    raises_at(error, call, __file__, marker, text)

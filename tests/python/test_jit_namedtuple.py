@@ -19,7 +19,7 @@ import spirjit
 from spirjit import jit, prange
 from spirjit.errors import TypingError, UnsupportedFeatureError
 
-from source_markers import marked_line
+from source_markers import raises_at
 
 Point = collections.namedtuple("Point", ["x", "y"])
 Pixel = collections.namedtuple("Pixel", ["x", "y"])  # Point's fields, not Point
@@ -319,11 +319,7 @@ def default_string(v):
      "a namedtuple is immutable"),
 ], ids=["string-default", "replace", "asdict", "assign"])
 def test_what_namedtuples_do_not_take(device, call, marker, text):
-    with pytest.raises(UnsupportedFeatureError) as info:
-        call()
-    message = str(info.value)
-    assert message.startswith(f"{__file__}:{marked_line(__file__, marker)}: ")
-    assert text in message
+    raises_at(UnsupportedFeatureError, call, __file__, marker, text)
 
 
 @jit
@@ -350,8 +346,4 @@ def unknown_field(p):
      "has no attribute 'z'"),
 ], ids=["missing", "unknown-keyword", "unknown-field"])
 def test_namedtuple_typing_errors(device, call, marker, text):
-    with pytest.raises(TypingError) as info:
-        call()
-    message = str(info.value)
-    assert message.startswith(f"{__file__}:{marked_line(__file__, marker)}: ")
-    assert text in message
+    raises_at(TypingError, call, __file__, marker, text)
