@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import spirjit  # noqa: E402
 from spirjit import _spirjit, prange  # noqa: E402
 from bench_arrays import RAW_JACOBI  # noqa: E402  (the same sweep's CUDA C)
+from timing import wait_until_quiet  # noqa: E402
 
 
 def prange_2d(u, v):
@@ -121,6 +122,7 @@ def main(argv=None):
         wait()
     for _ in range(args.reps):
         for label, run, wait in forms:
+            wait_until_quiet()  # no other form's threads still spin
             start = time.perf_counter()
             run()
             wait()

@@ -53,6 +53,7 @@ try:  # one source for both compilers: spirjit reads numba's prange as its own
 except Exception:  # noqa: BLE001 (numba missing or broken: its column says)
     from spirjit import prange  # noqa: E402
 from bench_kernel_api import make_spirjit_reduction  # noqa: E402
+from timing import wait_until_quiet  # noqa: E402
 
 RUNTIMES = [("Intel", "Intel(R) OpenCL"),
             ("PoCL", "Portable Computing Language"),
@@ -72,6 +73,7 @@ def interleaved_medians(fns, reps, warmup=2):
     times = {label: [] for label in fns}
     for _ in range(reps):
         for label, fn in fns.items():
+            wait_until_quiet()  # no other form's threads still spin
             t0 = time.perf_counter()
             fn()
             times[label].append(time.perf_counter() - t0)

@@ -41,6 +41,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from timing import wait_until_quiet
+
 try:
     import numpy as np
 except ImportError:  # the reference for every check: required
@@ -571,6 +573,7 @@ def run_benchmark(bench: Benchmark, n, reps, warmup, seed=0, runtimes=()):
         for _ in range(reps):
             for label, case in list(cases.items()):
                 try:
+                    wait_until_quiet()  # no other library's threads spin
                     t0 = time.perf_counter()
                     case.run()
                     times[label].append(time.perf_counter() - t0)
