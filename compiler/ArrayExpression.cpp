@@ -60,6 +60,7 @@ std::string ArrayExpression::text() const {
          (indexParameter >= 0 ? " indices p" + std::to_string(indexParameter)
                               : "") +
          (chunked ? " chunked" : "") + (blockedArgFold ? " blocked" : "") +
+         (singleItemGroups ? " single-item" : "") +
                   "\n";
   for (size_t v = 0; v < values.size(); ++v) {
     const Value &value = values[v];
@@ -105,7 +106,8 @@ bool ArrayExpression::operator==(const ArrayExpression &o) const {
       reduction != o.reduction || accumulator != o.accumulator ||
       floatingAccumulator != o.floatingAccumulator || output != o.output ||
       indexParameter != o.indexParameter || flat != o.flat ||
-      chunked != o.chunked || blockedArgFold != o.blockedArgFold || !(outFlat == o.outFlat) ||
+      chunked != o.chunked || blockedArgFold != o.blockedArgFold ||
+      singleItemGroups != o.singleItemGroups || !(outFlat == o.outFlat) ||
       functions.size() != o.functions.size())
     return false;
   for (size_t f = 0; f < functions.size(); ++f)
@@ -151,6 +153,7 @@ uint64_t ArrayExpression::hash() const {
   mix(flat);
   mix(chunked);
   mix(blockedArgFold);
+  mix(singleItemGroups);
   mixFlat(outFlat);
   for (const auto &function : functions)
     mix(function->hash);

@@ -272,9 +272,11 @@ private:
     chunkStart_ = binary(
         B::Mul, method(group, "get_group_id", {integer(1)}), chunk);
     Instruction *left = binary(B::Sub, n, cast(chunkStart_, "int64"));
+    Instruction *count = call(builtin("min"), {left, cast(chunk, "int64")});
+    if (e_.singleItemGroups) // the item's k's: 0, 1, ... (see chainsFor)
+      return {m, lid, group, integer(0), integer(1), count};
     return {m, lid, group, lid,
-            method(item(), "get_local_range", {integer(1)}),
-            call(builtin("min"), {left, cast(chunk, "int64")})};
+            method(item(), "get_local_range", {integer(1)}), count};
   }
   /// The row's k of a k counted from the work-item's chunk's start.
   Instruction *inRow(Instruction *k) {
@@ -354,12 +356,22 @@ private:
     size_t chains = initial.size();
     Instruction *wide =
         chains == 1 ? step : binary(B::Mul, step, integer(int64_t(chains)));
+    // One item a group steps by 1: the test is base < n - wide + 1, a
+    // unit-stride `<` whose trip count LLVM computes (its adds carry no
+    // no-wrap flags, and base + wide <= n could wrap for all it knows),
+    // so that the loop vectoriser takes the loop.
+    Instruction *limit =
+        e_.singleItemGroups
+            ? binary(B::Add, binary(B::Sub, n, wide), integer(1))
+            : nullptr;
     auto [header, phis] = loopHeader(base, initial);
     Instruction *phiBase = header.first;
     Instruction *nextBase = binary(B::Add, phiBase, wide);
     Block *body = block({cur_});
     Block *after = block({cur_});
-    branchIf(compare(ir::CompareOperator::Le, nextBase, n), body, after);
+    branchIf(limit ? compare(ir::CompareOperator::Lt, phiBase, limit)
+                   : compare(ir::CompareOperator::Le, nextBase, n),
+             body, after);
     cur_ = body;
     std::vector<States> next;
     Instruction *k = kAt(phiBase, first);
@@ -405,7 +417,15 @@ private:
   /// How many independent chains a reduction's first loop folds: four,
   /// unless the fused expression is big enough that copies of it would
   /// cost more compile time than they save.
-  int chainsFor() const { return e_.values.size() <= 16 ? 4 : 1; }
+  /// One item a group walking its chunk element by element
+  /// (singleItemGroups): a sum or product folds one chain, a loop LLVM's
+  /// vectoriser turns into vector folds where it may reassociate them
+  /// (reassociatesFolds), as it does not turn chains of scalars.
+  int chainsFor() const {
+    if (e_.values.size() > 16 || reassociatesFolds(e_))
+      return 1;
+    return 4;
+  }
 
   void writeReduce() {
     using B = ir::BinaryOperator;
@@ -753,6 +773,15 @@ private:
 };
 
 } // namespace
+
+bool reassociatesFolds(const ArrayExpression &e) {
+  using R = ArrayExpression::Reduction;
+  // A complex accumulator is two floats LLVM's vectoriser does not fold:
+  // it keeps its four chains.
+  return e.form == ArrayExpression::Form::Reduce && e.singleItemGroups &&
+         (e.reduction == R::Sum || e.reduction == R::Prod) &&
+         e.accumulator.rfind("complex", 0) != 0;
+}
 
 std::shared_ptr<FunctionDescription>
 arrayKernel(const ArrayExpression &expression, const std::string &name) {

@@ -139,6 +139,13 @@ struct ArrayExpression {
   /// reads again only the block holding an item's best (ArrayKernel.cpp,
   /// argFoldBlocks).
   bool blockedArgFold = false;
+  /// Reduce, chunked and launched with one item a group on the native
+  /// device (which vectorises only loops inside an item): the
+  /// item's k's are 0, 1, ... with a constant step, and a sum or product
+  /// folds one chain, which LLVM's loop vectoriser folds as vectors where
+  /// the compile allows it to reassociate (CompileOptions::
+  /// reassociateFolds; ArrayKernel.cpp, chainsFor).
+  bool singleItemGroups = false;
 
   /// NumPy's name of a reduction ("sum", ..., "argmin"), and the
   /// reduction of a name (false for none).
@@ -167,5 +174,13 @@ extern const char *const kArrayExpressionFile;
 /// prebuilt pyir; its bytecode stage prints the expression.
 std::shared_ptr<FunctionDescription>
 arrayKernel(const ArrayExpression &expression, const std::string &name);
+
+/// Does `expression`'s kernel fold its sum or product in one chain that
+/// its compile may reassociate (CompileOptions::reassociateFolds)? A
+/// chunked Reduce with one item a group (singleItemGroups) of Sum or Prod:
+/// the order of its partial sums is spirjit's choice, as NumPy's pairwise
+/// summation is NumPy's. min/max, arg and complex reductions keep their
+/// chains.
+bool reassociatesFolds(const ArrayExpression &expression);
 
 } // namespace spirjit

@@ -31,6 +31,8 @@ struct Parfor;
 
 struct LoweringOptions {
   bool fastmath = false;
+  /// CompileOptions::reassociateFolds.
+  bool reassociateFolds = false;
   /// Check indices; `debug` also integer division by zero and asserts.
   /// Either adds the hidden DebugRecord parameter to every function of the
   /// module, and appends the checks' sites to `sites` (DebugRecord.h).

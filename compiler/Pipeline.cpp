@@ -336,6 +336,7 @@ CompiledKernel compileKernel(const KernelRequest &request,
                                           : createSPIRTarget();
   LoweringOptions lowering;
   lowering.fastmath = options.fastmath;
+  lowering.reassociateFolds = options.reassociateFolds;
   lowering.boundscheck = options.boundscheck || options.debug;
   lowering.debug = options.debug;
   lowering.localExtents = request.localExtents;

@@ -37,9 +37,11 @@ KernelCache &arrayKernelCache(const ArrayExpression &expression) {
   const char *name = expression.form == ArrayExpression::Form::Map
                          ? "array_map"
                          : "array_reduce";
+  CompileOptions options;
+  options.reassociateFolds = reassociatesFolds(expression);
   auto cache = std::make_unique<KernelCache>(
       [expression, name] { return *arrayKernel(expression, name); },
-      CompileOptions());
+      options);
   cachesInOrder().emplace_back(name, cache.get());
   entries.emplace_back(expression, std::move(cache));
   return *entries.back().second;

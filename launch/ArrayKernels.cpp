@@ -379,6 +379,7 @@ Gathered overPartials(const ArrayNode &node, const Expression &first,
   h.expression.accumulator = first.accumulator;
   h.expression.floatingAccumulator = first.floatingAccumulator;
   h.expression.chunked = first.chunked;
+  h.expression.singleItemGroups = first.singleItemGroups;
   return h;
 }
 
@@ -799,6 +800,12 @@ void computeReduce(ArrayNode &node, const ArrayView &out) {
   g.expression.chunked = launchShape.chunked;
   int local = launchShape.local;
   g.expression.blockedArgFold = launchShape.chunked && local > 1;
+  // Only where spirjit's own LLVM pipeline compiles the kernel to machine
+  // code (the native device): PoCL gets SPIR-V, which its compiler does
+  // not vectorise along an item's loop, and one chain there was a long
+  // scalar sum, slower and less accurate than four.
+  g.expression.singleItemGroups = launchShape.chunked && local == 1 &&
+                                  node.device->info().backend == "native";
   int64_t groups = launchShape.groups;
 
   ArrayView finalView = out;

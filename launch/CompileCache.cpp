@@ -212,7 +212,8 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
       (key.ndRange ? " ndrange" : " range") + localExtentsText(key.localExtents) +
       (key.disjoint ? " noalias" : "") +
       "\nfastmath " +
-      std::to_string(options_.fastmath) + " opt " +
+      std::to_string(options_.fastmath) +
+      (options_.reassociateFolds ? " reassociate-folds" : "") + " opt " +
       std::to_string(options_.optLevel) + " boundscheck " +
       std::to_string(options_.boundscheck) + " debug " +
       std::to_string(options_.debug) + "\nimage " + imageFormatName(format) +

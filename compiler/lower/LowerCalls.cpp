@@ -328,6 +328,25 @@ std::string entryPointName(const std::string &name) {
   return out;
 }
 
+/// LoweringOptions::reassociateFolds: a floating-point add or multiply
+/// that a phi takes back and that reads the phi (x = x + v in a loop) may
+/// be reassociated; no other instruction changes.
+static void reassociateFolds(llvm::Function &function) {
+  for (llvm::BasicBlock &block : function)
+    for (llvm::PHINode &phi : block.phis()) {
+      if (!phi.getType()->isFloatingPointTy())
+        continue;
+      for (llvm::Value *incoming : phi.incoming_values()) {
+        auto *fold = llvm::dyn_cast<llvm::BinaryOperator>(incoming);
+        if (!fold || (fold->getOpcode() != llvm::Instruction::FAdd &&
+                      fold->getOpcode() != llvm::Instruction::FMul))
+          continue;
+        if (fold->getOperand(0) == &phi || fold->getOperand(1) == &phi)
+          fold->setHasAllowReassoc(true);
+      }
+    }
+}
+
 std::unique_ptr<llvm::Module> lowerToLLVM(const TypedFunction &kernel,
                                           const Target &target,
                                           llvm::LLVMContext &context,
@@ -346,6 +365,9 @@ std::unique_ptr<llvm::Module> lowerToLLVM(const TypedFunction &kernel,
   }
   for (auto &lowering : lowerings)
     lowering->lowerBody();
+  if (options.reassociateFolds)
+    for (llvm::Function &function : *module)
+      reassociateFolds(function);
   if (kernel.kind == FunctionKind::Host)
     lower::addHostWrapper(*module,
                           module->getFunction(entryPointName(kernel.function->name)));
