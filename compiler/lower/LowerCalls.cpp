@@ -365,9 +365,12 @@ std::unique_ptr<llvm::Module> lowerToLLVM(const TypedFunction &kernel,
   }
   for (auto &lowering : lowerings)
     lowering->lowerBody();
+  // The kernel's own folds only, not those of functions it calls (a
+  // user's element function keeps its order).
   if (options.reassociateFolds)
-    for (llvm::Function &function : *module)
-      reassociateFolds(function);
+    if (llvm::Function *own =
+            module->getFunction(entryPointName(kernel.function->name)))
+      reassociateFolds(*own);
   if (kernel.kind == FunctionKind::Host)
     lower::addHostWrapper(*module,
                           module->getFunction(entryPointName(kernel.function->name)));
