@@ -800,12 +800,7 @@ void computeReduce(ArrayNode &node, const ArrayView &out) {
   g.expression.chunked = launchShape.chunked;
   int local = launchShape.local;
   g.expression.blockedArgFold = launchShape.chunked && local > 1;
-  // Only where spirjit's own LLVM pipeline compiles the kernel to machine
-  // code (the native device): PoCL gets SPIR-V, which its compiler does
-  // not vectorise along an item's loop, and one chain there was a long
-  // scalar sum, slower and less accurate than four.
-  g.expression.singleItemGroups = launchShape.chunked && local == 1 &&
-                                  node.device->info().backend == "native";
+  g.expression.singleItemGroups = launchShape.singleItemGroups;
   int64_t groups = launchShape.groups;
 
   ArrayView finalView = out;

@@ -31,6 +31,9 @@ struct ReduceShape {
   int local = 1;
   int64_t groups = 1;
   bool chunked = false;
+  /// One item a group whose kernel spirjit compiles to machine code
+  /// itself (ArrayExpression::singleItemGroups).
+  bool singleItemGroups = false;
 };
 ReduceShape reduceShape(const runtime::DeviceInfo &info, int64_t rows,
                         int64_t k);

@@ -42,6 +42,15 @@ ReduceShape reduceShape(const runtime::DeviceInfo &info, int64_t rows,
   // 4.0 -> 0.9 ms PoCL).
   if (!gpu && info.vectorizesInnermostItemLoopsOnly)
     shape.local = 1;
+  // Where spirjit's own LLVM pipeline compiles the kernel to machine code
+  // (the native device), that item's fold is vectorised along its loop
+  // (ArrayExpression::singleItemGroups). PoCL gets SPIR-V, which its
+  // compiler does not vectorise so: one chain there was a long scalar
+  // sum, slower and less accurate than four.
+  shape.singleItemGroups =
+      shape.chunked && shape.local == 1 &&
+      std::find(info.imageFormats.begin(), info.imageFormats.end(),
+                ImageFormat::HostObject) != info.imageFormats.end();
   int64_t units = std::max<int64_t>(info.computeUnits, 1);
   // GPUs: eight groups a multiprocessor keep it busy. CPU runtimes run a
   // work-group per thread: four chunks a core, so that a core another
