@@ -127,6 +127,11 @@ void optimizeModule(llvm::Module &module, int level, const Target &target) {
         [](llvm::LoopPassManager &loopPasses, llvm::OptimizationLevel) {
           loopPasses.addPass(llvm::SimpleLoopUnswitchPass(/*NonTrivial=*/true));
         });
+  builder.registerVectorizerStartEPCallback(
+      [&target](llvm::FunctionPassManager &passes,
+                llvm::OptimizationLevel level) {
+        target.addPassesBeforeVectorizing(passes, level);
+      });
   llvm::OptimizationLevel optLevel = level <= 0   ? llvm::OptimizationLevel::O0
                                      : level == 1 ? llvm::OptimizationLevel::O1
                                      : level == 2 ? llvm::OptimizationLevel::O2

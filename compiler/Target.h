@@ -15,6 +15,8 @@
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/PassManager.h>
+#include <llvm/Passes/OptimizationLevel.h>
 
 #include <memory>
 #include <string>
@@ -64,6 +66,12 @@ public:
   /// native device's loops over work-items test the group's uniform
   /// values in every item; unswitched, the loop vectorises without masks.
   virtual bool unswitchesLoops() const { return false; }
+  /// Function passes optimizeModule runs just before LLVM's loop
+  /// vectoriser, at O2 and above: the native device jams its item loops
+  /// there (NativeTarget.cpp). None by default.
+  virtual void addPassesBeforeVectorizing(llvm::FunctionPassManager &passes,
+                                          llvm::OptimizationLevel level) const {
+  }
   /// Rewrites what this target's code generator cannot take; optimizeModule
   /// runs it after LLVM's pipeline.
   virtual void legalize(llvm::Module &module) const {}
