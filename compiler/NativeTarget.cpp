@@ -7,10 +7,10 @@
 #include "frontend/Diagnostics.h"
 #include "runtime/NativeABI.h"
 
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/IR/DiagnosticInfo.h>
-#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/MDBuilder.h>
@@ -800,7 +800,7 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
   // reduction's chunk, a CPU-style sum's) run it four at a time, jammed
   // (LLVM's unroll-and-jam, KeepJamsOnFolds above): one thread then reads
   // four streams of memory, not one, and a sum of 2^24 float64 on 2 cores
-  // took 1.9-2.8 ms instead of 4.1-4.2 (numba parallel=True: 4.1-4.2; AMD
+  // took 1.9-3.6 ms instead of 4.1-4.2 (numba parallel=True: 4.1-4.3; AMD
   // EPYC VM, 2026-11-27). Each item's own loop keeps its order, so its
   // results do not change. LLVM jams only where its dependence analysis
   // finds it safe, and only loops with one loop inside.

@@ -67,8 +67,8 @@ public:
   /// values in every item; unswitched, the loop vectorises without masks.
   virtual bool unswitchesLoops() const { return false; }
   /// Function passes optimizeModule runs just before LLVM's loop
-  /// vectoriser, at O2 and above: the native device jams its item loops
-  /// there (NativeTarget.cpp). None by default.
+  /// vectoriser (its vectorizer-start extension point): the native device
+  /// jams its item loops there (NativeTarget.cpp). None by default.
   virtual void addPassesBeforeVectorizing(llvm::FunctionPassManager &passes,
                                           llvm::OptimizationLevel level) const {
   }
