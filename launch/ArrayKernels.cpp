@@ -799,7 +799,7 @@ void computeReduce(ArrayNode &node, const ArrayView &out) {
   ReduceShape launchShape = reduceShape(node.device->info(), rows, k);
   g.expression.chunked = launchShape.chunked;
   int local = launchShape.local;
-  g.expression.blockedArgFold = launchShape.chunked && local > 1;
+  g.expression.blockedArgFold = launchShape.blockedArgFold;
   g.expression.singleItemGroups = launchShape.singleItemGroups;
   int64_t groups = launchShape.groups;
 

@@ -31,6 +31,10 @@ struct ReduceShape {
   int local = 1;
   int64_t groups = 1;
   bool chunked = false;
+  /// Chunked groups of several items, which CPU runtimes run as vector
+  /// lanes: an arg-reduction folds a block at a time
+  /// (ArrayExpression::blockedArgFold).
+  bool blockedArgFold = false;
   /// One item a group whose kernel spirjit compiles to machine code
   /// itself (ArrayExpression::singleItemGroups).
   bool singleItemGroups = false;

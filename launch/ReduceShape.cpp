@@ -42,6 +42,7 @@ ReduceShape reduceShape(const runtime::DeviceInfo &info, int64_t rows,
   // 4.0 -> 0.9 ms PoCL).
   if (!gpu && info.vectorizesInnermostItemLoopsOnly)
     shape.local = 1;
+  shape.blockedArgFold = shape.chunked && shape.local > 1;
   // Where spirjit's own LLVM pipeline compiles the kernel to machine code
   // (the native device), that item's fold is vectorised along its loop
   // (ArrayExpression::singleItemGroups). PoCL gets SPIR-V, which its
