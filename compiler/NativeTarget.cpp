@@ -4,6 +4,7 @@
 #include "compiler/HostTarget.h"
 #include "compiler/NativeBarriers.h"
 #include "compiler/NativeLoopBarriers.h"
+#include "compiler/NativeStreaming.h"
 #include "frontend/Diagnostics.h"
 #include "runtime/NativeABI.h"
 
@@ -641,6 +642,12 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
       llvm::Value *rowLimit = b.CreateAdd(b.CreateSub(unit, first), global[0]);
       rowEnd = b.CreateSelect(b.CreateICmpSLT(rowLimit, end), rowLimit, end);
     }
+    // Where this row's segment ends: the row's end, or, in the chunk's
+    // streaming body, where its stores become aligned
+    // (NativeStreaming.h, which answers the placeholder).
+    if (regions.count == 1)
+      rowEnd = b.CreateCall(nativeSegmentPlaceholder(module), {unit, rowEnd},
+                            "segment.end");
     llvm::Value *last = b.CreateAdd(first, b.CreateSub(rowEnd, unit));
     llvm::BasicBlock *rowDone = block("row.done");
     // A Range's work-groups are single work-items; cut at barriers (its
@@ -752,8 +759,10 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
     replacePlaceholders(module, *chunk, nest, contexts, uniform, groupItems);
   }
   kernel->eraseFromParent();
-  if (regions.count == 1)
+  if (regions.count == 1) {
     dropNoAliasScopeDeclarations(*chunk);
+    chunk->addFnAttr(nativeIndependentItems);
+  }
   for (const RegionItems &needs : regions.items)
     if (needs.bound)
       needs.bound->eraseFromParent();

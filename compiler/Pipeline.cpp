@@ -30,6 +30,7 @@
 #include "compiler/LowerToLLVM.h"
 #include "compiler/NVPTX.h"
 #include "compiler/NativeBarriers.h"
+#include "compiler/NativeStreaming.h"
 #include "compiler/NativeTarget.h"
 #include "compiler/Optimize.h"
 #include "compiler/SPIRV.h"
@@ -395,10 +396,13 @@ CompiledKernel compileKernel(const KernelRequest &request,
 
   if (format == ImageFormat::HostObject) {
     // native: the kernel inlined into loops over a chunk's work-items,
-    // optimised again so that LLVM vectorises them, then machine code.
+    // optimised again so that LLVM vectorises them, a second body with
+    // streaming stores for launches larger than the caches, then machine
+    // code.
     addWorkItemLoops(*module, kernel.entryPoint, request.itemDimensions,
                      request.ndRange);
     optimizeModule(*module, options.optLevel, *target);
+    addStreamingStores(*module, kernel.entryPoint);
     dump(Stage::Native, [&] { return printModule(*module); });
     kernel.image.bytes = emitHostObject(*module, *target);
     return finish(kernel);

@@ -46,5 +46,9 @@ def _libmvec():
             and hasattr(libmvec, "_ZGVdN4v_erf"))
 
 
+import platform  # noqa: E402
+
+if platform.machine() == "x86_64":
+    config.available_features.add("x86_64")
 if _libmvec():
     config.available_features.add("libmvec")

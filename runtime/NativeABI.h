@@ -15,7 +15,10 @@
 // chunk's copy of the slots at memory of its own, which the chunk's
 // work-groups reuse one after another). `sizes` holds NativeSizes::count
 // values: the global extents, then the work-group extents, each in OpenCL's
-// order (dimension 0 fastest), 1 past the launch's rank. A unit is a
+// order (dimension 0 fastest), 1 past the launch's rank, then whether the
+// chunk should store with streaming stores (compiler/NativeStreaming.h:
+// 1 when the launch's arrays exceed the host's last-level cache; a chunk
+// without a streaming body ignores it). A unit is a
 // work-group: for a Range launch a group of one work-item (so the loops over
 // units are loops over work-items), for an NdRange launch one of the launch's
 // work-groups, numbered with dimension 0 fastest.
@@ -33,7 +36,7 @@ inline std::string nativeChunkName(const std::string &entryPoint) {
 
 /// Where each extent is in the `sizes` a chunk function takes.
 struct NativeSizes {
-  static constexpr int global = 0, local = 3, count = 6;
+  static constexpr int global = 0, local = 3, streaming = 6, count = 7;
 };
 
 using NativeChunkFunction = void (*)(const uint64_t *arguments, int64_t begin,

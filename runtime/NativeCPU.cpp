@@ -4,6 +4,7 @@
 #include "runtime/NativeABI.h"
 #include "runtime/ThreadPool.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -22,6 +23,31 @@ namespace {
 
 constexpr size_t alignment = 64; // a cache line, and AVX-512's width
 constexpr size_t arenaPage = 4096; // local memory: a page per chunk
+
+/// The bytes of buffers from which a launch uses streaming stores
+/// (compiler/NativeStreaming.h): SPIRJIT_NATIVE_STREAMING_BYTES where it
+/// is set (0: every launch), else the host's largest cache (the L3 of a
+/// CPU that has one) as Linux reports it, 32 MB where it reports none.
+size_t streamingBytes() {
+  static const size_t bytes = [] {
+    if (const char *set = std::getenv("SPIRJIT_NATIVE_STREAMING_BYTES"))
+      return static_cast<size_t>(std::strtoull(set, nullptr, 10));
+    size_t largest = 0;
+    for (int index = 0; index < 8; ++index) {
+      std::ifstream file("/sys/devices/system/cpu/cpu0/cache/index" +
+                         std::to_string(index) + "/size");
+      size_t size = 0;
+      char unit = 0;
+      if (!(file >> size))
+        continue;
+      file >> unit;
+      size *= unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : 1;
+      largest = std::max(largest, size);
+    }
+    return largest >= (size_t(1) << 20) ? largest : size_t(32) << 20;
+  }();
+  return bytes;
+}
 
 NativeLinker &linker() {
   static NativeLinker linker;
@@ -66,11 +92,14 @@ public:
   std::vector<uint64_t> slots;
   /// Per slot, the bytes of local memory it points at (0: not local).
   std::vector<size_t> localBytes;
+  /// Per slot, the bytes of the buffer from where it points (0: not one).
+  std::vector<size_t> bufferBytes;
 
 protected:
   void bindValue(unsigned index, size_t size, const void *value) override {
     slot(index) = 0;
     localBytes[index] = 0;
+    bufferBytes[index] = 0;
     if (!value) { // local memory: each thread points the slot at its own
       localBytes[index] = size;
       return;
@@ -86,6 +115,7 @@ protected:
                   size_t offset) override {
     slot(index) = reinterpret_cast<uintptr_t>(buffer.svm()) + offset;
     localBytes[index] = 0;
+    bufferBytes[index] = buffer.size() > offset ? buffer.size() - offset : 0;
   }
 
 private:
@@ -93,6 +123,7 @@ private:
     if (slots.size() <= index) {
       slots.resize(index + 1);
       localBytes.resize(index + 1);
+      bufferBytes.resize(index + 1);
     }
     return slots[index];
   }
@@ -354,6 +385,13 @@ public:
       work->sizes[NativeSizes::local + d] = static_cast<int64_t>(group);
       work->units *= static_cast<int64_t>(extent / group);
     }
+    // Streaming stores (compiler/NativeStreaming.h) when the launch's
+    // buffers do not fit the last-level cache: its results would not stay
+    // there anyway, and a plain store reads each line before writing it.
+    size_t footprint = 0;
+    for (size_t bytes : native.bufferBytes)
+      footprint += bytes;
+    work->sizes[NativeSizes::streaming] = footprint > streamingBytes();
     // A work-item of a Range is little work: a chunk is worth a thread's
     // wake-up only from some hundreds of them. A work-group is a loop.
     int64_t grain = groups ? 1 : 256;
