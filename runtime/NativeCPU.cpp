@@ -30,7 +30,8 @@ constexpr size_t arenaPage = 4096; // local memory: a page per chunk
 /// CPU that has one) as Linux reports it, 32 MB where it reports none.
 size_t streamingBytes() {
   static const size_t bytes = [] {
-    if (const char *set = std::getenv("SPIRJIT_NATIVE_STREAMING_BYTES"))
+    const char *set = std::getenv("SPIRJIT_NATIVE_STREAMING_BYTES");
+    if (set && *set)
       return static_cast<size_t>(std::strtoull(set, nullptr, 10));
     size_t largest = 0;
     for (int index = 0; index < 8; ++index) {
