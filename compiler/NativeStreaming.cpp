@@ -215,33 +215,47 @@ static void endSegmentsAtRows(llvm::Function &function) {
   }
 }
 
+static std::string streamingName(const std::string &entryPoint) {
+  return nativeChunkName(entryPoint) + ".streaming";
+}
+
+static void removeUnusedPlaceholder(llvm::Module &module) {
+  if (llvm::Function *placeholder =
+          module.getFunction("spirjit.native.segment.end"))
+    if (placeholder->use_empty())
+      placeholder->eraseFromParent();
+}
+
+void addStreamingCopy(llvm::Module &module, const std::string &entryPoint) {
+  llvm::Function *chunk = module.getFunction(nativeChunkName(entryPoint));
+  SPIRJIT_INTERNAL_CHECK(chunk, "no chunk function for " + entryPoint);
+  if (llvm::Triple(module.getTargetTriple()).getArch() ==
+          llvm::Triple::x86_64 &&
+      chunk->hasFnAttribute(nativeIndependentItems) && !synchronises(*chunk)) {
+    // External until addStreamingStores: nothing calls it yet, and LLVM
+    // would neither drop it nor change its parameters.
+    llvm::ValueToValueMapTy map;
+    llvm::Function *streaming = llvm::CloneFunction(chunk, map);
+    streaming->setName(streamingName(entryPoint));
+    streaming->addFnAttr(llvm::Attribute::NoInline);
+  }
+  endSegmentsAtRows(*chunk);
+  removeUnusedPlaceholder(module);
+}
+
 bool addStreamingStores(llvm::Module &module, const std::string &entryPoint) {
   llvm::Function *chunk = module.getFunction(nativeChunkName(entryPoint));
   SPIRJIT_INTERNAL_CHECK(chunk, "no chunk function for " + entryPoint);
-  auto finish = [&](bool added) {
-    endSegmentsAtRows(*chunk);
-    if (llvm::Function *placeholder =
-            module.getFunction("spirjit.native.segment.end"))
-      if (placeholder->use_empty())
-        placeholder->eraseFromParent();
-    std::string problems;
-    llvm::raw_string_ostream os(problems);
-    SPIRJIT_INTERNAL_CHECK(!llvm::verifyModule(module, &os),
-                           "the streaming stores do not verify: " + os.str());
-    return added;
-  };
-  if (llvm::Triple(module.getTargetTriple()).getArch() !=
-          llvm::Triple::x86_64 ||
-      !chunk->hasFnAttribute(nativeIndependentItems) || synchronises(*chunk) ||
-      vectorStores(*chunk).empty())
-    return finish(false);
-
-  llvm::LLVMContext &context = module.getContext();
-  llvm::ValueToValueMapTy map;
-  llvm::Function *streaming = llvm::CloneFunction(chunk, map);
-  streaming->setName(nativeChunkName(entryPoint) + ".streaming");
+  llvm::Function *streaming = module.getFunction(streamingName(entryPoint));
+  if (!streaming)
+    return false;
+  if (vectorStores(*streaming).empty()) {
+    streaming->eraseFromParent();
+    removeUnusedPlaceholder(module);
+    return false;
+  }
   streaming->setLinkage(llvm::GlobalValue::InternalLinkage);
-  streaming->addFnAttr(llvm::Attribute::NoInline);
+  llvm::LLVMContext &context = module.getContext();
   llvm::MDNode *nontemporal = llvm::MDNode::get(
       context, llvm::ConstantAsMetadata::get(
                    llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), 1)));
@@ -312,7 +326,12 @@ bool addStreamingStores(llvm::Module &module, const std::string &entryPoint) {
     location = llvm::DILocation::get(context, 0, 0, chunk->getSubprogram());
   call->setDebugLoc(location);
   b.CreateRetVoid();
-  return finish(true);
+  removeUnusedPlaceholder(module);
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  SPIRJIT_INTERNAL_CHECK(!llvm::verifyModule(module, &os),
+                         "the streaming stores do not verify: " + os.str());
+  return true;
 }
 
 } // namespace spirjit

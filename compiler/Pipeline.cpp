@@ -395,12 +395,13 @@ CompiledKernel compileKernel(const KernelRequest &request,
   }
 
   if (format == ImageFormat::HostObject) {
-    // native: the kernel inlined into loops over a chunk's work-items,
-    // optimised again so that LLVM vectorises them, a second body with
-    // streaming stores for launches larger than the caches, then machine
-    // code.
+    // native: the kernel inlined into loops over a chunk's work-items and
+    // a copy of them for launches larger than the caches, optimised again
+    // so that LLVM vectorises them, the copy's stores made streaming ones,
+    // then machine code.
     addWorkItemLoops(*module, kernel.entryPoint, request.itemDimensions,
                      request.ndRange);
+    addStreamingCopy(*module, kernel.entryPoint);
     optimizeModule(*module, options.optLevel, *target);
     addStreamingStores(*module, kernel.entryPoint);
     dump(Stage::Native, [&] { return printModule(*module); });
