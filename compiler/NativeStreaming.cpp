@@ -12,8 +12,8 @@
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
-#include <llvm/IR/Dominators.h>
 #include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicsX86.h>
@@ -83,8 +83,7 @@ std::vector<llvm::StoreInst *> vectorStores(llvm::Function &function) {
 /// branch costs little.
 void makeNonTemporal(llvm::StoreInst *store, llvm::MDNode *nontemporal) {
   const llvm::DataLayout &layout = store->getModule()->getDataLayout();
-  uint64_t bytes =
-      layout.getTypeStoreSize(store->getValueOperand()->getType());
+  uint64_t bytes = layout.getTypeStoreSize(store->getValueOperand()->getType());
   llvm::IRBuilder<> b(store);
   llvm::Value *address =
       b.CreatePtrToInt(store->getPointerOperand(), b.getInt64Ty());
@@ -115,10 +114,10 @@ bool expandableAt(const llvm::SCEV *expression, llvm::CallInst *segment,
       if (auto *constant = llvm::dyn_cast<llvm::SCEVConstant>(divisor))
         return !constant->getValue()->isZero();
       auto *unknown = llvm::dyn_cast<llvm::SCEVUnknown>(divisor);
-      auto *load =
-          unknown ? llvm::dyn_cast<llvm::LoadInst>(unknown->getValue()) : nullptr;
-      return load && llvm::getUnderlyingObject(load->getPointerOperand()) ==
-                         sizes;
+      auto *load = unknown ? llvm::dyn_cast<llvm::LoadInst>(unknown->getValue())
+                           : nullptr;
+      return load &&
+             llvm::getUnderlyingObject(load->getPointerOperand()) == sizes;
     }
     bool follow(const llvm::SCEV *s) {
       if (auto *division = llvm::dyn_cast<llvm::SCEVUDivExpr>(s))
@@ -153,8 +152,8 @@ llvm::Value *alignedUnits(llvm::CallInst *segment,
         !dominators.dominates(segment->getParent(),
                               address->getLoop()->getHeader()))
       continue;
-    auto *type = llvm::cast<llvm::VectorType>(
-        store->getValueOperand()->getType());
+    auto *type =
+        llvm::cast<llvm::VectorType>(store->getValueOperand()->getType());
     uint64_t bytes = layout.getTypeStoreSize(type);
     uint64_t element = layout.getTypeStoreSize(type->getElementType());
     auto *step = llvm::dyn_cast<llvm::SCEVConstant>(
@@ -165,16 +164,16 @@ llvm::Value *alignedUnits(llvm::CallInst *segment,
     if (!expandableAt(address->getStart(), segment, dominators))
       continue;
     llvm::SCEVExpander expander(evolution, layout, "segment");
-    llvm::Value *start = expander.expandCodeFor(address->getStart(), nullptr,
-                                                segment);
+    llvm::Value *start =
+        expander.expandCodeFor(address->getStart(), nullptr, segment);
     llvm::IRBuilder<> b(segment);
     llvm::Value *at = b.CreatePtrToInt(start, b.getInt64Ty());
     llvm::Value *short_ =
         b.CreateAnd(b.CreateSub(b.getInt64(0), at), b.getInt64(bytes - 1));
     llvm::Value *units = b.CreateUDiv(short_, b.getInt64(element));
     // An array not aligned to its elements never has aligned vectors.
-    llvm::Value *whole = b.CreateICmpEQ(
-        b.CreateAnd(at, b.getInt64(element - 1)), b.getInt64(0));
+    llvm::Value *whole =
+        b.CreateICmpEQ(b.CreateAnd(at, b.getInt64(element - 1)), b.getInt64(0));
     return b.CreateSelect(whole, units, b.getInt64(0), "peel");
   }
   return nullptr;
@@ -279,10 +278,9 @@ bool addStreamingStores(llvm::Module &module, const std::string &entryPoint) {
               alignedUnits(segment, stores, evolution, dominators)) {
         llvm::IRBuilder<> b(segment);
         llvm::Value *aligned = b.CreateAdd(unit, peel);
-        ends = b.CreateSelect(
-            b.CreateAnd(b.CreateICmpNE(peel, b.getInt64(0)),
-                        b.CreateICmpSLT(aligned, end)),
-            aligned, end, "segment.end");
+        ends = b.CreateSelect(b.CreateAnd(b.CreateICmpNE(peel, b.getInt64(0)),
+                                          b.CreateICmpSLT(aligned, end)),
+                              aligned, end, "segment.end");
       }
       segment->replaceAllUsesWith(ends);
       segment->eraseFromParent();
@@ -311,10 +309,11 @@ bool addStreamingStores(llvm::Module &module, const std::string &entryPoint) {
   entry->getTerminator()->eraseFromParent();
   llvm::IRBuilder<> b(entry);
   llvm::Type *i64 = b.getInt64Ty();
-  llvm::Value *flag = b.CreateLoad(
-      i64, b.CreateConstInBoundsGEP1_64(i64, chunk->getArg(3),
-                                        NativeSizes::streaming),
-      "streaming.chosen");
+  llvm::Value *flag =
+      b.CreateLoad(i64,
+                   b.CreateConstInBoundsGEP1_64(i64, chunk->getArg(3),
+                                                NativeSizes::streaming),
+                   "streaming.chosen");
   b.CreateCondBr(b.CreateICmpNE(flag, b.getInt64(0)), choose, items,
                  llvm::MDBuilder(context).createBranchWeights(1, 1));
   b.SetInsertPoint(choose);

@@ -376,7 +376,8 @@ static void dropNoAliasScopeDeclarations(llvm::Function &chunk) {
 }
 
 void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
-                      int dimensions, bool ndRange) {
+                      int dimensions, bool ndRange,
+                      const std::vector<int64_t> &groupExtents) {
   llvm::Function *kernel = module.getFunction(entryPoint);
   SPIRJIT_INTERNAL_CHECK(kernel, "no kernel " + entryPoint + " to wrap");
   inlineCallees(*kernel);
@@ -444,7 +445,10 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
                           b.CreateConstInBoundsGEP1_64(i64, sizes, at + d));
     };
     global[d] = extent(NativeSizes::global);
-    local[d] = ndRange ? extent(NativeSizes::local) : b.getInt64(1);
+    local[d] = !ndRange ? b.getInt64(1)
+               : d < static_cast<int>(groupExtents.size())
+                   ? b.getInt64(groupExtents[d])
+                   : extent(NativeSizes::local);
   }
   // With barriers, the contexts of a group's work-items, reused by every
   // group of the chunk (a work-group's local memory is the slots'), where
@@ -803,8 +807,20 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
   std::vector<llvm::Metadata *> loop = {
       nullptr, llvm::MDNode::get(context, parallel),
       llvm::MDNode::get(context, vectorize)};
-  if (regions.count > 1)
+  if (regions.count > 1) {
     loop.push_back(llvm::MDNode::get(context, interleave));
+    // Nor unrolled once vectorised: with the group's extents known
+    // (groupExtents), LLVM unrolled a tree reduction's 256-item loops
+    // completely and hoisted their 32 addresses out of the loop over
+    // regions, which then spilled them (2^24 float64 in groups of 256: 6.4
+    // ms instead of 4.4; loops kept: 3.5-4.0).
+    llvm::Metadata *noUnroll[] = {
+        llvm::MDString::get(context, "llvm.loop.unroll.disable")};
+    llvm::Metadata *followup[] = {
+        llvm::MDString::get(context, "llvm.loop.vectorize.followup_all"),
+        llvm::MDNode::get(context, noUnroll)};
+    loop.push_back(llvm::MDNode::get(context, followup));
+  }
   // Without barriers, items that run a loop of their own (a prange
   // reduction's chunk, a CPU-style sum's) run it four at a time, jammed
   // (LLVM's unroll-and-jam, KeepJamsOnFolds above): one thread then reads

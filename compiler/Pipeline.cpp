@@ -400,7 +400,7 @@ CompiledKernel compileKernel(const KernelRequest &request,
     // so that LLVM vectorises them, the copy's stores made streaming ones,
     // then machine code.
     addWorkItemLoops(*module, kernel.entryPoint, request.itemDimensions,
-                     request.ndRange);
+                     request.ndRange, request.groupExtents);
     addStreamingCopy(*module, kernel.entryPoint);
     optimizeModule(*module, options.optLevel, *target);
     addStreamingStores(*module, kernel.entryPoint);

@@ -78,6 +78,10 @@ struct KernelRequest {
   std::vector<int64_t> localExtents;
   /// The launch's arrays share no byte: array parameters are noalias.
   bool disjointArrays = false;
+  /// An NdRange launch's work-group extents, dimension 0 (the fastest)
+  /// first, when the kernel is compiled for them (the native CPU device:
+  /// addWorkItemLoops); empty: read at each launch.
+  std::vector<int64_t> groupExtents;
 };
 
 struct CompiledKernel {

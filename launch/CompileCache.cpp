@@ -115,6 +115,13 @@ std::optional<CachedKernel> deserialize(const std::vector<char> &in,
 }
 
 /// The disk-cache key's part for LocalAccessor extents compiled in.
+std::string groupExtentsText(const std::vector<int64_t> &extents) {
+  std::string text;
+  for (int64_t e : extents)
+    text += (text.empty() ? " group " : " ") + std::to_string(e);
+  return text;
+}
+
 std::string localExtentsText(const std::vector<int64_t> &extents) {
   if (extents.empty())
     return "";
@@ -211,6 +218,7 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
       "\nrank " + std::to_string(key.dimensions) +
       (key.ndRange ? " ndrange" : " range") + localExtentsText(key.localExtents) +
       (key.disjoint ? " noalias" : "") +
+      groupExtentsText(key.groupExtents) +
       "\nfastmath " +
       std::to_string(options_.fastmath) +
       (options_.reassociateFolds ? " reassociate-folds" : "") + " opt " +
@@ -323,6 +331,7 @@ KernelRequest KernelCache::requestFor(const Key &key) {
   request.ndRange = key.ndRange;
   request.localExtents = key.localExtents;
   request.disjointArrays = key.disjoint;
+  request.groupExtents = key.groupExtents;
   return request;
 }
 

@@ -322,7 +322,7 @@ void giveBackDebugRecord(Device &device, DebugRecord record) {
 /// allocate nothing once warm. Released on every exit from submit().
 struct LaunchScratch {
   std::vector<const Type *> argTypes;
-  std::vector<int64_t> localExtents;
+  std::vector<int64_t> localExtents, groupExtents;
   std::vector<std::shared_ptr<runtime::Buffer>> buffers;
   std::vector<char> wrapped;
   /// Per host array: the bytes it shares with the host arrays it overlaps
@@ -577,11 +577,18 @@ const std::vector<bool> &KernelCache::submit(
       localExtents.insert(localExtents.end(), args[i].shape,
                           args[i].shape + args[i].type->ndim);
   bool disjoint = arraysDisjoint(args, n);
+  // The native CPU device compiles an NdRange kernel for its work-group:
+  // the loops over a group's items then run a count LLVM knows.
+  auto &groupExtents = scratch.groupExtents;
+  groupExtents.clear();
+  if (ndRange && device->info().compilesPerWorkGroup)
+    for (int d = range.dims - 1; d >= 0; --d)
+      groupExtents.push_back(range.local[d]);
   Entry *entry;
   if (lastEntry_ && lastKey_.dimensions == range.dims &&
       lastKey_.ndRange == ndRange && lastKey_.device == device.get() &&
       lastKey_.types == argTypes && lastKey_.localExtents == localExtents &&
-      lastKey_.disjoint == disjoint) {
+      lastKey_.disjoint == disjoint && lastKey_.groupExtents == groupExtents) {
     entry = lastEntry_;
     ++statistics_.memoryHits;
   } else {
@@ -594,10 +601,11 @@ const std::vector<bool> &KernelCache::submit(
     if (!problem.empty())
       throw LaunchError(LaunchErrorKind::Typing, problem);
     checkSignatures(argTypes);
-    Key key{argTypes, range.dims, ndRange, device.get(), localExtents,
-            disjoint};
+    Key key{argTypes,     range.dims, ndRange, device.get(),
+            localExtents, disjoint,   groupExtents};
     auto found = cache_.find(key);
-    if (found == cache_.end() && (disjoint || !localExtents.empty())) {
+    if (found == cache_.end() &&
+        (disjoint || !localExtents.empty() || !groupExtents.empty())) {
       // One compiled from `signatures=` takes any extents and arrays.
       Key general{argTypes, range.dims, ndRange, device.get(), {}, false};
       found = cache_.find(general);

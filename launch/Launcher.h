@@ -257,11 +257,15 @@ private:
     /// The launch's arrays share no byte: compiled with noalias array
     /// parameters (LoweringOptions::noaliasArrays).
     bool disjoint = false;
+    /// The work-group's extents, the backend's order (KernelRequest): an
+    /// NdRange kernel of the native CPU device is compiled for them. Empty
+    /// elsewhere, and for one compiled from `signatures=`.
+    std::vector<int64_t> groupExtents;
     bool operator<(const Key &o) const {
       return std::tie(types, dimensions, ndRange, device, localExtents,
-                      disjoint) < std::tie(o.types, o.dimensions, o.ndRange,
-                                           o.device, o.localExtents,
-                                           o.disjoint);
+                      disjoint, groupExtents) <
+             std::tie(o.types, o.dimensions, o.ndRange, o.device,
+                      o.localExtents, o.disjoint, o.groupExtents);
     }
   };
 

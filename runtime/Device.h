@@ -64,6 +64,10 @@ struct DeviceInfo {
   /// not across a per-item loop: launch shapes that give each item its
   /// own loop give such a device one item a group (launch/ReduceShape).
   bool vectorizesInnermostItemLoopsOnly = false;
+  /// Kernels launched over an NdRange are compiled for the launch's
+  /// work-group extents (spirjit's native device: its loops over a group's
+  /// items then run a count LLVM knows, as PoCL compiles per group size).
+  bool compilesPerWorkGroup = false;
 };
 
 class Device;

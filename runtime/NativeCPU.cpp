@@ -280,6 +280,7 @@ DeviceInfo nativeInfo() {
   // element, and their writes past it broke the heap.
   info.localMemSize = 256 * 1024;
   info.vectorizesInnermostItemLoopsOnly = true;
+  info.compilesPerWorkGroup = true;
   info.hasFp64 = info.hasAtomic64 = info.hasFloatAtomics = true;
   info.hostUnifiedMemory = info.hasSvm = info.hasFineGrainSvm = true;
   info.addressBits = 64;
