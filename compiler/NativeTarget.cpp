@@ -155,7 +155,13 @@ public:
   }
   /// libmvec, where the host JIT found it (HostJIT::vectorMath).
   bool vectorMath() const override { return HostJIT::instance().vectorMath(); }
+  /// AVX-512's variants (_ZGVe...) take and return zmm registers: only
+  /// on a host whose code generator may use them.
   bool hasVectorFunction(const std::string &symbol) const override {
+    if (symbol.rfind("_ZGVe", 0) == 0 &&
+        targetMachine()->getTargetFeatureString().find("+avx512f") ==
+            llvm::StringRef::npos)
+      return false;
     return vectorMath() && HostJIT::instance().hasSymbol(symbol);
   }
   bool emitPrintf(llvm::IRBuilder<> &builder, const std::string &format,

@@ -20,16 +20,36 @@ namespace spirjit {
 
 namespace {
 
-/// libmvec's AVX2 variants that LLVM 15's LIBMVEC_X86 table lacks (glibc
-/// 2.35 added them): 4 doubles or 8 floats a call, each lane within 4 ulp.
-/// Used where the target links the variant (Target::hasVectorFunction).
+/// libmvec's variants that LLVM 15's LIBMVEC_X86 table lacks: AVX2's
+/// (_ZGVd: 4 doubles or 8 floats a call) of the functions glibc 2.35 added,
+/// and AVX-512's (_ZGVe: 8 doubles or 16 floats) of every function, which
+/// the table has none of. Each lane within 4 ulp, as the AVX2 variants.
+/// Used where the target links the variant (Target::hasVectorFunction:
+/// AVX-512's only on a host that runs it).
 const llvm::VecDesc extraVectorMath[] = {
+#define SPIRJIT_AVX512_UNARY(name)                                             \
+  {#name, "_ZGVeN8v_" #name, llvm::ElementCount::getFixed(8)},                 \
+      {#name "f", "_ZGVeN16v_" #name "f", llvm::ElementCount::getFixed(16)},   \
+      {"llvm." #name ".f64", "_ZGVeN8v_" #name,                                \
+       llvm::ElementCount::getFixed(8)},                                       \
+      {"llvm." #name ".f32", "_ZGVeN16v_" #name "f",                           \
+       llvm::ElementCount::getFixed(16)},
 #define SPIRJIT_UNARY(name)                                                    \
   {#name, "_ZGVdN4v_" #name, llvm::ElementCount::getFixed(4)},                 \
-      {#name "f", "_ZGVdN8v_" #name "f", llvm::ElementCount::getFixed(8)},
+      {#name "f", "_ZGVdN8v_" #name "f", llvm::ElementCount::getFixed(8)},     \
+      {#name, "_ZGVeN8v_" #name, llvm::ElementCount::getFixed(8)},             \
+      {#name "f", "_ZGVeN16v_" #name "f", llvm::ElementCount::getFixed(16)},
 #define SPIRJIT_BINARY(name)                                                   \
   {#name, "_ZGVdN4vv_" #name, llvm::ElementCount::getFixed(4)},                \
-      {#name "f", "_ZGVdN8vv_" #name "f", llvm::ElementCount::getFixed(8)},
+      {#name "f", "_ZGVdN8vv_" #name "f", llvm::ElementCount::getFixed(8)},    \
+      {#name, "_ZGVeN8vv_" #name, llvm::ElementCount::getFixed(8)},            \
+      {#name "f", "_ZGVeN16vv_" #name "f", llvm::ElementCount::getFixed(16)},
+    SPIRJIT_AVX512_UNARY(sin) SPIRJIT_AVX512_UNARY(cos)
+        SPIRJIT_AVX512_UNARY(exp) SPIRJIT_AVX512_UNARY(log)
+            {"pow", "_ZGVeN8vv_pow", llvm::ElementCount::getFixed(8)},
+    {"powf", "_ZGVeN16vv_powf", llvm::ElementCount::getFixed(16)},
+    {"llvm.pow.f64", "_ZGVeN8vv_pow", llvm::ElementCount::getFixed(8)},
+    {"llvm.pow.f32", "_ZGVeN16vv_powf", llvm::ElementCount::getFixed(16)},
     SPIRJIT_UNARY(erf) SPIRJIT_UNARY(erfc) SPIRJIT_UNARY(tan)
         SPIRJIT_UNARY(sinh) SPIRJIT_UNARY(cosh) SPIRJIT_UNARY(tanh)
             SPIRJIT_UNARY(asin) SPIRJIT_UNARY(acos) SPIRJIT_UNARY(atan)
@@ -38,6 +58,7 @@ const llvm::VecDesc extraVectorMath[] = {
                         SPIRJIT_UNARY(expm1) SPIRJIT_UNARY(log2)
                             SPIRJIT_UNARY(log10) SPIRJIT_UNARY(log1p)
                                 SPIRJIT_BINARY(atan2) SPIRJIT_BINARY(hypot)
+#undef SPIRJIT_AVX512_UNARY
 #undef SPIRJIT_UNARY
 #undef SPIRJIT_BINARY
 };

@@ -50,5 +50,21 @@ import platform  # noqa: E402
 
 if platform.machine() == "x86_64":
     config.available_features.add("x86_64")
+
+
+def _avx512f():
+    """Does this host run AVX-512F (the native device then calls libmvec's
+    AVX-512 variants, _ZGVe...)?"""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return " avx512f" in f.read()
+    except OSError:
+        return False
+
+
+# The widest vector ISA the native device's math calls use: a FileCheck
+# prefix (lit-tests/native/vector-math.py).
+config.substitutions.append(("%vector-isa",
+                             "AVX512" if _avx512f() else "AVX2"))
 if _libmvec():
     config.available_features.add("libmvec")
