@@ -1,6 +1,7 @@
 #include "compiler/BoundsCheckFastPath.h"
 
 #include "compiler/DebugRecord.h"
+#include "compiler/FunctionAnalyses.h"
 
 #include <llvm/ADT/Triple.h>
 #include <llvm/Analysis/AssumptionCache.h>
@@ -475,14 +476,8 @@ bool addBoundsCheckFastPath(llvm::Module &module,
   auto *test = llvm::BasicBlock::Create(context, "checks.test");
   std::vector<std::pair<llvm::CallInst *, llvm::Value *>> proved;
   {
-    llvm::DominatorTree dominators(*kernel);
-    llvm::LoopInfo loops(dominators);
-    llvm::TargetLibraryInfoImpl libraryInfo(
-        llvm::Triple(module.getTargetTriple()));
-    llvm::TargetLibraryInfo library(libraryInfo);
-    llvm::AssumptionCache assumptions(*kernel);
-    llvm::ScalarEvolution se(*kernel, library, assumptions, dominators, loops);
-    TestBuilder builder(se, loops, test);
+    FunctionAnalyses analyses(*kernel);
+    TestBuilder builder(analyses.evolution, analyses.loops, test);
     for (llvm::CallInst *marker : markers)
       if (llvm::Value *holds = builder.inBounds(marker->getArgOperand(1),
                                                 marker->getArgOperand(2)))

@@ -2,18 +2,16 @@
 // contract and why).
 #include "compiler/NativeStreaming.h"
 
+#include "compiler/FunctionAnalyses.h"
+
 #include "frontend/Diagnostics.h"
 #include "runtime/NativeABI.h"
 
-#include <llvm/ADT/Triple.h>
-#include <llvm/Analysis/AssumptionCache.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
-#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/DebugInfoMetadata.h>
-#include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicsX86.h>
@@ -261,21 +259,15 @@ bool addStreamingStores(llvm::Module &module, const std::string &entryPoint) {
   {
     // Rows in two segments where that aligns the stores (found before
     // the stores change).
-    llvm::DominatorTree dominators(*streaming);
-    llvm::LoopInfo loops(dominators);
-    llvm::TargetLibraryInfoImpl libraryInfo(
-        llvm::Triple(module.getTargetTriple()));
-    llvm::TargetLibraryInfo library(libraryInfo);
-    llvm::AssumptionCache assumptions(*streaming);
-    llvm::ScalarEvolution evolution(*streaming, library, assumptions,
-                                    dominators, loops);
+    FunctionAnalyses analyses(*streaming);
     std::vector<llvm::StoreInst *> stores = vectorStores(*streaming);
     for (llvm::CallInst *segment : segments(*streaming)) {
       llvm::Value *unit = segment->getArgOperand(0),
                   *end = segment->getArgOperand(1);
       llvm::Value *ends = end;
       if (llvm::Value *peel =
-              alignedUnits(segment, stores, evolution, dominators)) {
+              alignedUnits(segment, stores, analyses.evolution,
+                           analyses.dominators)) {
         llvm::IRBuilder<> b(segment);
         llvm::Value *aligned = b.CreateAdd(unit, peel);
         ends = b.CreateSelect(b.CreateAnd(b.CreateICmpNE(peel, b.getInt64(0)),
