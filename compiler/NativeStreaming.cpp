@@ -246,7 +246,9 @@ bool addStreamingStores(llvm::Module &module, const std::string &entryPoint) {
   llvm::Function *streaming = module.getFunction(streamingName(entryPoint));
   if (!streaming)
     return false;
-  if (vectorStores(*streaming).empty()) {
+  // The stores to stream; placing the segments below adds none.
+  std::vector<llvm::StoreInst *> stores = vectorStores(*streaming);
+  if (stores.empty()) {
     streaming->eraseFromParent();
     removeUnusedPlaceholder(module);
     return false;
@@ -260,7 +262,6 @@ bool addStreamingStores(llvm::Module &module, const std::string &entryPoint) {
     // Rows in two segments where that aligns the stores (found before
     // the stores change).
     FunctionAnalyses analyses(*streaming);
-    std::vector<llvm::StoreInst *> stores = vectorStores(*streaming);
     for (llvm::CallInst *segment : segments(*streaming)) {
       llvm::Value *unit = segment->getArgOperand(0),
                   *end = segment->getArgOperand(1);
@@ -278,7 +279,7 @@ bool addStreamingStores(llvm::Module &module, const std::string &entryPoint) {
       segment->eraseFromParent();
     }
   }
-  for (llvm::StoreInst *store : vectorStores(*streaming))
+  for (llvm::StoreInst *store : stores)
     makeNonTemporal(store, nontemporal);
   llvm::Function *sfence =
       llvm::Intrinsic::getDeclaration(&module, llvm::Intrinsic::x86_sse_sfence);
