@@ -34,6 +34,13 @@ const llvm::VecDesc extraVectorMath[] = {
        llvm::ElementCount::getFixed(8)},                                       \
       {"llvm." #name ".f32", "_ZGVeN16v_" #name "f",                           \
        llvm::ElementCount::getFixed(16)},
+#define SPIRJIT_AVX512_BINARY(name)                                            \
+  {#name, "_ZGVeN8vv_" #name, llvm::ElementCount::getFixed(8)},                \
+      {#name "f", "_ZGVeN16vv_" #name "f", llvm::ElementCount::getFixed(16)},  \
+      {"llvm." #name ".f64", "_ZGVeN8vv_" #name,                               \
+       llvm::ElementCount::getFixed(8)},                                       \
+      {"llvm." #name ".f32", "_ZGVeN16vv_" #name "f",                          \
+       llvm::ElementCount::getFixed(16)},
 #define SPIRJIT_UNARY(name)                                                    \
   {#name, "_ZGVdN4v_" #name, llvm::ElementCount::getFixed(4)},                 \
       {#name "f", "_ZGVdN8v_" #name "f", llvm::ElementCount::getFixed(8)},     \
@@ -46,10 +53,7 @@ const llvm::VecDesc extraVectorMath[] = {
       {#name "f", "_ZGVeN16vv_" #name "f", llvm::ElementCount::getFixed(16)},
     SPIRJIT_AVX512_UNARY(sin) SPIRJIT_AVX512_UNARY(cos)
         SPIRJIT_AVX512_UNARY(exp) SPIRJIT_AVX512_UNARY(log)
-            {"pow", "_ZGVeN8vv_pow", llvm::ElementCount::getFixed(8)},
-    {"powf", "_ZGVeN16vv_powf", llvm::ElementCount::getFixed(16)},
-    {"llvm.pow.f64", "_ZGVeN8vv_pow", llvm::ElementCount::getFixed(8)},
-    {"llvm.pow.f32", "_ZGVeN16vv_powf", llvm::ElementCount::getFixed(16)},
+            SPIRJIT_AVX512_BINARY(pow)
     SPIRJIT_UNARY(erf) SPIRJIT_UNARY(erfc) SPIRJIT_UNARY(tan)
         SPIRJIT_UNARY(sinh) SPIRJIT_UNARY(cosh) SPIRJIT_UNARY(tanh)
             SPIRJIT_UNARY(asin) SPIRJIT_UNARY(acos) SPIRJIT_UNARY(atan)
@@ -59,6 +63,7 @@ const llvm::VecDesc extraVectorMath[] = {
                             SPIRJIT_UNARY(log10) SPIRJIT_UNARY(log1p)
                                 SPIRJIT_BINARY(atan2) SPIRJIT_BINARY(hypot)
 #undef SPIRJIT_AVX512_UNARY
+#undef SPIRJIT_AVX512_BINARY
 #undef SPIRJIT_UNARY
 #undef SPIRJIT_BINARY
 };

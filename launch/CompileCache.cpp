@@ -114,18 +114,13 @@ std::optional<CachedKernel> deserialize(const std::vector<char> &in,
   return cached;
 }
 
-/// The disk-cache key's part for LocalAccessor extents compiled in.
-std::string groupExtentsText(const std::vector<int64_t> &extents) {
-  std::string text;
-  for (int64_t e : extents)
-    text += (text.empty() ? " group " : " ") + std::to_string(e);
-  return text;
-}
-
-std::string localExtentsText(const std::vector<int64_t> &extents) {
+/// The disk-cache key's part for extents compiled in (`label` then the
+/// extents: the LocalAccessors', " local", or the work-group's, " group"),
+/// empty for none.
+std::string extentsText(const char *label, const std::vector<int64_t> &extents) {
   if (extents.empty())
     return "";
-  std::string text = " local";
+  std::string text = label;
   for (int64_t e : extents)
     text += " " + std::to_string(e);
   return text;
@@ -216,9 +211,9 @@ KernelCache::compile(const Key &key, const std::shared_ptr<Device> &device) {
   std::string cacheKey =
       function.fingerprint() + "\ntypes " + types::formatArguments(key.types) +
       "\nrank " + std::to_string(key.dimensions) +
-      (key.ndRange ? " ndrange" : " range") + localExtentsText(key.localExtents) +
+      (key.ndRange ? " ndrange" : " range") + extentsText(" local", key.localExtents) +
       (key.disjoint ? " noalias" : "") +
-      groupExtentsText(key.groupExtents) +
+      extentsText(" group", key.groupExtents) +
       "\nfastmath " +
       std::to_string(options_.fastmath) +
       (options_.reassociateFolds ? " reassociate-folds" : "") + " opt " +

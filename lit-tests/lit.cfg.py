@@ -2,6 +2,7 @@
 # spirjit-dump-ir on functions in the file itself and check the output with
 # FileCheck.
 import os
+import platform
 
 import lit.formats
 
@@ -30,41 +31,41 @@ config.substitutions.append(("FileCheck", filecheck))
 config.substitutions.append(("%not", "not"))
 
 
+def _cpu_flags():
+    """The host CPU's flags, as /proc/cpuinfo names them (empty where it
+    cannot be read)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+_FLAGS = _cpu_flags()
+
+
 def _libmvec():
     """Does the native CPU device vectorise math with glibc's libmvec here
     (x86-64 with AVX2, libmvec.so.1 of glibc 2.35 on, which has erf:
     compiler/HostJIT.cpp, compiler/Optimize.cpp)?"""
     import ctypes
-    import platform
     try:
-        with open("/proc/cpuinfo") as f:
-            avx2 = " avx2" in f.read()
         libmvec = ctypes.CDLL("libmvec.so.1")
     except OSError:
         return False
-    return (platform.machine() == "x86_64" and avx2
+    return (platform.machine() == "x86_64" and "avx2" in _FLAGS
             and hasattr(libmvec, "_ZGVdN4v_erf"))
 
 
-import platform  # noqa: E402
-
 if platform.machine() == "x86_64":
     config.available_features.add("x86_64")
-
-
-def _avx512f():
-    """Does this host run AVX-512F (the native device then calls libmvec's
-    AVX-512 variants, _ZGVe...)?"""
-    try:
-        with open("/proc/cpuinfo") as f:
-            return " avx512f" in f.read()
-    except OSError:
-        return False
-
-
-# The widest vector ISA the native device's math calls use: a FileCheck
-# prefix (lit-tests/native/vector-math.py).
+# The widest vector ISA the native device's math calls use (AVX-512's
+# variants where the CPU runs AVX-512F): a FileCheck prefix
+# (lit-tests/native/vector-math.py).
 config.substitutions.append(("%vector-isa",
-                             "AVX512" if _avx512f() else "AVX2"))
+                             "AVX512" if "avx512f" in _FLAGS else "AVX2"))
 if _libmvec():
     config.available_features.add("libmvec")

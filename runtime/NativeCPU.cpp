@@ -23,15 +23,16 @@ namespace spirjit::runtime {
 namespace {
 
 constexpr size_t alignment = 64; // a cache line, and AVX-512's width
-constexpr size_t arenaPage = 4096; // local memory: a page per chunk
+constexpr size_t page = 4096;
+constexpr size_t arenaPage = page; // local memory: a page per chunk
 constexpr size_t hugePagesFrom = size_t(4) << 20; // NumPy's threshold too
 
 /// Asks Linux for transparent huge pages for the whole pages of
 /// [memory, memory + bytes).
 void adviseHugePages(void *memory, size_t bytes) {
   uintptr_t begin = reinterpret_cast<uintptr_t>(memory);
-  uintptr_t first = (begin + 4095) / 4096 * 4096;
-  uintptr_t last = (begin + bytes) / 4096 * 4096;
+  uintptr_t first = (begin + page - 1) / page * page;
+  uintptr_t last = (begin + bytes) / page * page;
   if (last > first)
     madvise(reinterpret_cast<void *>(first), last - first, MADV_HUGEPAGE);
 }
