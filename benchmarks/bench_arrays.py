@@ -533,9 +533,13 @@ def measure_row(case, size, backends, args, notes, rng):
                 # (Intel's runtime, argmax of 2^20 float32: 143 us alone,
                 # 321 us right after numba), and the previous library's
                 # inputs had pushed this one's out of the caches.
+                # The result is held until the wait: a lazy library
+                # (spirjit's DeviceArrays) evaluates nothing that no one
+                # holds, and this call had settled nothing for it.
                 if not small:
-                    r.run()
+                    result = r.run()
                     r.sync()
+                    del result
 
             for _ in range(args.warmup):
                 once()
