@@ -448,12 +448,7 @@ public:
             }
             // The chunk's number, by its first unit: run() makes exactly
             // these chunks (ThreadPool.h's contract).
-            int64_t k = 0, first = 0, last = 0;
-            for (; k < chunks; ++k) {
-              ThreadPool::chunkBounds(work->units, chunks, k, first, last);
-              if (first == begin)
-                break;
-            }
+            int64_t k = ThreadPool::chunkOf(work->units, chunks, begin);
             auto *local = static_cast<char *>(work->local.get()) + k * arena;
             std::vector<uint64_t> slots = work->slots;
             for (size_t i = 0; i < slots.size(); ++i)

@@ -1,6 +1,6 @@
 // The native CPU device's threads (NativeCPU.h): one per hardware thread,
-// the caller of run() among them, each given one contiguous chunk of a
-// launch's units.
+// the caller of run() among them, taking contiguous chunks of a launch's
+// units in turn, a few chunks a thread.
 //
 // Contract: run() splits [0, count) into chunks (chunkCount, chunkBounds:
 // contiguous, in order, sizes differing by at most one, none empty), runs
@@ -31,13 +31,18 @@ public:
   unsigned threads() const { return threads_; }
 
   /// How many chunks run() makes of `count` units on `threads` threads when
-  /// a chunk should hold at least `grain` units: one per thread, fewer
-  /// where the units are too few (0 for no units).
+  /// a chunk should hold at least `grain` units: chunksPerThread a thread
+  /// (one in all on one thread), fewer where the units are too few (0 for
+  /// no units).
   static int64_t chunkCount(int64_t count, int64_t grain, unsigned threads);
+  static constexpr int64_t chunksPerThread = 4;
   /// Chunk `k` of `chunks` over [0, count): its [begin, end).
   static void chunkBounds(int64_t count, int64_t chunks, int64_t k,
                           int64_t &begin, int64_t &end);
 
+  /// The number of the chunk of `chunks` over [0, count) that begins at
+  /// unit `begin`.
+  static int64_t chunkOf(int64_t count, int64_t chunks, int64_t begin);
   /// Runs body(begin, end) over every chunk of [0, count); returns when all
   /// have run.
   void run(int64_t count, int64_t grain,

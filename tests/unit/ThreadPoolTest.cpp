@@ -10,19 +10,22 @@
 
 using spirjit::runtime::ThreadPool;
 
-TEST(ThreadPool, OneChunkPerThreadUnlessTooFewUnits) {
+TEST(ThreadPool, FourChunksPerThreadUnlessTooFewUnits) {
   EXPECT_EQ(ThreadPool::chunkCount(0, 1, 4), 0);
-  EXPECT_EQ(ThreadPool::chunkCount(10, 1, 4), 4);
+  EXPECT_EQ(ThreadPool::chunkCount(100, 1, 4), 16);
+  EXPECT_EQ(ThreadPool::chunkCount(10, 1, 4), 10);
   EXPECT_EQ(ThreadPool::chunkCount(3, 1, 4), 3);
   EXPECT_EQ(ThreadPool::chunkCount(1, 1, 4), 1);
   // At least `grain` units a chunk where the units are few.
   EXPECT_EQ(ThreadPool::chunkCount(1000, 256, 16), 4);
   EXPECT_EQ(ThreadPool::chunkCount(100, 256, 16), 1);
-  EXPECT_EQ(ThreadPool::chunkCount(1 << 20, 256, 16), 16);
+  EXPECT_EQ(ThreadPool::chunkCount(1 << 20, 256, 16), 64);
+  // One thread: one chunk, nothing to balance.
+  EXPECT_EQ(ThreadPool::chunkCount(1 << 20, 256, 1), 1);
   EXPECT_EQ(ThreadPool::chunkCount(5, 0, 1), 1);
 }
 
-TEST(ThreadPool, ChunksAreContiguousBalancedAndNotEmpty) {
+TEST(ThreadPool, ChunksAreContiguousBalancedNotEmptyAndFoundByTheirStart) {
   for (int64_t count : {1, 2, 7, 16, 17, 1000, 100003})
     for (int64_t chunks = 1; chunks <= std::min<int64_t>(count, 19); ++chunks) {
       int64_t expected = 0, smallest = count, largest = 0;
@@ -30,6 +33,9 @@ TEST(ThreadPool, ChunksAreContiguousBalancedAndNotEmpty) {
         int64_t begin, end;
         ThreadPool::chunkBounds(count, chunks, k, begin, end);
         EXPECT_EQ(begin, expected) << count << " in " << chunks;
+        // Local-memory arenas are found by a chunk's first unit.
+        EXPECT_EQ(ThreadPool::chunkOf(count, chunks, begin), k)
+            << count << " in " << chunks;
         EXPECT_GT(end, begin) << count << " in " << chunks;
         smallest = std::min(smallest, end - begin);
         largest = std::max(largest, end - begin);
