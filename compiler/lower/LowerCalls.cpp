@@ -328,15 +328,58 @@ std::string entryPointName(const std::string &name) {
   return out;
 }
 
+/// Is `join` a two-way choice between the fold's phi and another value
+/// v, made by a branch on a compare of the two (a min or max fold)?
+static bool minMaxJoin(const llvm::PHINode &join, const llvm::PHINode &phi) {
+  if (join.getNumIncomingValues() != 2)
+    return false;
+  const llvm::Value *a = join.getIncomingValue(0);
+  const llvm::Value *b = join.getIncomingValue(1);
+  const llvm::Value *other = a == &phi ? b : b == &phi ? a : nullptr;
+  if (!other)
+    return false;
+  // The branch that chooses ends an incoming block or the block before
+  // it (the diamond's head).
+  for (unsigned i = 0; i < 2; ++i) {
+    const llvm::BasicBlock *from = join.getIncomingBlock(i);
+    for (const llvm::BasicBlock *head : {from, from->getSinglePredecessor()}) {
+      if (!head)
+        continue;
+      auto *branch = llvm::dyn_cast<llvm::BranchInst>(head->getTerminator());
+      if (!branch || !branch->isConditional())
+        continue;
+      auto *test = llvm::dyn_cast<llvm::FCmpInst>(branch->getCondition());
+      if (test && ((test->getOperand(0) == &phi &&
+                    test->getOperand(1) == other) ||
+                   (test->getOperand(1) == &phi &&
+                    test->getOperand(0) == other)))
+        return true;
+    }
+  }
+  return false;
+}
+
 /// LoweringOptions::reassociateFolds: a floating-point add or multiply
 /// that a phi takes back and that reads the phi (x = x + v in a loop) may
-/// be reassociated; no other instruction changes.
+/// be reassociated; a floating min or max fold, a choice of the phi or v
+/// by a compare of the two (x = v > x ? v : x), may ignore NaNs and the
+/// sign of zero, which the array kernel writer makes true (its v's have
+/// no NaN: ArrayKernel.cpp, worstValue); no other instruction changes.
+/// The loop vectoriser folds such chains as vectors only so.
 static void reassociateFolds(llvm::Function &function) {
   for (llvm::BasicBlock &block : function)
     for (llvm::PHINode &phi : block.phis()) {
       if (!phi.getType()->isFloatingPointTy())
         continue;
       for (llvm::Value *incoming : phi.incoming_values()) {
+        // pyir's select lowers to a branch and a phi, which SimplifyCFG
+        // makes a select with the phi's flags.
+        if (auto *join = llvm::dyn_cast<llvm::PHINode>(incoming);
+            join && join != &phi && minMaxJoin(*join, phi)) {
+          join->setHasNoNaNs(true);
+          join->setHasNoSignedZeros(true);
+          continue;
+        }
         auto *fold = llvm::dyn_cast<llvm::BinaryOperator>(incoming);
         if (!fold || (fold->getOpcode() != llvm::Instruction::FAdd &&
                       fold->getOpcode() != llvm::Instruction::FMul))

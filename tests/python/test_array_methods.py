@@ -140,6 +140,57 @@ def test_complex_numbers_are_ordered_as_numpy_orders_them(device, method,
                                       want[~np.isnan(want)])
 
 
+# Rows long enough that each work-item folds several blocks (the native
+# device folds blocks of 1024 as vectors, NaNs replaced and counted apart),
+# with the special value at a block's edge, inside one, in the last
+# element, or everywhere.
+_LONG_ROWS = {
+    "nan inside": lambda h: h.__setitem__(5000, np.nan),
+    "nans at block edges": lambda h: h.__setitem__([1023, 1024, 2047],
+                                                    np.nan),
+    "nan last": lambda h: h.__setitem__(-1, np.nan),
+    "nan first": lambda h: h.__setitem__(0, np.nan),
+    "all nan": lambda h: h.fill(np.nan),
+    "infinities": lambda h: h.__setitem__([7, 3000, 40000], [np.inf, -np.inf,
+                                                              np.inf]),
+    "all -inf": lambda h: h.fill(-np.inf),
+    "ties": lambda h: (h.fill(3.0), h.__setitem__([1500, 30001], 7.0),
+                       h.__setitem__([2500, 20001], -7.0)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_LONG_ROWS))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_min_max_and_their_indices_follow_numpy_on_long_rows(
+        device, require_dtypes, dtype, case):
+    # NumPy's rule: a NaN wins min and max, and argmax/argmin give the
+    # first NaN, else the first extreme.
+    require_dtypes(dtype)
+    h = np.random.default_rng(7).standard_normal(50001).astype(dtype)
+    _LONG_ROWS[case](h)
+    x = spirjit.asarray(h, device=device)
+    for method in ("min", "max", "argmin", "argmax"):
+        got, want = getattr(x, method)(), getattr(h, method)()
+        np.testing.assert_array_equal(np.asarray(got), want,
+                                      err_msg=f"{method} of {case}")
+    rows = spirjit.asarray(h[:50000].reshape(2, 25000), device=device)
+    for method in ("max", "argmin"):
+        np.testing.assert_array_equal(
+            np.asarray(getattr(rows, method)(axis=1)),
+            getattr(h[:50000].reshape(2, 25000), method)(axis=1),
+            err_msg=f"{method}(axis=1) of {case}")
+
+
+def test_integer_min_max_and_indices_follow_numpy_on_long_rows(device):
+    h = np.random.default_rng(8).integers(-1000, 1000, 50001,
+                                          dtype=np.int32)
+    h[[333, 44444]] = np.iinfo(np.int32).max
+    h[[17, 2048]] = np.iinfo(np.int32).min
+    x = spirjit.asarray(h, device=device)
+    for method in ("min", "max", "argmin", "argmax"):
+        assert int(getattr(x, method)()) == getattr(h, method)(), method
+
+
 def test_what_numpy_refuses_is_refused_alike(device):
     x = spirjit.asarray(np.arange(4.0), device=device)
     with pytest.raises(ValueError, match="attempt to get argmax of an "
