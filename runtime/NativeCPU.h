@@ -5,8 +5,9 @@
 // Buffers are host allocations (64-byte aligned) and copies memcpy; host
 // memory is used in place (wrapHostMemory), so NumPy arrays are launched
 // without a copy. One in-order queue: a thread of the device takes each
-// command in turn and splits a launch's units into one contiguous chunk
-// per hardware thread; work-group local memory is an arena per chunk,
+// command in turn and splits a launch's units into contiguous chunks, a
+// few per hardware thread (ThreadPool.h); work-group local memory is an
+// arena per chunk,
 // reused by the chunk's groups. Listed only where SPIRJIT_NATIVE=1 is set.
 #pragma once
 
