@@ -59,6 +59,7 @@ except ImportError:  # not installed: the in-tree package, once built
     import spirjit
 from bench_vecadd import (Unavailable, WrongResult, print_table,  # noqa: E402
                           reason)
+from timing import wait_until_quiet  # noqa: E402
 
 # --------------------------------------------------------------------------
 # The cases, written once for every library with NumPy's API: xp is the
@@ -533,10 +534,14 @@ def measure_row(case, size, backends, args, notes, rng):
                 # (Intel's runtime, argmax of 2^20 float32: 143 us alone,
                 # 321 us right after numba), and the previous library's
                 # inputs had pushed this one's out of the caches.
+                # It starts once no other library's threads spin on
+                # (timing.wait_until_quiet; numba's TBB workers spin 8-9
+                # ms after each call).
                 # The result is held until the wait: a lazy library
                 # (spirjit's DeviceArrays) evaluates nothing that no one
                 # holds, and this call had settled nothing for it.
                 if not small:
+                    wait_until_quiet()
                     result = r.run()
                     r.sync()
                     del result
