@@ -141,10 +141,11 @@ struct ArrayExpression {
   bool blockedArgFold = false;
   /// Reduce, chunked and launched with one item a group on the native
   /// device (which vectorises only loops inside an item): the
-  /// item's k's are 0, 1, ... with a constant step, and a sum or product
-  /// folds one chain, which LLVM's loop vectoriser folds as vectors where
-  /// the compile allows it to reassociate (CompileOptions::
-  /// reassociateFolds; ArrayKernel.cpp, chainsFor).
+  /// item's k's are 0, 1, ... with a constant step, and a reduction of
+  /// reals folds one chain, which LLVM's loop vectoriser folds as vectors
+  /// where the compile allows it to reassociate the chain and a min or max
+  /// to ignore NaNs (CompileOptions::reassociateFolds; ArrayKernel.cpp,
+  /// chainsFor, worstValue).
   bool singleItemGroups = false;
 
   /// NumPy's name of a reduction ("sum", ..., "argmin"), and the
@@ -175,12 +176,14 @@ extern const char *const kArrayExpressionFile;
 std::shared_ptr<FunctionDescription>
 arrayKernel(const ArrayExpression &expression, const std::string &name);
 
-/// Does `expression`'s kernel fold its sum or product in one chain that
-/// its compile may reassociate (CompileOptions::reassociateFolds)? A
-/// chunked Reduce with one item a group (singleItemGroups) of Sum or Prod:
-/// the order of its partial sums is spirjit's choice, as NumPy's pairwise
-/// summation is NumPy's. min/max, arg and complex reductions keep their
-/// chains.
+/// Does `expression`'s kernel fold its reduction in one chain that its
+/// compile may reassociate, and whose min or max folds may ignore NaNs
+/// (CompileOptions::reassociateFolds)? A chunked Reduce of reals with one
+/// item a group (singleItemGroups), over elements (not partials): the
+/// order of its partial sums is spirjit's choice, as NumPy's pairwise
+/// summation is NumPy's, and its floating min/max folds meet no NaN (each
+/// is replaced by the worst value and counted apart). Complex and bool
+/// reductions, and passes over partials, keep their chains.
 bool reassociatesFolds(const ArrayExpression &expression);
 
 } // namespace spirjit

@@ -35,10 +35,13 @@ struct CompileOptions {
   int optLevel = 2;
   bool fastmath = false;
   /// Lets LLVM reassociate each floating-point add or multiply that
-  /// accumulates into a loop's phi (x = x + v), and nothing else: an array
-  /// sum's fold (ArrayKernel.h, reassociatesFolds), which the loop
-  /// vectoriser then folds as vectors. NaN and infinities still propagate;
-  /// the rounding is that of another order of the same sum.
+  /// accumulates into a loop's phi (x = x + v), and take each min or max
+  /// fold into a loop's phi (x = v > x ? v : x) as free of NaNs and signed
+  /// zeros, and nothing else: an array reduction's fold (ArrayKernel.h,
+  /// reassociatesFolds, whose writer keeps NaNs out of a min or max fold
+  /// and counts them apart), which the loop vectoriser then folds as
+  /// vectors. NaN and infinities still propagate; the rounding is that of
+  /// another order of the same sum.
   bool reassociateFolds = false;
   /// Debug checks (DebugRecord.h): indices; `debug` adds integer division
   /// by zero and asserts, and implies boundscheck.

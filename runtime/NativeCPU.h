@@ -7,8 +7,8 @@
 // without a copy. One in-order queue: a thread of the device takes each
 // command in turn and splits a launch's units into contiguous chunks, a
 // few per hardware thread (ThreadPool.h); work-group local memory is an
-// arena per chunk,
-// reused by the chunk's groups. Listed only where SPIRJIT_NATIVE=1 is set.
+// arena per chunk, reused by the chunk's groups. Listed only where
+// SPIRJIT_NATIVE=1 is set.
 #pragma once
 
 #include "runtime/Device.h"
