@@ -1,7 +1,9 @@
 """The median of repeated timed runs, and the wait for a quiet machine
 before each timed run, shared by the benchmark scripts."""
 
+import os
 import statistics
+import threading
 import time
 
 
@@ -27,8 +29,6 @@ def _running_threads():
     """How many threads of this process other than the caller are running
     or ready to run (state R in /proc), or None where /proc has no such
     list."""
-    import os
-    import threading
     me = threading.get_native_id()
     try:
         tasks = os.listdir("/proc/self/task")

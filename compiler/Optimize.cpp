@@ -20,6 +20,26 @@ namespace spirjit {
 
 namespace {
 
+// clang-format off
+// `args` is the variant's parameter kinds in the vector ABI's mangling:
+// "v" for a unary function, "vv" for a binary one.
+#define SPIRJIT_AVX512(name, args)                                             \
+  {#name, "_ZGVeN8" args "_" #name, llvm::ElementCount::getFixed(8)},          \
+      {#name "f", "_ZGVeN16" args "_" #name "f",                               \
+       llvm::ElementCount::getFixed(16)},
+// The functions LLVM's table has AVX2 variants of, which calls reach as
+// LLVM's intrinsics too.
+#define SPIRJIT_AVX512_AND_INTRINSIC(name, args)                               \
+  SPIRJIT_AVX512(name, args)                                                   \
+  {"llvm." #name ".f64", "_ZGVeN8" args "_" #name,                             \
+   llvm::ElementCount::getFixed(8)},                                           \
+  {"llvm." #name ".f32", "_ZGVeN16" args "_" #name "f",                        \
+   llvm::ElementCount::getFixed(16)},
+#define SPIRJIT_AVX2_AND_AVX512(name, args)                                    \
+  {#name, "_ZGVdN4" args "_" #name, llvm::ElementCount::getFixed(4)},          \
+      {#name "f", "_ZGVdN8" args "_" #name "f",                                \
+       llvm::ElementCount::getFixed(8)},                                       \
+      SPIRJIT_AVX512(name, args)
 /// libmvec's variants that LLVM 15's LIBMVEC_X86 table lacks: AVX2's
 /// (_ZGVd: 4 doubles or 8 floats a call) of the functions glibc 2.35 added,
 /// and AVX-512's (_ZGVe: 8 doubles or 16 floats) of every function, which
@@ -27,46 +47,37 @@ namespace {
 /// Used where the target links the variant (Target::hasVectorFunction:
 /// AVX-512's only on a host that runs it).
 const llvm::VecDesc extraVectorMath[] = {
-#define SPIRJIT_AVX512_UNARY(name)                                             \
-  {#name, "_ZGVeN8v_" #name, llvm::ElementCount::getFixed(8)},                 \
-      {#name "f", "_ZGVeN16v_" #name "f", llvm::ElementCount::getFixed(16)},   \
-      {"llvm." #name ".f64", "_ZGVeN8v_" #name,                                \
-       llvm::ElementCount::getFixed(8)},                                       \
-      {"llvm." #name ".f32", "_ZGVeN16v_" #name "f",                           \
-       llvm::ElementCount::getFixed(16)},
-#define SPIRJIT_AVX512_BINARY(name)                                            \
-  {#name, "_ZGVeN8vv_" #name, llvm::ElementCount::getFixed(8)},                \
-      {#name "f", "_ZGVeN16vv_" #name "f", llvm::ElementCount::getFixed(16)},  \
-      {"llvm." #name ".f64", "_ZGVeN8vv_" #name,                               \
-       llvm::ElementCount::getFixed(8)},                                       \
-      {"llvm." #name ".f32", "_ZGVeN16vv_" #name "f",                          \
-       llvm::ElementCount::getFixed(16)},
-#define SPIRJIT_UNARY(name)                                                    \
-  {#name, "_ZGVdN4v_" #name, llvm::ElementCount::getFixed(4)},                 \
-      {#name "f", "_ZGVdN8v_" #name "f", llvm::ElementCount::getFixed(8)},     \
-      {#name, "_ZGVeN8v_" #name, llvm::ElementCount::getFixed(8)},             \
-      {#name "f", "_ZGVeN16v_" #name "f", llvm::ElementCount::getFixed(16)},
-#define SPIRJIT_BINARY(name)                                                   \
-  {#name, "_ZGVdN4vv_" #name, llvm::ElementCount::getFixed(4)},                \
-      {#name "f", "_ZGVdN8vv_" #name "f", llvm::ElementCount::getFixed(8)},    \
-      {#name, "_ZGVeN8vv_" #name, llvm::ElementCount::getFixed(8)},            \
-      {#name "f", "_ZGVeN16vv_" #name "f", llvm::ElementCount::getFixed(16)},
-    SPIRJIT_AVX512_UNARY(sin) SPIRJIT_AVX512_UNARY(cos)
-        SPIRJIT_AVX512_UNARY(exp) SPIRJIT_AVX512_UNARY(log)
-            SPIRJIT_AVX512_BINARY(pow)
-    SPIRJIT_UNARY(erf) SPIRJIT_UNARY(erfc) SPIRJIT_UNARY(tan)
-        SPIRJIT_UNARY(sinh) SPIRJIT_UNARY(cosh) SPIRJIT_UNARY(tanh)
-            SPIRJIT_UNARY(asin) SPIRJIT_UNARY(acos) SPIRJIT_UNARY(atan)
-                SPIRJIT_UNARY(asinh) SPIRJIT_UNARY(acosh) SPIRJIT_UNARY(atanh)
-                    SPIRJIT_UNARY(cbrt) SPIRJIT_UNARY(exp2) SPIRJIT_UNARY(exp10)
-                        SPIRJIT_UNARY(expm1) SPIRJIT_UNARY(log2)
-                            SPIRJIT_UNARY(log10) SPIRJIT_UNARY(log1p)
-                                SPIRJIT_BINARY(atan2) SPIRJIT_BINARY(hypot)
-#undef SPIRJIT_AVX512_UNARY
-#undef SPIRJIT_AVX512_BINARY
-#undef SPIRJIT_UNARY
-#undef SPIRJIT_BINARY
+    SPIRJIT_AVX512_AND_INTRINSIC(sin, "v")
+    SPIRJIT_AVX512_AND_INTRINSIC(cos, "v")
+    SPIRJIT_AVX512_AND_INTRINSIC(exp, "v")
+    SPIRJIT_AVX512_AND_INTRINSIC(log, "v")
+    SPIRJIT_AVX512_AND_INTRINSIC(pow, "vv")
+    SPIRJIT_AVX2_AND_AVX512(erf, "v")
+    SPIRJIT_AVX2_AND_AVX512(erfc, "v")
+    SPIRJIT_AVX2_AND_AVX512(tan, "v")
+    SPIRJIT_AVX2_AND_AVX512(sinh, "v")
+    SPIRJIT_AVX2_AND_AVX512(cosh, "v")
+    SPIRJIT_AVX2_AND_AVX512(tanh, "v")
+    SPIRJIT_AVX2_AND_AVX512(asin, "v")
+    SPIRJIT_AVX2_AND_AVX512(acos, "v")
+    SPIRJIT_AVX2_AND_AVX512(atan, "v")
+    SPIRJIT_AVX2_AND_AVX512(asinh, "v")
+    SPIRJIT_AVX2_AND_AVX512(acosh, "v")
+    SPIRJIT_AVX2_AND_AVX512(atanh, "v")
+    SPIRJIT_AVX2_AND_AVX512(cbrt, "v")
+    SPIRJIT_AVX2_AND_AVX512(exp2, "v")
+    SPIRJIT_AVX2_AND_AVX512(exp10, "v")
+    SPIRJIT_AVX2_AND_AVX512(expm1, "v")
+    SPIRJIT_AVX2_AND_AVX512(log2, "v")
+    SPIRJIT_AVX2_AND_AVX512(log10, "v")
+    SPIRJIT_AVX2_AND_AVX512(log1p, "v")
+    SPIRJIT_AVX2_AND_AVX512(atan2, "vv")
+    SPIRJIT_AVX2_AND_AVX512(hypot, "vv")
 };
+#undef SPIRJIT_AVX512
+#undef SPIRJIT_AVX512_AND_INTRINSIC
+#undef SPIRJIT_AVX2_AND_AVX512
+// clang-format on
 
 /// Holds IndVarSimplify's exit-value strategy at what one optimisation's
 /// target needs, for as long as the optimisation runs. LLVM 15 reads the
