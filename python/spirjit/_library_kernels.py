@@ -1,0 +1,631 @@
+"""The array library's parallel primitives (scans, sorts, stream compaction,
+gathers and scatters by index, binary search), written once as ordinary
+spirjit kernels.
+
+Contract: every public function takes DeviceArrays of one device (any
+layout; lazy expressions are evaluated by the launches that take them) and
+returns new C-contiguous DeviceArrays on that device, or writes the one
+array it is documented to write. Each answer is NumPy's: ``scan_rows`` is
+``np.cumsum``/``np.cumprod`` along axis 1 (floats up to rounding, since the
+sums are grouped differently), ``argsort_rows`` is ``np.argsort(kind=
+"stable")`` (and array-api-strict's ``descending=True``), ``searchsorted`` is
+``np.searchsorted``, index errors are NumPy's ``IndexError`` messages. No
+algorithm waits on another work-group (OpenCL promises no forward progress
+between them): work that needs a global order is split into launches
+(chunk totals, a scan of those, a rescan; one launch per bitonic stage).
+Only Range launches are used, so no work-group size can exceed a device's.
+Empty inputs launch nothing. The Array API layer decides shapes, axes,
+dtypes and broadcasting and calls these.
+"""
+
+import numpy as np
+
+from . import device_func, errors, kernel
+from . import kernel_api as kapi
+
+__all__ = ["iota", "scan_rows", "argsort_rows", "sort_rows", "compact",
+           "scatter_masked", "take_rows", "put_rows", "searchsorted"]
+
+# Elements one work-item of a scan reduces and then rescans: a row of n
+# elements becomes ceil(n / SCAN_CHUNK) chunk totals, scanned the same way
+# until one item per row can scan what is left.
+SCAN_CHUNK = 32
+
+
+# --------------------------------------------------------------------------
+# Orders
+
+@device_func
+def _lt(a, b):
+    """a < b in NumPy's sort order: NaN after everything (and equal to NaN).
+    For integers the NaN tests fold away."""
+    return a < b or (b != b and a == a)
+
+
+@device_func
+def _lt_complex(a, b):
+    """a < b in NumPy's order of complex numbers (npysort's CLT):
+    lexicographic, real part then imaginary part, NaNs last."""
+    ar = a.real
+    ai = a.imag
+    br = b.real
+    bi = b.imag
+    if ar < br:
+        return ai == ai or bi != bi
+    if ar > br:
+        return bi != bi and ai == ai
+    if ar == br or (ar != ar and br != br):
+        return ai < bi or (bi != bi and ai == ai)
+    return br != br
+
+
+def _make_sort_kernels(lt):
+    @device_func
+    def before(ka, ia, kb, ib, desc):
+        """Whether (ka, ia) comes before (kb, ib) in the result: by key
+        (ascending with NaNs last, or descending with NaNs first), equal
+        keys by original index, which makes the sort stable."""
+        if desc:
+            if lt(kb, ka):
+                return True
+            if lt(ka, kb):
+                return False
+        else:
+            if lt(ka, kb):
+                return True
+            if lt(kb, ka):
+                return False
+        return ia < ib
+
+    @kernel
+    def bitonic_step(item, keys, idx, n, k, j, desc):
+        """One compare-exchange stage (block k, distance j) of a bitonic
+        sort of each row of (keys, idx); entries whose idx >= n are padding
+        and come after every element."""
+        r = item.get_id(0)
+        t = item.get_id(1)
+        i = (t // j) * (2 * j) + t % j
+        m = i + j
+        ka = keys[r, i]
+        ia = idx[r, i]
+        kb = keys[r, m]
+        ib = idx[r, m]
+        b_first = False
+        if ib >= n:
+            b_first = False
+        elif ia >= n:
+            b_first = True
+        else:
+            b_first = before(kb, ib, ka, ia, desc)
+        up = (i & k) == 0
+        if b_first == up:
+            keys[r, i] = kb
+            idx[r, i] = ib
+            keys[r, m] = ka
+            idx[r, m] = ia
+
+    @kernel
+    def search(item, a, v, out, right):
+        """out[i] = the insertion point of v[i] in the sorted a."""
+        i = item.get_id(0)
+        key = v[i]
+        lo = 0
+        hi = a.shape[0]
+        while lo < hi:
+            mid = (lo + hi) // 2
+            go = False
+            if right:
+                go = not lt(key, a[mid])
+            else:
+                go = lt(a[mid], key)
+            if go:
+                lo = mid + 1
+            else:
+                hi = mid
+        out[i] = lo
+
+    return bitonic_step, search
+
+
+_bitonic_real, _search_real = _make_sort_kernels(_lt)
+_bitonic_complex, _search_complex = _make_sort_kernels(_lt_complex)
+
+
+# --------------------------------------------------------------------------
+# Kernels
+
+@kernel
+def _iota(item, out):
+    i = item.get_id(0)
+    out[i] = out.dtype.type(i)
+
+
+@kernel
+def _fill(item, out, value):
+    out[item.get_id(0)] = value
+
+
+@kernel
+def _scan_whole_rows(item, x, out, mul):
+    """Each row of x scanned by one item into out (out's dtype)."""
+    r = item.get_id(0)
+    t = out.dtype.type
+    n = x.shape[1]
+    acc = t(x[r, 0])
+    out[r, 0] = acc
+    for j in range(1, n):
+        if mul:
+            acc = t(acc * t(x[r, j]))
+        else:
+            acc = t(acc + t(x[r, j]))
+        out[r, j] = acc
+
+
+@kernel
+def _scan_chunk_totals(item, x, totals, chunk, mul):
+    """totals[r, c] = the sum (product) of chunk c of row r."""
+    r = item.get_id(0)
+    c = item.get_id(1)
+    t = totals.dtype.type
+    lo = c * chunk
+    hi = min(lo + chunk, x.shape[1])
+    acc = t(x[r, lo])
+    for j in range(lo + 1, hi):
+        if mul:
+            acc = t(acc * t(x[r, j]))
+        else:
+            acc = t(acc + t(x[r, j]))
+    totals[r, c] = acc
+
+
+@kernel
+def _scan_chunk_apply(item, x, out, scanned, chunk, mul):
+    """Scans chunk c of row r, starting from the scanned totals of the
+    chunks before it."""
+    r = item.get_id(0)
+    c = item.get_id(1)
+    t = out.dtype.type
+    lo = c * chunk
+    hi = min(lo + chunk, x.shape[1])
+    acc = t(x[r, lo])
+    if c > 0:
+        if mul:
+            acc = t(scanned[r, c - 1] * acc)
+        else:
+            acc = t(scanned[r, c - 1] + acc)
+    out[r, lo] = acc
+    for j in range(lo + 1, hi):
+        if mul:
+            acc = t(acc * t(x[r, j]))
+        else:
+            acc = t(acc + t(x[r, j]))
+        out[r, j] = acc
+
+
+@kernel
+def _sort_init(item, x, keys, idx):
+    """keys[r, j] = x[r, j] (as the key dtype), idx[r, j] = j; the
+    columns past x's are padding."""
+    r = item.get_id(0)
+    j = item.get_id(1)
+    t = keys.dtype.type
+    if j < x.shape[1]:
+        keys[r, j] = t(x[r, j])
+    else:
+        keys[r, j] = t(0)
+    idx[r, j] = j
+
+
+@kernel
+def _copy_2d(item, src, out):
+    r = item.get_id(0)
+    j = item.get_id(1)
+    out[r, j] = src[r, j]
+
+
+@kernel
+def _gather_2d(item, x, idx, out):
+    r = item.get_id(0)
+    j = item.get_id(1)
+    out[r, j] = x[r, idx[r, j]]
+
+
+@kernel
+def _compact_values(item, mask, pos, values, out):
+    i = item.get_id(0)
+    if mask[i]:
+        out[pos[0, i] - 1] = values[i]
+
+
+@kernel
+def _compact_positions(item, mask, pos, out):
+    i = item.get_id(0)
+    if mask[i]:
+        out[pos[0, i] - 1] = i
+
+
+@kernel
+def _scatter_masked(item, dest, mask, pos, src):
+    i = item.get_id(0)
+    if mask[i]:
+        dest[i] = dest.dtype.type(src[pos[0, i] - 1])
+
+
+@kernel
+def _out_of_bounds(item, idx, n, out):
+    """out[j] = whether idx[j] lies outside [-n, n) (signed idx)."""
+    j = item.get_id(0)
+    k = np.int64(idx[j])
+    out[j] = k < -n or k >= n
+
+
+@kernel
+def _out_of_bounds_unsigned(item, idx, n, out):
+    j = item.get_id(0)
+    out[j] = np.uint64(idx[j]) >= n
+
+
+@kernel
+def _take(item, x, idx, out):
+    p = item.get_id(0)
+    j = item.get_id(1)
+    q = item.get_id(2)
+    k = np.int64(idx[j])
+    if k < 0:
+        k = k + x.shape[1]
+    out[p, j, q] = x[p, k, q]
+
+
+@kernel
+def _put_claim(item, idx, n, winner):
+    """winner[k] = the last j with idx[j] == k (NumPy's last write wins)."""
+    j = item.get_id(0)
+    k = np.int64(idx[j])
+    if k < 0:
+        k = k + n
+    kapi.AtomicRef(winner, k).fetch_max(np.int32(j))
+
+
+@kernel
+def _put(item, x, idx, values, winner):
+    p = item.get_id(0)
+    j = item.get_id(1)
+    q = item.get_id(2)
+    k = np.int64(idx[j])
+    if k < 0:
+        k = k + x.shape[1]
+    if winner[k] == j:
+        x[p, k, q] = x.dtype.type(values[p, j, q])
+
+
+# --------------------------------------------------------------------------
+# Helpers
+
+def _check_array(x, name, ndim=None):
+    from ._spirjit import DeviceArray
+    if not isinstance(x, DeviceArray):
+        raise errors.TypingError(
+            f"{name} must be a DeviceArray, not {type(x).__name__}")
+    if ndim is not None and x.ndim != ndim:
+        raise errors.InvalidArgumentError(
+            f"{name} must have {ndim} dimension{'s' if ndim != 1 else ''}, "
+            f"not {x.ndim} (shape {tuple(x.shape)})")
+    return x
+
+
+def _device(*arrays):
+    from ._array_ops import common_device
+    return common_device(arrays, "the arrays")
+
+
+def _empty(shape, dtype, like):
+    from ._array_ops import _empty as empty
+    return empty(shape, dtype, like._device, like.usm_type)
+
+
+def _launch(kern, extents, *args):
+    from . import call_kernel
+    call_kernel(kern, kapi.Range(*extents), *args)
+
+
+def _as_row(x):
+    """A 1-D DeviceArray as a (1, n) view."""
+    return x._view([1, x.shape[0]], [0, x.strides[0]], x._offset)
+
+
+def _same_buffer(a, b):
+    return a._buffer_key == b._buffer_key
+
+
+_SORTABLE = "biuf"
+
+
+def _sort_dtype_kind(dtype, what):
+    if dtype.kind in _SORTABLE:
+        return False
+    if dtype.kind == "c":
+        return True
+    raise errors.NotSupportedError(
+        f"{what} does not support arrays of dtype {dtype}")
+
+
+# --------------------------------------------------------------------------
+# Public functions
+
+def iota(n, dtype, device):
+    """The 1-D DeviceArray [0, 1, ..., n-1] of ``dtype`` on ``device`` (a
+    runtime device, as ``x._device``)."""
+    from ._array_ops import _empty as empty
+    n = int(n)
+    if n < 0:
+        raise errors.InvalidArgumentError(
+            f"iota: the length must be non-negative, not {n}")
+    out = empty((n,), dtype, device)
+    if n:
+        _launch(_iota, (n,), out)
+    return out
+
+
+def scan_rows(x, op, dtype):
+    """The inclusive scan of each row of the 2-D ``x`` with ``op`` ("+" or
+    "*"), elements converted to ``dtype`` first and combined in it: NumPy's
+    ``np.cumsum(x, axis=1, dtype=dtype)`` / ``np.cumprod``. A (rows, n)
+    C-contiguous DeviceArray of ``dtype``."""
+    _check_array(x, "scan_rows: x", 2)
+    if op not in ("+", "*"):
+        raise errors.InvalidArgumentError(
+            f"scan_rows: op must be '+' or '*', not {op!r}")
+    dtype = np.dtype(dtype)
+    mul = 1 if op == "*" else 0
+    rows, n = x.shape
+    out = _empty((rows, n), dtype, x)
+    if rows == 0 or n == 0:
+        return out
+    if n <= SCAN_CHUNK:
+        _launch(_scan_whole_rows, (rows,), x, out, mul)
+        return out
+    chunks = -(-n // SCAN_CHUNK)
+    totals = _empty((rows, chunks), dtype, x)
+    _launch(_scan_chunk_totals, (rows, chunks), x, totals, SCAN_CHUNK, mul)
+    scanned = scan_rows(totals, op, dtype)
+    _launch(_scan_chunk_apply, (rows, chunks), x, out, scanned, SCAN_CHUNK,
+            mul)
+    return out
+
+
+def _sorted_pairs(x, descending):
+    """(keys, idx) of shape (rows, P), P the power of two >= n: each row's
+    (key, original index) pairs in the result's order, padding last."""
+    _check_array(x, "argsort: x", 2)
+    is_complex = _sort_dtype_kind(x.dtype, "argsort")
+    rows, n = x.shape
+    padded = 1
+    while padded < n:
+        padded *= 2
+    key_dtype = np.dtype(np.uint8) if x.dtype.kind == "b" else x.dtype
+    keys = _empty((rows, padded), key_dtype, x)
+    idx = _empty((rows, padded), np.int64, x)
+    _launch(_sort_init, (rows, padded), x, keys, idx)
+    step = _bitonic_complex if is_complex else _bitonic_real
+    desc = 1 if descending else 0
+    k = 2
+    while k <= padded:
+        j = k // 2
+        while j >= 1:
+            _launch(step, (rows, padded // 2), keys, idx, n, k, j, desc)
+            j //= 2
+        k *= 2
+    return keys, idx
+
+
+def argsort_rows(x, descending=False):
+    """The stable argsort of each row of the 2-D ``x``: a (rows, n) int64
+    DeviceArray. Ascending is ``np.argsort(x, axis=1, kind="stable")``
+    (NaNs last; complex numbers by real part, then imaginary part);
+    descending is array-api-strict's ``argsort(descending=True)``: larger
+    keys first, NaNs first, equal keys in their original order."""
+    _check_array(x, "argsort_rows: x", 2)
+    _sort_dtype_kind(x.dtype, "argsort_rows")
+    rows, n = x.shape
+    out = _empty((rows, n), np.int64, x)
+    if rows == 0 or n == 0:
+        return out
+    _, idx = _sorted_pairs(x, descending)
+    if idx.shape[1] == n:
+        return idx
+    _launch(_copy_2d, (rows, n), idx, out)
+    return out
+
+
+def sort_rows(x, descending=False):
+    """Each row of the 2-D ``x`` sorted (in ``argsort_rows``' order): a
+    (rows, n) DeviceArray of x's dtype."""
+    _check_array(x, "sort_rows: x", 2)
+    _sort_dtype_kind(x.dtype, "sort_rows")
+    rows, n = x.shape
+    out = _empty((rows, n), x.dtype, x)
+    if rows == 0 or n == 0:
+        return out
+    _, idx = _sorted_pairs(x, descending)
+    # The original elements, so -0.0 and NaN payloads come back unchanged.
+    _launch(_gather_2d, (rows, n), x, idx, out)
+    return out
+
+
+def _mask_positions(mask):
+    """(pos, count): pos the (1, n) inclusive scan of the mask as int64
+    (element i is the 1-based rank of a True at i), count its last value,
+    read to the host."""
+    pos = scan_rows(_as_row(mask), "+", np.int64)
+    count = int(pos._view([], [], pos._offset + 8 * (mask.shape[0] - 1)))
+    return pos, count
+
+
+def _check_mask(mask, what):
+    _check_array(mask, f"{what}: mask", 1)
+    if mask.dtype != np.dtype(np.bool_):
+        raise errors.TypingError(
+            f"{what}: mask must be a bool DeviceArray, not {mask.dtype}")
+
+
+def compact(mask, values=None):
+    """The elements of the 1-D ``values`` where the 1-D bool ``mask`` is
+    True, in order (``values[mask]``); with ``values`` None, the int64
+    positions of the Trues (``np.flatnonzero(mask)``)."""
+    _check_mask(mask, "compact")
+    n = mask.shape[0]
+    if values is not None:
+        _check_array(values, "compact: values", 1)
+        _device(mask, values)
+        if values.shape[0] != n:
+            raise errors.ArrayIndexError(
+                f"boolean index did not match indexed array along axis 0; "
+                f"size of axis is {values.shape[0]} but size of "
+                f"corresponding boolean axis is {n}")
+    dtype = values.dtype if values is not None else np.dtype(np.int64)
+    if n == 0:
+        return _empty((0,), dtype, mask)
+    pos, count = _mask_positions(mask)
+    out = _empty((count,), dtype, mask)
+    if count:
+        if values is None:
+            _launch(_compact_positions, (n,), mask, pos, out)
+        else:
+            _launch(_compact_values, (n,), mask, pos, values, out)
+    return out
+
+
+def scatter_masked(dest, mask, src):
+    """dest[mask] = src, in place: the 1-D ``src`` (count(mask) elements,
+    or one, which is repeated) written in order where the 1-D bool ``mask``
+    is True; src converted to dest's dtype."""
+    _check_array(dest, "scatter_masked: dest", 1)
+    _check_mask(mask, "scatter_masked")
+    _check_array(src, "scatter_masked: src", 1)
+    _device(dest, mask, src)
+    n = dest.shape[0]
+    if mask.shape[0] != n:
+        raise errors.ArrayIndexError(
+            f"boolean index did not match indexed array along axis 0; size "
+            f"of axis is {n} but size of corresponding boolean axis is "
+            f"{mask.shape[0]}")
+    if n == 0:
+        count = 0
+    else:
+        pos, count = _mask_positions(mask)
+    if src.shape[0] != count and src.shape[0] != 1:
+        raise errors.InvalidArgumentError(
+            f"NumPy boolean array indexing assignment cannot assign "
+            f"{src.shape[0]} input values to the {count} output values "
+            f"where the mask is true")
+    if count == 0:
+        return dest
+    if src.shape[0] == 1 and count != 1:
+        src = src._view([count], [0], src._offset)
+    if _same_buffer(src, dest):
+        src = src.copy()
+    _launch(_scatter_masked, (n,), dest, mask, pos, src)
+    return dest
+
+
+def _check_indices(idx, n, axis):
+    """ArrayIndexError (NumPy's message) naming the first index of ``idx``
+    outside [-n, n)."""
+    if idx.dtype.kind not in "iu":
+        raise errors.ArrayIndexError(
+            "arrays used as indices must be of integer (or boolean) type")
+    m = idx.shape[0]
+    if m == 0:
+        return
+    lo = int(idx.min())
+    hi = int(idx.max())
+    if lo >= -n and hi < n:
+        return
+    bad = _empty((m,), np.bool_, idx)
+    if idx.dtype.kind == "u":
+        _launch(_out_of_bounds_unsigned, (m,), idx, np.uint64(n), bad)
+    else:
+        _launch(_out_of_bounds, (m,), idx, np.int64(n), bad)
+    first = int(compact(bad)._view([], [], 0))
+    value = int(idx._view([], [], idx._offset + first * idx.strides[0]))
+    raise errors.ArrayIndexError(
+        f"index {value} is out of bounds for axis {axis} with size {n}")
+
+
+def take_rows(x, idx, axis=0):
+    """out[p, j, q] = x[p, idx[j], q] for the 3-D ``x`` (pre, n, post) and
+    the 1-D integer ``idx`` (negative indices count from the end): a
+    (pre, len(idx), post) DeviceArray of x's dtype. An index outside
+    [-n, n) raises ArrayIndexError with NumPy's message (``axis`` is the
+    axis it names)."""
+    _check_array(x, "take_rows: x", 3)
+    _check_array(idx, "take_rows: idx", 1)
+    _device(x, idx)
+    pre, n, post = x.shape
+    m = idx.shape[0]
+    _check_indices(idx, n, axis)
+    out = _empty((pre, m, post), x.dtype, x)
+    if pre and m and post:
+        _launch(_take, (pre, m, post), x, idx, out)
+    return out
+
+
+def put_rows(x, idx, values, axis=0):
+    """x[p, idx[j], q] = values[p, j, q], in place, for the 3-D ``x``
+    (pre, n, post), the 1-D integer ``idx`` and ``values`` of shape
+    (pre, len(idx), post) (converted to x's dtype). Where an index repeats,
+    the last write wins, as in NumPy. Index errors as ``take_rows``."""
+    _check_array(x, "put_rows: x", 3)
+    _check_array(idx, "put_rows: idx", 1)
+    _check_array(values, "put_rows: values", 3)
+    _device(x, idx, values)
+    pre, n, post = x.shape
+    m = idx.shape[0]
+    if tuple(values.shape) != (pre, m, post):
+        raise errors.InvalidArgumentError(
+            f"put_rows: values have shape {tuple(values.shape)}, not "
+            f"{(pre, m, post)}")
+    _check_indices(idx, n, axis)
+    if not (pre and m and post):
+        return x
+    if m >= 2**31 - 1:
+        raise errors.NotSupportedError(
+            "put_rows takes fewer than 2**31 - 1 indices")
+    if _same_buffer(values, x):
+        values = values.copy()
+    if _same_buffer(idx, x):
+        idx = idx.copy()
+    winner = _empty((n,), np.int32, x)
+    _launch(_fill, (n,), winner, np.int32(-1))
+    _launch(_put_claim, (m,), idx, np.int64(n), winner)
+    _launch(_put, (pre, m, post), x, idx, values, winner)
+    return x
+
+
+def searchsorted(a, v, side="left"):
+    """np.searchsorted(a, v, side) for the sorted 1-D ``a`` (ascending,
+    NaNs last) and ``v`` of any shape: an int64 DeviceArray of v's shape.
+    Both are compared in their common dtype (np.result_type)."""
+    _check_array(a, "searchsorted: a", 1)
+    _check_array(v, "searchsorted: v")
+    _device(a, v)
+    if side not in ("left", "right"):
+        raise errors.InvalidArgumentError(
+            f"side must be 'left' or 'right' (got {side!r})")
+    common = np.result_type(a.dtype, v.dtype)
+    is_complex = _sort_dtype_kind(common, "searchsorted")
+    if a.dtype != common:
+        a = a.astype(common)
+    if v.dtype != common:
+        v = v.astype(common)
+    out = _empty(tuple(v.shape), np.int64, v)
+    size = out.size
+    if size == 0:
+        return out
+    if not v.flags.c_contiguous:
+        v = v.copy()
+    flat_v = v._view([size], [v.dtype.itemsize], v._offset)
+    flat_out = out._view([size], [8], out._offset)
+    kern = _search_complex if is_complex else _search_real
+    _launch(kern, (size,), a, flat_v, flat_out, 1 if side == "right" else 0)
+    return out
