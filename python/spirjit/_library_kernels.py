@@ -31,6 +31,10 @@ __all__ = ["iota", "scan_rows", "argsort_rows", "sort_rows", "compact",
 # until one item per row can scan what is left.
 SCAN_CHUNK = 32
 
+# Entries of a row one work-item of a bitonic sort orders by itself: the
+# stages whose compared pairs lie within such blocks run as one launch.
+SORT_BLOCK = 128
+
 
 # --------------------------------------------------------------------------
 # Orders
@@ -77,15 +81,11 @@ def _make_sort_kernels(lt):
                 return False
         return ia < ib
 
-    @kernel
-    def bitonic_step(item, keys, idx, n, k, j, desc):
-        """One compare-exchange stage (block k, distance j) of a bitonic
-        sort of each row of (keys, idx); entries whose idx >= n are padding
+    @device_func
+    def compare_exchange(keys, idx, r, i, m, n, k, desc):
+        """Orders entries i < m of row r for block k of a bitonic sort
+        (ascending where i & k is 0); entries whose idx >= n are padding
         and come after every element."""
-        r = item.get_id(0)
-        t = item.get_id(1)
-        i = (t // j) * (2 * j) + t % j
-        m = i + j
         ka = keys[r, i]
         ia = idx[r, i]
         kb = keys[r, m]
@@ -103,6 +103,34 @@ def _make_sort_kernels(lt):
             idx[r, i] = ib
             keys[r, m] = ka
             idx[r, m] = ia
+
+    @kernel
+    def bitonic_step(item, keys, idx, n, k, j, desc):
+        """One compare-exchange stage (block k, distance j) of a bitonic
+        sort of each row of (keys, idx)."""
+        r = item.get_id(0)
+        t = item.get_id(1)
+        i = (t // j) * (2 * j) + t % j
+        compare_exchange(keys, idx, r, i, i + j, n, k, desc)
+
+    @kernel
+    def bitonic_block(item, keys, idx, n, k_lo, k_hi, block, desc):
+        """The stages of blocks k_lo..k_hi (powers of two) whose distance
+        is below ``block``, for one ``block`` of entries per item: pairs
+        that never leave the item's block, so one item does them in order
+        and no other needs to wait."""
+        r = item.get_id(0)
+        base = item.get_id(1) * block
+        half = block // 2
+        k = k_lo
+        while k <= k_hi:
+            j = min(k // 2, half)
+            while j >= 1:
+                for s in range(half):
+                    i = base + (s // j) * (2 * j) + s % j
+                    compare_exchange(keys, idx, r, i, i + j, n, k, desc)
+                j = j // 2
+            k = k * 2
 
     @kernel
     def search(item, a, v, out, right):
@@ -124,7 +152,7 @@ def _make_sort_kernels(lt):
                 hi = mid
         out[i] = lo
 
-    return bitonic_step, search
+    return (bitonic_step, bitonic_block), search
 
 
 _bitonic_real, _search_real = _make_sort_kernels(_lt)
@@ -406,14 +434,21 @@ def _sorted_pairs(x, descending):
     keys = _empty((rows, padded), key_dtype, x)
     idx = _empty((rows, padded), np.int64, x)
     _launch(_sort_init, (rows, padded), x, keys, idx)
-    step = _bitonic_complex if is_complex else _bitonic_real
+    step, block_steps = _bitonic_complex if is_complex else _bitonic_real
     desc = 1 if descending else 0
-    k = 2
+    # Stages whose pairs stay inside blocks of SORT_BLOCK entries run as
+    # one launch, an item a block; the wider ones one launch each.
+    block = min(SORT_BLOCK, padded)
+    _launch(block_steps, (rows, padded // block), keys, idx, n, 2, block,
+            block, desc)
+    k = 2 * block
     while k <= padded:
         j = k // 2
-        while j >= 1:
+        while j >= block:
             _launch(step, (rows, padded // 2), keys, idx, n, k, j, desc)
             j //= 2
+        _launch(block_steps, (rows, padded // block), keys, idx, n, k, k,
+                block, desc)
         k *= 2
     return keys, idx
 
