@@ -44,7 +44,8 @@ def test_iota(put, dtype, n):
 # --------------------------------------------------------------- scans
 
 @pytest.mark.parametrize("rows,n", [(1, 1), (1, 7), (3, 1000), (1, 4099),
-                                    (1, 100000), (40, 33), (0, 5), (3, 0)])
+                                    (1, 100000), (1, 10**6), (40, 33),
+                                    (0, 5), (3, 0)])
 def test_scan_sizes(put, rows, n):
     x = np.random.default_rng(n).integers(-1000, 1000, (rows, n))
     out = LK.scan_rows(put(x), "+", np.int64)
@@ -95,6 +96,16 @@ def test_scan_converts_elements_first(put, require_dtypes):
     np.testing.assert_allclose(
         LK.scan_rows(put(x), "*", np.float64).asnumpy(),
         np.cumprod(x, axis=1, dtype=np.float64), rtol=1e-12)
+
+
+def test_scan_complex(put, require_dtypes):
+    require_dtypes(np.complex128)
+    rng = np.random.default_rng(9)
+    x = (rng.random((2, 500)) + 1j * rng.random((2, 500)) - 0.5)
+    for op, fn in (("+", np.cumsum), ("*", np.cumprod)):
+        np.testing.assert_allclose(
+            LK.scan_rows(put(x), op, np.complex128).asnumpy(),
+            fn(x, axis=1), rtol=1e-9, atol=1e-300)
 
 
 def test_scan_any_layout(put):
@@ -385,6 +396,12 @@ def test_searchsorted_edges(put):
         np.testing.assert_array_equal(
             LK.searchsorted(put(a[:0]), put(v), side).asnumpy(),
             np.zeros(v.shape, np.int64))
+    flags = np.array([False, False, True, True])
+    for side in ("left", "right"):
+        np.testing.assert_array_equal(
+            LK.searchsorted(put(flags), put(np.array([True, False])),
+                            side).asnumpy(),
+            np.searchsorted(flags, [True, False], side))
     assert LK.searchsorted(put(a), put(np.zeros((0, 3), np.int64))).shape \
         == (0, 3)
     np.testing.assert_array_equal(
