@@ -345,6 +345,11 @@ def test_put_rows(put, m):
     expected = x.astype(np.float32)
     expected[:, idx] = values
     np.testing.assert_array_equal(d.asnumpy(), expected)
+    # values broadcast to (pre, m, post) by a view with zero strides
+    row = np.arange(m, dtype=np.int64)
+    LK.put_rows(d, put(idx), put(row)._view([3, m, 2], [0, 8, 0], 0))
+    expected[:, idx] = row[None, :, None]
+    np.testing.assert_array_equal(d.asnumpy(), expected)
 
 
 def test_put_rows_duplicates_last_wins_and_aliasing(put):
