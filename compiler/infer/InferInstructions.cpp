@@ -135,6 +135,10 @@ const Type *Inference::inferGetAttr(Instruction &inst, const Type *object) {
     }
     if (module == "numpy" && name == "random")
       return types::module("numpy.random");
+    // spirjit.random's device functions (philox_uniform...): members the
+    // description lists as "spirjit.random.<name>".
+    if (module == "spirjit" && name == "random")
+      return types::module("spirjit.random");
     // numba's and numba-dpex's prange mean spirjit's.
     if ((module == "numba" || module == "numba_dpex" || module == "spirjit") &&
         (name == "prange" || name == "pndindex"))

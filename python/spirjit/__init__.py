@@ -10,6 +10,7 @@ A kernel and its launch::
     spirjit.call_kernel(vecadd, kapi.Range(n), a, b, c)
 """
 
+import builtins
 import contextlib
 import functools
 import inspect
@@ -31,6 +32,8 @@ from ._describe import callee_key as _callee_key
 from .kernel_api import Range
 from . import _array_ops
 from . import _array_methods
+from . import _array_primitives
+from . import _array_api
 from ._vectorize import vectorize
 # The bindings find _from_cuda_array_interface and _host_view here.
 from ._foreign import (  # noqa: F401
@@ -349,15 +352,15 @@ _BAD_INDEX = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
 def _normalise_index(key, ndim):
     if not isinstance(key, tuple):
         key = (key,)
-    if sum(1 for k in key if k is Ellipsis) > 1:
+    if builtins.sum(1 for k in key if k is Ellipsis) > 1:
         raise errors.ArrayIndexError(
             "an index can only have a single ellipsis ('...')")
-    real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    real = builtins.sum(1 for k in key if k is not None and k is not Ellipsis)
     if real > ndim:
         raise errors.ArrayIndexError(
             f"too many indices for array: array is "
             f"{ndim}-dimensional, but {real} were indexed")
-    if any(k is Ellipsis for k in key):
+    if builtins.any(k is Ellipsis for k in key):
         at = key.index(Ellipsis)
         return key[:at] + (slice(None),) * (ndim - real) + key[at + 1:]
     return key + (slice(None),) * (ndim - real)
@@ -397,14 +400,18 @@ def _select(self, key):
                     f"{axis} with size {n}")
             offset += (i % n) * st
         axis += 1
-    element = not shape and not any(
+    element = not shape and not builtins.any(
         k is None or k is Ellipsis or isinstance(k, slice)
         for k in (key if isinstance(key, tuple) else (key,)))
     return self._view(shape, strides, offset), element
 
 
 def _getitem(self, key):
-    """Basic slicing gives a view; one element by integers is read."""
+    """Basic slicing gives a view; one element by integers is read;
+    integer and boolean arrays select a new array (NumPy's advanced
+    indexing)."""
+    if _array_primitives.has_advanced(key):
+        return _array_primitives.getitem(self, key)
     view, element = _select(self, key)
     if element:
         return view.asnumpy()[()]
@@ -418,6 +425,8 @@ def _setitem(self, key, value):
     overlaps the view); any other value is made whole on the host first, so
     it is read before anything is written."""
     import numpy as np
+    if _array_primitives.has_advanced(key):
+        return _array_primitives.setitem(self, key, value)
     view, element = _select(self, key)
     if isinstance(value, DeviceArray) and not element and \
             _array_ops.assign_on_device(view, value):
@@ -495,7 +504,7 @@ class _Flags:
                 expected *= n
             return True
 
-        empty = any(n == 0 for n in shape)
+        empty = builtins.any(n == 0 for n in shape)
         self.c_contiguous = empty or contiguous(lambda d: reversed(d))
         self.f_contiguous = empty or contiguous(lambda d: d)
         self.contiguous = self.c_contiguous
@@ -524,6 +533,30 @@ DeviceArray.__sycl_usm_array_interface__ = property(_usm_interface)
 DeviceArray.__cuda_array_interface__ = property(_cuda_interface)
 _array_ops.install(DeviceArray)
 _array_methods.install(DeviceArray, _array_ops._FUNCTIONS)
+_array_ops._FUNCTIONS.update(_array_api.numpy_functions())
+
+
+def _array_namespace(self, api_version=None):
+    """The Array API namespace of DeviceArrays: the spirjit module."""
+    if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12"):
+        raise errors.InvalidArgumentError(
+            f"spirjit implements the Array API 2024.12, not {api_version!r}")
+    import spirjit
+    return spirjit
+
+
+def _index(self):
+    """A 0-d integer array as a Python int (for range(x), x as an index)."""
+    if self.ndim != 0 or self.dtype.kind not in "iu":
+        raise TypeError("only integer scalar arrays can be converted to a "
+                        "scalar index")
+    return int(self)
+
+
+DeviceArray.__array_namespace__ = _array_namespace
+DeviceArray.__index__ = _index
+DeviceArray.mT = property(lambda self: _array_api.matrix_transpose(self),
+                          doc="the transpose of the last two axes")
 
 
 def _check_function(fn, decorator):
@@ -556,7 +589,7 @@ def _opt_level(opt, decorator):
         level = operator.index(opt)
     except TypeError:
         level = None
-    if isinstance(opt, bool) or level not in (0, 1, 2, 3):
+    if isinstance(opt, builtins.bool) or level not in (0, 1, 2, 3):
         raise errors.InvalidArgumentError(
             f"spirjit.{decorator}'s opt= is an optimisation "
             f"level 0 to 3, not {opt!r}")
@@ -602,8 +635,8 @@ class Kernel:
         self.py_func = fn
         # SPIRJIT_DEBUG / SPIRJIT_BOUNDSCHECK turn the checks on for every
         # kernel of the process; the options key the compile caches.
-        debug = bool(debug) or _env_flag("SPIRJIT_DEBUG")
-        boundscheck = bool(boundscheck) or debug or _env_flag(
+        debug = builtins.bool(debug) or _env_flag("SPIRJIT_DEBUG")
+        boundscheck = builtins.bool(boundscheck) or debug or _env_flag(
             "SPIRJIT_BOUNDSCHECK")
         self.debug = debug
         self.boundscheck = boundscheck
@@ -765,11 +798,11 @@ class JitFunction:
         self.device = None if device is None else Device(device)
         # The loops' kernels check as a kernel's would (API.md "Debugging
         # kernels"), SPIRJIT_DEBUG / SPIRJIT_BOUNDSCHECK included.
-        self.debug = bool(debug) or _env_flag("SPIRJIT_DEBUG")
-        self.boundscheck = bool(boundscheck) or self.debug or _env_flag(
+        self.debug = builtins.bool(debug) or _env_flag("SPIRJIT_DEBUG")
+        self.boundscheck = builtins.bool(boundscheck) or self.debug or _env_flag(
             "SPIRJIT_BOUNDSCHECK")
         self._options = (None if self.device is None else self.device._device,
-                         bool(fastmath), level, self.boundscheck, self.debug)
+                         builtins.bool(fastmath), level, self.boundscheck, self.debug)
         dispatcher = _spirjit.JitDispatcher(
             functools.partial(_describe_function, fn),
             *self._options)
@@ -880,3 +913,9 @@ call_kernel_async = _spirjit.call_kernel_async
 
 Event = _spirjit.Event
 NdRange = kernel_api.NdRange
+
+# The Array API namespace (API.md, "Arrays as a library"): the standard's
+# dtypes, constants and functions over DeviceArrays, added last so that the
+# code above keeps Python's builtins.
+_array_api.install(__import__("sys").modules[__name__])
+from . import random  # noqa: E402,F401  (spirjit.random: Philox4x32-10)

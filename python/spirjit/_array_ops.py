@@ -445,9 +445,10 @@ def _array_function(self, func, types, args, kwargs):
     implementation = _FUNCTIONS.get(func)
     if implementation is not None:
         return implementation(*args, **kwargs)
-    # NumPy functions without a device version see host copies, as they
-    # did through __array__ before DeviceArrays took part in dispatch.
-    return func(*_to_host(args), **_to_host(kwargs))
+    # No silent host copies (API.md): a NumPy function without a device
+    # version says so, and how to compute it on the host on purpose.
+    from . import _array_api
+    raise _array_api._not_on_device(func)
 
 
 def _to_host(value):

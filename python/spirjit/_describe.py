@@ -179,6 +179,11 @@ def _module_members(fn_globals, names, table):
     modules = [fn_globals[n] for n in names
                if isinstance(fn_globals.get(n), types.ModuleType) and
                fn_globals[n].__name__ not in _KNOWN_MODULES]
+    if "random" in names and any(
+            getattr(fn_globals.get(n), "__name__", None) == "spirjit"
+            for n in names):
+        import spirjit.random  # spirjit.random.philox_uniform(...)
+        modules.append(spirjit.random)
     for module in modules:
         for name in names:
             if name not in getattr(module, "__dict__", {}):

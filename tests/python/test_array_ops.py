@@ -338,10 +338,19 @@ def test_scalar_conversions(device):
         float(spirjit.asarray(np.arange(3.0), device=device))
 
 
-def test_other_numpy_functions_see_host_copies(device):
+def test_numpy_functions_stay_on_the_device_or_say_they_cannot(device):
     X = spirjit.asarray(np.arange(5.0), device=device)
     assert np.allclose(X, np.arange(5.0))
-    assert isinstance(np.concatenate([X, X]), np.ndarray)
+    joined = np.concatenate([X, X])
+    assert isinstance(joined, spirjit.DeviceArray) and joined.device == X.device
+    np.testing.assert_array_equal(joined.asnumpy(), np.tile(np.arange(5.0), 2))
+    # No silent host copy (API.md): a function without a device version
+    # raises, naming itself and the way to compute it on the host.
+    with pytest.raises(NotImplementedError,
+                       match=r"numpy\.median has no DeviceArray version.*"
+                             r"np\.asarray\(x\)") as info:
+        np.median(X)
+    assert isinstance(info.value, errors.NotSupportedError)
 
 
 def test_mixed_devices_are_rejected():

@@ -226,8 +226,10 @@ def test_index_errors_as_numpy(device):
         x[1.0] = 1
     with pytest.raises(IndexError, match="single ellipsis"):
         x[..., ...] = 1
-    with pytest.raises(IndexError, match="basic indices only"):
-        x[[0, 1]] = 1
+    with pytest.raises(IndexError, match="index 5 is out of bounds"):
+        x[[0, 5]] = 1
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        x[np.array([True, False, True])] = 1
     np.testing.assert_array_equal(spirjit.asnumpy(x), np.zeros((2, 3)))
 
 

@@ -1,0 +1,416 @@
+"""Random numbers on every device: NumPy's ``Generator`` methods over a
+counter-based Philox4x32-10 generator (Salmon et al., "Parallel random
+numbers: as easy as 1, 2, 3", SC 2011), whose numbers depend only on the
+key and the counter, so the same seed gives the same numbers on every
+device (integers and uniforms bit for bit; normals to the last bit of each
+device's ``log``/``sin``/``cos``).
+
+Contract: ``default_rng(seed=None, device=None)`` returns a ``Generator``
+whose methods return DeviceArrays on its device, computed there by the
+kernels below (one Philox block of four 32-bit words per work-item).
+``philox_uniform(seed, counter)`` and ``philox_normal(seed, counter)`` are
+device functions, callable from kernels and jit functions. A generator's
+key comes from ``numpy.random.SeedSequence(seed)``; each draw takes fresh
+counters, and ``spawn`` gives children keys from the SeedSequence's.
+"""
+
+import math
+import numbers
+import operator
+
+import numpy as np
+
+from . import device_func, kernel, errors
+from . import kernel_api as kapi
+
+__all__ = ["default_rng", "Generator", "philox_uniform", "philox_normal"]
+
+_M0 = 0xD2511F53
+_M1 = 0xCD9E8D57
+_W0 = 0x9E3779B9
+_W1 = 0xBB67AE85
+_MASK = 0xFFFFFFFF
+
+
+@device_func
+def philox4x32(c0, c1, c2, c3, k0, k1):
+    """The Philox4x32-10 block of counter (c0..c3) under key (k0, k1): four
+    uint32 words (every argument is taken modulo 2**32)."""
+    x0 = np.uint64(c0) & np.uint64(_MASK)
+    x1 = np.uint64(c1) & np.uint64(_MASK)
+    x2 = np.uint64(c2) & np.uint64(_MASK)
+    x3 = np.uint64(c3) & np.uint64(_MASK)
+    a = np.uint64(k0) & np.uint64(_MASK)
+    b = np.uint64(k1) & np.uint64(_MASK)
+    for _ in range(10):
+        p0 = np.uint64(_M0) * x0
+        p1 = np.uint64(_M1) * x2
+        y0 = ((p1 >> np.uint64(32)) ^ x1 ^ a) & np.uint64(_MASK)
+        y1 = p1 & np.uint64(_MASK)
+        y2 = ((p0 >> np.uint64(32)) ^ x3 ^ b) & np.uint64(_MASK)
+        y3 = p0 & np.uint64(_MASK)
+        x0 = y0
+        x1 = y1
+        x2 = y2
+        x3 = y3
+        a = (a + np.uint64(_W0)) & np.uint64(_MASK)
+        b = (b + np.uint64(_W1)) & np.uint64(_MASK)
+    return x0, x1, x2, x3
+
+
+@device_func
+def _unit53(hi, lo):
+    """A float64 in [0, 1) from two words: 53 random bits."""
+    bits = ((np.uint64(hi) >> np.uint64(6)) << np.uint64(27)) | \
+        (np.uint64(lo) >> np.uint64(5))
+    return np.float64(bits) * (1.0 / 9007199254740992.0)
+
+
+@device_func
+def philox_uniform(seed, counter):
+    """A float64 in [0, 1): counter-based, the same on every device for
+    the same (seed, counter); a work-item's stream is its id."""
+    s = np.uint64(seed)
+    c = np.uint64(counter)
+    w0, w1, w2, w3 = philox4x32(c & np.uint64(_MASK), c >> np.uint64(32),
+                                0, 0, s & np.uint64(_MASK),
+                                s >> np.uint64(32))
+    return _unit53(w0, w1)
+
+
+@device_func
+def philox_normal(seed, counter):
+    """A standard normal float64 (Box-Muller over one Philox block)."""
+    s = np.uint64(seed)
+    c = np.uint64(counter)
+    w0, w1, w2, w3 = philox4x32(c & np.uint64(_MASK), c >> np.uint64(32),
+                                0, 0, s & np.uint64(_MASK),
+                                s >> np.uint64(32))
+    u1 = 1.0 - _unit53(w0, w1)
+    u2 = _unit53(w2, w3)
+    return math.sqrt(-2.0 * math.log(u1)) * math.cos(6.283185307179586 * u2)
+
+
+@kernel
+def _words(item, out, k0, k1, start):
+    """out[4 i .. 4 i + 3] = the block of counter start + i (uint32)."""
+    i = item.get_id(0)
+    c = np.uint64(start) + np.uint64(i)
+    w0, w1, w2, w3 = philox4x32(c & np.uint64(_MASK), c >> np.uint64(32),
+                                0, 0, k0, k1)
+    n = out.shape[0]
+    j = 4 * i
+    if j < n:
+        out[j] = np.uint32(w0)
+    if j + 1 < n:
+        out[j + 1] = np.uint32(w1)
+    if j + 2 < n:
+        out[j + 2] = np.uint32(w2)
+    if j + 3 < n:
+        out[j + 3] = np.uint32(w3)
+
+
+@kernel
+def _uniform64(item, out, k0, k1, start, low, span):
+    """Two float64 in [low, low + span) per block."""
+    i = item.get_id(0)
+    c = np.uint64(start) + np.uint64(i)
+    w0, w1, w2, w3 = philox4x32(c & np.uint64(_MASK), c >> np.uint64(32),
+                                0, 0, k0, k1)
+    n = out.shape[0]
+    j = 2 * i
+    if j < n:
+        out[j] = low + span * _unit53(w0, w1)
+    if j + 1 < n:
+        out[j + 1] = low + span * _unit53(w2, w3)
+
+
+@kernel
+def _uniform32(item, out, k0, k1, start, low, span):
+    """Four float32 in [low, low + span) per block (24 bits each)."""
+    i = item.get_id(0)
+    c = np.uint64(start) + np.uint64(i)
+    w0, w1, w2, w3 = philox4x32(c & np.uint64(_MASK), c >> np.uint64(32),
+                                0, 0, k0, k1)
+    n = out.shape[0]
+    j = 4 * i
+    scale = np.float32(1.0 / 16777216.0)
+    lo = np.float32(low)
+    sp = np.float32(span)
+    if j < n:
+        out[j] = lo + sp * (np.float32(w0 >> np.uint64(8)) * scale)
+    if j + 1 < n:
+        out[j + 1] = lo + sp * (np.float32(w1 >> np.uint64(8)) * scale)
+    if j + 2 < n:
+        out[j + 2] = lo + sp * (np.float32(w2 >> np.uint64(8)) * scale)
+    if j + 3 < n:
+        out[j + 3] = lo + sp * (np.float32(w3 >> np.uint64(8)) * scale)
+
+
+@kernel
+def _normal64(item, out, k0, k1, start, loc, scale):
+    """Two normals per block (Box-Muller), float64."""
+    i = item.get_id(0)
+    c = np.uint64(start) + np.uint64(i)
+    w0, w1, w2, w3 = philox4x32(c & np.uint64(_MASK), c >> np.uint64(32),
+                                0, 0, k0, k1)
+    u1 = 1.0 - _unit53(w0, w1)
+    u2 = _unit53(w2, w3)
+    r = math.sqrt(-2.0 * math.log(u1))
+    t = 6.283185307179586 * u2
+    n = out.shape[0]
+    j = 2 * i
+    if j < n:
+        out[j] = loc + scale * (r * math.cos(t))
+    if j + 1 < n:
+        out[j + 1] = loc + scale * (r * math.sin(t))
+
+
+@kernel
+def _normal32(item, out, k0, k1, start, loc, scale):
+    """Four float32 normals per block (Box-Muller twice, 24-bit uniforms)."""
+    i = item.get_id(0)
+    c = np.uint64(start) + np.uint64(i)
+    w0, w1, w2, w3 = philox4x32(c & np.uint64(_MASK), c >> np.uint64(32),
+                                0, 0, k0, k1)
+    inv = np.float32(1.0 / 16777216.0)
+    a1 = np.float32(1.0) - np.float32(w0 >> np.uint64(8)) * inv
+    a2 = np.float32(w1 >> np.uint64(8)) * inv
+    b1 = np.float32(1.0) - np.float32(w2 >> np.uint64(8)) * inv
+    b2 = np.float32(w3 >> np.uint64(8)) * inv
+    ra = np.sqrt(np.float32(-2.0) * np.log(a1))
+    rb = np.sqrt(np.float32(-2.0) * np.log(b1))
+    ta = np.float32(6.2831855) * a2
+    tb = np.float32(6.2831855) * b2
+    lo = np.float32(loc)
+    sc = np.float32(scale)
+    n = out.shape[0]
+    j = 4 * i
+    if j < n:
+        out[j] = lo + sc * (ra * np.cos(ta))
+    if j + 1 < n:
+        out[j + 1] = lo + sc * (ra * np.sin(ta))
+    if j + 2 < n:
+        out[j + 2] = lo + sc * (rb * np.cos(tb))
+    if j + 3 < n:
+        out[j + 3] = lo + sc * (rb * np.sin(tb))
+
+
+@kernel
+def _integers32(item, out, k0, k1, start, low, span):
+    """Four integers in [low, low + span) per block, span <= 2**32, by
+    Lemire's multiply-shift (bias below span / 2**32)."""
+    i = item.get_id(0)
+    c = np.uint64(start) + np.uint64(i)
+    w0, w1, w2, w3 = philox4x32(c & np.uint64(_MASK), c >> np.uint64(32),
+                                0, 0, k0, k1)
+    s = np.uint64(span)
+    n = out.shape[0]
+    j = 4 * i
+    if j < n:
+        out[j] = low + np.int64((w0 * s) >> np.uint64(32))
+    if j + 1 < n:
+        out[j + 1] = low + np.int64((w1 * s) >> np.uint64(32))
+    if j + 2 < n:
+        out[j + 2] = low + np.int64((w2 * s) >> np.uint64(32))
+    if j + 3 < n:
+        out[j + 3] = low + np.int64((w3 * s) >> np.uint64(32))
+
+
+@kernel
+def _integers64(item, out, k0, k1, start, low, span):
+    """Two integers in [low, low + span) per block from 64-bit words."""
+    i = item.get_id(0)
+    c = np.uint64(start) + np.uint64(i)
+    w0, w1, w2, w3 = philox4x32(c & np.uint64(_MASK), c >> np.uint64(32),
+                                0, 0, k0, k1)
+    s = np.uint64(span)
+    n = out.shape[0]
+    j = 2 * i
+    if j < n:
+        out[j] = low + np.int64(((w0 << np.uint64(32)) | w1) % s)
+    if j + 1 < n:
+        out[j + 1] = low + np.int64(((w2 << np.uint64(32)) | w3) % s)
+
+
+def _size(size):
+    if size is None:
+        return ()
+    if isinstance(size, numbers.Integral):
+        size = (size,)
+    size = tuple(operator.index(n) for n in size)
+    if any(n < 0 for n in size):
+        raise errors.InvalidArgumentError("negative dimensions are not "
+                                          "allowed")
+    return size
+
+
+class Generator:
+    """NumPy's ``Generator`` methods on a spirjit device, over Philox4x32-10.
+    Every method returns a DeviceArray on the generator's device (a 0-d one
+    for ``size=None``)."""
+
+    def __init__(self, seed_sequence, device):
+        from . import _resolve_device
+        self._seq = seed_sequence
+        key = seed_sequence.generate_state(2, np.uint32)
+        self._k0, self._k1 = int(key[0]), int(key[1])
+        self._device = _resolve_device(device)
+        self._counter = 0
+
+    @property
+    def device(self):
+        from . import Device
+        return Device._wrap(self._device)
+
+    def __repr__(self):
+        return f"Generator(Philox4x32-10) on {self.device.filter_string}"
+
+    def _draw(self, kern, shape, dtype, per_block, *params):
+        from . import _array_ops as ops, call_kernel
+        shape = _size(shape)
+        n = int(np.prod(shape))
+        out = ops._empty((n,), dtype, self._device)
+        blocks = -(-n // per_block)
+        if blocks:
+            call_kernel(kern, kapi.Range(blocks), out, np.uint32(self._k0),
+                        np.uint32(self._k1), np.uint64(self._counter),
+                        *params)
+            self._counter += blocks
+        return ops.reshape(out, shape) if shape != (n,) else out
+
+    def _float(self, dtype):
+        dtype = np.dtype(dtype)
+        if dtype not in (np.float32, np.float64):
+            raise errors.TypingError(
+                f"Unsupported dtype {dtype} for random floats; use float32 "
+                "or float64")
+        return dtype
+
+    def random(self, size=None, dtype=np.float64, out=None):
+        """Floats uniform in [0, 1)."""
+        return self.uniform(0.0, 1.0, size, dtype)
+
+    def uniform(self, low=0.0, high=1.0, size=None, dtype=np.float64):
+        """Floats uniform in [low, high)."""
+        dtype = self._float(dtype)
+        span = float(high) - float(low)
+        if not math.isfinite(span):
+            raise errors.InvalidArgumentError("high - low range exceeds "
+                                              "valid bounds")
+        if dtype == np.float32:
+            return self._draw(_uniform32, size, dtype, 4, np.float32(low),
+                              np.float32(span))
+        return self._draw(_uniform64, size, dtype, 2, float(low), span)
+
+    def standard_normal(self, size=None, dtype=np.float64, out=None):
+        """Standard normal floats."""
+        return self.normal(0.0, 1.0, size, dtype)
+
+    def normal(self, loc=0.0, scale=1.0, size=None, dtype=np.float64):
+        """Normal floats of mean ``loc`` and deviation ``scale``."""
+        dtype = self._float(dtype)
+        if scale < 0:
+            raise errors.InvalidArgumentError("scale < 0")
+        if dtype == np.float32:
+            return self._draw(_normal32, size, dtype, 4, np.float32(loc),
+                              np.float32(scale))
+        return self._draw(_normal64, size, dtype, 2, float(loc),
+                          float(scale))
+
+    def integers(self, low, high=None, size=None, dtype=np.int64,
+                 endpoint=False):
+        """Integers in [low, high) (or [low, high] with ``endpoint``)."""
+        if high is None:
+            low, high = 0, low
+        low, high = operator.index(low), operator.index(high)
+        dtype = np.dtype(dtype)
+        if dtype.kind not in "iu":
+            raise errors.TypingError(f"Unsupported dtype {dtype} for "
+                                     "integers")
+        span = high - low + (1 if endpoint else 0)
+        if span <= 0:
+            raise errors.InvalidArgumentError(
+                "low > high" if endpoint else "low >= high")
+        info = np.iinfo(dtype)
+        if low < info.min or high - (0 if endpoint else 1) > info.max:
+            raise errors.InvalidArgumentError(
+                f"high is out of bounds for {dtype}")
+        from . import _array_ops as ops
+        if span <= 2**32:
+            r = self._draw(_integers32, size, np.int64, 4, np.int64(low),
+                           np.uint64(span))
+        else:
+            r = self._draw(_integers64, size, np.int64, 2, np.int64(low),
+                           np.uint64(span))
+        return r if dtype == np.int64 else ops.astype(r, dtype)
+
+    def permutation(self, x):
+        """A shuffled copy of ``x`` (along its first axis) or of
+        ``arange(x)``."""
+        from . import _array_api as api, _array_primitives as prims
+        if isinstance(x, numbers.Integral):
+            x = api.arange(x, device=self.device)
+        else:
+            x = prims._device_array(x, "permutation", self._device)
+        if x.ndim == 0:
+            raise errors.InvalidArgumentError("x must be an integer or at "
+                                              "least 1-dimensional")
+        n = x.shape[0]
+        if n <= 1:
+            return x.copy()
+        keys = self._draw(_words, (2 * n,), np.uint32, 4)
+        from . import _array_ops as ops
+        key = ops.apply_ufunc(np.bitwise_or, (ops.apply_ufunc(
+            np.left_shift, (ops.astype(keys[:n], np.uint64), 32)),
+            ops.astype(keys[n:], np.uint64)))
+        order = prims.argsort(key)
+        return prims.take(x, order, 0)
+
+    def shuffle(self, x):
+        """Shuffles DeviceArray ``x`` in place along its first axis."""
+        x[...] = self.permutation(x)
+
+    def choice(self, a, size=None, replace=True):
+        """Elements of ``a`` (or of ``arange(a)``), with or without
+        replacement."""
+        from . import _array_api as api, _array_primitives as prims
+        if isinstance(a, numbers.Integral):
+            if a <= 0:
+                raise errors.InvalidArgumentError("a must be a positive "
+                                                  "integer unless no samples "
+                                                  "are taken")
+            a = api.arange(a, device=self.device)
+        else:
+            a = prims._device_array(a, "choice", self._device)
+        n = a.shape[0] if a.ndim else 0
+        shape = _size(size)
+        count = int(np.prod(shape))
+        if n == 0 and count:
+            raise errors.InvalidArgumentError(
+                "a cannot be empty unless no samples are taken")
+        from . import _array_ops as ops
+        if replace:
+            idx = self.integers(0, n, size=(count,))
+        else:
+            if count > n:
+                raise errors.InvalidArgumentError(
+                    "Cannot take a larger sample than population when "
+                    "replace is False")
+            idx = self.permutation(n)[:count]
+        return ops.reshape(prims.take(a, idx, 0), shape + a.shape[1:])
+
+    def spawn(self, n_children):
+        """``n_children`` independent generators on the same device."""
+        return [Generator(s, self._device)
+                for s in self._seq.spawn(n_children)]
+
+
+def default_rng(seed=None, device=None):
+    """A ``Generator`` on ``device`` (default: the default device), keyed by
+    ``numpy.random.SeedSequence(seed)``."""
+    if isinstance(seed, Generator):
+        return seed
+    if isinstance(seed, np.random.SeedSequence):
+        return Generator(seed, device)
+    return Generator(np.random.SeedSequence(seed), device)
