@@ -40,9 +40,30 @@ bool isIdQuery(const Instruction *inst) {
 
 bool isCollective(const Instruction *inst) {
   const KernelApiFunction *api = apiOf(inst);
-  return api && (api->id == KernelApi::GroupBarrier ||
-                 api->id == KernelApi::GroupReduce ||
-                 api->id == KernelApi::GroupBroadcast);
+  if (!api)
+    return false;
+  switch (api->id) {
+  case KernelApi::GroupBarrier:
+  case KernelApi::GroupReduce:
+  case KernelApi::GroupBroadcast:
+  case KernelApi::GroupInclusiveScan:
+  case KernelApi::GroupExclusiveScan:
+  case KernelApi::AnyOf:
+  case KernelApi::AllOf:
+  // spirjit's sub-group functions use work-group barriers (KernelAPI.def)
+  case KernelApi::SubGroupBarrier:
+  case KernelApi::Shuffle:
+  case KernelApi::ShuffleXor:
+  case KernelApi::ShuffleDown:
+  case KernelApi::ShuffleUp:
+  case KernelApi::SubGroupBroadcast:
+  case KernelApi::SubGroupReduce:
+  case KernelApi::SubGroupInclusiveScan:
+  case KernelApi::SubGroupExclusiveScan:
+    return true;
+  default:
+    return false;
+  }
 }
 
 std::set<const Block *> reachable(const Block *from) {

@@ -59,7 +59,10 @@ const KernelApiFunction *findKernelApi(const Type *callee) {
   case TypeKind::NdItem:
     return find(KernelApiReceiver::NdItem, callee->name);
   case TypeKind::Group:
-    return find(KernelApiReceiver::Group, callee->name);
+    return find(types::isSubGroup(callee->elements[0])
+                    ? KernelApiReceiver::SubGroup
+                    : KernelApiReceiver::Group,
+                callee->name);
   case TypeKind::AtomicRef:
     return find(KernelApiReceiver::AtomicRef, callee->name);
   default:

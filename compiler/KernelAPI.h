@@ -18,7 +18,14 @@ enum class KernelApi {
 };
 
 /// What a kernel-API name is called on (KernelAPI.def explains).
-enum class KernelApiReceiver { Module, Item, NdItem, Group, AtomicRef };
+enum class KernelApiReceiver {
+  Module,
+  Item,
+  NdItem,
+  Group,
+  SubGroup,
+  AtomicRef
+};
 
 /// What a call returns (KernelAPI.def explains).
 enum class KernelApiResult {
@@ -26,6 +33,7 @@ enum class KernelApiResult {
   Int,
   Bool,
   Group,
+  SubGroup,
   Element,
   Value,
   PrivateArray,

@@ -241,6 +241,8 @@ public:
                                         llvm::Intrinsic::nvvm_membar_gl));
   }
 
+  int64_t subGroupSize() const override { return 32; } // a warp
+
   llvm::Value *emitWorkItemQuery(llvm::IRBuilder<> &builder,
                                  WorkItemQuery query,
                                  llvm::Value *dim) const override {

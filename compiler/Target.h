@@ -112,6 +112,10 @@ public:
   /// shared segment per launch would answer false and take offsets into
   /// the segment instead; this is the one place the choice is made.
   virtual bool localMemoryAsParameters() const = 0;
+  /// How many consecutive work-items of a group form a sub-group
+  /// (kapi.SubGroup): a warp on NVIDIA GPUs, 16 elsewhere (the float32
+  /// lanes of an AVX-512 vector, and Intel GPUs' usual width).
+  virtual int64_t subGroupSize() const { return 16; }
   /// Can the device add floats atomically (atomicrmw fadd, fsub)? If not,
   /// float atomics become compare-and-swap loops on the bits.
   virtual bool hasFloatAtomicAdd() const = 0;

@@ -47,7 +47,7 @@ std::string Type::str() const {
   case TypeKind::NdItem:
     return "NdItem(" + std::to_string(ndim) + ")";
   case TypeKind::Group:
-    return "Group(" + std::to_string(ndim) + ")";
+    return (name.empty() ? "Group(" : name + "(") + std::to_string(ndim) + ")";
   case TypeKind::AtomicRef:
     return "AtomicRef(" + element->str() +
            (memorySpace == MemorySpace::Local ? ", local)" : ")");
@@ -227,6 +227,15 @@ const Type *group(int ndim) {
   Type t = make(TypeKind::Group);
   t.ndim = ndim;
   return intern(t);
+}
+const Type *subGroup(int ndim) {
+  Type t = make(TypeKind::Group);
+  t.ndim = ndim;
+  t.name = "SubGroup";
+  return intern(t);
+}
+bool isSubGroup(const Type *t) {
+  return t->kind == TypeKind::Group && t->name == "SubGroup";
 }
 const Type *atomicRef(const Type *element, MemorySpace memorySpace) {
   Type t = make(TypeKind::AtomicRef);

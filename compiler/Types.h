@@ -104,6 +104,10 @@ const Type *array(const Type *element, int ndim, char layout,
                   MemorySpace memorySpace = MemorySpace::Global);
 const Type *ndItem(int ndim);
 const Type *group(int ndim);
+/// kapi.SubGroup of an NdItem of `ndim` dimensions: a Group-kind type named
+/// "SubGroup" (compile-time only, as a Group).
+const Type *subGroup(int ndim);
+bool isSubGroup(const Type *t);
 const Type *atomicRef(const Type *element, MemorySpace memorySpace);
 const Type *tuple(std::vector<const Type *> elements);
 /// An instance of the namedtuple class `key` (two classes with the same

@@ -15,8 +15,8 @@ using ir::isTrivialPhi;
 Instruction *Builder::emitConst(const ConstValue &value, int line) {
   switch (value.kind) {
   case ConstValue::Kind::Str: {
-    // Strings have one use in kernels: naming group_reduce's operation
-    // ("+", "*", "min", "max"). Any other use is rejected once the whole
+    // Strings have one use in kernels: naming a group algorithm's
+    // operation ("+", "min", "&"...). Any other use is rejected once the whole
     // function is built (checkStrings), at the string's own line.
     Instruction *c = emit(Opcode::Const, {}, line);
     c->constant = value;
@@ -534,6 +534,37 @@ void Builder::foldConstantGetattr() {
     }
 }
 
+namespace {
+
+/// For each kernel-API function with an `op` parameter (group_reduce, the
+/// group and sub-group scans: KernelAPI.def), the operand index a string
+/// naming the operation ("+", "min") takes in its call.
+const std::map<std::string, size_t> &opOperands() {
+  static const std::map<std::string, size_t> operands = [] {
+    std::map<std::string, size_t> m;
+    auto add = [&](const char *name, const std::string &parameters) {
+      size_t index = 0, start = 0;
+      while (start <= parameters.size()) {
+        size_t end = parameters.find(',', start);
+        if (end == std::string::npos)
+          end = parameters.size();
+        if (parameters.substr(start, end - start) == "op")
+          m[name] = index + 1; // operand 0 is the callee
+        ++index;
+        start = end + 1;
+      }
+    };
+#define KERNEL_API(id, receiver, name, parameters, required, result)           \
+  add(name, parameters);
+#include "compiler/KernelAPI.def"
+#undef KERNEL_API
+    return m;
+  }();
+  return operands;
+}
+
+} // namespace
+
 void Builder::checkStrings() {
   for (Instruction *text : strings_) {
     bool allowed = true, used = false;
@@ -543,14 +574,15 @@ void Builder::checkStrings() {
           if (inst->operands[i] != text)
             continue;
           used = true;
-          // The op of group_reduce(group, value, op): third argument;
+          // The op of group_reduce(group, value, op) and the scans;
           // any argument of print and an assert's message.
           const Instruction *callee =
               inst->opcode == Opcode::Call ? inst->operands[0] : nullptr;
-          bool reduce = callee &&
-                        (callee->opcode == Opcode::GetAttr ||
-                         callee->opcode == Opcode::Global) &&
-                        callee->name == "group_reduce";
+          auto op = callee && (callee->opcode == Opcode::GetAttr ||
+                               callee->opcode == Opcode::Global)
+                        ? opOperands().find(callee->name)
+                        : opOperands().end();
+          bool reduce = op != opOperands().end();
           bool printed = (callee && i > 0 && callee->opcode == Opcode::Global &&
                           callee->name == "print") ||
                          inst->opcode == Opcode::Assert;
@@ -565,7 +597,8 @@ void Builder::checkStrings() {
           // (python/spirjit/_jit_library.py; the inliner makes it a check).
           bool failure = callee && i == 1 && callee->opcode == Opcode::Global &&
                          callee->name == "fail";
-          if (!printed && !keyword && !failure && (!reduce || i != 3))
+          if (!printed && !keyword && !failure &&
+              (!reduce || i != op->second))
             allowed = false;
         }
     if ((!used && !getattrNames_.count(text)) || !allowed)

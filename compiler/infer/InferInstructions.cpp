@@ -22,7 +22,7 @@ const Type *Inference::constantType(const ConstValue &value) {
     return types::weakFloat();
   case ConstValue::Kind::Complex:
     return types::weakComplex();
-  case ConstValue::Kind::Str: // only group_reduce's op (see BuildPyIR)
+  case ConstValue::Kind::Str: // only a group algorithm's op (BuildPyIR)
     return types::function("op:" + value.text);
   case ConstValue::Kind::Other: // only `...` (see BuildPyIR)
     return value.text == "ellipsis" ? types::ellipsis() : nullptr;

@@ -39,6 +39,8 @@ const Type *resultOf(const KernelApiFunction &api, const Type *receiver) {
     return types::boolean();
   case KernelApiResult::Group:
     return types::group(receiver->ndim);
+  case KernelApiResult::SubGroup:
+    return types::subGroup(receiver->ndim);
   case KernelApiResult::Element:
     return receiver->element;
   default:
@@ -109,7 +111,8 @@ const Type *Inference::inferKernelApiCall(Instruction &inst,
   };
   switch (api->id) {
   case KernelApi::GroupBarrier:
-    if (need(0)->type->kind != TypeKind::Group)
+    if (need(0)->type->kind != TypeKind::Group ||
+        types::isSubGroup(args[0]->type))
       typingError(inst, "group_barrier() needs the work-group "
                         "(item.get_group()), got '" +
                             args[0]->type->str() + "'");
@@ -121,7 +124,8 @@ const Type *Inference::inferKernelApiCall(Instruction &inst,
     return resultOf(*api, nullptr);
   case KernelApi::GroupReduce:
   case KernelApi::GroupBroadcast: {
-    if (need(0)->type->kind != TypeKind::Group)
+    if (need(0)->type->kind != TypeKind::Group ||
+        types::isSubGroup(args[0]->type))
       typingError(inst, shortName +
                             "() needs the work-group "
                             "(item.get_group()), got '" +
@@ -131,19 +135,27 @@ const Type *Inference::inferKernelApiCall(Instruction &inst,
       typingError(inst, shortName + "() combines numbers, not '" +
                             value->str() + "'");
     if (api->id == KernelApi::GroupReduce) {
-      const Type *op = need(2)->type;
-      static const std::set<std::string> ops = {
-          "operator.add", "operator.mul", "min",    "max",
-          "op:+",         "op:*",         "op:min", "op:max"};
-      if (op->kind != TypeKind::Function || !ops.count(op->name))
-        typingError(inst, "group_reduce's op must be '+', '*', 'min' or "
-                          "'max' (or operator.add, operator.mul, min, max)");
+      checkGroupOp(inst, shortName, need(2), value);
     } else if (args[2]) {
       requireInteger(inst, args[2]->type, "group_broadcast's local_id");
     }
     result_.usesGroupScratch = true;
     return types::materialize(value);
   }
+  case KernelApi::GroupInclusiveScan:
+  case KernelApi::GroupExclusiveScan:
+  case KernelApi::AnyOf:
+  case KernelApi::AllOf:
+  case KernelApi::SubGroupBarrier:
+  case KernelApi::Shuffle:
+  case KernelApi::ShuffleXor:
+  case KernelApi::ShuffleDown:
+  case KernelApi::ShuffleUp:
+  case KernelApi::SubGroupBroadcast:
+  case KernelApi::SubGroupReduce:
+  case KernelApi::SubGroupInclusiveScan:
+  case KernelApi::SubGroupExclusiveScan:
+    return inferGroupAlgorithm(inst, *api, shortName, args);
   case KernelApi::PrivateArray: {
     std::vector<int64_t> shape;
     const Instruction *shapeInst = need(0);
@@ -173,6 +185,93 @@ const Type *Inference::inferKernelApiCall(Instruction &inst,
     SPIRJIT_INTERNAL_CHECK(false, "kapi." + api->name + " is no function");
   }
   return nullptr;
+}
+
+void Inference::checkGroupOp(Instruction &inst, const std::string &function,
+                             const Instruction *opInst, const Type *value) {
+  const Type *op = opInst->type;
+  static const std::set<std::string> arithmetic = {
+      "operator.add", "operator.mul", "min",    "max",
+      "op:+",         "op:*",         "op:min", "op:max"};
+  static const std::set<std::string> bitwise = {
+      "operator.and_", "operator.or_", "operator.xor", "op:&", "op:|", "op:^"};
+  bool known = op->kind == TypeKind::Function &&
+               (arithmetic.count(op->name) || bitwise.count(op->name));
+  if (!known)
+    typingError(inst, function +
+                          "'s op must be '+', '*', 'min', 'max', '&', '|' "
+                          "or '^' (or operator.add, operator.mul, min, max, "
+                          "operator.and_, operator.or_, operator.xor)");
+  const Type *v = types::materialize(value);
+  if (bitwise.count(op->name) && v->kind != TypeKind::Int &&
+      v->kind != TypeKind::Bool)
+    typingError(inst, function + "'s op '" +
+                          op->name.substr(op->name.find_first_of(":.") + 1) +
+                          "' combines integers or bools, not '" + v->str() +
+                          "'");
+  bool minMax = op->name == "min" || op->name == "max" ||
+                op->name == "op:min" || op->name == "op:max";
+  if (minMax && v->kind == TypeKind::Complex &&
+      function.find("scan") != std::string::npos)
+    typingError(inst, function + " orders no complex numbers; scan the "
+                                 "real parts");
+}
+
+const Type *
+Inference::inferGroupAlgorithm(Instruction &inst, const KernelApiFunction &api,
+                               const std::string &name,
+                               const std::vector<const Instruction *> &args) {
+  auto need = [&](size_t i) -> const Instruction * {
+    if (!args[i])
+      typingError(inst, name + "() needs its '" + api.parameters[i] +
+                            "' argument");
+    return args[i];
+  };
+  bool subGroupOnly = api.parameters[0] == "sg";
+  bool groupOnly = api.id == KernelApi::GroupInclusiveScan ||
+                   api.id == KernelApi::GroupExclusiveScan;
+  const Type *g = need(0)->type;
+  if (g->kind != TypeKind::Group ||
+      (subGroupOnly && !types::isSubGroup(g)) ||
+      (groupOnly && types::isSubGroup(g)))
+    typingError(inst, name + "() needs " +
+                          (subGroupOnly ? std::string("the sub-group "
+                                                      "(item.get_sub_group())")
+                           : groupOnly
+                               ? std::string("the work-group "
+                                             "(item.get_group())")
+                               : std::string("a work-group or sub-group")) +
+                          ", got '" + g->str() + "'");
+  result_.usesGroupScratch = true;
+  if (api.id == KernelApi::SubGroupBarrier)
+    return types::none();
+  const Type *value = need(1)->type;
+  if (api.id == KernelApi::AnyOf || api.id == KernelApi::AllOf) {
+    if (!value->isNumber())
+      typingError(inst, name + "() takes a predicate (a bool or number), "
+                               "not '" +
+                            value->str() + "'");
+    return types::boolean();
+  }
+  if (!value->isNumber())
+    typingError(inst, name + "() combines numbers, not '" + value->str() +
+                          "'");
+  switch (api.id) {
+  case KernelApi::Shuffle:
+  case KernelApi::ShuffleXor:
+  case KernelApi::ShuffleDown:
+  case KernelApi::ShuffleUp:
+    requireInteger(inst, need(2)->type,
+                   name + "'s " + api.parameters[2]);
+    break;
+  case KernelApi::SubGroupBroadcast:
+    if (args[2])
+      requireInteger(inst, args[2]->type, name + "'s lane");
+    break;
+  default:
+    checkGroupOp(inst, name, need(2), value);
+  }
+  return types::materialize(value);
 }
 
 const Type *

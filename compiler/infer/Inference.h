@@ -119,6 +119,12 @@ private:
   const Type *inferKernelApiCall(Instruction &inst, const Type *callee);
   const Type *inferWorkItemMethod(Instruction &inst, const Type *callee,
                                   const std::vector<const Type *> &args);
+  void checkGroupOp(Instruction &inst, const std::string &function,
+                    const Instruction *opInst, const Type *value);
+  const Type *
+  inferGroupAlgorithm(Instruction &inst, const KernelApiFunction &api,
+                      const std::string &name,
+                      const std::vector<const Instruction *> &args);
   const Type *inferAtomicRef(Instruction &inst, const KernelApiFunction &api,
                              const std::vector<const Instruction *> &args);
   const Type *inferAtomicMethod(Instruction &inst, const Type *callee);

@@ -93,6 +93,7 @@ Lowered Lowering::lowerWorkItemMethod(const Instruction &inst,
   case KernelApi::GroupGetGroupLinearRange:
     return total(WorkItemQuery::NumGroups);
   case KernelApi::NdItemGetGroup:
+  case KernelApi::NdItemGetSubGroup:
     return {}; // compile-time only
   default:
     SPIRJIT_INTERNAL_CHECK(false, "not a work-item query");
@@ -163,7 +164,30 @@ llvm::Value *Lowering::groupCollective(int rank, llvm::Value *value,
       element, builder_.CreateInBoundsGEP(element, slots, me));
   llvm::Value *theirs = builder_.CreateLoad(
       element, builder_.CreateInBoundsGEP(element, slots, partner));
+  llvm::Value *combined = combineGroup(op, type, mine, theirs);
+  builder_.CreateStore(combined,
+                       builder_.CreateInBoundsGEP(element, slots, me));
+  builder_.CreateBr(next);
+  builder_.SetInsertPoint(next);
+  device().emitBarrier(builder_);
+  active->addIncoming(half, next);
+  builder_.CreateCondBr(builder_.CreateICmpUGT(half, builder_.getInt64(1)),
+                        loop, done);
+  builder_.SetInsertPoint(done);
+  llvm::Value *result = builder_.CreateLoad(element, slots);
+  device().emitBarrier(builder_); // the scratch may be reused right after
+  return result;
+}
+
+llvm::Value *Lowering::combineGroup(GroupOperation op, const Type *type,
+                                    llvm::Value *mine, llvm::Value *theirs) {
   llvm::Value *combined;
+  if (op == GroupOperation::And)
+    return builder_.CreateAnd(mine, theirs);
+  if (op == GroupOperation::Or)
+    return builder_.CreateOr(mine, theirs);
+  if (op == GroupOperation::Xor)
+    return builder_.CreateXor(mine, theirs);
   bool isFloat = type->kind == TypeKind::Float;
   bool isSigned = type->kind == TypeKind::Int && type->isSigned;
   if (type->kind == TypeKind::Complex && (op == GroupOperation::Min ||
@@ -194,18 +218,192 @@ llvm::Value *Lowering::groupCollective(int rank, llvm::Value *value,
                                      : builder_.CreateICmpUGT(theirs, mine));
     combined = builder_.CreateSelect(better, theirs, mine);
   }
-  builder_.CreateStore(combined,
-                       builder_.CreateInBoundsGEP(element, slots, me));
-  builder_.CreateBr(next);
-  builder_.SetInsertPoint(next);
+  return combined;
+}
+
+llvm::Value *Lowering::groupIdentity(GroupOperation op, const Type *type) {
+  llvm::Type *element = memoryType(type);
+  switch (op) {
+  case GroupOperation::Add:
+  case GroupOperation::Or:
+  case GroupOperation::Xor:
+    return llvm::Constant::getNullValue(element);
+  case GroupOperation::And:
+    return type->kind == TypeKind::Bool ? builder_.getInt8(1)
+                                        : llvm::Constant::getAllOnesValue(
+                                              element);
+  case GroupOperation::Mul:
+    if (type->kind == TypeKind::Complex)
+      return convert(llvm::ConstantFP::get(builder_.getDoubleTy(), 1.0),
+                     types::floating(64), type);
+    return type->kind == TypeKind::Float ? llvm::ConstantFP::get(element, 1.0)
+                                         : llvm::ConstantInt::get(element, 1);
+  case GroupOperation::Min:
+  case GroupOperation::Max: {
+    bool min = op == GroupOperation::Min;
+    if (type->kind == TypeKind::Float)
+      return llvm::ConstantFP::getInfinity(element, !min);
+    unsigned bits = element->getIntegerBitWidth();
+    bool isSigned = type->kind == TypeKind::Int && type->isSigned;
+    llvm::APInt v = isSigned ? (min ? llvm::APInt::getSignedMaxValue(bits)
+                                    : llvm::APInt::getSignedMinValue(bits))
+                             : (min ? llvm::APInt::getMaxValue(bits)
+                                    : llvm::APInt::getMinValue(bits));
+    if (type->kind == TypeKind::Bool)
+      v = llvm::APInt(bits, min ? 1 : 0);
+    return llvm::ConstantInt::get(element, v);
+  }
+  default:
+    SPIRJIT_INTERNAL_CHECK(false, "a broadcast has no identity");
+  }
+  return nullptr;
+}
+
+Lowering::GroupSegment Lowering::groupSegment(int rank, bool subGroup) {
+  GroupSegment s;
+  s.me = linearQuery(WorkItemQuery::LocalId, WorkItemQuery::LocalSize, rank);
+  llvm::Value *size = rangeProduct(WorkItemQuery::LocalSize, rank);
+  if (!subGroup) {
+    s.lane = s.me;
+    s.base = builder_.getInt64(0);
+    s.count = size;
+    s.bound = size;
+    return s;
+  }
+  llvm::Value *width = builder_.getInt64(device().subGroupSize());
+  s.lane = builder_.CreateURem(s.me, width);
+  s.base = builder_.CreateSub(s.me, s.lane);
+  llvm::Value *left = builder_.CreateSub(size, s.base);
+  s.count = builder_.CreateSelect(builder_.CreateICmpULT(left, width), left,
+                                  width);
+  s.bound = width;
+  return s;
+}
+
+llvm::Value *Lowering::groupScan(int rank, bool subGroup, llvm::Value *value,
+                                 const Type *type, GroupOperation op,
+                                 GroupScan kind) {
+  // Hillis and Steele's scan over the scratch, one slot per work-item:
+  // step k, each item whose lane is at least 2^k adds the value 2^k lanes
+  // before its own. Every item of the group runs every step (a uniform
+  // bound), so every barrier is reached by all.
+  SPIRJIT_INTERNAL_CHECK(groupScratch_, "group scan without scratch");
+  llvm::Type *element = memoryType(type);
+  llvm::Value *slots = builder_.CreateBitCast(
+      groupScratch_, llvm::PointerType::get(
+                         element, target_.addressSpace(MemorySpace::Local)));
+  GroupSegment seg = groupSegment(rank, subGroup);
+  auto slot = [&](llvm::Value *i) {
+    return builder_.CreateInBoundsGEP(element, slots, i);
+  };
+  llvm::Value *stored = type->kind == TypeKind::Bool
+                            ? builder_.CreateZExt(value, element)
+                            : value;
+  builder_.CreateStore(stored, slot(seg.me));
   device().emitBarrier(builder_);
-  active->addIncoming(half, next);
-  builder_.CreateCondBr(builder_.CreateICmpUGT(half, builder_.getInt64(1)),
-                        loop, done);
+  llvm::BasicBlock *before = builder_.GetInsertBlock();
+  llvm::BasicBlock *loop =
+      llvm::BasicBlock::Create(context_, "scan.loop", function_);
+  llvm::BasicBlock *add =
+      llvm::BasicBlock::Create(context_, "scan.add", function_);
+  llvm::BasicBlock *join =
+      llvm::BasicBlock::Create(context_, "scan.join", function_);
+  llvm::BasicBlock *done =
+      llvm::BasicBlock::Create(context_, "scan.done", function_);
+  builder_.CreateCondBr(
+      builder_.CreateICmpULT(builder_.getInt64(1), seg.bound), loop, done);
+  builder_.SetInsertPoint(loop);
+  llvm::PHINode *offset = builder_.CreatePHI(builder_.getInt64Ty(), 2);
+  llvm::PHINode *acc = builder_.CreatePHI(element, 2);
+  offset->addIncoming(builder_.getInt64(1), before);
+  acc->addIncoming(stored, before);
+  builder_.CreateCondBr(builder_.CreateICmpUGE(seg.lane, offset), add, join);
+  builder_.SetInsertPoint(add);
+  llvm::Value *theirs = builder_.CreateLoad(
+      element, slot(builder_.CreateSub(seg.me, offset)));
+  llvm::Value *sum = combineGroup(op, type, theirs, acc);
+  builder_.CreateBr(join);
+  builder_.SetInsertPoint(join);
+  llvm::PHINode *next = builder_.CreatePHI(element, 2);
+  next->addIncoming(acc, loop);
+  next->addIncoming(sum, add);
+  device().emitBarrier(builder_); // every read of this step is done
+  builder_.CreateStore(next, slot(seg.me));
+  device().emitBarrier(builder_);
+  llvm::Value *doubled = builder_.CreateShl(offset, 1);
+  offset->addIncoming(doubled, builder_.GetInsertBlock());
+  acc->addIncoming(next, builder_.GetInsertBlock());
+  builder_.CreateCondBr(builder_.CreateICmpULT(doubled, seg.bound), loop,
+                        done);
   builder_.SetInsertPoint(done);
-  llvm::Value *result = builder_.CreateLoad(element, slots);
+  llvm::Value *result;
+  if (kind == GroupScan::Inclusive) {
+    result = builder_.CreateLoad(element, slot(seg.me));
+  } else if (kind == GroupScan::Total) {
+    llvm::Value *last = builder_.CreateSub(
+        builder_.CreateAdd(seg.base, seg.count), builder_.getInt64(1));
+    result = builder_.CreateLoad(element, slot(last));
+  } else {
+    llvm::BasicBlock *from = builder_.GetInsertBlock();
+    llvm::BasicBlock *read =
+        llvm::BasicBlock::Create(context_, "scan.previous", function_);
+    llvm::BasicBlock *joined =
+        llvm::BasicBlock::Create(context_, "scan.exclusive", function_);
+    builder_.CreateCondBr(builder_.CreateICmpEQ(seg.lane, builder_.getInt64(0)),
+                          joined, read);
+    builder_.SetInsertPoint(read);
+    llvm::Value *previous = builder_.CreateLoad(
+        element, slot(builder_.CreateSub(seg.me, builder_.getInt64(1))));
+    builder_.CreateBr(joined);
+    builder_.SetInsertPoint(joined);
+    llvm::PHINode *phi = builder_.CreatePHI(element, 2);
+    phi->addIncoming(groupIdentity(op, type), from);
+    phi->addIncoming(previous, read);
+    result = phi;
+  }
   device().emitBarrier(builder_); // the scratch may be reused right after
-  return result;
+  return type->kind == TypeKind::Bool
+             ? builder_.CreateICmpNE(result, llvm::ConstantInt::get(element, 0))
+             : result;
+}
+
+llvm::Value *Lowering::groupShuffle(int rank, llvm::Value *value,
+                                    const Type *type, llvm::Value *lane) {
+  SPIRJIT_INTERNAL_CHECK(groupScratch_, "shuffle without scratch");
+  llvm::Type *element = memoryType(type);
+  llvm::Value *slots = builder_.CreateBitCast(
+      groupScratch_, llvm::PointerType::get(
+                         element, target_.addressSpace(MemorySpace::Local)));
+  GroupSegment seg = groupSegment(rank, true);
+  llvm::Value *stored = type->kind == TypeKind::Bool
+                            ? builder_.CreateZExt(value, element)
+                            : value;
+  builder_.CreateStore(stored, builder_.CreateInBoundsGEP(element, slots,
+                                                          seg.me));
+  device().emitBarrier(builder_);
+  // A lane outside the sub-group (CUDA's __shfl_* answer): the item's own.
+  llvm::Value *inside = builder_.CreateAnd(
+      builder_.CreateICmpSGE(lane, builder_.getInt64(0)),
+      builder_.CreateICmpSLT(lane, seg.count));
+  llvm::BasicBlock *from = builder_.GetInsertBlock();
+  llvm::BasicBlock *read =
+      llvm::BasicBlock::Create(context_, "shuffle.read", function_);
+  llvm::BasicBlock *join =
+      llvm::BasicBlock::Create(context_, "shuffle.join", function_);
+  builder_.CreateCondBr(inside, read, join);
+  builder_.SetInsertPoint(read);
+  llvm::Value *theirs = builder_.CreateLoad(
+      element, builder_.CreateInBoundsGEP(element, slots,
+                                          builder_.CreateAdd(seg.base, lane)));
+  builder_.CreateBr(join);
+  builder_.SetInsertPoint(join);
+  llvm::PHINode *result = builder_.CreatePHI(element, 2);
+  result->addIncoming(stored, from);
+  result->addIncoming(theirs, read);
+  device().emitBarrier(builder_);
+  return type->kind == TypeKind::Bool
+             ? builder_.CreateICmpNE(result, llvm::ConstantInt::get(element, 0))
+             : static_cast<llvm::Value *>(result);
 }
 
 llvm::Value *Lowering::atomicCompareExchangeLoop(
@@ -327,6 +525,12 @@ namespace {
 /// The combining operation group_reduce's op names: an operator or a
 /// builtin, or a string literal (BuildPyIR gives those the names "op:+").
 GroupOperation reduction(const std::string &op) {
+  if (op == "operator.and_" || op == "op:&")
+    return GroupOperation::And;
+  if (op == "operator.or_" || op == "op:|")
+    return GroupOperation::Or;
+  if (op == "operator.xor" || op == "op:^")
+    return GroupOperation::Xor;
   if (op == "operator.add" || op == "op:+")
     return GroupOperation::Add;
   if (op == "operator.mul" || op == "op:*")
@@ -348,6 +552,33 @@ Lowered Lowering::lowerKernelApiCall(const Instruction &inst,
   case KernelApiReceiver::Group:
     return lowerWorkItemMethod(inst, inst.operands[0]->type->elements[0],
                                api.id);
+  case KernelApiReceiver::SubGroup: {
+    GroupSegment seg =
+        groupSegment(inst.operands[0]->type->elements[0]->ndim, true);
+    llvm::Value *width = builder_.getInt64(device().subGroupSize());
+    switch (api.id) {
+    case KernelApi::SubGroupGetLocalId:
+      return {seg.lane};
+    case KernelApi::SubGroupGetLocalRange:
+      return {seg.count};
+    case KernelApi::SubGroupGetMaxLocalRange:
+      return {width};
+    case KernelApi::SubGroupGetGroupId:
+      return {builder_.CreateUDiv(seg.me, width)};
+    case KernelApi::SubGroupGetGroupRange: {
+      llvm::Value *size = rangeProduct(
+          WorkItemQuery::LocalSize,
+          inst.operands[0]->type->elements[0]->ndim);
+      return {builder_.CreateUDiv(
+          builder_.CreateAdd(size, builder_.getInt64(
+                                       device().subGroupSize() - 1)),
+          width)};
+    }
+    default:
+      SPIRJIT_INTERNAL_CHECK(false, "not a sub-group method");
+    }
+    return {};
+  }
   case KernelApiReceiver::AtomicRef:
     return lowerAtomicMethod(inst, inst.operands[0]->type->elements[0], api.id);
   case KernelApiReceiver::Module:
@@ -377,6 +608,20 @@ Lowered Lowering::lowerKernelApiCall(const Instruction &inst,
                             reduction(callArgument(inst, 2)->type->name),
                             nullptr)};
   }
+  case KernelApi::GroupInclusiveScan:
+  case KernelApi::GroupExclusiveScan:
+  case KernelApi::AnyOf:
+  case KernelApi::AllOf:
+  case KernelApi::SubGroupBarrier:
+  case KernelApi::Shuffle:
+  case KernelApi::ShuffleXor:
+  case KernelApi::ShuffleDown:
+  case KernelApi::ShuffleUp:
+  case KernelApi::SubGroupBroadcast:
+  case KernelApi::SubGroupReduce:
+  case KernelApi::SubGroupInclusiveScan:
+  case KernelApi::SubGroupExclusiveScan:
+    return lowerGroupAlgorithm(inst, api);
   case KernelApi::PrivateArray:
     return lowerPrivateArray(inst);
   case KernelApi::AtomicRef: {
@@ -514,6 +759,59 @@ Lowered Lowering::lowerAtomicMethod(const Instruction &inst, const Type *atomic,
     SPIRJIT_INTERNAL_CHECK(false, "not an atomic read-modify-write");
   }
   return {};
+}
+
+
+Lowered Lowering::lowerGroupAlgorithm(const Instruction &inst,
+                                      const KernelApiFunction &api) {
+  const Type *groupType = callArgument(inst, 0)->type;
+  int rank = groupType->ndim;
+  bool subGroup = types::isSubGroup(groupType);
+  if (api.id == KernelApi::SubGroupBarrier) {
+    device().emitBarrier(builder_); // sub-groups lie inside the work-group
+    return {};
+  }
+  const Instruction *valueInst = callArgument(inst, 1);
+  if (api.id == KernelApi::AnyOf || api.id == KernelApi::AllOf) {
+    llvm::Value *truth =
+        convert(scalarOf(valueInst, types::materialize(valueInst->type)),
+                valueInst->type, types::boolean());
+    return {groupScan(rank, subGroup, truth, types::boolean(),
+                      api.id == KernelApi::AnyOf ? GroupOperation::Or
+                                                 : GroupOperation::And,
+                      GroupScan::Total)};
+  }
+  const Type *type = types::materialize(valueInst->type);
+  llvm::Value *value = scalarOf(valueInst, type);
+  auto laneArgument = [&](size_t i) -> llvm::Value * {
+    const Instruction *a = callArgument(inst, i);
+    return a ? scalarOf(a, types::int64()) : builder_.getInt64(0);
+  };
+  switch (api.id) {
+  case KernelApi::Shuffle:
+  case KernelApi::SubGroupBroadcast:
+    return {groupShuffle(rank, value, type, laneArgument(2))};
+  case KernelApi::ShuffleXor:
+  case KernelApi::ShuffleDown:
+  case KernelApi::ShuffleUp: {
+    GroupSegment seg = groupSegment(rank, true);
+    llvm::Value *by = laneArgument(2);
+    llvm::Value *lane =
+        api.id == KernelApi::ShuffleXor  ? builder_.CreateXor(seg.lane, by)
+        : api.id == KernelApi::ShuffleDown ? builder_.CreateAdd(seg.lane, by)
+                                           : builder_.CreateSub(seg.lane, by);
+    return {groupShuffle(rank, value, type, lane)};
+  }
+  default:
+    break;
+  }
+  GroupOperation op = reduction(callArgument(inst, 2)->type->name);
+  GroupScan kind = api.id == KernelApi::SubGroupReduce ? GroupScan::Total
+                   : (api.id == KernelApi::GroupExclusiveScan ||
+                      api.id == KernelApi::SubGroupExclusiveScan)
+                       ? GroupScan::Exclusive
+                       : GroupScan::Inclusive;
+  return {groupScan(rank, subGroup, value, type, op, kind)};
 }
 
 } // namespace spirjit::lower

@@ -43,7 +43,10 @@ struct Lowered {
 };
 
 /// What group_reduce combines with, or group_broadcast.
-enum class GroupOperation { Broadcast, Add, Mul, Min, Max };
+enum class GroupOperation { Broadcast, Add, Mul, Min, Max, And, Or, Xor };
+
+/// What a scan over a work-group or its sub-groups gives each work-item.
+enum class GroupScan { Inclusive, Exclusive, Total };
 
 /// Lowers one typed function (the kernel or one device-function
 /// specialisation) into a module that holds the others it calls.
@@ -140,6 +143,26 @@ private:
   /// dimensions.
   llvm::Value *groupCollective(int rank, llvm::Value *value, const Type *type,
                                GroupOperation op, llvm::Value *source);
+  /// `mine` op `theirs` for a group algorithm on values of `type`.
+  llvm::Value *combineGroup(GroupOperation op, const Type *type,
+                            llvm::Value *mine, llvm::Value *theirs);
+  /// The value that `op` leaves unchanged, in `type`'s memory form.
+  llvm::Value *groupIdentity(GroupOperation op, const Type *type);
+  /// The segment of the work-group a group algorithm works over: the whole
+  /// group, or the item's sub-group (subGroupSize() consecutive ids).
+  struct GroupSegment {
+    llvm::Value *me, *lane, *base, *count, *bound;
+  };
+  GroupSegment groupSegment(int rank, bool subGroup);
+  /// A scan of `op` over the segment, through the group scratch.
+  llvm::Value *groupScan(int rank, bool subGroup, llvm::Value *value,
+                         const Type *type, GroupOperation op, GroupScan kind);
+  /// The value of the segment's lane `lane` (the item's own where no such
+  /// lane exists), through the group scratch.
+  llvm::Value *groupShuffle(int rank, llvm::Value *value, const Type *type,
+                            llvm::Value *lane);
+  Lowered lowerGroupAlgorithm(const Instruction &inst,
+                              const KernelApiFunction &api);
   llvm::Value *atomicCompareExchangeLoop(
       llvm::Value *pointer, const Type *element,
       const std::function<llvm::Value *(llvm::Value *)> &update);

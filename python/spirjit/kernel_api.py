@@ -18,7 +18,10 @@ __all__ = [
     "Range", "NdRange", "Item", "NdItem", "Group", "LocalAccessor",
     "PrivateArray", "AtomicRef", "MemoryOrder", "MemoryScope", "AddressSpace",
     "group_barrier", "atomic_fence", "group_reduce", "group_broadcast",
-    "call_kernel",
+    "group_inclusive_scan", "group_exclusive_scan", "any_of", "all_of",
+    "SubGroup", "sub_group_barrier", "shuffle", "shuffle_xor", "shuffle_down",
+    "shuffle_up", "sub_group_broadcast", "sub_group_reduce",
+    "sub_group_inclusive_scan", "sub_group_exclusive_scan", "call_kernel",
 ]
 
 
@@ -232,6 +235,45 @@ class NdItem:
     def get_group(self):
         return self._group
 
+    def get_sub_group(self):
+        return SubGroup(self._group, self.get_local_linear_id())
+
+
+# The simulator's sub-group width: that of spirjit's OpenCL, Level Zero and
+# native devices (NVIDIA GPUs' is a warp, 32). Kernels ask the sub-group.
+SUB_GROUP_SIZE = 16
+
+
+class SubGroup:
+    """The sub-group of an NdItem: consecutive local linear ids of its
+    work-group, ``get_max_local_range()`` of them (the last sub-group of a
+    group may have fewer). spirjit computes sub-group functions through
+    the work-group's local memory and barriers, so, like group functions,
+    every work-item of the work-group must reach them."""
+
+    def __init__(self, group, me):
+        self._group = group
+        self._me = me
+        size = group.get_local_linear_range()
+        self._base = me - me % SUB_GROUP_SIZE
+        self._count = min(SUB_GROUP_SIZE, size - self._base)
+        self._groups = -(-size // SUB_GROUP_SIZE)
+
+    def get_local_id(self):
+        return self._me - self._base
+
+    def get_local_range(self):
+        return self._count
+
+    def get_max_local_range(self):
+        return SUB_GROUP_SIZE
+
+    def get_group_id(self):
+        return self._me // SUB_GROUP_SIZE
+
+    def get_group_range(self):
+        return self._groups
+
 
 class LocalAccessor:
     """Work-group local memory, passed as a kernel argument (NdRange launches
@@ -352,6 +394,7 @@ def atomic_fence(memory_order, memory_scope):
 
 _REDUCTIONS = {
     "+": operator.add, "*": operator.mul, "min": min, "max": max,
+    "&": operator.and_, "|": operator.or_, "^": operator.xor,
 }
 
 
@@ -362,8 +405,9 @@ def _reduction(op):
         if op is fn:
             return fn
     raise errors.InvalidArgumentError(
-        f"group_reduce supports '+', '*', 'min' and 'max' "
-        f"(or operator.add, operator.mul, min, max), not {op!r}")
+        f"group_reduce supports '+', '*', 'min', 'max', '&', '|' and '^' "
+        f"(or operator.add, operator.mul, min, max, operator.and_, "
+        f"operator.or_, operator.xor), not {op!r}")
 
 
 def group_reduce(group, value, op):
@@ -400,11 +444,156 @@ def group_broadcast(group, value, local_id=0):
     return result
 
 
+def _my_id():
+    return threading.current_thread().__dict__.get("_spirjit_local_linear")
+
+
+def _gather(group, value):
+    """Every work-item's ``value`` by local linear id (the scratch that
+    spirjit's group algorithms use), after a barrier."""
+    shared = group._shared
+    me = _my_id()
+    with shared.lock:
+        shared.slots[me] = value
+    group_barrier(group)
+    values = dict(shared.slots)
+    group_barrier(group)
+    return me, values
+
+
+def _identity(fn, value):
+    """The value ``fn`` leaves unchanged, of ``value``'s type."""
+    kind = type(value)
+    if isinstance(value, (bool, np.bool_)):
+        return kind({operator.and_: True, min: True}.get(fn, False))
+    if fn is operator.add or fn in (operator.or_, operator.xor):
+        return kind(0)
+    if fn is operator.mul:
+        return kind(1)
+    if fn is operator.and_:
+        return kind(-1) if not isinstance(value, np.unsignedinteger) else \
+            np.iinfo(kind).max
+    if isinstance(value, (float, np.floating)):
+        return kind(np.inf if fn is min else -np.inf)
+    info = np.iinfo(kind if isinstance(value, np.integer) else np.int64)
+    return kind(info.max if fn is min else info.min)
+
+
+def _segment(g):
+    """(group, lanes' first linear id, lane count, this item's lane)."""
+    if isinstance(g, SubGroup):
+        return g._group, g._base, g._count, g._me - g._base
+    if not isinstance(g, Group):
+        raise errors.TypingError(f"expected a work-group or sub-group, got "
+                                 f"{type(g).__name__}")
+    me = _my_id()
+    return g, 0, g.get_local_linear_range(), me
+
+
+def _scan(g, x, op, inclusive):
+    fn = _reduction(op)
+    group, base, count, lane = _segment(g)
+    _, values = _gather(group, x)
+    lanes = lane + 1 if inclusive else lane
+    if lanes == 0:
+        return _identity(fn, x)
+    result = values[base]
+    for i in range(1, lanes):
+        result = fn(result, values[base + i])
+    return result
+
+
+def group_inclusive_scan(group, x, op):
+    """``op`` over the values of work-items 0..me of the group."""
+    return _scan(group, x, op, True)
+
+
+def group_exclusive_scan(group, x, op):
+    """``op`` over the values of work-items 0..me-1 of the group (``op``'s
+    identity for the first)."""
+    return _scan(group, x, op, False)
+
+
+def sub_group_inclusive_scan(sg, x, op):
+    """``op`` over the values of lanes 0..lane of the sub-group."""
+    return _scan(sg, x, op, True)
+
+
+def sub_group_exclusive_scan(sg, x, op):
+    """``op`` over the values of lanes 0..lane-1 (identity for lane 0)."""
+    return _scan(sg, x, op, False)
+
+
+def sub_group_reduce(sg, x, op):
+    """``op`` over every lane's value; every lane gets the result."""
+    fn = _reduction(op)
+    group, base, count, _ = _segment(sg)
+    _, values = _gather(group, x)
+    result = values[base]
+    for i in range(1, count):
+        result = fn(result, values[base + i])
+    return result
+
+
+def any_of(group, pred):
+    """Whether ``pred`` is true for any work-item of the group or
+    sub-group."""
+    g, base, count, _ = _segment(group)
+    _, values = _gather(g, bool(pred))
+    return any(values[base + i] for i in range(count))
+
+
+def all_of(group, pred):
+    """Whether ``pred`` is true for every work-item of the group or
+    sub-group."""
+    g, base, count, _ = _segment(group)
+    _, values = _gather(g, bool(pred))
+    return all(values[base + i] for i in range(count))
+
+
+def sub_group_barrier(sg):
+    """Waits for the sub-group (spirjit: for the whole work-group)."""
+    group_barrier(sg._group)
+
+
+def _shuffle_from(sg, x, lane):
+    group, base, count, _ = _segment(sg)
+    _, values = _gather(group, x)
+    return values[base + lane] if 0 <= lane < count else x
+
+
+def shuffle(sg, x, lane):
+    """The value of sub-group lane ``lane`` (one's own where there is no
+    such lane)."""
+    return _shuffle_from(sg, x, lane)
+
+
+def shuffle_xor(sg, x, mask):
+    """The value of lane ``lane ^ mask``."""
+    return _shuffle_from(sg, x, sg.get_local_id() ^ mask)
+
+
+def shuffle_down(sg, x, delta):
+    """The value of lane ``lane + delta``."""
+    return _shuffle_from(sg, x, sg.get_local_id() + delta)
+
+
+def shuffle_up(sg, x, delta):
+    """The value of lane ``lane - delta``."""
+    return _shuffle_from(sg, x, sg.get_local_id() - delta)
+
+
+def sub_group_broadcast(sg, x, lane=0):
+    """Lane ``lane``'s value, in every lane."""
+    return _shuffle_from(sg, x, lane)
+
+
 class _GroupState:
     def __init__(self, size):
         self.barrier = threading.Barrier(size)
         self.lock = threading.Lock()
         self.values = []
+        self.slots = {}
         self.broadcast = None
 
 

@@ -14,7 +14,8 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 _TABLE = os.path.join(_ROOT, "compiler", "KernelAPI.def")
 
 _RECEIVERS = {"Module": kapi, "Item": kapi.Item, "NdItem": kapi.NdItem,
-              "Group": kapi.Group, "AtomicRef": kapi.AtomicRef}
+              "Group": kapi.Group, "SubGroup": kapi.SubGroup,
+              "AtomicRef": kapi.AtomicRef}
 
 # Public kapi names a kernel may meet that the table does not list, and
 # where the compiler handles them instead.
@@ -24,7 +25,7 @@ _HANDLED_ELSEWHERE = {
     "Range", "NdRange", "LocalAccessor",
     # The work item's classes: a kernel receives them, never constructs
     # them; their methods are in the table.
-    "Item", "NdItem", "Group",
+    "Item", "NdItem", "Group", "SubGroup",
     # The simulator: it runs on the host, never in a kernel.
     "call_kernel",
     # IntEnums: their members are KERNEL_API_CONSTANT rows, read as
