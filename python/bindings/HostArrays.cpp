@@ -14,6 +14,7 @@
 #include <pybind11/stl.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <string>
 
@@ -104,10 +105,17 @@ private:
     switch (node.kind) {
     case ArrayNode::Kind::Memory:
       return arrayOver(node.view, node.dtype);
-    case ArrayNode::Kind::Scalar:
-      // A 0-d array of the parameter's bytes (a copy).
+    case ArrayNode::Kind::Scalar: {
+      // A 0-d array of the parameter's bytes (a copy). A complex
+      // parameter keeps its parts one in each word (scalarArgument), so a
+      // complex64's imaginary part moves next to its real part.
+      char bytes[16];
+      std::memcpy(bytes, node.scalar, sizeof bytes);
+      if (node.element->kind == TypeKind::Complex && node.itemsize == 8)
+        std::memcpy(bytes + 4, &node.scalar[1], 4);
       return py::array(dtypeOf(node.dtype), std::vector<py::ssize_t>{},
-                       std::vector<py::ssize_t>{}, node.scalar);
+                       std::vector<py::ssize_t>{}, bytes);
+    }
     case ArrayNode::Kind::Index: {
       int axis = node.axes[0];
       std::vector<py::ssize_t> along(node.shape.size(), 1);

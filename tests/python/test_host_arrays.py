@@ -144,3 +144,15 @@ def test_a_value_read_back_stays_a_value_of_its_time(host):
     np.testing.assert_array_equal(np.asarray(C), a * 2 + 1)
     np.testing.assert_array_equal(np.asarray(A * 2 + 1)[:2], [203, 5])
     assert float(C.sum()) == float((a * 2 + 1).sum())
+
+
+def test_complex64_scalars_keep_their_imaginary_part(host):
+    # A complex64 kernel parameter holds its parts one in each word; the
+    # NumPy path once read its imaginary part as zero (sqrt(1+3j) was 1).
+    x = spirjit.asarray(np.array([1 + 3j, 2j], np.complex64), device=host)
+    s = np.complex64(1 + 3j)
+    np.testing.assert_allclose(spirjit.sqrt(s).asnumpy(), np.sqrt(s),
+                               rtol=1e-6)
+    np.testing.assert_allclose((x + s).asnumpy(), x.asnumpy() + s)
+    np.testing.assert_allclose((x * np.complex64(-1j)).asnumpy(),
+                               x.asnumpy() * np.complex64(-1j))
