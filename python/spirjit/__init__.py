@@ -460,7 +460,7 @@ def _usm_interface(self):
             "syclobj": self.device}
 
 
-def _to_device(self, device):
+def _to_device(self, device, /, *, stream=None):
     """This array on ``device`` (a Device or a filter string): itself where
     it already lives there, else a copy: device to device between CUDA GPUs,
     through the host otherwise."""

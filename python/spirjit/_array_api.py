@@ -70,13 +70,12 @@ def _usm(*values):
 
 def _elementwise(numpy_name, arity):
     ufunc = getattr(np, numpy_name)
-
-    def function(*args):
-        if len(args) != arity:
-            raise errors.TypingError(
-                f"{function.__name__} takes {arity} argument"
-                f"{'s' if arity > 1 else ''}, got {len(args)}")
-        return ops.apply_ufunc(ufunc, args)
+    if arity == 1:
+        def function(x, /):
+            return ops.apply_ufunc(ufunc, (x,))
+    else:
+        def function(x1, x2, /):
+            return ops.apply_ufunc(ufunc, (x1, x2))
     return function
 
 
@@ -140,12 +139,20 @@ def can_cast(from_, to, /):
     return bool(np.can_cast(from_, to))
 
 
+FInfo = namedtuple("FInfo", "bits eps max min smallest_normal dtype")
+IInfo = namedtuple("IInfo", "bits max min dtype")
+
+
 def finfo(type, /):
-    return np.finfo(type.dtype if isinstance(type, DeviceArray) else type)
+    """The standard's finfo: Python numbers, and the real dtype."""
+    f = np.finfo(type.dtype if isinstance(type, DeviceArray) else type)
+    return FInfo(int(f.bits), float(f.eps), float(f.max), float(f.min),
+                 float(f.smallest_normal), f.dtype)
 
 
 def iinfo(type, /):
-    return np.iinfo(type.dtype if isinstance(type, DeviceArray) else type)
+    i = np.iinfo(type.dtype if isinstance(type, DeviceArray) else type)
+    return IInfo(int(i.bits), int(i.max), int(i.min), i.dtype)
 
 
 _KINDS = {"bool": "b", "signed integer": "i", "unsigned integer": "u",
@@ -235,6 +242,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
     device = _runtime_device(device)
     if n_rows == 0 or n_cols == 0:
         return ops._empty((n_rows, n_cols), dtype, device)
+    k = builtins.max(-n_rows, builtins.min(n_cols, operator.index(k)))
     rows, cols = _grid(n_rows, n_cols, device)
     on = ops.apply_ufunc(np.equal, (ops.apply_ufunc(np.add, (rows, k)),
                                     cols))
@@ -319,24 +327,10 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, **kwargs):
         raise errors.InvalidArgumentError(
             "asarray(copy=False): a DeviceArray cannot share the memory of "
             f"a {type(obj).__name__}; use copy=None")
-    if dtype is None and not isinstance(obj, np.ndarray) and _python_data(
-            obj):
-        # Python numbers take the standard's default dtypes.
-        host = np.asarray(obj)
-        if host.dtype.kind == "i":
-            dtype = np.int64
     return _BASE_ASARRAY[0](obj, dtype=dtype, device=device, **kwargs)
 
 
 _BASE_ASARRAY = [None]  # the package's own asarray (usm_type=, sycl_queue=)
-
-
-def _python_data(obj):
-    if isinstance(obj, (bool, numbers.Number)):
-        return True
-    if isinstance(obj, (list, tuple)):
-        return builtins.all(_python_data(o) for o in obj)
-    return False
 
 
 # ---------------------------------------------------------- manipulation
@@ -413,7 +407,7 @@ def stack(arrays, /, *, axis=0):
     return concat([expand_dims(a, axis=axis) for a in arrays], axis=axis)
 
 
-def expand_dims(x, /, *, axis=0):
+def expand_dims(x, /, axis=0):
     x = _array(x)
     axes = axis if isinstance(axis, tuple) else (axis,)
     ndim = x.ndim + len(axes)
@@ -758,11 +752,24 @@ def tensordot(x1, x2, /, *, axes=2):
 
 
 def vecdot(x1, x2, /, *, axis=-1):
+    """The dot product of vectors along ``axis`` (x1 conjugated), the
+    other axes broadcast; the result has the product's dtype."""
     x1, x2 = _array(x1), _array(x2)
+    axis = operator.index(axis)
+    n = builtins.min(x1.ndim, x2.ndim)
+    if n == 0 or not -n <= axis < n:
+        raise errors.ArrayAxisError(axis, n)
+    if axis >= 0:  # counted from the end, as the standard asks
+        axis -= n
+    if x1.shape[axis] != x2.shape[axis]:
+        raise errors.InvalidArgumentError(
+            f"vecdot: the vectors' axis {axis} has size {x1.shape[axis]} "
+            f"in x1 and {x2.shape[axis]} in x2")
     if x1.dtype.kind == "c":
         x1 = ops.apply_ufunc(np.conjugate, (x1,))
     product = ops.apply_ufunc(np.multiply, (x1, x2))
-    return ops.reduce("sum", product, axis)
+    return ops.astype(ops.reduce("sum", product, axis), product.dtype,
+                      copy=False)
 
 
 # ------------------------------------------------------------ the info object
@@ -824,6 +831,36 @@ def _host_only(name):
     return fail
 
 
+def _signature(spec):
+    """An inspect.Signature written as a parameter list ("x, /, *, n=None"),
+    the standard's for a function whose wrapper takes *args."""
+    import inspect
+    return inspect.signature(eval(f"lambda {spec}: None"))
+
+
+# The standard's parameters of the functions NumPy computes in place.
+_SIGNATURES = {
+    "cholesky": "x, /, *, upper=False", "cross": "x1, x2, /, *, axis=-1",
+    "det": "x, /", "eigh": "x, /", "eigvalsh": "x, /", "inv": "x, /",
+    "matrix_norm": "x, /, *, keepdims=False, ord='fro'",
+    "matrix_power": "x, n, /", "matrix_rank": "x, /, *, rtol=None",
+    "pinv": "x, /, *, rtol=None", "qr": "x, /, *, mode='reduced'",
+    "slogdet": "x, /", "solve": "x1, x2, /",
+    "svd": "x, /, *, full_matrices=True", "svdvals": "x, /",
+    "fft": "x, /, *, n=None, axis=-1, norm='backward'",
+    "ifft": "x, /, *, n=None, axis=-1, norm='backward'",
+    "rfft": "x, /, *, n=None, axis=-1, norm='backward'",
+    "irfft": "x, /, *, n=None, axis=-1, norm='backward'",
+    "hfft": "x, /, *, n=None, axis=-1, norm='backward'",
+    "ihfft": "x, /, *, n=None, axis=-1, norm='backward'",
+    "fftn": "x, /, *, s=None, axes=None, norm='backward'",
+    "ifftn": "x, /, *, s=None, axes=None, norm='backward'",
+    "rfftn": "x, /, *, s=None, axes=None, norm='backward'",
+    "irfftn": "x, /, *, s=None, axes=None, norm='backward'",
+    "fftshift": "x, /, *, axes=None", "ifftshift": "x, /, *, axes=None",
+}
+
+
 def _in_place(module, name, numpy_fn, result_arrays=1):
     """``numpy_fn`` over the DeviceArrays' own memory where the host
     addresses it, its results copied into DeviceArrays beside them."""
@@ -845,6 +882,8 @@ def _in_place(module, name, numpy_fn, result_arrays=1):
             result = numpy_fn(*host_args, **kwargs)
         return _wrap(result, like)
     function.__name__ = name
+    if name in _SIGNATURES and module in ("linalg", "fft"):
+        function.__signature__ = _signature(_SIGNATURES[name])
     function.__doc__ = (f"numpy.{module}.{name} on the array's device "
                         "(NumPy's own, in place, where the host addresses "
                         "the device's memory).")
@@ -911,6 +950,7 @@ def _linalg_module():
                                  keepdims=keepdims),
               "svd": lambda a, full_matrices=True: np.linalg.svd(
                   a, full_matrices=full_matrices),
+              "qr": lambda a, mode="reduced": np.linalg.qr(a, mode),
               "pinv": lambda a, rtol=None: np.linalg.pinv(
                   a, rtol=rtol) if rtol is not None else np.linalg.pinv(a),
               "matrix_rank": lambda a, rtol=None: np.linalg.matrix_rank(

@@ -335,9 +335,16 @@ def matmul(a, b, out=None):
         raise errors.InvalidArgumentError(
             "matmul: Input operand does not have enough "
             "dimensions (a scalar is not a matrix)")
-    if a.ndim not in (1, 2) or b.ndim not in (1, 2):
-        raise errors.NotSupportedError(
-            "DeviceArray @ takes 1-D and 2-D operands")
+    if a.ndim == 0 or b.ndim == 0:
+        raise errors.InvalidArgumentError(
+            "matmul: Input operand does not have enough dimensions (a 0-d "
+            "array is not a matrix)")
+    if a.ndim > 2 or b.ndim > 2:
+        result = _batched_matmul(a, b, loop[-1])
+        if out is not None:
+            out[...] = result
+            return out
+        return result
     a2 = a if a.ndim == 2 else a._view([1, a.shape[0]], [0, a.strides[0]],
                                        a._offset)
     b2 = b if b.ndim == 2 else b._view([b.shape[0], 1], [b.strides[0], 0],
@@ -350,14 +357,61 @@ def matmul(a, b, out=None):
     shape = (a2.shape[0], b2.shape[1])
     final = tuple(n for n, keep in zip(shape, (a.ndim == 2, b.ndim == 2))
                   if keep)
-    result = _matmul(a2, b2, _empty(shape, loop[-1], a._device,
-                                     usm_type_of((a, b))))
+    result = _empty(shape, loop[-1], a._device, usm_type_of((a, b)))
+    from . import _array_primitives as prims
+    if prims._on_host(a2, b2):
+        # The host's BLAS in place on the device's memory (API.md, "Where
+        # the work runs"): NumPy's matmul writes the result directly.
+        h = prims.host_view
+        if result.size:
+            np.matmul(h(a2).astype(loop[-1], copy=False),
+                      h(b2).astype(loop[-1], copy=False), out=h(result))
+    else:
+        result = _matmul(a2, b2, result)
     result = result._view(list(final), _c_strides(final, loop[-1]),
                           result._offset)
     if out is not None:
         out[...] = result
         return out
     return result
+
+
+def _batched_matmul(a, b, dtype):
+    """NumPy's matmul of operands with more than two dimensions: the
+    leading axes broadcast, each matrix product by itself."""
+    from . import _array_primitives as prims
+    a_mat = a if a.ndim > 1 else a._view([1, a.shape[0]], [0, a.strides[0]],
+                                          a._offset)
+    b_mat = b if b.ndim > 1 else b._view([b.shape[0], 1], [b.strides[0], 0],
+                                          b._offset)
+    if a_mat.shape[-1] != b_mat.shape[-2]:
+        raise errors.InvalidArgumentError(
+            f"matmul: Input operand 1 has a mismatch in its core dimension "
+            f"0, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size "
+            f"{b_mat.shape[-2]} is different from {a_mat.shape[-1]})")
+    try:
+        batch = np.broadcast_shapes(a_mat.shape[:-2], b_mat.shape[:-2])
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            f"operands could not be broadcast together with shapes "
+            f"{a.shape} {b.shape}") from None
+    n, m = a_mat.shape[-2], b_mat.shape[-1]
+    final = np.matmul(np.empty(a.shape, np.int8),
+                      np.empty(b.shape, np.int8)).shape
+    if prims._on_host(a, b):
+        result = _empty(final, dtype, a._device, usm_type_of((a, b)))
+        if result.size:
+            np.matmul(prims.host_view(a).astype(dtype, copy=False),
+                      prims.host_view(b).astype(dtype, copy=False),
+                      out=prims.host_view(result))
+        return result
+    result = _empty(batch + (n, m), dtype, a._device, usm_type_of((a, b)))
+    ab = prims._broadcast(a_mat, batch + a_mat.shape[-2:])
+    bb = prims._broadcast(b_mat, batch + b_mat.shape[-2:])
+    for index in np.ndindex(*batch):
+        if n and m:
+            _matmul(ab[index], bb[index], result[index])
+    return reshape(result, final)
 
 
 def _matmul(a, b, out):

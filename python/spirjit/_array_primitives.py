@@ -9,7 +9,7 @@ the native device), NumPy's own implementation runs in place on the
 DeviceArray's memory (API.md, "Where the work runs"): its sorts and scans
 are vectorised single passes that two cores' kernels do not beat, and the
 result is copied once into the device's memory. Elsewhere, and everywhere
-when ``SPIRJIT_HOST_LIBRARY=0`` (or ``use_host(False)``), the kernels of
+when ``SPIRJIT_HOST_NUMPY=0`` (or ``use_host(False)``), the kernels of
 ``_library_kernels`` compute it: the same source on every device. Each
 function chooses between the two in one place, ``_on_host``.
 """
@@ -25,8 +25,9 @@ from . import _array_ops as ops
 from . import _spirjit, errors
 from ._spirjit import DeviceArray
 
-_HOST = [os.environ.get("SPIRJIT_HOST_LIBRARY", "1").lower()
-         not in ("0", "false", "")]
+# SPIRJIT_HOST_NUMPY=0 also makes small values kernels
+# (python/bindings/HostArrays.cpp): one switch for NumPy in place.
+_HOST = [os.environ.get("SPIRJIT_HOST_NUMPY") != "0"]
 
 
 @contextlib.contextmanager
@@ -53,8 +54,10 @@ def host_view(x):
 
 def to_device_like(value, like):
     """A NumPy result as a new DeviceArray beside ``like``."""
-    return _spirjit.to_device(np.ascontiguousarray(value), like._device,
-                              like.usm_type)
+    value = np.asarray(value)
+    if not value.flags.c_contiguous:
+        value = value.copy()  # (np.ascontiguousarray makes 0-d arrays 1-d)
+    return _spirjit.to_device(value, like._device, like.usm_type)
 
 
 def _kernels():
