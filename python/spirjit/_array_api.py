@@ -968,8 +968,24 @@ def _fft_module():
     m = types.ModuleType("spirjit.fft", "The Array API's fft extension "
                          "over DeviceArrays.")
     for name in ("fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn",
-                 "irfftn", "hfft", "ihfft", "fftshift", "ifftshift"):
+                 "irfftn", "hfft", "ihfft"):
         setattr(m, name, _in_place("fft", name, getattr(np.fft, name)))
+
+    def fftshift(x, /, *, axes=None):
+        """The zero frequency moved to the middle: a roll, on any device."""
+        x = _array(x)
+        axes = tuple(range(x.ndim)) if axes is None else (
+            (axes,) if isinstance(axes, numbers.Integral) else tuple(axes))
+        return roll(x, tuple(x.shape[a] // 2 for a in axes), axis=axes)
+
+    def ifftshift(x, /, *, axes=None):
+        """fftshift undone."""
+        x = _array(x)
+        axes = tuple(range(x.ndim)) if axes is None else (
+            (axes,) if isinstance(axes, numbers.Integral) else tuple(axes))
+        return roll(x, tuple(-(x.shape[a] // 2) for a in axes), axis=axes)
+    m.fftshift = fftshift
+    m.ifftshift = ifftshift
 
     def fftfreq(n, /, *, d=1.0, dtype=None, device=None):
         r = np.fft.fftfreq(n, d)
@@ -1161,7 +1177,14 @@ def numpy_functions():
         np.sort: lambda a, axis=-1, kind=None, order=None, *, stable=None:
             prims.sort(*_numpy_axis_flat(a, axis)),
         np.argsort: lambda a, axis=-1, kind=None, order=None, *, stable=None:
-            prims.argsort(*_numpy_axis_flat(a, axis)),
+            prims.argsort(*_numpy_axis_flat(a, axis), stable=bool(
+                stable or kind in ("stable", "mergesort"))),
+        np.argpartition: lambda a, kth, axis=-1, kind="introselect",
+            order=None: prims.argpartition(*_numpy_axis_flat(a, axis)[:1],
+                                           kth, -1 if axis is None else axis),
+        np.partition: lambda a, kth, axis=-1, kind="introselect", order=None:
+            prims.partition(*_numpy_axis_flat(a, axis)[:1], kth,
+                            -1 if axis is None else axis),
         np.cumsum: _np_cumulative("+"),
         np.cumprod: _np_cumulative("*"),
         np.nonzero: lambda a: prims.nonzero(_array(a)),
@@ -1249,7 +1272,10 @@ def numpy_functions():
     del linalg
     for name in ("fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn",
                  "irfftn", "fft2", "ifft2", "rfft2", "irfft2", "hfft",
-                 "ihfft", "fftshift", "ifftshift"):
+                 "ihfft"):
         f[getattr(np.fft, name)] = _in_place("fft", name,
                                              getattr(np.fft, name))
+    fft = _fft_module()
+    f[np.fft.fftshift] = lambda x, axes=None: fft.fftshift(x, axes=axes)
+    f[np.fft.ifftshift] = lambda x, axes=None: fft.ifftshift(x, axes=axes)
     return f

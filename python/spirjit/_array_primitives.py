@@ -109,33 +109,68 @@ def sort(x, axis=-1, descending=False, stable=True):
     if x.size == 0:
         return ops.copy(x)
     if _on_host(x):
+        # Sorted values are the same however equal keys are ordered:
+        # NumPy's default sort (its vectorised quicksort) gives them.
         h = host_view(x)
         if descending:
             return to_device_like(np.flip(np.sort(np.flip(h, axis),
-                                                  axis=axis, kind="stable"),
-                                          axis), x)
-        return to_device_like(np.sort(h, axis=axis, kind="stable"), x)
+                                                  axis=axis), axis), x)
+        return to_device_like(np.sort(h, axis=axis), x)
     rows, shape, order = _moved(x, axis)
     return _unmoved(_kernels().sort_rows(rows, descending), shape, order)
 
 
 def argsort(x, axis=-1, descending=False, stable=True):
-    """The indices that sort ``x`` along ``axis`` (int64, stable)."""
+    """The indices that sort ``x`` along ``axis`` (int64): stable unless
+    ``stable`` is False, which lets NumPy in place order equal keys as its
+    quicksort does (the kernels are always stable)."""
     x = _device_array(x, "argsort")
     axis = _axis(x, axis, "argsort")
     if x.size == 0:
         return ops._empty(x.shape, np.int64, x._device, x.usm_type)
     if _on_host(x):
         h = host_view(x)
+        kind = "stable" if stable else None
         if descending:
             n = h.shape[axis]
             r = np.flip(np.argsort(np.flip(h, axis), axis=axis,
-                                   kind="stable"), axis)
+                                   kind=kind), axis)
             return to_device_like((n - 1 - r).astype(np.int64), x)
-        return to_device_like(np.argsort(h, axis=axis, kind="stable")
+        return to_device_like(np.argsort(h, axis=axis, kind=kind)
                               .astype(np.int64), x)
     rows, shape, order = _moved(x, axis)
     return _unmoved(_kernels().argsort_rows(rows, descending), shape, order)
+
+
+def argpartition(x, kth, axis=-1):
+    """NumPy's argpartition: indices that put the kth element (or each of
+    the kth sequence) where a sort would, smaller ones before it. Kernels
+    sort fully (a sort is a partition)."""
+    x = _device_array(x, "argpartition")
+    axis = _axis(x, axis, "argpartition")
+    if _on_host(x):
+        with _numpy_errors():
+            return to_device_like(np.argpartition(host_view(x), kth,
+                                                  axis=axis)
+                                  .astype(np.int64), x)
+    n = x.shape[axis]
+    for k in np.atleast_1d(kth):
+        if not -n <= int(k) < n:
+            raise errors.InvalidArgumentError(
+                f"kth(={int(k)}) out of bounds ({n})")
+    return argsort(x, axis)
+
+
+def partition(x, kth, axis=-1):
+    """NumPy's partition: the values argpartition's indices select."""
+    x = _device_array(x, "partition")
+    axis = _axis(x, axis, "partition")
+    if _on_host(x):
+        with _numpy_errors():
+            return to_device_like(np.partition(host_view(x), kth,
+                                               axis=axis), x)
+    argpartition(x, kth, axis)  # the same checks
+    return sort(x, axis)
 
 
 # ------------------------------------------------------------------ scans
@@ -489,6 +524,11 @@ def take_along_axis(x, indices, axis=-1):
         tuple(1 if a == axis else s for a, s in enumerate(indices.shape)))
     shape = tuple(indices.shape[a] if a == axis else shape[a]
                   for a in range(x.ndim))
+    if int(np.prod(shape)) == 0:
+        if n == 0 and indices.size:
+            raise errors.ArrayIndexError(
+                "cannot take along an empty axis")
+        return ops._empty(shape, x.dtype, x._device, x.usm_type)
     xb = _broadcast(x, tuple(n if a == axis else shape[a]
                              for a in range(x.ndim)))
     ib = _broadcast(indices, shape)
