@@ -1,0 +1,163 @@
+"""spirjit.random (API.md): Philox4x32-10, the same numbers on every device
+for the same seed, NumPy's Generator methods, and the counter-based
+functions inside kernels and jit functions."""
+
+import math
+
+import numpy as np
+import pytest
+
+import spirjit
+from spirjit import errors
+from spirjit import kernel_api as kapi
+from spirjit import random as R
+
+
+def philox_reference(counter, key):
+    """Philox4x32-10 in plain Python integers (Salmon et al. 2011)."""
+    c = list(counter)
+    k0, k1 = key
+    mask = 0xFFFFFFFF
+    for _ in range(10):
+        p0 = 0xD2511F53 * c[0]
+        p1 = 0xCD9E8D57 * c[2]
+        c = [((p1 >> 32) ^ c[1] ^ k0) & mask, p1 & mask,
+             ((p0 >> 32) ^ c[3] ^ k1) & mask, p0 & mask]
+        k0 = (k0 + 0x9E3779B9) & mask
+        k1 = (k1 + 0xBB67AE85) & mask
+    return c
+
+
+@spirjit.kernel
+def philox_words(item, out, c0, c1, c2, c3, k0, k1):
+    a, b, c, d = R.philox4x32(c0, c1, c2, c3, k0, k1)
+    out[0] = np.uint32(a)
+    out[1] = np.uint32(b)
+    out[2] = np.uint32(c)
+    out[3] = np.uint32(d)
+
+
+# Random123's known answers for Philox4x32-10.
+KNOWN = [((0, 0, 0, 0), (0, 0),
+          (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)),
+         ((0xFFFFFFFF,) * 4, (0xFFFFFFFF,) * 2,
+          (0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD)),
+         ((0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344),
+          (0xA4093822, 0x299F31D0),
+          (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1))]
+
+
+def test_philox_gives_random123s_known_answers(device):
+    for counter, key, answer in KNOWN:
+        out = np.zeros(4, np.uint32)
+        spirjit.call_kernel(philox_words, kapi.Range(1), out,
+                            *(np.uint32(v) for v in counter + key))
+        assert [int(v) for v in out] == list(answer)
+        assert philox_reference(counter, key) == list(answer)
+
+
+def test_the_same_seed_gives_the_same_numbers_on_every_device(device):
+    g = spirjit.random.default_rng(2024, device=device)
+    assert g.device == device
+    ints = g.integers(0, 1000, size=64)
+    u64 = g.random(33)
+    u32 = g.random(17, dtype=np.float32)
+    # The reference: the same draws through the simulator, on the host.
+    key = np.random.SeedSequence(2024).generate_state(2, np.uint32)
+    words = []
+    for block in range(16):
+        words += philox_reference((block, 0, 0, 0), (int(key[0]),
+                                                     int(key[1])))
+    np.testing.assert_array_equal(
+        ints.asnumpy(), [(w * 1000) >> 32 for w in words])
+    assert ints.dtype == np.int64 and ints.device == device
+    first = philox_reference((16, 0, 0, 0), (int(key[0]), int(key[1])))
+    bits = ((first[0] >> 6) << 27) | (first[1] >> 5)
+    assert u64.asnumpy()[0] == bits / 2.0**53
+    assert u32.dtype == np.float32 and u64.shape == (33,)
+
+
+def test_distributions_look_like_numpys(device, require_dtypes):
+    require_dtypes(np.float64)
+    g = spirjit.random.default_rng(5, device=device)
+    u = g.uniform(-2.0, 3.0, size=200_000).asnumpy()
+    assert u.min() >= -2.0 and u.max() < 3.0
+    assert abs(u.mean() - 0.5) < 0.02
+    z = g.normal(1.0, 2.0, size=(400, 500)).asnumpy()
+    assert z.shape == (400, 500)
+    assert abs(z.mean() - 1.0) < 0.03 and abs(z.std() - 2.0) < 0.03
+    k = g.integers(-3, 4, size=100_000, endpoint=True).asnumpy()
+    assert set(np.unique(k)) == set(range(-3, 5))
+    s = g.standard_normal(10, dtype=np.float32)
+    assert s.dtype == np.float32
+    assert g.random().shape == ()
+
+
+def test_permutation_shuffle_choice_spawn(device):
+    g = spirjit.random.default_rng(11, device=device)
+    p = g.permutation(1000).asnumpy()
+    assert sorted(p.tolist()) == list(range(1000))
+    assert not np.array_equal(p, np.arange(1000))
+    x = spirjit.asarray(np.arange(12.0).reshape(6, 2), device=device)
+    y = g.permutation(x).asnumpy()
+    assert sorted(y[:, 0].tolist()) == list(range(0, 12, 2))
+    np.testing.assert_array_equal(y[:, 1] - y[:, 0], 1)
+    g.shuffle(x)
+    assert sorted(x.asnumpy()[:, 0].tolist()) == list(range(0, 12, 2))
+    c = g.choice(50, size=20, replace=False).asnumpy()
+    assert len(set(c.tolist())) == 20 and c.max() < 50
+    r = g.choice(spirjit.asarray(np.array([5, 7]), device=device), size=100)
+    assert set(r.asnumpy().tolist()) == {5, 7}
+    children = g.spawn(3)
+    draws = [c.random(4).asnumpy() for c in children]
+    assert not np.array_equal(draws[0], draws[1])
+    again = spirjit.random.default_rng(11, device=device).spawn(3)
+    # children depend only on the parent's seed, as NumPy's do
+    assert len(again) == 3
+
+
+def test_bad_arguments_say_what_is_wrong(device):
+    g = spirjit.random.default_rng(0, device=device)
+    with pytest.raises(ValueError, match="low >= high"):
+        g.integers(5, 5)
+    with pytest.raises(ValueError, match="larger sample than population"):
+        g.choice(3, size=5, replace=False)
+    with pytest.raises(TypeError, match="float32 or float64"):
+        g.random(3, dtype=np.int32)
+    with pytest.raises(ValueError, match="negative dimensions"):
+        g.random((-1, 2))
+    assert isinstance(g.random(2), spirjit.DeviceArray)
+    with pytest.raises(errors.SpirjitError):
+        g.normal(0.0, -1.0, size=2)
+
+
+@spirjit.kernel
+def noise(item, out, seed):
+    i = item.get_id(0)
+    out[i, 0] = spirjit.random.philox_uniform(seed, i)
+    out[i, 1] = spirjit.random.philox_normal(seed, i)
+
+
+@spirjit.jit
+def uniform_in_jit(n, seed):
+    out = np.empty(n)
+    for i in spirjit.prange(n):
+        out[i] = spirjit.random.philox_uniform(seed, i)
+    return out
+
+
+def test_counter_based_functions_in_kernels_and_jit(device, require_dtypes):
+    require_dtypes(np.float64)
+    out = np.zeros((1000, 2))
+    spirjit.call_kernel(noise, kapi.Range(1000), out, np.uint64(99))
+    assert 0.0 <= out[:, 0].min() and out[:, 0].max() < 1.0
+    assert abs(out[:, 0].mean() - 0.5) < 0.05
+    assert abs(out[:, 1].mean()) < 0.15 and abs(out[:, 1].std() - 1) < 0.1
+    words = philox_reference((7, 0, 0, 0), (99, 0))
+    assert out[7, 0] == (((words[0] >> 6) << 27) | (words[1] >> 5)) / 2.0**53
+    u1 = 1.0 - out[7, 0]
+    u2 = (((words[2] >> 6) << 27) | (words[3] >> 5)) / 2.0**53
+    assert out[7, 1] == pytest.approx(
+        math.sqrt(-2 * math.log(u1)) * math.cos(2 * math.pi * u2), rel=1e-12)
+    np.testing.assert_array_equal(uniform_in_jit(1000, np.uint64(99)),
+                                  out[:, 0])
