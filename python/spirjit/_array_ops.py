@@ -367,7 +367,10 @@ def matmul(a, b, out=None):
             np.matmul(h(a2).astype(loop[-1], copy=False),
                       h(b2).astype(loop[-1], copy=False), out=h(result))
     else:
-        result = _matmul(a2, b2, result)
+        from . import _vendor
+        # cuBLAS on CUDA devices where it loads; the tiled kernel elsewhere.
+        if not _vendor.gemm(a2, b2, result):
+            result = _matmul(a2, b2, result)
     result = result._view(list(final), _c_strides(final, loop[-1]),
                           result._offset)
     if out is not None:
@@ -408,8 +411,9 @@ def _batched_matmul(a, b, dtype):
     result = _empty(batch + (n, m), dtype, a._device, usm_type_of((a, b)))
     ab = prims._broadcast(a_mat, batch + a_mat.shape[-2:])
     bb = prims._broadcast(b_mat, batch + b_mat.shape[-2:])
+    from . import _vendor
     for index in np.ndindex(*batch):
-        if n and m:
+        if n and m and not _vendor.gemm(ab[index], bb[index], result[index]):
             _matmul(ab[index], bb[index], result[index])
     return reshape(result, final)
 
