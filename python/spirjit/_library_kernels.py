@@ -13,7 +13,8 @@ sums are grouped differently), ``argsort_rows`` is ``np.argsort(kind=
 algorithm waits on another work-group (OpenCL promises no forward progress
 between them): work that needs a global order is split into launches
 (chunk totals, a scan of those, a rescan; one launch per bitonic stage).
-Only Range launches are used, so no work-group size can exceed a device's.
+Range launches, and NdRange launches of at most 256 items a group (or the
+device's largest power of two below that) for the tiled scans.
 Empty inputs launch nothing. The Array API layer decides shapes, axes,
 dtypes and broadcasting and calls these.
 """
@@ -30,6 +31,18 @@ __all__ = ["iota", "scan_rows", "argsort_rows", "sort_rows", "compact",
 # elements becomes ceil(n / SCAN_CHUNK) chunk totals, scanned the same way
 # until one item per row can scan what is left.
 SCAN_CHUNK = 32
+
+# Elements each work-item of a tiled scan (long rows) reads, one a group's
+# width apart, so that a group reads whole rows of memory at a time.
+SCAN_ITEMS = 8
+
+# The radix sort of long single rows: digits of RADIX_BITS bits, one pass
+# each from the lowest; a work-item counts and then moves RADIX_CHUNK
+# consecutive keys, so each pass is two launches and a scan of counts.
+RADIX_BITS = 4
+RADIX = 1 << RADIX_BITS
+RADIX_CHUNK = 256
+RADIX_MIN = 2048  # shorter rows, and many rows: the bitonic sort
 
 # Entries of a row one work-item of a bitonic sort orders by itself: the
 # stages whose compared pairs lie within such blocks run as one launch.
@@ -231,6 +244,157 @@ def _scan_chunk_apply(item, x, out, scanned, chunk, mul):
 
 
 @kernel
+def _scan_tile_totals(item: kapi.NdItem, x, totals, items, mul):
+    """totals[r, g] = the sum (product) of tile g of row r: a work-group's
+    items read the tile's elements in turn (adjacent items, adjacent
+    elements), then combine their own by a group reduction."""
+    r = item.get_global_id(0)
+    g = item.get_group().get_group_id(1)
+    i = item.get_local_id(1)
+    width = item.get_local_range(1)
+    t = totals.dtype.type
+    n = x.shape[1]
+    base = g * width * items
+    acc = t(1) if mul else t(0)
+    for k in range(items):
+        j = base + k * width + i
+        if j < n:
+            if mul:
+                acc = t(acc * t(x[r, j]))
+            else:
+                acc = t(acc + t(x[r, j]))
+    if mul:
+        total = kapi.group_reduce(item.get_group(), acc, "*")
+    else:
+        total = kapi.group_reduce(item.get_group(), acc, "+")
+    if i == 0:
+        totals[r, g] = total
+
+
+@kernel
+def _scan_tile_apply(item: kapi.NdItem, x, out, scanned, items, mul, tile):
+    """Scans tile g of row r from the scanned totals of the tiles before
+    it: the tile is staged in local memory as read (coalesced), each item
+    scans its run of ``items`` there, the group scans the runs' totals, and
+    the tile goes back as read."""
+    r = item.get_global_id(0)
+    group = item.get_group()
+    g = group.get_group_id(1)
+    i = item.get_local_id(1)
+    width = item.get_local_range(1)
+    t = out.dtype.type
+    n = x.shape[1]
+    base = g * width * items
+    one = t(1) if mul else t(0)
+    for k in range(items):
+        j = base + k * width + i
+        if j < n:
+            tile[k * width + i] = t(x[r, j])
+        else:
+            tile[k * width + i] = one
+    kapi.group_barrier(group)
+    run = one
+    for k in range(items):
+        if mul:
+            run = t(run * tile[i * items + k])
+        else:
+            run = t(run + tile[i * items + k])
+    if mul:
+        before = kapi.group_exclusive_scan(group, run, "*")
+    else:
+        before = kapi.group_exclusive_scan(group, run, "+")
+    if g > 0:
+        if mul:
+            before = t(scanned[r, g - 1] * before)
+        else:
+            before = t(scanned[r, g - 1] + before)
+    acc = before
+    for k in range(items):
+        if mul:
+            acc = t(acc * tile[i * items + k])
+        else:
+            acc = t(acc + tile[i * items + k])
+        tile[i * items + k] = acc
+    kapi.group_barrier(group)
+    for k in range(items):
+        j = base + k * width + i
+        if j < n:
+            out[r, j] = tile[k * width + i]
+
+
+@kernel
+def _radix_int_keys(item, x, keys, bias, flip, desc):
+    """keys[i] = x's integer as an unsigned key in the same order:
+    (x + bias) ^ flip, every bit flipped for a descending sort."""
+    i = item.get_id(0)
+    t = keys.dtype.type
+    k = t(np.int64(x[0, i]) + bias) ^ flip
+    if desc:
+        k = ~k
+    keys[i] = k
+
+
+@kernel
+def _radix_float_keys(item, bits, keys, sign, inf, desc):
+    """keys[i] = the float whose bits are bits[0, i] as an unsigned key in
+    NumPy's order: negatives below positives, both zeros one key, every NaN
+    after +inf (every bit flipped for a descending sort)."""
+    i = item.get_id(0)
+    t = keys.dtype.type
+    b = t(bits[0, i])
+    mag = b & (sign - t(1))
+    if mag > inf:
+        k = ~t(0)
+    elif mag == t(0):
+        k = sign
+    elif (b & sign) != t(0):
+        k = ~b
+    else:
+        k = b | sign
+    if desc:
+        k = ~k
+    keys[i] = k
+
+
+@kernel
+def _radix_count(item, keys, counts, shift, chunk, items):
+    """counts[d * items + t] = how many keys of item t's chunk have the
+    digit d (4 bits at ``shift``)."""
+    t = item.get_id(0)
+    n = keys.shape[0]
+    c = kapi.PrivateArray(RADIX, np.int64, True)
+    kt = keys.dtype.type
+    lo = t * chunk
+    hi = min(lo + chunk, n)
+    for j in range(lo, hi):
+        c[int((keys[j] >> kt(shift)) & kt(RADIX - 1))] += 1
+    for d in range(RADIX):
+        counts[d * items + t] = c[d]
+
+
+@kernel
+def _radix_scatter(item, keys, idx, out_keys, out_idx, ends, counts, shift,
+                   chunk, items):
+    """Item t moves its chunk's (key, index) pairs, in order, to the places
+    the scanned counts give each digit: a stable pass."""
+    t = item.get_id(0)
+    n = keys.shape[0]
+    at = kapi.PrivateArray(RADIX, np.int64)
+    for d in range(RADIX):
+        at[d] = ends[d * items + t] - counts[d * items + t]
+    kt = keys.dtype.type
+    lo = t * chunk
+    hi = min(lo + chunk, n)
+    for j in range(lo, hi):
+        k = keys[j]
+        d = int((k >> kt(shift)) & kt(RADIX - 1))
+        p = at[d]
+        out_keys[p] = k
+        out_idx[p] = idx[j]
+        at[d] = p + 1
+
+
+@kernel
 def _sort_init(item, x, keys, idx):
     """keys[r, j] = x[r, j] (as the key dtype), idx[r, j] = j; the
     columns past x's are padding."""
@@ -412,13 +576,37 @@ def scan_rows(x, op, dtype):
     if n <= SCAN_CHUNK:
         _launch(_scan_whole_rows, (rows,), x, out, mul)
         return out
-    chunks = -(-n // SCAN_CHUNK)
-    totals = _empty((rows, chunks), dtype, x)
-    _launch(_scan_chunk_totals, (rows, chunks), x, totals, SCAN_CHUNK, mul)
+    width = _group_width(x)
+    if n < width * SCAN_ITEMS:
+        chunks = -(-n // SCAN_CHUNK)
+        totals = _empty((rows, chunks), dtype, x)
+        _launch(_scan_chunk_totals, (rows, chunks), x, totals, SCAN_CHUNK,
+                mul)
+        scanned = scan_rows(totals, op, dtype)
+        _launch(_scan_chunk_apply, (rows, chunks), x, out, scanned,
+                SCAN_CHUNK, mul)
+        return out
+    # Long rows: tiles of width * SCAN_ITEMS elements, each a work-group's,
+    # read and written in whole rows of the group (reduce, then scan).
+    from . import call_kernel
+    tiles = -(-n // (width * SCAN_ITEMS))
+    space = kapi.NdRange((rows, tiles * width), (1, width))
+    totals = _empty((rows, tiles), dtype, x)
+    call_kernel(_scan_tile_totals, space, x, totals, SCAN_ITEMS, mul)
     scanned = scan_rows(totals, op, dtype)
-    _launch(_scan_chunk_apply, (rows, chunks), x, out, scanned, SCAN_CHUNK,
-            mul)
+    call_kernel(_scan_tile_apply, space, x, out, scanned, SCAN_ITEMS, mul,
+                kapi.LocalAccessor((width * SCAN_ITEMS,), dtype))
     return out
+
+
+def _group_width(x):
+    """The work-group width of the tiled kernels on x's device: 256 items
+    where the device allows, else its largest power of two."""
+    limit = x._device.properties().get("max_work_group_size", 256) or 256
+    width = 1
+    while width * 2 <= min(limit, 256):
+        width *= 2
+    return width
 
 
 def _sorted_pairs(x, descending):
@@ -453,6 +641,54 @@ def _sorted_pairs(x, descending):
     return keys, idx
 
 
+def _radix_order(x, descending):
+    """The stable ascending (or array-api-strict descending) order of the
+    (1, n) real or integer row x, by an LSD radix sort of unsigned keys
+    made from its values: a 1-D int64 DeviceArray."""
+    n = x.shape[1]
+    width = 64 if x.dtype.itemsize == 8 else 32
+    key_dtype = np.dtype(np.uint64 if width == 64 else np.uint32)
+    keys = _empty((n,), key_dtype, x)
+    desc = 1 if descending else 0
+    kt = key_dtype.type
+    if x.dtype.kind == "f":
+        bits = x._view(list(x.shape), list(x.strides), x._offset,
+                       np.dtype(np.uint64 if width == 64 else np.uint32))
+        inf = np.float64(np.inf) if width == 64 else np.float32(np.inf)
+        _launch(_radix_float_keys, (n,), bits, keys, kt(1) << kt(width - 1),
+                kt(inf.view(key_dtype)), desc)
+        significant = width
+    else:
+        source = 8 * x.dtype.itemsize if x.dtype.kind != "b" else 1
+        signed = x.dtype.kind == "i"
+        if signed and source < 64:
+            bias, flip = 1 << (source - 1), 0   # into [0, 2**source)
+        elif signed:
+            bias, flip = 0, 1 << 63             # int64: the sign bit
+        else:
+            bias, flip = 0, 0
+        _launch(_radix_int_keys, (n,), x, keys, np.int64(bias), kt(flip),
+                desc)
+        # Ascending keys of narrow integers use their low bits only; a
+        # descending sort flips them all.
+        significant = width if descending else max(source, RADIX_BITS)
+    idx = iota(n, np.int64, x._device)
+    other_keys = _empty((n,), key_dtype, x)
+    other_idx = _empty((n,), np.int64, x)
+    items = -(-n // RADIX_CHUNK)
+    counts = _empty((RADIX * items,), np.int64, x)
+    for shift in range(0, significant, RADIX_BITS):
+        _launch(_radix_count, (items,), keys, counts, shift, RADIX_CHUNK,
+                items)
+        ends = scan_rows(_as_row(counts), "+", np.int64)
+        ends = ends._view([RADIX * items], [8], ends._offset)
+        _launch(_radix_scatter, (items,), keys, idx, other_keys, other_idx,
+                ends, counts, shift, RADIX_CHUNK, items)
+        keys, other_keys = other_keys, keys
+        idx, other_idx = other_idx, idx
+    return idx
+
+
 def argsort_rows(x, descending=False):
     """The stable argsort of each row of the 2-D ``x``: a (rows, n) int64
     DeviceArray. Ascending is ``np.argsort(x, axis=1, kind="stable")``
@@ -465,6 +701,9 @@ def argsort_rows(x, descending=False):
     out = _empty((rows, n), np.int64, x)
     if rows == 0 or n == 0:
         return out
+    if rows == 1 and n >= RADIX_MIN and x.dtype.kind != "c":
+        order = _radix_order(x, descending)
+        return order._view([1, n], [0, 8], order._offset)
     _, idx = _sorted_pairs(x, descending)
     if idx.shape[1] == n:
         return idx
@@ -481,7 +720,11 @@ def sort_rows(x, descending=False):
     out = _empty((rows, n), x.dtype, x)
     if rows == 0 or n == 0:
         return out
-    _, idx = _sorted_pairs(x, descending)
+    if rows == 1 and n >= RADIX_MIN and x.dtype.kind != "c":
+        order = _radix_order(x, descending)
+        idx = order._view([1, n], [0, 8], order._offset)
+    else:
+        _, idx = _sorted_pairs(x, descending)
     # The original elements, so -0.0 and NaN payloads come back unchanged.
     _launch(_gather_2d, (rows, n), x, idx, out)
     return out

@@ -413,3 +413,36 @@ def test_searchsorted_edges(put):
         LK.searchsorted(put(a), put(np.array(2))).asnumpy(), 1)
     with pytest.raises(errors.InvalidArgumentError, match="side"):
         LK.searchsorted(put(a), put(v), "middle")
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64,
+                                   np.uint16, np.uint32, np.uint64,
+                                   np.float32, np.float64, np.bool_],
+                         ids=lambda d: np.dtype(d).name)
+def test_radix_sort_of_long_rows_orders_extremes_as_numpy(device, dtype,
+                                                          require_dtypes):
+    # Rows of at least RADIX_MIN elements take the radix sort: keys made
+    # from the bits (signs, both zeros, NaNs last, the extreme integers).
+    require_dtypes(dtype)
+    rng = np.random.default_rng(3)
+    n = LK.RADIX_MIN + 37
+    if np.dtype(dtype).kind == "f":
+        h = rng.standard_normal(n).astype(dtype)
+        h[::9] = np.nan
+        h[1::13] = -0.0
+        h[2::13] = 0.0
+        h[3], h[4] = np.inf, -np.inf
+        h[5] = np.finfo(dtype).tiny / 4  # a subnormal
+    elif dtype is np.bool_:
+        h = rng.integers(0, 2, n).astype(bool)
+    else:
+        info = np.iinfo(dtype)
+        h = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+        h[:4] = [info.min, info.max, 0, info.min]
+    x = spirjit.asarray(h.reshape(1, n), device=device)
+    np.testing.assert_array_equal(LK.argsort_rows(x).asnumpy()[0],
+                                  np.argsort(h, kind="stable"))
+    want = n - 1 - np.flip(np.argsort(np.flip(h), kind="stable"))
+    np.testing.assert_array_equal(LK.argsort_rows(x, True).asnumpy()[0], want)
+    np.testing.assert_array_equal(LK.sort_rows(x).asnumpy()[0],
+                                  h[np.argsort(h, kind="stable")])
