@@ -53,11 +53,25 @@ def host_view(x):
 
 
 def to_device_like(value, like):
-    """A NumPy result as a new DeviceArray beside ``like``."""
+    """A NumPy result as a new DeviceArray beside ``like``: over the
+    result's own memory where the device uses host memory in place (no
+    copy; the DeviceArray keeps it alive), else copied there."""
+    from ._foreign import _wrap_host
     value = np.asarray(value)
     if not value.flags.c_contiguous:
         value = value.copy()  # (np.ascontiguousarray makes 0-d arrays 1-d)
+    if like._host_addressable and value.ndim:
+        wrapped = _wrap_host(value, like._device)
+        if wrapped is not None:
+            return wrapped
     return _spirjit.to_device(value, like._device, like.usm_type)
+
+
+def result_like(shape, dtype, like):
+    """A new C-contiguous DeviceArray beside ``like`` and the NumPy array
+    over its memory (host-addressable devices), for NumPy's out=."""
+    out = ops._empty(shape, dtype, like._device, like.usm_type)
+    return out, host_view(out)
 
 
 def _kernels():
@@ -93,6 +107,13 @@ def _moved(x, axis):
     return ops.reshape(moved, -1, x.shape[axis]), moved.shape, order
 
 
+def flip_view(x, axis):
+    """A view of ``x`` reversed along ``axis``."""
+    index = [slice(None)] * x.ndim
+    index[axis] = slice(None, None, -1)
+    return x[tuple(index)]
+
+
 def _unmoved(rows, shape, order):
     """Undoes ``_moved`` on a result of the same shape."""
     back = [order.index(a) for a in range(len(order))]
@@ -112,10 +133,10 @@ def sort(x, axis=-1, descending=False, stable=True):
         # Sorted values are the same however equal keys are ordered:
         # NumPy's default sort (its vectorised quicksort) gives them.
         h = host_view(x)
-        if descending:
-            return to_device_like(np.flip(np.sort(np.flip(h, axis),
-                                                  axis=axis), axis), x)
-        return to_device_like(np.sort(h, axis=axis), x)
+        out, view = result_like(x.shape, x.dtype, x)
+        view[...] = np.flip(h, axis) if descending else h
+        view.sort(axis=axis)  # in the result's own memory
+        return flip_view(out, axis) if descending else out
     rows, shape, order = _moved(x, axis)
     return _unmoved(_kernels().sort_rows(rows, descending), shape, order)
 
@@ -137,7 +158,7 @@ def argsort(x, axis=-1, descending=False, stable=True):
                                    kind=kind), axis)
             return to_device_like((n - 1 - r).astype(np.int64), x)
         return to_device_like(np.argsort(h, axis=axis, kind=kind)
-                              .astype(np.int64), x)
+                              .astype(np.int64, copy=False), x)
     rows, shape, order = _moved(x, axis)
     return _unmoved(_kernels().argsort_rows(rows, descending), shape, order)
 
@@ -152,7 +173,7 @@ def argpartition(x, kth, axis=-1):
         with _numpy_errors():
             return to_device_like(np.argpartition(host_view(x), kth,
                                                   axis=axis)
-                                  .astype(np.int64), x)
+                                  .astype(np.int64, copy=False), x)
     n = x.shape[axis]
     for k in np.atleast_1d(kth):
         if not -n <= int(k) < n:
@@ -194,12 +215,14 @@ def cumulative(op, x, axis, dtype, include_initial=False):
     if _on_host(x):
         h = host_view(x)
         fn = np.cumsum if op == "+" else np.cumprod
-        r = fn(h, axis=axis, dtype=dtype)
+        out, view = result_like(shape, dtype, x)
+        index = [slice(None)] * x.ndim
         if include_initial:
-            pad = np.full(r.shape[:axis] + (1,) + r.shape[axis + 1:],
-                          0 if op == "+" else 1, dtype)
-            r = np.concatenate([pad, r], axis=axis)
-        return to_device_like(r, x)
+            index[axis] = slice(0, 1)
+            view[tuple(index)] = 0 if op == "+" else 1
+            index[axis] = slice(1, n + 1)
+        fn(h, axis=axis, dtype=dtype, out=view[tuple(index)])
+        return out
     rows, moved_shape, order = _moved(x, axis)
     scanned = _kernels().scan_rows(rows, op, dtype)
     result = _unmoved(scanned, moved_shape, order)
@@ -484,9 +507,11 @@ def take(x, indices, axis):
         axis = 0
     axis = _axis(x, axis, "take")
     if _on_host(x, indices):
+        shape = x.shape[:axis] + indices.shape + x.shape[axis + 1:]
+        out, view = result_like(shape, x.dtype, x)
         with _numpy_errors():
-            return to_device_like(np.take(host_view(x), host_view(indices),
-                                          axis=axis), x)
+            np.take(host_view(x), host_view(indices), axis=axis, out=view)
+        return out
     n = x.shape[axis]
     pre = int(np.prod(x.shape[:axis]))
     post = int(np.prod(x.shape[axis + 1:]))
