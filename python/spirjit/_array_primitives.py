@@ -149,7 +149,12 @@ def argsort(x, axis=-1, descending=False, stable=True):
     axis = _axis(x, axis, "argsort")
     if x.size == 0:
         return ops._empty(x.shape, np.int64, x._device, x.usm_type)
-    if _on_host(x):
+    # A stable order of one long row: the kernels' radix sort beats
+    # NumPy's stable argsort (a merge sort) on CPUs too (2^22 float32, 2
+    # cores: Intel's runtime 176 ms, PoCL 90, native 101; NumPy 438).
+    radix = stable and x.dtype.kind in "biuf" and \
+        x.size == x.shape[axis] >= _kernels().RADIX_MIN
+    if _on_host(x) and not radix:
         h = host_view(x)
         kind = "stable" if stable else None
         if descending:
