@@ -177,10 +177,11 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
       complexArgument |=
           a->kind == TypeKind::Complex || a->kind == TypeKind::WeakComplex;
     // NumPy's complex loops that kernels have (LowerMath.cpp's
-    // complexMath): not the inverse trigonometric and hyperbolic ones yet.
+    // complexMath).
     static const std::set<std::string> complexRows = {
-        "sqrt", "exp", "log", "log2", "log10", "log1p", "exp2", "expm1",
-        "rint", "sin", "cos", "tan", "sinh", "cosh", "tanh"};
+        "sqrt", "exp",  "log",  "log2",  "log10", "log1p", "exp2",
+        "expm1", "rint", "sin",  "cos",   "tan",   "sinh",  "cosh",
+        "tanh", "asin", "acos", "atan", "asinh", "acosh", "atanh"};
     bool complexLoop = math->kind == MathFunction::Kind::Conjugate ||
                        math->kind == MathFunction::Kind::Predicate ||
                        math->kind == MathFunction::Kind::Logical ||

@@ -231,6 +231,13 @@ Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
     outIm = builder_.CreateSelect(isZero, zero, outIm);
     return {makeComplex(outRe, outIm)};
   }
+  if (name == "asinh" || name == "acosh" || name == "atanh" ||
+      name == "asin" || name == "acos" || name == "atan")
+    return {complexInverse(name, re, im)};
+  return {complexSqrt(re, im)};
+}
+
+llvm::Value *Lowering::complexSqrt(llvm::Value *re, llvm::Value *im) {
   // sqrt: the principal root by CPython's cmath_sqrt_impl, which scales so
   // that no intermediate overflows (1e308+1e308j) or loses a subnormal.
   llvm::Type *type = re->getType();
@@ -304,7 +311,133 @@ Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
   llvm::Value *imInf = builder_.CreateFCmpOEQ(absIm, inf);
   outRe = builder_.CreateSelect(imInf, inf, outRe);
   outIm = builder_.CreateSelect(imInf, im, outIm);
-  return {makeComplex(outRe, outIm)};
+  return makeComplex(outRe, outIm);
+}
+
+llvm::Value *Lowering::complexInverse(const std::string &name,
+                                      llvm::Value *re, llvm::Value *im) {
+  // The inverse trigonometric and hyperbolic functions by their logarithm
+  // forms (as cmath defines them: Kahan's branch cuts), built from the
+  // complex sqrt and log above:
+  //   asinh z = log(z + sqrt(z^2 + 1)), on z or -z with a real part >= 0
+  //             (no cancellation), negated back;
+  //   acosh z = log(z + sqrt(z + 1) sqrt(z - 1));
+  //   atanh z = (log(1 + z) - log(1 - z)) / 2;
+  //   asin z = -i asinh(iz), atan z = -i atanh(iz), acos z = pi/2 - asin z.
+  // Where |z| is so large that z^2 would overflow, asinh and acosh are
+  // log(2z); where it is small, asinh and atanh are their Taylor series.
+  llvm::Type *type = re->getType();
+  bool isDouble = type->isDoubleTy();
+  auto constant = [&](double v) { return llvm::ConstantFP::get(type, v); };
+  auto cplx = [&](llvm::Value *r, llvm::Value *i) { return makeComplex(r, i); };
+  auto part = [&](llvm::Value *z, unsigned k) {
+    return builder_.CreateExtractValue(z, k);
+  };
+  auto logOf = [&](llvm::Value *z) {
+    llvm::Value *x = part(z, 0), *y = part(z, 1);
+    return cplx(target_.emitMathCall(
+                    builder_, "log",
+                    {target_.emitMathCall(builder_, "hypot", {x, y})}),
+                target_.emitMathCall(builder_, "atan2", {y, x}));
+  };
+  auto add = [&](llvm::Value *a, llvm::Value *b) {
+    return complexBinary(BinaryOperator::Add, a, b);
+  };
+  auto sub = [&](llvm::Value *a, llvm::Value *b) {
+    return complexBinary(BinaryOperator::Sub, a, b);
+  };
+  auto mul = [&](llvm::Value *a, llvm::Value *b) {
+    return complexBinary(BinaryOperator::Mul, a, b);
+  };
+  auto sqrtOf = [&](llvm::Value *z) { return complexSqrt(part(z, 0), part(z, 1)); };
+  auto select = [&](llvm::Value *c, llvm::Value *a, llvm::Value *b) {
+    return cplx(builder_.CreateSelect(c, part(a, 0), part(b, 0)),
+                builder_.CreateSelect(c, part(a, 1), part(b, 1)));
+  };
+  // Adding a real number to a complex one adds to its real part only: a
+  // complex 1 + 0j would turn the imaginary part's -0 into +0 and move a
+  // result across its branch cut (asin(2 + 0j) would come out conjugated).
+  auto plusReal = [&](llvm::Value *z, double v) {
+    return cplx(builder_.CreateFAdd(part(z, 0), constant(v)), part(z, 1));
+  };
+  auto realMinus = [&](double v, llvm::Value *z) { // v - z
+    return cplx(builder_.CreateFSub(constant(v), part(z, 0)),
+                builder_.CreateFNeg(part(z, 1)));
+  };
+  llvm::Value *big = constant(isDouble ? 1e150 : 1e18);
+  llvm::Value *small = constant(0.1);
+  auto magnitude = [&](llvm::Value *z) {
+    return target_.emitMathCall(
+        builder_, "fmax",
+        {target_.emitMathCall(builder_, "fabs", {part(z, 0)}),
+         target_.emitMathCall(builder_, "fabs", {part(z, 1)})});
+  };
+  auto logTwice = [&](llvm::Value *z) { // log(2z) = log z + ln 2
+    llvm::Value *l = logOf(z);
+    return cplx(builder_.CreateFAdd(part(l, 0), constant(M_LN2)), part(l, 1));
+  };
+  // z (c0 + c1 z^2 + c2 z^4 + ...): the Taylor series where |z| <= 0.1,
+  // which the logarithm forms would lose to cancellation (the first term
+  // left out is below 1e-14 of the sum there).
+  auto series = [&](llvm::Value *z, std::initializer_list<double> c) {
+    std::vector<double> coefficients(c);
+    llvm::Value *z2 = mul(z, z);
+    llvm::Value *p = cplx(constant(coefficients.back()), constant(0.0));
+    for (size_t k = coefficients.size() - 1; k-- > 0;)
+      p = plusReal(mul(p, z2), coefficients[k]);
+    return mul(z, p);
+  };
+  auto asinh = [&](llvm::Value *z) {
+    llvm::Value *negative = builder_.CreateFCmpOLT(part(z, 0), constant(0.0));
+    llvm::Value *w = select(
+        negative, cplx(builder_.CreateFNeg(part(z, 0)),
+                       builder_.CreateFNeg(part(z, 1))),
+        z);
+    llvm::Value *m = magnitude(w);
+    llvm::Value *r = logOf(add(w, sqrtOf(plusReal(mul(w, w), 1.0))));
+    r = select(builder_.CreateFCmpOGT(m, big), logTwice(w), r);
+    r = select(builder_.CreateFCmpOLE(m, small),
+               series(w, {1.0, -1.0 / 6, 3.0 / 40, -5.0 / 112, 35.0 / 1152,
+                          -63.0 / 2816, 231.0 / 13312, -143.0 / 10240}),
+               r);
+    return select(negative,
+                  cplx(builder_.CreateFNeg(part(r, 0)),
+                       builder_.CreateFNeg(part(r, 1))),
+                  r);
+  };
+  auto atanh = [&](llvm::Value *z) {
+    llvm::Value *d = sub(logOf(plusReal(z, 1.0)), logOf(realMinus(1.0, z)));
+    llvm::Value *half = cplx(builder_.CreateFMul(part(d, 0), constant(0.5)),
+                             builder_.CreateFMul(part(d, 1), constant(0.5)));
+    return select(builder_.CreateFCmpOLE(magnitude(z), small),
+                  series(z, {1.0, 1.0 / 3, 1.0 / 5, 1.0 / 7, 1.0 / 9, 1.0 / 11,
+                             1.0 / 13, 1.0 / 15}),
+                  half);
+  };
+  auto timesI = [&](llvm::Value *z) { // i z
+    return cplx(builder_.CreateFNeg(part(z, 1)), part(z, 0));
+  };
+  auto timesMinusI = [&](llvm::Value *z) { // -i z
+    return cplx(part(z, 1), builder_.CreateFNeg(part(z, 0)));
+  };
+  llvm::Value *z = cplx(re, im);
+  if (name == "asinh")
+    return asinh(z);
+  if (name == "atanh")
+    return atanh(z);
+  if (name == "asin")
+    return timesMinusI(asinh(timesI(z)));
+  if (name == "atan")
+    return timesMinusI(atanh(timesI(z)));
+  if (name == "acos") {
+    llvm::Value *a = timesMinusI(asinh(timesI(z)));
+    return cplx(builder_.CreateFSub(constant(M_PI_2), part(a, 0)),
+                builder_.CreateFNeg(part(a, 1)));
+  }
+  // acosh
+  llvm::Value *r = logOf(
+      add(z, mul(sqrtOf(plusReal(z, 1.0)), sqrtOf(plusReal(z, -1.0)))));
+  return select(builder_.CreateFCmpOGT(magnitude(z), big), logTwice(z), r);
 }
 
 llvm::Value *Lowering::complexExp(llvm::Value *re, llvm::Value *im) {

@@ -111,6 +111,11 @@ private:
   // LowerMath.cpp
   Lowered lowerBuiltinCall(const Instruction &inst);
   llvm::Value *complexExp(llvm::Value *re, llvm::Value *im);
+  /// The principal square root of re + i im (CPython's cmath_sqrt).
+  llvm::Value *complexSqrt(llvm::Value *re, llvm::Value *im);
+  /// asin, acos, atan, asinh, acosh or atanh of re + i im.
+  llvm::Value *complexInverse(const std::string &name, llvm::Value *re,
+                              llvm::Value *im);
   llvm::Value *complexOrder(const ArrayOp &ufunc, llvm::Value *x,
                             llvm::Value *y);
   Lowered complexMath(const std::string &name, const Instruction &inst,

@@ -553,3 +553,32 @@ def test_min_of_complex_is_a_typing_error(device_filter):
     with pytest.raises(errors.TypingError) as info:
         launch(spirjit.kernel(complex_min), 4, z, z, out)
     assert info.value.lineno == marked_line("complex-min")
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128],
+                         ids=["complex64", "complex128"])
+def test_inverse_trigonometric_and_hyperbolic_functions_as_numpy(
+        device, dtype, require_dtypes):
+    # asin acos atan asinh acosh atanh of complex numbers in kernels (the
+    # logarithm forms, the Taylor series near 0, log(2z) far away), across
+    # magnitudes and on both sides of the branch cuts (signed zeros).
+    require_dtypes(dtype)
+    rng = np.random.default_rng(4)
+    scales = (1e-10, 1e-3, 0.05, 0.5, 1, 3, 1e3, 1e20) + \
+        ((1e200,) if dtype == np.complex128 else ())
+    values = np.concatenate(
+        [(rng.standard_normal(40) + 1j * rng.standard_normal(40)) * s
+         for s in scales] +
+        [np.array([0j, 2 + 0j, complex(2, -0.0), -2 + 0j, complex(-2, -0.0),
+                   2j, -2j, complex(-0.0, 2), 0.5 + 0j, complex(0, -0.0)])])
+    values = values.astype(dtype)
+    x = spirjit.asarray(values, device=device)
+    tolerance = 1e-13 if dtype == np.complex128 else 3e-6
+    for name, reference in (("asin", np.arcsin), ("acos", np.arccos),
+                            ("atan", np.arctan), ("asinh", np.arcsinh),
+                            ("acosh", np.arccosh), ("atanh", np.arctanh)):
+        got = getattr(spirjit, name)(x).asnumpy()
+        assert got.dtype == dtype
+        want = reference(values)
+        np.testing.assert_allclose(got, want, rtol=tolerance, atol=0,
+                                   err_msg=name)
