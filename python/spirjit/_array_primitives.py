@@ -313,14 +313,153 @@ def getitem(x, key):
     if _on_host(x, *arrays):
         with _numpy_errors():
             return to_device_like(host_view(x)[_host_key(key)], x)
-    # Kernels: one boolean mask over leading axes, or one integer array.
+    # Kernels: one boolean mask over leading axes by compaction; any other
+    # mix of integer arrays, booleans and integers by one gather.
     if len(arrays) == 1 and arrays[0].dtype == np.bool_:
         return _mask_read(x, key)
-    if len(arrays) == 1:
-        return _take_key(x, key)
-    raise errors.NotSupportedError(
-        "this device indexes by one integer or boolean array at a time; "
-        "index with one array, then with the next")
+    return _gather_key(x, key)
+
+
+def _advanced_index(x, key):
+    """NumPy's advanced indexing by integer arrays (boolean ones become
+    their nonzero() arrays, integers 0-d arrays, as NumPy treats them):
+    (the view the key's slices select, the axes of it the arrays index,
+    their broadcast shape, the flat int64 index over those axes in C
+    order, checked and wrapped)."""
+    if any(k is None for k in key):
+        raise errors.NotSupportedError(
+            "this device does not mix np.newaxis with index arrays; add the "
+            "axis after indexing (spirjit.expand_dims)")
+    entries = []  # (kind, value) per indexed axis of x
+    for k in key:
+        if k is Ellipsis:
+            entries.append(("...", None))
+        elif isinstance(k, DeviceArray) and k.dtype == np.bool_:
+            for part in nonzero(k) if k.ndim else ():
+                entries.append(("array", part))
+            if k.ndim == 0:
+                raise errors.NotSupportedError(
+                    "this device takes no 0-d boolean index")
+        elif isinstance(k, DeviceArray):
+            entries.append(("array", k))
+        elif isinstance(k, slice):
+            entries.append(("slice", k))
+        else:
+            try:
+                entries.append(("array", operator.index(k)))
+            except TypeError:
+                _check_basic([k])
+    real = sum(1 for kind, _ in entries if kind != "...")
+    if real > x.ndim:
+        raise errors.ArrayIndexError(
+            f"too many indices for array: array is {x.ndim}-dimensional, "
+            f"but {real} were indexed")
+    if any(kind == "..." for kind, _ in entries):
+        at = [kind for kind, _ in entries].index("...")
+        entries[at:at + 1] = [("slice", slice(None))] * (x.ndim - real)
+    entries += [("slice", slice(None))] * (x.ndim - len(entries))
+    indexed = [a for a, (kind, _) in enumerate(entries) if kind == "array"]
+    # The slices, on every axis (the indexed ones whole).
+    view = x[tuple(v if kind == "slice" else slice(None)
+                   for kind, v in entries)]
+    shapes = [np.shape(v) if not isinstance(v, DeviceArray) else v.shape
+              for kind, v in entries if kind == "array"]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise errors.ArrayIndexError(
+            "shape mismatch: indexing arrays could not be broadcast "
+            f"together with shapes {' '.join(str(s) for s in shapes)}") \
+            from None
+    # The flat index over the indexed axes, each index checked and wrapped.
+    flat = None
+    for a in indexed:
+        n = view.shape[a]
+        v = entries[a][1]
+        if not isinstance(v, DeviceArray):
+            if not -n <= v < n:
+                raise errors.ArrayIndexError(
+                    f"index {v} is out of bounds for axis {a} with size {n}")
+            v = np.int64(v % n) if n else np.int64(0)
+        else:
+            v = ops.astype(v, np.int64)
+            if v.size:
+                low, high = int(v.min()), int(v.max())
+                if low < -n or high >= n:
+                    bad = low if low < -n else high
+                    raise errors.ArrayIndexError(
+                        f"index {bad} is out of bounds for axis {a} with "
+                        f"size {n}")
+            v = ops.where(ops.apply_ufunc(np.less, (v, 0)),
+                          ops.apply_ufunc(np.add, (v, n)), v)
+        flat = v if flat is None else ops.apply_ufunc(
+            np.add, (ops.apply_ufunc(np.multiply, (flat, n),
+                                     device=x._device), v),
+            device=x._device)
+    index = ops.reshape(_broadcast(_device_array(flat, "index", x._device)
+                                   if not isinstance(flat, DeviceArray)
+                                   else flat, shape), -1)
+    return view, indexed, shape, index
+
+
+def _gather_key(x, key):
+    """x[key] by one gather (``_advanced_index``); the broadcast index
+    shape stands where NumPy puts it (at the first indexed axis when the
+    indexed axes are adjacent, else in front)."""
+    view, indexed, shape, index = _advanced_index(x, key)
+    rest = [a for a in range(view.ndim) if a not in indexed]
+    moved = ops.transpose(view, indexed + rest)
+    count = int(np.prod([view.shape[a] for a in indexed]))
+    tail = [view.shape[a] for a in rest]
+    rows = ops.reshape(moved, 1, count, int(np.prod(tail)))
+    if index.size == 0 or rows.shape[2] == 0:
+        out = ops._empty(tuple(shape) + tuple(tail), x.dtype, x._device,
+                         x.usm_type)
+    else:
+        out = ops.reshape(_kernels().take_rows(rows, ops.copy(index)),
+                          tuple(shape) + tuple(tail))
+    adjacent = indexed == list(range(indexed[0], indexed[-1] + 1))
+    if not adjacent or indexed[0] == 0:
+        return out
+    # The broadcast dims where the first indexed axis stood.
+    b = len(shape)
+    order = list(range(b, b + indexed[0])) + list(range(b)) + \
+        list(range(b + indexed[0], out.ndim))
+    return ops.copy(ops.transpose(out, order))
+
+
+def _scatter_key(x, key, value):
+    """x[key] = value by one scatter over the indexed axes moved to the
+    front (through a contiguous copy where that view is not one)."""
+    view, indexed, shape, index = _advanced_index(x, key)
+    rest = [a for a in range(view.ndim) if a not in indexed]
+    count = int(np.prod([view.shape[a] for a in indexed]))
+    tail = [view.shape[a] for a in rest]
+    result_shape = tuple(shape) + tuple(tail)
+    adjacent = indexed == list(range(indexed[0], indexed[-1] + 1))
+    if adjacent and indexed[0] > 0:  # the value in NumPy's result order
+        b = len(shape)
+        value = _device_array(value, "setitem", x._device)
+        value = _broadcast(ops.astype(value, x.dtype, copy=False), tuple(
+            tail[:indexed[0]]) + tuple(shape) + tuple(tail[indexed[0]:]))
+        order = list(range(indexed[0], indexed[0] + b)) + \
+            list(range(indexed[0])) + \
+            list(range(indexed[0] + b, value.ndim))
+        value = ops.transpose(value, order)
+    else:
+        value = _device_array(value, "setitem", x._device)
+        value = _broadcast(ops.astype(value, x.dtype, copy=False),
+                           result_shape)
+    if index.size == 0 or int(np.prod(tail)) == 0:
+        return
+    moved = ops.transpose(view, indexed + rest)
+    target = moved if moved.flags.c_contiguous else ops.copy(moved)
+    _kernels().put_rows(ops.reshape(target, 1, count, int(np.prod(tail))),
+                        ops.copy(index),
+                        ops.reshape(ops.copy(value), 1, index.size,
+                                    int(np.prod(tail))))
+    if target is not moved:
+        moved[...] = target
 
 
 @contextlib.contextmanager
@@ -390,10 +529,8 @@ def _mask_read(x, key):
                      for k in after):
         view = x[tuple(before) + (slice(None),) * mask.ndim + tuple(after)]
         lead = sum(1 for k in before if isinstance(k, slice) or k is None)
-        if lead:
-            raise errors.NotSupportedError(
-                "this device takes a boolean mask over the leading axes "
-                "only; move the axes first (spirjit.moveaxis)")
+        if lead:  # a mask after other axes: a gather by its nonzero()
+            return _gather_key(x, key)
         return _mask_read(view, (mask,))
     _check_mask(x, mask, 0)
     rest = x.shape[mask.ndim:]
@@ -425,22 +562,15 @@ def setitem(x, key, value):
         with _numpy_errors():
             host_view(x)[_host_key(key)] = value
         return
-    if len(arrays) != 1:
-        raise errors.NotSupportedError(
-            "this device assigns through one integer or boolean array at "
-            "a time")
-    before, arr, after = _split(key, x.ndim)
-    _check_basic(before + after)
-    if before or any(not (isinstance(k, slice) and k == slice(None))
-                     for k in after):
-        raise errors.NotSupportedError(
-            "this device assigns through an index array over the leading "
-            "axes only")
-    if arr.dtype == np.bool_:
-        _check_mask(x, arr, 0)
-        _mask_write(x, arr, value)
-    else:
-        _put(x, arr, value)
+    if len(arrays) == 1 and arrays[0].dtype == np.bool_:
+        before, arr, after = _split(key, x.ndim)
+        _check_basic(before + after)
+        if not before and all(isinstance(k, slice) and k == slice(None)
+                              for k in after):
+            _check_mask(x, arr, 0)
+            _mask_write(x, arr, value)
+            return
+    _scatter_key(x, key, value)
 
 
 def _mask_write(x, mask, value):

@@ -431,3 +431,42 @@ def test_linalg_and_fft(device):
                       (spirjit.fft.rfft(B), np.fft.rfft(b))):
         assert isinstance(got, spirjit.DeviceArray)
         np.testing.assert_allclose(got.asnumpy(), want)
+
+
+ADVANCED_KEYS = [
+    lambda: (np.array([[0, 2], [1, -1]]),),
+    lambda: (slice(None), np.array([3, 0])),
+    lambda: (1, slice(None), np.array([4, 1])),        # apart: dims in front
+    lambda: (slice(None), 1, np.array([4, 1])),        # adjacent
+    lambda: (np.array([[0, 2], [1, -1]]), np.array([3, 0])),
+    lambda: (slice(1, 3), np.array([3, 0]), np.array([4, 1])),
+    lambda: (np.array([2, 0]), slice(None), np.array([4, 1])),
+    lambda: (Ellipsis, np.array([4, 1])),
+    lambda: (np.array([True, False, True]), np.array([1, 2])),
+    lambda: (slice(None), np.array([True, False, True, True])),
+    lambda: (np.array([1, 2]), 1, slice(None, None, -1)),
+    lambda: (slice(None), [1, 3], [0, 4]),
+    lambda: (np.array([], dtype=np.int64),),
+]
+
+
+@pytest.mark.parametrize("make_key", ADVANCED_KEYS,
+                         ids=[str(i) for i in range(len(ADVANCED_KEYS))])
+def test_advanced_indices_read_and_write_as_numpy(device, path, make_key):
+    # Several integer arrays, integers beside them (NumPy's rule for where
+    # the broadcast dims go), booleans among them, on every device.
+    key = make_key()
+    h = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+    x = on(device, h)
+    device_key = tuple(on(device, k) if isinstance(k, np.ndarray) else k
+                       for k in key)
+    same(x[device_key], h[key])
+    want = h.copy()
+    shape = want[key].shape
+    value = np.arange(np.prod(shape), dtype=np.float32).reshape(shape) + 100
+    want[key] = value
+    x[device_key] = on(device, value)
+    same(x, want)
+    want[key] = -1.0
+    x[device_key] = -1.0
+    same(x, want)
