@@ -510,18 +510,6 @@ def _check_basic(parts):
                     "are valid indices") from None
 
 
-def _take_key(x, key):
-    """x[key] with one integer array: the basic indices around it first,
-    then a gather along the array's axis."""
-    before, idx, after = _split(key, x.ndim)
-    _check_basic(before + after)
-    # Integers around the array drop their axes; NumPy then still puts the
-    # array's axes where the array stood (one array: no transposition).
-    axis = sum(1 for k in before if isinstance(k, slice) or k is None)
-    view = x[tuple(before) + (slice(None),) + tuple(after)]
-    return take(view, idx, axis)
-
-
 def _mask_read(x, key):
     before, mask, after = _split(key, x.ndim)
     _check_basic(before + after)
@@ -598,20 +586,6 @@ def _mask_write(x, mask, value):
         x[...] = target
 
 
-def _put(x, idx, value):
-    idx = ops.reshape(idx, -1) if idx.ndim != 1 else idx
-    shape = (idx.shape[0],) + tuple(x.shape[1:])
-    value = _device_array(value, "setitem", x._device)
-    value = ops.astype(value, x.dtype)
-    value = _broadcast(value, shape)
-    target = x if x.flags.c_contiguous else ops.copy(x)
-    post = int(np.prod(x.shape[1:]))
-    _kernels().put_rows(ops.reshape(target, 1, x.shape[0], post), idx,
-                        ops.reshape(ops.copy(value), 1, shape[0], post))
-    if target is not x:
-        x[...] = target
-
-
 def _broadcast(x, shape):
     shape = tuple(shape)
     try:
@@ -655,7 +629,7 @@ def take(x, indices, axis):
     if flat.shape[0] == 0 or pre * post == 0:
         if flat.shape[0] and n == 0:
             raise errors.ArrayIndexError(
-                f"cannot do a non-empty take from an empty axes.")
+                "cannot do a non-empty take from an empty axes.")
         return ops._empty(shape, x.dtype, x._device, x.usm_type)
     rows = ops.reshape(x, pre, n, post)
     return ops.reshape(_kernels().take_rows(rows, flat), shape)

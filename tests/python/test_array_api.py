@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import spirjit
-from spirjit import _array_primitives, errors
+from spirjit import _array_primitives
 
 
 @pytest.fixture(params=["numpy-in-place", "kernels"])
