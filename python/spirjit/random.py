@@ -35,27 +35,30 @@ _MASK = 0xFFFFFFFF
 @device_func
 def philox4x32(c0, c1, c2, c3, k0, k1):
     """The Philox4x32-10 block of counter (c0..c3) under key (k0, k1): four
-    uint32 words (every argument is taken modulo 2**32)."""
-    x0 = np.uint64(c0) & np.uint64(_MASK)
-    x1 = np.uint64(c1) & np.uint64(_MASK)
-    x2 = np.uint64(c2) & np.uint64(_MASK)
-    x3 = np.uint64(c3) & np.uint64(_MASK)
+    uint32 words (every argument is taken modulo 2**32). The state is
+    32-bit; each round's products are 32 x 32 -> 64 bits (one wide multiply
+    on GPUs), and the key schedule adds in 64 bits under a mask, so that
+    the simulator's NumPy scalars never overflow."""
+    x0 = np.uint32(np.uint64(c0) & np.uint64(_MASK))
+    x1 = np.uint32(np.uint64(c1) & np.uint64(_MASK))
+    x2 = np.uint32(np.uint64(c2) & np.uint64(_MASK))
+    x3 = np.uint32(np.uint64(c3) & np.uint64(_MASK))
     a = np.uint64(k0) & np.uint64(_MASK)
     b = np.uint64(k1) & np.uint64(_MASK)
     for _ in range(10):
-        p0 = np.uint64(_M0) * x0
-        p1 = np.uint64(_M1) * x2
-        y0 = ((p1 >> np.uint64(32)) ^ x1 ^ a) & np.uint64(_MASK)
-        y1 = p1 & np.uint64(_MASK)
-        y2 = ((p0 >> np.uint64(32)) ^ x3 ^ b) & np.uint64(_MASK)
-        y3 = p0 & np.uint64(_MASK)
+        p0 = np.uint64(x0) * np.uint64(_M0)
+        p1 = np.uint64(x2) * np.uint64(_M1)
+        y0 = np.uint32(p1 >> np.uint64(32)) ^ x1 ^ np.uint32(a)
+        y1 = np.uint32(p1 & np.uint64(_MASK))
+        y2 = np.uint32(p0 >> np.uint64(32)) ^ x3 ^ np.uint32(b)
+        y3 = np.uint32(p0 & np.uint64(_MASK))
         x0 = y0
         x1 = y1
         x2 = y2
         x3 = y3
         a = (a + np.uint64(_W0)) & np.uint64(_MASK)
         b = (b + np.uint64(_W1)) & np.uint64(_MASK)
-    return x0, x1, x2, x3
+    return np.uint64(x0), np.uint64(x1), np.uint64(x2), np.uint64(x3)
 
 
 @device_func
