@@ -34,6 +34,7 @@ from . import _array_ops
 from . import _array_methods
 from . import _array_primitives
 from . import _array_api
+from . import _array_numpy
 from ._vectorize import vectorize
 # The bindings find _from_cuda_array_interface and _host_view here.
 from ._foreign import (  # noqa: F401
@@ -533,30 +534,9 @@ DeviceArray.__sycl_usm_array_interface__ = property(_usm_interface)
 DeviceArray.__cuda_array_interface__ = property(_cuda_interface)
 _array_ops.install(DeviceArray)
 _array_methods.install(DeviceArray, _array_ops._FUNCTIONS)
-_array_ops._FUNCTIONS.update(_array_api.numpy_functions())
+_array_ops._FUNCTIONS.update(_array_numpy.numpy_functions())
 
-
-def _array_namespace(self, api_version=None):
-    """The Array API namespace of DeviceArrays: the spirjit module."""
-    if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12"):
-        raise errors.InvalidArgumentError(
-            f"spirjit implements the Array API 2024.12, not {api_version!r}")
-    import spirjit
-    return spirjit
-
-
-def _index(self):
-    """A 0-d integer array as a Python int (for range(x), x as an index)."""
-    if self.ndim != 0 or self.dtype.kind not in "iu":
-        raise TypeError("only integer scalar arrays can be converted to a "
-                        "scalar index")
-    return int(self)
-
-
-DeviceArray.__array_namespace__ = _array_namespace
-DeviceArray.__index__ = _index
-DeviceArray.mT = property(lambda self: _array_api.matrix_transpose(self),
-                          doc="the transpose of the last two axes")
+_array_api.install_methods(DeviceArray)
 
 
 def _check_function(fn, decorator):
@@ -914,8 +894,7 @@ call_kernel_async = _spirjit.call_kernel_async
 Event = _spirjit.Event
 NdRange = kernel_api.NdRange
 
-# The Array API namespace (API.md, "Arrays as a library"): the standard's
-# dtypes, constants and functions over DeviceArrays, added last so that the
-# code above keeps Python's builtins.
+# The Array API namespace (API.md), added last: the code above keeps
+# Python's builtins (sum, any, bool) that the standard's names shadow.
 _array_api.install(__import__("sys").modules[__name__])
 from . import random  # noqa: E402,F401  (spirjit.random: Philox4x32-10)

@@ -12,14 +12,13 @@ on the operands' device and returns DeviceArrays there: elementwise and
 reductions through ``_array_ops`` (lazy and fused), views where the
 standard allows them, the rest through ``_array_primitives``. NumPy's
 functions of the same names reach the same code through
-``__array_function__`` (``functions()``).
+``__array_function__`` (``_array_numpy``).
 """
 
 import builtins
 import math
 import numbers
 import operator
-import types
 from collections import namedtuple
 
 import numpy as np
@@ -820,187 +819,6 @@ def __array_namespace_info__():
     return _Info()
 
 
-# -------------------------------------------------- linalg and fft modules
-
-def _host_only(name):
-    def fail(*args, **kwargs):
-        raise errors.NotSupportedError(
-            f"spirjit.{name} has no version for this device yet (it runs "
-            "where the host addresses the device's memory); copy the array "
-            "to a CPU device or to NumPy")
-    return fail
-
-
-def _signature(spec):
-    """An inspect.Signature written as a parameter list ("x, /, *, n=None"),
-    the standard's for a function whose wrapper takes *args."""
-    import inspect
-    return inspect.signature(eval(f"lambda {spec}: None"))
-
-
-# The standard's parameters of the functions NumPy computes in place.
-_SIGNATURES = {
-    "cholesky": "x, /, *, upper=False", "cross": "x1, x2, /, *, axis=-1",
-    "det": "x, /", "eigh": "x, /", "eigvalsh": "x, /", "inv": "x, /",
-    "matrix_norm": "x, /, *, keepdims=False, ord='fro'",
-    "matrix_power": "x, n, /", "matrix_rank": "x, /, *, rtol=None",
-    "pinv": "x, /, *, rtol=None", "qr": "x, /, *, mode='reduced'",
-    "slogdet": "x, /", "solve": "x1, x2, /",
-    "svd": "x, /, *, full_matrices=True", "svdvals": "x, /",
-    "fft": "x, /, *, n=None, axis=-1, norm='backward'",
-    "ifft": "x, /, *, n=None, axis=-1, norm='backward'",
-    "rfft": "x, /, *, n=None, axis=-1, norm='backward'",
-    "irfft": "x, /, *, n=None, axis=-1, norm='backward'",
-    "hfft": "x, /, *, n=None, axis=-1, norm='backward'",
-    "ihfft": "x, /, *, n=None, axis=-1, norm='backward'",
-    "fftn": "x, /, *, s=None, axes=None, norm='backward'",
-    "ifftn": "x, /, *, s=None, axes=None, norm='backward'",
-    "rfftn": "x, /, *, s=None, axes=None, norm='backward'",
-    "irfftn": "x, /, *, s=None, axes=None, norm='backward'",
-    "fftshift": "x, /, *, axes=None", "ifftshift": "x, /, *, axes=None",
-}
-
-
-def _in_place(module, name, numpy_fn, result_arrays=1):
-    """``numpy_fn`` over the DeviceArrays' own memory where the host
-    addresses it, its results copied into DeviceArrays beside them."""
-    def function(*args, **kwargs):
-        arrays = [a for a in args if isinstance(a, DeviceArray)]
-        if not arrays:
-            arrays = [_array(args[0])]
-            args = (arrays[0],) + args[1:]
-        like = arrays[0]
-        _device_of(*arrays)
-        if not prims._on_host(*arrays):
-            raise errors.NotSupportedError(
-                f"spirjit.{module}.{name} has no version for "
-                f"{like.device.filter_string} yet; it runs on devices whose "
-                "memory the host addresses")
-        host_args = [prims.host_view(a) if isinstance(a, DeviceArray) else a
-                     for a in args]
-        with prims._numpy_errors():
-            result = numpy_fn(*host_args, **kwargs)
-        return _wrap(result, like)
-    function.__name__ = name
-    if name in _SIGNATURES and module in ("linalg", "fft"):
-        function.__signature__ = _signature(_SIGNATURES[name])
-    function.__doc__ = (f"numpy.{module}.{name} on the array's device "
-                        "(NumPy's own, in place, where the host addresses "
-                        "the device's memory).")
-    return function
-
-
-def _wrap(result, like):
-    if isinstance(result, np.ndarray):
-        return prims.to_device_like(result, like)
-    if isinstance(result, np.generic):
-        return prims.to_device_like(np.asarray(result), like)
-    if isinstance(result, tuple):
-        wrapped = [_wrap(r, like) for r in result]
-        return type(result)(*wrapped) if hasattr(result, "_fields") \
-            else tuple(wrapped)
-    return result
-
-
-def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
-    x = _array(x)
-    a = ops.apply_ufunc(np.absolute, (x,))
-    if ord == 2:
-        return ops.apply_ufunc(np.sqrt, (ops.reduce(
-            "sum", ops.apply_ufunc(np.multiply, (a, a)), _axis_arg(axis),
-            keepdims),))
-    if ord == 1:
-        return ops.reduce("sum", a, _axis_arg(axis), keepdims)
-    if ord == math.inf:
-        return ops.reduce("max", a, _axis_arg(axis), keepdims)
-    if ord == -math.inf:
-        return ops.reduce("min", a, _axis_arg(axis), keepdims)
-    if ord == 0:
-        return ops.astype(ops.reduce("sum", ops.astype(ops.apply_ufunc(
-            np.not_equal, (x, 0)), a.dtype), _axis_arg(axis), keepdims),
-            a.dtype, copy=False)
-    powered = ops.apply_ufunc(np.power, (a, float(ord)))
-    total = ops.reduce("sum", powered, _axis_arg(axis), keepdims)
-    return ops.apply_ufunc(np.power, (total, 1.0 / float(ord)))
-
-
-def _linalg_module():
-    m = types.ModuleType("spirjit.linalg", "The Array API's linalg "
-                         "extension over DeviceArrays.")
-    m.matmul = matmul
-    m.matrix_transpose = matrix_transpose
-    m.tensordot = tensordot
-    m.vecdot = vecdot
-    m.vector_norm = vector_norm
-    m.outer = lambda x1, x2, /: ops.apply_ufunc(np.multiply, (
-        ops.reshape(_array(x1), -1, 1), ops.reshape(_array(x2), 1, -1)))
-    m.trace = lambda x, /, *, offset=0, dtype=None: _in_place(
-        "linalg", "trace", lambda a: np.trace(a, offset, axis1=-2, axis2=-1,
-                                              dtype=dtype))(x)
-    m.diagonal = lambda x, /, *, offset=0: _in_place(
-        "linalg", "diagonal", lambda a: np.diagonal(
-            a, offset, axis1=-2, axis2=-1).copy())(x)
-    for name in ("cholesky", "det", "eigh", "eigvalsh", "inv", "qr", "slogdet",
-                 "solve", "svd", "svdvals", "matrix_rank", "pinv",
-                 "matrix_power", "cross", "matrix_norm"):
-        fn = {"svdvals": lambda a: np.linalg.svd(a, compute_uv=False),
-              "cross": lambda a, b, axis=-1: np.cross(a, b, axis=axis),
-              "matrix_norm": lambda a, keepdims=False, ord="fro":
-                  np.linalg.norm(a, ord=ord, axis=(-2, -1),
-                                 keepdims=keepdims),
-              "svd": lambda a, full_matrices=True: np.linalg.svd(
-                  a, full_matrices=full_matrices),
-              "qr": lambda a, mode="reduced": np.linalg.qr(a, mode),
-              "pinv": lambda a, rtol=None: np.linalg.pinv(
-                  a, rtol=rtol) if rtol is not None else np.linalg.pinv(a),
-              "matrix_rank": lambda a, rtol=None: np.linalg.matrix_rank(
-                  a, rtol=rtol) if rtol is not None else
-                  np.linalg.matrix_rank(a),
-              "cholesky": lambda a, upper=False: np.swapaxes(
-                  np.linalg.cholesky(a), -1, -2).conj() if upper else
-                  np.linalg.cholesky(a),
-              }.get(name, getattr(np.linalg, name, None))
-        setattr(m, name, _in_place("linalg", name, fn))
-    return m
-
-
-def _fft_module():
-    m = types.ModuleType("spirjit.fft", "The Array API's fft extension "
-                         "over DeviceArrays.")
-    for name in ("fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn",
-                 "irfftn", "hfft", "ihfft"):
-        setattr(m, name, _in_place("fft", name, getattr(np.fft, name)))
-
-    def fftshift(x, /, *, axes=None):
-        """The zero frequency moved to the middle: a roll, on any device."""
-        x = _array(x)
-        axes = tuple(range(x.ndim)) if axes is None else (
-            (axes,) if isinstance(axes, numbers.Integral) else tuple(axes))
-        return roll(x, tuple(x.shape[a] // 2 for a in axes), axis=axes)
-
-    def ifftshift(x, /, *, axes=None):
-        """fftshift undone."""
-        x = _array(x)
-        axes = tuple(range(x.ndim)) if axes is None else (
-            (axes,) if isinstance(axes, numbers.Integral) else tuple(axes))
-        return roll(x, tuple(-(x.shape[a] // 2) for a in axes), axis=axes)
-    m.fftshift = fftshift
-    m.ifftshift = ifftshift
-
-    def fftfreq(n, /, *, d=1.0, dtype=None, device=None):
-        r = np.fft.fftfreq(n, d)
-        return _spirjit.to_device(r.astype(dtype or r.dtype),
-                                  _runtime_device(device), "device")
-
-    def rfftfreq(n, /, *, d=1.0, dtype=None, device=None):
-        r = np.fft.rfftfreq(n, d)
-        return _spirjit.to_device(r.astype(dtype or r.dtype),
-                                  _runtime_device(device), "device")
-    m.fftfreq = fftfreq
-    m.rfftfreq = rfftfreq
-    return m
-
-
 # ------------------------------------------------------------- installation
 
 def namespace():
@@ -1029,8 +847,9 @@ def namespace():
         out[op] = _extreme(op)
     out["cumulative_sum"] = _cumulative("+")
     out["cumulative_prod"] = _cumulative("*")
-    out["linalg"] = _linalg_module()
-    out["fft"] = _fft_module()
+    from . import _array_extensions as extensions
+    out["linalg"] = extensions.linalg_module()
+    out["fft"] = extensions.fft_module()
     return out
 
 
@@ -1057,225 +876,27 @@ def install(module):
     return names
 
 
-# ------------------------------------------ NumPy's functions on DeviceArrays
-
-def _numpy_axis_flat(x, axis):
-    """NumPy's axis=None for sort-like functions: the flattened array."""
-    x = _array(x)
-    if axis is None:
-        return ops.reshape(x, -1), 0
-    return x, axis
-
-
-def _np_cumulative(op):
-    def function(a, axis=None, dtype=None, out=None):
-        if out is not None:
-            raise errors.NotSupportedError(
-                "numpy.cumsum/cumprod(out=...) on DeviceArrays is not "
-                "supported; assign the result instead")
-        x, axis = _numpy_axis_flat(a, axis)
-        if dtype is None:
-            dtype = np.cumsum(np.zeros(1, x.dtype)).dtype
-        return prims.cumulative(op, x, axis, dtype)
-    return function
+def _array_namespace(self, api_version=None):
+    """The Array API namespace of DeviceArrays: the spirjit module."""
+    if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12"):
+        raise errors.InvalidArgumentError(
+            f"spirjit implements the Array API 2024.12, not {api_version!r}")
+    import spirjit
+    return spirjit
 
 
-def _np_unique(ar, return_index=False, return_inverse=False,
-               return_counts=False, axis=None, *, equal_nan=True,
-               sorted=True):
-    if axis is not None:
-        raise errors.NotSupportedError(
-            "numpy.unique(axis=...) on DeviceArrays is not supported")
-    x = _array(ar)
-    parts = prims.unique(x, counts=return_counts, indices=return_index,
-                         inverse=return_inverse, equal_nan=equal_nan)
-    if return_inverse:
-        i = 1 + int(bool(return_index))
-        # NumPy 2 gives the inverse the input's shape for axis=None
-        parts[i] = ops.reshape(parts[i], np.unique(
-            np.zeros(x.shape, np.int8), return_inverse=True)[1].shape)
-    return parts[0] if len(parts) == 1 else tuple(parts)
+def _index(self):
+    """A 0-d integer array as a Python int (for range(x), x as an index)."""
+    if self.ndim != 0 or self.dtype.kind not in "iu":
+        raise TypeError("only integer scalar arrays can be converted to a "
+                        "scalar index")
+    return int(self)
 
 
-def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """NumPy's isclose, composed of elementwise operations (one kernel)."""
-    device = _device_of(a, b)
-    a = _array(a, device)
-    b = _array(b, device)
-    f = ops.apply_ufunc
-    diff = f(np.absolute, (f(np.subtract, (a, b)),))
-    bound = f(np.add, (atol, f(np.multiply, (rtol, f(np.absolute, (b,))))))
-    finite = f(np.logical_and, (f(np.isfinite, (a,)), f(np.isfinite, (b,))))
-    close = ops.where(finite, f(np.less_equal, (diff, bound)),
-                      f(np.equal, (a, b)))
-    if equal_nan:
-        close = f(np.logical_or, (close, f(np.logical_and, (
-            f(np.isnan, (a,)), f(np.isnan, (b,))))))
-    return close
-
-
-def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return bool(isclose(a, b, rtol, atol, equal_nan).all())
-
-
-def array_equal(a1, a2, equal_nan=False):
-    device = _device_of(a1, a2)
-    a1, a2 = _array(a1, device), _array(a2, device)
-    if a1.shape != a2.shape:
-        return False
-    same = ops.apply_ufunc(np.equal, (a1, a2))
-    if equal_nan and a1.dtype.kind in "fc":
-        same = ops.apply_ufunc(np.logical_or, (same, ops.apply_ufunc(
-            np.logical_and, (ops.apply_ufunc(np.isnan, (a1,)),
-                             ops.apply_ufunc(np.isnan, (a2,))))))
-    return bool(same.all())
-
-
-def _norm(x, ord=None, axis=None, keepdims=False):
-    x = _array(x)
-    if ord is None and (axis is None or isinstance(axis, numbers.Integral)
-                        or (isinstance(axis, tuple) and len(axis) == 2)):
-        return vector_norm(x, axis=axis, keepdims=keepdims)
-    if axis is None and x.ndim == 1 or isinstance(axis, numbers.Integral):
-        return vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
-    return _in_place("linalg", "norm", np.linalg.norm)(
-        x, ord=ord, axis=axis, keepdims=keepdims)
-
-
-def _stack_like(name, ndmin, axis):
-    def function(tup, *, dtype=None, casting="same_kind"):
-        arrays = [_array(a, _device_of(*tup)) for a in tup]
-        shaped = []
-        for a in arrays:
-            while a.ndim < ndmin:
-                a = expand_dims(a, axis=0 if ndmin == 2 or a.ndim == 0
-                                else a.ndim)
-            shaped.append(a)
-        ax = axis
-        if name == "hstack" and shaped and shaped[0].ndim == 1:
-            ax = 0
-        out = concat(shaped, axis=ax)
-        return out if dtype is None else ops.astype(out, dtype)
-    return function
-
-
-def _not_on_device(func):
-    module = getattr(func, "__module__", "numpy") or "numpy"
-    module = module.replace("numpy._core", "numpy").replace(
-        "numpy.lib._function_base_impl", "numpy")
-    name = f"{module.split('.')[0]}.{func.__name__}" \
-        if module.startswith("numpy._") else f"{module}.{func.__name__}"
-    return errors.NotSupportedError(
-        f"{name} has no DeviceArray version yet, and spirjit does not copy "
-        f"to the host behind your back: call it on np.asarray(x) (a host "
-        f"copy) or write it with spirjit's functions")
-
-
-def numpy_functions():
-    """NumPy function -> its DeviceArray version, for __array_function__."""
-    f = {
-        np.sort: lambda a, axis=-1, kind=None, order=None, *, stable=None:
-            prims.sort(*_numpy_axis_flat(a, axis)),
-        np.argsort: lambda a, axis=-1, kind=None, order=None, *, stable=None:
-            prims.argsort(*_numpy_axis_flat(a, axis), stable=bool(
-                stable or kind in ("stable", "mergesort"))),
-        np.argpartition: lambda a, kth, axis=-1, kind="introselect",
-            order=None: prims.argpartition(*_numpy_axis_flat(a, axis)[:1],
-                                           kth, -1 if axis is None else axis),
-        np.partition: lambda a, kth, axis=-1, kind="introselect", order=None:
-            prims.partition(*_numpy_axis_flat(a, axis)[:1], kth,
-                            -1 if axis is None else axis),
-        np.cumsum: _np_cumulative("+"),
-        np.cumprod: _np_cumulative("*"),
-        np.nonzero: lambda a: prims.nonzero(_array(a)),
-        np.flatnonzero: lambda a: prims.nonzero(ops.reshape(_array(a),
-                                                            -1))[0],
-        np.argwhere: lambda a: stack(list(prims.nonzero(_array(a))),
-                                     axis=1) if _array(a).ndim else
-            _array(a).reshape(1, 0),
-        np.count_nonzero: lambda a, axis=None, *, keepdims=False:
-            count_nonzero(a, axis=axis, keepdims=keepdims),
-        np.unique: _np_unique,
-        np.concatenate: lambda arrays, axis=0, out=None, *, dtype=None,
-            casting="same_kind": (lambda r: r if dtype is None else
-                                  ops.astype(r, dtype))(concat(arrays,
-                                                               axis=axis)),
-        np.stack: lambda arrays, axis=0, out=None, *, dtype=None,
-            casting="same_kind": stack(arrays, axis=axis),
-        np.vstack: _stack_like("vstack", 2, 0),
-        np.hstack: _stack_like("hstack", 1, 1),
-        np.take: lambda a, indices, axis=None, out=None, mode="raise":
-            prims.take(a, indices, axis),
-        np.take_along_axis: lambda arr, indices, axis=-1:
-            prims.take_along_axis(arr, indices, axis),
-        np.searchsorted: lambda a, v, side="left", sorter=None:
-            prims.searchsorted(a, v, side, sorter),
-        np.flip: lambda m, axis=None: flip(m, axis=axis),
-        np.roll: lambda a, shift, axis=None: roll(a, shift, axis=axis),
-        np.expand_dims: lambda a, axis: expand_dims(
-            a, axis=tuple(axis) if isinstance(axis, list) else axis),
-        np.broadcast_to: lambda array, shape, subok=False:
-            broadcast_to(array, (shape,) if isinstance(
-                shape, numbers.Integral) else shape),
-        np.broadcast_arrays: lambda *args, subok=False:
-            tuple(broadcast_arrays(*args)),
-        np.moveaxis: lambda a, source, destination:
-            moveaxis(a, source, destination),
-        np.repeat: lambda a, repeats, axis=None: repeat(a, repeats,
-                                                        axis=axis),
-        np.tile: lambda A, reps: tile(A, (reps,) if isinstance(
-            reps, numbers.Integral) else reps),
-        np.diff: lambda a, n=1, axis=-1, prepend=None, append=None:
-            diff(a, n=n, axis=axis, prepend=prepend, append=append),
-        np.tril: lambda m, k=0: tril(m, k=k),
-        np.triu: lambda m, k=0: triu(m, k=k),
-        np.meshgrid: lambda *xi, copy=True, sparse=False, indexing="xy":
-            tuple(meshgrid(*xi, indexing=indexing)),
-        np.isclose: isclose,
-        np.allclose: allclose,
-        np.array_equal: array_equal,
-        np.shape: lambda a: tuple(a.shape),
-        np.ndim: lambda a: a.ndim,
-        np.size: lambda a, axis=None: a.size if axis is None else
-            a.shape[axis],
-        np.iscomplexobj: lambda x: x.dtype.kind == "c",
-        np.isrealobj: lambda x: x.dtype.kind != "c",
-        np.linalg.norm: _norm,
-        np.outer: lambda a, b, out=None: _linalg_module().outer(a, b),
-        np.tensordot: lambda a, b, axes=2: tensordot(a, b, axes=axes),
-        np.vdot: lambda a, b: vecdot(ops.reshape(_array(a), -1),
-                                     ops.reshape(_array(b), -1)),
-        np.trace: lambda a, offset=0, axis1=0, axis2=1, dtype=None, out=None:
-            _in_place("", "trace", np.trace)(a, offset, axis1, axis2, dtype),
-        np.linalg.matrix_transpose: matrix_transpose,
-        np.cumulative_sum: lambda x, /, *, axis=None, dtype=None, out=None,
-            include_initial=False: _cumulative("+")(
-                x, axis=axis, dtype=dtype, include_initial=include_initial),
-        np.cumulative_prod: lambda x, /, *, axis=None, dtype=None, out=None,
-            include_initial=False: _cumulative("*")(
-                x, axis=axis, dtype=dtype, include_initial=include_initial),
-        np.unique_values: unique_values,
-        np.unique_counts: unique_counts,
-        np.unique_inverse: unique_inverse,
-        np.unique_all: unique_all,
-        np.permute_dims: lambda a, axes=None: ops.transpose(_array(a), axes),
-        np.concat: lambda arrays, /, *, axis=0, out=None, dtype=None,
-            casting="same_kind": concat(arrays, axis=axis),
-        np.unstack: lambda x, /, *, axis=0: unstack(x, axis=axis),
-    }
-    linalg = _linalg_module()
-    for name in ("solve", "inv", "det", "cholesky", "qr", "svd", "eigh",
-                 "eigvalsh", "slogdet", "pinv", "matrix_rank",
-                 "matrix_power"):
-        f[getattr(np.linalg, name)] = _in_place("linalg", name,
-                                                getattr(np.linalg, name))
-    del linalg
-    for name in ("fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn",
-                 "irfftn", "fft2", "ifft2", "rfft2", "irfft2", "hfft",
-                 "ihfft"):
-        f[getattr(np.fft, name)] = _in_place("fft", name,
-                                             getattr(np.fft, name))
-    fft = _fft_module()
-    f[np.fft.fftshift] = lambda x, axes=None: fft.fftshift(x, axes=axes)
-    f[np.fft.ifftshift] = lambda x, axes=None: fft.ifftshift(x, axes=axes)
-    return f
+def install_methods(cls):
+    """The array object's Array API members: ``__array_namespace__``,
+    ``__index__`` and ``mT``."""
+    cls.__array_namespace__ = _array_namespace
+    cls.__index__ = _index
+    cls.mT = property(lambda self: matrix_transpose(self),
+                      doc="the transpose of the last two axes")

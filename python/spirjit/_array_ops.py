@@ -505,8 +505,8 @@ def _array_function(self, func, types, args, kwargs):
         return implementation(*args, **kwargs)
     # No silent host copies (API.md): a NumPy function without a device
     # version says so, and how to compute it on the host on purpose.
-    from . import _array_api
-    raise _array_api._not_on_device(func)
+    from . import _array_numpy
+    raise _array_numpy.not_on_device(func)
 
 
 def _to_host(value):

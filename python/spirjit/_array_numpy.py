@@ -1,0 +1,249 @@
+"""NumPy's functions of the Array API's names on DeviceArrays: what
+``__array_function__`` dispatches to (``np.sort(x)``, ``np.cumsum(x)``,
+``np.unique(x, return_counts=True)``, ``np.linalg.norm(x)``...).
+
+Contract: ``numpy_functions()`` maps each NumPy function to its DeviceArray
+version, with NumPy's signature and defaults (where they differ from the
+standard's: ``np.unique`` collapses NaNs, ``np.argsort`` is stable only when
+asked); results are DeviceArrays on the operands' device, or Python values
+where NumPy's are (``np.allclose``). A NumPy function outside the map
+raises ``not_on_device(func)``: spirjit never copies to the host behind the
+caller's back.
+"""
+
+import numbers
+
+import numpy as np
+
+from . import _array_extensions as extensions
+from . import _array_ops as ops
+from . import _array_primitives as prims
+from . import errors
+from ._array_api import (_array, _cumulative, _device_of, broadcast_arrays,
+                         broadcast_to, concat, count_nonzero, diff,
+                         expand_dims, flip, matrix_transpose, meshgrid,
+                         moveaxis, repeat, roll, stack, tensordot, tile, tril,
+                         triu, unique_all, unique_counts, unique_inverse,
+                         unique_values, unstack, vecdot)
+
+
+def _numpy_axis_flat(x, axis):
+    """NumPy's axis=None for sort-like functions: the flattened array."""
+    x = _array(x)
+    if axis is None:
+        return ops.reshape(x, -1), 0
+    return x, axis
+
+
+def _np_cumulative(op):
+    def function(a, axis=None, dtype=None, out=None):
+        if out is not None:
+            raise errors.NotSupportedError(
+                "numpy.cumsum/cumprod(out=...) on DeviceArrays is not "
+                "supported; assign the result instead")
+        x, axis = _numpy_axis_flat(a, axis)
+        if dtype is None:
+            dtype = np.cumsum(np.zeros(1, x.dtype)).dtype
+        return prims.cumulative(op, x, axis, dtype)
+    return function
+
+
+def _np_unique(ar, return_index=False, return_inverse=False,
+               return_counts=False, axis=None, *, equal_nan=True,
+               sorted=True):
+    if axis is not None:
+        raise errors.NotSupportedError(
+            "numpy.unique(axis=...) on DeviceArrays is not supported")
+    x = _array(ar)
+    parts = prims.unique(x, counts=return_counts, indices=return_index,
+                         inverse=return_inverse, equal_nan=equal_nan)
+    if return_inverse:
+        i = 1 + int(bool(return_index))
+        # NumPy 2 gives the inverse the input's shape for axis=None
+        parts[i] = ops.reshape(parts[i], np.unique(
+            np.zeros(x.shape, np.int8), return_inverse=True)[1].shape)
+    return parts[0] if len(parts) == 1 else tuple(parts)
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """NumPy's isclose, composed of elementwise operations (one kernel)."""
+    device = _device_of(a, b)
+    a = _array(a, device)
+    b = _array(b, device)
+    f = ops.apply_ufunc
+    diff = f(np.absolute, (f(np.subtract, (a, b)),))
+    bound = f(np.add, (atol, f(np.multiply, (rtol, f(np.absolute, (b,))))))
+    finite = f(np.logical_and, (f(np.isfinite, (a,)), f(np.isfinite, (b,))))
+    close = ops.where(finite, f(np.less_equal, (diff, bound)),
+                      f(np.equal, (a, b)))
+    if equal_nan:
+        close = f(np.logical_or, (close, f(np.logical_and, (
+            f(np.isnan, (a,)), f(np.isnan, (b,))))))
+    return close
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(isclose(a, b, rtol, atol, equal_nan).all())
+
+
+def array_equal(a1, a2, equal_nan=False):
+    device = _device_of(a1, a2)
+    a1, a2 = _array(a1, device), _array(a2, device)
+    if a1.shape != a2.shape:
+        return False
+    same = ops.apply_ufunc(np.equal, (a1, a2))
+    if equal_nan and a1.dtype.kind in "fc":
+        same = ops.apply_ufunc(np.logical_or, (same, ops.apply_ufunc(
+            np.logical_and, (ops.apply_ufunc(np.isnan, (a1,)),
+                             ops.apply_ufunc(np.isnan, (a2,))))))
+    return bool(same.all())
+
+
+def _norm(x, ord=None, axis=None, keepdims=False):
+    x = _array(x)
+    if ord is None and (axis is None or isinstance(axis, numbers.Integral)
+                        or (isinstance(axis, tuple) and len(axis) == 2)):
+        return extensions.vector_norm(x, axis=axis, keepdims=keepdims)
+    if axis is None and x.ndim == 1 or isinstance(axis, numbers.Integral):
+        return extensions.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
+    return extensions.in_place("linalg", "norm", np.linalg.norm)(
+        x, ord=ord, axis=axis, keepdims=keepdims)
+
+
+def _stack_like(name, ndmin, axis):
+    def function(tup, *, dtype=None, casting="same_kind"):
+        arrays = [_array(a, _device_of(*tup)) for a in tup]
+        shaped = []
+        for a in arrays:
+            while a.ndim < ndmin:
+                a = expand_dims(a, axis=0 if ndmin == 2 or a.ndim == 0
+                                else a.ndim)
+            shaped.append(a)
+        ax = axis
+        if name == "hstack" and shaped and shaped[0].ndim == 1:
+            ax = 0
+        out = concat(shaped, axis=ax)
+        return out if dtype is None else ops.astype(out, dtype)
+    return function
+
+
+def not_on_device(func):
+    module = getattr(func, "__module__", "numpy") or "numpy"
+    module = module.replace("numpy._core", "numpy").replace(
+        "numpy.lib._function_base_impl", "numpy")
+    name = f"{module.split('.')[0]}.{func.__name__}" \
+        if module.startswith("numpy._") else f"{module}.{func.__name__}"
+    return errors.NotSupportedError(
+        f"{name} has no DeviceArray version yet, and spirjit does not copy "
+        f"to the host behind your back: call it on np.asarray(x) (a host "
+        f"copy) or write it with spirjit's functions")
+
+
+def numpy_functions():
+    """NumPy function -> its DeviceArray version, for __array_function__."""
+    f = {
+        np.sort: lambda a, axis=-1, kind=None, order=None, *, stable=None:
+            prims.sort(*_numpy_axis_flat(a, axis)),
+        np.argsort: lambda a, axis=-1, kind=None, order=None, *, stable=None:
+            prims.argsort(*_numpy_axis_flat(a, axis), stable=bool(
+                stable or kind in ("stable", "mergesort"))),
+        np.argpartition: lambda a, kth, axis=-1, kind="introselect",
+            order=None: prims.argpartition(*_numpy_axis_flat(a, axis)[:1],
+                                           kth, -1 if axis is None else axis),
+        np.partition: lambda a, kth, axis=-1, kind="introselect", order=None:
+            prims.partition(*_numpy_axis_flat(a, axis)[:1], kth,
+                            -1 if axis is None else axis),
+        np.cumsum: _np_cumulative("+"),
+        np.cumprod: _np_cumulative("*"),
+        np.nonzero: lambda a: prims.nonzero(_array(a)),
+        np.flatnonzero: lambda a: prims.nonzero(ops.reshape(_array(a),
+                                                            -1))[0],
+        np.argwhere: lambda a: stack(list(prims.nonzero(_array(a))),
+                                     axis=1) if _array(a).ndim else
+            _array(a).reshape(1, 0),
+        np.count_nonzero: lambda a, axis=None, *, keepdims=False:
+            count_nonzero(a, axis=axis, keepdims=keepdims),
+        np.unique: _np_unique,
+        np.concatenate: lambda arrays, axis=0, out=None, *, dtype=None,
+            casting="same_kind": (lambda r: r if dtype is None else
+                                  ops.astype(r, dtype))(concat(arrays,
+                                                               axis=axis)),
+        np.stack: lambda arrays, axis=0, out=None, *, dtype=None,
+            casting="same_kind": stack(arrays, axis=axis),
+        np.vstack: _stack_like("vstack", 2, 0),
+        np.hstack: _stack_like("hstack", 1, 1),
+        np.take: lambda a, indices, axis=None, out=None, mode="raise":
+            prims.take(a, indices, axis),
+        np.take_along_axis: lambda arr, indices, axis=-1:
+            prims.take_along_axis(arr, indices, axis),
+        np.searchsorted: lambda a, v, side="left", sorter=None:
+            prims.searchsorted(a, v, side, sorter),
+        np.flip: lambda m, axis=None: flip(m, axis=axis),
+        np.roll: lambda a, shift, axis=None: roll(a, shift, axis=axis),
+        np.expand_dims: lambda a, axis: expand_dims(
+            a, axis=tuple(axis) if isinstance(axis, list) else axis),
+        np.broadcast_to: lambda array, shape, subok=False:
+            broadcast_to(array, (shape,) if isinstance(
+                shape, numbers.Integral) else shape),
+        np.broadcast_arrays: lambda *args, subok=False:
+            tuple(broadcast_arrays(*args)),
+        np.moveaxis: lambda a, source, destination:
+            moveaxis(a, source, destination),
+        np.repeat: lambda a, repeats, axis=None: repeat(a, repeats,
+                                                        axis=axis),
+        np.tile: lambda A, reps: tile(A, (reps,) if isinstance(
+            reps, numbers.Integral) else reps),
+        np.diff: lambda a, n=1, axis=-1, prepend=None, append=None:
+            diff(a, n=n, axis=axis, prepend=prepend, append=append),
+        np.tril: lambda m, k=0: tril(m, k=k),
+        np.triu: lambda m, k=0: triu(m, k=k),
+        np.meshgrid: lambda *xi, copy=True, sparse=False, indexing="xy":
+            tuple(meshgrid(*xi, indexing=indexing)),
+        np.isclose: isclose,
+        np.allclose: allclose,
+        np.array_equal: array_equal,
+        np.shape: lambda a: tuple(a.shape),
+        np.ndim: lambda a: a.ndim,
+        np.size: lambda a, axis=None: a.size if axis is None else
+            a.shape[axis],
+        np.iscomplexobj: lambda x: x.dtype.kind == "c",
+        np.isrealobj: lambda x: x.dtype.kind != "c",
+        np.linalg.norm: _norm,
+        np.outer: lambda a, b, out=None: extensions.linalg_module().outer(a, b),
+        np.tensordot: lambda a, b, axes=2: tensordot(a, b, axes=axes),
+        np.vdot: lambda a, b: vecdot(ops.reshape(_array(a), -1),
+                                     ops.reshape(_array(b), -1)),
+        np.trace: lambda a, offset=0, axis1=0, axis2=1, dtype=None, out=None:
+            extensions.in_place("", "trace", np.trace)(a, offset, axis1, axis2, dtype),
+        np.linalg.matrix_transpose: matrix_transpose,
+        np.cumulative_sum: lambda x, /, *, axis=None, dtype=None, out=None,
+            include_initial=False: _cumulative("+")(
+                x, axis=axis, dtype=dtype, include_initial=include_initial),
+        np.cumulative_prod: lambda x, /, *, axis=None, dtype=None, out=None,
+            include_initial=False: _cumulative("*")(
+                x, axis=axis, dtype=dtype, include_initial=include_initial),
+        np.unique_values: unique_values,
+        np.unique_counts: unique_counts,
+        np.unique_inverse: unique_inverse,
+        np.unique_all: unique_all,
+        np.permute_dims: lambda a, axes=None: ops.transpose(_array(a), axes),
+        np.concat: lambda arrays, /, *, axis=0, out=None, dtype=None,
+            casting="same_kind": concat(arrays, axis=axis),
+        np.unstack: lambda x, /, *, axis=0: unstack(x, axis=axis),
+    }
+    linalg = extensions.linalg_module()
+    for name in ("solve", "inv", "det", "cholesky", "qr", "svd", "eigh",
+                 "eigvalsh", "slogdet", "pinv", "matrix_rank",
+                 "matrix_power"):
+        f[getattr(np.linalg, name)] = extensions.in_place("linalg", name,
+                                                getattr(np.linalg, name))
+    del linalg
+    for name in ("fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn",
+                 "irfftn", "fft2", "ifft2", "rfft2", "irfft2", "hfft",
+                 "ihfft"):
+        f[getattr(np.fft, name)] = extensions.in_place("fft", name,
+                                             getattr(np.fft, name))
+    fft = extensions.fft_module()
+    f[np.fft.fftshift] = lambda x, axes=None: fft.fftshift(x, axes=axes)
+    f[np.fft.ifftshift] = lambda x, axes=None: fft.ifftshift(x, axes=axes)
+    return f
