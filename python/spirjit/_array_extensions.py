@@ -64,6 +64,11 @@ def in_place(module, name, numpy_fn, result_arrays=1):
             args = (arrays[0],) + args[1:]
         like = arrays[0]
         _device_of(*arrays)
+        if module == "fft" and not prims._on_host(*arrays):
+            from . import _vendor  # cuFFT on CUDA devices
+            done = _vendor.fft(name, like, kwargs)
+            if done is not None:
+                return done
         if not prims._on_host(*arrays):
             raise errors.NotSupportedError(
                 f"spirjit.{module}.{name} has no version for "

@@ -1,5 +1,5 @@
 """A device's vendor libraries, loaded at run time as the driver is: cuBLAS
-for matrix products on NVIDIA GPUs.
+for matrix products and cuFFT for spirjit.fft on NVIDIA GPUs.
 
 Contract: ``gemm(a, b, out)`` computes ``out = a @ b`` for 2-D float32,
 float64, complex64 and complex128 DeviceArrays on one CUDA device, queued
@@ -11,6 +11,12 @@ product instead. No build-time CUDA dependency: the library is found by
 its soname (``libcublas.so.13``, ``.12``) on the loader's path. The arrays'
 memory is leased through ``__spirjit_native__`` while the call is queued,
 so dropping them right after frees nothing under cuBLAS.
+
+``fft(name, x, kwargs)`` computes spirjit.fft's fft, ifft, rfft, irfft,
+fftn or ifftn of a CUDA DeviceArray by cuFFT (``libcufft.so.12``, ``.11``)
+on the same stream, with NumPy's n, axis, s, axes and norm, and returns
+None where cuFFT does not apply or load (the caller then says the function
+has no version for the device).
 """
 
 import ctypes
@@ -123,3 +129,160 @@ def gemm(a, b, out):
     _check(status, symbol)
     del na, nb, nc
     return True
+
+
+# cuFFT: 1-D transforms along one axis (n-D ones axis by axis), batched
+# over the other axes, on spirjit's stream; plans are kept per shape.
+_CUFFT = ("libcufft.so.12", "libcufft.so.11", "libcufft.so")
+_C2C, _Z2Z, _R2C, _D2Z, _C2R, _Z2D = 0x29, 0x69, 0x2A, 0x6A, 0x2C, 0x6C
+_cufft_library = []
+_plans = {}
+
+
+def _cufft():
+    with _lock:
+        if not _cufft_library:
+            found = None
+            for name in _CUFFT:
+                try:
+                    found = ctypes.CDLL(name)
+                    break
+                except OSError:
+                    continue
+            _cufft_library.append(found)
+        return _cufft_library[0]
+
+
+def _fft_check(status, what):
+    if status != 0:
+        error = errors.DeviceError(f"cuFFT {what} failed with status {status}")
+        error.backend, error.code = "cuda", f"CUFFT_STATUS_{status}"
+        raise error
+
+
+def _plan(lib, device, n, kind, batch):
+    native = device.__spirjit_native__()
+    cuda = ctypes.CDLL("libcuda.so.1")
+    _check(cuda.cuCtxSetCurrent(ctypes.c_void_p(native["context"])),
+           "cuCtxSetCurrent")
+    key = (native["filter_string"], n, kind, batch)
+    with _lock:
+        if key not in _plans:
+            plan = ctypes.c_int()
+            _fft_check(lib.cufftPlan1d(ctypes.byref(plan), n, kind, batch),
+                       "cufftPlan1d")
+            _plans[key] = plan
+        plan = _plans[key]
+    _fft_check(lib.cufftSetStream(plan, ctypes.c_void_p(native["queue"])),
+               "cufftSetStream")
+    return plan
+
+
+def _resized(x, length):
+    """x's last axis cut or zero-padded to ``length``."""
+    from . import _array_api as api
+    m = x.shape[-1]
+    if length == m:
+        return x
+    if length < m:
+        return x[..., :length]
+    pad = api.zeros(x.shape[:-1] + (length - m,), dtype=x.dtype,
+                    device=x.device)
+    return api.concat([x, pad], axis=-1)
+
+
+def _transform(name, x, n, axis, norm):
+    """One 1-D fft, ifft, rfft or irfft along ``axis`` by cuFFT."""
+    from . import _array_ops as ops
+    from . import Device
+    lib = _cufft()
+    axis = axis % x.ndim
+    order = [a for a in range(x.ndim) if a != axis] + [axis]
+    moved = ops.transpose(x, order)
+    double = x.dtype in (np.float64, np.complex128) or x.dtype.kind in "biu"
+    real_dtype = np.dtype(np.float64 if double else np.float32)
+    complex_dtype = np.dtype(np.complex128 if double else np.complex64)
+    m = moved.shape[-1]
+    if name == "irfft":
+        length = n if n is not None else 2 * (m - 1)
+        source = _resized(ops.astype(moved, complex_dtype, copy=False),
+                          length // 2 + 1)
+        kind, out_dtype, out_len = (_Z2D if double else _C2R), real_dtype, \
+            length
+    elif name == "rfft":
+        if x.dtype.kind == "c":
+            raise errors.TypingError("rfft takes real input, not complex")
+        length = n if n is not None else m
+        source = _resized(ops.astype(moved, real_dtype, copy=False), length)
+        kind, out_dtype, out_len = (_D2Z if double else _R2C), \
+            complex_dtype, length // 2 + 1
+    else:
+        length = n if n is not None else m
+        source = _resized(ops.astype(moved, complex_dtype, copy=False),
+                          length)
+        kind, out_dtype, out_len = (_Z2Z if double else _C2C), \
+            complex_dtype, length
+    if length < 1:
+        raise errors.InvalidArgumentError(
+            f"Invalid number of FFT data points ({length}) specified.")
+    source = ops.copy(source)  # contiguous, and cuFFT's own (C2R writes it)
+    batch = int(np.prod(source.shape[:-1]))
+    out = ops._empty(source.shape[:-1] + (out_len,), out_dtype, x._device,
+                     x.usm_type)
+    if batch and out.size:
+        plan = _plan(lib, Device._wrap(x._device), length, kind, batch)
+        src, dst = source.__spirjit_native__(), out.__spirjit_native__()
+        inverse = name in ("ifft", "irfft")
+        if kind in (_C2C, _Z2Z):
+            status = getattr(lib, "cufftExecC2C" if kind == _C2C else
+                             "cufftExecZ2Z")(
+                plan, ctypes.c_void_p(src["data"]),
+                ctypes.c_void_p(dst["data"]), 1 if inverse else -1)
+        else:
+            symbol = {_R2C: "cufftExecR2C", _D2Z: "cufftExecD2Z",
+                      _C2R: "cufftExecC2R", _Z2D: "cufftExecZ2D"}[kind]
+            status = getattr(lib, symbol)(plan, ctypes.c_void_p(src["data"]),
+                                          ctypes.c_void_p(dst["data"]))
+        _fft_check(status, name)
+        del src, dst
+    # NumPy's norm: "backward" scales the inverse by 1/n, "forward" the
+    # forward one, "ortho" both by 1/sqrt(n).
+    inverse = name in ("ifft", "irfft")
+    if norm in (None, "backward"):
+        scale = 1.0 / length if inverse else 1.0
+    elif norm == "forward":
+        scale = 1.0 if inverse else 1.0 / length
+    elif norm == "ortho":
+        scale = 1.0 / np.sqrt(length)
+    else:
+        raise errors.InvalidArgumentError(
+            f'Invalid norm value {norm}; should be "backward", "ortho" or '
+            '"forward".')
+    if scale != 1.0:
+        out = ops.apply_ufunc(np.multiply, (out, real_dtype.type(scale)))
+    back = [order.index(a) for a in range(x.ndim)]
+    return ops.transpose(out, back)
+
+
+def fft(name, x, kwargs):
+    """spirjit.fft's ``name`` of DeviceArray ``x`` by cuFFT, or None where
+    cuFFT does not apply (another backend, a function it lacks) or does not
+    load."""
+    if x._device.properties()["backend"] != "cuda" or x.ndim == 0:
+        return None
+    if name not in ("fft", "ifft", "rfft", "irfft", "fftn", "ifftn") or \
+            _cufft() is None:
+        return None
+    norm = kwargs.get("norm", "backward")
+    if name in ("fftn", "ifftn"):
+        axes = kwargs.get("axes")
+        s = kwargs.get("s")
+        axes = list(range(x.ndim)) if axes is None else list(axes)
+        if s is not None and len(s) != len(axes):
+            raise errors.InvalidArgumentError(
+                "Shape and axes have different lengths.")
+        one = "fft" if name == "fftn" else "ifft"
+        for i, a in enumerate(axes):
+            x = _transform(one, x, None if s is None else s[i], a, norm)
+        return x
+    return _transform(name, x, kwargs.get("n"), kwargs.get("axis", -1), norm)

@@ -422,6 +422,25 @@ def test_linalg_and_fft(device):
     if require_host:
         with pytest.raises(NotImplementedError, match="linalg.solve"):
             spirjit.linalg.solve(A, B)
+        if device.backend == "cuda":  # spirjit.fft through cuFFT
+            rng = np.random.default_rng(2)
+            h = rng.standard_normal((3, 10)) + 1j * rng.standard_normal((3, 10))
+            H = on(device, h)
+            r = on(device, h.real.astype(np.float32))
+            for got, want in (
+                    (spirjit.fft.fft(H), np.fft.fft(h)),
+                    (spirjit.fft.ifft(H, n=12, norm="ortho"),
+                     np.fft.ifft(h, n=12, norm="ortho")),
+                    (spirjit.fft.fft(H, axis=0), np.fft.fft(h, axis=0)),
+                    (spirjit.fft.rfft(r), np.fft.rfft(h.real.astype(
+                        np.float32))),
+                    (spirjit.fft.irfft(H, n=9), np.fft.irfft(h, n=9)),
+                    (spirjit.fft.fftn(H), np.fft.fftn(h)),
+                    (spirjit.fft.ifftn(H, norm="forward"),
+                     np.fft.ifftn(h, norm="forward")),
+                    (np.fft.fft(H), np.fft.fft(h))):
+                np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-4,
+                                           atol=1e-4)
         return
     for got, want in ((spirjit.linalg.solve(A, B), np.linalg.solve(a, b)),
                       (np.linalg.inv(A), np.linalg.inv(a)),
