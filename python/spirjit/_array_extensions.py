@@ -66,7 +66,11 @@ def in_place(module, name, numpy_fn, result_arrays=1):
         _device_of(*arrays)
         if module == "fft" and not prims._on_host(*arrays):
             from . import _vendor  # cuFFT on CUDA devices
-            done = _vendor.fft(name, like, kwargs)
+            import inspect
+            bound = inspect.signature(numpy_fn).bind(*args, **kwargs)
+            done = _vendor.fft(name, like, {k: v for k, v in
+                                            bound.arguments.items()
+                                            if k != "a"})
             if done is not None:
                 return done
         if not prims._on_host(*arrays):
