@@ -366,11 +366,21 @@ llvm::Value *Lowering::complexInverse(const std::string &name,
   };
   llvm::Value *big = constant(isDouble ? 1e150 : 1e18);
   llvm::Value *small = constant(0.1);
+  // max(|re|, |im|), within a factor 1.5 of |z|: fmax ignores a NaN part,
+  // so an infinite part with a NaN one takes the far branch (log(2z) is
+  // C99's inf + NaN i there); the series takes no NaN (isSmall).
   auto magnitude = [&](llvm::Value *z) {
     return target_.emitMathCall(
         builder_, "fmax",
         {target_.emitMathCall(builder_, "fabs", {part(z, 0)}),
          target_.emitMathCall(builder_, "fabs", {part(z, 1)})});
+  };
+  auto isSmall = [&](llvm::Value *z) {
+    llvm::Value *x = part(z, 0), *y = part(z, 1);
+    return builder_.CreateAnd(
+        builder_.CreateFCmpOLE(magnitude(z), small),
+        builder_.CreateAnd(builder_.CreateFCmpORD(x, x),
+                           builder_.CreateFCmpORD(y, y)));
   };
   auto logTwice = [&](llvm::Value *z) { // log(2z) = log z + ln 2
     llvm::Value *l = logOf(z);
@@ -387,8 +397,16 @@ llvm::Value *Lowering::complexInverse(const std::string &name,
       p = plusReal(mul(p, z2), coefficients[k]);
     return mul(z, p);
   };
+  // Odd functions are computed where the real part's sign bit is clear
+  // and negated back: the sign of a zero real part picks the side of the
+  // branch cut, as C99 Annex G and NumPy (asin(inf + 0j) = pi/2 + inf j).
+  auto signBit = [&](llvm::Value *v) {
+    return builder_.CreateFCmpOLT(
+        target_.emitMathCall(builder_, "copysign", {constant(1.0), v}),
+        constant(0.0));
+  };
   auto asinh = [&](llvm::Value *z) {
-    llvm::Value *negative = builder_.CreateFCmpOLT(part(z, 0), constant(0.0));
+    llvm::Value *negative = signBit(part(z, 0));
     llvm::Value *w = select(
         negative, cplx(builder_.CreateFNeg(part(z, 0)),
                        builder_.CreateFNeg(part(z, 1))),
@@ -396,23 +414,79 @@ llvm::Value *Lowering::complexInverse(const std::string &name,
     llvm::Value *m = magnitude(w);
     llvm::Value *r = logOf(add(w, sqrtOf(plusReal(mul(w, w), 1.0))));
     r = select(builder_.CreateFCmpOGT(m, big), logTwice(w), r);
-    r = select(builder_.CreateFCmpOLE(m, small),
+    r = select(isSmall(w),
                series(w, {1.0, -1.0 / 6, 3.0 / 40, -5.0 / 112, 35.0 / 1152,
                           -63.0 / 2816, 231.0 / 13312, -143.0 / 10240}),
                r);
+    // asinh of a real number (a NaN one too) keeps the zero imaginary part.
+    r = cplx(part(r, 0),
+             builder_.CreateSelect(
+                 builder_.CreateFCmpOEQ(part(w, 1), constant(0.0)), part(w, 1),
+                 part(r, 1)));
     return select(negative,
                   cplx(builder_.CreateFNeg(part(r, 0)),
                        builder_.CreateFNeg(part(r, 1))),
                   r);
   };
-  auto atanh = [&](llvm::Value *z) {
-    llvm::Value *d = sub(logOf(plusReal(z, 1.0)), logOf(realMinus(1.0, z)));
-    llvm::Value *half = cplx(builder_.CreateFMul(part(d, 0), constant(0.5)),
-                             builder_.CreateFMul(part(d, 1), constant(0.5)));
-    return select(builder_.CreateFCmpOLE(magnitude(z), small),
+  auto atanhRight = [&](llvm::Value *z) { // for Re z >= 0 (or NaN)
+    // Re = log1p(4x / ((1 - x)^2 + y^2)) / 4 and Im = atan2(2y, (1 - x)
+    // (1 + x) - y^2) / 2: the real part without the cancellation of a
+    // difference of logarithms. C99 Annex G's values where a part is
+    // infinite (+-0 + +-i pi/2, NaN for a NaN y); a zero x keeps its sign
+    // (atanh(iy) = i atan y).
+    llvm::Value *x = part(z, 0), *y = part(z, 1);
+    llvm::Value *oneMinus = builder_.CreateFSub(constant(1.0), x);
+    llvm::Value *denominator = builder_.CreateFAdd(
+        builder_.CreateFMul(oneMinus, oneMinus), builder_.CreateFMul(y, y));
+    llvm::Value *outRe = builder_.CreateFMul(
+        constant(0.25),
+        target_.emitMathCall(
+            builder_, "log1p",
+            {builder_.CreateFDiv(builder_.CreateFMul(constant(4.0), x),
+                                 denominator)}));
+    llvm::Value *outIm = builder_.CreateFMul(
+        constant(0.5),
+        target_.emitMathCall(
+            builder_, "atan2",
+            {builder_.CreateFMul(constant(2.0), y),
+             builder_.CreateFSub(
+                 builder_.CreateFMul(oneMinus,
+                                     builder_.CreateFAdd(constant(1.0), x)),
+                 builder_.CreateFMul(y, y))}));
+    llvm::Value *inf = constant(INFINITY);
+    llvm::Value *infinite = builder_.CreateOr(
+        builder_.CreateFCmpOEQ(target_.emitMathCall(builder_, "fabs", {x}),
+                               inf),
+        builder_.CreateFCmpOEQ(target_.emitMathCall(builder_, "fabs", {y}),
+                               inf));
+    llvm::Value *yNaN = builder_.CreateFCmpUNO(y, y);
+    llvm::Value *signedZero =
+        target_.emitMathCall(builder_, "copysign", {constant(0.0), x});
+    outRe = builder_.CreateSelect(infinite, signedZero, outRe);
+    outIm = builder_.CreateSelect(
+        infinite,
+        builder_.CreateSelect(
+            yNaN, y,
+            target_.emitMathCall(builder_, "copysign",
+                                 {constant(M_PI_2), y})),
+        outIm);
+    outRe = builder_.CreateSelect(builder_.CreateFCmpOEQ(x, constant(0.0)), x,
+                                  outRe);
+    return select(isSmall(z),
                   series(z, {1.0, 1.0 / 3, 1.0 / 5, 1.0 / 7, 1.0 / 9, 1.0 / 11,
                              1.0 / 13, 1.0 / 15}),
-                  half);
+                  cplx(outRe, outIm));
+  };
+  // atanh is odd: computed where Re z >= 0, where log1p's argument 4x/d is
+  // never near -1 (which would cost digits as x nears -1).
+  auto atanh = [&](llvm::Value *z) {
+    llvm::Value *negative = signBit(part(z, 0));
+    auto neg = [&](llvm::Value *v) {
+      return cplx(builder_.CreateFNeg(part(v, 0)),
+                  builder_.CreateFNeg(part(v, 1)));
+    };
+    llvm::Value *r = atanhRight(select(negative, neg(z), z));
+    return select(negative, neg(r), r);
   };
   auto timesI = [&](llvm::Value *z) { // i z
     return cplx(builder_.CreateFNeg(part(z, 1)), part(z, 0));
@@ -437,7 +511,13 @@ llvm::Value *Lowering::complexInverse(const std::string &name,
   // acosh
   llvm::Value *r = logOf(
       add(z, mul(sqrtOf(plusReal(z, 1.0)), sqrtOf(plusReal(z, -1.0)))));
-  return select(builder_.CreateFCmpOGT(magnitude(z), big), logTwice(z), r);
+  r = select(builder_.CreateFCmpOGT(magnitude(z), big), logTwice(z), r);
+  // acosh(+-0 + i NaN) is NaN + i pi/2 (C99 Annex G, NumPy's).
+  llvm::Value *zeroNaN =
+      builder_.CreateAnd(builder_.CreateFCmpOEQ(re, constant(0.0)),
+                         builder_.CreateFCmpUNO(im, im));
+  return cplx(part(r, 0),
+              builder_.CreateSelect(zeroNaN, constant(M_PI_2), part(r, 1)));
 }
 
 llvm::Value *Lowering::complexExp(llvm::Value *re, llvm::Value *im) {

@@ -181,13 +181,14 @@ def _plan(lib, device, n, kind, batch):
 def _resized(x, length):
     """x's last axis cut or zero-padded to ``length``."""
     from . import _array_api as api
+    from . import zeros
     m = x.shape[-1]
     if length == m:
         return x
     if length < m:
         return x[..., :length]
-    pad = api.zeros(x.shape[:-1] + (length - m,), dtype=x.dtype,
-                    device=x.device)
+    pad = zeros(x.shape[:-1] + (length - m,), dtype=x.dtype,
+                device=x.device)
     return api.concat([x, pad], axis=-1)
 
 
