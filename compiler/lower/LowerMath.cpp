@@ -123,13 +123,28 @@ Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
       outRe = builder_.CreateFMul(coshX, cosY);
       outIm = builder_.CreateFMul(sinhX, sinY);
       llvm::Value *one = llvm::ConstantFP::get(partType, 1.0);
-      llvm::Value *signX = target_.emitMathCall(builder_, "copysign", {one, x});
+      // A NaN x (cos's -im of a NaN) counts as positive, as NumPy's ccos.
+      llvm::Value *signX = builder_.CreateSelect(
+          builder_.CreateFCmpUNO(x, x), one,
+          target_.emitMathCall(builder_, "copysign", {one, x}));
       outIm = builder_.CreateSelect(
           builder_.CreateAnd(xZero, builder_.CreateNot(yFinite)), zero, outIm);
       outRe = builder_.CreateSelect(yZero, coshX, outRe);
       outIm = builder_.CreateSelect(yZero, builder_.CreateFMul(signX, y),
                                     outIm);
     }
+    // An infinite x with an infinite or NaN y: an infinite real part and
+    // a NaN imaginary one (C99 leaves the infinity's sign to the library;
+    // NumPy's sinh and cosh give +inf, its sin +inf j).
+    llvm::Value *xInfinite = builder_.CreateFCmpOEQ(
+        target_.emitMathCall(builder_, "fabs", {x}), inf);
+    llvm::Value *wild = builder_.CreateAnd(xInfinite, builder_.CreateNot(yFinite));
+    llvm::Value *wildRe = target_.emitMathCall(builder_, "fabs", {x});
+    if (name == "sin") // sin's imaginary part (-outRe) comes out +inf
+      wildRe = builder_.CreateFNeg(wildRe);
+    outRe = builder_.CreateSelect(wild, wildRe, outRe);
+    outIm = builder_.CreateSelect(wild, llvm::ConstantFP::getNaN(partType),
+                                  outIm);
     if (name == "sin") // -i (a + bi) = b - ai
       return {makeComplex(outIm, builder_.CreateFNeg(outRe))};
     return {makeComplex(outRe, outIm)};
