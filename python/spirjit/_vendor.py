@@ -13,7 +13,7 @@ memory is leased through ``__spirjit_native__`` while the call is queued,
 so dropping them right after frees nothing under cuBLAS.
 
 ``fft(name, x, kwargs)`` computes spirjit.fft's fft, ifft, rfft, irfft,
-fftn or ifftn of a CUDA DeviceArray by cuFFT (``libcufft.so.12``, ``.11``)
+hfft, ihfft and their n-D forms of a CUDA DeviceArray by cuFFT (``libcufft.so.12``, ``.11``)
 on the same stream, with NumPy's n, axis, s, axes and norm, and returns
 None where cuFFT does not apply or load (the caller then says the function
 has no version for the device).
@@ -271,19 +271,44 @@ def fft(name, x, kwargs):
     load."""
     if x._device.properties()["backend"] != "cuda" or x.ndim == 0:
         return None
-    if name not in ("fft", "ifft", "rfft", "irfft", "fftn", "ifftn") or \
-            _cufft() is None:
+    if name not in ("fft", "ifft", "rfft", "irfft", "fftn", "ifftn",
+                    "rfftn", "irfftn", "hfft", "ihfft") or _cufft() is None:
         return None
-    norm = kwargs.get("norm", "backward")
-    if name in ("fftn", "ifftn"):
+    norm = kwargs.get("norm") or "backward"
+    if name in ("fftn", "ifftn", "rfftn", "irfftn"):
         axes = kwargs.get("axes")
         s = kwargs.get("s")
-        axes = list(range(x.ndim)) if axes is None else list(axes)
+        if axes is None:  # NumPy's: the last len(s) axes, else all
+            axes = list(range(x.ndim - (len(s) if s is not None else x.ndim),
+                              x.ndim))
+        axes = list(axes)
         if s is not None and len(s) != len(axes):
             raise errors.InvalidArgumentError(
                 "Shape and axes have different lengths.")
+        sizes = [None] * len(axes) if s is None else list(s)
+        if name == "rfftn":  # NumPy's order: rfft on the last axis first
+            x = _transform("rfft", x, sizes[-1], axes[-1], norm)
+            for a, n in zip(axes[:-1], sizes[:-1]):
+                x = _transform("fft", x, n, a, norm)
+            return x
+        if name == "irfftn":  # the complex axes first, irfft last
+            for a, n in zip(axes[:-1], sizes[:-1]):
+                x = _transform("ifft", x, n, a, norm)
+            return _transform("irfft", x, sizes[-1], axes[-1], norm)
         one = "fft" if name == "fftn" else "ifft"
-        for i, a in enumerate(axes):
-            x = _transform(one, x, None if s is None else s[i], a, norm)
+        for a, n in zip(axes, sizes):
+            x = _transform(one, x, n, a, norm)
         return x
-    return _transform(name, x, kwargs.get("n"), kwargs.get("axis", -1), norm)
+    n, axis = kwargs.get("n"), kwargs.get("axis", -1)
+    if name in ("hfft", "ihfft"):
+        # NumPy's: hfft is irfft of the conjugate, ihfft the conjugate of
+        # rfft, each with the opposite normalisation.
+        from . import _array_ops as ops
+        swapped = {"backward": "forward", "forward": "backward",
+                   "ortho": "ortho"}.get(norm, norm)
+        if name == "hfft":
+            return _transform("irfft", ops.apply_ufunc(np.conjugate, (x,)),
+                              n, axis, swapped)
+        return ops.apply_ufunc(np.conjugate, (
+            _transform("rfft", x, n, axis, swapped),))
+    return _transform(name, x, n, axis, norm)

@@ -438,7 +438,14 @@ def test_linalg_and_fft(device):
                     (spirjit.fft.fftn(H), np.fft.fftn(h)),
                     (spirjit.fft.ifftn(H, norm="forward"),
                      np.fft.ifftn(h, norm="forward")),
-                    (np.fft.fft(H), np.fft.fft(h))):
+                    (np.fft.fft(H), np.fft.fft(h)),
+                    (spirjit.fft.rfftn(r), np.fft.rfftn(h.real.astype(
+                        np.float32))),
+                    (spirjit.fft.irfftn(H, s=(3, 8)),
+                     np.fft.irfftn(h, s=(3, 8))),
+                    (spirjit.fft.hfft(H, n=12), np.fft.hfft(h, n=12)),
+                    (spirjit.fft.ihfft(r), np.fft.ihfft(h.real.astype(
+                        np.float32)))):
                 np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-4,
                                            atol=1e-4)
         return
