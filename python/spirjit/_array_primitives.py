@@ -53,17 +53,13 @@ def host_view(x):
 
 
 def to_device_like(value, like):
-    """A NumPy result as a new DeviceArray beside ``like``: over the
-    result's own memory where the device uses host memory in place (no
-    copy; the DeviceArray keeps it alive), else copied there."""
-    from ._foreign import _wrap_host
+    """A NumPy result as a new DeviceArray beside ``like``, copied into the
+    device's own memory. (Wrapping NumPy's memory in place would save the
+    copy, but an OpenCL buffer over host memory cannot be launched as a view
+    at an offset, which the device's own, shared virtual memory can.)"""
     value = np.asarray(value)
     if not value.flags.c_contiguous:
         value = value.copy()  # (np.ascontiguousarray makes 0-d arrays 1-d)
-    if like._host_addressable and value.ndim:
-        wrapped = _wrap_host(value, like._device)
-        if wrapped is not None:
-            return wrapped
     return _spirjit.to_device(value, like._device, like.usm_type)
 
 
