@@ -42,28 +42,9 @@ bool isCollective(const Instruction *inst) {
   const KernelApiFunction *api = apiOf(inst);
   if (!api)
     return false;
-  switch (api->id) {
-  case KernelApi::GroupBarrier:
-  case KernelApi::GroupReduce:
-  case KernelApi::GroupBroadcast:
-  case KernelApi::GroupInclusiveScan:
-  case KernelApi::GroupExclusiveScan:
-  case KernelApi::AnyOf:
-  case KernelApi::AllOf:
-  // spirjit's sub-group functions use work-group barriers (KernelAPI.def)
-  case KernelApi::SubGroupBarrier:
-  case KernelApi::Shuffle:
-  case KernelApi::ShuffleXor:
-  case KernelApi::ShuffleDown:
-  case KernelApi::ShuffleUp:
-  case KernelApi::SubGroupBroadcast:
-  case KernelApi::SubGroupReduce:
-  case KernelApi::SubGroupInclusiveScan:
-  case KernelApi::SubGroupExclusiveScan:
-    return true;
-  default:
-    return false;
-  }
+  return api->id == KernelApi::GroupBarrier ||
+         api->id == KernelApi::GroupReduce ||
+         api->id == KernelApi::GroupBroadcast || isGroupAlgorithm(api->id);
 }
 
 std::set<const Block *> reachable(const Block *from) {

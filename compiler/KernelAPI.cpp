@@ -70,6 +70,17 @@ const KernelApiFunction *findKernelApi(const Type *callee) {
   }
 }
 
+bool isGroupAlgorithm(KernelApi id) {
+  switch (id) {
+#define KERNEL_API_GROUP_ALGORITHM(algorithm) case KernelApi::algorithm:
+#include "compiler/KernelAPI.def"
+#undef KERNEL_API_GROUP_ALGORITHM
+    return true;
+  default:
+    return false;
+  }
+}
+
 const std::map<std::string, std::map<std::string, int>> &kernelApiEnums() {
   static const std::map<std::string, std::map<std::string, int>> enums = [] {
     std::map<std::string, std::map<std::string, int>> members;

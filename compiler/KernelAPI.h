@@ -63,6 +63,10 @@ bool isKernelApiName(const std::string &qualifiedName);
 /// any other callee and for names the table does not list.
 const KernelApiFunction *findKernelApi(const Type *callee);
 
+/// Is `id` a group algorithm of KernelAPI.def's KERNEL_API_GROUP_ALGORITHM
+/// list (the scans, any_of/all_of and the sub-group functions)?
+bool isGroupAlgorithm(KernelApi id);
+
 /// kapi's IntEnums by name: member name to value.
 const std::map<std::string, std::map<std::string, int>> &kernelApiEnums();
 

@@ -109,6 +109,8 @@ const Type *Inference::inferKernelApiCall(Instruction &inst,
                   shortName + "() needs its '" + (*params)[i] + "' argument");
     return args[i];
   };
+  if (isGroupAlgorithm(api->id))
+    return inferGroupAlgorithm(inst, *api, shortName, args);
   switch (api->id) {
   case KernelApi::GroupBarrier:
     if (need(0)->type->kind != TypeKind::Group ||
@@ -142,20 +144,6 @@ const Type *Inference::inferKernelApiCall(Instruction &inst,
     result_.usesGroupScratch = true;
     return types::materialize(value);
   }
-  case KernelApi::GroupInclusiveScan:
-  case KernelApi::GroupExclusiveScan:
-  case KernelApi::AnyOf:
-  case KernelApi::AllOf:
-  case KernelApi::SubGroupBarrier:
-  case KernelApi::Shuffle:
-  case KernelApi::ShuffleXor:
-  case KernelApi::ShuffleDown:
-  case KernelApi::ShuffleUp:
-  case KernelApi::SubGroupBroadcast:
-  case KernelApi::SubGroupReduce:
-  case KernelApi::SubGroupInclusiveScan:
-  case KernelApi::SubGroupExclusiveScan:
-    return inferGroupAlgorithm(inst, *api, shortName, args);
   case KernelApi::PrivateArray: {
     std::vector<int64_t> shape;
     const Instruction *shapeInst = need(0);

@@ -101,21 +101,30 @@ Lowered Lowering::lowerWorkItemMethod(const Instruction &inst,
   return {};
 }
 
+llvm::Value *Lowering::groupSlots(llvm::Type *element) {
+  SPIRJIT_INTERNAL_CHECK(groupScratch_, "a group algorithm without scratch");
+  return builder_.CreateBitCast(
+      groupScratch_,
+      llvm::PointerType::get(element,
+                             target_.addressSpace(MemorySpace::Local)));
+}
+
+llvm::Value *Lowering::toSlot(llvm::Value *value, const Type *type) {
+  return type->kind == TypeKind::Bool
+             ? builder_.CreateZExt(value, memoryType(type))
+             : value;
+}
+
 llvm::Value *Lowering::groupCollective(int rank, llvm::Value *value,
                                        const Type *type, GroupOperation op,
                                        llvm::Value *source) {
   // Built from the hidden local scratch and barriers, so it works on any
   // device: every work-item stores its value, a tree combines them.
-  SPIRJIT_INTERNAL_CHECK(groupScratch_, "group collective without scratch");
   llvm::Type *element = memoryType(type);
-  llvm::Value *slots = builder_.CreateBitCast(
-      groupScratch_, llvm::PointerType::get(
-                         element, target_.addressSpace(MemorySpace::Local)));
+  llvm::Value *slots = groupSlots(element);
   llvm::Value *me =
       linearQuery(WorkItemQuery::LocalId, WorkItemQuery::LocalSize, rank);
-  llvm::Value *stored = type->kind == TypeKind::Bool
-                            ? builder_.CreateZExt(value, element)
-                            : value;
+  llvm::Value *stored = toSlot(value, type);
   if (op == GroupOperation::Broadcast) {
     llvm::BasicBlock *write =
         llvm::BasicBlock::Create(context_, "bcast.write", function_);
@@ -287,18 +296,13 @@ llvm::Value *Lowering::groupScan(int rank, bool subGroup, llvm::Value *value,
   // step k, each item whose lane is at least 2^k adds the value 2^k lanes
   // before its own. Every item of the group runs every step (a uniform
   // bound), so every barrier is reached by all.
-  SPIRJIT_INTERNAL_CHECK(groupScratch_, "group scan without scratch");
   llvm::Type *element = memoryType(type);
-  llvm::Value *slots = builder_.CreateBitCast(
-      groupScratch_, llvm::PointerType::get(
-                         element, target_.addressSpace(MemorySpace::Local)));
+  llvm::Value *slots = groupSlots(element);
   GroupSegment seg = groupSegment(rank, subGroup);
   auto slot = [&](llvm::Value *i) {
     return builder_.CreateInBoundsGEP(element, slots, i);
   };
-  llvm::Value *stored = type->kind == TypeKind::Bool
-                            ? builder_.CreateZExt(value, element)
-                            : value;
+  llvm::Value *stored = toSlot(value, type);
   builder_.CreateStore(stored, slot(seg.me));
   device().emitBarrier(builder_);
   llvm::BasicBlock *before = builder_.GetInsertBlock();
@@ -369,15 +373,10 @@ llvm::Value *Lowering::groupScan(int rank, bool subGroup, llvm::Value *value,
 
 llvm::Value *Lowering::groupShuffle(int rank, llvm::Value *value,
                                     const Type *type, llvm::Value *lane) {
-  SPIRJIT_INTERNAL_CHECK(groupScratch_, "shuffle without scratch");
   llvm::Type *element = memoryType(type);
-  llvm::Value *slots = builder_.CreateBitCast(
-      groupScratch_, llvm::PointerType::get(
-                         element, target_.addressSpace(MemorySpace::Local)));
+  llvm::Value *slots = groupSlots(element);
   GroupSegment seg = groupSegment(rank, true);
-  llvm::Value *stored = type->kind == TypeKind::Bool
-                            ? builder_.CreateZExt(value, element)
-                            : value;
+  llvm::Value *stored = toSlot(value, type);
   builder_.CreateStore(stored, builder_.CreateInBoundsGEP(element, slots,
                                                           seg.me));
   device().emitBarrier(builder_);
@@ -584,6 +583,8 @@ Lowered Lowering::lowerKernelApiCall(const Instruction &inst,
   case KernelApiReceiver::Module:
     break;
   }
+  if (isGroupAlgorithm(api.id))
+    return lowerGroupAlgorithm(inst, api);
   switch (api.id) {
   case KernelApi::GroupBarrier:
     device().emitBarrier(builder_);
@@ -608,20 +609,6 @@ Lowered Lowering::lowerKernelApiCall(const Instruction &inst,
                             reduction(callArgument(inst, 2)->type->name),
                             nullptr)};
   }
-  case KernelApi::GroupInclusiveScan:
-  case KernelApi::GroupExclusiveScan:
-  case KernelApi::AnyOf:
-  case KernelApi::AllOf:
-  case KernelApi::SubGroupBarrier:
-  case KernelApi::Shuffle:
-  case KernelApi::ShuffleXor:
-  case KernelApi::ShuffleDown:
-  case KernelApi::ShuffleUp:
-  case KernelApi::SubGroupBroadcast:
-  case KernelApi::SubGroupReduce:
-  case KernelApi::SubGroupInclusiveScan:
-  case KernelApi::SubGroupExclusiveScan:
-    return lowerGroupAlgorithm(inst, api);
   case KernelApi::PrivateArray:
     return lowerPrivateArray(inst);
   case KernelApi::AtomicRef: {

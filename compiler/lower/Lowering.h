@@ -148,6 +148,10 @@ private:
   /// dimensions.
   llvm::Value *groupCollective(int rank, llvm::Value *value, const Type *type,
                                GroupOperation op, llvm::Value *source);
+  /// The group scratch as an array of `element`s (every algorithm's one
+  /// slot a work-item), and a value as a slot holds it (a bool as i8).
+  llvm::Value *groupSlots(llvm::Type *element);
+  llvm::Value *toSlot(llvm::Value *value, const Type *type);
   /// `mine` op `theirs` for a group algorithm on values of `type`.
   llvm::Value *combineGroup(GroupOperation op, const Type *type,
                             llvm::Value *mine, llvm::Value *theirs);

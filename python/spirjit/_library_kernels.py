@@ -172,6 +172,12 @@ _bitonic_complex, _search_complex = _make_sort_kernels(_lt_complex)
 # --------------------------------------------------------------------------
 # Kernels
 
+@device_func
+def _combine(a, b, mul):
+    """a * b where ``mul``, else a + b (a scan's or reduction's step)."""
+    return a * b if mul else a + b
+
+
 @kernel
 def _iota(item, out):
     i = item.get_id(0)
@@ -192,10 +198,7 @@ def _scan_whole_rows(item, x, out, mul):
     acc = t(x[r, 0])
     out[r, 0] = acc
     for j in range(1, n):
-        if mul:
-            acc = t(acc * t(x[r, j]))
-        else:
-            acc = t(acc + t(x[r, j]))
+        acc = t(_combine(acc, t(x[r, j]), mul))
         out[r, j] = acc
 
 
@@ -209,10 +212,7 @@ def _scan_chunk_totals(item, x, totals, chunk, mul):
     hi = min(lo + chunk, x.shape[1])
     acc = t(x[r, lo])
     for j in range(lo + 1, hi):
-        if mul:
-            acc = t(acc * t(x[r, j]))
-        else:
-            acc = t(acc + t(x[r, j]))
+        acc = t(_combine(acc, t(x[r, j]), mul))
     totals[r, c] = acc
 
 
@@ -227,16 +227,10 @@ def _scan_chunk_apply(item, x, out, scanned, chunk, mul):
     hi = min(lo + chunk, x.shape[1])
     acc = t(x[r, lo])
     if c > 0:
-        if mul:
-            acc = t(scanned[r, c - 1] * acc)
-        else:
-            acc = t(scanned[r, c - 1] + acc)
+        acc = t(_combine(scanned[r, c - 1], acc, mul))
     out[r, lo] = acc
     for j in range(lo + 1, hi):
-        if mul:
-            acc = t(acc * t(x[r, j]))
-        else:
-            acc = t(acc + t(x[r, j]))
+        acc = t(_combine(acc, t(x[r, j]), mul))
         out[r, j] = acc
 
 
@@ -256,10 +250,7 @@ def _scan_tile_totals(item: kapi.NdItem, x, totals, items, mul):
     for k in range(items):
         j = base + k * width + i
         if j < n:
-            if mul:
-                acc = t(acc * t(x[r, j]))
-            else:
-                acc = t(acc + t(x[r, j]))
+            acc = t(_combine(acc, t(x[r, j]), mul))
     if mul:
         total = kapi.group_reduce(item.get_group(), acc, "*")
     else:
@@ -292,25 +283,16 @@ def _scan_tile_apply(item: kapi.NdItem, x, out, scanned, items, mul, tile):
     kapi.group_barrier(group)
     run = one
     for k in range(items):
-        if mul:
-            run = t(run * tile[i * items + k])
-        else:
-            run = t(run + tile[i * items + k])
+        run = t(_combine(run, tile[i * items + k], mul))
     if mul:
         before = kapi.group_exclusive_scan(group, run, "*")
     else:
         before = kapi.group_exclusive_scan(group, run, "+")
     if g > 0:
-        if mul:
-            before = t(scanned[r, g - 1] * before)
-        else:
-            before = t(scanned[r, g - 1] + before)
+        before = t(_combine(scanned[r, g - 1], before, mul))
     acc = before
     for k in range(items):
-        if mul:
-            acc = t(acc * tile[i * items + k])
-        else:
-            acc = t(acc + tile[i * items + k])
+        acc = t(_combine(acc, tile[i * items + k], mul))
         tile[i * items + k] = acc
     kapi.group_barrier(group)
     for k in range(items):

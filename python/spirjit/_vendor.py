@@ -38,26 +38,43 @@ _lock = threading.Lock()
 _library = []  # [CDLL] once loaded, [None] where none loads
 
 
-def _cublas():
+def _load(sonames, cache):
+    """The first of ``sonames`` that loads (None where none does), loaded
+    once into ``cache``."""
     with _lock:
-        if not _library:
+        if not cache:
             found = None
-            for name in _SONAMES:
+            for name in sonames:
                 try:
                     found = ctypes.CDLL(name)
                     break
                 except OSError:
                     continue
-            _library.append(found)
-        return _library[0]
+            cache.append(found)
+        return cache[0]
 
 
-def _check(status, what):
+def _cublas():
+    return _load(_SONAMES, _library)
+
+
+def _check(status, what, library="cuBLAS"):
     if status != 0:
         error = errors.DeviceError(
-            f"cuBLAS {what} failed with status {status}")
-        error.backend, error.code = "cuda", f"CUBLAS_STATUS_{status}"
+            f"{library} {what} failed with status {status}")
+        error.backend = "cuda"
+        error.code = f"{library.upper()}_STATUS_{status}"
         raise error
+
+
+def _current(device):
+    """spirjit's context of ``device`` made this thread's current one (the
+    libraries queue in the current context); its native handles."""
+    native = device.__spirjit_native__()
+    cuda = ctypes.CDLL("libcuda.so.1")
+    _check(cuda.cuCtxSetCurrent(ctypes.c_void_p(native["context"])),
+           "cuCtxSetCurrent", "CUDA")
+    return native
 
 
 def _handle(lib, device):
@@ -66,10 +83,7 @@ def _handle(lib, device):
     handles = getattr(_state, "handles", None)
     if handles is None:
         handles = _state.handles = {}
-    native = device.__spirjit_native__()
-    cuda = ctypes.CDLL("libcuda.so.1")
-    _check(cuda.cuCtxSetCurrent(ctypes.c_void_p(native["context"])),
-           "cuCtxSetCurrent")
+    native = _current(device)
     key = native["filter_string"]
     if key not in handles:
         handle = ctypes.c_void_p()
@@ -140,31 +154,15 @@ _plans = {}
 
 
 def _cufft():
-    with _lock:
-        if not _cufft_library:
-            found = None
-            for name in _CUFFT:
-                try:
-                    found = ctypes.CDLL(name)
-                    break
-                except OSError:
-                    continue
-            _cufft_library.append(found)
-        return _cufft_library[0]
+    return _load(_CUFFT, _cufft_library)
 
 
 def _fft_check(status, what):
-    if status != 0:
-        error = errors.DeviceError(f"cuFFT {what} failed with status {status}")
-        error.backend, error.code = "cuda", f"CUFFT_STATUS_{status}"
-        raise error
+    _check(status, what, "cuFFT")
 
 
 def _plan(lib, device, n, kind, batch):
-    native = device.__spirjit_native__()
-    cuda = ctypes.CDLL("libcuda.so.1")
-    _check(cuda.cuCtxSetCurrent(ctypes.c_void_p(native["context"])),
-           "cuCtxSetCurrent")
+    native = _current(device)
     key = (native["filter_string"], n, kind, batch)
     with _lock:
         if key not in _plans:

@@ -94,13 +94,19 @@ def philox_normal(seed, counter):
     return math.sqrt(-2.0 * math.log(u1)) * math.cos(6.283185307179586 * u2)
 
 
+@device_func
+def _block(start, i, k0, k1):
+    """The four words of the generator's block ``start + i`` (the 64-bit
+    counter in the first two words) under key (k0, k1)."""
+    c = np.uint64(start) + np.uint64(i)
+    return philox4x32(c & np.uint64(_MASK), c >> np.uint64(32), 0, 0, k0, k1)
+
+
 @kernel
 def _words(item, out, k0, k1, start):
     """out[4 i .. 4 i + 3] = the block of counter start + i (uint32)."""
     i = item.get_id(0)
-    c = np.uint64(start) + np.uint64(i)
-    w0, w1, w2, w3 = philox4x32(c & np.uint64(_MASK), c >> np.uint64(32),
-                                0, 0, k0, k1)
+    w0, w1, w2, w3 = _block(start, i, k0, k1)
     n = out.shape[0]
     j = 4 * i
     if j < n:
@@ -117,9 +123,7 @@ def _words(item, out, k0, k1, start):
 def _uniform64(item, out, k0, k1, start, low, span):
     """Two float64 in [low, low + span) per block."""
     i = item.get_id(0)
-    c = np.uint64(start) + np.uint64(i)
-    w0, w1, w2, w3 = philox4x32(c & np.uint64(_MASK), c >> np.uint64(32),
-                                0, 0, k0, k1)
+    w0, w1, w2, w3 = _block(start, i, k0, k1)
     n = out.shape[0]
     j = 2 * i
     if j < n:
@@ -132,9 +136,7 @@ def _uniform64(item, out, k0, k1, start, low, span):
 def _uniform32(item, out, k0, k1, start, low, span):
     """Four float32 in [low, low + span) per block (24 bits each)."""
     i = item.get_id(0)
-    c = np.uint64(start) + np.uint64(i)
-    w0, w1, w2, w3 = philox4x32(c & np.uint64(_MASK), c >> np.uint64(32),
-                                0, 0, k0, k1)
+    w0, w1, w2, w3 = _block(start, i, k0, k1)
     n = out.shape[0]
     j = 4 * i
     scale = np.float32(1.0 / 16777216.0)
@@ -154,9 +156,7 @@ def _uniform32(item, out, k0, k1, start, low, span):
 def _normal64(item, out, k0, k1, start, loc, scale):
     """Two normals per block (Box-Muller), float64."""
     i = item.get_id(0)
-    c = np.uint64(start) + np.uint64(i)
-    w0, w1, w2, w3 = philox4x32(c & np.uint64(_MASK), c >> np.uint64(32),
-                                0, 0, k0, k1)
+    w0, w1, w2, w3 = _block(start, i, k0, k1)
     u1 = 1.0 - _unit53(w0, w1)
     u2 = _unit53(w2, w3)
     r = math.sqrt(-2.0 * math.log(u1))
@@ -173,9 +173,7 @@ def _normal64(item, out, k0, k1, start, loc, scale):
 def _normal32(item, out, k0, k1, start, loc, scale):
     """Four float32 normals per block (Box-Muller twice, 24-bit uniforms)."""
     i = item.get_id(0)
-    c = np.uint64(start) + np.uint64(i)
-    w0, w1, w2, w3 = philox4x32(c & np.uint64(_MASK), c >> np.uint64(32),
-                                0, 0, k0, k1)
+    w0, w1, w2, w3 = _block(start, i, k0, k1)
     inv = np.float32(1.0 / 16777216.0)
     a1 = np.float32(1.0) - np.float32(w0 >> np.uint64(8)) * inv
     a2 = np.float32(w1 >> np.uint64(8)) * inv
@@ -204,9 +202,7 @@ def _integers32(item, out, k0, k1, start, low, span):
     """Four integers in [low, low + span) per block, span <= 2**32, by
     Lemire's multiply-shift (bias below span / 2**32)."""
     i = item.get_id(0)
-    c = np.uint64(start) + np.uint64(i)
-    w0, w1, w2, w3 = philox4x32(c & np.uint64(_MASK), c >> np.uint64(32),
-                                0, 0, k0, k1)
+    w0, w1, w2, w3 = _block(start, i, k0, k1)
     s = np.uint64(span)
     n = out.shape[0]
     j = 4 * i
@@ -224,9 +220,7 @@ def _integers32(item, out, k0, k1, start, low, span):
 def _integers64(item, out, k0, k1, start, low, span):
     """Two integers in [low, low + span) per block from 64-bit words."""
     i = item.get_id(0)
-    c = np.uint64(start) + np.uint64(i)
-    w0, w1, w2, w3 = philox4x32(c & np.uint64(_MASK), c >> np.uint64(32),
-                                0, 0, k0, k1)
+    w0, w1, w2, w3 = _block(start, i, k0, k1)
     s = np.uint64(span)
     n = out.shape[0]
     j = 2 * i
