@@ -309,6 +309,13 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, **kwargs):
     never does (ValueError where it would have to), None copies only to
     change the dtype or the device."""
     from . import Device
+    if isinstance(obj, DeviceArray) and kwargs.get("usm_type") not in (
+            None, obj.usm_type):
+        if copy is False:
+            raise errors.InvalidArgumentError(
+                "asarray(copy=False): the array would have to be copied to "
+                "change its usm_type")
+        return _BASE_ASARRAY[0](obj, dtype=dtype, device=device, **kwargs)
     if isinstance(obj, DeviceArray):
         same_device = device is None or Device(device) == obj.device
         same_dtype = dtype is None or np.dtype(dtype) == obj.dtype

@@ -512,3 +512,13 @@ def test_results_of_numpy_in_place_launch_as_views(device, path):
         u, s, vh = spirjit.linalg.svd(on(device, np.eye(6)[:, :4] + 0.5))
         assert float((u[1:, 1:] * 2).sum()) == pytest.approx(
             float(np.sum(u.asnumpy()[1:, 1:] * 2)))
+
+
+def test_asarray_keeps_the_packages_keywords(device):
+    x = spirjit.asarray(np.arange(4.0), device=device)
+    shared = spirjit.asarray(x, usm_type="shared")
+    assert shared.usm_type == "shared" and shared is not x
+    same(shared, np.arange(4.0))
+    assert spirjit.asarray(x, usm_type=x.usm_type) is x
+    with pytest.raises(ValueError, match="usm_type"):
+        spirjit.asarray(x, usm_type="shared", copy=False)
