@@ -309,13 +309,15 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, **kwargs):
     never does (ValueError where it would have to), None copies only to
     change the dtype or the device."""
     from . import Device
-    if isinstance(obj, DeviceArray) and kwargs.get("usm_type") not in (
-            None, obj.usm_type):
-        if copy is False:
+    if isinstance(obj, DeviceArray) and any(v is not None
+                                            for v in kwargs.values()):
+        # usm_type= or sycl_queue=: the package's asarray places it.
+        result = _BASE_ASARRAY[0](obj, dtype=dtype, device=device, **kwargs)
+        if copy is False and result is not obj:
             raise errors.InvalidArgumentError(
                 "asarray(copy=False): the array would have to be copied to "
-                "change its usm_type")
-        return _BASE_ASARRAY[0](obj, dtype=dtype, device=device, **kwargs)
+                "change its usm_type or queue")
+        return ops.copy(result) if copy and result is obj else result
     if isinstance(obj, DeviceArray):
         same_device = device is None or Device(device) == obj.device
         same_dtype = dtype is None or np.dtype(dtype) == obj.dtype
