@@ -309,7 +309,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None, **kwargs):
     never does (ValueError where it would have to), None copies only to
     change the dtype or the device."""
     from . import Device
-    if isinstance(obj, DeviceArray) and any(v is not None
+    if isinstance(obj, DeviceArray) and builtins.any(v is not None
                                             for v in kwargs.values()):
         # usm_type= or sycl_queue=: the package's asarray places it.
         result = _BASE_ASARRAY[0](obj, dtype=dtype, device=device, **kwargs)
