@@ -103,13 +103,6 @@ def _moved(x, axis):
     return ops.reshape(moved, -1, x.shape[axis]), moved.shape, order
 
 
-def flip_view(x, axis):
-    """A view of ``x`` reversed along ``axis``."""
-    index = [slice(None)] * x.ndim
-    index[axis] = slice(None, None, -1)
-    return x[tuple(index)]
-
-
 def _unmoved(rows, shape, order):
     """Undoes ``_moved`` on a result of the same shape."""
     back = [order.index(a) for a in range(len(order))]
@@ -128,11 +121,12 @@ def sort(x, axis=-1, descending=False, stable=True):
     if _on_host(x):
         # Sorted values are the same however equal keys are ordered:
         # NumPy's default sort (its vectorised quicksort) gives them.
-        h = host_view(x)
         out, view = result_like(x.shape, x.dtype, x)
-        view[...] = np.flip(h, axis) if descending else h
+        view[...] = host_view(x)
         view.sort(axis=axis)  # in the result's own memory
-        return flip_view(out, axis) if descending else out
+        if descending:  # reversed there too, so the result is no view
+            view[...] = np.flip(view, axis).copy()
+        return out
     rows, shape, order = _moved(x, axis)
     return _unmoved(_kernels().sort_rows(rows, descending), shape, order)
 
