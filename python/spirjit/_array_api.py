@@ -780,54 +780,6 @@ def vecdot(x1, x2, /, *, axis=-1):
                       copy=False)
 
 
-# ------------------------------------------------------------ the info object
-
-class _Info:
-    """``__array_namespace_info__()``: the devices and dtypes spirjit has."""
-
-    def capabilities(self):
-        return {"boolean indexing": True, "data-dependent shapes": True,
-                "max dimensions": 64}
-
-    def default_device(self):
-        from . import default_device
-        return default_device()
-
-    def devices(self):
-        from . import devices
-        return devices()
-
-    def default_dtypes(self, *, device=None):
-        fp64 = self._fp64(device)
-        return {"real floating": np.dtype(np.float64 if fp64 else
-                                          np.float32),
-                "complex floating": np.dtype(np.complex128 if fp64 else
-                                             np.complex64),
-                "integral": np.dtype(np.int64),
-                "indexing": np.dtype(np.int64)}
-
-    def dtypes(self, *, device=None, kind=None):
-        fp64 = self._fp64(device)
-        out = {}
-        for name, dtype in _DTYPES.items():
-            if not fp64 and name in ("float64", "complex128"):
-                continue
-            if kind is None or isdtype(dtype, kind):
-                out[name] = dtype
-        return out
-
-    @staticmethod
-    def _fp64(device):
-        from . import Device, default_device
-        device = default_device() if device is None else Device(device) \
-            if not isinstance(device, Device) else device
-        return bool(device.has_fp64)
-
-
-def __array_namespace_info__():
-    return _Info()
-
-
 # ------------------------------------------------------------- installation
 
 def namespace():
@@ -843,8 +795,7 @@ def namespace():
                squeeze, repeat, tile, unstack, argmax, argmin, count_nonzero,
                nonzero, searchsorted, where, sort, argsort, unique_all,
                unique_counts, unique_inverse, unique_values, mean, var, std,
-               all, any, diff, matmul, matrix_transpose, tensordot, vecdot,
-               __array_namespace_info__):
+               all, any, diff, matmul, matrix_transpose, tensordot, vecdot):
         out[fn.__name__] = fn
     out["take"] = lambda x, indices, /, *, axis=None: prims.take(
         x, indices, _take_axis(x, axis))
@@ -857,6 +808,8 @@ def namespace():
     out["cumulative_sum"] = _cumulative("+")
     out["cumulative_prod"] = _cumulative("*")
     from . import _array_extensions as extensions
+    from ._array_info import __array_namespace_info__
+    out["__array_namespace_info__"] = __array_namespace_info__
     out["linalg"] = extensions.linalg_module()
     out["fft"] = extensions.fft_module()
     return out
