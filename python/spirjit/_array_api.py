@@ -180,11 +180,6 @@ def result_type(*arrays_and_dtypes):
 
 # -------------------------------------------------------------- creation
 
-def _kernels():
-    from . import _library_kernels
-    return _library_kernels
-
-
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     """NumPy's arange on ``device``, computed there."""
     if stop is None:
@@ -200,7 +195,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     device = _runtime_device(device)
     if n == 0:
         return ops._empty((0,), dtype, device)
-    index = _kernels().iota(n, np.int64 if dtype.kind in "iub" else
+    index = prims._kernels().iota(n, np.int64 if dtype.kind in "iub" else
                             np.float64, device)
     values = ops.apply_ufunc(np.add, (ops.apply_ufunc(
         np.multiply, (index, step)), start))
@@ -221,7 +216,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
         return ops._empty((0,), dtype, device)
     div = (num - 1) if endpoint else num
     work = np.complex128 if complex_ or dtype.kind == "c" else np.float64
-    index = _kernels().iota(num, np.float64, device)
+    index = prims._kernels().iota(num, np.float64, device)
     if div > 0:
         step = (stop - start) / div
         values = ops.apply_ufunc(np.add, (ops.apply_ufunc(
@@ -250,7 +245,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
 
 def _grid(n_rows, n_cols, device):
     """Row and column indices (int64) as (n, 1) and (1, m) views."""
-    K = _kernels()
+    K = prims._kernels()
     rows = ops.reshape(K.iota(n_rows, np.int64, device), n_rows, 1)
     cols = ops.reshape(K.iota(n_cols, np.int64, device), 1, n_cols)
     return rows, cols
@@ -537,7 +532,7 @@ def repeat(x, repeats, /, *, axis=None):
                                           "values.")
     ends = prims.cumulative("+", counts, 0, np.int64)
     total = int(ends[n - 1]) if n else 0
-    positions = _kernels().iota(total, np.int64, x._device) if total else \
+    positions = prims._kernels().iota(total, np.int64, x._device) if total else \
         ops._empty((0,), np.int64, x._device)
     source = prims.searchsorted(ends, positions, side="right") if total \
         else positions

@@ -54,7 +54,7 @@ _SIGNATURES = {
 }
 
 
-def in_place(module, name, numpy_fn, result_arrays=1):
+def in_place(module, name, numpy_fn):
     """``numpy_fn`` over the DeviceArrays' own memory where the host
     addresses it, its results copied into DeviceArrays beside them."""
     def function(*args, **kwargs):
@@ -126,6 +126,30 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     return ops.apply_ufunc(np.power, (total, 1.0 / float(ord)))
 
 
+def outer(x1, x2, /):
+    """The outer product of two vectors, elementwise on their device."""
+    return ops.apply_ufunc(np.multiply, (ops.reshape(_array(x1), -1, 1),
+                                         ops.reshape(_array(x2), 1, -1)))
+
+
+def _shift(x, axes, sign):
+    """x rolled by half its length along each of ``axes`` (all: None)."""
+    x = _array(x)
+    axes = tuple(range(x.ndim)) if axes is None else (
+        (axes,) if isinstance(axes, numbers.Integral) else tuple(axes))
+    return roll(x, tuple(sign * (x.shape[a] // 2) for a in axes), axis=axes)
+
+
+def fftshift(x, /, *, axes=None):
+    """The zero frequency moved to the middle: a roll, on any device."""
+    return _shift(x, axes, 1)
+
+
+def ifftshift(x, /, *, axes=None):
+    """fftshift undone."""
+    return _shift(x, axes, -1)
+
+
 def linalg_module():
     m = types.ModuleType("spirjit.linalg", "The Array API's linalg "
                          "extension over DeviceArrays.")
@@ -134,8 +158,7 @@ def linalg_module():
     m.tensordot = tensordot
     m.vecdot = vecdot
     m.vector_norm = vector_norm
-    m.outer = lambda x1, x2, /: ops.apply_ufunc(np.multiply, (
-        ops.reshape(_array(x1), -1, 1), ops.reshape(_array(x2), 1, -1)))
+    m.outer = outer
     m.trace = lambda x, /, *, offset=0, dtype=None: in_place(
         "linalg", "trace", lambda a: np.trace(a, offset, axis1=-2, axis2=-1,
                                               dtype=dtype))(x)
@@ -173,19 +196,6 @@ def fft_module():
                  "irfftn", "hfft", "ihfft"):
         setattr(m, name, in_place("fft", name, getattr(np.fft, name)))
 
-    def fftshift(x, /, *, axes=None):
-        """The zero frequency moved to the middle: a roll, on any device."""
-        x = _array(x)
-        axes = tuple(range(x.ndim)) if axes is None else (
-            (axes,) if isinstance(axes, numbers.Integral) else tuple(axes))
-        return roll(x, tuple(x.shape[a] // 2 for a in axes), axis=axes)
-
-    def ifftshift(x, /, *, axes=None):
-        """fftshift undone."""
-        x = _array(x)
-        axes = tuple(range(x.ndim)) if axes is None else (
-            (axes,) if isinstance(axes, numbers.Integral) else tuple(axes))
-        return roll(x, tuple(-(x.shape[a] // 2) for a in axes), axis=axes)
     m.fftshift = fftshift
     m.ifftshift = ifftshift
 

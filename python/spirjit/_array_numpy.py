@@ -209,7 +209,7 @@ def numpy_functions():
         np.iscomplexobj: lambda x: x.dtype.kind == "c",
         np.isrealobj: lambda x: x.dtype.kind != "c",
         np.linalg.norm: _norm,
-        np.outer: lambda a, b, out=None: extensions.linalg_module().outer(a, b),
+        np.outer: lambda a, b, out=None: extensions.outer(a, b),
         np.tensordot: lambda a, b, axes=2: tensordot(a, b, axes=axes),
         np.vdot: lambda a, b: vecdot(ops.reshape(_array(a), -1),
                                      ops.reshape(_array(b), -1)),
@@ -231,19 +231,18 @@ def numpy_functions():
             casting="same_kind": concat(arrays, axis=axis),
         np.unstack: lambda x, /, *, axis=0: unstack(x, axis=axis),
     }
-    linalg = extensions.linalg_module()
     for name in ("solve", "inv", "det", "cholesky", "qr", "svd", "eigh",
                  "eigvalsh", "slogdet", "pinv", "matrix_rank",
                  "matrix_power"):
         f[getattr(np.linalg, name)] = extensions.in_place("linalg", name,
                                                 getattr(np.linalg, name))
-    del linalg
     for name in ("fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn",
                  "irfftn", "fft2", "ifft2", "rfft2", "irfft2", "hfft",
                  "ihfft"):
         f[getattr(np.fft, name)] = extensions.in_place("fft", name,
                                              getattr(np.fft, name))
-    fft = extensions.fft_module()
-    f[np.fft.fftshift] = lambda x, axes=None: fft.fftshift(x, axes=axes)
-    f[np.fft.ifftshift] = lambda x, axes=None: fft.ifftshift(x, axes=axes)
+    f[np.fft.fftshift] = lambda x, axes=None: extensions.fftshift(
+        x, axes=axes)
+    f[np.fft.ifftshift] = lambda x, axes=None: extensions.ifftshift(
+        x, axes=axes)
     return f

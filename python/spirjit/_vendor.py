@@ -36,6 +36,7 @@ _OP_N, _OP_T = 0, 1
 _state = threading.local()
 _lock = threading.Lock()
 _library = []  # [CDLL] once loaded, [None] where none loads
+_driver = []   # libcuda, loaded once (spirjit's runtime has it open too)
 
 
 def _load(sonames, cache):
@@ -71,7 +72,7 @@ def _current(device):
     """spirjit's context of ``device`` made this thread's current one (the
     libraries queue in the current context); its native handles."""
     native = device.__spirjit_native__()
-    cuda = ctypes.CDLL("libcuda.so.1")
+    cuda = _load(("libcuda.so.1",), _driver)
     _check(cuda.cuCtxSetCurrent(ctypes.c_void_p(native["context"])),
            "cuCtxSetCurrent", "CUDA")
     return native
