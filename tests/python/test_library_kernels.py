@@ -419,13 +419,21 @@ def test_searchsorted_edges(put):
                                    np.uint16, np.uint32, np.uint64,
                                    np.float32, np.float64, np.bool_],
                          ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("form", ["device's", "tiled"])
 def test_radix_sort_of_long_rows_orders_extremes_as_numpy(device, dtype,
-                                                          require_dtypes):
+                                                          require_dtypes,
+                                                          form, monkeypatch):
     # Rows of at least RADIX_MIN elements take the radix sort: keys made
     # from the bits (signs, both zeros, NaNs last, the extreme integers).
+    # "tiled" forces the GPUs' form (whole tiles ranked in local memory)
+    # on every device, over several tiles and a partial one.
     require_dtypes(dtype)
     rng = np.random.default_rng(3)
     n = LK.RADIX_MIN + 37
+    if form == "tiled":
+        from spirjit import _library_radix
+        monkeypatch.setattr(_library_radix, "TILED", True)
+        n = 2 * _library_radix.TILE + 37
     if np.dtype(dtype).kind == "f":
         h = rng.standard_normal(n).astype(dtype)
         h[::9] = np.nan
