@@ -391,6 +391,18 @@ void Lowering::lowerInstruction(const Instruction &inst) {
     // then becomes `stop`, which IterValid reads as the end.
     llvm::Value *stop = iter.elements[0].scalar;
     llvm::Value *step = iter.elements[1].scalar;
+    // A step of +-1 cannot pass INT64_MAX (INT64_MIN): IterValid found the
+    // cursor before `stop`. The plain add lets LLVM count the trips (and
+    // unroll, vectorize, narrow) as in C.
+    if (auto *unit = llvm::dyn_cast<llvm::ConstantInt>(step);
+        unit && (unit->isOne() || unit->isMinusOne())) {
+      builder_.CreateStore(
+          builder_.CreateAdd(cursor, step, "", /*HasNUW=*/false,
+                             /*HasNSW=*/true),
+          iter.scalar);
+      values_[&inst] = {cursor};
+      return;
+    }
     llvm::Value *overflows = builder_.CreateSelect(
         builder_.CreateICmpSGT(step, builder_.getInt64(0)),
         builder_.CreateICmpSGT(

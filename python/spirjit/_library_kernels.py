@@ -581,7 +581,10 @@ def sort_rows(x, descending=False):
     if rows == 0 or n == 0:
         return out
     if rows == 1 and n >= RADIX_MIN and x.dtype.kind != "c":
-        from ._library_radix import radix_order
+        from ._library_radix import radix_order, radix_sorted
+        done = radix_sorted(x, descending)
+        if done is not None:
+            return done._view([1, n], [0, x.dtype.itemsize], done._offset)
         order = radix_order(x, descending)
         idx = order._view([1, n], [0, 8], order._offset)
     else:

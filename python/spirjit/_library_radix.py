@@ -59,18 +59,21 @@ def _radix_int_keys(item, x, keys, bias, flip, desc):
 
 
 @kernel
-def _radix_float_keys(item, bits, keys, sign, inf, desc):
+def _radix_float_keys(item, bits, keys, sign, inf, desc, plain):
     """keys[i] = the float whose bits are bits[0, i] as an unsigned key in
     NumPy's order: negatives below positives, both zeros one key, every NaN
-    after +inf (every bit flipped for a descending sort)."""
+    after +inf (every bit flipped for a descending sort). plain[0] = 0
+    where x has a zero or a NaN: keys that do not give its bits back."""
     i = item.get_id(0)
     t = keys.dtype.type
     b = t(bits[0, i])
     mag = b & (sign - t(1))
     if mag > inf:
         k = ~t(0)
+        plain[0] = np.int32(0)
     elif mag == t(0):
         k = sign
+        plain[0] = np.int32(0)
     elif (b & sign) != t(0):
         k = ~b
     else:
@@ -78,6 +81,31 @@ def _radix_float_keys(item, bits, keys, sign, inf, desc):
     if desc:
         k = ~k
     keys[i] = k
+
+
+@kernel
+def _radix_int_values(item, keys, out, bias, flip, desc):
+    """out[i] = the integer whose key (``_radix_int_keys``) is keys[i]."""
+    i = item.get_id(0)
+    k = keys[i]
+    if desc:
+        k = ~k
+    out[i] = out.dtype.type(np.int64(k ^ flip) - bias)
+
+
+@kernel
+def _radix_float_values(item, keys, bits, sign, desc):
+    """bits[i] = the bits of the float (neither zero nor NaN) whose key
+    (``_radix_float_keys``) is keys[i]."""
+    i = item.get_id(0)
+    t = keys.dtype.type
+    k = keys[i]
+    if desc:
+        k = ~k
+    if (k & sign) != t(0):
+        bits[i] = k ^ sign
+    else:
+        bits[i] = ~k
 
 
 @kernel
@@ -204,14 +232,15 @@ def _bump(c0, c1, c2, c3, d):
 
 @kernel
 def _radix_tile_pass(item: kapi.NdItem, keys, idx, out_keys, out_idx,
-                     offsets, totals, shift, tiles, first, ka, ia, kb, ib,
-                     words, starts, where):
+                     offsets, totals, shift, tiles, first, carry, ka, ia, kb,
+                     ib, words, starts, where):
     """Tile g's (key, index) pairs sorted stably by the 8-bit digit at
     ``shift`` in local memory (ka/ia, through kb/ib), then written out:
     the tile's keys of digit d go after every key of a smaller digit
     (``totals``) and the keys of digit d in the tiles before it
     (``offsets``). ``first``: the indices are the positions themselves
-    (idx is not read)."""
+    (idx is not read); ``carry`` 0: keys alone (no index is read or
+    written)."""
     group = item.get_group()
     g = group.get_group_id(0)
     i = item.get_local_id(0)
@@ -225,13 +254,13 @@ def _radix_tile_pass(item: kapi.NdItem, keys, idx, out_keys, out_idx,
         q = _slot(p)
         if j < n:
             ka[q] = keys[j]
-            if first:
-                ia[q] = it(j)
-            else:
-                ia[q] = it(idx[j])
+            if carry:
+                if first:
+                    ia[q] = it(j)
+                else:
+                    ia[q] = it(idx[j])
         else:
             ka[q] = ~kt(0)      # padding: the largest digit, after all keys
-            ia[q] = it(0)
     kapi.group_barrier(group)
     for step in range(2):
         s = kt(shift + 4 * step)
@@ -289,17 +318,18 @@ def _radix_tile_pass(item: kapi.NdItem, keys, idx, out_keys, out_idx,
         for k in range(TILE_ITEMS):
             q = _slot(i * TILE_ITEMS + k)
             key = ka[q] if step == 0 else kb[q]
-            v = ia[q] if step == 0 else ib[q]
             d = int((key >> s) & kt(15))
             o = _slot(int(starts[d]) + _field(e0, e1, e2, e3, d) +
                       _field(r0, r1, r2, r3, d))
             r0, r1, r2, r3 = _bump(r0, r1, r2, r3, d)
             if step == 0:
                 kb[o] = key
-                ib[o] = v
+                if carry:
+                    ib[o] = ia[q]
             else:
                 ka[o] = key
-                ia[o] = v
+                if carry:
+                    ia[o] = ib[q]
         kapi.group_barrier(group)
     # where[d] + p: the place of tile position p (digit d) in the output.
     mask = kt(TILE_WIDTH - 1)
@@ -319,7 +349,8 @@ def _radix_tile_pass(item: kapi.NdItem, keys, idx, out_keys, out_idx,
             q = _slot(p)
             dest = where[int((ka[q] >> sh) & mask)] + p
             out_keys[dest] = ka[q]
-            out_idx[dest] = out_idx.dtype.type(ia[q])
+            if carry:
+                out_idx[dest] = out_idx.dtype.type(ia[q])
 
 
 def _tiled(x):
@@ -333,9 +364,10 @@ def _tiled(x):
         (props.get("local_mem_size") or 0) >= 4 * 8 * TILE_SLOTS + 8192
 
 
-def _tiled_passes(keys, significant, n, like):
+def _tiled_passes(keys, significant, n, like, carry=True):
     """The stable order of the unsigned ``keys`` (their low ``significant``
-    bits) by tiled passes: a 1-D int64 DeviceArray."""
+    bits) by tiled passes: a 1-D int64 DeviceArray; with ``carry`` False,
+    the sorted keys instead (no index travels)."""
     from . import call_kernel
     kt = keys.dtype
     it = np.dtype(np.uint32 if n < 2 ** 32 else np.int64)
@@ -349,34 +381,39 @@ def _tiled_passes(keys, significant, n, like):
     shifts = list(range(0, significant, TILE_BITS))
     idx = None
     other_keys = _empty((n,), kt, like)
-    spare = [_empty((n,), it, like) for _ in range(min(2, len(shifts) - 1))]
+    spare = [_empty((n if carry else 1,), it, like)
+             for _ in range(min(2, len(shifts) - 1))]
+    slots = TILE_SLOTS if carry else 1
     for number, shift in enumerate(shifts):
         last = number == len(shifts) - 1
         call_kernel(_radix_tile_count, space, keys, counts, shift, tiles,
                     kapi.LocalAccessor((TILE_WIDTH,), ct))
         call_kernel(_radix_digit_scan, digits, counts, offsets, totals,
                     tiles)
-        out_idx = _empty((n,), np.int64, like) if last else \
-            spare[number % 2]
+        out_idx = _empty((n if carry else 1,), np.int64, like) if last \
+            else spare[number % 2]
         call_kernel(_radix_tile_pass, space, keys,
                     idx if idx is not None else counts, other_keys, out_idx,
                     offsets, totals, shift, tiles, 1 if idx is None else 0,
+                    1 if carry else 0,
                     kapi.LocalAccessor((TILE_SLOTS,), kt),
-                    kapi.LocalAccessor((TILE_SLOTS,), it),
+                    kapi.LocalAccessor((slots,), it),
                     kapi.LocalAccessor((TILE_SLOTS,), kt),
-                    kapi.LocalAccessor((TILE_SLOTS,), it),
+                    kapi.LocalAccessor((slots,), it),
                     kapi.LocalAccessor((4 * TILE_WIDTH,), np.uint64),
                     kapi.LocalAccessor((16,), np.int32),
                     kapi.LocalAccessor((TILE_WIDTH,), np.int64))
         keys, other_keys = other_keys, keys
         idx = out_idx
-    return idx
+    return idx if carry else keys
 
 
-def radix_order(x, descending):
-    """The stable ascending (or array-api-strict descending) order of the
-    (1, n) real or integer row x, by an LSD radix sort of unsigned keys
-    made from its values: a 1-D int64 DeviceArray."""
+def _radix_keys(x, descending, values=False):
+    """(keys, significant bits, decode): x's (1, n) row as unsigned keys in
+    its sort order; with ``values``, ``decode(sorted keys)`` gives the
+    sorted values back, and is None where the keys do not hold x's bits
+    (floats with zeros or NaNs, whose keys merge -0.0 with 0.0 and every
+    NaN: finding that out reads a flag back)."""
     n = x.shape[1]
     width = 64 if x.dtype.itemsize == 8 else 32
     key_dtype = np.dtype(np.uint64 if width == 64 else np.uint32)
@@ -384,26 +421,71 @@ def radix_order(x, descending):
     desc = 1 if descending else 0
     kt = key_dtype.type
     if x.dtype.kind == "f":
-        bits = x._view(list(x.shape), list(x.strides), x._offset,
-                       np.dtype(np.uint64 if width == 64 else np.uint32))
+        bits = x._view(list(x.shape), list(x.strides), x._offset, key_dtype)
         inf = np.float64(np.inf) if width == 64 else np.float32(np.inf)
-        _launch(_radix_float_keys, (n,), bits, keys, kt(1) << kt(width - 1),
-                kt(inf.view(key_dtype)), desc)
-        significant = width
+        sign = kt(1) << kt(width - 1)
+        plain = _one(x)
+        _launch(_radix_float_keys, (n,), bits, keys, sign,
+                kt(inf.view(key_dtype)), desc, plain)
+        if not values or not int(plain._view([], [], plain._offset)):
+            return keys, width, None
+
+        def decode(sorted_keys):
+            out = _empty((n,), x.dtype, x)
+            _launch(_radix_float_values, (n,), sorted_keys,
+                    out._view([n], [width // 8], out._offset, key_dtype),
+                    sign, desc)
+            return out
+        return keys, width, decode
+    source = 8 * x.dtype.itemsize if x.dtype.kind != "b" else 1
+    signed = x.dtype.kind == "i"
+    if signed and source < 64:
+        bias, flip = 1 << (source - 1), 0   # into [0, 2**source)
+    elif signed:
+        bias, flip = 0, 1 << 63             # int64: the sign bit
     else:
-        source = 8 * x.dtype.itemsize if x.dtype.kind != "b" else 1
-        signed = x.dtype.kind == "i"
-        if signed and source < 64:
-            bias, flip = 1 << (source - 1), 0   # into [0, 2**source)
-        elif signed:
-            bias, flip = 0, 1 << 63             # int64: the sign bit
-        else:
-            bias, flip = 0, 0
-        _launch(_radix_int_keys, (n,), x, keys, np.int64(bias), kt(flip),
-                desc)
-        # Ascending keys of narrow integers use their low bits only; a
-        # descending sort flips them all.
-        significant = width if descending else max(source, RADIX_BITS)
+        bias, flip = 0, 0
+    _launch(_radix_int_keys, (n,), x, keys, np.int64(bias), kt(flip), desc)
+
+    def decode(sorted_keys):
+        out = _empty((n,), x.dtype, x)
+        _launch(_radix_int_values, (n,), sorted_keys, out, np.int64(bias),
+                kt(flip), desc)
+        return out
+    # Ascending keys of narrow integers use their low bits only; a
+    # descending sort flips them all.
+    return keys, (width if descending else max(source, RADIX_BITS)), decode
+
+
+def _one(like):
+    """A one-element int32 DeviceArray holding 1, beside ``like``."""
+    from ._library_kernels import _fill
+    flag = _empty((1,), np.dtype(np.int32), like)
+    _launch(_fill, (1,), flag, np.int32(1))
+    return flag
+
+
+def radix_sorted(x, descending):
+    """The (1, n) real or integer row x sorted (``radix_order``'s order)
+    as a 1-D DeviceArray, moving keys alone, on devices that sort by
+    tiles; None elsewhere, and for floats with zeros or NaNs, whose bits
+    the keys do not keep (the caller then gathers by ``radix_order``)."""
+    if not _tiled(x) or x.dtype.kind == "b":
+        return None
+    keys, significant, decode = _radix_keys(x, descending, True)
+    if decode is None:
+        return None
+    return decode(_tiled_passes(keys, significant, x.shape[1], x,
+                                carry=False))
+
+
+def radix_order(x, descending):
+    """The stable ascending (or array-api-strict descending) order of the
+    (1, n) real or integer row x, by an LSD radix sort of unsigned keys
+    made from its values: a 1-D int64 DeviceArray."""
+    n = x.shape[1]
+    keys, significant, _ = _radix_keys(x, descending)
+    key_dtype = keys.dtype
     if _tiled(x):
         return _tiled_passes(keys, significant, n, x)
     idx = iota(n, np.int64, x._device)
