@@ -361,3 +361,24 @@ def test_singular_and_indefinite_matrices_raise_numpys_error(
     with pytest.raises(np.linalg.LinAlgError) as error:
         spirjit.linalg.inv(on(device, singular))
     assert isinstance(error.value, spirjit.errors.SpirjitError)
+
+
+def test_numpys_linalg_functions_run_on_the_device(device):
+    h = well_conditioned((2, 3, 3), np.float64)
+    x = on(device, h)
+    for got, want in ((np.linalg.inv(x), np.linalg.inv(h)),
+                      (np.linalg.solve(x, x), np.linalg.solve(h, h)),
+                      (np.linalg.det(x), np.linalg.det(h)),
+                      (np.linalg.svd(x, compute_uv=False),
+                       np.linalg.svd(h, compute_uv=False)),
+                      (np.linalg.eigvalsh(x, UPLO="U"),
+                       np.linalg.eigvalsh(h, UPLO="U")),
+                      (np.linalg.matrix_rank(x, tol=3.0),
+                       np.linalg.matrix_rank(h, tol=3.0)),
+                      (np.linalg.matrix_power(x, 3),
+                       np.linalg.matrix_power(h, 3)),
+                      (np.trace(x, 1, 1, 2), np.trace(h, 1, 1, 2)),
+                      (np.linalg.norm(x[0], 2), np.linalg.norm(h[0], 2)),
+                      (np.linalg.norm(x, 1, axis=(2, 0), keepdims=True),
+                       np.linalg.norm(h, 1, axis=(2, 0), keepdims=True))):
+        check(got, want, np.float64, device)
