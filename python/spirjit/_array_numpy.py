@@ -18,7 +18,9 @@ import numpy as np
 from . import _array_extensions as extensions
 from . import _array_ops as ops
 from . import _array_primitives as prims
+from . import _vendor_solver as cuda
 from . import errors
+from ._spirjit import DeviceArray
 from ._array_api import (_array, _cumulative, _device_of, broadcast_arrays,
                          broadcast_to, concat, count_nonzero, diff,
                          expand_dims, flip, matrix_transpose, meshgrid,
@@ -106,8 +108,97 @@ def _norm(x, ord=None, axis=None, keepdims=False):
         return extensions.vector_norm(x, axis=axis, keepdims=keepdims)
     if axis is None and x.ndim == 1 or isinstance(axis, numbers.Integral):
         return extensions.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
+    if axis is None and x.ndim == 2 or isinstance(axis, tuple) and \
+            len(axis) == 2:
+        # A matrix norm over two axes: the composed one, on every device.
+        rows, cols = (ops.normalize_axes(x, a)[0] for a in (
+            (-2, -1) if axis is None else axis))
+        if rows == cols:
+            raise errors.InvalidArgumentError("Duplicate axes given.")
+        rest = [a for a in range(x.ndim) if a not in (rows, cols)]
+        result = extensions.matrix_norm(ops.transpose(x, rest + [rows, cols]),
+                                        ord=ord)
+        if keepdims:
+            result = ops.reshape(result, tuple(
+                1 if a in (rows, cols) else x.shape[a]
+                for a in range(x.ndim)))
+        return result
     return extensions.in_place("linalg", "norm", np.linalg.norm)(
         x, ord=ord, axis=axis, keepdims=keepdims)
+
+
+def _trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """np.trace: the composed trace of the matrices over axis1, axis2."""
+    if out is not None:
+        raise errors.NotSupportedError(
+            "numpy.trace(out=...) on DeviceArrays; assign the result instead")
+    x = _array(a)
+    rows, cols = (ops.normalize_axes(x, axis)[0] for axis in (axis1, axis2))
+    if rows == cols:
+        raise errors.InvalidArgumentError("axis1 and axis2 cannot be the "
+                                          "same")
+    rest = [axis for axis in range(x.ndim) if axis not in (rows, cols)]
+    return extensions.trace(ops.transpose(x, rest + [rows, cols]),
+                            offset=offset, dtype=dtype)
+
+
+def _hermitian_lower(a, UPLO):
+    """a as eigh reads it with UPLO='L': UPLO='U' reads a's upper triangle,
+    the lower one of a's conjugate transpose."""
+    if UPLO == "L":
+        return a
+    if UPLO != "U":
+        raise errors.InvalidArgumentError("UPLO argument must be 'L' or 'U'")
+    a = _array(a)
+    return ops.apply_ufunc(np.conjugate, (ops.transpose(a, list(range(
+        a.ndim - 2)) + [a.ndim - 1, a.ndim - 2]),))
+
+
+def _svd_on_cuda(a, full_matrices=True, compute_uv=True, hermitian=False):
+    if not compute_uv:
+        return cuda.svdvals(a)
+    return cuda.svd(a, full_matrices=full_matrices)
+
+
+def _qr_on_cuda(a, mode="reduced"):
+    if mode == "r":
+        return cuda.qr(a).R
+    if mode == "raw":
+        raise errors.NotSupportedError(
+            "numpy.linalg.qr(mode='raw') on CUDA devices; use 'reduced', "
+            "'complete' or 'r'")
+    return cuda.qr(a, mode)
+
+
+def _pinv_on_cuda(a, rcond=None, hermitian=False, *, rtol=None):
+    return extensions._pinv_by_svd(a, rtol=rtol if rtol is not None
+                                   else rcond)
+
+
+def _matrix_rank_on_cuda(A, tol=None, hermitian=False, *, rtol=None):
+    if tol is None:
+        return extensions._matrix_rank_by_svd(A, rtol=rtol)
+    s = cuda.svdvals(A)
+    if isinstance(tol, (np.ndarray, DeviceArray)):
+        tol = ops.reshape(_array(tol, s._device), np.shape(tol) + (1,))
+    return ops.reduce("sum", ops.apply_ufunc(np.greater, (s, tol)), axis=-1)
+
+
+# np.linalg's factorizations with NumPy's signatures on CUDA devices
+# (cuSOLVER); NumPy's own runs in place where the host addresses memory.
+_NUMPY_LINALG_ON_CUDA = {
+    "solve": lambda a, b: cuda.solve(a, b),
+    "inv": lambda a: cuda.inv(a),
+    "det": lambda a: cuda.det(a),
+    "slogdet": lambda a: cuda.slogdet(a),
+    "cholesky": lambda a, /, *, upper=False: cuda.cholesky(a, upper),
+    "eigh": lambda a, UPLO="L": cuda.eigh(_hermitian_lower(a, UPLO)),
+    "eigvalsh": lambda a, UPLO="L": cuda.eigvalsh(_hermitian_lower(a, UPLO)),
+    "svd": _svd_on_cuda,
+    "qr": _qr_on_cuda,
+    "pinv": _pinv_on_cuda,
+    "matrix_rank": _matrix_rank_on_cuda,
+}
 
 
 def _stack_like(name, ndmin, axis):
@@ -213,8 +304,7 @@ def numpy_functions():
         np.tensordot: lambda a, b, axes=2: tensordot(a, b, axes=axes),
         np.vdot: lambda a, b: vecdot(ops.reshape(_array(a), -1),
                                      ops.reshape(_array(b), -1)),
-        np.trace: lambda a, offset=0, axis1=0, axis2=1, dtype=None, out=None:
-            extensions.in_place("", "trace", np.trace)(a, offset, axis1, axis2, dtype),
+        np.trace: _trace,
         np.linalg.matrix_transpose: matrix_transpose,
         np.cumulative_sum: lambda x, /, *, axis=None, dtype=None, out=None,
             include_initial=False: _cumulative("+")(
@@ -231,11 +321,10 @@ def numpy_functions():
             casting="same_kind": concat(arrays, axis=axis),
         np.unstack: lambda x, /, *, axis=0: unstack(x, axis=axis),
     }
-    for name in ("solve", "inv", "det", "cholesky", "qr", "svd", "eigh",
-                 "eigvalsh", "slogdet", "pinv", "matrix_rank",
-                 "matrix_power"):
-        f[getattr(np.linalg, name)] = extensions.in_place("linalg", name,
-                                                getattr(np.linalg, name))
+    for name, on_cuda in _NUMPY_LINALG_ON_CUDA.items():
+        f[getattr(np.linalg, name)] = extensions.dispatch(
+            name, getattr(np.linalg, name), on_cuda)
+    f[np.linalg.matrix_power] = lambda a, n: extensions.matrix_power(a, n)
     for name in ("fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn",
                  "irfftn", "fft2", "ifft2", "rfft2", "irfft2", "hfft",
                  "ihfft"):

@@ -5,6 +5,7 @@ mistake (TypeError, ValueError, IndexError, ...), so ``except ValueError``
 keeps working."""
 
 from numpy import exceptions as _np_exceptions
+from numpy import linalg as _np_linalg
 
 
 class SpirjitError(Exception):
@@ -46,6 +47,11 @@ class InvalidArgumentError(SpirjitError, ValueError):
     (``opt=5``, ``usm_type="pinned"``, shapes that do not broadcast)."""
 
 
+class LinAlgError(InvalidArgumentError, _np_linalg.LinAlgError):
+    """A matrix a spirjit.linalg function cannot factor or invert (singular,
+    not positive definite), with NumPy's message: NumPy's LinAlgError."""
+
+
 class ArrayIndexError(SpirjitError, IndexError):
     """An index a DeviceArray does not have, as NumPy's IndexError."""
 
@@ -84,7 +90,7 @@ class InternalCompilerError(SpirjitError, RuntimeError):
 __all__ = [
     "SpirjitError", "CompileError", "TypingError", "UnsupportedFeatureError",
     "KernelHasReturnValueError", "DeviceInferenceError", "InvalidRangeError",
-    "InvalidArgumentError", "ArrayIndexError", "ArrayAxisError",
-    "NotSupportedError", "DLPackError", "DeviceError",
+    "InvalidArgumentError", "LinAlgError", "ArrayIndexError",
+    "ArrayAxisError", "NotSupportedError", "DLPackError", "DeviceError",
     "OutOfDeviceMemoryError", "InternalCompilerError",
 ]

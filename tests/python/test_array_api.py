@@ -420,8 +420,12 @@ def test_linalg_and_fft(device):
                                np.tensordot(a, a, axes=1))
     same(A.mT, a.T)
     if require_host:
-        with pytest.raises(NotImplementedError, match="linalg.solve"):
-            spirjit.linalg.solve(A, B)
+        if device.backend == "cuda":  # cuSOLVER (test_linalg_gpu.py)
+            np.testing.assert_allclose(spirjit.linalg.solve(A, B).asnumpy(),
+                                       np.linalg.solve(a, b))
+        else:
+            with pytest.raises(NotImplementedError, match="linalg.solve"):
+                spirjit.linalg.solve(A, B)
         if device.backend == "cuda":  # spirjit.fft through cuFFT
             rng = np.random.default_rng(2)
             h = rng.standard_normal((3, 10)) + 1j * rng.standard_normal((3, 10))
