@@ -161,7 +161,8 @@ def argsort(x, axis=-1, descending=False, stable=True):
 def argpartition(x, kth, axis=-1):
     """NumPy's argpartition: indices that put the kth element (or each of
     the kth sequence) where a sort would, smaller ones before it. Kernels
-    sort fully (a sort is a partition)."""
+    select one kth of one long row (_library_select.py), and sort fully
+    otherwise (a sort is a partition)."""
     x = _device_array(x, "argpartition")
     axis = _axis(x, axis, "argpartition")
     if _on_host(x):
@@ -174,7 +175,20 @@ def argpartition(x, kth, axis=-1):
         if not -n <= int(k) < n:
             raise errors.InvalidArgumentError(
                 f"kth(={int(k)}) out of bounds ({n})")
+    if _selects(x, kth, axis):
+        from ._library_select import argpartition_row
+        return ops.reshape(argpartition_row(ops.reshape(x, n),
+                                            int(kth) % n), x.shape)
     return argsort(x, axis)
+
+
+def _selects(x, kth, axis):
+    """Whether the kernels select (rather than sort) for argpartition: one
+    kth of one long row of reals or integers."""
+    from ._library_select import SELECT_MIN
+    n = x.shape[axis]
+    return np.ndim(kth) == 0 and x.size == n and x.dtype.kind in "iuf" \
+        and SELECT_MIN <= n < 2 ** 31
 
 
 def partition(x, kth, axis=-1):
@@ -185,7 +199,9 @@ def partition(x, kth, axis=-1):
         with _numpy_errors():
             return to_device_like(np.partition(host_view(x), kth,
                                                axis=axis), x)
-    argpartition(x, kth, axis)  # the same checks
+    order = argpartition(x, kth, axis)  # the same checks
+    if _selects(x, kth, axis):
+        return take_along_axis(x, order, axis)
     return sort(x, axis)
 
 

@@ -59,21 +59,24 @@ def _radix_int_keys(item, x, keys, bias, flip, desc):
 
 
 @kernel
-def _radix_float_keys(item, bits, keys, sign, inf, desc, plain):
+def _radix_float_keys(item, bits, keys, sign, inf, desc, seen):
     """keys[i] = the float whose bits are bits[0, i] as an unsigned key in
     NumPy's order: negatives below positives, both zeros one key, every NaN
-    after +inf (every bit flipped for a descending sort). plain[0] = 0
-    where x has a zero or a NaN: keys that do not give its bits back."""
+    after +inf (every bit flipped for a descending sort). seen[0], [1],
+    [2] = 1 where x has a NaN, a -0.0, a 0.0 (what the keys merge)."""
     i = item.get_id(0)
     t = keys.dtype.type
     b = t(bits[0, i])
     mag = b & (sign - t(1))
     if mag > inf:
         k = ~t(0)
-        plain[0] = np.int32(0)
+        seen[0] = np.int32(1)
     elif mag == t(0):
         k = sign
-        plain[0] = np.int32(0)
+        if b == t(0):
+            seen[2] = np.int32(1)
+        else:
+            seen[1] = np.int32(1)
     elif (b & sign) != t(0):
         k = ~b
     else:
@@ -94,15 +97,17 @@ def _radix_int_values(item, keys, out, bias, flip, desc):
 
 
 @kernel
-def _radix_float_values(item, keys, bits, sign, desc):
-    """bits[i] = the bits of the float (neither zero nor NaN) whose key
-    (``_radix_float_keys``) is keys[i]."""
+def _radix_float_values(item, keys, bits, sign, desc, zero):
+    """bits[i] = the bits of the float (not a NaN) whose key
+    (``_radix_float_keys``) is keys[i]; the zeros' key gives ``zero``."""
     i = item.get_id(0)
     t = keys.dtype.type
     k = keys[i]
     if desc:
         k = ~k
-    if (k & sign) != t(0):
+    if k == sign:
+        bits[i] = zero
+    elif (k & sign) != t(0):
         bits[i] = k ^ sign
     else:
         bits[i] = ~k
@@ -412,8 +417,8 @@ def _radix_keys(x, descending, values=False):
     """(keys, significant bits, decode): x's (1, n) row as unsigned keys in
     its sort order; with ``values``, ``decode(sorted keys)`` gives the
     sorted values back, and is None where the keys do not hold x's bits
-    (floats with zeros or NaNs, whose keys merge -0.0 with 0.0 and every
-    NaN: finding that out reads a flag back)."""
+    (floats with NaNs or with zeros of both signs, which the keys merge:
+    finding that out reads three flags back)."""
     n = x.shape[1]
     width = 64 if x.dtype.itemsize == 8 else 32
     key_dtype = np.dtype(np.uint64 if width == 64 else np.uint32)
@@ -424,17 +429,20 @@ def _radix_keys(x, descending, values=False):
         bits = x._view(list(x.shape), list(x.strides), x._offset, key_dtype)
         inf = np.float64(np.inf) if width == 64 else np.float32(np.inf)
         sign = kt(1) << kt(width - 1)
-        plain = _one(x)
+        seen = _zeros(3, x)
         _launch(_radix_float_keys, (n,), bits, keys, sign,
-                kt(inf.view(key_dtype)), desc, plain)
-        if not values or not int(plain._view([], [], plain._offset)):
+                kt(inf.view(key_dtype)), desc, seen)
+        if not values:
+            return keys, width, None
+        nan, negative_zero, zero = seen.asnumpy()
+        if nan or (negative_zero and zero):
             return keys, width, None
 
         def decode(sorted_keys):
             out = _empty((n,), x.dtype, x)
             _launch(_radix_float_values, (n,), sorted_keys,
                     out._view([n], [width // 8], out._offset, key_dtype),
-                    sign, desc)
+                    sign, desc, sign if negative_zero else kt(0))
             return out
         return keys, width, decode
     source = 8 * x.dtype.itemsize if x.dtype.kind != "b" else 1
@@ -457,19 +465,20 @@ def _radix_keys(x, descending, values=False):
     return keys, (width if descending else max(source, RADIX_BITS)), decode
 
 
-def _one(like):
-    """A one-element int32 DeviceArray holding 1, beside ``like``."""
+def _zeros(n, like):
+    """An int32 DeviceArray of n zeros beside ``like``."""
     from ._library_kernels import _fill
-    flag = _empty((1,), np.dtype(np.int32), like)
-    _launch(_fill, (1,), flag, np.int32(1))
-    return flag
+    flags = _empty((n,), np.dtype(np.int32), like)
+    _launch(_fill, (n,), flags, np.int32(0))
+    return flags
 
 
 def radix_sorted(x, descending):
     """The (1, n) real or integer row x sorted (``radix_order``'s order)
     as a 1-D DeviceArray, moving keys alone, on devices that sort by
-    tiles; None elsewhere, and for floats with zeros or NaNs, whose bits
-    the keys do not keep (the caller then gathers by ``radix_order``)."""
+    tiles; None elsewhere, and for floats with NaNs or zeros of both
+    signs, whose bits the keys do not keep (the caller then gathers by
+    ``radix_order``)."""
     if not _tiled(x) or x.dtype.kind == "b":
         return None
     keys, significant, decode = _radix_keys(x, descending, True)

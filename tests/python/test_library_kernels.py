@@ -459,12 +459,13 @@ def test_radix_sort_of_long_rows_orders_extremes_as_numpy(device, dtype,
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8,
                                    np.int64, np.uint32],
                          ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("zero", [1.0, 0.0, -0.0])
 def test_tiled_sort_of_keys_alone_gives_numpys_values(device, dtype,
                                                       require_dtypes,
-                                                      monkeypatch):
-    # Floats without zeros or NaNs, and integers, sort as keys alone (no
-    # index travels) on the tiled form: the values decoded from the
-    # sorted keys must be NumPy's, bit for bit, both ways.
+                                                      monkeypatch, zero):
+    # Floats without NaNs or zeros of both signs, and integers, sort as
+    # keys alone (no index travels) on the tiled form: the values decoded
+    # from the sorted keys must be NumPy's, bit for bit, both ways.
     require_dtypes(dtype)
     from spirjit import _library_radix
     monkeypatch.setattr(_library_radix, "TILED", True)
@@ -472,13 +473,54 @@ def test_tiled_sort_of_keys_alone_gives_numpys_values(device, dtype,
     n = 2 * _library_radix.TILE + 11
     if np.dtype(dtype).kind == "f":
         h = rng.standard_normal(n).astype(dtype)
-        h[h == 0] = 1
         h[:3] = [np.inf, -np.inf, np.finfo(dtype).tiny / 4]
+        h[3::101] = zero
     else:
         info = np.iinfo(dtype)
         h = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
     x = spirjit.asarray(h.reshape(1, n), device=device)
     assert _library_radix.radix_sorted(x, False) is not None
-    np.testing.assert_array_equal(LK.sort_rows(x).asnumpy()[0], np.sort(h))
-    np.testing.assert_array_equal(LK.sort_rows(x, True).asnumpy()[0],
-                                  np.sort(h)[::-1])
+    want = np.sort(h)
+    np.testing.assert_array_equal(LK.sort_rows(x).asnumpy()[0].view(
+        f"u{h.itemsize}"), want.view(f"u{h.itemsize}"))
+    np.testing.assert_array_equal(LK.sort_rows(x, True).asnumpy()[0].view(
+        f"u{h.itemsize}"), want[::-1].view(f"u{h.itemsize}"))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16,
+                                   np.uint8, np.int64],
+                         ids=lambda d: np.dtype(d).name)
+def test_argpartition_of_a_long_row_selects_as_numpy(device, dtype,
+                                                     require_dtypes):
+    # One kth of a long row is selected (radix select, then one scan that
+    # places every index), not sorted: the kth element is NumPy's, smaller
+    # ones come before it and larger after, ties and NaNs included.
+    require_dtypes(dtype)
+    from spirjit import _array_primitives, _library_select
+    rng = np.random.default_rng(8)
+    n = _library_select.SELECT_MIN + 123
+    if np.dtype(dtype).kind == "f":
+        h = rng.standard_normal(n).astype(dtype)
+        h[::50] = np.nan
+        h[1::70] = -0.0
+        h[2::70] = 0.0
+    else:
+        info = np.iinfo(dtype)
+        h = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+    h[::3] = h[4]                                  # many ties
+    want = np.sort(h)
+    x = spirjit.asarray(h, device=device)
+    with _array_primitives.use_host(False):
+        for kth in (0, 1, n // 3, n - 1, -100):
+            got = np.argpartition(x, kth)
+            assert isinstance(got, spirjit.DeviceArray)
+            order = got.asnumpy()
+            np.testing.assert_array_equal(np.sort(order), np.arange(n))
+            k = kth % n
+            v = h[order]
+            np.testing.assert_array_equal(v[k], want[k])
+            if not np.isnan(want[k]):
+                assert not np.any(v[:k] > v[k])
+                assert not np.any(v[k + 1:] < v[k])
+            np.testing.assert_array_equal(np.partition(x, kth).asnumpy()[k],
+                                          want[k])
