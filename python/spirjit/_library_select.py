@@ -12,14 +12,16 @@ keys (``_library_radix._radix_keys``), and each pass counts, among the
 keys that share the digits found so far, how many have each 8-bit digit
 below them (a group's counts in local memory, added into 256 global
 counters), reads the 256 counts back and picks the digit holding rank
-kth. Then one scan of packed counts (smaller below bit 32, equal above)
-places every index. No work-group waits on another; 2 + 3 launches and a
-read back of 1 KiB per 8 bits of key, and 3 launches to partition.
+kth. Then each tile of GROUP * ITEMS keys counts its smaller and equal
+keys (packed in one int64: smaller below bit 32, equal above), the tiles'
+counts are scanned, and each tile places its indices after those of the
+tiles before it. No work-group waits on another; 2 launches and a read
+back of 2 KiB per 8 bits of key, then 2 launches and a short scan.
 """
 
 import numpy as np
 
-from . import kernel
+from . import device_func, kernel
 from . import kernel_api as kapi
 from ._library_kernels import _as_row, _empty, _fill, _launch, scan_rows
 
@@ -58,37 +60,73 @@ def _select_count(item: kapi.NdItem, keys, counts, prefix, above, shift,
         kapi.AtomicRef(counts, i).fetch_add(np.int64(c))
 
 
-@kernel
-def _select_flags(item, keys, flags, pivot):
-    """flags[0, i] = 1 where keys[i] < pivot, 1 << 32 where it equals it."""
-    i = item.get_id(0)
-    k = keys[i]
-    f = np.int64(0)
+@device_func
+def _side(k, pivot):
+    """1 for a key below the pivot, 1 << 32 for one equal to it, else 0:
+    two counts packed in one int64."""
     if k < pivot:
-        f = np.int64(1)
-    elif k == pivot:
-        f = np.int64(1) << np.int64(32)
-    flags[0, i] = f
+        return np.int64(1)
+    if k == pivot:
+        return np.int64(1) << np.int64(32)
+    return np.int64(0)
 
 
 @kernel
-def _select_place(item, keys, scanned, pivot, out):
-    """out[the place of index i] = i, from the inclusive scan of flags."""
-    i = item.get_id(0)
+def _part_count(item: kapi.NdItem, keys, pivot, counts):
+    """counts[0, g] = the packed smaller and equal counts of tile g (the
+    run of GROUP * ITEMS keys; item i counts its own ITEMS of it)."""
+    group = item.get_group()
+    g = group.get_group_id(0)
+    i = item.get_local_id(0)
     n = keys.shape[0]
+    lo = g * GROUP * ITEMS + i * ITEMS
+    mine = np.int64(0)
+    for k in range(ITEMS):
+        if lo + k < n:
+            mine += _side(keys[lo + k], pivot)
+    total = kapi.group_reduce(group, mine, "+")
+    if i == 0:
+        counts[0, g] = total
+
+
+@kernel
+def _part_place(item: kapi.NdItem, keys, pivot, scanned, out):
+    """Each item writes the indices of its ITEMS keys where they go: after
+    the smaller and equal keys of the tiles before (the inclusive scan
+    ``scanned`` of the tiles' packed counts) and of the items before."""
+    group = item.get_group()
+    g = group.get_group_id(0)
+    i = item.get_local_id(0)
+    n = keys.shape[0]
+    tiles = scanned.shape[1]
+    lo = g * GROUP * ITEMS + i * ITEMS
+    mine = np.int64(0)
+    for k in range(ITEMS):
+        if lo + k < n:
+            mine += _side(keys[lo + k], pivot)
+    at = kapi.group_exclusive_scan(group, mine, "+")
+    if g > 0:
+        at += scanned[0, g - 1]
     low = np.int64(0xFFFFFFFF)
-    s = scanned[0, i]
-    last = scanned[0, n - 1]
-    less = s & low
-    equal = s >> np.int64(32)
-    k = keys[i]
-    if k < pivot:
-        at = less - 1
-    elif k == pivot:
-        at = (last & low) + equal - 1
-    else:
-        at = (last & low) + (last >> np.int64(32)) + i - less - equal
-    out[at] = i
+    last = scanned[0, tiles - 1]
+    less = at & low                  # smaller keys before this item's
+    equal = at >> np.int64(32)
+    before = lo - less - equal       # larger keys before it
+    small = last & low
+    middle = small + (last >> np.int64(32))
+    for k in range(ITEMS):
+        j = lo + k
+        if j < n:
+            key = keys[j]
+            if key < pivot:
+                out[less] = j
+                less += 1
+            elif key == pivot:
+                out[small + equal] = j
+                equal += 1
+            else:
+                out[middle + before] = j
+                before += 1
 
 
 def argpartition_row(x, kth):
@@ -116,9 +154,9 @@ def argpartition_row(x, kth):
             rank -= int(cumulative[digit - 1])
         prefix |= digit << shift
         above |= 0xFF << shift
-    flags = _empty((1, n), np.dtype(np.int64), x)
-    _launch(_select_flags, (n,), keys, flags, kt(prefix))
-    scanned = scan_rows(flags, "+", np.int64)
+    sides = _empty((1, groups), np.dtype(np.int64), x)
+    call_kernel(_part_count, space, keys, kt(prefix), sides)
+    scanned = scan_rows(sides, "+", np.int64)
     out = _empty((n,), np.dtype(np.int64), x)
-    _launch(_select_place, (n,), keys, scanned, kt(prefix), out)
+    call_kernel(_part_place, space, keys, kt(prefix), scanned, out)
     return out
