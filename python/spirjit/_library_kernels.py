@@ -235,19 +235,19 @@ def _scan_chunk_apply(item, x, out, scanned, chunk, mul):
 
 
 @kernel
-def _scan_tile_totals(item: kapi.NdItem, x, totals, items, mul):
+def _scan_tile_totals(item: kapi.NdItem, x, totals, mul):
     """totals[r, g] = the sum (product) of tile g of row r: a work-group's
     items read the tile's elements in turn (adjacent items, adjacent
-    elements), then combine their own by a group reduction."""
+    elements), SCAN_ITEMS each, then combine theirs by a group reduction."""
     r = item.get_global_id(0)
     g = item.get_group().get_group_id(1)
     i = item.get_local_id(1)
     width = item.get_local_range(1)
     t = totals.dtype.type
     n = x.shape[1]
-    base = g * width * items
+    base = g * width * SCAN_ITEMS
     acc = t(1) if mul else t(0)
-    for k in range(items):
+    for k in range(SCAN_ITEMS):
         j = base + k * width + i
         if j < n:
             acc = t(_combine(acc, t(x[r, j]), mul))
@@ -260,10 +260,10 @@ def _scan_tile_totals(item: kapi.NdItem, x, totals, items, mul):
 
 
 @kernel
-def _scan_tile_apply(item: kapi.NdItem, x, out, scanned, items, mul, tile):
+def _scan_tile_apply(item: kapi.NdItem, x, out, scanned, mul, tile):
     """Scans tile g of row r from the scanned totals of the tiles before
     it: the tile is staged in local memory as read (coalesced), each item
-    scans its run of ``items`` there, the group scans the runs' totals, and
+    scans its run of SCAN_ITEMS there, the group scans the runs' totals, and
     the tile goes back as read."""
     r = item.get_global_id(0)
     group = item.get_group()
@@ -272,18 +272,23 @@ def _scan_tile_apply(item: kapi.NdItem, x, out, scanned, items, mul, tile):
     width = item.get_local_range(1)
     t = out.dtype.type
     n = x.shape[1]
-    base = g * width * items
+    base = g * width * SCAN_ITEMS
     one = t(1) if mul else t(0)
-    for k in range(items):
+    for k in range(SCAN_ITEMS):
         j = base + k * width + i
+        p = k * width + i
         if j < n:
-            tile[k * width + i] = t(x[r, j])
+            tile[p + p // SCAN_ITEMS] = t(x[r, j])
         else:
-            tile[k * width + i] = one
+            tile[p + p // SCAN_ITEMS] = one
     kapi.group_barrier(group)
+    # Tile position p lives at p + p // SCAN_ITEMS: a spare slot after each
+    # item's run, so the items of a warp reading their runs use distinct
+    # banks.
     run = one
-    for k in range(items):
-        run = t(_combine(run, tile[i * items + k], mul))
+    at = i * (SCAN_ITEMS + 1)
+    for k in range(SCAN_ITEMS):
+        run = t(_combine(run, tile[at + k], mul))
     if mul:
         before = kapi.group_exclusive_scan(group, run, "*")
     else:
@@ -291,14 +296,15 @@ def _scan_tile_apply(item: kapi.NdItem, x, out, scanned, items, mul, tile):
     if g > 0:
         before = t(_combine(scanned[r, g - 1], before, mul))
     acc = before
-    for k in range(items):
-        acc = t(_combine(acc, tile[i * items + k], mul))
-        tile[i * items + k] = acc
+    for k in range(SCAN_ITEMS):
+        acc = t(_combine(acc, tile[at + k], mul))
+        tile[at + k] = acc
     kapi.group_barrier(group)
-    for k in range(items):
+    for k in range(SCAN_ITEMS):
         j = base + k * width + i
+        p = k * width + i
         if j < n:
-            out[r, j] = tile[k * width + i]
+            out[r, j] = tile[p + p // SCAN_ITEMS]
 
 
 @kernel
@@ -499,10 +505,10 @@ def scan_rows(x, op, dtype):
     tiles = -(-n // (width * SCAN_ITEMS))
     space = kapi.NdRange((rows, tiles * width), (1, width))
     totals = _empty((rows, tiles), dtype, x)
-    call_kernel(_scan_tile_totals, space, x, totals, SCAN_ITEMS, mul)
+    call_kernel(_scan_tile_totals, space, x, totals, mul)
     scanned = scan_rows(totals, op, dtype)
-    call_kernel(_scan_tile_apply, space, x, out, scanned, SCAN_ITEMS, mul,
-                kapi.LocalAccessor((width * SCAN_ITEMS,), dtype))
+    call_kernel(_scan_tile_apply, space, x, out, scanned, mul,
+                kapi.LocalAccessor((width * (SCAN_ITEMS + 1),), dtype))
     return out
 
 
@@ -595,11 +601,14 @@ def sort_rows(x, descending=False):
 
 
 def _mask_positions(mask):
-    """(pos, count): pos the (1, n) inclusive scan of the mask as int64
-    (element i is the 1-based rank of a True at i), count its last value,
-    read to the host."""
-    pos = scan_rows(_as_row(mask), "+", np.int64)
-    count = int(pos._view([], [], pos._offset + 8 * (mask.shape[0] - 1)))
+    """(pos, count): pos the (1, n) inclusive scan of the mask (element i
+    is the 1-based rank of a True at i), int32 below 2**31 elements (half
+    the memory traffic of int64), count its last value, read to the
+    host."""
+    dtype = np.dtype(np.int32 if mask.shape[0] < 2 ** 31 else np.int64)
+    pos = scan_rows(_as_row(mask), "+", dtype)
+    count = int(pos._view([], [], pos._offset +
+                          dtype.itemsize * (mask.shape[0] - 1)))
     return pos, count
 
 
