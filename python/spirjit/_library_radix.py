@@ -14,12 +14,13 @@ order, to the places the scan gives (a stable pass). No work-group waits on
 another.
 
 On GPUs (``_tiled``) a pass sorts by TILE_BITS = 8 bits and moves whole
-tiles of TILE keys: a work-group counts its tile's digits in local memory
-(``_radix_tile_count``), the counts are scanned digit-major across tiles,
-and the group then sorts its tile by the digit in local memory (two
-stable 4-bit ranking steps, each a group scan of per-item counters packed
-four 16-bit digits to a word) and writes it out in that order, so adjacent
-items write adjacent places (``_radix_tile_pass``). Indices travel as
+tiles of TILE keys (twice as many where keys travel alone): a work-group
+counts its tile's digits in local memory (``count``), a group per digit
+scans those counts across tiles (``_radix_digit_scan``), and the group
+then sorts its tile by the digit in local memory (two stable 4-bit
+ranking steps, each one scan across the group of per-item counters
+packed four 16-bit digits to a word) and writes it out in that order, so
+adjacent items write adjacent places (``tile_pass``). Indices travel as
 uint32 below 2**32 elements. The CPU form suits CPUs, whose work-items
 each run long sequential chunks well.
 """
@@ -35,9 +36,11 @@ RADIX = 1 << RADIX_BITS
 RADIX_CHUNK = 256
 
 # The tiled (GPU) passes: TILE_WIDTH items a group, each ranking TILE_ITEMS
-# keys; TILE_BITS bits a pass, so TILE_WIDTH is also the digit count.
+# keys and indices (TILE_KEY_ITEMS keys where no index travels); TILE_BITS
+# bits a pass, so TILE_WIDTH is also the digit count.
 TILE_WIDTH = 256
 TILE_ITEMS = 8
+TILE_KEY_ITEMS = 16
 TILE = TILE_WIDTH * TILE_ITEMS
 TILE_BITS = 8
 TILE_SLOTS = TILE + TILE // TILE_ITEMS
@@ -152,14 +155,6 @@ def _radix_scatter(item, keys, idx, out_keys, out_idx, ends, counts, shift,
 
 
 @device_func
-def _slot(p):
-    """The local-memory slot of tile position p: one spare slot every
-    TILE_ITEMS, so the items of a warp reading their runs (p = item *
-    TILE_ITEMS + k) touch distinct banks."""
-    return p + p // TILE_ITEMS
-
-
-@device_func
 def _field(w0, w1, w2, w3, d):
     """The 16-bit counter of 4-bit digit d in four packed words."""
     w = w0
@@ -170,28 +165,6 @@ def _field(w0, w1, w2, w3, d):
     elif d >= 4:
         w = w1
     return int((w >> np.uint64((d & 3) * 16)) & np.uint64(0xFFFF))
-
-
-@kernel
-def _radix_tile_count(item: kapi.NdItem, keys, counts, shift, tiles, hist):
-    """counts[d * tiles + g] = how many keys of tile g have the 8-bit
-    digit d at ``shift``: counted in local memory by atomics."""
-    group = item.get_group()
-    g = group.get_group_id(0)
-    i = item.get_local_id(0)
-    n = keys.shape[0]
-    kt = keys.dtype.type
-    hist[i] = np.int32(0)
-    kapi.group_barrier(group)
-    base = g * TILE
-    for k in range(TILE_ITEMS):
-        j = base + k * TILE_WIDTH + i
-        if j < n:
-            d = int((keys[j] >> kt(shift)) & kt(TILE_WIDTH - 1))
-            kapi.AtomicRef(hist, d, address_space=kapi.AddressSpace.LOCAL
-                           ).fetch_add(np.int32(1))
-    kapi.group_barrier(group)
-    counts[i * tiles + g] = hist[i]
 
 
 @kernel
@@ -235,127 +208,174 @@ def _bump(c0, c1, c2, c3, d):
     return c0, c1, c2, c3
 
 
-@kernel
-def _radix_tile_pass(item: kapi.NdItem, keys, idx, out_keys, out_idx,
-                     offsets, totals, shift, tiles, first, carry, ka, ia, kb,
-                     ib, words, starts, where):
-    """Tile g's (key, index) pairs sorted stably by the 8-bit digit at
-    ``shift`` in local memory (ka/ia, through kb/ib), then written out:
-    the tile's keys of digit d go after every key of a smaller digit
-    (``totals``) and the keys of digit d in the tiles before it
-    (``offsets``). ``first``: the indices are the positions themselves
-    (idx is not read); ``carry`` 0: keys alone (no index is read or
-    written)."""
-    group = item.get_group()
-    g = group.get_group_id(0)
-    i = item.get_local_id(0)
-    n = keys.shape[0]
-    kt = keys.dtype.type
-    it = ia.dtype.type
-    base = g * TILE
-    for k in range(TILE_ITEMS):
-        p = k * TILE_WIDTH + i
-        j = base + p
-        q = _slot(p)
-        if j < n:
-            ka[q] = keys[j]
-            if carry:
-                if first:
-                    ia[q] = it(j)
-                else:
-                    ia[q] = it(idx[j])
-        else:
-            ka[q] = ~kt(0)      # padding: the largest digit, after all keys
-    kapi.group_barrier(group)
-    for step in range(2):
-        s = kt(shift + 4 * step)
-        c0 = np.uint64(0)
-        c1 = np.uint64(0)
-        c2 = np.uint64(0)
-        c3 = np.uint64(0)
-        for k in range(TILE_ITEMS):
-            q = _slot(i * TILE_ITEMS + k)
-            key = ka[q] if step == 0 else kb[q]
-            c0, c1, c2, c3 = _bump(c0, c1, c2, c3, int((key >> s) & kt(15)))
-        # One inclusive scan of the four words across the group (Hillis
-        # and Steele's), all four per step.
-        words[i] = c0
-        words[TILE_WIDTH + i] = c1
-        words[2 * TILE_WIDTH + i] = c2
-        words[3 * TILE_WIDTH + i] = c3
+def _make_tile_kernels(items):
+    """The tiled passes' kernels for tiles of TILE_WIDTH * ``items`` keys
+    (each item ranks ``items``): (count, tile_pass)."""
+    tile = TILE_WIDTH * items
+
+    @device_func
+    def _slot(p):
+        """The local-memory slot of tile position p: one spare slot every
+        ``items``, so the items of a warp reading their runs (p = item *
+        items + k) touch distinct banks."""
+        return p + p // items
+
+    @kernel
+    def count(item: kapi.NdItem, keys, counts, shift, tiles, hist):
+        """counts[d * tiles + g] = how many keys of tile g have the 8-bit
+        digit d at ``shift``: counted in local memory by atomics."""
+        group = item.get_group()
+        g = group.get_group_id(0)
+        i = item.get_local_id(0)
+        n = keys.shape[0]
+        kt = keys.dtype.type
+        hist[i] = np.int32(0)
         kapi.group_barrier(group)
-        off = 1
-        while off < TILE_WIDTH:
-            t0 = np.uint64(0)
-            t1 = np.uint64(0)
-            t2 = np.uint64(0)
-            t3 = np.uint64(0)
-            if i >= off:
-                t0 = words[i - off]
-                t1 = words[TILE_WIDTH + i - off]
-                t2 = words[2 * TILE_WIDTH + i - off]
-                t3 = words[3 * TILE_WIDTH + i - off]
-            kapi.group_barrier(group)
-            if i >= off:
-                words[i] += t0
-                words[TILE_WIDTH + i] += t1
-                words[2 * TILE_WIDTH + i] += t2
-                words[3 * TILE_WIDTH + i] += t3
-            kapi.group_barrier(group)
-            off *= 2
-        e0 = words[i] - c0
-        e1 = words[TILE_WIDTH + i] - c1
-        e2 = words[2 * TILE_WIDTH + i] - c2
-        e3 = words[3 * TILE_WIDTH + i] - c3
-        if i < 16:
-            last = TILE_WIDTH - 1
-            at = 0
-            for b in range(i):
-                at += _field(words[last], words[TILE_WIDTH + last],
-                             words[2 * TILE_WIDTH + last],
-                             words[3 * TILE_WIDTH + last], b)
-            starts[i] = np.int32(at)
+        base = g * tile
+        for k in range(items):
+            j = base + k * TILE_WIDTH + i
+            if j < n:
+                d = int((keys[j] >> kt(shift)) & kt(TILE_WIDTH - 1))
+                kapi.AtomicRef(hist, d,
+                               address_space=kapi.AddressSpace.LOCAL
+                               ).fetch_add(np.int32(1))
         kapi.group_barrier(group)
-        r0 = np.uint64(0)
-        r1 = np.uint64(0)
-        r2 = np.uint64(0)
-        r3 = np.uint64(0)
-        for k in range(TILE_ITEMS):
-            q = _slot(i * TILE_ITEMS + k)
-            key = ka[q] if step == 0 else kb[q]
-            d = int((key >> s) & kt(15))
-            o = _slot(int(starts[d]) + _field(e0, e1, e2, e3, d) +
-                      _field(r0, r1, r2, r3, d))
-            r0, r1, r2, r3 = _bump(r0, r1, r2, r3, d)
-            if step == 0:
-                kb[o] = key
-                if carry:
-                    ib[o] = ia[q]
-            else:
-                ka[o] = key
-                if carry:
-                    ia[o] = ib[q]
-        kapi.group_barrier(group)
-    # where[d] + p: the place of tile position p (digit d) in the output.
-    mask = kt(TILE_WIDTH - 1)
-    sh = kt(shift)
-    before = kapi.group_exclusive_scan(group, totals[i], "+")
-    for k in range(TILE_ITEMS):
-        p = k * TILE_WIDTH + i
-        d = int((ka[_slot(p)] >> sh) & mask)
-        if p == 0 or int((ka[_slot(p - 1)] >> sh) & mask) != d:
-            where[d] = np.int64(p)
-    kapi.group_barrier(group)
-    where[i] = np.int64(before + offsets[i * tiles + g]) - where[i]
-    kapi.group_barrier(group)
-    for k in range(TILE_ITEMS):
-        p = k * TILE_WIDTH + i
-        if base + p < n:
+        counts[i * tiles + g] = hist[i]
+
+    @kernel
+    def tile_pass(item: kapi.NdItem, keys, idx, out_keys, out_idx, offsets,
+                  totals, shift, tiles, first, carry, ka, ia, kb, ib, words,
+                  starts, where):
+        """Tile g's (key, index) pairs sorted stably by the 8-bit digit at
+        ``shift`` in local memory (ka/ia, through kb/ib), then written out:
+        the tile's keys of digit d go after every key of a smaller digit
+        (``totals``) and the keys of digit d in the tiles before it
+        (``offsets``). ``first``: the indices are the positions themselves
+        (idx is not read); ``carry`` 0: keys alone (no index is read or
+        written)."""
+        group = item.get_group()
+        g = group.get_group_id(0)
+        i = item.get_local_id(0)
+        n = keys.shape[0]
+        kt = keys.dtype.type
+        it = ia.dtype.type
+        base = g * tile
+        for k in range(items):
+            p = k * TILE_WIDTH + i
+            j = base + p
             q = _slot(p)
-            dest = where[int((ka[q] >> sh) & mask)] + p
-            out_keys[dest] = ka[q]
-            if carry:
-                out_idx[dest] = out_idx.dtype.type(ia[q])
+            if j < n:
+                ka[q] = keys[j]
+                if carry:
+                    if first:
+                        ia[q] = it(j)
+                    else:
+                        ia[q] = it(idx[j])
+            else:
+                ka[q] = ~kt(0)  # padding: the largest digit, after all keys
+        kapi.group_barrier(group)
+        for step in range(2):
+            s = kt(shift + 4 * step)
+            c0 = np.uint64(0)
+            c1 = np.uint64(0)
+            c2 = np.uint64(0)
+            c3 = np.uint64(0)
+            for k in range(items):
+                q = _slot(i * items + k)
+                key = ka[q] if step == 0 else kb[q]
+                c0, c1, c2, c3 = _bump(c0, c1, c2, c3,
+                                       int((key >> s) & kt(15)))
+            # One inclusive scan of the four words across the group (Hillis
+            # and Steele's), all four per step.
+            words[i] = c0
+            words[TILE_WIDTH + i] = c1
+            words[2 * TILE_WIDTH + i] = c2
+            words[3 * TILE_WIDTH + i] = c3
+            kapi.group_barrier(group)
+            off = 1
+            while off < TILE_WIDTH:
+                t0 = np.uint64(0)
+                t1 = np.uint64(0)
+                t2 = np.uint64(0)
+                t3 = np.uint64(0)
+                if i >= off:
+                    t0 = words[i - off]
+                    t1 = words[TILE_WIDTH + i - off]
+                    t2 = words[2 * TILE_WIDTH + i - off]
+                    t3 = words[3 * TILE_WIDTH + i - off]
+                kapi.group_barrier(group)
+                if i >= off:
+                    words[i] += t0
+                    words[TILE_WIDTH + i] += t1
+                    words[2 * TILE_WIDTH + i] += t2
+                    words[3 * TILE_WIDTH + i] += t3
+                kapi.group_barrier(group)
+                off *= 2
+            e0 = words[i] - c0
+            e1 = words[TILE_WIDTH + i] - c1
+            e2 = words[2 * TILE_WIDTH + i] - c2
+            e3 = words[3 * TILE_WIDTH + i] - c3
+            if i < 16:
+                last = TILE_WIDTH - 1
+                at = 0
+                for b in range(i):
+                    at += _field(words[last], words[TILE_WIDTH + last],
+                                 words[2 * TILE_WIDTH + last],
+                                 words[3 * TILE_WIDTH + last], b)
+                starts[i] = np.int32(at)
+            kapi.group_barrier(group)
+            r0 = np.uint64(0)
+            r1 = np.uint64(0)
+            r2 = np.uint64(0)
+            r3 = np.uint64(0)
+            for k in range(items):
+                q = _slot(i * items + k)
+                key = ka[q] if step == 0 else kb[q]
+                d = int((key >> s) & kt(15))
+                o = _slot(int(starts[d]) + _field(e0, e1, e2, e3, d) +
+                          _field(r0, r1, r2, r3, d))
+                r0, r1, r2, r3 = _bump(r0, r1, r2, r3, d)
+                if step == 0:
+                    kb[o] = key
+                    if carry:
+                        ib[o] = ia[q]
+                else:
+                    ka[o] = key
+                    if carry:
+                        ia[o] = ib[q]
+            kapi.group_barrier(group)
+        # where[d] + p: the place of tile position p (digit d) in the
+        # output.
+        mask = kt(TILE_WIDTH - 1)
+        sh = kt(shift)
+        before = kapi.group_exclusive_scan(group, totals[i], "+")
+        for k in range(items):
+            p = k * TILE_WIDTH + i
+            d = int((ka[_slot(p)] >> sh) & mask)
+            if p == 0 or int((ka[_slot(p - 1)] >> sh) & mask) != d:
+                where[d] = np.int64(p)
+        kapi.group_barrier(group)
+        where[i] = np.int64(before + offsets[i * tiles + g]) - where[i]
+        kapi.group_barrier(group)
+        for k in range(items):
+            p = k * TILE_WIDTH + i
+            if base + p < n:
+                q = _slot(p)
+                dest = where[int((ka[q] >> sh) & mask)] + p
+                out_keys[dest] = ka[q]
+                if carry:
+                    out_idx[dest] = out_idx.dtype.type(ia[q])
+
+    return count, tile_pass
+
+
+_TILE_KERNELS = {}
+
+
+def _tile_kernels(items):
+    if items not in _TILE_KERNELS:
+        _TILE_KERNELS[items] = _make_tile_kernels(items)
+    return _TILE_KERNELS[items]
 
 
 def _tiled(x):
@@ -377,7 +397,11 @@ def _tiled_passes(keys, significant, n, like, carry=True):
     kt = keys.dtype
     it = np.dtype(np.uint32 if n < 2 ** 32 else np.int64)
     ct = np.dtype(np.int32 if n < 2 ** 31 else np.int64)
-    tiles = -(-n // TILE)
+    items = TILE_ITEMS if carry else TILE_KEY_ITEMS
+    tile = TILE_WIDTH * items
+    slots = tile + tile // items
+    count, tile_pass = _tile_kernels(items)
+    tiles = -(-n // tile)
     space = kapi.NdRange((tiles * TILE_WIDTH,), (TILE_WIDTH,))
     digits = kapi.NdRange((TILE_WIDTH * TILE_WIDTH,), (TILE_WIDTH,))
     counts = _empty((TILE_WIDTH * tiles,), ct, like)
@@ -388,23 +412,23 @@ def _tiled_passes(keys, significant, n, like, carry=True):
     other_keys = _empty((n,), kt, like)
     spare = [_empty((n if carry else 1,), it, like)
              for _ in range(min(2, len(shifts) - 1))]
-    slots = TILE_SLOTS if carry else 1
+    index_slots = slots if carry else 1
     for number, shift in enumerate(shifts):
         last = number == len(shifts) - 1
-        call_kernel(_radix_tile_count, space, keys, counts, shift, tiles,
+        call_kernel(count, space, keys, counts, shift, tiles,
                     kapi.LocalAccessor((TILE_WIDTH,), ct))
         call_kernel(_radix_digit_scan, digits, counts, offsets, totals,
                     tiles)
         out_idx = _empty((n if carry else 1,), np.int64, like) if last \
             else spare[number % 2]
-        call_kernel(_radix_tile_pass, space, keys,
+        call_kernel(tile_pass, space, keys,
                     idx if idx is not None else counts, other_keys, out_idx,
                     offsets, totals, shift, tiles, 1 if idx is None else 0,
                     1 if carry else 0,
-                    kapi.LocalAccessor((TILE_SLOTS,), kt),
-                    kapi.LocalAccessor((slots,), it),
-                    kapi.LocalAccessor((TILE_SLOTS,), kt),
-                    kapi.LocalAccessor((slots,), it),
+                    kapi.LocalAccessor((slots,), kt),
+                    kapi.LocalAccessor((index_slots,), it),
+                    kapi.LocalAccessor((slots,), kt),
+                    kapi.LocalAccessor((index_slots,), it),
                     kapi.LocalAccessor((4 * TILE_WIDTH,), np.uint64),
                     kapi.LocalAccessor((16,), np.int32),
                     kapi.LocalAccessor((TILE_WIDTH,), np.int64))

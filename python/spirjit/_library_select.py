@@ -13,17 +13,17 @@ keys that share the digits found so far, how many have each 8-bit digit
 below them (a group's counts in local memory, added into 256 global
 counters), reads the 256 counts back and picks the digit holding rank
 kth. Then each tile of GROUP * ITEMS keys counts its smaller and equal
-keys (packed in one int64: smaller below bit 32, equal above), the tiles'
-counts are scanned, and each tile places its indices after those of the
-tiles before it. No work-group waits on another; 2 launches and a read
-back of 2 KiB per 8 bits of key, then 2 launches and a short scan.
+keys (packed in one int64: smaller below bit 32, equal above), one group
+scans the tiles' counts, and each tile places its indices after those of
+the tiles before it. No work-group waits on another; 2 launches and a
+read back of 2 KiB per 8 bits of key, then 3 launches.
 """
 
 import numpy as np
 
 from . import device_func, kernel
 from . import kernel_api as kapi
-from ._library_kernels import _as_row, _empty, _fill, _launch, scan_rows
+from ._library_kernels import _as_row, _empty, _fill, _launch
 
 SELECT_MIN = 1 << 14
 
@@ -72,68 +72,91 @@ def _side(k, pivot):
 
 
 @kernel
-def _part_count(item: kapi.NdItem, keys, pivot, counts):
-    """counts[0, g] = the packed smaller and equal counts of tile g (the
-    run of GROUP * ITEMS keys; item i counts its own ITEMS of it)."""
+def _part_count(item: kapi.NdItem, keys, pivot, sides):
+    """sides[g] = the packed smaller and equal counts of tile g (its GROUP
+    * ITEMS keys, read a group's width apart)."""
     group = item.get_group()
     g = group.get_group_id(0)
     i = item.get_local_id(0)
     n = keys.shape[0]
-    lo = g * GROUP * ITEMS + i * ITEMS
+    base = g * GROUP * ITEMS
     mine = np.int64(0)
     for k in range(ITEMS):
-        if lo + k < n:
-            mine += _side(keys[lo + k], pivot)
+        j = base + k * GROUP + i
+        if j < n:
+            mine += _side(keys[j], pivot)
     total = kapi.group_reduce(group, mine, "+")
     if i == 0:
-        counts[0, g] = total
+        sides[g] = total
+
+
+@device_func
+def _slot(p):
+    """The local slot of tile position p: a spare one after every ITEMS,
+    so the items of a warp reading their runs touch distinct banks."""
+    return p + p // ITEMS
 
 
 @kernel
-def _part_place(item: kapi.NdItem, keys, pivot, scanned, out):
-    """Each item writes the indices of its ITEMS keys where they go: after
-    the smaller and equal keys of the tiles before (the inclusive scan
-    ``scanned`` of the tiles' packed counts) and of the items before."""
+def _part_place(item: kapi.NdItem, keys, pivot, before, totals, out,
+                side, place):
+    """out[the place of tile position p] = its index: the tile's sides
+    are staged in local memory as read (adjacent items, adjacent keys),
+    each item counts its run of ITEMS, the group scans the runs' packed
+    counts, each item finds its keys' places after those of the tiles
+    ``before`` it (``totals[0]``: the whole row's), and the group writes
+    the indices in tile order (adjacent items, mostly adjacent places)."""
     group = item.get_group()
     g = group.get_group_id(0)
     i = item.get_local_id(0)
     n = keys.shape[0]
-    tiles = scanned.shape[1]
-    lo = g * GROUP * ITEMS + i * ITEMS
+    base = g * GROUP * ITEMS
+    for k in range(ITEMS):
+        p = k * GROUP + i
+        if base + p < n:
+            side[_slot(p)] = _side(keys[base + p], pivot)
+        else:
+            side[_slot(p)] = np.int64(0)
+    kapi.group_barrier(group)
     mine = np.int64(0)
     for k in range(ITEMS):
-        if lo + k < n:
-            mine += _side(keys[lo + k], pivot)
-    at = kapi.group_exclusive_scan(group, mine, "+")
-    if g > 0:
-        at += scanned[0, g - 1]
+        mine += side[_slot(i * ITEMS + k)]
+    at = kapi.group_exclusive_scan(group, mine, "+") + before[g]
     low = np.int64(0xFFFFFFFF)
-    last = scanned[0, tiles - 1]
+    last = totals[0]
     less = at & low                  # smaller keys before this item's
     equal = at >> np.int64(32)
-    before = lo - less - equal       # larger keys before it
+    lo = base + i * ITEMS
+    larger = lo - less - equal       # larger keys before it
     small = last & low
     middle = small + (last >> np.int64(32))
     for k in range(ITEMS):
-        j = lo + k
-        if j < n:
-            key = keys[j]
-            if key < pivot:
-                out[less] = j
-                less += 1
-            elif key == pivot:
-                out[small + equal] = j
-                equal += 1
-            else:
-                out[middle + before] = j
-                before += 1
+        q = _slot(i * ITEMS + k)
+        f = side[q]
+        if lo + k >= n:
+            place[q] = np.int64(-1)
+        elif f == np.int64(1):
+            place[q] = less
+            less += 1
+        elif f != np.int64(0):
+            place[q] = small + equal
+            equal += 1
+        else:
+            place[q] = middle + larger
+            larger += 1
+    kapi.group_barrier(group)
+    for k in range(ITEMS):
+        p = k * GROUP + i
+        dest = place[_slot(p)]
+        if dest >= np.int64(0):
+            out[dest] = base + p
 
 
 def argpartition_row(x, kth):
     """NumPy's argpartition of the 1-D ``x`` at 0 <= kth < n: a 1-D int64
     DeviceArray (see the module's contract)."""
     from . import call_kernel
-    from ._library_radix import _radix_keys
+    from ._library_radix import _radix_digit_scan, _radix_keys
     n = x.shape[0]
     keys, significant, _ = _radix_keys(_as_row(x), False)
     kt = keys.dtype.type
@@ -154,9 +177,15 @@ def argpartition_row(x, kth):
             rank -= int(cumulative[digit - 1])
         prefix |= digit << shift
         above |= 0xFF << shift
-    sides = _empty((1, groups), np.dtype(np.int64), x)
+    sides = _empty((groups,), np.dtype(np.int64), x)
     call_kernel(_part_count, space, keys, kt(prefix), sides)
-    scanned = scan_rows(sides, "+", np.int64)
+    before = _empty((groups,), np.dtype(np.int64), x)
+    totals = _empty((1,), np.dtype(np.int64), x)
+    call_kernel(_radix_digit_scan, kapi.NdRange((GROUP,), (GROUP,)), sides,
+                before, totals, groups)
     out = _empty((n,), np.dtype(np.int64), x)
-    call_kernel(_part_place, space, keys, kt(prefix), scanned, out)
+    slots = GROUP * ITEMS + GROUP
+    call_kernel(_part_place, space, keys, kt(prefix), before, totals, out,
+                kapi.LocalAccessor((slots,), np.int64),
+                kapi.LocalAccessor((slots,), np.int64))
     return out
