@@ -45,6 +45,12 @@ RADIX_MIN = 2048
 # stages whose compared pairs lie within such blocks run as one launch.
 SORT_BLOCK = 128
 
+# On GPUs, rows of up to GROUP_SORT_MAX entries (padded) sort a row a
+# work-group in local memory, the whole sort one launch. GROUP_SORT: None
+# (GPUs only), True or False forces it (tests).
+GROUP_SORT_MAX = 2048
+GROUP_SORT = None
+
 
 # --------------------------------------------------------------------------
 # Orders
@@ -142,6 +148,56 @@ def _make_sort_kernels(lt):
                 j = j // 2
             k = k * 2
 
+    @device_func
+    def exchange_local(lk, li, i, m, n, k, desc):
+        """compare_exchange on one row staged in local memory."""
+        ka = lk[i]
+        ia = li[i]
+        kb = lk[m]
+        ib = li[m]
+        b_first = False
+        if ib >= n:
+            b_first = False
+        elif ia >= n:
+            b_first = True
+        else:
+            b_first = before(kb, ib, ka, ia, desc)
+        if b_first == ((i & k) == 0):
+            lk[i] = kb
+            li[i] = ib
+            lk[m] = ka
+            li[m] = ia
+
+    @kernel
+    def bitonic_group(item: kapi.NdItem, keys, idx, n, desc, lk, li):
+        """The whole bitonic sort of row r (a power-of-two length that
+        fits local memory) by work-group r: the row is staged in local
+        memory and each stage's pairs are shared among the group's items,
+        a barrier apart."""
+        group = item.get_group()
+        r = group.get_group_id(0)
+        i = item.get_local_id(1)
+        width = item.get_local_range(1)
+        size = keys.shape[1]
+        half = size // 2
+        for j in range(i, size, width):
+            lk[j] = keys[r, j]
+            li[j] = idx[r, j]
+        kapi.group_barrier(group)
+        k = 2
+        while k <= size:
+            j = k // 2
+            while j >= 1:
+                for t in range(i, half, width):
+                    a = (t // j) * (2 * j) + t % j
+                    exchange_local(lk, li, a, a + j, n, k, desc)
+                kapi.group_barrier(group)
+                j = j // 2
+            k = k * 2
+        for j in range(i, size, width):
+            keys[r, j] = lk[j]
+            idx[r, j] = li[j]
+
     @kernel
     def search(item, a, v, out, right):
         """out[i] = the insertion point of v[i] in the sorted a."""
@@ -162,7 +218,7 @@ def _make_sort_kernels(lt):
                 hi = mid
         out[i] = lo
 
-    return (bitonic_step, bitonic_block), search
+    return (bitonic_step, bitonic_block, bitonic_group), search
 
 
 _bitonic_real, _search_real = _make_sort_kernels(_lt)
@@ -522,6 +578,14 @@ def _group_width(x):
     return width
 
 
+def _sorts_by_groups(x):
+    """Whether short rows sort a row a work-group in local memory: on GPUs
+    (``GROUP_SORT``: None), or everywhere (True, tests) or nowhere."""
+    if GROUP_SORT is not None:
+        return GROUP_SORT
+    return x._device.properties().get("device_type") == "gpu"
+
+
 def _sorted_pairs(x, descending):
     """(keys, idx) of shape (rows, P), P the power of two >= n: each row's
     (key, original index) pairs in the result's order, padding last."""
@@ -535,8 +599,18 @@ def _sorted_pairs(x, descending):
     keys = _empty((rows, padded), key_dtype, x)
     idx = _empty((rows, padded), np.int64, x)
     _launch(_sort_init, (rows, padded), x, keys, idx)
-    step, block_steps = _bitonic_complex if is_complex else _bitonic_real
+    step, block_steps, whole = \
+        _bitonic_complex if is_complex else _bitonic_real
     desc = 1 if descending else 0
+    if padded <= GROUP_SORT_MAX and padded >= 2 and _sorts_by_groups(x):
+        # GPUs: a row a work-group, in local memory (one item running the
+        # stages of a block alone would wait on memory at every step).
+        from . import call_kernel
+        width = min(padded // 2, _group_width(x))
+        call_kernel(whole, kapi.NdRange((rows, width), (1, width)), keys,
+                    idx, n, desc, kapi.LocalAccessor((padded,), key_dtype),
+                    kapi.LocalAccessor((padded,), np.int64))
+        return keys, idx
     # Stages whose pairs stay inside blocks of SORT_BLOCK entries run as
     # one launch, an item a block; the wider ones one launch each.
     block = min(SORT_BLOCK, padded)

@@ -524,3 +524,30 @@ def test_argpartition_of_a_long_row_selects_as_numpy(device, dtype,
                 assert not np.any(v[k + 1:] < v[k])
             np.testing.assert_array_equal(np.partition(x, kth).asnumpy()[k],
                                           want[k])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.complex64,
+                                   np.bool_], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("n", [2, 3, 100, 1000, 2048])
+def test_group_sort_of_short_rows_is_numpys_stable_order(device, dtype, n,
+                                                         require_dtypes,
+                                                         monkeypatch):
+    # GPUs sort short rows a row a work-group in local memory; forced
+    # here on every device: NumPy's stable order both ways, NaNs and
+    # ties included, over several rows.
+    require_dtypes(dtype)
+    monkeypatch.setattr(LK, "GROUP_SORT", True)
+    rng = np.random.default_rng(n)
+    h = rng.integers(0, 7, (3, n)).astype(dtype)
+    if np.dtype(dtype).kind in "fc":
+        h = h + rng.standard_normal((3, n)).astype(dtype)
+        h[:, ::5] = h[:, 1:2]
+        h[:, ::7] = np.nan
+    x = spirjit.asarray(h, device=device)
+    np.testing.assert_array_equal(LK.argsort_rows(x).asnumpy(),
+                                  np.argsort(h, axis=1, kind="stable"))
+    want = n - 1 - np.flip(np.argsort(np.flip(h, 1), axis=1,
+                                      kind="stable"), 1)
+    np.testing.assert_array_equal(LK.argsort_rows(x, True).asnumpy(), want)
+    np.testing.assert_array_equal(LK.sort_rows(x).asnumpy(),
+                                  np.sort(h, axis=1, kind="stable"))
