@@ -390,7 +390,7 @@ def _advanced_index(x, key):
         else:
             v = ops.astype(v, np.int64)
             if v.size:
-                low, high = int(v.min()), int(v.max())
+                low, high = _kernels().index_bounds(ops.reshape(v, -1))
                 if low < -n or high >= n:
                     bad = low if low < -n else high
                     raise errors.ArrayIndexError(
@@ -422,7 +422,8 @@ def _gather_key(x, key):
         out = ops._empty(tuple(shape) + tuple(tail), x.dtype, x._device,
                          x.usm_type)
     else:
-        out = ops.reshape(_kernels().take_rows(rows, ops.copy(index)),
+        out = ops.reshape(_kernels().take_rows(rows, ops.copy(index),
+                                               checked=True),
                           tuple(shape) + tuple(tail))
     adjacent = indexed == list(range(indexed[0], indexed[-1] + 1))
     if not adjacent or indexed[0] == 0:
