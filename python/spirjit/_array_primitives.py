@@ -390,7 +390,7 @@ def _advanced_index(x, key):
         else:
             v = ops.astype(v, np.int64)
             if v.size:
-                low, high = _kernels().index_bounds(ops.reshape(v, -1))
+                low, high = int(v.min()), int(v.max())
                 if low < -n or high >= n:
                     bad = low if low < -n else high
                     raise errors.ArrayIndexError(

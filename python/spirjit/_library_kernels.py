@@ -753,40 +753,6 @@ def scatter_masked(dest, mask, src):
     return dest
 
 
-@kernel
-def _index_bounds(item: kapi.NdItem, idx, out):
-    """out[0] = min(out[0], idx's least), out[1] = max(out[1], its
-    greatest), as int64: a group reduction, then one atomic a group."""
-    group = item.get_group()
-    i = item.get_global_id(0)
-    lo = np.int64(9223372036854775807)
-    hi = np.int64(-9223372036854775807 - 1)
-    if i < idx.shape[0]:
-        lo = np.int64(idx[i])
-        hi = lo
-    lo = kapi.group_reduce(group, lo, "min")
-    hi = kapi.group_reduce(group, hi, "max")
-    if item.get_local_id(0) == 0:
-        kapi.AtomicRef(out, 0).fetch_min(lo)
-        kapi.AtomicRef(out, 1).fetch_max(hi)
-
-
-def index_bounds(idx):
-    """(least, greatest) of the 1-D integer ``idx`` (not empty) as Python
-    ints, read back together (one wait for the device, not two)."""
-    if idx.dtype == np.dtype(np.uint64):
-        return int(idx.min()), int(idx.max())
-    from . import _spirjit, call_kernel
-    out = _spirjit.to_device(np.array([2 ** 63 - 1, -2 ** 63], np.int64),
-                             idx._device, "device")
-    width = _group_width(idx)
-    groups = -(-idx.shape[0] // width)
-    call_kernel(_index_bounds, kapi.NdRange((groups * width,), (width,)),
-                idx, out)
-    lo, hi = out.asnumpy()
-    return int(lo), int(hi)
-
-
 def _check_indices(idx, n, axis):
     """ArrayIndexError (NumPy's message) naming the first index of ``idx``
     outside [-n, n)."""
@@ -796,7 +762,8 @@ def _check_indices(idx, n, axis):
     m = idx.shape[0]
     if m == 0:
         return
-    lo, hi = index_bounds(idx)
+    lo = int(idx.min())
+    hi = int(idx.max())
     if lo >= -n and hi < n:
         return
     bad = _empty((m,), np.bool_, idx)
