@@ -236,11 +236,12 @@ private:
     return se_.getAddRecExpr(start, step, loop, SCEV::FlagAnyWrap);
   }
 
-  /// The counters of `for i in range(start, stop)` as the lowering makes
-  /// them (LowerInstructions.cpp, GetIter/ForIter), which SCEV cannot
-  /// follow: `next` starts at start + 1, goes on while `next <s stop`
-  /// and steps by select(next == INT64_MAX, stop, next + 1), so it never
-  /// wraps and lies in [its start, max(its start, stop)]; `i` is a header
+  /// The counters of `for i in range(start, stop, step)` with a step
+  /// other than +-1 as the lowering makes them (LowerInstructions.cpp,
+  /// IterNext; unit steps are a plain add, which SCEV follows), which SCEV
+  /// cannot follow: `next` starts at start + step, goes on while `next <s
+  /// stop` and steps by select(next + step would wrap, stop, next + step),
+  /// so it never wraps and lies in [its start, max(its start, stop)]; `i` is a header
   /// phi of a first value and of `next`, so it lies between the first
   /// value, next's start and stop - 1.
   std::optional<Bound> rangeCounter(llvm::Value *v) {
