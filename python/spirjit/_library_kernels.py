@@ -98,14 +98,10 @@ def _make_sort_kernels(lt):
         return ia < ib
 
     @device_func
-    def compare_exchange(keys, idx, r, i, m, n, k, desc):
-        """Orders entries i < m of row r for block k of a bitonic sort
-        (ascending where i & k is 0); entries whose idx >= n are padding
-        and come after every element."""
-        ka = keys[r, i]
-        ia = idx[r, i]
-        kb = keys[r, m]
-        ib = idx[r, m]
+    def swaps(ka, ia, kb, ib, i, n, k, desc):
+        """Whether a bitonic stage of block k swaps entries i (ka, ia) and
+        its partner (kb, ib): the order is ascending where i & k is 0, and
+        entries whose idx >= n are padding, after every element."""
         b_first = False
         if ib >= n:
             b_first = False
@@ -113,8 +109,16 @@ def _make_sort_kernels(lt):
             b_first = True
         else:
             b_first = before(kb, ib, ka, ia, desc)
-        up = (i & k) == 0
-        if b_first == up:
+        return b_first == ((i & k) == 0)
+
+    @device_func
+    def compare_exchange(keys, idx, r, i, m, n, k, desc):
+        """Orders entries i < m of row r for block k of a bitonic sort."""
+        ka = keys[r, i]
+        ia = idx[r, i]
+        kb = keys[r, m]
+        ib = idx[r, m]
+        if swaps(ka, ia, kb, ib, i, n, k, desc):
             keys[r, i] = kb
             idx[r, i] = ib
             keys[r, m] = ka
@@ -155,14 +159,7 @@ def _make_sort_kernels(lt):
         ia = li[i]
         kb = lk[m]
         ib = li[m]
-        b_first = False
-        if ib >= n:
-            b_first = False
-        elif ia >= n:
-            b_first = True
-        else:
-            b_first = before(kb, ib, ka, ia, desc)
-        if b_first == ((i & k) == 0):
+        if swaps(ka, ia, kb, ib, i, n, k, desc):
             lk[i] = kb
             li[i] = ib
             lk[m] = ka
