@@ -43,7 +43,6 @@ TILE_ITEMS = 8
 TILE_KEY_ITEMS = 16
 TILE = TILE_WIDTH * TILE_ITEMS
 TILE_BITS = 8
-TILE_SLOTS = TILE + TILE // TILE_ITEMS
 
 # None: tiled passes on GPUs only; True or False forces one form (tests).
 TILED = None
@@ -386,7 +385,20 @@ def _tiled(x):
     props = x._device.properties()
     return props.get("device_type") == "gpu" and \
         (props.get("max_work_group_size") or 0) >= TILE_WIDTH and \
-        (props.get("local_mem_size") or 0) >= 4 * 8 * TILE_SLOTS + 8192
+        (props.get("local_mem_size") or 0) >= _TILE_LOCAL_BYTES
+
+
+def _local_bytes(items, carry):
+    """The local memory of a tile pass over 64-bit keys (the most): two
+    key buffers, two index buffers (uint32) where indices travel, the
+    packed counters, the places, and the group scans' scratch."""
+    slots = TILE_WIDTH * items + TILE_WIDTH
+    return 2 * 8 * slots + (2 * 4 * slots if carry else 0) + \
+        8 * 4 * TILE_WIDTH + 8 * TILE_WIDTH + 8 * TILE_WIDTH + 64
+
+
+_TILE_LOCAL_BYTES = max(_local_bytes(TILE_ITEMS, True),
+                        _local_bytes(TILE_KEY_ITEMS, False))
 
 
 def _tiled_passes(keys, significant, n, like, carry=True):
