@@ -48,6 +48,7 @@ html_show_sourcelink = False
 # build runs without network), so nitpicky mode would call them unresolved.
 nitpick_ignore = [("py:class", "enum.IntEnum"),
                   ("py:class", "numpy.exceptions.AxisError"),
+                  ("py:class", "numpy.linalg.LinAlgError"),
                   ("py:class", "numpy.ndarray")]
 
 # Files outside docs/ that the pages link to (so that the links work on a
