@@ -184,11 +184,13 @@ def argpartition(x, kth, axis=-1):
 
 def _selects(x, kth, axis):
     """Whether the kernels select (rather than sort) for argpartition: one
-    kth of one long row of reals or integers."""
-    from ._library_select import SELECT_MIN
+    kth of one long row of reals or integers, on a device with the local
+    memory a tile of the selection takes."""
+    from ._library_select import LOCAL_BYTES, SELECT_MIN
     n = x.shape[axis]
     return np.ndim(kth) == 0 and x.size == n and x.dtype.kind in "iuf" \
-        and SELECT_MIN <= n < 2 ** 31
+        and SELECT_MIN <= n < 2 ** 31 and \
+        (x._device.properties().get("local_mem_size") or 0) >= LOCAL_BYTES
 
 
 def partition(x, kth, axis=-1):

@@ -575,12 +575,16 @@ def _group_width(x):
     return width
 
 
-def _sorts_by_groups(x):
-    """Whether short rows sort a row a work-group in local memory: on GPUs
+def _sorts_by_groups(x, padded, key_dtype):
+    """Whether rows of ``padded`` keys sort a row a work-group in local
+    memory: on GPUs with the local memory for a row's keys and indices
     (``GROUP_SORT``: None), or everywhere (True, tests) or nowhere."""
     if GROUP_SORT is not None:
         return GROUP_SORT
-    return x._device.properties().get("device_type") == "gpu"
+    props = x._device.properties()
+    need = padded * (np.dtype(key_dtype).itemsize + 8) + 4096
+    return props.get("device_type") == "gpu" and \
+        (props.get("local_mem_size") or 0) >= need
 
 
 def _sorted_pairs(x, descending):
@@ -599,7 +603,8 @@ def _sorted_pairs(x, descending):
     step, block_steps, whole = \
         _bitonic_complex if is_complex else _bitonic_real
     desc = 1 if descending else 0
-    if padded <= GROUP_SORT_MAX and padded >= 2 and _sorts_by_groups(x):
+    if 2 <= padded <= GROUP_SORT_MAX and \
+            _sorts_by_groups(x, padded, key_dtype):
         # GPUs: a row a work-group, in local memory (one item running the
         # stages of a block alone would wait on memory at every step).
         from . import call_kernel

@@ -428,7 +428,7 @@ def _tiled_passes(keys, significant, n, like, carry=True):
     for number, shift in enumerate(shifts):
         last = number == len(shifts) - 1
         call_kernel(count, space, keys, counts, shift, tiles,
-                    kapi.LocalAccessor((TILE_WIDTH,), ct))
+                    kapi.LocalAccessor((TILE_WIDTH,), np.int32))
         call_kernel(_radix_digit_scan, digits, counts, offsets, totals,
                     tiles)
         out_idx = _empty((n if carry else 1,), np.int64, like) if last \

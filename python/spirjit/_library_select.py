@@ -31,6 +31,10 @@ SELECT_MIN = 1 << 14
 GROUP = 256
 ITEMS = 16
 
+# The local memory of the placing kernel: a tile's codes and places (32
+# bits each, a spare slot every ITEMS) and the group scan's scratch.
+LOCAL_BYTES = 2 * 4 * (GROUP * ITEMS + GROUP) + 8 * GROUP
+
 
 @kernel
 def _select_count(item: kapi.NdItem, keys, counts, prefix, above, shift,
@@ -71,6 +75,27 @@ def _side(k, pivot):
     return np.int64(0)
 
 
+@device_func
+def _code(k, pivot):
+    """_side's answer in 32 bits (for local memory): 1 below, 2 equal, 0
+    above."""
+    if k < pivot:
+        return np.int32(1)
+    if k == pivot:
+        return np.int32(2)
+    return np.int32(0)
+
+
+@device_func
+def _packed(code):
+    """_side's packed count of a _code."""
+    if code == np.int32(1):
+        return np.int64(1)
+    if code == np.int32(2):
+        return np.int64(1) << np.int64(32)
+    return np.int64(0)
+
+
 @kernel
 def _part_count(item: kapi.NdItem, keys, pivot, sides):
     """sides[g] = the packed smaller and equal counts of tile g (its GROUP
@@ -101,7 +126,8 @@ def _slot(p):
 def _part_place(item: kapi.NdItem, keys, pivot, before, totals, out,
                 side, place):
     """out[the place of tile position p] = its index: the tile's sides
-    are staged in local memory as read (adjacent items, adjacent keys),
+    (``_code``s) are staged in local memory as read (adjacent items,
+    adjacent keys), places in 32 bits (rows below 2**31),
     each item counts its run of ITEMS, the group scans the runs' packed
     counts, each item finds its keys' places after those of the tiles
     ``before`` it (``totals[0]``: the whole row's), and the group writes
@@ -114,13 +140,13 @@ def _part_place(item: kapi.NdItem, keys, pivot, before, totals, out,
     for k in range(ITEMS):
         p = k * GROUP + i
         if base + p < n:
-            side[_slot(p)] = _side(keys[base + p], pivot)
+            side[_slot(p)] = _code(keys[base + p], pivot)
         else:
-            side[_slot(p)] = np.int64(0)
+            side[_slot(p)] = np.int32(0)
     kapi.group_barrier(group)
     mine = np.int64(0)
     for k in range(ITEMS):
-        mine += side[_slot(i * ITEMS + k)]
+        mine += _packed(side[_slot(i * ITEMS + k)])
     at = kapi.group_exclusive_scan(group, mine, "+") + before[g]
     low = np.int64(0xFFFFFFFF)
     last = totals[0]
@@ -134,21 +160,21 @@ def _part_place(item: kapi.NdItem, keys, pivot, before, totals, out,
         q = _slot(i * ITEMS + k)
         f = side[q]
         if lo + k >= n:
-            place[q] = np.int64(-1)
-        elif f == np.int64(1):
-            place[q] = less
+            place[q] = np.int32(-1)
+        elif f == np.int32(1):
+            place[q] = np.int32(less)
             less += 1
-        elif f != np.int64(0):
-            place[q] = small + equal
+        elif f == np.int32(2):
+            place[q] = np.int32(small + equal)
             equal += 1
         else:
-            place[q] = middle + larger
+            place[q] = np.int32(middle + larger)
             larger += 1
     kapi.group_barrier(group)
     for k in range(ITEMS):
         p = k * GROUP + i
         dest = place[_slot(p)]
-        if dest >= np.int64(0):
+        if dest >= np.int32(0):
             out[dest] = base + p
 
 
@@ -186,6 +212,6 @@ def argpartition_row(x, kth):
     out = _empty((n,), np.dtype(np.int64), x)
     slots = GROUP * ITEMS + GROUP
     call_kernel(_part_place, space, keys, kt(prefix), before, totals, out,
-                kapi.LocalAccessor((slots,), np.int64),
-                kapi.LocalAccessor((slots,), np.int64))
+                kapi.LocalAccessor((slots,), np.int32),
+                kapi.LocalAccessor((slots,), np.int32))
     return out
