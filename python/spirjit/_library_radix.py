@@ -465,7 +465,10 @@ def _radix_keys(x, descending, values=False):
         bits = x._view(list(x.shape), list(x.strides), x._offset, key_dtype)
         inf = np.float64(np.inf) if width == 64 else np.float32(np.inf)
         sign = kt(1) << kt(width - 1)
-        seen = _zeros(3, x)
+        # Only a caller that decodes reads the flags: others skip zeroing
+        # them (the kernel's writes then go unread).
+        seen = _zeros(3, x) if values else _empty((3,), np.dtype(np.int32),
+                                                  x)
         _launch(_radix_float_keys, (n,), bits, keys, sign,
                 kt(inf.view(key_dtype)), desc, seen)
         if not values:
