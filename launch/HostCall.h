@@ -140,5 +140,12 @@ size_t itemSize(const Type *t);
 /// `t`, combined in order with `initial` (HostPartials.cpp).
 void combinePartials(ReductionOp op, const Type *t, const void *initial,
                      const char *partials, int64_t n, void *out);
+/// An arg reduction's partials, `rows` x `groups` values of `t` and their
+/// int64 indices, folded into each row's index at `out` + row *
+/// `outStride` bytes; false, with nothing written, for a `t` it does not
+/// fold (HostPartials.cpp).
+bool foldArgPartials(bool isMax, const Type *t, const char *values,
+                     const char *indices, int64_t rows, int64_t groups,
+                     char *out, int64_t outStride);
 
 } // namespace spirjit::launch

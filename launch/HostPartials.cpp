@@ -90,6 +90,38 @@ void combineComplex(ReductionOp op, const void *initial, const char *partials,
   std::memcpy(out, part, sizeof part);
 }
 
+/// Each row's (value, index) partials folded as the kernel over partials
+/// folds them (ArrayKernel.cpp, the arg fold's join): a NaN beats a number,
+/// a greater value (a smaller for argmin) beats a lesser, and of equals
+/// (two NaNs included) the smaller index wins.
+template <typename T>
+void foldArg(bool isMax, const char *values, const char *indices,
+             int64_t rows, int64_t groups, char *out, int64_t outStride) {
+  for (int64_t r = 0; r < rows; ++r) {
+    T best;
+    int64_t bestIndex;
+    std::memcpy(&best, values + r * groups * sizeof(T), sizeof(T));
+    std::memcpy(&bestIndex, indices + r * groups * 8, 8);
+    for (int64_t g = 1; g < groups; ++g) {
+      T v;
+      int64_t i;
+      std::memcpy(&v, values + (r * groups + g) * sizeof(T), sizeof(T));
+      std::memcpy(&i, indices + (r * groups + g) * 8, 8);
+      bool vNan = v != v, bestNan = best != best;
+      bool better;
+      if (vNan || bestNan)
+        better = vNan && (!bestNan || i < bestIndex);
+      else
+        better = (isMax ? v > best : v < best) || (v == best && i < bestIndex);
+      if (better) {
+        best = v;
+        bestIndex = i;
+      }
+    }
+    std::memcpy(out + r * outStride, &bestIndex, 8);
+  }
+}
+
 } // namespace
 
 void combinePartials(ReductionOp op, const Type *t, const void *initial,
@@ -138,6 +170,39 @@ void combinePartials(ReductionOp op, const Type *t, const void *initial,
     break;
   }
   SPIRJIT_INTERNAL_CHECK(false, "a reduction of " + t->str());
+}
+
+bool foldArgPartials(bool isMax, const Type *t, const char *values,
+                     const char *indices, int64_t rows, int64_t groups,
+                     char *out, int64_t outStride) {
+  auto fold = [&](auto zero) {
+    foldArg<decltype(zero)>(isMax, values, indices, rows, groups, out,
+                            outStride);
+    return true;
+  };
+  if (t->kind == TypeKind::Float)
+    return t->bits == 32 ? fold(float()) : t->bits == 64 && fold(double());
+  if (t->kind != TypeKind::Int)
+    return false;
+  switch (t->bits * (t->isSigned ? 1 : -1)) {
+  case 8:
+    return fold(int8_t());
+  case 16:
+    return fold(int16_t());
+  case 32:
+    return fold(int32_t());
+  case 64:
+    return fold(int64_t());
+  case -8:
+    return fold(uint8_t());
+  case -16:
+    return fold(uint16_t());
+  case -32:
+    return fold(uint32_t());
+  case -64:
+    return fold(uint64_t());
+  }
+  return false;
 }
 
 } // namespace spirjit::launch
