@@ -70,14 +70,24 @@ def _unit53(hi, lo):
 
 
 @device_func
+def _philox64(c, s):
+    """The block of the 64-bit counter c under the 64-bit key s, their
+    halves passed as uint32: the rounds' products then stay 32 x 32 bits
+    (as 64-bit operands, LLVM had widened the rounds' xors and multiplied
+    in 64 bits, 4x the PTX instructions)."""
+    return philox4x32(np.uint32(c & np.uint64(_MASK)),
+                      np.uint32(c >> np.uint64(32)), np.uint32(0),
+                      np.uint32(0), np.uint32(s & np.uint64(_MASK)),
+                      np.uint32(s >> np.uint64(32)))
+
+
+@device_func
 def philox_uniform(seed, counter):
     """A float64 in [0, 1): counter-based, the same on every device for
     the same (seed, counter); a work-item's stream is its id."""
     s = np.uint64(seed)
     c = np.uint64(counter)
-    w0, w1, w2, w3 = philox4x32(c & np.uint64(_MASK), c >> np.uint64(32),
-                                0, 0, s & np.uint64(_MASK),
-                                s >> np.uint64(32))
+    w0, w1, w2, w3 = _philox64(c, s)
     return _unit53(w0, w1)
 
 
@@ -86,9 +96,7 @@ def philox_normal(seed, counter):
     """A standard normal float64 (Box-Muller over one Philox block)."""
     s = np.uint64(seed)
     c = np.uint64(counter)
-    w0, w1, w2, w3 = philox4x32(c & np.uint64(_MASK), c >> np.uint64(32),
-                                0, 0, s & np.uint64(_MASK),
-                                s >> np.uint64(32))
+    w0, w1, w2, w3 = _philox64(c, s)
     u1 = 1.0 - _unit53(w0, w1)
     u2 = _unit53(w2, w3)
     return math.sqrt(-2.0 * math.log(u1)) * math.cos(6.283185307179586 * u2)
@@ -99,7 +107,9 @@ def _block(start, i, k0, k1):
     """The four words of the generator's block ``start + i`` (the 64-bit
     counter in the first two words) under key (k0, k1)."""
     c = np.uint64(start) + np.uint64(i)
-    return philox4x32(c & np.uint64(_MASK), c >> np.uint64(32), 0, 0, k0, k1)
+    return philox4x32(np.uint32(c & np.uint64(_MASK)),
+                      np.uint32(c >> np.uint64(32)), np.uint32(0),
+                      np.uint32(0), k0, k1)  # as uint32: see _philox64
 
 
 @kernel
