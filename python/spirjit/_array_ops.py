@@ -422,15 +422,15 @@ def _matmul(a, b, out):
     """out = a @ b for 2-D DeviceArrays (any layout) by the tiled kernel,
     in ``out``'s dtype."""
     from . import _array_library as L
-    from . import call_kernel
+    from ._library_kernels import _enqueue
     rows, cols = out.shape
     if rows == 0 or cols == 0:
         return out
     T = L.TILE
     tiles = [kapi.LocalAccessor((T * T,), out.dtype) for _ in range(2)]
-    call_kernel(L.matmul, kapi.NdRange((-(-rows // T) * T,
-                                        -(-cols // T) * T), (T, T)),
-                a, b, out, *tiles)
+    _enqueue(L.matmul, kapi.NdRange((-(-rows // T) * T,
+                                     -(-cols // T) * T), (T, T)),
+             a, b, out, *tiles)
     return out
 
 

@@ -405,7 +405,7 @@ def _tiled_passes(keys, significant, n, like, carry=True):
     """The stable order of the unsigned ``keys`` (their low ``significant``
     bits) by tiled passes: a 1-D int64 DeviceArray; with ``carry`` False,
     the sorted keys instead (no index travels)."""
-    from . import call_kernel
+    from ._library_kernels import _enqueue
     kt = keys.dtype
     it = np.dtype(np.uint32 if n < 2 ** 32 else np.int64)
     ct = np.dtype(np.int32 if n < 2 ** 31 else np.int64)
@@ -427,23 +427,23 @@ def _tiled_passes(keys, significant, n, like, carry=True):
     index_slots = slots if carry else 1
     for number, shift in enumerate(shifts):
         last = number == len(shifts) - 1
-        call_kernel(count, space, keys, counts, shift, tiles,
-                    kapi.LocalAccessor((TILE_WIDTH,), np.int32))
-        call_kernel(_radix_digit_scan, digits, counts, offsets, totals,
-                    tiles)
+        _enqueue(count, space, keys, counts, shift, tiles,
+                 kapi.LocalAccessor((TILE_WIDTH,), np.int32))
+        _enqueue(_radix_digit_scan, digits, counts, offsets, totals,
+                 tiles)
         out_idx = _empty((n if carry else 1,), np.int64, like) if last \
             else spare[number % 2]
-        call_kernel(tile_pass, space, keys,
-                    idx if idx is not None else counts, other_keys, out_idx,
-                    offsets, totals, shift, tiles, 1 if idx is None else 0,
-                    1 if carry else 0,
-                    kapi.LocalAccessor((slots,), kt),
-                    kapi.LocalAccessor((index_slots,), it),
-                    kapi.LocalAccessor((slots,), kt),
-                    kapi.LocalAccessor((index_slots,), it),
-                    kapi.LocalAccessor((4 * TILE_WIDTH,), np.uint64),
-                    kapi.LocalAccessor((16,), np.int32),
-                    kapi.LocalAccessor((TILE_WIDTH,), np.int64))
+        _enqueue(tile_pass, space, keys,
+                 idx if idx is not None else counts, other_keys, out_idx,
+                 offsets, totals, shift, tiles, 1 if idx is None else 0,
+                 1 if carry else 0,
+                 kapi.LocalAccessor((slots,), kt),
+                 kapi.LocalAccessor((index_slots,), it),
+                 kapi.LocalAccessor((slots,), kt),
+                 kapi.LocalAccessor((index_slots,), it),
+                 kapi.LocalAccessor((4 * TILE_WIDTH,), np.uint64),
+                 kapi.LocalAccessor((16,), np.int32),
+                 kapi.LocalAccessor((TILE_WIDTH,), np.int64))
         keys, other_keys = other_keys, keys
         idx = out_idx
     return idx if carry else keys

@@ -181,7 +181,7 @@ def _part_place(item: kapi.NdItem, keys, pivot, before, totals, out,
 def argpartition_row(x, kth):
     """NumPy's argpartition of the 1-D ``x`` at 0 <= kth < n: a 1-D int64
     DeviceArray (see the module's contract)."""
-    from . import call_kernel
+    from ._library_kernels import _enqueue
     from ._library_radix import _radix_digit_scan, _radix_keys
     n = x.shape[0]
     keys, significant, _ = _radix_keys(_as_row(x), False)
@@ -195,8 +195,8 @@ def argpartition_row(x, kth):
     top = -(-significant // 8) * 8   # digits above the keys' bits are 0
     for shift in range(top - 8, -1, -8):
         _launch(_fill, (256,), counts, np.int64(0))
-        call_kernel(_select_count, space, keys, counts, kt(prefix),
-                    kt(above), shift, kapi.LocalAccessor((GROUP,), np.int32))
+        _enqueue(_select_count, space, keys, counts, kt(prefix),
+                 kt(above), shift, kapi.LocalAccessor((GROUP,), np.int32))
         cumulative = np.cumsum(counts.asnumpy())
         digit = int(np.searchsorted(cumulative, rank, side="right"))
         if digit:
@@ -204,14 +204,14 @@ def argpartition_row(x, kth):
         prefix |= digit << shift
         above |= 0xFF << shift
     sides = _empty((groups,), np.dtype(np.int64), x)
-    call_kernel(_part_count, space, keys, kt(prefix), sides)
+    _enqueue(_part_count, space, keys, kt(prefix), sides)
     before = _empty((groups,), np.dtype(np.int64), x)
     totals = _empty((1,), np.dtype(np.int64), x)
-    call_kernel(_radix_digit_scan, kapi.NdRange((GROUP,), (GROUP,)), sides,
-                before, totals, groups)
+    _enqueue(_radix_digit_scan, kapi.NdRange((GROUP,), (GROUP,)), sides,
+             before, totals, groups)
     out = _empty((n,), np.dtype(np.int64), x)
     slots = GROUP * ITEMS + GROUP
-    call_kernel(_part_place, space, keys, kt(prefix), before, totals, out,
-                kapi.LocalAccessor((slots,), np.int32),
-                kapi.LocalAccessor((slots,), np.int32))
+    _enqueue(_part_place, space, keys, kt(prefix), before, totals, out,
+             kapi.LocalAccessor((slots,), np.int32),
+             kapi.LocalAccessor((slots,), np.int32))
     return out

@@ -281,15 +281,16 @@ class Generator:
         return f"Generator(Philox4x32-10) on {self.device.filter_string}"
 
     def _draw(self, kern, shape, dtype, per_block, *params):
-        from . import _array_ops as ops, call_kernel
+        from . import _array_ops as ops
+        from ._library_kernels import _enqueue
         shape = _size(shape)
         n = int(np.prod(shape))
         out = ops._empty((n,), dtype, self._device)
         blocks = -(-n // per_block)
         if blocks:
-            call_kernel(kern, kapi.Range(blocks), out, np.uint32(self._k0),
-                        np.uint32(self._k1), np.uint64(self._counter),
-                        *params)
+            _enqueue(kern, kapi.Range(blocks), out, np.uint32(self._k0),
+                     np.uint32(self._k1), np.uint64(self._counter),
+                     *params)
             self._counter += blocks
         return ops.reshape(out, shape) if shape != (n,) else out
 
