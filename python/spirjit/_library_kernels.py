@@ -32,6 +32,9 @@ __all__ = ["iota", "scan_rows", "argsort_rows", "sort_rows", "compact",
 # elements becomes ceil(n / SCAN_CHUNK) chunk totals, scanned the same way
 # until one item per row can scan what is left.
 SCAN_CHUNK = 32
+# Whether rows longer than SCAN_CHUNK scan by tiles at every length: None
+# on GPUs (scan_rows), True everywhere (the tests' way to run it here).
+SCAN_TILES = None
 
 # Elements each work-item of a tiled scan (long rows) reads, one a group's
 # width apart, so that a group reads whole rows of memory at a time.
@@ -553,7 +556,12 @@ def scan_rows(x, op, dtype):
         _launch(_scan_whole_rows, (rows,), x, out, mul)
         return out
     width = _group_width(x)
-    if n < width * SCAN_ITEMS:
+    # GPUs scan a row shorter than a tile as one tile: an item walking a
+    # chunk alone waits on memory at each element (1000 float32 on the
+    # H100: 90 us as chunks, five launches, against one launch of a group).
+    tiles_only = SCAN_TILES if SCAN_TILES is not None else \
+        _properties(x).get("device_type") == "gpu"
+    if n < width * SCAN_ITEMS and not tiles_only:
         chunks = -(-n // SCAN_CHUNK)
         totals = _empty((rows, chunks), dtype, x)
         _launch(_scan_chunk_totals, (rows, chunks), x, totals, SCAN_CHUNK,
@@ -566,18 +574,33 @@ def scan_rows(x, op, dtype):
     # read and written in whole rows of the group (reduce, then scan).
     tiles = -(-n // (width * SCAN_ITEMS))
     space = kapi.NdRange((rows, tiles * width), (1, width))
-    totals = _empty((rows, tiles), dtype, x)
-    _enqueue(_scan_tile_totals, space, x, totals, mul)
-    scanned = scan_rows(totals, op, dtype)
+    scanned = out  # not read where each row is one tile
+    if tiles > 1:
+        totals = _empty((rows, tiles), dtype, x)
+        _enqueue(_scan_tile_totals, space, x, totals, mul)
+        scanned = scan_rows(totals, op, dtype)
     _enqueue(_scan_tile_apply, space, x, out, scanned, mul,
              kapi.LocalAccessor((width * (SCAN_ITEMS + 1),), dtype))
     return out
 
 
+_PROPERTIES = {}
+
+
+def _properties(x):
+    """The properties of x's device, read once a device (a dict built
+    anew by each ``properties()``)."""
+    device = x._device
+    props = _PROPERTIES.get(device)
+    if props is None:
+        props = _PROPERTIES[device] = device.properties()
+    return props
+
+
 def _group_width(x):
     """The work-group width of the tiled kernels on x's device: 256 items
     where the device allows, else its largest power of two."""
-    limit = x._device.properties().get("max_work_group_size", 256) or 256
+    limit = _properties(x).get("max_work_group_size", 256) or 256
     width = 1
     while width * 2 <= min(limit, 256):
         width *= 2
@@ -590,7 +613,7 @@ def _sorts_by_groups(x, padded, key_dtype):
     (``GROUP_SORT``: None), or everywhere (True, tests) or nowhere."""
     if GROUP_SORT is not None:
         return GROUP_SORT
-    props = x._device.properties()
+    props = _properties(x)
     need = padded * (np.dtype(key_dtype).itemsize + 8) + 4096
     return props.get("device_type") == "gpu" and \
         (props.get("local_mem_size") or 0) >= need

@@ -29,7 +29,8 @@ import numpy as np
 
 from . import device_func, kernel
 from . import kernel_api as kapi
-from ._library_kernels import _as_row, _empty, _launch, iota, scan_rows
+from ._library_kernels import (_as_row, _empty, _launch, _properties, iota,
+                               scan_rows)
 
 RADIX_BITS = 4
 RADIX = 1 << RADIX_BITS
@@ -382,7 +383,7 @@ def _tiled(x):
     items and the local memory for them)."""
     if TILED is not None:
         return TILED
-    props = x._device.properties()
+    props = _properties(x)
     return props.get("device_type") == "gpu" and \
         (props.get("max_work_group_size") or 0) >= TILE_WIDTH and \
         (props.get("local_mem_size") or 0) >= _TILE_LOCAL_BYTES

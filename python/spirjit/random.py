@@ -112,34 +112,54 @@ def _block(start, i, k0, k1):
                       np.uint32(0), k0, k1)  # as uint32: see _philox64
 
 
+@device_func
+def _stage(tile, lid, k, per, v):
+    """Puts v, output k of the work-item lid's block, in the group's tile:
+    tile position p (outputs in their order in out) at slot p + p // 32,
+    so that the items of a warp, each writing outputs per apart, meet
+    distinct banks."""
+    p = per * lid + k
+    tile[p + p // 32] = v
+
+
+@device_func
+def _flush(out, tile, lid, width, per, first):
+    """The group's per * width outputs, from its tile to out[first ...]:
+    adjacent items store adjacent elements (each item storing its own per
+    outputs, a warp's store touched per times the memory's sectors it
+    filled: float32 draws on the H100 ran at 0.54 TB/s)."""
+    n = out.shape[0]
+    for m in range(per):
+        p = m * width + lid
+        j = first + p
+        if j < n:
+            out[j] = tile[p + p // 32]
+
+
 @kernel
-def _words(item, out, k0, k1, start):
+def _words(item: kapi.NdItem, out, k0, k1, start, tile):
     """out[4 i .. 4 i + 3] = the block of counter start + i (uint32)."""
-    i = item.get_id(0)
+    i = item.get_global_id(0)
+    lid = item.get_local_id(0)
     w0, w1, w2, w3 = _block(start, i, k0, k1)
-    n = out.shape[0]
-    j = 4 * i
-    if j < n:
-        out[j] = np.uint32(w0)
-    if j + 1 < n:
-        out[j + 1] = np.uint32(w1)
-    if j + 2 < n:
-        out[j + 2] = np.uint32(w2)
-    if j + 3 < n:
-        out[j + 3] = np.uint32(w3)
+    _stage(tile, lid, 0, 4, np.uint32(w0))
+    _stage(tile, lid, 1, 4, np.uint32(w1))
+    _stage(tile, lid, 2, 4, np.uint32(w2))
+    _stage(tile, lid, 3, 4, np.uint32(w3))
+    kapi.group_barrier(item.get_group())
+    _flush(out, tile, lid, item.get_local_range(0), 4, 4 * (i - lid))
 
 
 @kernel
-def _uniform64(item, out, k0, k1, start, low, span):
+def _uniform64(item: kapi.NdItem, out, k0, k1, start, low, span, tile):
     """Two float64 in [low, low + span) per block."""
-    i = item.get_id(0)
+    i = item.get_global_id(0)
+    lid = item.get_local_id(0)
     w0, w1, w2, w3 = _block(start, i, k0, k1)
-    n = out.shape[0]
-    j = 2 * i
-    if j < n:
-        out[j] = low + span * _unit53(w0, w1)
-    if j + 1 < n:
-        out[j + 1] = low + span * _unit53(w2, w3)
+    _stage(tile, lid, 0, 2, low + span * _unit53(w0, w1))
+    _stage(tile, lid, 1, 2, low + span * _unit53(w2, w3))
+    kapi.group_barrier(item.get_group())
+    _flush(out, tile, lid, item.get_local_range(0), 2, 2 * (i - lid))
 
 
 @device_func
@@ -150,46 +170,43 @@ def _top24(w):
 
 
 @kernel
-def _uniform32(item, out, k0, k1, start, low, span):
+def _uniform32(item: kapi.NdItem, out, k0, k1, start, low, span, tile):
     """Four float32 in [low, low + span) per block (24 bits each)."""
-    i = item.get_id(0)
+    i = item.get_global_id(0)
+    lid = item.get_local_id(0)
     w0, w1, w2, w3 = _block(start, i, k0, k1)
-    n = out.shape[0]
-    j = 4 * i
     scale = np.float32(1.0 / 16777216.0)
     lo = np.float32(low)
     sp = np.float32(span)
-    if j < n:
-        out[j] = lo + sp * (_top24(w0) * scale)
-    if j + 1 < n:
-        out[j + 1] = lo + sp * (_top24(w1) * scale)
-    if j + 2 < n:
-        out[j + 2] = lo + sp * (_top24(w2) * scale)
-    if j + 3 < n:
-        out[j + 3] = lo + sp * (_top24(w3) * scale)
+    _stage(tile, lid, 0, 4, lo + sp * (_top24(w0) * scale))
+    _stage(tile, lid, 1, 4, lo + sp * (_top24(w1) * scale))
+    _stage(tile, lid, 2, 4, lo + sp * (_top24(w2) * scale))
+    _stage(tile, lid, 3, 4, lo + sp * (_top24(w3) * scale))
+    kapi.group_barrier(item.get_group())
+    _flush(out, tile, lid, item.get_local_range(0), 4, 4 * (i - lid))
 
 
 @kernel
-def _normal64(item, out, k0, k1, start, loc, scale):
+def _normal64(item: kapi.NdItem, out, k0, k1, start, loc, scale, tile):
     """Two normals per block (Box-Muller), float64."""
-    i = item.get_id(0)
+    i = item.get_global_id(0)
+    lid = item.get_local_id(0)
     w0, w1, w2, w3 = _block(start, i, k0, k1)
     u1 = 1.0 - _unit53(w0, w1)
     u2 = _unit53(w2, w3)
     r = math.sqrt(-2.0 * math.log(u1))
     t = 6.283185307179586 * u2
-    n = out.shape[0]
-    j = 2 * i
-    if j < n:
-        out[j] = loc + scale * (r * math.cos(t))
-    if j + 1 < n:
-        out[j + 1] = loc + scale * (r * math.sin(t))
+    _stage(tile, lid, 0, 2, loc + scale * (r * math.cos(t)))
+    _stage(tile, lid, 1, 2, loc + scale * (r * math.sin(t)))
+    kapi.group_barrier(item.get_group())
+    _flush(out, tile, lid, item.get_local_range(0), 2, 2 * (i - lid))
 
 
 @kernel
-def _normal32(item, out, k0, k1, start, loc, scale):
+def _normal32(item: kapi.NdItem, out, k0, k1, start, loc, scale, tile):
     """Four float32 normals per block (Box-Muller twice, 24-bit uniforms)."""
-    i = item.get_id(0)
+    i = item.get_global_id(0)
+    lid = item.get_local_id(0)
     w0, w1, w2, w3 = _block(start, i, k0, k1)
     inv = np.float32(1.0 / 16777216.0)
     a1 = np.float32(1.0) - _top24(w0) * inv
@@ -202,49 +219,41 @@ def _normal32(item, out, k0, k1, start, loc, scale):
     tb = np.float32(6.2831855) * b2
     lo = np.float32(loc)
     sc = np.float32(scale)
-    n = out.shape[0]
-    j = 4 * i
-    if j < n:
-        out[j] = lo + sc * (ra * np.cos(ta))
-    if j + 1 < n:
-        out[j + 1] = lo + sc * (ra * np.sin(ta))
-    if j + 2 < n:
-        out[j + 2] = lo + sc * (rb * np.cos(tb))
-    if j + 3 < n:
-        out[j + 3] = lo + sc * (rb * np.sin(tb))
+    _stage(tile, lid, 0, 4, lo + sc * (ra * np.cos(ta)))
+    _stage(tile, lid, 1, 4, lo + sc * (ra * np.sin(ta)))
+    _stage(tile, lid, 2, 4, lo + sc * (rb * np.cos(tb)))
+    _stage(tile, lid, 3, 4, lo + sc * (rb * np.sin(tb)))
+    kapi.group_barrier(item.get_group())
+    _flush(out, tile, lid, item.get_local_range(0), 4, 4 * (i - lid))
 
 
 @kernel
-def _integers32(item, out, k0, k1, start, low, span):
+def _integers32(item: kapi.NdItem, out, k0, k1, start, low, span, tile):
     """Four integers in [low, low + span) per block, span <= 2**32, by
     Lemire's multiply-shift (bias below span / 2**32)."""
-    i = item.get_id(0)
+    i = item.get_global_id(0)
+    lid = item.get_local_id(0)
     w0, w1, w2, w3 = _block(start, i, k0, k1)
     s = np.uint64(span)
-    n = out.shape[0]
-    j = 4 * i
-    if j < n:
-        out[j] = low + np.int64((w0 * s) >> np.uint64(32))
-    if j + 1 < n:
-        out[j + 1] = low + np.int64((w1 * s) >> np.uint64(32))
-    if j + 2 < n:
-        out[j + 2] = low + np.int64((w2 * s) >> np.uint64(32))
-    if j + 3 < n:
-        out[j + 3] = low + np.int64((w3 * s) >> np.uint64(32))
+    _stage(tile, lid, 0, 4, low + np.int64((w0 * s) >> np.uint64(32)))
+    _stage(tile, lid, 1, 4, low + np.int64((w1 * s) >> np.uint64(32)))
+    _stage(tile, lid, 2, 4, low + np.int64((w2 * s) >> np.uint64(32)))
+    _stage(tile, lid, 3, 4, low + np.int64((w3 * s) >> np.uint64(32)))
+    kapi.group_barrier(item.get_group())
+    _flush(out, tile, lid, item.get_local_range(0), 4, 4 * (i - lid))
 
 
 @kernel
-def _integers64(item, out, k0, k1, start, low, span):
+def _integers64(item: kapi.NdItem, out, k0, k1, start, low, span, tile):
     """Two integers in [low, low + span) per block from 64-bit words."""
-    i = item.get_id(0)
+    i = item.get_global_id(0)
+    lid = item.get_local_id(0)
     w0, w1, w2, w3 = _block(start, i, k0, k1)
     s = np.uint64(span)
-    n = out.shape[0]
-    j = 2 * i
-    if j < n:
-        out[j] = low + np.int64(((w0 << np.uint64(32)) | w1) % s)
-    if j + 1 < n:
-        out[j + 1] = low + np.int64(((w2 << np.uint64(32)) | w3) % s)
+    _stage(tile, lid, 0, 2, low + np.int64(((w0 << np.uint64(32)) | w1) % s))
+    _stage(tile, lid, 1, 2, low + np.int64(((w2 << np.uint64(32)) | w3) % s))
+    kapi.group_barrier(item.get_group())
+    _flush(out, tile, lid, item.get_local_range(0), 2, 2 * (i - lid))
 
 
 def _size(size):
@@ -282,15 +291,20 @@ class Generator:
 
     def _draw(self, kern, shape, dtype, per_block, *params):
         from . import _array_ops as ops
-        from ._library_kernels import _enqueue
+        from ._library_kernels import _enqueue, _group_width
         shape = _size(shape)
         n = int(np.prod(shape))
         out = ops._empty((n,), dtype, self._device)
         blocks = -(-n // per_block)
         if blocks:
-            _enqueue(kern, kapi.Range(blocks), out, np.uint32(self._k0),
-                     np.uint32(self._k1), np.uint64(self._counter),
-                     *params)
+            # A work-group's outputs go out through its tile (_flush).
+            width = _group_width(out)
+            slots = per_block * width
+            _enqueue(kern, kapi.NdRange((-(-blocks // width) * width,),
+                                        (width,)),
+                     out, np.uint32(self._k0), np.uint32(self._k1),
+                     np.uint64(self._counter), *params,
+                     kapi.LocalAccessor((slots + slots // 32,), out.dtype))
             self._counter += blocks
         return ops.reshape(out, shape) if shape != (n,) else out
 

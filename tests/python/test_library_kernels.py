@@ -53,6 +53,20 @@ def test_scan_sizes(put, rows, n):
     np.testing.assert_array_equal(out.asnumpy(), np.cumsum(x, axis=1))
 
 
+@pytest.mark.parametrize("rows,n", [(1, 33), (3, 1000), (1, 2047),
+                                    (2, 2048), (1, 4099)])
+@pytest.mark.parametrize("op", ["+", "*"])
+def test_scan_of_short_rows_by_one_tile_is_numpys(put, monkeypatch, rows, n,
+                                                  op):
+    # GPUs scan a row shorter than a tile as one work-group's tile; forced
+    # here on every device.
+    monkeypatch.setattr(LK, "SCAN_TILES", True)
+    x = np.random.default_rng(n).integers(-3, 4, (rows, n))
+    out = LK.scan_rows(put(x), op, np.int64)
+    want = np.cumsum(x, axis=1) if op == "+" else np.cumprod(x, axis=1)
+    np.testing.assert_array_equal(out.asnumpy(), want)
+
+
 def test_scan_float_sums(put):
     x = np.random.default_rng(1).random((2, 10007), dtype=np.float32)
     np.testing.assert_allclose(LK.scan_rows(put(x), "+", np.float32).asnumpy(),

@@ -77,6 +77,26 @@ def test_the_same_seed_gives_the_same_numbers_on_every_device(device):
     assert u32.dtype == np.float32 and u64.shape == (33,)
 
 
+def test_draws_over_many_work_groups_keep_each_blocks_words_in_order(device):
+    # Each work-group's outputs go out through local memory: across groups
+    # and in a ragged last group, out[4 b + k] is still word k of block b.
+    g = spirjit.random.default_rng(7, device=device)
+    key = np.random.SeedSequence(7).generate_state(2, np.uint32)
+    n = 3 * 1024 + 4 * 37 + 3
+    got = g.random(n, dtype=np.float32).asnumpy()
+    ints = g.integers(0, 2**31, size=n // 2).asnumpy()
+    blocks = -(-n // 4)
+    words = []
+    for block in range(blocks + -(-(n // 2) // 4)):
+        words += philox_reference((block, 0, 0, 0), (int(key[0]),
+                                                     int(key[1])))
+    want = np.array([w >> 8 for w in words[:n]]) / np.float32(2**24)
+    np.testing.assert_array_equal(got, want.astype(np.float32))
+    start = 4 * blocks
+    np.testing.assert_array_equal(
+        ints, [(w * 2**31) >> 32 for w in words[start:start + n // 2]])
+
+
 def test_distributions_look_like_numpys(device, require_dtypes):
     require_dtypes(np.float64)
     g = spirjit.random.default_rng(5, device=device)
