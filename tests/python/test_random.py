@@ -77,9 +77,13 @@ def test_the_same_seed_gives_the_same_numbers_on_every_device(device):
     assert u32.dtype == np.float32 and u64.shape == (33,)
 
 
-def test_draws_over_many_work_groups_keep_each_blocks_words_in_order(device):
-    # Each work-group's outputs go out through local memory: across groups
+@pytest.mark.parametrize("tiled", [True, False])
+def test_draws_over_many_work_groups_keep_each_blocks_words_in_order(
+        device, monkeypatch, tiled):
+    # On GPUs each work-group's outputs go out through local memory (forced
+    # here on every device, and the direct stores of CPUs): across groups
     # and in a ragged last group, out[4 b + k] is still word k of block b.
+    monkeypatch.setattr(R, "TILE_STORES", tiled)
     g = spirjit.random.default_rng(7, device=device)
     key = np.random.SeedSequence(7).generate_state(2, np.uint32)
     n = 3 * 1024 + 4 * 37 + 3
