@@ -243,6 +243,28 @@ public:
 
   int64_t subGroupSize() const override { return 32; } // a warp
 
+  /// shfl.sync: a sub-group is a warp (32 consecutive linear ids, as
+  /// CUDA numbers a block's threads, x fastest).
+  bool hasShuffles() const override { return true; }
+  llvm::Value *emitShuffle(llvm::IRBuilder<> &builder, Shuffle kind,
+                           llvm::Value *mask, llvm::Value *value,
+                           llvm::Value *lane) const override {
+    llvm::Intrinsic::ID id = kind == Shuffle::Index
+                                 ? llvm::Intrinsic::nvvm_shfl_sync_idx_i32
+                             : kind == Shuffle::Up
+                                 ? llvm::Intrinsic::nvvm_shfl_sync_up_i32
+                             : kind == Shuffle::Down
+                                 ? llvm::Intrinsic::nvvm_shfl_sync_down_i32
+                                 : llvm::Intrinsic::nvvm_shfl_sync_bfly_i32;
+    // The c operand: the lowest lane for Up, the highest for the others
+    // (a whole warp, no segments).
+    unsigned clamp = kind == Shuffle::Up ? 0 : 0x1f;
+    return builder.CreateCall(
+        llvm::Intrinsic::getDeclaration(builder.GetInsertBlock()->getModule(),
+                                        id),
+        {mask, value, lane, builder.getInt32(clamp)});
+  }
+
   llvm::Value *emitWorkItemQuery(llvm::IRBuilder<> &builder,
                                  WorkItemQuery query,
                                  llvm::Value *dim) const override {

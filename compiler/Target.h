@@ -116,6 +116,19 @@ public:
   /// (kapi.SubGroup): a warp on NVIDIA GPUs, 16 elsewhere (the float32
   /// lanes of an AVX-512 vector, and Intel GPUs' usual width).
   virtual int64_t subGroupSize() const { return 16; }
+  /// A hardware exchange of the i32 `value` among the lanes of the
+  /// work-item's sub-group set in the i32 `mask`: from lane `lane` (Index),
+  /// `lane` lanes below (Up: lanes under it keep their own), above (Down)
+  /// or at lane ^ `lane` (Xor); `lane` an i32. nullptr where the device
+  /// has none (the default): sub-group and group collectives then go
+  /// through the group's local scratch and barriers (LowerKernelAPI.cpp).
+  enum class Shuffle { Index, Up, Down, Xor };
+  virtual llvm::Value *emitShuffle(llvm::IRBuilder<> &builder, Shuffle kind,
+                                   llvm::Value *mask, llvm::Value *value,
+                                   llvm::Value *lane) const {
+    return nullptr;
+  }
+  virtual bool hasShuffles() const { return false; }
   /// Can the device add floats atomically (atomicrmw fadd, fsub)? If not,
   /// float atomics become compare-and-swap loops on the bits.
   virtual bool hasFloatAtomicAdd() const = 0;

@@ -1,8 +1,9 @@
 # RUN: %spirjit-dump-ir %s scan --sig "(int32[::1], int32[::1])" --ndim 1 --nd-range --stage llir | FileCheck %s
 # RUN: %spirjit-dump-ir %s scan --sig "(int32[::1], int32[::1])" --ndim 1 --nd-range --stage llir --target cuda | FileCheck %s --check-prefix=PTX
-# A sub-group scan is Hillis and Steele's over the group scratch: each step
-# reads the slot 2^k lanes before, and two barriers separate the reads from
-# the writes. Sub-groups are 16 items on SPIR-V devices, a warp on CUDA.
+# A sub-group scan on SPIR-V devices is Hillis and Steele's over the group
+# scratch: each step reads the slot 2^k lanes before, and two barriers
+# separate the reads from the writes. On CUDA a sub-group is a warp, and the
+# lanes exchange registers (shfl.sync.up) with no barrier at all.
 from spirjit import kernel_api as kapi
 
 # CHECK-LABEL: define spir_kernel void @spirjit_scan(
@@ -17,7 +18,10 @@ from spirjit import kernel_api as kapi
 # CHECK: shl i64
 # CHECK: scan.done:
 # PTX: urem i64 %{{.*}}, 32
-# PTX: call void @llvm.nvvm.barrier0()
+# PTX-NOT: barrier0
+# PTX: call i32 @llvm.nvvm.shfl.sync.up.i32(i32 %{{.*}}, i32 %{{.*}}, i32 1, i32 0)
+# PTX: call i32 @llvm.nvvm.shfl.sync.up.i32(i32 %{{.*}}, i32 %{{.*}}, i32 16, i32 0)
+# PTX-NOT: barrier0
 
 
 def scan(item: kapi.NdItem, a, out):

@@ -143,6 +143,8 @@ llvm::Value *Lowering::groupCollective(int rank, llvm::Value *value,
                                        llvm::ConstantInt::get(element, 0))
                : result;
   }
+  if (shufflesValues(type)) // by warps (LowerWarpCollectives.cpp)
+    return warpScan(rank, false, value, type, op, GroupScan::Total);
   llvm::Value *size = rangeProduct(WorkItemQuery::LocalSize, rank);
   builder_.CreateStore(stored, builder_.CreateInBoundsGEP(element, slots, me));
   device().emitBarrier(builder_);
@@ -297,6 +299,13 @@ llvm::Value *Lowering::groupScan(int rank, bool subGroup, llvm::Value *value,
   // before its own. Every item of the group runs every step (a uniform
   // bound), so every barrier is reached by all.
   llvm::Type *element = memoryType(type);
+  if (shufflesValues(type)) { // by warps (LowerWarpCollectives.cpp)
+    llvm::Value *result = warpScan(rank, subGroup, value, type, op, kind);
+    return type->kind == TypeKind::Bool
+               ? builder_.CreateICmpNE(result,
+                                       llvm::ConstantInt::get(element, 0))
+               : result;
+  }
   llvm::Value *slots = groupSlots(element);
   GroupSegment seg = groupSegment(rank, subGroup);
   auto slot = [&](llvm::Value *i) {
@@ -373,6 +382,8 @@ llvm::Value *Lowering::groupScan(int rank, bool subGroup, llvm::Value *value,
 
 llvm::Value *Lowering::groupShuffle(int rank, llvm::Value *value,
                                     const Type *type, llvm::Value *lane) {
+  if (shufflesValues(type)) // one exchange (LowerWarpCollectives.cpp)
+    return warpShuffle(rank, value, type, lane);
   llvm::Type *element = memoryType(type);
   llvm::Value *slots = groupSlots(element);
   GroupSegment seg = groupSegment(rank, true);

@@ -172,6 +172,29 @@ private:
                             llvm::Value *lane);
   Lowered lowerGroupAlgorithm(const Instruction &inst,
                               const KernelApiFunction &api);
+  // Collectives on devices with hardware shuffles (LowerWarpCollectives):
+  // a warp's lanes exchange registers, and a group only meets twice.
+  /// Whether values of `type` take that way (scalars of up to 64 bits).
+  bool shufflesValues(const Type *type);
+  /// The lanes of the item's warp: its lane and warp index (i64), the
+  /// warp's lanes present (i64) and their i32 mask.
+  struct Warp {
+    llvm::Value *lane, *warp, *count, *mask;
+  };
+  Warp warpOf(llvm::Value *me, llvm::Value *size);
+  /// `value` (any scalar of up to 64 bits) from another lane.
+  llvm::Value *shuffleValue(DeviceTarget::Shuffle kind, llvm::Value *mask,
+                            llvm::Value *value, llvm::Value *lane);
+  /// The inclusive scan of `op` over the lanes of the item's warp.
+  llvm::Value *warpInclusiveScan(GroupOperation op, const Type *type,
+                                 llvm::Value *x, const Warp &w);
+  /// groupScan and groupCollective's reduction by warps, in the slot form
+  /// (a bool as i8).
+  llvm::Value *warpScan(int rank, bool subGroup, llvm::Value *value,
+                        const Type *type, GroupOperation op, GroupScan kind);
+  /// groupShuffle by one hardware exchange.
+  llvm::Value *warpShuffle(int rank, llvm::Value *value, const Type *type,
+                           llvm::Value *lane);
   llvm::Value *atomicCompareExchangeLoop(
       llvm::Value *pointer, const Type *element,
       const std::function<llvm::Value *(llvm::Value *)> &update);
