@@ -285,43 +285,24 @@ def _make_tile_kernels(items):
                 key = ka[q] if step == 0 else kb[q]
                 c0, c1, c2, c3 = _bump(c0, c1, c2, c3,
                                        int((key >> s) & kt(15)))
-            # One inclusive scan of the four words across the group (Hillis
-            # and Steele's), all four per step.
-            words[i] = c0
-            words[TILE_WIDTH + i] = c1
-            words[2 * TILE_WIDTH + i] = c2
-            words[3 * TILE_WIDTH + i] = c3
+            # The four words scanned across the group (on CUDA by warp
+            # shuffles: the Hillis-Steele scan by hand in local memory
+            # took 16 barriers a step), and the tile's totals from the
+            # last item.
+            e0 = kapi.group_exclusive_scan(group, c0, "+")
+            e1 = kapi.group_exclusive_scan(group, c1, "+")
+            e2 = kapi.group_exclusive_scan(group, c2, "+")
+            e3 = kapi.group_exclusive_scan(group, c3, "+")
+            if i == TILE_WIDTH - 1:
+                words[0] = e0 + c0
+                words[1] = e1 + c1
+                words[2] = e2 + c2
+                words[3] = e3 + c3
             kapi.group_barrier(group)
-            off = 1
-            while off < TILE_WIDTH:
-                t0 = np.uint64(0)
-                t1 = np.uint64(0)
-                t2 = np.uint64(0)
-                t3 = np.uint64(0)
-                if i >= off:
-                    t0 = words[i - off]
-                    t1 = words[TILE_WIDTH + i - off]
-                    t2 = words[2 * TILE_WIDTH + i - off]
-                    t3 = words[3 * TILE_WIDTH + i - off]
-                kapi.group_barrier(group)
-                if i >= off:
-                    words[i] += t0
-                    words[TILE_WIDTH + i] += t1
-                    words[2 * TILE_WIDTH + i] += t2
-                    words[3 * TILE_WIDTH + i] += t3
-                kapi.group_barrier(group)
-                off *= 2
-            e0 = words[i] - c0
-            e1 = words[TILE_WIDTH + i] - c1
-            e2 = words[2 * TILE_WIDTH + i] - c2
-            e3 = words[3 * TILE_WIDTH + i] - c3
             if i < 16:
-                last = TILE_WIDTH - 1
                 at = 0
                 for b in range(i):
-                    at += _field(words[last], words[TILE_WIDTH + last],
-                                 words[2 * TILE_WIDTH + last],
-                                 words[3 * TILE_WIDTH + last], b)
+                    at += _field(words[0], words[1], words[2], words[3], b)
                 starts[i] = np.int32(at)
             kapi.group_barrier(group)
             r0 = np.uint64(0)
@@ -392,10 +373,10 @@ def _tiled(x):
 def _local_bytes(items, carry):
     """The local memory of a tile pass over 64-bit keys (the most): two
     key buffers, two index buffers (uint32) where indices travel, the
-    packed counters, the places, and the group scans' scratch."""
+    packed counters' totals, the places, and the group scans' scratch."""
     slots = TILE_WIDTH * items + TILE_WIDTH
     return 2 * 8 * slots + (2 * 4 * slots if carry else 0) + \
-        8 * 4 * TILE_WIDTH + 8 * TILE_WIDTH + 8 * TILE_WIDTH + 64
+        8 * 4 + 8 * TILE_WIDTH + 16 * TILE_WIDTH + 64
 
 
 _TILE_LOCAL_BYTES = max(_local_bytes(TILE_ITEMS, True),
@@ -442,7 +423,7 @@ def _tiled_passes(keys, significant, n, like, carry=True):
                  kapi.LocalAccessor((index_slots,), it),
                  kapi.LocalAccessor((slots,), kt),
                  kapi.LocalAccessor((index_slots,), it),
-                 kapi.LocalAccessor((4 * TILE_WIDTH,), np.uint64),
+                 kapi.LocalAccessor((4,), np.uint64),
                  kapi.LocalAccessor((16,), np.int32),
                  kapi.LocalAccessor((TILE_WIDTH,), np.int64))
         keys, other_keys = other_keys, keys
