@@ -9,10 +9,10 @@ from spirjit import kernel_api as kapi
 # CHECK: call i32 @llvm.nvvm.shfl.sync.up.i32(i32 %{{.*}}, i32 %{{.*}}, i32 1, i32 0)
 # CHECK: call i32 @llvm.nvvm.shfl.sync.up.i32(i32 %{{.*}}, i32 %{{.*}}, i32 1, i32 0)
 # CHECK: warps.total:
-# CHECK: warps.stored:
+# CHECK: warps.total.done:
 # CHECK-NEXT: call void @llvm.nvvm.barrier0()
 # CHECK: warps.scan:
-# CHECK: warps.scanned:
+# CHECK: warps.scan.done:
 # CHECK-NEXT: call void @llvm.nvvm.barrier0()
 # CHECK: call void @llvm.nvvm.barrier0()
 # CHECK-NOT: call void @llvm.nvvm.barrier0()

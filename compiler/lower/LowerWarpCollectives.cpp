@@ -12,6 +12,9 @@
 // the SMs' issue and 33 % of memory bandwidth).
 #include "compiler/lower/Lowering.h"
 
+#include <functional>
+#include <string>
+
 namespace spirjit::lower {
 
 using Shuffle = DeviceTarget::Shuffle;
@@ -118,44 +121,39 @@ llvm::Value *Lowering::warpScan(int rank, bool subGroup, llvm::Value *value,
     return builder_.CreateInBoundsGEP(element, slots, i);
   };
   int64_t width = device().subGroupSize();
+  // Code that only the items where `when` holds run: `then` emits it, and
+  // the items meet again after it.
+  auto onlyWhere = [&](llvm::Value *when, const char *name,
+                       const std::function<void()> &then) {
+    llvm::BasicBlock *body = llvm::BasicBlock::Create(
+        context_, std::string("warps.") + name, function_);
+    llvm::BasicBlock *after = llvm::BasicBlock::Create(
+        context_, std::string("warps.") + name + ".done", function_);
+    builder_.CreateCondBr(when, body, after);
+    builder_.SetInsertPoint(body);
+    then();
+    builder_.CreateBr(after);
+    builder_.SetInsertPoint(after);
+  };
   // Each warp's total, from its last lane.
-  llvm::BasicBlock *put =
-      llvm::BasicBlock::Create(context_, "warps.total", function_);
-  llvm::BasicBlock *stored =
-      llvm::BasicBlock::Create(context_, "warps.stored", function_);
-  builder_.CreateCondBr(
-      builder_.CreateICmpEQ(w.lane,
-                            builder_.CreateSub(w.count, builder_.getInt64(1))),
-      put, stored);
-  builder_.SetInsertPoint(put);
-  builder_.CreateStore(inclusive, slot(w.warp));
-  builder_.CreateBr(stored);
-  builder_.SetInsertPoint(stored);
+  onlyWhere(builder_.CreateICmpEQ(
+                w.lane, builder_.CreateSub(w.count, builder_.getInt64(1))),
+            "total", [&] { builder_.CreateStore(inclusive, slot(w.warp)); });
   device().emitBarrier(builder_);
   // The first warp scans the totals in place (at most 32 warps a group).
   llvm::Value *warps = builder_.CreateUDiv(
       builder_.CreateAdd(size, builder_.getInt64(width - 1)),
       builder_.getInt64(width));
-  llvm::BasicBlock *scan =
-      llvm::BasicBlock::Create(context_, "warps.scan", function_);
-  llvm::BasicBlock *scanned =
-      llvm::BasicBlock::Create(context_, "warps.scanned", function_);
-  builder_.CreateCondBr(builder_.CreateICmpEQ(w.warp, builder_.getInt64(0)),
-                        scan, scanned);
-  builder_.SetInsertPoint(scan);
-  llvm::Value *holds = builder_.CreateICmpULT(w.lane, warps);
-  llvm::Value *total = builder_.CreateLoad(
-      element, slot(builder_.CreateSelect(holds, w.lane,
-                                          builder_.getInt64(0))));
-  llvm::Value *totals = warpInclusiveScan(
-      op, type, builder_.CreateSelect(holds, total, identity), w);
-  llvm::BasicBlock *write =
-      llvm::BasicBlock::Create(context_, "warps.write", function_);
-  builder_.CreateCondBr(holds, write, scanned);
-  builder_.SetInsertPoint(write);
-  builder_.CreateStore(totals, slot(w.lane));
-  builder_.CreateBr(scanned);
-  builder_.SetInsertPoint(scanned);
+  onlyWhere(builder_.CreateICmpEQ(w.warp, builder_.getInt64(0)), "scan", [&] {
+    llvm::Value *holds = builder_.CreateICmpULT(w.lane, warps);
+    llvm::Value *total = builder_.CreateLoad(
+        element,
+        slot(builder_.CreateSelect(holds, w.lane, builder_.getInt64(0))));
+    llvm::Value *totals = warpInclusiveScan(
+        op, type, builder_.CreateSelect(holds, total, identity), w);
+    onlyWhere(holds, "write",
+              [&] { builder_.CreateStore(totals, slot(w.lane)); });
+  });
   device().emitBarrier(builder_);
   llvm::Value *result;
   if (kind == GroupScan::Total) {

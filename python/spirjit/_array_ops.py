@@ -422,7 +422,7 @@ def _matmul(a, b, out):
     """out = a @ b for 2-D DeviceArrays (any layout) by the tiled kernel,
     in ``out``'s dtype."""
     from . import _array_library as L
-    from ._library_kernels import _enqueue
+    from ._library_base import _enqueue
     rows, cols = out.shape
     if rows == 0 or cols == 0:
         return out

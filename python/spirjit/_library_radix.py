@@ -29,8 +29,9 @@ import numpy as np
 
 from . import device_func, kernel
 from . import kernel_api as kapi
-from ._library_kernels import (_as_row, _empty, _launch, _properties, iota,
-                               scan_rows)
+from ._library_base import _as_row, _empty, _enqueue, _launch, _properties
+from ._library_kernels import iota
+from ._library_scan import scan_rows
 
 RADIX_BITS = 4
 RADIX = 1 << RADIX_BITS
@@ -387,7 +388,6 @@ def _tiled_passes(keys, significant, n, like, carry=True):
     """The stable order of the unsigned ``keys`` (their low ``significant``
     bits) by tiled passes: a 1-D int64 DeviceArray; with ``carry`` False,
     the sorted keys instead (no index travels)."""
-    from ._library_kernels import _enqueue
     kt = keys.dtype
     it = np.dtype(np.uint32 if n < 2 ** 32 else np.int64)
     ct = np.dtype(np.int32 if n < 2 ** 31 else np.int64)

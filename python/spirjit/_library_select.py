@@ -23,7 +23,8 @@ import numpy as np
 
 from . import device_func, kernel
 from . import kernel_api as kapi
-from ._library_kernels import _as_row, _empty, _fill, _launch
+from ._library_base import _as_row, _empty, _enqueue, _launch
+from ._library_kernels import _fill
 
 SELECT_MIN = 1 << 14
 
@@ -181,7 +182,6 @@ def _part_place(item: kapi.NdItem, keys, pivot, before, totals, out,
 def argpartition_row(x, kth):
     """NumPy's argpartition of the 1-D ``x`` at 0 <= kth < n: a 1-D int64
     DeviceArray (see the module's contract)."""
-    from ._library_kernels import _enqueue
     from ._library_radix import _radix_digit_scan, _radix_keys
     n = x.shape[0]
     keys, significant, _ = _radix_keys(_as_row(x), False)

@@ -307,7 +307,7 @@ class Generator:
 
     def _draw(self, kern, shape, dtype, per_block, *params):
         from . import _array_ops as ops
-        from ._library_kernels import _enqueue, _group_width, _properties
+        from ._library_base import _enqueue, _group_width, _properties
         shape = _size(shape)
         n = int(np.prod(shape))
         out = ops._empty((n,), dtype, self._device)

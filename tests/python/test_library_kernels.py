@@ -7,6 +7,7 @@ import pytest
 
 import spirjit
 from spirjit import _library_kernels as LK
+from spirjit import _library_scan as LS
 from spirjit import errors
 
 INT_DTYPES = [np.int8, np.int16, np.int32, np.int64,
@@ -60,7 +61,7 @@ def test_scan_of_short_rows_by_one_tile_is_numpys(put, monkeypatch, rows, n,
                                                   op):
     # GPUs scan a row shorter than a tile as one work-group's tile; forced
     # here on every device.
-    monkeypatch.setattr(LK, "SCAN_TILES", True)
+    monkeypatch.setattr(LS, "SCAN_TILES", True)
     x = np.random.default_rng(n).integers(-3, 4, (rows, n))
     out = LK.scan_rows(put(x), op, np.int64)
     want = np.cumsum(x, axis=1) if op == "+" else np.cumprod(x, axis=1)
