@@ -52,14 +52,20 @@ def _scan_whole_rows(item, x, out, mul):
         out[r, j] = acc
 
 
+@device_func
+def _chunk(c, chunk, n):
+    """The elements [lo, hi) of chunk c of a row of n."""
+    lo = c * chunk
+    return lo, min(lo + chunk, n)
+
+
 @kernel
 def _scan_chunk_totals(item, x, totals, chunk, mul):
     """totals[r, c] = the sum (product) of chunk c of row r."""
     r = item.get_id(0)
     c = item.get_id(1)
+    lo, hi = _chunk(c, chunk, x.shape[1])
     t = totals.dtype.type
-    lo = c * chunk
-    hi = min(lo + chunk, x.shape[1])
     acc = t(x[r, lo])
     for j in range(lo + 1, hi):
         acc = t(_combine(acc, t(x[r, j]), mul))
@@ -72,9 +78,8 @@ def _scan_chunk_apply(item, x, out, scanned, chunk, mul):
     chunks before it."""
     r = item.get_id(0)
     c = item.get_id(1)
+    lo, hi = _chunk(c, chunk, x.shape[1])
     t = out.dtype.type
-    lo = c * chunk
-    hi = min(lo + chunk, x.shape[1])
     acc = t(x[r, lo])
     if c > 0:
         acc = t(_combine(scanned[r, c - 1], acc, mul))
