@@ -12,15 +12,21 @@ command-line tools. The suite also runs against an installed wheel (ctest's
 never assumed to be the checkout's.
 """
 
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import textwrap
 
 # Every test session starts with an empty disk cache of its own, so tests
-# that count compilations see this session's compilations only.
-os.environ["SPIRJIT_CACHE_DIR"] = tempfile.mkdtemp(prefix="spirjit-test-cache-")
+# that count compilations see this session's compilations only; it goes
+# when the session ends (left behind, they had filled a developer's /tmp:
+# 1454 of them, 38 GB).
+_CACHE_DIR = tempfile.mkdtemp(prefix="spirjit-test-cache-")
+os.environ["SPIRJIT_CACHE_DIR"] = _CACHE_DIR
+atexit.register(shutil.rmtree, _CACHE_DIR, ignore_errors=True)
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402

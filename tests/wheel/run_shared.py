@@ -7,7 +7,7 @@ the OpenCL vendors folder spirjit writes for Intel's runtime exists,
 written by root. Here `spirjit-devices --json` from that venv runs as root
 and then as the user `nobody` (whose home does not exist, so spirjit can
 write no list of its own and must read root's), and both must list the
-same devices.
+same devices. Then the folder goes: nothing runs it after this tier.
 
 Prints "skipped: ..." and exits with SKIPPED (77), which ctest shows as
 skipped, when not run as root, without a user `nobody`, without runuser or
@@ -78,6 +78,20 @@ def main():
         return SKIPPED
     with open(record) as f:
         venv = f.read().strip()
+    try:
+        return compare(venv, prefix)
+    finally:
+        # Nothing runs the wheel-only venv after this tier, and it holds a
+        # wheel and NumPy in the system's temporary folder, 1.1 GB a
+        # checkout: each fresh clone had left one behind.
+        shared = os.path.dirname(venv)
+        if os.path.basename(shared).startswith("spirjit-wheel-"):
+            shutil.rmtree(shared, ignore_errors=True)
+        os.unlink(record)
+
+
+def compare(venv, prefix):
+    """Lists the devices from ``venv`` as root and as USER: the same."""
     tool = os.path.join(venv, "bin", "spirjit-devices")
     cwd = os.path.dirname(venv)
     python = os.path.join(venv, "bin", "python")
@@ -95,7 +109,6 @@ def main():
     assert as_root, "root sees no device"
     assert as_other == as_root, f"{USER} does not see what root sees"
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
