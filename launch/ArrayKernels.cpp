@@ -403,9 +403,10 @@ bool foldOnHost(const ArrayNode &node, const ArrayView &values,
     return static_cast<char *>(v.buffer->svm()) + v.offset;
   };
   node.device->finish();
-  return foldArgPartials(node.reduction == Expression::Reduction::ArgMax, accElement,
-                         at(values), at(indices), values.shape[0],
-                         values.shape[1], at(out), out.strides[0]);
+  bool isMax = node.reduction == Expression::Reduction::ArgMax;
+  return foldArgPartials(isMax, accElement, at(values), at(indices),
+                         values.shape[0], values.shape[1], at(out),
+                         out.strides[0]);
 }
 
 } // namespace

@@ -38,13 +38,12 @@ Lowering::Warp Lowering::warpOf(llvm::Value *me, llvm::Value *size) {
   // The lanes present: all 32, or the low `count` of a last, partial warp.
   llvm::Value *partial = builder_.CreateTrunc(
       builder_.CreateSub(
-          builder_.CreateShl(builder_.getInt64(1),
-                             builder_.CreateSelect(full, builder_.getInt64(0),
-                                                   w.count)),
+          builder_.CreateShl(
+              builder_.getInt64(1),
+              builder_.CreateSelect(full, builder_.getInt64(0), w.count)),
           builder_.getInt64(1)),
       builder_.getInt32Ty());
-  w.mask = builder_.CreateSelect(full, builder_.getInt32(0xFFFFFFFFu),
-                                 partial);
+  w.mask = builder_.CreateSelect(full, builder_.getInt32(0xFFFFFFFFu), partial);
   return w;
 }
 
@@ -61,16 +60,16 @@ llvm::Value *Lowering::shuffleValue(Shuffle kind, llvm::Value *mask,
   };
   llvm::Value *back;
   if (bits <= 32) {
-    back = builder_.CreateTrunc(exchange(builder_.CreateZExt(word, i32)),
-                                asInt);
+    back =
+        builder_.CreateTrunc(exchange(builder_.CreateZExt(word, i32)), asInt);
   } else { // two halves
     llvm::Value *low = exchange(builder_.CreateTrunc(word, i32));
     llvm::Value *high = exchange(builder_.CreateTrunc(
         builder_.CreateLShr(word, builder_.getIntN(bits, 32)), i32));
-    back = builder_.CreateOr(
-        builder_.CreateShl(builder_.CreateZExt(high, asInt),
-                           builder_.getIntN(bits, 32)),
-        builder_.CreateZExt(low, asInt));
+    back =
+        builder_.CreateOr(builder_.CreateShl(builder_.CreateZExt(high, asInt),
+                                             builder_.getIntN(bits, 32)),
+                          builder_.CreateZExt(low, asInt));
   }
   return type->isIntegerTy() ? back : builder_.CreateBitCast(back, type);
 }
@@ -82,9 +81,9 @@ llvm::Value *Lowering::warpInclusiveScan(GroupOperation op, const Type *type,
   for (int64_t d = 1; d < device().subGroupSize(); d *= 2) {
     llvm::Value *theirs =
         shuffleValue(Shuffle::Up, w.mask, x, builder_.getInt32(d));
-    x = builder_.CreateSelect(builder_.CreateICmpUGE(w.lane,
-                                                     builder_.getInt64(d)),
-                              combineGroup(op, type, theirs, x), x);
+    x = builder_.CreateSelect(
+        builder_.CreateICmpUGE(w.lane, builder_.getInt64(d)),
+        combineGroup(op, type, theirs, x), x);
   }
   return x;
 }
@@ -110,9 +109,9 @@ llvm::Value *Lowering::warpScan(int rank, bool subGroup, llvm::Value *value,
       return inclusive;
     if (kind == GroupScan::Exclusive)
       return exclusiveInWarp();
-    llvm::Value *last = builder_.CreateTrunc(
-        builder_.CreateSub(w.count, builder_.getInt64(1)),
-        builder_.getInt32Ty());
+    llvm::Value *last =
+        builder_.CreateTrunc(builder_.CreateSub(w.count, builder_.getInt64(1)),
+                             builder_.getInt32Ty());
     return shuffleValue(Shuffle::Index, w.mask, inclusive, last);
   }
   llvm::Type *element = memoryType(type);
@@ -163,10 +162,9 @@ llvm::Value *Lowering::warpScan(int rank, bool subGroup, llvm::Value *value,
     // The warps below this one, combined: slot warp - 1 (none for warp 0).
     llvm::Value *later = builder_.CreateICmpUGT(w.warp, builder_.getInt64(0));
     llvm::Value *prefix = builder_.CreateLoad(
-        element,
-        slot(builder_.CreateSelect(
-            later, builder_.CreateSub(w.warp, builder_.getInt64(1)),
-            builder_.getInt64(0))));
+        element, slot(builder_.CreateSelect(
+                     later, builder_.CreateSub(w.warp, builder_.getInt64(1)),
+                     builder_.getInt64(0))));
     llvm::Value *own =
         kind == GroupScan::Inclusive ? inclusive : exclusiveInWarp();
     llvm::Value *joined = combineGroup(op, type, prefix, own);
@@ -193,9 +191,8 @@ llvm::Value *Lowering::warpShuffle(int rank, llvm::Value *value,
   llvm::Value *stored = toSlot(value, type);
   llvm::Value *theirs = shuffleValue(Shuffle::Index, w.mask, stored, from);
   return type->kind == TypeKind::Bool
-             ? builder_.CreateICmpNE(theirs,
-                                     llvm::ConstantInt::get(theirs->getType(),
-                                                            0))
+             ? builder_.CreateICmpNE(
+                   theirs, llvm::ConstantInt::get(theirs->getType(), 0))
              : theirs;
 }
 
