@@ -1138,7 +1138,7 @@ def expected_collectives(a, m, global_shape, local_shape, src):
                                    np.float64], ids=dtype_id)
 @pytest.mark.parametrize("global_shape, local_shape", [
     ((64,), (16,)), ((8, 12), (4, 4)), ((4, 4, 6), (2, 2, 3)),
-    ((256,), (256,))], ids=str)
+    ((256,), (256,)), ((120,), (40,)), ((10, 12), (5, 12))], ids=str)
 def test_group_reduce_and_broadcast(device_filter, require_dtypes, dtype,
                                     global_shape, local_shape):
     require_dtypes(dtype)

@@ -38,7 +38,7 @@ def expected_scans(x, local):
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32])
-@pytest.mark.parametrize("local", [1, 7, 64])
+@pytest.mark.parametrize("local", [1, 7, 40, 64, 100])
 def test_group_scans(device, dtype, local):
     x = ((np.arange(3 * local) * 7) % 11 - 3).astype(dtype)
     out = np.zeros((x.size, 4), dtype)
