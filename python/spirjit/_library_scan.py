@@ -93,9 +93,10 @@ def _make_scan_kernels(width, items, mul):
     """The tiled scan's kernels for tiles of ``width`` items (the group's)
     times ``items`` elements, combined by * (``mul``) or +: (totals,
     apply). All three are constants here: each item's loops unroll, its
-    addresses are constant offsets, and each step is one operation (with ``mul`` a parameter, each element took a multiply, an
-    add and a select, and on the H100 a 256-item group of 8 elements an
-    item ran 470 instructions a warp, issue-bound)."""
+    addresses are constant offsets, and each step is one operation (with
+    ``mul`` a parameter, each element took a multiply, an add and a
+    select, and on the H100 a 256-item group of 8 elements an item ran 470
+    instructions a warp, issue-bound)."""
 
     @device_func
     def step(a, b):

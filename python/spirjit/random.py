@@ -145,19 +145,33 @@ def _flush(out, tile, lid, width, per, first, direct):
                 out[j] = tile[p + p // 32]
 
 
+@device_func
+def _put4(out, tile, lid, first, direct, v0, v1, v2, v3):
+    """The four outputs of the item lid's block, staged (_stage)."""
+    _stage(out, tile, lid, 0, 4, first, direct, v0)
+    _stage(out, tile, lid, 1, 4, first, direct, v1)
+    _stage(out, tile, lid, 2, 4, first, direct, v2)
+    _stage(out, tile, lid, 3, 4, first, direct, v3)
+
+
+@device_func
+def _put2(out, tile, lid, first, direct, v0, v1):
+    """The two outputs of the item lid's block, staged (_stage)."""
+    _stage(out, tile, lid, 0, 2, first, direct, v0)
+    _stage(out, tile, lid, 1, 2, first, direct, v1)
+
+
 @kernel
 def _words(item: kapi.NdItem, out, k0, k1, start, direct, tile):
     """out[4 i .. 4 i + 3] = the block of counter start + i (uint32)."""
     i = item.get_global_id(0)
     lid = item.get_local_id(0)
+    first = 4 * (i - lid)  # the group's first output
     w0, w1, w2, w3 = _block(start, i, k0, k1)
-    _stage(out, tile, lid, 0, 4, 4 * (i - lid), direct, np.uint32(w0))
-    _stage(out, tile, lid, 1, 4, 4 * (i - lid), direct, np.uint32(w1))
-    _stage(out, tile, lid, 2, 4, 4 * (i - lid), direct, np.uint32(w2))
-    _stage(out, tile, lid, 3, 4, 4 * (i - lid), direct, np.uint32(w3))
+    _put4(out, tile, lid, first, direct,
+          np.uint32(w0), np.uint32(w1), np.uint32(w2), np.uint32(w3))
     kapi.group_barrier(item.get_group())
-    _flush(out, tile, lid, item.get_local_range(0), 4, 4 * (i - lid),
-           direct)
+    _flush(out, tile, lid, item.get_local_range(0), 4, first, direct)
 
 
 @kernel
@@ -165,12 +179,12 @@ def _uniform64(item: kapi.NdItem, out, k0, k1, start, low, span, direct, tile):
     """Two float64 in [low, low + span) per block."""
     i = item.get_global_id(0)
     lid = item.get_local_id(0)
+    first = 2 * (i - lid)  # the group's first output
     w0, w1, w2, w3 = _block(start, i, k0, k1)
-    _stage(out, tile, lid, 0, 2, 2 * (i - lid), direct, low + span * _unit53(w0, w1))
-    _stage(out, tile, lid, 1, 2, 2 * (i - lid), direct, low + span * _unit53(w2, w3))
+    _put2(out, tile, lid, first, direct,
+          low + span * _unit53(w0, w1), low + span * _unit53(w2, w3))
     kapi.group_barrier(item.get_group())
-    _flush(out, tile, lid, item.get_local_range(0), 2, 2 * (i - lid),
-           direct)
+    _flush(out, tile, lid, item.get_local_range(0), 2, first, direct)
 
 
 @device_func
@@ -185,17 +199,16 @@ def _uniform32(item: kapi.NdItem, out, k0, k1, start, low, span, direct, tile):
     """Four float32 in [low, low + span) per block (24 bits each)."""
     i = item.get_global_id(0)
     lid = item.get_local_id(0)
+    first = 4 * (i - lid)  # the group's first output
     w0, w1, w2, w3 = _block(start, i, k0, k1)
     scale = np.float32(1.0 / 16777216.0)
     lo = np.float32(low)
     sp = np.float32(span)
-    _stage(out, tile, lid, 0, 4, 4 * (i - lid), direct, lo + sp * (_top24(w0) * scale))
-    _stage(out, tile, lid, 1, 4, 4 * (i - lid), direct, lo + sp * (_top24(w1) * scale))
-    _stage(out, tile, lid, 2, 4, 4 * (i - lid), direct, lo + sp * (_top24(w2) * scale))
-    _stage(out, tile, lid, 3, 4, 4 * (i - lid), direct, lo + sp * (_top24(w3) * scale))
+    _put4(out, tile, lid, first, direct,
+          lo + sp * (_top24(w0) * scale), lo + sp * (_top24(w1) * scale),
+          lo + sp * (_top24(w2) * scale), lo + sp * (_top24(w3) * scale))
     kapi.group_barrier(item.get_group())
-    _flush(out, tile, lid, item.get_local_range(0), 4, 4 * (i - lid),
-           direct)
+    _flush(out, tile, lid, item.get_local_range(0), 4, first, direct)
 
 
 @kernel
@@ -203,16 +216,16 @@ def _normal64(item: kapi.NdItem, out, k0, k1, start, loc, scale, direct, tile):
     """Two normals per block (Box-Muller), float64."""
     i = item.get_global_id(0)
     lid = item.get_local_id(0)
+    first = 2 * (i - lid)  # the group's first output
     w0, w1, w2, w3 = _block(start, i, k0, k1)
     u1 = 1.0 - _unit53(w0, w1)
     u2 = _unit53(w2, w3)
     r = math.sqrt(-2.0 * math.log(u1))
     t = 6.283185307179586 * u2
-    _stage(out, tile, lid, 0, 2, 2 * (i - lid), direct, loc + scale * (r * math.cos(t)))
-    _stage(out, tile, lid, 1, 2, 2 * (i - lid), direct, loc + scale * (r * math.sin(t)))
+    _put2(out, tile, lid, first, direct,
+          loc + scale * (r * math.cos(t)), loc + scale * (r * math.sin(t)))
     kapi.group_barrier(item.get_group())
-    _flush(out, tile, lid, item.get_local_range(0), 2, 2 * (i - lid),
-           direct)
+    _flush(out, tile, lid, item.get_local_range(0), 2, first, direct)
 
 
 @kernel
@@ -220,6 +233,7 @@ def _normal32(item: kapi.NdItem, out, k0, k1, start, loc, scale, direct, tile):
     """Four float32 normals per block (Box-Muller twice, 24-bit uniforms)."""
     i = item.get_global_id(0)
     lid = item.get_local_id(0)
+    first = 4 * (i - lid)  # the group's first output
     w0, w1, w2, w3 = _block(start, i, k0, k1)
     inv = np.float32(1.0 / 16777216.0)
     a1 = np.float32(1.0) - _top24(w0) * inv
@@ -232,44 +246,46 @@ def _normal32(item: kapi.NdItem, out, k0, k1, start, loc, scale, direct, tile):
     tb = np.float32(6.2831855) * b2
     lo = np.float32(loc)
     sc = np.float32(scale)
-    _stage(out, tile, lid, 0, 4, 4 * (i - lid), direct, lo + sc * (ra * np.cos(ta)))
-    _stage(out, tile, lid, 1, 4, 4 * (i - lid), direct, lo + sc * (ra * np.sin(ta)))
-    _stage(out, tile, lid, 2, 4, 4 * (i - lid), direct, lo + sc * (rb * np.cos(tb)))
-    _stage(out, tile, lid, 3, 4, 4 * (i - lid), direct, lo + sc * (rb * np.sin(tb)))
+    _put4(out, tile, lid, first, direct,
+          lo + sc * (ra * np.cos(ta)), lo + sc * (ra * np.sin(ta)),
+          lo + sc * (rb * np.cos(tb)), lo + sc * (rb * np.sin(tb)))
     kapi.group_barrier(item.get_group())
-    _flush(out, tile, lid, item.get_local_range(0), 4, 4 * (i - lid),
-           direct)
+    _flush(out, tile, lid, item.get_local_range(0), 4, first, direct)
 
 
 @kernel
-def _integers32(item: kapi.NdItem, out, k0, k1, start, low, span, direct, tile):
+def _integers32(item: kapi.NdItem, out, k0, k1, start, low, span, direct,
+                tile):
     """Four integers in [low, low + span) per block, span <= 2**32, by
     Lemire's multiply-shift (bias below span / 2**32)."""
     i = item.get_global_id(0)
     lid = item.get_local_id(0)
+    first = 4 * (i - lid)  # the group's first output
     w0, w1, w2, w3 = _block(start, i, k0, k1)
     s = np.uint64(span)
-    _stage(out, tile, lid, 0, 4, 4 * (i - lid), direct, low + np.int64((w0 * s) >> np.uint64(32)))
-    _stage(out, tile, lid, 1, 4, 4 * (i - lid), direct, low + np.int64((w1 * s) >> np.uint64(32)))
-    _stage(out, tile, lid, 2, 4, 4 * (i - lid), direct, low + np.int64((w2 * s) >> np.uint64(32)))
-    _stage(out, tile, lid, 3, 4, 4 * (i - lid), direct, low + np.int64((w3 * s) >> np.uint64(32)))
+    _put4(out, tile, lid, first, direct,
+          low + np.int64((w0 * s) >> np.uint64(32)),
+          low + np.int64((w1 * s) >> np.uint64(32)),
+          low + np.int64((w2 * s) >> np.uint64(32)),
+          low + np.int64((w3 * s) >> np.uint64(32)))
     kapi.group_barrier(item.get_group())
-    _flush(out, tile, lid, item.get_local_range(0), 4, 4 * (i - lid),
-           direct)
+    _flush(out, tile, lid, item.get_local_range(0), 4, first, direct)
 
 
 @kernel
-def _integers64(item: kapi.NdItem, out, k0, k1, start, low, span, direct, tile):
+def _integers64(item: kapi.NdItem, out, k0, k1, start, low, span, direct,
+                tile):
     """Two integers in [low, low + span) per block from 64-bit words."""
     i = item.get_global_id(0)
     lid = item.get_local_id(0)
+    first = 2 * (i - lid)  # the group's first output
     w0, w1, w2, w3 = _block(start, i, k0, k1)
     s = np.uint64(span)
-    _stage(out, tile, lid, 0, 2, 2 * (i - lid), direct, low + np.int64(((w0 << np.uint64(32)) | w1) % s))
-    _stage(out, tile, lid, 1, 2, 2 * (i - lid), direct, low + np.int64(((w2 << np.uint64(32)) | w3) % s))
+    _put2(out, tile, lid, first, direct,
+          low + np.int64(((w0 << np.uint64(32)) | w1) % s),
+          low + np.int64(((w2 << np.uint64(32)) | w3) % s))
     kapi.group_barrier(item.get_group())
-    _flush(out, tile, lid, item.get_local_range(0), 2, 2 * (i - lid),
-           direct)
+    _flush(out, tile, lid, item.get_local_range(0), 2, first, direct)
 
 
 def _size(size):
