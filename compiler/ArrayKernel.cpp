@@ -425,15 +425,20 @@ private:
   /// (singleItemGroups): a sum or product folds one chain, a loop LLVM's
   /// vectoriser turns into vector folds where it may reassociate them
   /// (reassociatesFolds), as it does not turn chains of scalars.
+  /// On GPUs an arg reduction folds two: its states are (value, int64
+  /// index) pairs, and four of them with sixteen loads took 40 registers,
+  /// six groups of 256 a multiprocessor, so its eight a multiprocessor ran
+  /// as 1.33 waves; two with eight loads take 32 (H200, argmax of float32
+  /// against CuPy: 2^26 1.27x -> 0.95x, 2^28 1.45x -> 1.06x).
   int chainsFor() const {
     if (e_.values.size() > 16 || reassociatesFolds(e_))
       return 1;
-    return 4;
+    return !e_.chunked && e_.argReduction() ? 2 : 4;
   }
   /// How many rounds of its chains an iteration of that first loop folds:
   /// on GPUs (interleaved rows, not chunked) four, so that each item has
-  /// sixteen loads in flight, which the loop's independent loads let
-  /// ptxas issue together. Four had left a reduction waiting on memory
+  /// sixteen loads in flight (eight for an arg reduction's two chains),
+  /// which the loop's independent loads let ptxas issue together. Four had left a reduction waiting on memory
   /// (H200, argmax of 2^26 float32: 207 us, 27 % of DRAM's rate, where
   /// CUB's 16 loads an item took 78). CPU runtimes vectorise across items
   /// and keep one round.
