@@ -32,6 +32,7 @@ On the same data, medians of R timed runs (each run synchronised):
 import argparse
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -520,6 +521,7 @@ def main():
                              check=True).stdout
         row(label, float(out.split()[0]) * 1e3, "ms",
             f"compiles={out.split()[1]} disk_hits={out.split()[2]}")
+    shutil.rmtree(cache, ignore_errors=True)
 
     print("\n| benchmark | value | unit | note |\n|---|---:|---|---|")
     for name, value, unit, note in rows:

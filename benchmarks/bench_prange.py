@@ -33,6 +33,7 @@ older release of it), and a line to the first-call section.
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -462,6 +463,7 @@ def main(argv=None):
                                  discover_first=True)
         first_call(d.filter_string, cache, False, runs=1)  # fills the cache
         second, err3 = first_call(d.filter_string, cache, False)
+        shutil.rmtree(cache, ignore_errors=True)  # each run made one
 
         def show(r, e):
             if not r:
