@@ -438,10 +438,10 @@ private:
   /// How many rounds of its chains an iteration of that first loop folds:
   /// on GPUs (interleaved rows, not chunked) four, so that each item has
   /// sixteen loads in flight (eight for an arg reduction's two chains),
-  /// which the loop's independent loads let ptxas issue together. Four had left a reduction waiting on memory
-  /// (H200, argmax of 2^26 float32: 207 us, 27 % of DRAM's rate, where
-  /// CUB's 16 loads an item took 78). CPU runtimes vectorise across items
-  /// and keep one round.
+  /// which the loop's independent loads let ptxas issue together. Four
+  /// loads had left a reduction waiting on memory (H200, argmax of 2^26
+  /// float32: 207 us, 27 % of DRAM's rate, where CUB's 16 loads an item
+  /// took 78). CPU runtimes vectorise across items and keep one round.
   int roundsFor() const {
     return e_.chunked || e_.values.size() > 16 ? 1 : 4;
   }

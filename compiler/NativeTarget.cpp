@@ -92,8 +92,7 @@ struct KeepJamsOnFolds : llvm::PassInfoMixin<KeepJamsOnFolds> {
 /// CPU-style sum of 2^24 float64 on 2 cores ran its items one at a time,
 /// 4.2 ms, where jammed it takes 1.9-2.8 (numba parallel=True: 4.2).
 /// Loops of a constant trip count still unroll in full.
-struct NoRuntimeUnrollOfFolds
-    : llvm::PassInfoMixin<NoRuntimeUnrollOfFolds> {
+struct NoRuntimeUnrollOfFolds : llvm::PassInfoMixin<NoRuntimeUnrollOfFolds> {
   llvm::PreservedAnalyses run(llvm::Function &function,
                               llvm::FunctionAnalysisManager &analyses) {
     llvm::LoopInfo &loops = analyses.getResult<llvm::LoopAnalysis>(function);
