@@ -121,12 +121,13 @@ def _stage(out, tile, lid, k, per, first, direct, v):
     (CPUs), else into the group's tile for _flush. Tile position p (the
     outputs in their order in out) is slot p + p // 32, so that the items
     of a warp, writing outputs per apart, meet distinct banks."""
-    p = per * lid + k
+    p = np.uint64(per * lid + k)  # unsigned: no index wraps around
     if direct:
-        if first + p < out.shape[0]:
-            out[first + p] = v
+        j = np.uint64(first) + p
+        if j < np.uint64(out.shape[0]):
+            out[j] = v
     else:
-        tile[p + p // 32] = v
+        tile[p + (p >> np.uint64(5))] = v
 
 
 @device_func
@@ -137,12 +138,12 @@ def _flush(out, tile, lid, width, per, first, direct):
     float32 draws on the H100 ran at 0.54 TB/s. CPUs store directly: the
     tile doubled their time.)"""
     if not direct:
-        n = out.shape[0]
+        n = np.uint64(out.shape[0])
         for m in range(per):
-            p = m * width + lid
-            j = first + p
+            p = np.uint64(m * width + lid)
+            j = np.uint64(first) + p
             if j < n:
-                out[j] = tile[p + p // 32]
+                out[j] = tile[p + (p >> np.uint64(5))]
 
 
 @device_func
