@@ -3,6 +3,7 @@
 
 #include "compiler/HostTarget.h"
 #include "compiler/NativeBarriers.h"
+#include "compiler/NativeFoldLoops.h"
 #include "compiler/NativeLoopBarriers.h"
 #include "compiler/NativeStreaming.h"
 #include "frontend/Diagnostics.h"
@@ -18,10 +19,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Target/TargetMachine.h>
-#include <llvm/Transforms/Scalar/LoopPassManager.h>
-#include <llvm/Transforms/Scalar/LoopUnrollAndJamPass.h>
 #include <llvm/Transforms/Utils/Cloning.h>
-#include <llvm/Transforms/Utils/LoopUtils.h>
 
 #include <array>
 #include <functional>
@@ -48,64 +46,6 @@ bool isSizeQuery(WorkItemQuery query) {
   return query == WorkItemQuery::GlobalSize ||
          query == WorkItemQuery::LocalSize || query == WorkItemQuery::NumGroups;
 }
-
-const char *const jamCountName = "llvm.loop.unroll_and_jam.count";
-
-/// Keeps the jam that addWorkItemLoops asks of an item loop only where the
-/// loop inside it carries a floating-point value from one iteration to the
-/// next (`s += a[base + k]`): a chain the vectoriser cannot split, which
-/// runs four items' chains side by side once jammed, reading four streams.
-/// An item loop around a loop that vectorises (a row of a Jacobi sweep per
-/// item) runs faster alone: jammed, four rows a power of two apart in
-/// memory were read at once, and the sweep of 4096^2 float32 went from 3.1
-/// to 3.5-4.9 ms.
-struct KeepJamsOnFolds : llvm::PassInfoMixin<KeepJamsOnFolds> {
-  llvm::PreservedAnalyses run(llvm::Function &function,
-                              llvm::FunctionAnalysisManager &analyses) {
-    llvm::LoopInfo &loops = analyses.getResult<llvm::LoopAnalysis>(function);
-    for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
-      if (!llvm::findOptionMDForLoop(loop, jamCountName))
-        continue;
-      if (loop->getSubLoops().size() == 1 &&
-          carriesFloatingPoint(*loop->getSubLoops()[0]))
-        continue;
-      loop->setLoopID(llvm::makePostTransformationMetadata(
-          function.getContext(), loop->getLoopID(), {jamCountName}, {}));
-    }
-    return llvm::PreservedAnalyses::all();
-  }
-
-  static bool carriesFloatingPoint(const llvm::Loop &loop) {
-    for (const llvm::PHINode &phi : loop.getHeader()->phis())
-      if (phi.getType()->getScalarType()->isFloatingPointTy())
-        return true;
-    return false;
-  }
-};
-
-/// Keeps LLVM from unrolling, by a count it picks at run time, an
-/// innermost loop that carries a floating-point value (a kernel's own
-/// `s += a[base + k]`): its adds stay one chain, so unrolling gains it
-/// nothing, and it costs the jam. Unrolled before addWorkItemLoops (the
-/// first optimisation), the loop was two, the unrolled one and its
-/// remainder, and KeepJamsOnFolds wants one loop inside the item loop: a
-/// CPU-style sum of 2^24 float64 on 2 cores ran its items one at a time,
-/// 4.2 ms, where jammed it takes 1.9-2.8 (numba parallel=True: 4.2).
-/// Loops of a constant trip count still unroll in full.
-struct NoRuntimeUnrollOfFolds : llvm::PassInfoMixin<NoRuntimeUnrollOfFolds> {
-  llvm::PreservedAnalyses run(llvm::Function &function,
-                              llvm::FunctionAnalysisManager &analyses) {
-    llvm::LoopInfo &loops = analyses.getResult<llvm::LoopAnalysis>(function);
-    for (llvm::Loop *loop : loops.getLoopsInPreorder())
-      if (loop->isInnermost() &&
-          KeepJamsOnFolds::carriesFloatingPoint(*loop) &&
-          !llvm::findOptionMDForLoop(loop, runtimeUnrollOffName))
-        llvm::addStringMetadataToLoop(loop, runtimeUnrollOffName);
-    return llvm::PreservedAnalyses::all();
-  }
-  static constexpr const char *runtimeUnrollOffName =
-      "llvm.loop.unroll.runtime.disable";
-};
 
 class NativeTarget : public DeviceTarget {
 public:
@@ -173,10 +113,7 @@ public:
   bool unswitchesLoops() const override { return true; }
   void addPassesBeforeVectorizing(llvm::FunctionPassManager &passes,
                                   llvm::OptimizationLevel level) const override {
-    passes.addPass(NoRuntimeUnrollOfFolds());
-    passes.addPass(KeepJamsOnFolds());
-    passes.addPass(llvm::createFunctionToLoopPassAdaptor(
-        llvm::LoopUnrollAndJamPass(level.getSpeedupLevel())));
+    addFoldLoopPasses(passes, level);
   }
   /// libmvec, where the host JIT found it (HostJIT::vectorMath).
   bool vectorMath() const override { return HostJIT::instance().vectorMath(); }
@@ -854,7 +791,7 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
   }
   // Without barriers, items that run a loop of their own (a prange
   // reduction's chunk, a CPU-style sum's) run it four at a time, jammed
-  // (LLVM's unroll-and-jam, KeepJamsOnFolds above): one thread then reads
+  // (LLVM's unroll-and-jam, NativeFoldLoops.h): one thread then reads
   // four streams of memory, not one, and a sum of 2^24 float64 on 2 cores
   // took 1.9-3.6 ms instead of 4.1-4.2 (numba parallel=True: 4.1-4.3; AMD
   // EPYC VM, 2026-11-27). Each item's own loop keeps its order, so its
@@ -862,7 +799,7 @@ void addWorkItemLoops(llvm::Module &module, const std::string &entryPoint,
   // finds it safe, and only loops with one loop inside.
   if (regions.count == 1) {
     llvm::Metadata *jam[] = {
-        llvm::MDString::get(context, jamCountName),
+        llvm::MDString::get(context, nativeJamCountName),
         llvm::ConstantAsMetadata::get(b.getInt32(4))};
     loop.push_back(llvm::MDNode::get(context, jam));
   }
