@@ -34,6 +34,7 @@ enum class KernelApiResult {
   Bool,
   Group,
   SubGroup,
+  Mask,
   Element,
   Value,
   PrivateArray,

@@ -265,6 +265,14 @@ public:
         {mask, value, lane, builder.getInt32(clamp)});
   }
 
+  llvm::Value *emitBallot(llvm::IRBuilder<> &builder, llvm::Value *mask,
+                          llvm::Value *truth) const override {
+    return builder.CreateCall(
+        llvm::Intrinsic::getDeclaration(builder.GetInsertBlock()->getModule(),
+                                        llvm::Intrinsic::nvvm_vote_ballot_sync),
+        {mask, truth});
+  }
+
   llvm::Value *emitWorkItemQuery(llvm::IRBuilder<> &builder,
                                  WorkItemQuery query,
                                  llvm::Value *dim) const override {

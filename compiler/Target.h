@@ -129,6 +129,13 @@ public:
     return nullptr;
   }
   virtual bool hasShuffles() const { return false; }
+  /// The i32 of the lanes in the i32 `mask` whose i1 `truth` holds (bit i
+  /// for lane i), by one hardware vote; nullptr where the device has none
+  /// (kapi.sub_group_ballot then ORs through the group scratch).
+  virtual llvm::Value *emitBallot(llvm::IRBuilder<> &builder,
+                                  llvm::Value *mask, llvm::Value *truth) const {
+    return nullptr;
+  }
   /// Can the device add floats atomically (atomicrmw fadd, fsub)? If not,
   /// float atomics become compare-and-swap loops on the bits.
   virtual bool hasFloatAtomicAdd() const = 0;

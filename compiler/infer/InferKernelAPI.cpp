@@ -234,12 +234,14 @@ Inference::inferGroupAlgorithm(Instruction &inst, const KernelApiFunction &api,
   if (api.id == KernelApi::SubGroupBarrier)
     return types::none();
   const Type *value = need(1)->type;
-  if (api.id == KernelApi::AnyOf || api.id == KernelApi::AllOf) {
+  if (api.id == KernelApi::AnyOf || api.id == KernelApi::AllOf ||
+      api.id == KernelApi::SubGroupBallot) {
     if (!value->isNumber())
       typingError(inst, name + "() takes a predicate (a bool or number), "
                                "not '" +
                             value->str() + "'");
-    return types::boolean();
+    return api.id == KernelApi::SubGroupBallot ? types::integer(32, false)
+                                               : types::boolean();
   }
   if (!value->isNumber())
     typingError(inst, name + "() combines numbers, not '" + value->str() +

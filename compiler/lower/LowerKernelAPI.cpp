@@ -779,6 +779,12 @@ Lowered Lowering::lowerGroupAlgorithm(const Instruction &inst,
                                                  : GroupOperation::And,
                       GroupScan::Total)};
   }
+  if (api.id == KernelApi::SubGroupBallot) {
+    llvm::Value *truth =
+        convert(scalarOf(valueInst, types::materialize(valueInst->type)),
+                valueInst->type, types::boolean());
+    return {subGroupBallot(rank, truth)};
+  }
   const Type *type = types::materialize(valueInst->type);
   llvm::Value *value = scalarOf(valueInst, type);
   auto laneArgument = [&](size_t i) -> llvm::Value * {

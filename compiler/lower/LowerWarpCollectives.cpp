@@ -196,4 +196,20 @@ llvm::Value *Lowering::warpShuffle(int rank, llvm::Value *value,
              : theirs;
 }
 
+llvm::Value *Lowering::subGroupBallot(int rank, llvm::Value *truth) {
+  if (device().hasShuffles()) {
+    llvm::Value *me =
+        linearQuery(WorkItemQuery::LocalId, WorkItemQuery::LocalSize, rank);
+    Warp w = warpOf(me, rangeProduct(WorkItemQuery::LocalSize, rank));
+    if (llvm::Value *lanes = device().emitBallot(builder_, w.mask, truth))
+      return lanes;
+  }
+  GroupSegment seg = groupSegment(rank, true);
+  llvm::Value *bit = builder_.CreateShl(
+      builder_.CreateZExt(truth, builder_.getInt32Ty()),
+      builder_.CreateTrunc(seg.lane, builder_.getInt32Ty()));
+  return groupScan(rank, true, bit, types::integer(32, false),
+                   GroupOperation::Or, GroupScan::Total);
+}
+
 } // namespace spirjit::lower

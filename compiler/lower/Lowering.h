@@ -195,6 +195,10 @@ private:
   /// groupShuffle by one hardware exchange.
   llvm::Value *warpShuffle(int rank, llvm::Value *value, const Type *type,
                            llvm::Value *lane);
+  /// kapi.sub_group_ballot: an i32 with bit i set where lane i's i1
+  /// `truth` holds (DeviceTarget::emitBallot, else an OR over the group
+  /// scratch).
+  llvm::Value *subGroupBallot(int rank, llvm::Value *truth);
   llvm::Value *atomicCompareExchangeLoop(
       llvm::Value *pointer, const Type *element,
       const std::function<llvm::Value *(llvm::Value *)> &update);

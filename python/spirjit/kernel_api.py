@@ -21,7 +21,8 @@ __all__ = [
     "group_inclusive_scan", "group_exclusive_scan", "any_of", "all_of",
     "SubGroup", "sub_group_barrier", "shuffle", "shuffle_xor", "shuffle_down",
     "shuffle_up", "sub_group_broadcast", "sub_group_reduce",
-    "sub_group_inclusive_scan", "sub_group_exclusive_scan", "call_kernel",
+    "sub_group_inclusive_scan", "sub_group_exclusive_scan",
+    "sub_group_ballot", "call_kernel",
 ]
 
 
@@ -549,6 +550,19 @@ def all_of(group, pred):
     g, base, count, _ = _segment(group)
     _, values = _gather(g, bool(pred))
     return all(values[base + i] for i in range(count))
+
+
+def sub_group_ballot(sg, pred):
+    """The lanes of the sub-group whose ``pred`` holds, as a np.uint32 with
+    bit i set for lane i (a spirjit extension: SYCL's ``group_ballot``,
+    CUDA's ``__ballot_sync``)."""
+    group, base, count, _ = _segment(sg)
+    _, values = _gather(group, bool(pred))
+    lanes = 0
+    for i in range(count):
+        if values[base + i]:
+            lanes |= 1 << i
+    return np.uint32(lanes)
 
 
 def sub_group_barrier(sg):

@@ -111,6 +111,47 @@ def test_sub_group_functions(device, local):
 
 
 @spirjit.kernel
+def ballots(item: kapi.NdItem, x, out):
+    sg = item.get_sub_group()
+    i = item.get_global_id(0)
+    lanes = kapi.sub_group_ballot(sg, x[i] % 3 == 0)
+    out[i, 0] = lanes
+    # The lanes below this one whose value is this one's: a stable rank.
+    same = np.uint32(0xFFFFFFFF)
+    for b in range(4):
+        bit = kapi.sub_group_ballot(sg, (x[i] >> b) & 1)
+        same &= bit if (x[i] >> b) & 1 else ~bit
+    below = same & ((np.uint32(1) << np.uint32(sg.get_local_id())) -
+                    np.uint32(1))
+    count = 0
+    for b in range(32):
+        count += (below >> np.uint32(b)) & np.uint32(1)
+    out[i, 1] = count
+
+
+@pytest.mark.parametrize("local", [5, 16, 40, 64])
+def test_sub_group_ballot(device, local):
+    x = ((np.arange(2 * local) * 7) % 13).astype(np.int64)
+    out = np.zeros((x.size, 2), np.uint32)
+    spirjit.call_kernel(ballots, kapi.NdRange((x.size,), (local,)), x, out)
+    width = 32 if device.backend == "cuda" else 16
+
+    def expected(width):
+        want = np.zeros_like(out)
+        for g0 in range(0, x.size, local):
+            for s0 in range(g0, g0 + local, width):
+                lanes = x[s0:min(s0 + width, g0 + local)]
+                mask = sum(1 << k for k, v in enumerate(lanes) if v % 3 == 0)
+                for lane, v in enumerate(lanes):
+                    want[s0 + lane] = mask, (lanes[:lane] == v).sum()
+        return want
+    np.testing.assert_array_equal(out, expected(width))
+    sim = np.zeros_like(out)
+    kapi.call_kernel(ballots, kapi.NdRange((x.size,), (local,)), x, sim)
+    np.testing.assert_array_equal(sim, expected(kapi.SUB_GROUP_SIZE))
+
+
+@spirjit.kernel
 def floats_and_bools(item: kapi.NdItem, x, out, flags):
     g = item.get_group()
     sg = item.get_sub_group()
@@ -156,8 +197,18 @@ def test_wrong_groups_and_ops_are_typing_errors(device):
     def unknown_op(item: kapi.NdItem, x):
         x[0] = kapi.sub_group_reduce(item.get_sub_group(), x[0], "avg")
 
+    @spirjit.kernel
+    def ballot_of_group(item: kapi.NdItem, x):
+        x[0] = kapi.sub_group_ballot(item.get_group(), x[0] > 0)
+
+    @spirjit.kernel
+    def ballot_of_array(item: kapi.NdItem, x):
+        x[0] = kapi.sub_group_ballot(item.get_sub_group(), x)
+
     cases = [(sub_group_as_group, r"group_barrier\(\) needs the work-group"),
              (group_as_sub_group, r"shuffle\(\) needs the sub-group"),
+             (ballot_of_group, r"sub_group_ballot\(\) needs the sub-group"),
+             (ballot_of_array, r"sub_group_ballot\(\) takes a predicate"),
              (bitwise_float, r"op '&' combines integers or bools"),
              (unknown_op, r"op must be '\+', '\*', 'min', 'max', '&'")]
     for kernel, message in cases:
