@@ -17,10 +17,10 @@ On GPUs (``_tiled``) a pass sorts by TILE_BITS = 8 bits and moves whole
 tiles of TILE keys (twice as many where keys travel alone): a work-group
 counts its tile's digits in local memory (``count``), a group per digit
 scans those counts across tiles (``_radix_digit_scan``), and the group
-then sorts its tile by the digit in local memory (two stable 4-bit
-ranking steps, each one scan across the group of per-item counters
-packed four 16-bit digits to a word) and writes it out in that order, so
-adjacent items write adjacent places (``tile_pass``). Indices travel as
+then sorts its tile by the digit in local memory (each sub-group ranks
+its run of keys by ballots, ``kapi.sub_group_ballot``, and counters a
+digit) and writes it out in that order, so adjacent items write adjacent
+places (``tile_pass``). Indices travel as
 uint32 below 2**32 elements. The CPU form suits CPUs, whose work-items
 each run long sequential chunks well.
 """
@@ -155,19 +155,6 @@ def _radix_scatter(item, keys, idx, out_keys, out_idx, ends, counts, shift,
         at[d] = p + 1
 
 
-@device_func
-def _field(w0, w1, w2, w3, d):
-    """The 16-bit counter of 4-bit digit d in four packed words."""
-    w = w0
-    if d >= 12:
-        w = w3
-    elif d >= 8:
-        w = w2
-    elif d >= 4:
-        w = w1
-    return int((w >> np.uint64((d & 3) * 16)) & np.uint64(0xFFFF))
-
-
 @kernel
 def _radix_digit_scan(item: kapi.NdItem, counts, offsets, totals, tiles):
     """Group d scans row d of the digit-major counts: offsets[d * tiles +
@@ -195,31 +182,19 @@ def _radix_digit_scan(item: kapi.NdItem, counts, offsets, totals, tiles):
 
 
 @device_func
-def _bump(c0, c1, c2, c3, d):
-    """The packed counters c0..c3 with the one of 4-bit digit d plus one."""
-    inc = np.uint64(1) << np.uint64((d & 3) * 16)
-    if d >= 12:
-        c3 += inc
-    elif d >= 8:
-        c2 += inc
-    elif d >= 4:
-        c1 += inc
-    else:
-        c0 += inc
-    return c0, c1, c2, c3
+def _popc(v):
+    """The set bits of the uint32 v (LLVM makes this one instruction)."""
+    v = v - ((v >> np.uint32(1)) & np.uint32(0x55555555))
+    v = (v & np.uint32(0x33333333)) + ((v >> np.uint32(2)) &
+                                       np.uint32(0x33333333))
+    v = (v + (v >> np.uint32(4))) & np.uint32(0x0F0F0F0F)
+    return int((v * np.uint32(0x01010101)) >> np.uint32(24))
 
 
 def _make_tile_kernels(items):
     """The tiled passes' kernels for tiles of TILE_WIDTH * ``items`` keys
     (each item ranks ``items``): (count, tile_pass)."""
     tile = TILE_WIDTH * items
-
-    @device_func
-    def _slot(p):
-        """The local-memory slot of tile position p: one spare slot every
-        ``items``, so the items of a warp reading their runs (p = item *
-        items + k) touch distinct banks."""
-        return p + p // items
 
     @kernel
     def count(item: kapi.NdItem, keys, counts, shift, tiles, hist):
@@ -245,119 +220,114 @@ def _make_tile_kernels(items):
 
     @kernel
     def tile_pass(item: kapi.NdItem, keys, idx, out_keys, out_idx, offsets,
-                  totals, shift, tiles, first, carry, ka, ia, kb, ib, words,
-                  starts, where):
+                  totals, shift, tiles, first, carry, sk, si, hist, where):
         """Tile g's (key, index) pairs sorted stably by the 8-bit digit at
-        ``shift`` in local memory (ka/ia, through kb/ib), then written out:
-        the tile's keys of digit d go after every key of a smaller digit
-        (``totals``) and the keys of digit d in the tiles before it
-        (``offsets``). ``first``: the indices are the positions themselves
-        (idx is not read); ``carry`` 0: keys alone (no index is read or
-        written)."""
+        ``shift`` in local memory (sk/si), then written out: the tile's
+        keys of digit d go after every key of a smaller digit (``totals``)
+        and the keys of digit d in the tiles before it (``offsets``).
+        ``first``: the indices are the positions themselves (idx is not
+        read); ``carry`` 0: keys alone (no index is read or written).
+
+        Sub-group s ranks the tile's s-th run of width * items keys, width
+        at a time in order: the lanes holding a key's digit (its peers)
+        come from eight ballots, one a bit; the lowest peer adds their
+        count to the sub-group's counter of that digit (hist) and hands
+        the old count to the others; a key's rank among its digit's keys
+        of the run is that count plus its peers in lower lanes. The
+        counters, scanned across sub-groups and digits, turn those ranks
+        into places in the sorted tile."""
         group = item.get_group()
-        g = group.get_group_id(0)
+        sg = item.get_sub_group()
         i = item.get_local_id(0)
+        s = sg.get_group_id()
+        lane = np.uint32(sg.get_local_id())
+        width = sg.get_max_local_range()
+        runs = TILE_WIDTH // width
         n = keys.shape[0]
         kt = keys.dtype.type
-        it = ia.dtype.type
-        base = g * tile
-        for k in range(items):
-            p = k * TILE_WIDTH + i
-            j = base + p
-            q = _slot(p)
-            if j < n:
-                ka[q] = keys[j]
-                if carry:
-                    if first:
-                        ia[q] = it(j)
-                    else:
-                        ia[q] = it(idx[j])
-            else:
-                ka[q] = ~kt(0)  # padding: the largest digit, after all keys
-        kapi.group_barrier(group)
-        for step in range(2):
-            s = kt(shift + 4 * step)
-            c0 = np.uint64(0)
-            c1 = np.uint64(0)
-            c2 = np.uint64(0)
-            c3 = np.uint64(0)
-            for k in range(items):
-                q = _slot(i * items + k)
-                key = ka[q] if step == 0 else kb[q]
-                c0, c1, c2, c3 = _bump(c0, c1, c2, c3,
-                                       int((key >> s) & kt(15)))
-            # The four words scanned across the group (on CUDA by warp
-            # shuffles: the Hillis-Steele scan by hand in local memory
-            # took 16 barriers a step), and the tile's totals from the
-            # last item.
-            e0 = kapi.group_exclusive_scan(group, c0, "+")
-            e1 = kapi.group_exclusive_scan(group, c1, "+")
-            e2 = kapi.group_exclusive_scan(group, c2, "+")
-            e3 = kapi.group_exclusive_scan(group, c3, "+")
-            if i == TILE_WIDTH - 1:
-                words[0] = e0 + c0
-                words[1] = e1 + c1
-                words[2] = e2 + c2
-                words[3] = e3 + c3
-            kapi.group_barrier(group)
-            if i < 16:
-                at = 0
-                for b in range(i):
-                    at += _field(words[0], words[1], words[2], words[3], b)
-                starts[i] = np.int32(at)
-            kapi.group_barrier(group)
-            r0 = np.uint64(0)
-            r1 = np.uint64(0)
-            r2 = np.uint64(0)
-            r3 = np.uint64(0)
-            for k in range(items):
-                q = _slot(i * items + k)
-                key = ka[q] if step == 0 else kb[q]
-                d = int((key >> s) & kt(15))
-                o = _slot(int(starts[d]) + _field(e0, e1, e2, e3, d) +
-                          _field(r0, r1, r2, r3, d))
-                r0, r1, r2, r3 = _bump(r0, r1, r2, r3, d)
-                if step == 0:
-                    kb[o] = key
-                    if carry:
-                        ib[o] = ia[q]
-                else:
-                    ka[o] = key
-                    if carry:
-                        ia[o] = ib[q]
-            kapi.group_barrier(group)
-        # where[d] + p: the place of tile position p (digit d) in the
-        # output.
-        mask = kt(TILE_WIDTH - 1)
+        it = si.dtype.type
+        u = np.uint32
         sh = kt(shift)
+        digit = kt(TILE_WIDTH - 1)
+        g = group.get_group_id(0)
+        for r in range(runs):
+            hist[r * TILE_WIDTH + i] = u(0)
+        kapi.group_barrier(group)
+        start_of_tile = np.uint64(g * tile)
+        base = start_of_tile + np.uint64(s * width * items) + np.uint64(lane)
+        mine = kapi.PrivateArray(items, kt)
+        rank = kapi.PrivateArray(items, np.uint32)
+        below = (u(1) << lane) - u(1)
+        lanes = u(0xFFFFFFFF) >> u(32 - width)
+        counters = u(s * TILE_WIDTH)
+        for k in range(items):
+            j = base + np.uint64(k * width)
+            key = keys[j] if j < n else ~kt(0)  # padding sorts last
+            mine[k] = key
+            d = u((key >> sh) & digit)
+            peers = lanes
+            for b in range(TILE_BITS):
+                bit = (d >> u(b)) & u(1)
+                peers &= kapi.sub_group_ballot(sg, bit) ^ (bit - u(1))
+            leader = _popc((peers & (~peers + u(1))) - u(1))
+            held = u(0)
+            if lane == leader:
+                held = hist[counters + d]
+                hist[counters + d] = held + u(_popc(peers))
+            rank[k] = kapi.shuffle(sg, held, leader) + u(_popc(peers & below))
+        kapi.group_barrier(group)
+        # Item i owns digit i: its place in the sorted tile after every
+        # smaller digit, each sub-group's keys of it after the sub-groups
+        # before; where[i]: how far the tile's keys of digit i move.
+        total = u(0)
+        for r in range(runs):
+            c = hist[r * TILE_WIDTH + i]
+            hist[r * TILE_WIDTH + i] = total
+            total += c
+        start = kapi.group_exclusive_scan(group, total, "+")
         before = kapi.group_exclusive_scan(group, totals[i], "+")
-        for k in range(items):
-            p = k * TILE_WIDTH + i
-            d = int((ka[_slot(p)] >> sh) & mask)
-            if p == 0 or int((ka[_slot(p - 1)] >> sh) & mask) != d:
-                where[d] = np.int64(p)
-        kapi.group_barrier(group)
-        where[i] = np.int64(before + offsets[i * tiles + g]) - where[i]
+        for r in range(runs):
+            hist[r * TILE_WIDTH + i] += start
+        where[i] = np.int64(before) + np.int64(offsets[i * tiles + g]) - \
+            np.int64(start)
         kapi.group_barrier(group)
         for k in range(items):
-            p = k * TILE_WIDTH + i
-            if base + p < n:
-                q = _slot(p)
-                dest = where[int((ka[q] >> sh) & mask)] + p
-                out_keys[dest] = ka[q]
+            key = mine[k]
+            p = hist[counters + u((key >> sh) & digit)] + rank[k]
+            sk[p] = key
+            if carry:
+                j = base + np.uint64(k * width)
+                if j < n:
+                    si[p] = it(j) if first else it(idx[j])
+        kapi.group_barrier(group)
+        for k in range(items):
+            p = u(k * TILE_WIDTH + i)
+            if start_of_tile + np.uint64(p) < n:
+                key = sk[p]
+                dest = np.uint64(where[u((key >> sh) & digit)] + np.int64(p))
+                out_keys[dest] = key
                 if carry:
-                    out_idx[dest] = out_idx.dtype.type(ia[q])
+                    out_idx[dest] = out_idx.dtype.type(si[p])
 
     return count, tile_pass
 
 
-_TILE_KERNELS = {}
+# The sub-groups of a tile pass's group at most (sub-groups have 16 lanes
+# or more on every target): each has a counter a digit.
+TILE_RUNS = TILE_WIDTH // 16
 
 
-def _tile_kernels(items):
-    if items not in _TILE_KERNELS:
-        _TILE_KERNELS[items] = _make_tile_kernels(items)
-    return _TILE_KERNELS[items]
+def _local_bytes(items, carry):
+    """The local memory of a tile pass over 64-bit keys (the most): the
+    sorted tile's keys, its indices (uint32) where indices travel, the
+    sub-groups' digit counters, the places, and the group scans' scratch."""
+    tile = TILE_WIDTH * items
+    return 8 * tile + (4 * tile if carry else 0) + \
+        4 * TILE_RUNS * TILE_WIDTH + 8 * TILE_WIDTH + 16 * TILE_WIDTH + 64
+
+
+_TILE_LOCAL_BYTES = max(_local_bytes(TILE_ITEMS, True),
+                        _local_bytes(TILE_KEY_ITEMS, False))
 
 
 def _tiled(x):
@@ -371,17 +341,13 @@ def _tiled(x):
         (props.get("local_mem_size") or 0) >= _TILE_LOCAL_BYTES
 
 
-def _local_bytes(items, carry):
-    """The local memory of a tile pass over 64-bit keys (the most): two
-    key buffers, two index buffers (uint32) where indices travel, the
-    packed counters' totals, the places, and the group scans' scratch."""
-    slots = TILE_WIDTH * items + TILE_WIDTH
-    return 2 * 8 * slots + (2 * 4 * slots if carry else 0) + \
-        8 * 4 + 8 * TILE_WIDTH + 16 * TILE_WIDTH + 64
+_TILE_KERNELS = {}
 
 
-_TILE_LOCAL_BYTES = max(_local_bytes(TILE_ITEMS, True),
-                        _local_bytes(TILE_KEY_ITEMS, False))
+def _tile_kernels(items):
+    if items not in _TILE_KERNELS:
+        _TILE_KERNELS[items] = _make_tile_kernels(items)
+    return _TILE_KERNELS[items]
 
 
 def _tiled_passes(keys, significant, n, like, carry=True):
@@ -393,7 +359,6 @@ def _tiled_passes(keys, significant, n, like, carry=True):
     ct = np.dtype(np.int32 if n < 2 ** 31 else np.int64)
     items = TILE_ITEMS if carry else TILE_KEY_ITEMS
     tile = TILE_WIDTH * items
-    slots = tile + tile // items
     count, tile_pass = _tile_kernels(items)
     tiles = -(-n // tile)
     space = kapi.NdRange((tiles * TILE_WIDTH,), (TILE_WIDTH,))
@@ -406,7 +371,6 @@ def _tiled_passes(keys, significant, n, like, carry=True):
     other_keys = _empty((n,), kt, like)
     spare = [_empty((n if carry else 1,), it, like)
              for _ in range(min(2, len(shifts) - 1))]
-    index_slots = slots if carry else 1
     for number, shift in enumerate(shifts):
         last = number == len(shifts) - 1
         _enqueue(count, space, keys, counts, shift, tiles,
@@ -419,12 +383,9 @@ def _tiled_passes(keys, significant, n, like, carry=True):
                  idx if idx is not None else counts, other_keys, out_idx,
                  offsets, totals, shift, tiles, 1 if idx is None else 0,
                  1 if carry else 0,
-                 kapi.LocalAccessor((slots,), kt),
-                 kapi.LocalAccessor((index_slots,), it),
-                 kapi.LocalAccessor((slots,), kt),
-                 kapi.LocalAccessor((index_slots,), it),
-                 kapi.LocalAccessor((4,), np.uint64),
-                 kapi.LocalAccessor((16,), np.int32),
+                 kapi.LocalAccessor((tile,), kt),
+                 kapi.LocalAccessor((tile if carry else 1,), it),
+                 kapi.LocalAccessor((TILE_RUNS * TILE_WIDTH,), np.uint32),
                  kapi.LocalAccessor((TILE_WIDTH,), np.int64))
         keys, other_keys = other_keys, keys
         idx = out_idx
