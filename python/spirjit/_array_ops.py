@@ -193,6 +193,9 @@ def astype(x, dtype, copy=True):
     return globals()["copy"](x, dtype)
 
 
+_NO_BYTES = np.dtype([])
+
+
 def reshape(x, *shape, order="C"):
     """A view with ``shape`` when ``x`` is C-contiguous (else a copy, as
     NumPy does); one extent may be -1."""
@@ -202,8 +205,9 @@ def reshape(x, *shape, order="C"):
     if len(shape) == 1 and not isinstance(shape[0], numbers.Integral):
         shape = tuple(shape[0])
     shape = tuple(operator.index(n) for n in shape)
-    # NumPy's own checks and the -1 extent
-    shape = np.empty(x.shape, dtype=np.bool_).reshape(shape).shape
+    # NumPy's own checks and the -1 extent, on an array of elements of no
+    # bytes (a bool array of x's shape cost 20 us a call at 2^26 elements)
+    shape = np.empty(x.shape, dtype=_NO_BYTES).reshape(shape).shape
     if not x.flags.c_contiguous:
         x = copy(x)
     strides, step = [], x.dtype.itemsize
@@ -399,8 +403,9 @@ def _batched_matmul(a, b, dtype):
             f"operands could not be broadcast together with shapes "
             f"{a.shape} {b.shape}") from None
     n, m = a_mat.shape[-2], b_mat.shape[-1]
-    final = np.matmul(np.empty(a.shape, np.int8),
-                      np.empty(b.shape, np.int8)).shape
+    # A 1-D operand's axis leaves the result (NumPy's rule).
+    final = batch + ((n,) if a.ndim > 1 else ()) + ((m,) if b.ndim > 1
+                                                     else ())
     if prims._on_host(a, b):
         result = _empty(final, dtype, a._device, usm_type_of((a, b)))
         if result.size:
