@@ -11,12 +11,13 @@ kth key by a radix select: the values become the radix sort's unsigned
 keys (``_library_radix._radix_keys``), and each pass counts, among the
 keys that share the digits found so far, how many have each 8-bit digit
 below them (a group's counts in local memory, added into 256 global
-counters), reads the 256 counts back and picks the digit holding rank
-kth. Then each tile of GROUP * ITEMS keys counts its smaller and equal
-keys (packed in one int64: smaller below bit 32, equal above), one group
+counters), and one group scans the 256 counts and picks the digit holding
+rank kth, on the device (no pass waits for the host). Then each tile of
+GROUP * ITEMS keys counts its smaller and equal keys (packed in one
+int64: smaller below bit 32, equal above), one group
 scans the tiles' counts, and each tile places its indices after those of
-the tiles before it. No work-group waits on another; 2 launches and a
-read back of 2 KiB per 8 bits of key, then 3 launches.
+the tiles before it. No work-group waits on another; 2 launches per 8
+bits of key, then 3 launches.
 """
 
 import numpy as np
@@ -38,15 +39,16 @@ LOCAL_BYTES = 2 * 4 * (GROUP * ITEMS + GROUP) + 8 * GROUP
 
 
 @kernel
-def _select_count(item: kapi.NdItem, keys, counts, prefix, above, shift,
-                  local):
-    """counts[d] += how many keys k with (k & above) == prefix have the
-    8-bit digit d at ``shift``."""
+def _select_count(item: kapi.NdItem, keys, counts, state, shift, local):
+    """counts[d] += how many keys k with (k & state[1]) == state[0] (the
+    digits found so far) have the 8-bit digit d at ``shift``."""
     group = item.get_group()
     g = group.get_group_id(0)
     i = item.get_local_id(0)
     n = keys.shape[0]
     kt = keys.dtype.type
+    prefix = state[0]
+    above = state[1]
     local[i] = np.int32(0)
     kapi.group_barrier(group)
     base = g * GROUP * ITEMS
@@ -63,6 +65,28 @@ def _select_count(item: kapi.NdItem, keys, counts, prefix, above, shift,
     c = local[i]
     if c != np.int32(0):
         kapi.AtomicRef(counts, i).fetch_add(np.int64(c))
+
+
+@kernel
+def _select_pick(item: kapi.NdItem, counts, state, rank, shift):
+    """One group of 256: the digit d at ``shift`` whose keys hold rank
+    rank[0] among those counted (the counts of smaller digits at most
+    rank[0], with d's above it) joins the prefix state[0] and the mask
+    state[1], rank[0] becomes the rank within digit d, and the counts go
+    back to zero for the next pass."""
+    group = item.get_group()
+    i = item.get_local_id(0)
+    kt = state.dtype.type
+    c = counts[i]
+    counts[i] = np.int64(0)
+    upto = kapi.group_inclusive_scan(group, c, "+")
+    r = rank[0]
+    kapi.group_barrier(group)  # every item has read rank[0]
+    if upto - c <= r and r < upto:
+        state[0] = state[0] | (kt(i) << kt(shift))
+        rank[0] = r - (upto - c)
+    if i == 0:
+        state[1] = state[1] | (kt(255) << kt(shift))
 
 
 @device_func
@@ -98,9 +122,11 @@ def _packed(code):
 
 
 @kernel
-def _part_count(item: kapi.NdItem, keys, pivot, sides):
+def _part_count(item: kapi.NdItem, keys, state, sides):
     """sides[g] = the packed smaller and equal counts of tile g (its GROUP
-    * ITEMS keys, read a group's width apart)."""
+    * ITEMS keys, read a group's width apart) against the pivot key
+    state[0]."""
+    pivot = state[0]
     group = item.get_group()
     g = group.get_group_id(0)
     i = item.get_local_id(0)
@@ -124,7 +150,7 @@ def _slot(p):
 
 
 @kernel
-def _part_place(item: kapi.NdItem, keys, pivot, before, totals, out,
+def _part_place(item: kapi.NdItem, keys, state, before, totals, out,
                 side, place):
     """out[the place of tile position p] = its index: the tile's sides
     (``_code``s) are staged in local memory as read (adjacent items,
@@ -132,7 +158,9 @@ def _part_place(item: kapi.NdItem, keys, pivot, before, totals, out,
     each item counts its run of ITEMS, the group scans the runs' packed
     counts, each item finds its keys' places after those of the tiles
     ``before`` it (``totals[0]``: the whole row's), and the group writes
-    the indices in tile order (adjacent items, mostly adjacent places)."""
+    the indices in tile order (adjacent items, mostly adjacent places);
+    the pivot key is state[0]."""
+    pivot = state[0]
     group = item.get_group()
     g = group.get_group_id(0)
     i = item.get_local_id(0)
@@ -186,32 +214,32 @@ def argpartition_row(x, kth):
     n = x.shape[0]
     keys, significant, _ = _radix_keys(_as_row(x), False)
     kt = keys.dtype.type
-    counts = _empty((256,), np.dtype(np.int64), x)
     groups = -(-n // (GROUP * ITEMS))
     space = kapi.NdRange((groups * GROUP,), (GROUP,))
-    prefix = 0
-    above = 0
-    rank = int(kth)
+    counts = _empty((256,), np.dtype(np.int64), x)
+    _launch(_fill, (256,), counts, np.int64(0))
+    # The key's digits found so far and their mask, and the rank sought
+    # among the keys that share them: on the device, so that no pass
+    # waits for the host.
+    state = _empty((2,), keys.dtype, x)
+    _launch(_fill, (2,), state, kt(0))
+    rank = _empty((1,), np.dtype(np.int64), x)
+    _launch(_fill, (1,), rank, np.int64(kth))
     top = -(-significant // 8) * 8   # digits above the keys' bits are 0
     for shift in range(top - 8, -1, -8):
-        _launch(_fill, (256,), counts, np.int64(0))
-        _enqueue(_select_count, space, keys, counts, kt(prefix),
-                 kt(above), shift, kapi.LocalAccessor((GROUP,), np.int32))
-        cumulative = np.cumsum(counts.asnumpy())
-        digit = int(np.searchsorted(cumulative, rank, side="right"))
-        if digit:
-            rank -= int(cumulative[digit - 1])
-        prefix |= digit << shift
-        above |= 0xFF << shift
+        _enqueue(_select_count, space, keys, counts, state, shift,
+                 kapi.LocalAccessor((GROUP,), np.int32))
+        _enqueue(_select_pick, kapi.NdRange((256,), (256,)), counts, state,
+                 rank, shift)
     sides = _empty((groups,), np.dtype(np.int64), x)
-    _enqueue(_part_count, space, keys, kt(prefix), sides)
+    _enqueue(_part_count, space, keys, state, sides)
     before = _empty((groups,), np.dtype(np.int64), x)
     totals = _empty((1,), np.dtype(np.int64), x)
     _enqueue(_radix_digit_scan, kapi.NdRange((GROUP,), (GROUP,)), sides,
              before, totals, groups)
     out = _empty((n,), np.dtype(np.int64), x)
     slots = GROUP * ITEMS + GROUP
-    _enqueue(_part_place, space, keys, kt(prefix), before, totals, out,
+    _enqueue(_part_place, space, keys, state, before, totals, out,
              kapi.LocalAccessor((slots,), np.int32),
              kapi.LocalAccessor((slots,), np.int32))
     return out
