@@ -12,6 +12,7 @@ launches a library kernel (``_array_library``) there. Nothing is computed
 on the host: a ufunc without a kernel raises TypeError rather than copying.
 """
 
+import math
 import numbers
 import operator
 
@@ -196,6 +197,19 @@ def astype(x, dtype, copy=True):
 _NO_BYTES = np.dtype([])
 
 
+def _c_order(x):
+    """x.flags.c_contiguous, without building the flags."""
+    shape = x.shape
+    if 0 in shape:
+        return True
+    expected = x.dtype.itemsize
+    for n, step in zip(reversed(shape), reversed(x.strides)):
+        if n != 1 and step != expected:
+            return False
+        expected *= n
+    return True
+
+
 def reshape(x, *shape, order="C"):
     """A view with ``shape`` when ``x`` is C-contiguous (else a copy, as
     NumPy does); one extent may be -1."""
@@ -205,10 +219,11 @@ def reshape(x, *shape, order="C"):
     if len(shape) == 1 and not isinstance(shape[0], numbers.Integral):
         shape = tuple(shape[0])
     shape = tuple(operator.index(n) for n in shape)
-    # NumPy's own checks and the -1 extent, on an array of elements of no
-    # bytes (a bool array of x's shape cost 20 us a call at 2^26 elements)
-    shape = np.empty(x.shape, dtype=_NO_BYTES).reshape(shape).shape
-    if not x.flags.c_contiguous:
+    if min(shape, default=0) < 0 or math.prod(shape) != x.size:
+        # NumPy's own checks and the -1 extent, on an array of elements of
+        # no bytes (a bool array of x's shape took 20 us at 2^26 elements)
+        shape = np.empty(x.shape, dtype=_NO_BYTES).reshape(shape).shape
+    if not _c_order(x):
         x = copy(x)
     strides, step = [], x.dtype.itemsize
     for n in reversed(shape):

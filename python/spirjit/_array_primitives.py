@@ -15,6 +15,7 @@ function chooses between the two in one place, ``_on_host``.
 """
 
 import contextlib
+import math
 import numbers
 import operator
 import os
@@ -99,14 +100,17 @@ def _moved(x, axis):
     """``x`` with ``axis`` last, as a 2-D (rows, n) DeviceArray, and the
     shape before flattening."""
     order = [a for a in range(x.ndim) if a != axis] + [axis]
-    moved = ops.transpose(x, order)
-    return ops.reshape(moved, -1, x.shape[axis]), moved.shape, order
+    moved = x if axis == x.ndim - 1 else ops.transpose(x, order)
+    n = x.shape[axis]
+    rows = x.size // n if n else math.prod(moved.shape[:-1])
+    return ops.reshape(moved, rows, n), moved.shape, order
 
 
 def _unmoved(rows, shape, order):
     """Undoes ``_moved`` on a result of the same shape."""
     back = [order.index(a) for a in range(len(order))]
-    return ops.transpose(ops.reshape(rows, shape), back)
+    rows = ops.reshape(rows, shape)
+    return rows if order[-1] == len(order) - 1 else ops.transpose(rows, back)
 
 
 # ---------------------------------------------------------------- sorting

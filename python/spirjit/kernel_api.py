@@ -79,8 +79,12 @@ class Range(tuple):
         if not 1 <= len(extents) <= 3:
             raise InvalidRangeError(
                 f"a Range has 1 to 3 dimensions, got {len(extents)}")
-        return super().__new__(
-            cls, (_extent(e, f"Range extent {d}") for d, e in enumerate(extents)))
+        # A positive int passes as it is (the library's launches build a
+        # range or two a call); anything else takes _extent's checks.
+        return super().__new__(cls, tuple(
+            e if type(e) is int and 0 < e <= _MAX_EXTENT
+            else _extent(e, f"Range extent {d}")
+            for d, e in enumerate(extents)))
 
     @property
     def ndim(self):
