@@ -20,9 +20,9 @@ scans those counts across tiles (``_radix_digit_scan``), and the group
 then sorts its tile by the digit in local memory (each sub-group ranks
 its run of keys by ballots, ``kapi.sub_group_ballot``, and counters a
 digit) and writes it out in that order, so adjacent items write adjacent
-places (``tile_pass``). Indices travel as
-uint32 below 2**32 elements. The CPU form suits CPUs, whose work-items
-each run long sequential chunks well.
+places (``tile_pass``). Indices travel as uint32 below 2**32 elements.
+The CPU form suits CPUs, whose work-items each run long sequential
+chunks well.
 """
 
 import numpy as np
