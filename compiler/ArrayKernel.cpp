@@ -418,9 +418,11 @@ private:
         phis[c][i]->operands.push_back(next[c][i]);
   }
 
+  /// Whether the fused expression is big enough that copies of it (more
+  /// chains, more rounds) would cost more compile time than they save.
+  bool bigExpression() const { return e_.values.size() > 16; }
   /// How many independent chains a reduction's first loop folds: four,
-  /// unless the fused expression is big enough that copies of it would
-  /// cost more compile time than they save.
+  /// unless the expression is big (bigExpression).
   /// One item a group walking its chunk element by element
   /// (singleItemGroups): a sum or product folds one chain, a loop LLVM's
   /// vectoriser turns into vector folds where it may reassociate them
@@ -431,7 +433,7 @@ private:
   /// as 1.33 waves; two with eight loads take 32 (H200, argmax of float32
   /// against CuPy: 2^26 1.27x -> 0.95x, 2^28 1.45x -> 1.06x).
   int chainsFor() const {
-    if (e_.values.size() > 16 || reassociatesFolds(e_))
+    if (bigExpression() || reassociatesFolds(e_))
       return 1;
     return !e_.chunked && e_.argReduction() ? 2 : 4;
   }
@@ -443,7 +445,7 @@ private:
   /// float32: 207 us, 27 % of DRAM's rate, where CUB's 16 loads an item
   /// took 78). CPU runtimes vectorise across items and keep one round.
   int roundsFor() const {
-    return e_.chunked || e_.values.size() > 16 ? 1 : 4;
+    return e_.chunked || bigExpression() ? 1 : 4;
   }
 
   void writeReduce() {
