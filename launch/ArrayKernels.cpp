@@ -397,8 +397,8 @@ bool foldOnHost(const ArrayNode &node, const ArrayView &values,
     return v.buffer->hostAddressable() && v.buffer->svm();
   };
   if (node.device->info().deviceType != "cpu" || !host(values) ||
-      !host(indices) || !host(out))
-    return false;
+      !host(indices) || !host(out) || !foldsArgPartials(accElement))
+    return false; // before the wait: a second launch folds them instead
   auto at = [](const ArrayView &v) {
     return static_cast<char *>(v.buffer->svm()) + v.offset;
   };

@@ -140,6 +140,8 @@ size_t itemSize(const Type *t);
 /// `t`, combined in order with `initial` (HostPartials.cpp).
 void combinePartials(ReductionOp op, const Type *t, const void *initial,
                      const char *partials, int64_t n, void *out);
+/// Whether foldArgPartials folds partials of `t` (real numbers).
+bool foldsArgPartials(const Type *t);
 /// An arg reduction's partials, `rows` x `groups` values of `t` and their
 /// int64 indices, folded into each row's index at `out` + row *
 /// `outStride` bytes; false, with nothing written, for a `t` it does not

@@ -172,6 +172,11 @@ void combinePartials(ReductionOp op, const Type *t, const void *initial,
   SPIRJIT_INTERNAL_CHECK(false, "a reduction of " + t->str());
 }
 
+bool foldsArgPartials(const Type *t) {
+  return t->kind == TypeKind::Int ||
+         (t->kind == TypeKind::Float && (t->bits == 32 || t->bits == 64));
+}
+
 bool foldArgPartials(bool isMax, const Type *t, const char *values,
                      const char *indices, int64_t rows, int64_t groups,
                      char *out, int64_t outStride) {
@@ -180,10 +185,10 @@ bool foldArgPartials(bool isMax, const Type *t, const char *values,
                             outStride);
     return true;
   };
-  if (t->kind == TypeKind::Float)
-    return t->bits == 32 ? fold(float()) : t->bits == 64 && fold(double());
-  if (t->kind != TypeKind::Int)
+  if (!foldsArgPartials(t))
     return false;
+  if (t->kind == TypeKind::Float)
+    return t->bits == 32 ? fold(float()) : fold(double());
   switch (t->bits * (t->isSigned ? 1 : -1)) {
   case 8:
     return fold(int8_t());
