@@ -494,20 +494,8 @@ class _Flags:
     names it (attributes and ``flags["C_CONTIGUOUS"]``)."""
 
     def __init__(self, array):
-        shape, strides = array.shape, array.strides
-        itemsize = array.dtype.itemsize
-
-        def contiguous(order):
-            expected = itemsize
-            for n, st in order(list(zip(shape, strides))):
-                if n != 1 and st != expected:
-                    return False
-                expected *= n
-            return True
-
-        empty = builtins.any(n == 0 for n in shape)
-        self.c_contiguous = empty or contiguous(lambda d: reversed(d))
-        self.f_contiguous = empty or contiguous(lambda d: d)
+        self.c_contiguous = _array_ops.is_contiguous(array, "C")
+        self.f_contiguous = _array_ops.is_contiguous(array, "F")
         self.contiguous = self.c_contiguous
         self.writeable = True
         self.aligned = True

@@ -197,13 +197,16 @@ def astype(x, dtype, copy=True):
 _NO_BYTES = np.dtype([])
 
 
-def _c_order(x):
-    """x.flags.c_contiguous, without building the flags."""
+def is_contiguous(x, order="C"):
+    """NumPy's ``flags.c_contiguous`` (order "C") or ``f_contiguous``
+    ("F") of the DeviceArray x: its elements lie in that order without
+    gaps (an empty array always does)."""
     shape = x.shape
     if 0 in shape:
         return True
+    pairs = list(zip(shape, x.strides))
     expected = x.dtype.itemsize
-    for n, step in zip(reversed(shape), reversed(x.strides)):
+    for n, step in reversed(pairs) if order == "C" else pairs:
         if n != 1 and step != expected:
             return False
         expected *= n
@@ -223,7 +226,7 @@ def reshape(x, *shape, order="C"):
         # NumPy's own checks and the -1 extent, on an array of elements of
         # no bytes (a bool array of x's shape took 20 us at 2^26 elements)
         shape = np.empty(x.shape, dtype=_NO_BYTES).reshape(shape).shape
-    if not _c_order(x):
+    if not is_contiguous(x):
         x = copy(x)
     strides, step = [], x.dtype.itemsize
     for n in reversed(shape):

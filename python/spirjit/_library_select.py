@@ -14,10 +14,10 @@ below them (a group's counts in local memory, added into 256 global
 counters), and one group scans the 256 counts and picks the digit holding
 rank kth, on the device (no pass waits for the host). Then each tile of
 GROUP * ITEMS keys counts its smaller and equal keys (packed in one
-int64: smaller below bit 32, equal above), one group
-scans the tiles' counts, and each tile places its indices after those of
-the tiles before it. No work-group waits on another; 2 launches per 8
-bits of key, then 3 launches.
+int64: smaller below bit 32, equal above), one group scans the tiles'
+counts, and each tile places its indices after those of the tiles before
+it. No work-group waits on another; 2 launches per 8 bits of key, then 3
+launches.
 """
 
 import numpy as np

@@ -36,6 +36,7 @@ import sys
 import numpy as np
 
 from . import _spirjit, errors
+from ._array_ops import is_contiguous
 
 PATHS = ("nccl", "mpi", "host")
 
@@ -115,17 +116,6 @@ def _refuse_gpu_memory_for_mpi(array):
             "(it was built without CUDA support); send it with "
             "spirjit.mpi.Communicator (NCCL, or pinned host buffers), or "
             "pass np.asarray(x) to mpi4py")
-
-
-def _c_contiguous(array):
-    """Whether a DeviceArray's elements lie in C order without gaps."""
-    expected = array.itemsize
-    for extent, stride in zip(reversed(array.shape),
-                              reversed(array.strides)):
-        if extent != 1 and stride != expected:
-            return False
-        expected *= extent
-    return True
 
 
 class Request:
@@ -228,7 +218,7 @@ class Communicator:
             raise errors.DeviceInferenceError(
                 f"{role} is on {array.device.filter_string}, but this "
                 f"communicator's device is {self.device.filter_string}")
-        if not _c_contiguous(array):
+        if not is_contiguous(array):
             raise errors.InvalidArgumentError(
                 f"{role} must be C-contiguous (a row of a C-ordered grid "
                 "is; a column is not): pass x.copy() and copy back")
@@ -322,7 +312,7 @@ class Communicator:
             raise errors.DeviceInferenceError(
                 f"x is on {x.device.filter_string}, but this communicator's "
                 f"device is {self.device.filter_string}")
-        if not _c_contiguous(x):
+        if not is_contiguous(x):
             x = x.copy()
         if x.dtype == np.bool_ and op in ("sum", "prod"):
             raise errors.InvalidArgumentError(
