@@ -445,13 +445,13 @@ def _matmul(a, b, out):
     """out = a @ b for 2-D DeviceArrays (any layout) by the tiled kernel,
     in ``out``'s dtype."""
     from . import _array_library as L
-    from ._library_base import _enqueue
+    from ._library_base import _enqueue, _local, _nd_range
     rows, cols = out.shape
     if rows == 0 or cols == 0:
         return out
     T = L.TILE
-    tiles = [kapi.LocalAccessor((T * T,), out.dtype) for _ in range(2)]
-    _enqueue(L.matmul, kapi.NdRange((-(-rows // T) * T,
+    tiles = [_local((T * T,), out.dtype) for _ in range(2)]
+    _enqueue(L.matmul, _nd_range((-(-rows // T) * T,
                                      -(-cols // T) * T), (T, T)),
              a, b, out, *tiles)
     return out

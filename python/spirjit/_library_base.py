@@ -5,13 +5,14 @@ device's properties read once.
 Contract: helpers only; each takes or makes DeviceArrays of one device.
 """
 
-from . import errors
+import numpy as np
+
+from . import _spirjit, errors
 from . import kernel_api as kapi
 
 
 def _check_array(x, name, ndim=None):
-    from ._spirjit import DeviceArray
-    if not isinstance(x, DeviceArray):
+    if not isinstance(x, _spirjit.DeviceArray):
         raise errors.TypingError(
             f"{name} must be a DeviceArray, not {type(x).__name__}")
     if ndim is not None and x.ndim != ndim:
@@ -27,8 +28,8 @@ def _device(*arrays):
 
 
 def _empty(shape, dtype, like):
-    from ._array_ops import _empty as empty
-    return empty(shape, dtype, like._device, like.usm_type)
+    return _spirjit.empty(list(shape), np.dtype(dtype), like._device,
+                          like.usm_type)
 
 
 def _enqueue(kern, space, *args):
@@ -38,12 +39,44 @@ def _enqueue(kern, space, *args):
     memory lives until it has run. (``call_kernel`` waits: on the H100 each
     wait cost 11 us, so a scan of 1000 elements, five launches, took
     113 us.)"""
-    from . import call_kernel_async
-    call_kernel_async(kern, space, None, *args)
+    _spirjit.call_kernel_async(kern, space, None, *args)
+
+
+# Launch shapes and local memories, made once each: the library builds a
+# few a call, and their checks cost as much as a launch on a GPU's host
+# (an NdRange 4 us, a LocalAccessor 2 us on the H200's). Bounded: a
+# program sorting arrays of ever new sizes keeps the last few hundred.
+_MADE = {}
+
+
+def _made(key, make):
+    made = _MADE.get(key)
+    if made is None:
+        if len(_MADE) >= 512:
+            _MADE.clear()
+        made = _MADE[key] = make()
+    return made
+
+
+def _range(extents):
+    """kapi.Range(*extents) for a tuple of extents."""
+    return _made(("range", extents), lambda: kapi.Range(*extents))
+
+
+def _nd_range(global_range, local_range):
+    """kapi.NdRange(global_range, local_range), both tuples."""
+    return _made(("nd", global_range, local_range),
+                 lambda: kapi.NdRange(global_range, local_range))
+
+
+def _local(shape, dtype):
+    """kapi.LocalAccessor(shape, dtype) for a tuple shape."""
+    return _made(("local", shape, dtype),
+                 lambda: kapi.LocalAccessor(shape, dtype))
 
 
 def _launch(kern, extents, *args):
-    _enqueue(kern, kapi.Range(*extents), *args)
+    _enqueue(kern, _range(tuple(extents)), *args)
 
 
 def _as_row(x):
@@ -71,8 +104,12 @@ def _properties(x):
 def _group_width(x):
     """The work-group width of the tiled kernels on x's device: 256 items
     where the device allows, else its largest power of two."""
-    limit = _properties(x).get("max_work_group_size", 256) or 256
-    width = 1
-    while width * 2 <= min(limit, 256):
-        width *= 2
+    props = _properties(x)
+    width = props.get("_group_width")
+    if width is None:
+        limit = props.get("max_work_group_size", 256) or 256
+        width = 1
+        while width * 2 <= min(limit, 256):
+            width *= 2
+        props["_group_width"] = width
     return width

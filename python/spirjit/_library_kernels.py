@@ -25,8 +25,8 @@ import numpy as np
 from . import device_func, errors, kernel
 from . import kernel_api as kapi
 from ._library_base import (_as_row, _check_array, _device, _empty,
-                            _enqueue, _group_width, _launch, _properties,
-                            _same_buffer)
+                            _enqueue, _group_width, _launch, _local,
+                            _nd_range, _properties, _same_buffer)
 from ._library_scan import scan_rows
 
 __all__ = ["iota", "scan_rows", "argsort_rows", "sort_rows", "compact",
@@ -392,9 +392,9 @@ def _sorted_pairs(x, descending):
         # GPUs: a row a work-group, in local memory (one item running the
         # stages of a block alone would wait on memory at every step).
         width = min(padded // 2, _group_width(x))
-        _enqueue(whole, kapi.NdRange((rows, width), (1, width)), keys,
-                 idx, n, desc, kapi.LocalAccessor((padded,), key_dtype),
-                 kapi.LocalAccessor((padded,), np.int64))
+        _enqueue(whole, _nd_range((rows, width), (1, width)), keys,
+                 idx, n, desc, _local((padded,), key_dtype),
+                 _local((padded,), np.int64))
         return keys, idx
     # Stages whose pairs stay inside blocks of SORT_BLOCK entries run as
     # one launch, an item a block; the wider ones one launch each.

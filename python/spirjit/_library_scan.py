@@ -15,7 +15,7 @@ import numpy as np
 from . import device_func, errors, kernel
 from . import kernel_api as kapi
 from ._library_base import (_check_array, _empty, _enqueue, _group_width,
-                            _launch, _properties)
+                            _launch, _local, _nd_range, _properties)
 
 # Elements one work-item of a scan reduces and then rescans: a row of n
 # elements becomes ceil(n / SCAN_CHUNK) chunk totals, scanned the same way
@@ -230,14 +230,14 @@ def scan_rows(x, op, dtype):
     items = _scan_items(x, width, dtype) if tiles_only else SCAN_ITEMS
     totals_kernel, apply_kernel = _scan_kernels(width, items, mul)
     tiles = -(-n // (width * items))
-    space = kapi.NdRange((rows, tiles * width), (1, width))
+    space = _nd_range((rows, tiles * width), (1, width))
     scanned = out  # not read where each row is one tile
     if tiles > 1:
         totals = _empty((rows, tiles), dtype, x)
         _enqueue(totals_kernel, space, x, totals)
         scanned = scan_rows(totals, op, dtype)
     _enqueue(apply_kernel, space, x, out, scanned,
-             kapi.LocalAccessor((width * (items + 1),), dtype))
+             _local((width * (items + 1),), dtype))
     return out
 
 

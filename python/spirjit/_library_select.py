@@ -24,7 +24,8 @@ import numpy as np
 
 from . import device_func, kernel
 from . import kernel_api as kapi
-from ._library_base import _as_row, _empty, _enqueue, _launch
+from ._library_base import (_as_row, _empty, _enqueue, _launch, _local,
+                            _nd_range)
 from ._library_kernels import _fill
 
 SELECT_MIN = 1 << 14
@@ -215,7 +216,7 @@ def argpartition_row(x, kth):
     keys, significant, _ = _radix_keys(_as_row(x), False)
     kt = keys.dtype.type
     groups = -(-n // (GROUP * ITEMS))
-    space = kapi.NdRange((groups * GROUP,), (GROUP,))
+    space = _nd_range((groups * GROUP,), (GROUP,))
     counts = _empty((256,), np.dtype(np.int64), x)
     _launch(_fill, (256,), counts, np.int64(0))
     # The key's digits found so far and their mask, and the rank sought
@@ -228,18 +229,18 @@ def argpartition_row(x, kth):
     top = -(-significant // 8) * 8   # digits above the keys' bits are 0
     for shift in range(top - 8, -1, -8):
         _enqueue(_select_count, space, keys, counts, state, shift,
-                 kapi.LocalAccessor((GROUP,), np.int32))
-        _enqueue(_select_pick, kapi.NdRange((256,), (256,)), counts, state,
+                 _local((GROUP,), np.int32))
+        _enqueue(_select_pick, _nd_range((256,), (256,)), counts, state,
                  rank, shift)
     sides = _empty((groups,), np.dtype(np.int64), x)
     _enqueue(_part_count, space, keys, state, sides)
     before = _empty((groups,), np.dtype(np.int64), x)
     totals = _empty((1,), np.dtype(np.int64), x)
-    _enqueue(_radix_digit_scan, kapi.NdRange((GROUP,), (GROUP,)), sides,
+    _enqueue(_radix_digit_scan, _nd_range((GROUP,), (GROUP,)), sides,
              before, totals, groups)
     out = _empty((n,), np.dtype(np.int64), x)
     slots = GROUP * ITEMS + GROUP
     _enqueue(_part_place, space, keys, state, before, totals, out,
-             kapi.LocalAccessor((slots,), np.int32),
-             kapi.LocalAccessor((slots,), np.int32))
+             _local((slots,), np.int32),
+             _local((slots,), np.int32))
     return out

@@ -296,6 +296,8 @@ def _integers64(item: kapi.NdItem, out, k0, k1, start, low, span, direct,
 def _size(size):
     if size is None:
         return ()
+    if type(size) is int and size >= 0:
+        return (size,)
     if isinstance(size, numbers.Integral):
         size = (size,)
     size = tuple(operator.index(n) for n in size)
@@ -328,9 +330,10 @@ class Generator:
 
     def _draw(self, kern, shape, dtype, per_block, *params):
         from . import _array_ops as ops
-        from ._library_base import _enqueue, _group_width, _properties
+        from ._library_base import (_enqueue, _group_width, _local,
+                                    _nd_range, _properties)
         shape = _size(shape)
-        n = int(np.prod(shape))
+        n = math.prod(shape)
         out = ops._empty((n,), dtype, self._device)
         blocks = -(-n // per_block)
         if blocks:
@@ -339,12 +342,12 @@ class Generator:
             gpu = TILE_STORES if TILE_STORES is not None else \
                 _properties(out).get("device_type") == "gpu"
             slots = per_block * width
-            _enqueue(kern, kapi.NdRange((-(-blocks // width) * width,),
-                                        (width,)),
+            _enqueue(kern, _nd_range((-(-blocks // width) * width,),
+                                     (width,)),
                      out, np.uint32(self._k0), np.uint32(self._k1),
                      np.uint64(self._counter), *params, 0 if gpu else 1,
-                     kapi.LocalAccessor((slots + slots // 32 if gpu else 1,),
-                                        out.dtype))
+                     _local((slots + slots // 32 if gpu else 1,),
+                            out.dtype))
             self._counter += blocks
         return ops.reshape(out, shape) if shape != (n,) else out
 
