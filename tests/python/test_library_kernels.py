@@ -471,6 +471,29 @@ def test_radix_sort_of_long_rows_orders_extremes_as_numpy(device, dtype,
                                   h[np.argsort(h, kind="stable")])
 
 
+@pytest.mark.parametrize("tiles", [1, 7, 2048, 5000])
+def test_radix_digit_scan_gives_each_tiles_offsets(put, tiles):
+    # The tiled sort's scan of the digit-major counts, a group a digit:
+    # every tile's offset among the keys of its digit, and each digit's
+    # total. Rows longer than a group's chunk (2048 counts) take several
+    # chunks, the last one partial (a sort of 2^24 keys has 4096 tiles).
+    from spirjit import _library_radix
+    import spirjit.kernel_api as kapi
+    digits = 3
+    counts = np.random.default_rng(tiles).integers(
+        0, 4097, (digits, tiles)).astype(np.int32)
+    offsets = put(np.full(digits * tiles, -1, np.int32))
+    totals = put(np.full(digits, -1, np.int32))
+    width = 256
+    spirjit.call_kernel(_library_radix._radix_digit_scan,
+                        kapi.NdRange((digits * width,), (width,)),
+                        put(counts.ravel()), offsets, totals, tiles)
+    want = np.cumsum(counts, axis=1) - counts
+    np.testing.assert_array_equal(offsets.asnumpy().reshape(digits, tiles),
+                                  want)
+    np.testing.assert_array_equal(totals.asnumpy(), counts.sum(axis=1))
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8,
                                    np.int64, np.uint32],
                          ids=lambda d: np.dtype(d).name)
