@@ -256,10 +256,14 @@ def _popc(v):
     return int((v * np.uint32(0x01010101)) >> np.uint32(24))
 
 
-def _make_tile_kernels(items):
+def _make_tile_kernels(items, wide):
     """The tiled passes' kernels for tiles of TILE_WIDTH * ``items`` keys
-    (each item ranks ``items``): (count, tile_pass)."""
+    (each item ranks ``items``): (count, tile_pass). The tile pass's
+    positions are 64-bit where ``wide`` (2**31 keys or more), else 32-bit:
+    its ALU pipe was its bound, and a 64-bit add or compare is two."""
     tile = TILE_WIDTH * items
+    ix = np.uint64 if wide else np.uint32  # positions
+    wx = np.int64 if wide else np.int32    # moves (``where``)
 
     @kernel
     def count(item: kapi.NdItem, keys, counts, shift, tiles, hist):
@@ -314,7 +318,7 @@ def _make_tile_kernels(items):
         lane = np.uint32(sg.get_local_id())
         width = sg.get_max_local_range()
         runs = TILE_WIDTH // width
-        n = keys.shape[0]
+        n = ix(keys.shape[0])
         kt = keys.dtype.type
         it = si.dtype.type
         u = np.uint32
@@ -324,15 +328,15 @@ def _make_tile_kernels(items):
         for r in range(runs):
             hist[r * TILE_WIDTH + i] = u(0)
         kapi.group_barrier(group)
-        start_of_tile = np.uint64(g * tile)
-        base = start_of_tile + np.uint64(s * width * items) + np.uint64(lane)
+        start_of_tile = ix(g * tile)
+        base = start_of_tile + ix(s * width * items) + ix(lane)
         mine = kapi.PrivateArray(items, kt)
         rank = kapi.PrivateArray(items, np.uint32)
         below = (u(1) << lane) - u(1)
         lanes = u(0xFFFFFFFF) >> u(32 - width)
         counters = u(s * TILE_WIDTH)
         for k in range(items):  # every read in flight at once (count's)
-            j = base + np.uint64(k * width)
+            j = base + ix(k * width)
             mine[k] = keys[j] if j < n else ~kt(0)  # padding sorts last
         for k in range(items):
             key = mine[k]
@@ -364,23 +368,22 @@ def _make_tile_kernels(items):
         before = kapi.group_exclusive_scan(group, totals[i], "+")
         for r in range(runs):
             hist[r * TILE_WIDTH + i] += start
-        where[i] = np.int64(before) + np.int64(offsets[i * tiles + g]) - \
-            np.int64(start)
+        where[i] = wx(before) + wx(offsets[i * tiles + g]) - wx(start)
         kapi.group_barrier(group)
         for k in range(items):
             key = mine[k]
             p = hist[counters + u((key >> sh) & digit)] + rank[k]
             sk[p] = key
             if carry:
-                j = base + np.uint64(k * width)
+                j = base + ix(k * width)
                 if j < n:
                     si[p] = it(j) if first else it(idx[j])
         kapi.group_barrier(group)
         for k in range(items):
             p = u(k * TILE_WIDTH + i)
-            if start_of_tile + np.uint64(p) < n:
+            if start_of_tile + ix(p) < n:
                 key = sk[p]
-                dest = np.uint64(where[u((key >> sh) & digit)] + np.int64(p))
+                dest = ix(where[u((key >> sh) & digit)] + wx(p))
                 out_keys[dest] = key
                 if carry:
                     out_idx[dest] = out_idx.dtype.type(si[p])
@@ -417,13 +420,22 @@ def _tiled(x):
         (props.get("local_mem_size") or 0) >= _TILE_LOCAL_BYTES
 
 
+def _tile_runs(x):
+    """The sub-groups of a tile pass's group on x's device: TILE_RUNS, or
+    TILE_WIDTH // 32 where every sub-group has 32 lanes or more (CUDA's
+    warps), whose smaller counters leave local memory for more groups at
+    once (seven a multiprocessor on the H200, were five)."""
+    sizes = _properties(x).get("sub_group_sizes") or ()
+    return TILE_WIDTH // 32 if sizes and min(sizes) >= 32 else TILE_RUNS
+
+
 _TILE_KERNELS = {}
 
 
-def _tile_kernels(items):
-    if items not in _TILE_KERNELS:
-        _TILE_KERNELS[items] = _make_tile_kernels(items)
-    return _TILE_KERNELS[items]
+def _tile_kernels(items, wide):
+    if (items, wide) not in _TILE_KERNELS:
+        _TILE_KERNELS[items, wide] = _make_tile_kernels(items, wide)
+    return _TILE_KERNELS[items, wide]
 
 
 def _tiled_passes(keys, significant, n, like, carry=True):
@@ -435,7 +447,8 @@ def _tiled_passes(keys, significant, n, like, carry=True):
     ct = np.dtype(np.int32 if n < 2 ** 31 else np.int64)
     items = TILE_ITEMS if carry else TILE_KEY_ITEMS
     tile = TILE_WIDTH * items
-    count, tile_pass = _tile_kernels(items)
+    wide = n >= 2 ** 31
+    count, tile_pass = _tile_kernels(items, wide)
     tiles = -(-n // tile)
     space = _nd_range((tiles * TILE_WIDTH,), (TILE_WIDTH,))
     digits = _nd_range((TILE_WIDTH * TILE_WIDTH,), (TILE_WIDTH,))
@@ -461,8 +474,8 @@ def _tiled_passes(keys, significant, n, like, carry=True):
                  1 if carry else 0,
                  _local((tile,), kt),
                  _local((tile if carry else 1,), it),
-                 _local((TILE_RUNS * TILE_WIDTH,), np.uint32),
-                 _local((TILE_WIDTH,), np.int64))
+                 _local((_tile_runs(like) * TILE_WIDTH,), np.uint32),
+                 _local((TILE_WIDTH,), np.int64 if wide else np.int32))
         keys, other_keys = other_keys, keys
         idx = out_idx
     return idx if carry else keys
