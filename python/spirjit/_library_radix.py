@@ -335,9 +335,12 @@ def _make_tile_kernels(items, wide):
         below = (u(1) << lane) - u(1)
         lanes = u(0xFFFFFFFF) >> u(32 - width)
         counters = u(s * TILE_WIDTH)
+        held_idx = kapi.PrivateArray(items, it)
         for k in range(items):  # every read in flight at once (count's)
             j = base + ix(k * width)
             mine[k] = keys[j] if j < n else ~kt(0)  # padding sorts last
+            if carry:
+                held_idx[k] = it(j) if first or j >= n else it(idx[j])
         for k in range(items):
             key = mine[k]
             d = u((key >> sh) & digit)
@@ -375,9 +378,7 @@ def _make_tile_kernels(items, wide):
             p = hist[counters + u((key >> sh) & digit)] + rank[k]
             sk[p] = key
             if carry:
-                j = base + ix(k * width)
-                if j < n:
-                    si[p] = it(j) if first else it(idx[j])
+                si[p] = held_idx[k]
         kapi.group_barrier(group)
         for k in range(items):
             p = u(k * TILE_WIDTH + i)
