@@ -33,8 +33,13 @@ def _numpy_axis_flat(x, axis):
     """NumPy's axis=None for sort-like functions: the flattened array."""
     x = _array(x)
     if axis is None:
-        return ops.reshape(x, -1), 0
+        return (x if x.ndim == 1 else ops.reshape(x, -1)), 0
     return x, axis
+
+
+# NumPy's accumulator dtype of cumsum/cumprod a dtype (asking NumPy each
+# call cost a scan's whole queuing on a GPU's host a tenth).
+_ACCUMULATORS = {}
 
 
 def _np_cumulative(op):
@@ -45,7 +50,10 @@ def _np_cumulative(op):
                 "supported; assign the result instead")
         x, axis = _numpy_axis_flat(a, axis)
         if dtype is None:
-            dtype = np.cumsum(np.zeros(1, x.dtype)).dtype
+            dtype = _ACCUMULATORS.get(x.dtype)
+            if dtype is None:
+                dtype = _ACCUMULATORS[x.dtype] = \
+                    np.cumsum(np.zeros(1, x.dtype)).dtype
         return prims.cumulative(op, x, axis, dtype)
     return function
 

@@ -223,9 +223,15 @@ def reshape(x, *shape, order="C"):
         shape = tuple(shape[0])
     shape = tuple(operator.index(n) for n in shape)
     if min(shape, default=0) < 0 or math.prod(shape) != x.size:
-        # NumPy's own checks and the -1 extent, on an array of elements of
-        # no bytes (a bool array of x's shape took 20 us at 2^26 elements)
-        shape = np.empty(x.shape, dtype=_NO_BYTES).reshape(shape).shape
+        known = [n for n in shape if n != -1]
+        rest = math.prod(known)
+        if len(known) == len(shape) - 1 and min(known, default=1) > 0 \
+                and x.size % rest == 0:  # one -1 extent, as NumPy finds it
+            shape = tuple(x.size // rest if n == -1 else n for n in shape)
+        else:
+            # NumPy's own checks and errors, on an array of elements of no
+            # bytes (a bool array of x's shape took 20 us at 2^26 elements)
+            shape = np.empty(x.shape, dtype=_NO_BYTES).reshape(shape).shape
     if not is_contiguous(x):
         x = copy(x)
     strides, step = [], x.dtype.itemsize
