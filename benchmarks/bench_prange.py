@@ -64,10 +64,14 @@ PEER_RUNTIME = "Intel"
 PEER_VENV = os.path.join(REPO, ".peer", "numba-dpex")
 
 
-def interleaved_medians(fns, reps, warmup=2):
+def interleaved_medians(fns, reps, warmup=6):
     """{label: median seconds} of `fns` ({label: callable}), run in turn
     round by round, so that the machine's drifts (this one is shared) fall
-    on every form of a row alike and the ratios hold."""
+    on every form of a row alike and the ratios hold. Six warm-up calls a
+    form: on the 2-core VM a form's first calls after others ran took up
+    to 3-5x its steady time for several calls in a row (numba's Jacobi
+    12.3, 8.0, 8.0, 8.0 ms, then 2.4-2.5; spirjit's 8.4, 3.0, 2.5, then
+    2.1-2.2; 2026-11-28), which two warm-ups left inside 9 rounds."""
     for fn in fns.values():
         for _ in range(warmup):
             fn()
