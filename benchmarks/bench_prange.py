@@ -5,8 +5,10 @@ One table per CPU device present (the default device's first): Intel's and
 PoCL's OpenCL runtimes and spirjit's own native CPU device ([native],
 listed for this process with SPIRJIT_NATIVE=1; it runs no OpenCL C), each
 row timed on data already where it computes (DeviceArrays for spirjit,
-pyopencl buffers for OpenCL C, NumPy arrays for numba), medians of --reps,
-the forms of a row run in turn round by round:
+pyopencl buffers for OpenCL C, NumPy arrays for numba), medians of --reps
+(21: on the 2-vCPU VM the host takes a core for 30-40 ms at a time, which
+doubles the few calls it falls on, and 7-10 rounds let such a burst move
+a median by 40 %), the forms of a row run in turn round by round:
 
   vecadd 2^24 float32      prange  vs  @spirjit.kernel  vs  numba parallel
   Jacobi sweep 4096^2 f32  2-D prange, prange rows with range columns
@@ -429,7 +431,7 @@ def first_call(device_filter, cache_dir, disable_cache, discover_first=False,
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--reps", type=int, default=10)
+    p.add_argument("--reps", type=int, default=21)
     p.add_argument("--small", action="store_true",
                    help="2^20 elements and 1024^2 grids (a quick look)")
     p.add_argument("--peer-venv", default=PEER_VENV,
