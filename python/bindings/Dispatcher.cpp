@@ -377,8 +377,9 @@ const Type *scalarArgument(py::handle obj, uint64_t scalar[2],
     return types::complex(64);
   }
   // A NumPy scalar type seen before: its Type, and the value's bytes read
-  // through the buffer protocol (its dtype and an array around it had
-  // cost 1.7 us an argument, more than a whole launch of ints).
+  // through the buffer protocol rather than through its dtype and an
+  // array around it. Only NumPy's own (static) types are kept: a class
+  // defined in Python may go, and another take its address.
   static std::unordered_map<PyTypeObject *, std::pair<const Type *, size_t>>
       known;
   auto seen = known.find(Py_TYPE(obj.ptr()));
@@ -413,8 +414,9 @@ const Type *scalarArgument(py::handle obj, uint64_t scalar[2],
   } else {
     std::memcpy(&scalar[0], holder.data(), dtype.itemsize());
   }
-  known.emplace(Py_TYPE(obj.ptr()),
-                std::make_pair(t, static_cast<size_t>(dtype.itemsize())));
+  if (!(Py_TYPE(obj.ptr())->tp_flags & Py_TPFLAGS_HEAPTYPE))
+    known.emplace(Py_TYPE(obj.ptr()),
+                  std::make_pair(t, static_cast<size_t>(dtype.itemsize())));
   return t;
 }
 
