@@ -234,11 +234,7 @@ def reshape(x, *shape, order="C"):
             shape = np.empty(x.shape, dtype=_NO_BYTES).reshape(shape).shape
     if not is_contiguous(x):
         x = copy(x)
-    strides, step = [], x.dtype.itemsize
-    for n in reversed(shape):
-        strides.append(step)
-        step *= n
-    return x._view(list(shape), list(reversed(strides)), x._offset)
+    return x._view(list(shape), _c_strides(shape, x.dtype), x._offset)
 
 
 def transpose(x, axes=None):

@@ -119,11 +119,8 @@ def _unmoved(rows, shape, order):
     as the primitives make them)."""
     if order[-1] == len(order) - 1 and ops.is_contiguous(rows) and \
             rows.size == math.prod(shape):
-        strides, step = [], rows.dtype.itemsize
-        for n in reversed(shape):
-            strides.append(step)
-            step *= n
-        return rows._view(list(shape), strides[::-1], rows._offset)
+        return rows._view(list(shape), ops._c_strides(shape, rows.dtype),
+                          rows._offset)
     back = [order.index(a) for a in range(len(order))]
     rows = ops.reshape(rows, shape)
     return rows if order[-1] == len(order) - 1 else ops.transpose(rows, back)

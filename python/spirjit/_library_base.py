@@ -5,8 +5,6 @@ device's properties read once.
 Contract: helpers only; each takes or makes DeviceArrays of one device.
 """
 
-import numpy as np
-
 from . import _spirjit, errors
 from . import kernel_api as kapi
 
@@ -28,8 +26,8 @@ def _device(*arrays):
 
 
 def _empty(shape, dtype, like):
-    return _spirjit.empty(list(shape), np.dtype(dtype), like._device,
-                          like.usm_type)
+    from ._array_ops import _empty as empty
+    return empty(shape, dtype, like._device, like.usm_type)
 
 
 def _enqueue(kern, space, *args):
@@ -101,15 +99,18 @@ def _properties(x):
     return props
 
 
+_WIDTHS = {}
+
+
 def _group_width(x):
     """The work-group width of the tiled kernels on x's device: 256 items
     where the device allows, else its largest power of two."""
-    props = _properties(x)
-    width = props.get("_group_width")
+    device = x._device
+    width = _WIDTHS.get(device)
     if width is None:
-        limit = props.get("max_work_group_size", 256) or 256
+        limit = _properties(x).get("max_work_group_size", 256) or 256
         width = 1
         while width * 2 <= min(limit, 256):
             width *= 2
-        props["_group_width"] = width
+        _WIDTHS[device] = width
     return width
