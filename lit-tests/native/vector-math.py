@@ -25,6 +25,7 @@
 # F32-DAG: call <8 x float> @_ZGVdN8v_expf(<8 x float>
 # F32-DAG: call <8 x float> @_ZGVdN8v_logf(<8 x float>
 # F32-DAG: call <8 x float> @_ZGVdN8v_erff(<8 x float>
+# F32-AVX2-NOT: @_ZGVeN16v_sinf
 # F32-AVX512-DAG: call <16 x float> @_ZGVeN16v_sinf(<16 x float>
 # F32-AVX512-DAG: call <16 x float> @_ZGVeN16v_expf(<16 x float>
 # F32-AVX512-DAG: call <16 x float> @_ZGVeN16v_logf(<16 x float>
