@@ -324,10 +324,19 @@ llvm::Value *Lowering::floatBinary(BinaryOperator op, llvm::Value *a,
     llvm::Value *quotient = builder_.CreateFDiv(a, b);
     llvm::Value *signedZero =
         target_.emitMathCall(builder_, "copysign", {zero, quotient});
-    // NumPy's npy_divmod: a zero divisor gives a / b, ±inf (nan for 0/0).
+    // ArrayOps.def's rule for floor_divide (the Array API standard's
+    // special cases): a zero divisor or an infinite operand gives a / b,
+    // so inf // 2 is inf and -1 // inf is -0 (NumPy's npy_divmod: nan and
+    // -1); ±inf for a zero divisor, nan for 0/0 and inf/inf, as NumPy.
+    llvm::Value *inf = llvm::ConstantFP::getInfinity(type);
+    llvm::Value *infinite = builder_.CreateOr(
+        builder_.CreateFCmpOEQ(target_.emitMathCall(builder_, "fabs", {a}),
+                               inf),
+        builder_.CreateFCmpOEQ(target_.emitMathCall(builder_, "fabs", {b}),
+                               inf));
     return builder_.CreateSelect(
-        builder_.CreateFCmpOEQ(b, zero), quotient,
-        builder_.CreateSelect(divZero, signedZero, floorDiv));
+        builder_.CreateOr(builder_.CreateFCmpOEQ(b, zero), infinite),
+        quotient, builder_.CreateSelect(divZero, signedZero, floorDiv));
   }
   default:
     SPIRJIT_INTERNAL_CHECK(false, "float operator not lowered");

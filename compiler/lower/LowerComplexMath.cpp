@@ -96,6 +96,31 @@ Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
     llvm::Value *outIm =
         builder_.CreateFMul(target_.emitMathCall(builder_, "exp", {re}),
                             target_.emitMathCall(builder_, "sin", {im}));
+    // The Array API standard's special values (C99's cexp, less one): a
+    // zero imaginary part gives expm1 of the real part and keeps the zero
+    // (+0 for -0 + 0j); an infinite real part with an infinite or NaN
+    // imaginary one gives inf + NaN j for +inf, -1 + 0j for -inf.
+    llvm::Value *zero = llvm::ConstantFP::get(partType, 0.0);
+    llvm::Value *inf = llvm::ConstantFP::getInfinity(partType);
+    llvm::Value *imZero = builder_.CreateFCmpOEQ(im, zero);
+    outRe = builder_.CreateSelect(
+        imZero,
+        builder_.CreateFAdd(target_.emitMathCall(builder_, "expm1", {re}),
+                            zero),
+        outRe);
+    outIm = builder_.CreateSelect(imZero, im, outIm);
+    llvm::Value *imWild = builder_.CreateNot(builder_.CreateFCmpOLT(
+        target_.emitMathCall(builder_, "fabs", {im}), inf));
+    llvm::Value *plusInf = builder_.CreateAnd(
+        builder_.CreateFCmpOEQ(re, inf), imWild);
+    llvm::Value *minusInf = builder_.CreateAnd(
+        builder_.CreateFCmpOEQ(re, builder_.CreateFNeg(inf)), imWild);
+    outRe = builder_.CreateSelect(plusInf, inf, outRe);
+    outIm = builder_.CreateSelect(plusInf, llvm::ConstantFP::getNaN(partType),
+                                  outIm);
+    outRe = builder_.CreateSelect(
+        minusInf, llvm::ConstantFP::get(partType, -1.0), outRe);
+    outIm = builder_.CreateSelect(minusInf, zero, outIm);
     return {makeComplex(outRe, outIm)};
   }
   if (name == "sinh" || name == "cosh" || name == "sin" || name == "cos") {
@@ -197,13 +222,11 @@ Lowered Lowering::complexMath(const std::string &name, const Instruction &inst,
     outRe = builder_.CreateSelect(yFinite, outRe,
                                   builder_.CreateSelect(xZero, x, nan));
     outIm = builder_.CreateSelect(yFinite, outIm, nan);
-    // An infinite x: +-1 + 0j, the zero signed as sin y cos y (as y if y
-    // is infinite).
+    // An infinite x: +-1 + 0j, the zero signed as y (the Array API
+    // standard's 1 + 0j for every positive finite y; C99 signs it as
+    // sin 2y).
     llvm::Value *xInf = builder_.CreateFCmpOEQ(absX, inf);
-    llvm::Value *yInf = builder_.CreateFCmpOEQ(absY, inf);
-    llvm::Value *infIm = target_.emitMathCall(
-        builder_, "copysign",
-        {zero, builder_.CreateSelect(yInf, y, builder_.CreateFMul(sinY, cosY))});
+    llvm::Value *infIm = target_.emitMathCall(builder_, "copysign", {zero, y});
     outRe = builder_.CreateSelect(xInf, signX, outRe);
     outIm = builder_.CreateSelect(xInf, infIm, outIm);
     // A NaN x: NaN, and y itself for y = 0.

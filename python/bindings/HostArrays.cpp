@@ -79,7 +79,8 @@ public:
   void into(const ArrayNode &node, const py::array &target) {
     const py::module_ &np = numpy();
     if (node.kind == ArrayNode::Kind::Apply && *node.function != "copy" &&
-        *node.function != "where" && node.loop->back() == node.dtype) {
+        *node.function != "where" && !floatFloorDivide(node) &&
+        node.loop->back() == node.dtype) {
       py::list operands = operandsOf(node);
       np.attr(node.function->c_str())(*operands, py::arg("out") = target);
       return;
@@ -93,6 +94,11 @@ public:
   }
 
 private:
+  static bool floatFloorDivide(const ArrayNode &node) {
+    return *node.function == "floor_divide" &&
+           dtypeOf(node.loop->back()).kind() == 'f';
+  }
+
   py::list operandsOf(const ArrayNode &node) {
     py::list operands;
     for (size_t i = 0; i < node.operands.size(); ++i)
@@ -132,6 +138,16 @@ private:
         result = operands[0];
       else if (*node.function == "where")
         result = np.attr("where")(*operands);
+      else if (floatFloorDivide(node)) {
+        // ArrayOps.def's floor_divide: a / b where an operand is infinite
+        // (the Array API standard's values; the kernels' lowering,
+        // LowerArithmetic.cpp, gives the same).
+        py::object a = operands[0], b = operands[1];
+        py::object infinite = np.attr("logical_or")(np.attr("isinf")(a),
+                                                    np.attr("isinf")(b));
+        result = np.attr("where")(infinite, np.attr("true_divide")(a, b),
+                                  np.attr("floor_divide")(a, b));
+      }
       else
         result = np.attr(node.function->c_str())(*operands);
       return as(result, node.dtype);
@@ -172,9 +188,27 @@ private:
   std::map<const ArrayNode *, py::object> values_;
 };
 
+/// Whether NumPy's function gives other values than ArrayOps.def's rule
+/// somewhere in `node`'s graph: complex expm1 and tanh, whose special
+/// values (infinite and NaN parts, signed zeros) the kernels give as the
+/// Array API standard and C99 Annex G ask (LowerComplexMath.cpp).
+bool numpyDiffers(const ArrayNode &node) {
+  if (node.kind == ArrayNode::Kind::Apply &&
+      (*node.function == "expm1" || *node.function == "tanh") &&
+      dtypeOf(node.loop->back()).kind() == 'c')
+    return true;
+  for (const launch::NodeRef &o : node.operands)
+    if (numpyDiffers(*o))
+      return true;
+  return false;
+}
+
 /// `node`'s value written into `target` by NumPy; false where NumPy
-/// refuses it (then it runs as a kernel, whose errors name the operation).
+/// refuses it or would differ from the kernels (then it runs as a kernel,
+/// whose errors name the operation).
 bool computeInto(const ArrayNode &node, const py::array &target) {
+  if (numpyDiffers(node))
+    return false;
   try {
     const py::module_ &np = numpy();
     // NumPy's warnings (a division by zero, the sqrt of -1) are not what

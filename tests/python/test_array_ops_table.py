@@ -2,7 +2,8 @@
 NumPy: every row names a real ufunc (or reduction) with the stated arity,
 aliases, loops, identity and NaN rule; DeviceArrays compute exactly the
 table's ufuncs; and every elementwise row gives NumPy's answer (NaN, inf,
--0.0 and integer edge cases included) in a kernel (`np.add(x[i], y[i])`),
+-0.0 and integer edge cases included; the Array API standard's special
+values where the table follows it, `standard`) in a kernel (`np.add(x[i], y[i])`),
 in a jit function on scalars and on whole arrays, and on DeviceArrays.
 
 Each surface computes all rows of one dtype in one compiled function, so
@@ -209,6 +210,40 @@ def _rows_for(dtype):
     return rows
 
 
+def standard(name, args, answer):
+    """NumPy's answer, but the Array API standard's special values where
+    the table follows the standard instead (ArrayOps.def, "Values at
+    infinities"): floor_divide with an infinite operand is x / y; complex
+    expm1 keeps a zero imaginary part and gives inf + NaN j or -1 + 0j for
+    an infinite real part with an infinite or NaN imaginary one; complex
+    tanh of an infinite real part is +-1 with a zero signed as the
+    imaginary part."""
+    if name == "floor_divide" and answer.dtype.kind == "f":
+        x, y = args
+        with np.errstate(all="ignore"):
+            return np.where(np.isinf(x) | np.isinf(y), np.true_divide(x, y),
+                            answer).astype(answer.dtype)
+    if name not in ("expm1", "tanh") or answer.dtype.kind != "c":
+        return answer
+    z = np.asarray(args[0]).astype(answer.dtype)
+    answer = np.array(answer, copy=True)
+    re, im = z.real, z.imag
+    with np.errstate(all="ignore"):
+        if name == "expm1":
+            flat = im == 0
+            answer.real[flat] = np.expm1(re[flat]) + 0.0
+            answer.imag[flat] = im[flat]
+            wild = ~(np.abs(im) < np.inf)
+            up, down = wild & (re == np.inf), wild & (re == -np.inf)
+            answer.real[up], answer.imag[up] = np.inf, np.nan
+            answer.real[down], answer.imag[down] = -1.0, 0.0
+        else:
+            big = np.isinf(re)
+            answer.real[big] = np.sign(re[big])
+            answer.imag[big] = np.copysign(0.0, im[big])
+    return answer
+
+
 def _expected(rows, dtype, arrays):
     columns = []
     with np.errstate(all="ignore"):
@@ -219,7 +254,8 @@ def _expected(rows, dtype, arrays):
                     result == np.float32:
                 args = [a.astype(np.float32) if a.dtype == dtype else a
                         for a in args]  # float16 in NumPy
-            answer = getattr(np, row["numpy"])(*args)
+            answer = standard(row["numpy"], args,
+                              getattr(np, row["numpy"])(*args))
             assert answer.dtype == result, row["numpy"]
             columns.append(answer)
     return columns
@@ -468,3 +504,45 @@ def test_ufuncs_take_python_numbers_weakly(device_filter):
                           np.divide(small, 2))):
         assert g.dtype == e.dtype
         np.testing.assert_array_equal(g, e)
+
+
+# --------------------------------------------------------------------------
+# The Array API standard's special values where NumPy's differ
+
+def test_standard_special_values_on_device_arrays(device, require_dtypes):
+    """floor_divide with an infinite operand, complex expm1 and tanh at
+    infinite and NaN parts: the standard's values on DeviceArrays, both
+    where NumPy computes small values in place on a CPU device and where
+    a kernel computes them (more than 2^14 elements)."""
+    require_dtypes(np.float64)
+    inf, nan = np.inf, np.nan
+    x = np.array([inf, inf, -inf, -inf, 1.0, -1.0, 1.0, -1.0, 7.0, inf])
+    y = np.array([2.0, -2.0, 2.0, -2.0, -inf, inf, inf, -inf, 2.0, inf])
+    want = np.array([inf, -inf, -inf, inf, -0.0, -0.0, 0.0, 0.0, 3.0, nan])
+    z = np.array([complex(0.0, 0.0), complex(-0.0, 0.0), complex(inf, 0.0),
+                  complex(inf, inf), complex(inf, nan), complex(-inf, inf),
+                  complex(-inf, nan), complex(nan, 0.0), complex(0.5, 1.0)])
+    want_expm1 = [(0.0, 0.0), (0.0, 0.0), (inf, 0.0), (inf, nan), (inf, nan),
+                  (-1.0, 0.0), (-1.0, 0.0), (nan, 0.0)]
+    t = np.array([complex(inf, 2.0), complex(inf, 4.0), complex(inf, -2.0),
+                  complex(-inf, 2.0)])
+    want_tanh = [(1.0, 0.0), (1.0, 0.0), (1.0, -0.0), (-1.0, 0.0)]
+    for copies in (1, 2000):
+        got = np.asarray(spirjit.asarray(np.tile(x, copies), device=device) //
+                         spirjit.asarray(np.tile(y, copies), device=device))
+        np.testing.assert_array_equal(got, np.tile(want, copies))
+        numbers = ~np.isnan(np.tile(want, copies))
+        assert (np.signbit(got[numbers]) ==
+                np.signbit(np.tile(want, copies)[numbers])).all()
+        e = np.asarray(spirjit.expm1(spirjit.asarray(np.tile(z, copies),
+                                                     device=device)))
+        h = np.asarray(spirjit.tanh(spirjit.asarray(np.tile(t, copies),
+                                                    device=device)))
+        for got, expected in ((e, want_expm1), (h, want_tanh)):
+            for i, (re, im) in enumerate(expected):
+                for part, value in ((got.real[i::len(got) // copies], re),
+                                    (got.imag[i::len(got) // copies], im)):
+                    np.testing.assert_array_equal(part, value, err_msg=str(i))
+                    assert (np.signbit(part) == np.signbit(value)).all() or \
+                        np.isnan(value), i
+        np.testing.assert_allclose(e[-1], np.expm1(z[-1]), rtol=1e-12)
