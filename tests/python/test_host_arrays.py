@@ -40,16 +40,26 @@ def test_every_ufunc_of_the_table_gives_numpys_answer(host, require_dtypes,
     rows = table._rows_for(dtype)
     arrays = dict(zip("xyse", table._inputs(dtype)))
     on_device = {k: spirjit.asarray(v, device=host) for k, v in arrays.items()}
+    # Complex expm1 and tanh, whose special values NumPy gives otherwise
+    # than the table (ArrayOps.def, "Values at infinities"), are left to
+    # the kernels (HostArrays.cpp, numpyDiffers): every other row compiles
+    # nothing.
+    kernels = {"expm1", "tanh"} if np.dtype(dtype).kind == "c" else set()
     before = compiles()
-    got = []
-    for row in rows:
+    got = {}
+    for row in sorted(rows, key=lambda r: r["numpy"] in kernels):
+        if row["numpy"] in kernels and before is not None:
+            assert compiles() == before, "no kernel for small values"
+            before = None
         result = getattr(np, row["numpy"])(
             *(on_device[o] for o in table._operands(row, dtype)))
         assert result.dtype == table._numpy_dtype(row, dtype), row["numpy"]
-        got.append(np.asarray(result))
-    table._check(rows, dtype, got, table._expected(rows, dtype, arrays),
+        got[row["numpy"]] = np.asarray(result)
+    table._check(rows, dtype, [got[r["numpy"]] for r in rows],
+                 table._expected(rows, dtype, arrays),
                  "DeviceArray on the host")
-    assert compiles() == before, "no kernel for small values"
+    if before is not None:
+        assert compiles() == before, "no kernel for small values"
 
 
 def test_chains_scalars_and_reductions_as_numpy(host):
