@@ -16,6 +16,7 @@ import numbers
 import numpy as np
 
 from . import _array_extensions as extensions
+from . import _array_numpy_more as more
 from . import _array_ops as ops
 from . import _array_primitives as prims
 from . import _vendor_solver as cuda
@@ -342,4 +343,5 @@ def numpy_functions():
         x, axes=axes)
     f[np.fft.ifftshift] = lambda x, axes=None: extensions.ifftshift(
         x, axes=axes)
+    f.update(more.functions())
     return f

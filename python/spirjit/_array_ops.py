@@ -499,9 +499,49 @@ def _unary(ufunc):
     return lambda self: apply_ufunc(ufunc, (self,))
 
 
+# ufunc.reduce's and ufunc.accumulate's DeviceArray versions: the
+# reductions and scans of the same operation.
+_UFUNC_REDUCTIONS = {"add": "sum", "multiply": "prod", "minimum": "min",
+                     "maximum": "max", "logical_and": "all",
+                     "logical_or": "any"}
+_UFUNC_SCANS = {"add": "+", "multiply": "*"}
+
+
+def _ufunc_method(ufunc, method, x, axis=0, dtype=None, keepdims=False):
+    """np.<ufunc>.reduce(x, axis, dtype, keepdims=) and
+    np.<ufunc>.accumulate(x, axis, dtype) on a DeviceArray."""
+    name = ufunc.__name__
+    if method == "reduce" and name in _UFUNC_REDUCTIONS:
+        op = _UFUNC_REDUCTIONS[name]
+        if op in ("all", "any"):
+            result = getattr(astype(x, np.bool_) if x.dtype != np.bool_
+                             else x, op)(axis=axis, keepdims=keepdims)
+        else:
+            if dtype is not None:
+                x = astype(x, dtype)
+            result = reduce(op, x, axis=axis, keepdims=keepdims)
+        return result if dtype is None else astype(result, dtype)
+    if method == "accumulate" and name in _UFUNC_SCANS:
+        from . import _array_primitives as prims
+        if x.ndim == 0:
+            raise errors.TypingError(
+                f"numpy.{name}.accumulate of a 0-d DeviceArray: NumPy "
+                "accumulates along an axis; reshape it to 1-d")
+        if dtype is None:  # NumPy's: cumsum's (small integers widen)
+            dtype = np.cumsum(np.zeros(1, x.dtype)).dtype
+        return prims.cumulative(_UFUNC_SCANS[name], x,
+                                normalize_axes(x, axis)[0], dtype)
+    raise _unsupported(ufunc, method)
+
+
 def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
     if not all(_is_operand(v) for v in inputs):
         return NotImplemented
+    if method in ("reduce", "accumulate") and out is None and \
+            len(inputs) == 1 and isinstance(inputs[0], DeviceArray) and \
+            set(kwargs) <= {"axis", "dtype", "keepdims"} and \
+            not (method == "accumulate" and "keepdims" in kwargs):
+        return _ufunc_method(ufunc, method, inputs[0], **kwargs)
     if kwargs:
         raise errors.TypingError(
             f"numpy.{ufunc.__name__} on DeviceArrays takes "
@@ -516,11 +556,6 @@ def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
         out = out[0]
     if method == "__call__":
         return apply_ufunc(ufunc, inputs, out=out)
-    reductions = {"add": "sum", "multiply": "prod", "minimum": "min",
-                  "maximum": "max"}
-    if method == "reduce" and ufunc.__name__ in reductions and out is None:
-        (x,) = inputs
-        return reduce(reductions[ufunc.__name__], x, axis=0)
     raise _unsupported(ufunc, method)
 
 

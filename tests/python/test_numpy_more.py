@@ -1,0 +1,146 @@
+"""NumPy's statistics, counting and shape helpers on DeviceArrays
+(python/spirjit/_array_numpy_more.py) and ufunc.reduce/accumulate: each
+returns a DeviceArray on the operands' device with NumPy's answer, dtype
+and shape (NaN rules included), on every device, small values (NumPy in
+place on CPU devices) and kernels alike."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import spirjit
+from spirjit import errors
+
+RNG = np.random.default_rng(7)
+A = RNG.random((6, 5))
+A[1, 2] = np.nan
+B = RNG.random((6, 5))
+V = RNG.random(7)
+F32 = RNG.random(9).astype(np.float32)
+I = RNG.integers(0, 10, 12)
+I8 = RNG.integers(-100, 100, (4, 5)).astype(np.int8)
+ALL_NAN = np.array([[np.nan, 1.0, np.nan], [np.nan, np.nan, np.nan]])
+
+# name: (the call, on NumPy's arrays or the DeviceArrays alike)
+CASES = {
+    "nansum": lambda a: np.nansum(a["A"]),
+    "nansum axis": lambda a: np.nansum(a["A"], axis=0),
+    "nanprod": lambda a: np.nanprod(a["A"], axis=1),
+    "nanmax all-NaN column": lambda a: np.nanmax(a["N"], axis=0),
+    "nanmin": lambda a: np.nanmin(a["A"]),
+    "nanmean keepdims": lambda a: np.nanmean(a["A"], axis=1, keepdims=True),
+    "nanmean float32": lambda a: np.nanmean(a["F32"]),
+    "median": lambda a: np.median(a["B"]),
+    "median with NaN": lambda a: np.median(a["A"], axis=0),
+    "median keepdims": lambda a: np.median(a["B"], axis=1, keepdims=True),
+    "median of ints": lambda a: np.median(a["I"]),
+    "percentile": lambda a: np.percentile(a["V"], 30),
+    "percentiles along an axis": lambda a: np.percentile(a["B"], [10, 50, 90],
+                                                         axis=0),
+    "quantile float32": lambda a: np.quantile(a["F32"], 0.25),
+    "cov": lambda a: np.cov(a["B"]),
+    "cov of a vector": lambda a: np.cov(a["V"]),
+    "cov rowvar=False": lambda a: np.cov(a["B"], rowvar=False),
+    "corrcoef": lambda a: np.corrcoef(a["B"]),
+    "bincount": lambda a: np.bincount(a["I"]),
+    "bincount minlength": lambda a: np.bincount(a["I"], minlength=15),
+    "bincount weights": lambda a: np.bincount(a["I"], weights=a["W"]),
+    "histogram": lambda a: np.histogram(a["V"], bins=3),
+    "histogram range": lambda a: np.histogram(a["B"], bins=4,
+                                              range=(0.2, 0.8))[0],
+    "histogram density": lambda a: np.histogram(a["B"], bins=4,
+                                                density=True)[0],
+    "histogram of ints": lambda a: np.histogram(a["I"], bins=5)[0],
+    "histogram edges": lambda a: np.histogram(a["B"],
+                                              bins=[0, 0.3, 0.5, 1.0])[0],
+    "isin": lambda a: np.isin(a["I"], a["I"][:3]),
+    "isin invert": lambda a: np.isin(a["I"], [1, 2, 3], invert=True),
+    "interp": lambda a: np.interp(a["X"], np.arange(7.0), a["V"], left=-1,
+                                  right=9),
+    "diag of a vector": lambda a: np.diag(a["V"]),
+    "diag k=2": lambda a: np.diag(a["V"], k=2),
+    "diag k=-1": lambda a: np.diag(a["V"], k=-1),
+    "diag of a matrix": lambda a: np.diag(a["B"], k=1),
+    "split": lambda a: np.split(a["V"][:6], 3)[1],
+    "split at indices": lambda a: np.split(a["B"], [2, 3], axis=1)[2],
+    "array_split": lambda a: np.array_split(a["V"], 3)[0],
+    "pad": lambda a: np.pad(a["V"], 2),
+    "pad widths and value": lambda a: np.pad(a["B"], ((1, 0), (2, 3)),
+                                             constant_values=7),
+    "maximum.reduce axis": lambda a: np.maximum.reduce(a["B"], axis=0),
+    "minimum.reduce keepdims": lambda a: np.minimum.reduce(a["B"], axis=1,
+                                                           keepdims=True),
+    "add.reduce int8": lambda a: np.add.reduce(a["I8"]),
+    "logical_and.reduce": lambda a: np.logical_and.reduce(a["B"] > 0.3,
+                                                          axis=0),
+    "add.accumulate": lambda a: np.add.accumulate(a["B"], axis=1),
+    "multiply.accumulate int8": lambda a: np.multiply.accumulate(a["I8"],
+                                                                 axis=1),
+    "add.accumulate bool": lambda a: np.add.accumulate(a["B"] > 0.5),
+}
+
+
+def _host():
+    return {"A": A, "B": B, "V": V, "F32": F32, "I": I, "I8": I8,
+            "N": ALL_NAN, "W": np.arange(12.0),
+            "X": np.linspace(-1, 8, 11)}
+
+
+def _same(got, want, what):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want), what
+        for g, w in zip(got, want):
+            _same(g, w, what)
+        return
+    assert isinstance(got, spirjit.DeviceArray), what
+    g = np.asarray(got)
+    assert g.shape == np.shape(want) and g.dtype == np.asarray(want).dtype, \
+        (what, g.shape, g.dtype)
+    np.testing.assert_allclose(g, want, rtol=1e-5 if g.dtype == np.float32
+                               else 1e-12, equal_nan=True, err_msg=what)
+
+
+@pytest.mark.parametrize("host_numpy", [True, False],
+                         ids=["numpy-in-place", "kernels"])
+def test_numpy_functions_on_device_arrays(device, require_dtypes,
+                                          host_numpy):
+    require_dtypes(np.float64)
+    from spirjit import _array_primitives as prims
+    from spirjit import _spirjit
+    was = _spirjit._host_evaluation(host_numpy)
+    try:
+        on_device = {k: spirjit.asarray(v, device=device)
+                     for k, v in _host().items()}
+        with prims.use_host(host_numpy):
+            for name, call in CASES.items():
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    want = call(_host())
+                _same(call(on_device), want, name)
+    finally:
+        _spirjit._host_evaluation(was)
+
+
+def test_numpy_function_errors_are_numpys(device):
+    v = spirjit.asarray(np.array([1, -2, 3]), device=device)
+    x = spirjit.asarray(np.arange(6.0), device=device)
+    with pytest.raises(errors.InvalidArgumentError,
+                       match="'list' argument must have no negative"):
+        np.bincount(v)
+    with pytest.raises(ValueError, match="equal division"):
+        np.split(x, 4)
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"Percentiles must be in the range \[0, 100\]"):
+        np.percentile(x, 120)
+    with pytest.raises(errors.NotSupportedError,
+                       match=r"numpy.pad\(mode='reflect'\)"):
+        np.pad(x, 1, mode="reflect")
+    with pytest.raises(errors.NotSupportedError,
+                       match=r"method='nearest'"):
+        np.quantile(x, 0.5, method="nearest")
+    nan = spirjit.asarray(np.array([np.nan, 1.0]), device=device)
+    with pytest.raises(ValueError, match="autodetected range of"):
+        np.histogram(nan)
+    with pytest.raises(NotImplementedError, match="numpy.einsum"):
+        np.einsum("i,i->", x, x)
