@@ -270,6 +270,12 @@ def fft(name, x, kwargs):
     load."""
     if x._device.properties()["backend"] != "cuda" or x.ndim == 0:
         return None
+    if name in ("fft2", "ifft2", "rfft2", "irfft2"):
+        # NumPy's fft2 family: the n-D transform over axes (-2, -1).
+        kwargs = dict(kwargs)
+        if kwargs.get("axes") is None:
+            kwargs["axes"] = (-2, -1)
+        name = name[:-1] + "n"
     if name not in ("fft", "ifft", "rfft", "irfft", "fftn", "ifftn",
                     "rfftn", "irfftn", "hfft", "ihfft") or _cufft() is None:
         return None

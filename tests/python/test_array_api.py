@@ -449,7 +449,15 @@ def test_linalg_and_fft(device):
                      np.fft.irfftn(h, s=(3, 8))),
                     (spirjit.fft.hfft(H, n=12), np.fft.hfft(h, n=12)),
                     (spirjit.fft.ihfft(r), np.fft.ihfft(h.real.astype(
-                        np.float32)))):
+                        np.float32))),
+                    # NumPy's 2-D names, over axes (-2, -1) by default
+                    (np.fft.fft2(H), np.fft.fft2(h)),
+                    (np.fft.ifft2(H, axes=(1, 0)), np.fft.ifft2(h,
+                                                                axes=(1, 0))),
+                    (np.fft.rfft2(r), np.fft.rfft2(h.real.astype(
+                        np.float32))),
+                    (np.fft.irfft2(H, s=(3, 8)),
+                     np.fft.irfft2(h, s=(3, 8)))):
                 np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-4,
                                            atol=1e-4)
         return
@@ -458,6 +466,7 @@ def test_linalg_and_fft(device):
                       (spirjit.linalg.cholesky(A), np.linalg.cholesky(a)),
                       (spirjit.linalg.det(A), np.linalg.det(a)),
                       (np.fft.fft(B), np.fft.fft(b)),
+                      (np.fft.fft2(A), np.fft.fft2(a)),
                       (spirjit.fft.rfft(B), np.fft.rfft(b))):
         assert isinstance(got, spirjit.DeviceArray)
         np.testing.assert_allclose(got.asnumpy(), want)
