@@ -5,7 +5,7 @@ run on the array's device as the rest of the library does:
 ``np.nansum/nanprod/nanmin/nanmax/nanmean``, ``np.median``,
 ``np.percentile``, ``np.quantile``, ``np.cov``, ``np.corrcoef``,
 ``np.bincount``, ``np.histogram``, ``np.isin``, ``np.interp``, ``np.diag``,
-``np.split``, ``np.array_split``, ``np.pad`` (constant).
+``np.split``, ``np.array_split``, ``np.pad`` (constant), ``np.einsum``.
 
 Contract: ``functions()`` maps each NumPy function to its DeviceArray
 version with NumPy's signature, defaults and answers (NaN rules included);
@@ -437,6 +437,163 @@ def pad(array, pad_width, mode="constant", **kwargs):
     return out
 
 
+# --------------------------------------------------------------------------
+# einsum: a product of broadcast operands summed over the contracted
+# letters (one fused kernel: the broadcast product is never stored), or a
+# batched matrix product where the contraction is one
+
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def _einsum_terms(spec, arrays):
+    """The subscripts of each operand and of the output, with '...'
+    spelled out as letters the spec does not use."""
+    inputs, arrow, output = spec.replace(" ", "").partition("->")
+    terms = inputs.split(",")
+    if len(terms) != len(arrays):
+        raise errors.InvalidArgumentError(
+            f"{'more' if len(arrays) > len(terms) else 'fewer'} operands "
+            "provided to einstein sum function than specified in the "
+            "subscripts string")
+    unused = [c for c in _LETTERS if c not in inputs + output]
+    width = max([a.ndim - (len(t) - 3) for t, a in zip(terms, arrays)
+                 if "..." in t] + [0])
+    ellipsis = "".join(unused[:width])
+    spelled = []
+    for i, (t, a) in enumerate(zip(terms, arrays)):
+        if "..." in t:
+            t = t.replace("...", ellipsis[width - (a.ndim - (len(t) - 3)):])
+        if any(c not in _LETTERS for c in t):
+            raise errors.InvalidArgumentError(
+                f"invalid subscript in einstein sum subscripts string, "
+                f"subscripts must be letters: {t!r}")
+        if len(t) != a.ndim:
+            raise errors.InvalidArgumentError(
+                f"operand has more dimensions than subscripts given in "
+                f"einstein sum, but no '...' ellipsis provided to broadcast "
+                f"the extra dimensions." if len(t) < a.ndim else
+                f"einstein sum subscripts string contains too many "
+                f"subscripts for operand {i}")
+        spelled.append(t)
+    joined = "".join(spelled)
+    if arrow:
+        out = output.replace("...", ellipsis)
+        for c in out:
+            if c not in joined:
+                raise errors.InvalidArgumentError(
+                    f"einstein sum subscripts string included output "
+                    f"subscript '{c}' which never appeared in an input")
+    else:  # NumPy's implicit output: the letters seen once, in order
+        out = ellipsis + "".join(sorted(c for c in set(joined) if
+                                        c not in ellipsis and
+                                        joined.count(c) == 1))
+    return spelled, out
+
+
+def _take_diagonals(x, term):
+    """A letter repeated in one operand's term: its diagonal (the
+    repeated axes as one, last)."""
+    xp = _xp()
+    while len(set(term)) != len(term):
+        letter = next(c for c in term if term.count(c) > 1)
+        first = term.index(letter)
+        second = term.index(letter, first + 1)
+        rest = [i for i in range(x.ndim) if i not in (first, second)]
+        x = xp.linalg.diagonal(ops.transpose(x, rest + [first, second]))
+        term = "".join(term[i] for i in rest) + letter
+    return x, term
+
+
+def _aligned(x, term, letters):
+    """x with its axes in the order of `letters`, length 1 where it lacks
+    one (so that the operands broadcast)."""
+    present = [c for c in letters if c in term]
+    x = ops.transpose(x, [term.index(c) for c in present])
+    return ops.reshape(x, tuple(x.shape[present.index(c)] if c in present
+                                else 1 for c in letters))
+
+
+def einsum(*operands, out=None, dtype=None, order="K", casting="safe",
+           optimize=False):
+    _refuse("einsum", out=out)
+    if not operands or not isinstance(operands[0], str):
+        raise errors.NotSupportedError(
+            "numpy.einsum's operand-and-axis-list form on DeviceArrays is "
+            "not supported; pass the subscripts as a string")
+    xp = _xp()
+    device = _device_of(*operands[1:])
+    arrays = [_array(a, device) for a in operands[1:]]
+    if dtype is not None:
+        arrays = [ops.astype(a, dtype) for a in arrays]
+    result_dtype = np.result_type(*[a.dtype for a in arrays])
+    terms, out_term = _einsum_terms(operands[0], arrays)
+    pairs = [_take_diagonals(a, t) for a, t in zip(arrays, terms)]
+    sizes = {}
+    for a, t in pairs:
+        for c, n in zip(t, a.shape):
+            if sizes.get(c, 1) not in (1, n) and n != 1:
+                raise errors.InvalidArgumentError(
+                    f"operands could not be broadcast together with "
+                    f"remapped shapes: size {sizes[c]} and {n} for '{c}'")
+            sizes[c] = max(sizes.get(c, 1), n)
+    # A letter only one operand has and the output lacks: summed there.
+    reduced = []
+    for k, (a, t) in enumerate(pairs):
+        others = out_term + "".join(u for j, (_, u) in enumerate(pairs)
+                                    if j != k)
+        alone = [i for i, c in enumerate(t) if c not in others]
+        if alone:
+            a = a.sum(axis=tuple(alone))
+            t = "".join(c for i, c in enumerate(t) if i not in alone)
+        reduced.append((a, t))
+    if len(reduced) == 2 and all(a.ndim for a, _ in reduced) and \
+            result_dtype.kind in "fc":
+        done = _einsum_matmul(reduced, out_term, sizes)
+        if done is not None:
+            return ops.astype(done, result_dtype)
+    letters = out_term + "".join(sorted(set("".join(t for _, t in reduced)) -
+                                        set(out_term)))
+    product = None
+    for a, t in reduced:
+        a = _aligned(a, t, letters)
+        product = a if product is None else product * a
+    if product is None:
+        raise errors.InvalidArgumentError("No input operands")
+    if len(letters) > len(out_term):
+        product = product.sum(axis=tuple(range(len(out_term), len(letters))))
+    if product.shape != tuple(sizes[c] for c in out_term):
+        product = xp.broadcast_to(product, tuple(sizes[c] for c in out_term))
+    return ops.astype(product, result_dtype)
+
+
+def _einsum_matmul(pairs, out_term, sizes):
+    """Two operands whose summed letters both have: a batched matrix
+    product (cuBLAS on CUDA devices, NumPy's in place on CPU devices), or
+    None where the contraction is not one."""
+    (a, s), (b, t) = pairs
+    summed = [c for c in s if c in t and c not in out_term]
+    if not summed or any(sizes[c] != a.shape[s.index(c)] or
+                         sizes[c] != b.shape[t.index(c)]
+                         for c in s + t if c in s and c in t):
+        return None
+    batch = [c for c in out_term if c in s and c in t]
+    left = [c for c in s if c not in t]
+    right = [c for c in t if c not in s]
+    if set(batch + left + right) != set(out_term):
+        return None
+    n = lambda letters: int(np.prod([sizes[c] for c in letters]))
+    a2 = ops.reshape(ops.transpose(a, [s.index(c) for c in
+                                       batch + left + summed]),
+                     (n(batch), n(left), n(summed)))
+    b2 = ops.reshape(ops.transpose(b, [t.index(c) for c in
+                                       batch + summed + right]),
+                     (n(batch), n(summed), n(right)))
+    product = ops.reshape(a2 @ b2, tuple(sizes[c] for c in
+                                         batch + left + right))
+    order = batch + left + right
+    return ops.transpose(product, [order.index(c) for c in out_term])
+
+
 def functions():
     """NumPy function -> its DeviceArray version (for __array_function__)."""
     return {
@@ -458,4 +615,5 @@ def functions():
         np.split: _split("split", True),
         np.array_split: _split("array_split", False),
         np.pad: pad,
+        np.einsum: einsum,
     }
