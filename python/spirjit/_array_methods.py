@@ -2,7 +2,9 @@
 ``argmax``/``argmin``, ``var``/``std``, ``clip``, ``round``, ``conj``,
 ``fill``, ``ravel``/``flatten``/``squeeze``/``swapaxes``, ``real``/``imag``,
 ``itemsize``,
-``nbytes``, ``tolist``/``tobytes``, and the NumPy functions of the same
+``nbytes``, ``tolist``/``tobytes``, ``view``, the methods of NumPy functions
+(``cumsum``, ``argsort``, ``nonzero``, ``take``, ``sort`` in place...), and
+the NumPy functions of the same
 names (``np.all(x)``, ``np.argmax(x, axis=1)``...); and NumPy's
 ``*_like`` constructors of a DeviceArray, which make DeviceArrays beside it.
 
@@ -300,6 +302,51 @@ _FUNCTIONS = {
 }
 
 
+def view(x, dtype=None, type=None):
+    """x's bytes as another dtype, without a copy (NumPy's ndarray.view):
+    the same shape for an itemsize alike, else the last axis, which must
+    be contiguous, rescaled."""
+    if type is not None:
+        raise errors.NotSupportedError(
+            "DeviceArray.view(type=...) is not supported; DeviceArrays are "
+            "one type")
+    if dtype is None:
+        return x._view(list(x.shape), list(x.strides), x._offset, x.dtype)
+    dtype = np.dtype(dtype)
+    old = x.dtype.itemsize
+    if dtype.itemsize == old:
+        return x._view(list(x.shape), list(x.strides), x._offset, dtype)
+    if x.ndim == 0 or x.strides[-1] != old:
+        raise errors.InvalidArgumentError(
+            "To change to a dtype of a different size, the last axis must "
+            "be contiguous")
+    nbytes = x.shape[-1] * old
+    if nbytes % dtype.itemsize:
+        raise errors.InvalidArgumentError(
+            "When changing to a larger dtype, its size must be a divisor "
+            "of the total size in bytes of the last axis of the array.")
+    shape = list(x.shape[:-1]) + [nbytes // dtype.itemsize]
+    strides = list(x.strides[:-1]) + [dtype.itemsize]
+    return x._view(shape, strides, x._offset, dtype)
+
+
+def _numpy_method(function_name, in_place=False):
+    """ndarray's method of the NumPy function's name: the function on
+    DeviceArrays (``x.cumsum(axis=1)`` is ``np.cumsum(x, axis=1)``); an
+    in-place method (``sort``, ``partition``) writes the result back."""
+    def method(self, *args, **kwargs):
+        result = getattr(np, function_name)(self, *args, **kwargs)
+        if not in_place:
+            return result
+        self[...] = result
+        return None
+    method.__name__ = function_name
+    method.__doc__ = (f"numpy.ndarray.{function_name}: numpy."
+                      f"{function_name} on the array's device"
+                      + (", in place." if in_place else "."))
+    return method
+
+
 def install(cls, functions):
     """Adds the methods to DeviceArray and the NumPy functions to
     ``functions`` (``_array_ops``' ``__array_function__`` table)."""
@@ -319,6 +366,13 @@ def install(cls, functions):
                         lambda self, v: _set_part(self, "imag", v))
     cls.itemsize = property(lambda self: self.dtype.itemsize)
     cls.nbytes = property(lambda self: self.size * self.dtype.itemsize)
+    for name in ("cumsum", "cumprod", "argsort", "argpartition",
+                 "nonzero", "repeat", "take", "searchsorted", "diagonal",
+                 "trace", "ptp"):
+        setattr(cls, name, _numpy_method(name))
+    cls.sort = _numpy_method("sort", in_place=True)
+    cls.partition = _numpy_method("partition", in_place=True)
+    cls.view = view
     cls.tolist = lambda self: self.asnumpy().tolist()
     cls.tobytes = lambda self, order="C": self.asnumpy().tobytes(order)
     functions.update(_FUNCTIONS)

@@ -5,7 +5,10 @@ run on the array's device as the rest of the library does:
 ``np.nansum/nanprod/nanmin/nanmax/nanmean``, ``np.median``,
 ``np.percentile``, ``np.quantile``, ``np.cov``, ``np.corrcoef``,
 ``np.bincount``, ``np.histogram``, ``np.isin``, ``np.interp``, ``np.diag``,
-``np.split``, ``np.array_split``, ``np.pad`` (constant), ``np.einsum``.
+``np.split``, ``np.array_split``, ``np.pad`` (constant), ``np.einsum``,
+``np.diagonal``, ``np.ptp``, ``np.average``, ``np.cross``, ``np.kron``,
+``np.atleast_1d/2d/3d``, ``np.column_stack``, ``np.dstack``,
+``np.unravel_index``, ``np.polyval``, ``np.convolve``, ``np.gradient``.
 
 Contract: ``functions()`` maps each NumPy function to its DeviceArray
 version with NumPy's signature, defaults and answers (NaN rules included);
@@ -594,6 +597,241 @@ def _einsum_matmul(pairs, out_term, sizes):
     return ops.transpose(product, [order.index(c) for c in out_term])
 
 
+# --------------------------------------------------------------------------
+# More of NumPy's everyday helpers
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    x = _array(a)
+    rest = [i for i in range(x.ndim) if i not in (axis1 % x.ndim,
+                                                  axis2 % x.ndim)]
+    moved = ops.transpose(x, rest + [axis1 % x.ndim, axis2 % x.ndim])
+    return _xp().linalg.diagonal(moved, offset=offset)
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    _refuse("ptp", out=out)
+    x = _array(a)
+    return x.max(axis=axis, keepdims=keepdims) - \
+        x.min(axis=axis, keepdims=keepdims)
+
+
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    xp, x = _xp(), _array(a)
+    if weights is None:
+        avg = x.mean(axis=axis, keepdims=keepdims)
+        total = ops.astype(xp.asarray(
+            x.size // max(avg.size, 1), device=x._device), avg.dtype)
+    else:
+        w = _array(weights, x._device)
+        if w.shape != x.shape:
+            if axis is None or w.ndim != 1 or \
+                    w.shape[0] != x.shape[axis]:
+                raise errors.InvalidArgumentError(
+                    "Shape of weights must be consistent with shape of a "
+                    "along specified axis.")
+            shape = [1] * x.ndim
+            shape[axis] = w.shape[0]
+            w = ops.reshape(w, tuple(shape))
+        dtype = np.result_type(x.dtype, w.dtype, np.float64) \
+            if x.dtype.kind in "biu" else np.result_type(x.dtype, w.dtype)
+        total = xp.broadcast_to(w, x.shape).sum(axis=axis,
+                                                keepdims=keepdims)
+        if bool((total == 0).any()):
+            raise ZeroDivisionError(
+                "Weights sum to zero, can't be normalized")
+        avg = ops.astype((x * w).sum(axis=axis, keepdims=keepdims) / total,
+                         dtype)
+        total = ops.astype(total, avg.dtype)
+    return (avg, xp.broadcast_to(total, avg.shape)) if returned else avg
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    xp = _xp()
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    device = _device_of(a, b)
+    x = xp.moveaxis(_array(a, device), axisa, -1)
+    y = xp.moveaxis(_array(b, device), axisb, -1)
+    if x.shape[-1] not in (2, 3) or y.shape[-1] not in (2, 3):
+        raise errors.InvalidArgumentError(
+            "incompatible dimensions for cross product\n(dimension must "
+            "be 2 or 3)")
+    x0, x1 = x[..., 0], x[..., 1]
+    y0, y1 = y[..., 0], y[..., 1]
+    z = x0 * y1 - x1 * y0
+    if x.shape[-1] == 2 and y.shape[-1] == 2:
+        return z
+    x2 = x[..., 2] if x.shape[-1] == 3 else None
+    y2 = y[..., 2] if y.shape[-1] == 3 else None
+    first = (x1 * y2 if y2 is not None else 0) - \
+        (x2 * y1 if x2 is not None else 0)
+    second = (x2 * y0 if x2 is not None else 0) - \
+        (x0 * y2 if y2 is not None else 0)
+    parts = [xp.broadcast_to(p, z.shape) if isinstance(p, DeviceArray)
+             else xp.full(z.shape, p, dtype=z.dtype, device=device)
+             for p in (first, second, z)]
+    return xp.moveaxis(xp.stack([ops.astype(p, z.dtype) for p in parts],
+                                axis=-1), -1, axisc)
+
+
+def kron(a, b):
+    device = _device_of(a, b)
+    x, y = _array(a, device), _array(b, device)
+    n = max(x.ndim, y.ndim)
+    x = ops.reshape(x, (1,) * (n - x.ndim) + tuple(x.shape))
+    y = ops.reshape(y, (1,) * (n - y.ndim) + tuple(y.shape))
+    # x's axis i and y's axis i side by side: (x0, y0, x1, y1, ...)
+    xs = ops.reshape(x, tuple(d for e in x.shape for d in (e, 1)))
+    ys = ops.reshape(y, tuple(d for e in y.shape for d in (1, e)))
+    return ops.reshape(xs * ys, tuple(p * q for p, q in zip(x.shape,
+                                                            y.shape)))
+
+
+def _atleast(ndim):
+    def function(*arys):
+        out = []
+        for a in arys:
+            x = _array(a)
+            if x.ndim < ndim:
+                if ndim == 3 and x.ndim == 2:
+                    shape = tuple(x.shape) + (1,)
+                elif ndim == 3 and x.ndim == 1:
+                    shape = (1,) + tuple(x.shape) + (1,)
+                else:
+                    shape = (1,) * (ndim - x.ndim) + tuple(x.shape)
+                x = ops.reshape(x, shape)
+            out.append(x)
+        return out[0] if len(out) == 1 else tuple(out)
+    function.__name__ = f"atleast_{ndim}d"
+    return function
+
+
+def column_stack(tup):
+    xp = _xp()
+    device = _device_of(*tup)
+    columns = [_array(a, device) for a in tup]
+    columns = [ops.reshape(c, (-1, 1)) if c.ndim < 2 else c for c in columns]
+    return xp.concat(columns, axis=1)
+
+
+def dstack(tup):
+    xp = _xp()
+    device = _device_of(*tup)
+    layers = [_atleast(3)(_array(a, device)) for a in tup]
+    return xp.concat(layers, axis=2)
+
+
+def unravel_index(indices, shape, order="C"):
+    xp = _xp()
+    flat = _array(indices)
+    if flat.dtype.kind not in "iu":
+        raise errors.TypingError(
+            f"only int indices permitted, not {flat.dtype}")
+    shape = (shape,) if isinstance(shape, numbers.Integral) else \
+        tuple(shape)
+    size = int(np.prod(shape))
+    if bool(((flat < 0) | (flat >= size)).any()):
+        raise errors.InvalidArgumentError(
+            f"index out of bounds for array with size {size}")
+    flat = ops.astype(flat, np.int64)
+    out = [None] * len(shape)
+    axes = range(len(shape) - 1, -1, -1) if order == "C" else \
+        range(len(shape))
+    for i in axes:
+        out[i] = flat % shape[i]
+        flat = flat // shape[i]
+    return tuple(xp.asarray(o) for o in out)
+
+
+def polyval(p, x):
+    xp = _xp()
+    device = _device_of(p, x)
+    coefficients = _array(p, device)
+    at = _array(x, device)
+    y = xp.zeros_like(at, dtype=np.result_type(coefficients.dtype,
+                                               at.dtype))
+    for i in range(coefficients.shape[0]):
+        y = y * at + coefficients[i]
+    return y
+
+
+def convolve(a, v, mode="full"):
+    xp = _xp()
+    device = _device_of(a, v)
+    x, k = _array(a, device), _array(v, device)
+    if x.ndim != 1 or k.ndim != 1:
+        raise errors.InvalidArgumentError("object too deep for desired array")
+    if x.size == 0 or k.size == 0:
+        raise errors.InvalidArgumentError(
+            f"{'a' if x.size == 0 else 'v'} cannot be empty")
+    if k.size > x.size:
+        x, k = k, x
+    n, m = x.size, k.size
+    dtype = np.result_type(x.dtype, k.dtype)
+    length = n + m - 1
+    zeros = xp.zeros(m - 1, dtype=x.dtype, device=device)
+    padded = xp.concat([zeros, x, zeros]) if m > 1 else x
+    # out[t] = sum_j k[j] x[t - j]: each term a shifted slice (fused).
+    total = None
+    for j in range(m):
+        term = k[j] * padded[m - 1 - j:m - 1 - j + length]
+        total = term if total is None else total + term
+    total = ops.astype(total, dtype)
+    if mode == "full":
+        return total
+    if mode == "same":
+        start = (m - 1) // 2
+        return total[start:start + n]
+    if mode == "valid":
+        return total[m - 1:n]
+    raise errors.InvalidArgumentError(f"mode must be one of 'valid', "
+                                      f"'same', or 'full' (got {mode!r})")
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    x = _array(f)
+    if edge_order != 1:
+        raise errors.NotSupportedError(
+            "numpy.gradient(edge_order=2) on DeviceArrays is not "
+            "supported; the default edge_order=1 is")
+    axes = list(range(x.ndim)) if axis is None else \
+        [a % x.ndim for a in ((axis,) if isinstance(axis, numbers.Integral)
+                              else axis)]
+    if len(varargs) == 0:
+        spacing = [1.0] * len(axes)
+    elif len(varargs) == 1 and np.ndim(varargs[0]) == 0:
+        spacing = [float(varargs[0])] * len(axes)
+    elif len(varargs) == len(axes) and all(np.ndim(h) == 0
+                                           for h in varargs):
+        spacing = [float(h) for h in varargs]
+    else:
+        raise errors.NotSupportedError(
+            "numpy.gradient with coordinate arrays on DeviceArrays is not "
+            "supported; pass scalar spacings")
+    dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
+    x = ops.astype(x, dtype)
+    xp = _xp()
+    out = []
+    for a, h in zip(axes, spacing):
+        if x.shape[a] < 2:
+            raise errors.InvalidArgumentError(
+                "Shape of array too small to calculate a numerical "
+                "gradient, at least (edge_order + 1) elements are required.")
+
+        def part(start, stop):
+            index = [slice(None)] * x.ndim
+            index[a] = slice(start, stop)
+            return x[tuple(index)]
+        first = (part(1, 2) - part(0, 1)) / h
+        last = (part(-1, None) - part(-2, -1)) / h
+        pieces = [first]
+        if x.shape[a] > 2:
+            pieces.append((part(2, None) - part(None, -2)) / (2 * h))
+        pieces.append(last)
+        out.append(ops.astype(xp.concat(pieces, axis=a), dtype))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 def functions():
     """NumPy function -> its DeviceArray version (for __array_function__)."""
     return {
@@ -616,4 +854,18 @@ def functions():
         np.array_split: _split("array_split", False),
         np.pad: pad,
         np.einsum: einsum,
+        np.diagonal: diagonal,
+        np.ptp: ptp,
+        np.average: average,
+        np.cross: cross,
+        np.kron: kron,
+        np.atleast_1d: _atleast(1),
+        np.atleast_2d: _atleast(2),
+        np.atleast_3d: _atleast(3),
+        np.column_stack: column_stack,
+        np.dstack: dstack,
+        np.unravel_index: unravel_index,
+        np.polyval: polyval,
+        np.convolve: convolve,
+        np.gradient: gradient,
     }

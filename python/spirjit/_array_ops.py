@@ -334,8 +334,18 @@ def _c_strides(shape, dtype):
     return list(reversed(strides))
 
 
-def where(condition, x, y):
-    """np.where(condition, x, y) on the operands' device."""
+def where(condition, x=None, y=None):
+    """np.where(condition, x, y) on the operands' device; np.where(condition)
+    is np.nonzero(condition)."""
+    if x is None and y is None:
+        from . import _array_primitives as prims
+        return prims.nonzero(condition if isinstance(condition, DeviceArray)
+                             else _spirjit.to_device(np.asarray(condition),
+                                                     common_device(
+                                                         [condition])))
+    if x is None or y is None:
+        raise errors.InvalidArgumentError(
+            "either both or neither of x and y should be given")
     device = common_device([condition, x, y])
     if device is None:
         from . import _resolve_device
@@ -582,9 +592,10 @@ def _to_host(value):
 def _method_reduction(op):
     def method(self, axis=None, dtype=None, out=None, keepdims=False):
         if dtype is not None:
-            raise errors.NotSupportedError(
-                f"DeviceArray.{op}(dtype=...) is not supported; use "
-                f"x.astype(dtype).{op}()")
+            # NumPy's: the elements as dtype, and the result in it.
+            dtype = np.dtype(dtype)
+            return astype(reduce(op, astype(self, dtype), axis=axis,
+                                 keepdims=keepdims, out=out), dtype)
         return reduce(op, self, axis=axis, keepdims=keepdims, out=out)
     method.__name__ = op
     method.__doc__ = (f"NumPy's {op} over ``axis`` (None: every axis; an int "

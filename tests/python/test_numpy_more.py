@@ -94,7 +94,56 @@ CASES = {
     "einsum of ints": lambda a: np.einsum("ij,ij->i", a["I8"], a["I8"]),
     "einsum of three": lambda a: np.einsum("ij,jk,kl->il", a["B"][:, :3],
                                            a["C"][0], a["D"][0]),
+    "diagonal axes": lambda a: np.diagonal(a["C"], 1, 2, 1),
+    "ptp": lambda a: np.ptp(a["B"], axis=0),
+    "average": lambda a: np.average(a["B"]),
+    "average weights axis": lambda a: np.average(a["B"], axis=1,
+                                                 weights=a["B"][0]),
+    "average returned": lambda a: np.average(a["V"], weights=a["V"],
+                                             returned=True),
+    "cross of 3-vectors": lambda a: np.cross(a["B"][:, :3], a["B"][:, 1:4]),
+    "cross of 2-vectors": lambda a: np.cross(a["B"][:, :2], a["B"][:, 2:4]),
+    "cross 2 by 3": lambda a: np.cross(a["B"][:, :2], a["B"][:, 2:5]),
+    "kron": lambda a: np.kron(a["B"][:2, :3], a["C"][0]),
+    "atleast_2d": lambda a: np.atleast_2d(a["V"]),
+    "atleast_3d": lambda a: np.atleast_3d(a["B"]),
+    "column_stack": lambda a: np.column_stack([a["V"], a["V"] * 2]),
+    "dstack": lambda a: np.dstack([a["B"], a["B"]]),
+    "unravel_index": lambda a: np.unravel_index(a["B"].argmax(), (6, 5)),
+    "unravel_index F": lambda a: np.unravel_index(a["I"], (3, 4),
+                                                  order="F"),
+    "polyval": lambda a: np.polyval(a["V"][:3], a["B"]),
+    "convolve": lambda a: np.convolve(a["V"], a["B"][0]),
+    "convolve same": lambda a: np.convolve(a["V"], a["B"][0][:4], "same"),
+    "convolve valid": lambda a: np.convolve(a["B"][0], a["V"], "valid"),
+    "gradient": lambda a: np.gradient(a["V"]),
+    "gradient 2-D spaced": lambda a: np.gradient(a["B"], 0.5, 2.0),
+    "gradient of ints": lambda a: np.gradient(a["I"], axis=0),
+    "where of one": lambda a: np.where(a["B"] > 0.5),
+    "sum dtype": lambda a: np.sum(a["B"], dtype=np.float32),
+    "mean dtype": lambda a: a["I8"].mean(axis=0, dtype=np.float32),
+    "x.cumsum": lambda a: a["B"].cumsum(axis=1),
+    "x.argsort": lambda a: a["B"].argsort(axis=0),
+    "x.nonzero": lambda a: (a["B"] > 0.5).nonzero(),
+    "x.repeat": lambda a: a["V"].repeat(2),
+    "x.take": lambda a: a["V"].take([0, 3]),
+    "x.diagonal": lambda a: a["B"].diagonal(1),
+    "x.trace": lambda a: a["B"].trace(),
+    "x.view": lambda a: a["B"].view(np.int64),
+    "x.view narrower": lambda a: a["B"].view(np.float32),
 }
+
+
+def test_sort_and_partition_methods_work_in_place(device, require_dtypes):
+    require_dtypes(np.float64)
+    x = spirjit.asarray(B, device=device)
+    assert x.sort(axis=0) is None
+    np.testing.assert_array_equal(np.asarray(x), np.sort(B, axis=0))
+    y = spirjit.asarray(V, device=device)
+    y.partition(3)
+    got = np.asarray(y)
+    assert got[3] == np.sort(V)[3] and (got[:3] <= got[3]).all() and \
+        (got[4:] >= got[3]).all()
 
 
 def _host():
@@ -133,6 +182,7 @@ def test_numpy_functions_on_device_arrays(device, require_dtypes,
             for name, call in CASES.items():
                 with np.errstate(all="ignore"), warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
+                    warnings.simplefilter("ignore", DeprecationWarning)
                     want = call(_host())
                 _same(call(on_device), want, name)
     finally:
@@ -167,3 +217,11 @@ def test_numpy_function_errors_are_numpys(device):
         np.einsum(x, [0], [])
     with pytest.raises(NotImplementedError, match="numpy.fix"):
         np.fix(x)
+    with pytest.raises(ValueError, match="either both or neither"):
+        np.where(x > 1, x)
+    with pytest.raises(ZeroDivisionError, match="Weights sum to zero"):
+        np.average(x, weights=x * 0)
+    with pytest.raises(ValueError, match="incompatible dimensions for cross"):
+        np.cross(x[:4], x[:4])
+    with pytest.raises(errors.NotSupportedError, match="edge_order=2"):
+        np.gradient(x, edge_order=2)
