@@ -193,6 +193,39 @@ def _matrix_rank_on_cuda(A, tol=None, hermitian=False, *, rtol=None):
     return ops.reduce("sum", ops.apply_ufunc(np.greater, (s, tol)), axis=-1)
 
 
+def _lstsq_on_cuda(a, b, rcond=None):
+    """NumPy's lstsq by the SVD (cuSOLVER): the minimum-norm solution,
+    the residuals' squared norms where a has full column rank and more
+    rows, the rank and the singular values."""
+    a = _array(a)
+    b = _array(b, a._device)
+    m, n = a.shape[-2:]
+    if rcond is None:
+        rcond = np.finfo(np.result_type(a.dtype, np.float32)).eps * max(m, n)
+    s = cuda.svdvals(a)
+    x = ops.matmul(extensions._pinv_by_svd(a, rtol=rcond), b)
+    rank = int(ops.reduce("sum", ops.apply_ufunc(
+        np.greater, (s, ops.apply_ufunc(np.multiply, (s[0], rcond))))))
+    if rank == n and m > n:
+        r = ops.apply_ufunc(np.subtract, (b, ops.matmul(a, x)))
+        r = ops.apply_ufunc(np.absolute, (r,))
+        residuals = ops.reduce("sum", ops.apply_ufunc(np.multiply, (r, r)),
+                               axis=0)
+        if residuals.ndim == 0:
+            residuals = ops.reshape(residuals, (1,))
+    else:
+        residuals = ops._empty((0,), s.dtype, a._device)
+    return x, residuals, rank, s
+
+
+def _not_on_cuda(name, instead):
+    def function(*args, **kwargs):
+        raise errors.NotSupportedError(
+            f"numpy.linalg.{name} on CUDA devices is not supported yet "
+            f"(cuSOLVER's general eigensolver is not wired); {instead}")
+    return function
+
+
 # np.linalg's factorizations with NumPy's signatures on CUDA devices
 # (cuSOLVER); NumPy's own runs in place where the host addresses memory.
 _NUMPY_LINALG_ON_CUDA = {
@@ -207,6 +240,10 @@ _NUMPY_LINALG_ON_CUDA = {
     "qr": _qr_on_cuda,
     "pinv": _pinv_on_cuda,
     "matrix_rank": _matrix_rank_on_cuda,
+    "lstsq": _lstsq_on_cuda,
+    "eig": _not_on_cuda("eig", "eigh takes Hermitian matrices there"),
+    "eigvals": _not_on_cuda("eigvals", "eigvalsh takes Hermitian matrices "
+                            "there"),
 }
 
 

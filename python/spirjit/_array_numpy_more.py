@@ -248,12 +248,8 @@ def bincount(x, weights=None, minlength=0):
             "The weights and list don't have the same length.")
     # Sums per value: the weights in the values' order, scanned, read at
     # each run's end less its start.
-    order = prims.argsort(values, 0, stable=True)
-    found, counts = xp.unique_counts(values)
-    running = xp.cumulative_sum(prims.take(w, order, 0), include_initial=True)
-    ends = xp.cumulative_sum(counts)
-    out[found] = prims.take(running, ends, 0) - \
-        prims.take(running, ends - counts, 0)
+    found, sums = _run_sums(values, w)
+    out[found] = sums
     return out
 
 
@@ -830,6 +826,71 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         pieces.append(last)
         out.append(ops.astype(xp.concat(pieces, axis=a), dtype))
     return out[0] if len(out) == 1 else tuple(out)
+
+
+def _run_sums(positions, values):
+    """The distinct positions and the sum of the values at each: sorted by
+    position, scanned, each run's end less its start (a segmented sum
+    without atomics, on every device)."""
+    xp = _xp()
+    order = prims.argsort(positions, 0, stable=True)
+    found, counts = xp.unique_counts(positions)
+    running = xp.cumulative_sum(prims.take(values, order, 0),
+                                include_initial=True)
+    ends = xp.cumulative_sum(counts)
+    return found, prims.take(running, ends, 0) - \
+        prims.take(running, ends - counts, 0)
+
+
+def ufunc_at(ufunc, a, indices, b=None):
+    """np.add.at(a, indices, b) and np.subtract.at: unbuffered, so that a
+    repeated index adds each of its values (NumPy's)."""
+    name = ufunc.__name__
+    if name not in ("add", "subtract") or b is None:
+        raise errors.NotSupportedError(
+            f"numpy.{name}.at on DeviceArrays is not supported; "
+            "numpy.add.at and numpy.subtract.at are")
+    xp = _xp()
+    x = a
+    from ._array_ops import is_contiguous
+    if not is_contiguous(x, "C"):
+        raise errors.NotSupportedError(
+            f"numpy.{name}.at on a non-contiguous DeviceArray; make it "
+            "contiguous first (x.copy())")
+    device = x._device
+    parts = indices if isinstance(indices, tuple) else (indices,)
+    if len(parts) > x.ndim or any(isinstance(p, slice) or p is Ellipsis
+                                  for p in parts):
+        raise errors.NotSupportedError(
+            f"numpy.{name}.at on DeviceArrays takes integer index arrays, "
+            "one an axis from the first")
+    index = [ops.astype(_array(p, device), np.int64) for p in parts]
+    if any(i.dtype.kind not in "iu" for i in index):
+        raise errors.ArrayIndexError(
+            "arrays used as indices must be of integer type")
+    index = list(xp.broadcast_arrays(*index))
+    flat = None
+    for axis, i in enumerate(index):
+        n = x.shape[axis]
+        if bool(((i < -n) | (i >= n)).any()):
+            raise errors.ArrayIndexError(
+                f"index out of bounds for axis {axis} with size {n}")
+        i = xp.where(i < 0, i + n, i)
+        flat = i if flat is None else flat * n + i
+    # The axes not indexed: every element of each indexed row.
+    rest = tuple(x.shape[len(index):])
+    width = int(np.prod(rest))
+    if rest:
+        flat = ops.reshape(flat, tuple(flat.shape) + (1,) * len(rest)) * \
+            width + ops.reshape(xp.arange(width, device=device), rest)
+    acc = np.result_type(x.dtype, np.float64) if x.dtype.kind in "fc" \
+        else np.dtype(np.int64) if x.dtype.kind in "iub" else x.dtype
+    values = ops.astype(xp.broadcast_to(_array(b, device), flat.shape), acc)
+    if name == "subtract":
+        values = -values
+    found, sums = _run_sums(ops.reshape(flat, -1), ops.reshape(values, -1))
+    target = ops.reshape(x, -1)
+    target[found] = ops.astype(prims.take(target, found, 0) + sums, x.dtype)
 
 
 def functions():

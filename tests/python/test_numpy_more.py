@@ -224,3 +224,56 @@ def test_numpy_function_errors_are_numpys(device):
         np.cross(x[:4], x[:4])
     with pytest.raises(errors.NotSupportedError, match="edge_order=2"):
         np.gradient(x, edge_order=2)
+
+
+def test_lstsq_and_general_eigenvalues(device, require_dtypes):
+    require_dtypes(np.float64)
+    a, b = B[:, :4], V[:6]
+    A_, b_ = (spirjit.asarray(t, device=device) for t in (a, b))
+    for got, want in ((np.linalg.lstsq(A_, b_, rcond=None),
+                       np.linalg.lstsq(a, b, rcond=None)),
+                      (np.linalg.lstsq(A_.T, b_[:4], rcond=None),
+                       np.linalg.lstsq(a.T, b[:4], rcond=None))):
+        x, residuals, rank, s = got
+        assert isinstance(x, spirjit.DeviceArray) and int(rank) == want[2]
+        for g, w in ((x, want[0]), (residuals, want[1]), (s, want[3])):
+            g = np.asarray(g)
+            assert g.shape == w.shape
+            np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+    square = spirjit.asarray(B[:4, :4], device=device)
+    if device.backend == "cuda":
+        with pytest.raises(errors.NotSupportedError,
+                           match="numpy.linalg.eigvals on CUDA devices"):
+            np.linalg.eigvals(square)
+        return
+    w, v = np.linalg.eig(square)
+    assert isinstance(w, spirjit.DeviceArray)
+    w, v = np.asarray(w), np.asarray(v)
+    np.testing.assert_allclose(B[:4, :4] @ v, v * w, atol=1e-12)
+    np.testing.assert_allclose(np.sort_complex(w),
+                               np.sort_complex(np.linalg.eigvals(B[:4, :4])))
+
+
+@pytest.mark.parametrize("ufunc", [np.add, np.subtract],
+                         ids=lambda u: u.__name__)
+def test_ufunc_at_adds_every_repeated_index(device, require_dtypes, ufunc):
+    require_dtypes(np.float64)
+    idx = np.array([0, 0, 3, -1, 3, 3])
+    for array, args in ((V, (idx, 1.5)), (V, (idx, np.arange(6.0))),
+                        (B[:4, :3], (np.array([1, 1, 2]),
+                                     np.array([1.0, 2.0, 3.0]))),
+                        (B[:4, :3], ((np.array([1, 1, 2]),
+                                      np.array([0, 0, 2])), 5.0)),
+                        (np.arange(8, dtype=np.int32), (idx, 2))):
+        want = array.copy()
+        ufunc.at(want, *args)
+        got = spirjit.asarray(array, device=device)
+        assert ufunc.at(got, *args) is None
+        got = np.asarray(got)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    x = spirjit.asarray(V, device=device)
+    with pytest.raises(IndexError, match="index out of bounds for axis 0"):
+        ufunc.at(x, np.array([9]), 1.0)
+    with pytest.raises(NotImplementedError, match="numpy.multiply.at"):
+        np.multiply.at(x, idx, 2.0)
