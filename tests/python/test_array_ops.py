@@ -188,8 +188,8 @@ def test_unknown_ufunc_is_a_clear_type_error(device):
     X = spirjit.asarray(np.arange(4), device=device)
     with pytest.raises(TypeError, match="numpy.gcd has no spirjit kernel"):
         np.gcd(X, 2)
-    with pytest.raises(TypeError, match="numpy.add.accumulate"):
-        np.add.accumulate(X)
+    with pytest.raises(TypeError, match="numpy.maximum.accumulate"):
+        np.maximum.accumulate(X)
 
 
 def test_where(device):
@@ -347,9 +347,9 @@ def test_numpy_functions_stay_on_the_device_or_say_they_cannot(device):
     # No silent host copy (API.md): a function without a device version
     # raises, naming itself and the way to compute it on the host.
     with pytest.raises(NotImplementedError,
-                       match=r"numpy\.median has no DeviceArray version.*"
+                       match=r"numpy\.sinc has no DeviceArray version.*"
                              r"np\.asarray\(x\)") as info:
-        np.median(X)
+        np.sinc(X)
     assert isinstance(info.value, errors.NotSupportedError)
 
 
