@@ -1,20 +1,16 @@
-"""NumPy's statistics, counting and reshaping helpers on DeviceArrays,
-composed from spirjit's own operations (fused elementwise expressions and
-reductions, sort, searchsorted, scans, gathers and scatters), so that they
-run on the array's device as the rest of the library does:
-``np.nansum/nanprod/nanmin/nanmax/nanmean``, ``np.median``,
-``np.percentile``, ``np.quantile``, ``np.cov``, ``np.corrcoef``,
-``np.bincount``, ``np.histogram``, ``np.isin``, ``np.interp``, ``np.diag``,
-``np.split``, ``np.array_split``, ``np.pad`` (constant), ``np.einsum``,
-``np.diagonal``, ``np.ptp``, ``np.average``, ``np.cross``, ``np.kron``,
-``np.atleast_1d/2d/3d``, ``np.column_stack``, ``np.dstack``,
-``np.unravel_index``, ``np.polyval``, ``np.convolve``, ``np.gradient``.
+"""NumPy's shape, interpolation and contraction helpers on DeviceArrays,
+composed from spirjit's own operations (views, fused elementwise
+expressions and reductions, searchsorted, gathers, the matrix product), so
+that they run on the array's device as the rest of the library does:
+``np.interp``, ``np.diag``, ``np.diagonal``, ``np.split``,
+``np.array_split``, ``np.pad`` (constant), ``np.einsum``, ``np.cross``,
+``np.kron``, ``np.atleast_1d/2d/3d``, ``np.column_stack``, ``np.dstack``,
+``np.unravel_index``, ``np.polyval``, ``np.convolve``, ``np.gradient``;
+``functions()`` also holds ``_array_statistics``' functions.
 
 Contract: ``functions()`` maps each NumPy function to its DeviceArray
-version with NumPy's signature, defaults and answers (NaN rules included);
-an option spirjit does not implement raises ``NotSupportedError`` naming
-it. A size that depends on the data (``bincount``'s length, ``histogram``'s
-automatic range) reads one value back, as NumPy's would.
+version with NumPy's signature, defaults and answers; an option spirjit
+does not implement raises ``NotSupportedError`` naming it.
 """
 
 import numbers
@@ -23,303 +19,11 @@ import numpy as np
 
 from . import _array_ops as ops
 from . import _array_primitives as prims
+from . import _array_statistics as statistics
 from . import errors
 from ._array_api import _array, _device_of
+from ._array_statistics import _refuse, _xp
 from ._spirjit import DeviceArray
-
-
-def _xp():
-    import spirjit
-    return spirjit
-
-
-def _refuse(function, **options):
-    """NotSupportedError for the first option given a value spirjit does
-    not implement (None and False are the defaults of every one here)."""
-    for name, value in options.items():
-        if value is not None and value is not False:
-            raise errors.NotSupportedError(
-                f"numpy.{function}({name}=...) on DeviceArrays is not "
-                f"supported; call it on np.asarray(x) (a host copy)")
-
-
-# --------------------------------------------------------------------------
-# Reductions that skip NaNs
-
-def _nan_reduction(name):
-    def function(a, axis=None, dtype=None, out=None, keepdims=False,
-                 initial=None, where=None):
-        _refuse(f"nan{name}", out=out, initial=initial, where=where)
-        xp, x = _xp(), _array(a)
-        if x.dtype.kind not in "fc":  # no NaN: NumPy's plain reduction
-            result = getattr(x, name)(axis=axis, keepdims=keepdims)
-            return result if dtype is None else ops.astype(result, dtype)
-        nan = xp.isnan(x)
-        if name in ("sum", "prod"):
-            kept = xp.where(nan, 0 if name == "sum" else 1, x)
-            result = getattr(kept, name)(axis=axis, keepdims=keepdims)
-        elif name == "mean":
-            total = xp.where(nan, 0, x).sum(axis=axis, keepdims=keepdims)
-            count = (~nan).sum(axis=axis, keepdims=keepdims)
-            result = ops.astype(total / count, x.dtype)
-        else:  # max, min: NaN only where the whole slice is NaN
-            fill = -np.inf if name == "max" else np.inf
-            extreme = getattr(xp.where(nan, fill, x), name)(
-                axis=axis, keepdims=keepdims)
-            result = xp.where(nan.all(axis=axis, keepdims=keepdims),
-                              np.nan, extreme)
-        return result if dtype is None else ops.astype(result, dtype)
-    function.__name__ = f"nan{name}"
-    return function
-
-
-# --------------------------------------------------------------------------
-# Order statistics: a sort along the axis, then NumPy's linear interpolation
-
-def _flat(x, axis):
-    if axis is None:
-        return (x if x.ndim == 1 else ops.reshape(x, -1)), 0, None
-    axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
-    if len(axes) != 1:
-        raise errors.NotSupportedError(
-            "order statistics over several axes of a DeviceArray are not "
-            "supported; reshape so that they are one axis")
-    return x, int(axes[0]) % max(x.ndim, 1), axes
-
-
-def _keep(result, x, axis, flat_axis, q_ndim):
-    """NumPy's keepdims: the reduced axes back as length 1 (after q's)."""
-    shape = list(x.shape) if axis is not None else [1] * x.ndim
-    if axis is not None:
-        shape[flat_axis] = 1
-    return ops.reshape(result, tuple(result.shape[:q_ndim]) + tuple(shape))
-
-
-def _order_statistic(a, q, axis, keepdims, method, name, median=False):
-    if method != "linear":
-        raise errors.NotSupportedError(
-            f"numpy.{name}(method={method!r}) on DeviceArrays is not "
-            "supported; the default 'linear' is")
-    xp, x = _xp(), _array(a)
-    qs = np.asarray(q.asnumpy() if isinstance(q, DeviceArray) else q,
-                    dtype=np.float64)
-    if np.any(qs < 0) or np.any(qs > 1) or np.any(np.isnan(qs)):
-        raise errors.InvalidArgumentError(
-            f"{'Percentiles' if name == 'percentile' else 'Quantiles'} "
-            f"must be in the range [0, {100 if name == 'percentile' else 1}]")
-    flat, along, axes = _flat(x, axis)
-    n = flat.shape[along] if flat.ndim else 1
-    if n == 0:
-        raise errors.InvalidArgumentError(
-            f"numpy.{name} of an empty DeviceArray")
-    dtype = np.result_type(x.dtype, np.float64) if x.dtype.kind in "biu" \
-        else x.dtype
-    ordered = prims.sort(ops.astype(flat, dtype), along)
-    last = prims.take(ordered, np.intp(n - 1), along)
-    results = []
-    for value in qs.reshape(-1):
-        position = value * (n - 1)
-        low = int(np.floor(position))
-        high = min(low + 1, n - 1)
-        t = position - low
-        a_low = prims.take(ordered, np.intp(low), along)
-        a_high = prims.take(ordered, np.intp(high), along)
-        if median:
-            # NumPy's median: the mean of the middle two (or the middle).
-            result = a_low if n % 2 else (a_low + a_high) / 2
-        else:
-            # NumPy's _lerp: from the nearer end, so that t = 0 and 1 give
-            # the ends exactly.
-            step = a_high - a_low
-            result = a_high - step * (1 - t) if t >= 0.5 else \
-                a_low + step * t
-        # Any NaN in the slice makes its statistic NaN (NaNs sort last).
-        results.append(ops.astype(xp.where(xp.isnan(last), np.nan, result),
-                                  dtype))
-    out = results[0] if qs.ndim == 0 else \
-        ops.reshape(xp.stack(results), qs.shape + tuple(results[0].shape))
-    if keepdims:
-        out = _keep(out, x, axes, along, qs.ndim)
-    return out
-
-
-def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    _refuse("median", out=out)
-    return _order_statistic(a, 0.5, axis, keepdims, "linear", "median",
-                            median=True)
-
-
-def percentile(a, q, axis=None, out=None, overwrite_input=False,
-               method="linear", keepdims=False, *, weights=None,
-               interpolation=None):
-    _refuse("percentile", out=out, weights=weights,
-            interpolation=interpolation)
-    q = np.true_divide(q.asnumpy() if isinstance(q, DeviceArray) else q,
-                       100)
-    return _order_statistic(a, q, axis, keepdims, method, "percentile")
-
-
-def quantile(a, q, axis=None, out=None, overwrite_input=False,
-             method="linear", keepdims=False, *, weights=None,
-             interpolation=None):
-    _refuse("quantile", out=out, weights=weights,
-            interpolation=interpolation)
-    return _order_statistic(a, q, axis, keepdims, method, "quantile")
-
-
-# --------------------------------------------------------------------------
-# Covariance and correlation
-
-def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None,
-        aweights=None, *, dtype=None):
-    _refuse("cov", fweights=fweights, aweights=aweights)
-    xp = _xp()
-    device = _device_of(m, y)
-    x = _array(m, device)
-    if x.ndim > 2:
-        raise errors.InvalidArgumentError("m has more than 2 dimensions")
-    want = np.result_type(x.dtype, np.float64) if dtype is None else dtype
-    x = ops.astype(ops.reshape(x, (1, -1)) if x.ndim < 2 else x, want)
-    if not rowvar and x.shape[0] != 1:
-        x = ops.transpose(x)
-    if y is not None:
-        other = _array(y, device)
-        other = ops.astype(ops.reshape(other, (1, -1)) if other.ndim < 2
-                           else other, want)
-        if not rowvar and other.shape[0] != 1:
-            other = ops.transpose(other)
-        x = xp.concat([x, other], axis=0)
-    if ddof is None:
-        ddof = 0 if bias else 1
-    centred = x - x.mean(axis=1, keepdims=True)
-    right = ops.transpose(centred)
-    if right.dtype.kind == "c":
-        right = xp.conj(right)
-    c = (centred @ right) / (x.shape[1] - ddof)
-    return ops.reshape(c, ()) if c.shape == (1, 1) else c
-
-
-def corrcoef(x, y=None, rowvar=True, bias=None, ddof=None, *, dtype=None):
-    xp = _xp()
-    c = cov(x, y, rowvar, dtype=dtype)
-    if c.ndim == 0:
-        return c / c
-    d = xp.linalg.diagonal(c)
-    deviation = xp.sqrt(xp.real(d) if d.dtype.kind == "c" else d)
-    c = c / ops.reshape(deviation, (-1, 1))
-    c = c / ops.reshape(deviation, (1, -1))
-    if c.dtype.kind == "c":
-        return xp.clip(xp.real(c), -1, 1) + 1j * xp.clip(xp.imag(c), -1, 1)
-    return xp.clip(c, -1, 1)
-
-
-# --------------------------------------------------------------------------
-# Counting: bincount, histogram, isin
-
-def bincount(x, weights=None, minlength=0):
-    xp, values = _xp(), _array(x)
-    if values.ndim != 1:
-        raise errors.InvalidArgumentError("object too deep for desired array"
-                                          if values.ndim > 1 else
-                                          "object of too small depth for "
-                                          "desired array")
-    if values.dtype.kind not in "biu":
-        raise errors.TypingError(
-            f"Cannot cast array data from dtype('{values.dtype}') to "
-            "dtype('int64') according to the rule 'safe'")
-    if minlength < 0:
-        raise errors.InvalidArgumentError("'minlength' must not be negative")
-    device = values._device
-    out_dtype = np.int64 if weights is None else np.float64
-    if values.size == 0:
-        return xp.zeros(minlength, dtype=out_dtype, device=device)
-    if int(values.min()) < 0:
-        raise errors.InvalidArgumentError(
-            "'list' argument must have no negative elements")
-    length = max(int(values.max()) + 1, minlength)
-    out = xp.zeros(length, dtype=out_dtype, device=device)
-    if weights is None:
-        found, counts = xp.unique_counts(values)
-        out[found] = counts
-        return out
-    w = ops.astype(_array(weights, device), np.float64)
-    if w.shape != values.shape:
-        raise errors.InvalidArgumentError(
-            "The weights and list don't have the same length.")
-    # Sums per value: the weights in the values' order, scanned, read at
-    # each run's end less its start.
-    found, sums = _run_sums(values, w)
-    out[found] = sums
-    return out
-
-
-def histogram(a, bins=10, range=None, density=None, weights=None):
-    xp, x = _xp(), _array(a)
-    device = x._device
-    x = ops.reshape(x, -1)
-    if isinstance(bins, numbers.Integral):
-        if bins < 1:
-            raise errors.InvalidArgumentError(
-                "`bins` must be positive, when an integer")
-        if range is not None:
-            first, last = float(range[0]), float(range[1])
-            if first > last:
-                raise errors.InvalidArgumentError(
-                    "max must be larger than min in range parameter.")
-        elif x.size == 0:
-            first, last = 0.0, 1.0
-        else:
-            first, last = float(x.min()), float(x.max())
-        if not (np.isfinite(first) and np.isfinite(last)):
-            raise errors.InvalidArgumentError(
-                f"autodetected range of [{first}, {last}] is not finite")
-        if first == last:
-            first, last = first - 0.5, last + 0.5
-        edges = np.linspace(first, last, bins + 1,
-                            dtype=np.result_type(x.dtype, np.float64)
-                            if x.dtype.kind in "biu" else x.dtype)
-    else:
-        edges = np.asarray(bins.asnumpy() if isinstance(bins, DeviceArray)
-                           else bins)
-        if edges.ndim != 1 or np.any(edges[:-1] > edges[1:]):
-            raise errors.InvalidArgumentError(
-                "`bins` must increase monotonically, when an array")
-    count = len(edges) - 1
-    on_device = xp.asarray(edges, device=device)
-    # A value's bin: the last edge at or below it; the last edge closes
-    # the last bin; values outside the edges are not counted (NumPy's).
-    index = prims.searchsorted(on_device, x, "right", None) - 1
-    index = xp.where(x == edges[-1], count - 1, index)
-    inside = (x >= edges[0]) & (x <= edges[-1])
-    w = None if weights is None else \
-        ops.reshape(_array(weights, device), -1)[inside]
-    hist = bincount(index[inside], w, minlength=count)[:count]
-    if density:
-        widths = xp.asarray(np.diff(edges).astype(np.float64), device=device)
-        hist = hist / widths / hist.sum()
-    elif weights is not None:
-        hist = ops.astype(hist, np.result_type(_array(weights).dtype,
-                                               np.float64)
-                          if _array(weights).dtype.kind == "f" else
-                          np.float64)
-    return hist, on_device
-
-
-def isin(element, test_elements, assume_unique=False, invert=False, *,
-         kind=None):
-    xp = _xp()
-    device = _device_of(element, test_elements)
-    e = _array(element, device)
-    tests = ops.reshape(_array(test_elements, device), -1)
-    if tests.size == 0:
-        found = xp.zeros(e.shape, dtype=np.bool_, device=device)
-    else:
-        ordered = prims.sort(tests, 0)
-        where = prims.searchsorted(ordered, e, "left", None)
-        where = xp.where(where >= tests.size, tests.size - 1, where)
-        found = prims.take(ordered, ops.reshape(where, -1), 0)
-        found = ops.reshape(found, e.shape) == e
-    return ~found if invert else found
 
 
 # --------------------------------------------------------------------------
@@ -468,10 +172,10 @@ def _einsum_terms(spec, arrays):
                 f"subscripts must be letters: {t!r}")
         if len(t) != a.ndim:
             raise errors.InvalidArgumentError(
-                f"operand has more dimensions than subscripts given in "
-                f"einstein sum, but no '...' ellipsis provided to broadcast "
-                f"the extra dimensions." if len(t) < a.ndim else
-                f"einstein sum subscripts string contains too many "
+                "operand has more dimensions than subscripts given in "
+                "einstein sum, but no '...' ellipsis provided to broadcast "
+                "the extra dimensions." if len(t) < a.ndim else
+                "einstein sum subscripts string contains too many "
                 f"subscripts for operand {i}")
         spelled.append(t)
     joined = "".join(spelled)
@@ -602,43 +306,6 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
                                                   axis2 % x.ndim)]
     moved = ops.transpose(x, rest + [axis1 % x.ndim, axis2 % x.ndim])
     return _xp().linalg.diagonal(moved, offset=offset)
-
-
-def ptp(a, axis=None, out=None, keepdims=False):
-    _refuse("ptp", out=out)
-    x = _array(a)
-    return x.max(axis=axis, keepdims=keepdims) - \
-        x.min(axis=axis, keepdims=keepdims)
-
-
-def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
-    xp, x = _xp(), _array(a)
-    if weights is None:
-        avg = x.mean(axis=axis, keepdims=keepdims)
-        total = ops.astype(xp.asarray(
-            x.size // max(avg.size, 1), device=x._device), avg.dtype)
-    else:
-        w = _array(weights, x._device)
-        if w.shape != x.shape:
-            if axis is None or w.ndim != 1 or \
-                    w.shape[0] != x.shape[axis]:
-                raise errors.InvalidArgumentError(
-                    "Shape of weights must be consistent with shape of a "
-                    "along specified axis.")
-            shape = [1] * x.ndim
-            shape[axis] = w.shape[0]
-            w = ops.reshape(w, tuple(shape))
-        dtype = np.result_type(x.dtype, w.dtype, np.float64) \
-            if x.dtype.kind in "biu" else np.result_type(x.dtype, w.dtype)
-        total = xp.broadcast_to(w, x.shape).sum(axis=axis,
-                                                keepdims=keepdims)
-        if bool((total == 0).any()):
-            raise ZeroDivisionError(
-                "Weights sum to zero, can't be normalized")
-        avg = ops.astype((x * w).sum(axis=axis, keepdims=keepdims) / total,
-                         dtype)
-        total = ops.astype(total, avg.dtype)
-    return (avg, xp.broadcast_to(total, avg.shape)) if returned else avg
 
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
@@ -828,87 +495,10 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def _run_sums(positions, values):
-    """The distinct positions and the sum of the values at each: sorted by
-    position, scanned, each run's end less its start (a segmented sum
-    without atomics, on every device)."""
-    xp = _xp()
-    order = prims.argsort(positions, 0, stable=True)
-    found, counts = xp.unique_counts(positions)
-    running = xp.cumulative_sum(prims.take(values, order, 0),
-                                include_initial=True)
-    ends = xp.cumulative_sum(counts)
-    return found, prims.take(running, ends, 0) - \
-        prims.take(running, ends - counts, 0)
-
-
-def ufunc_at(ufunc, a, indices, b=None):
-    """np.add.at(a, indices, b) and np.subtract.at: unbuffered, so that a
-    repeated index adds each of its values (NumPy's)."""
-    name = ufunc.__name__
-    if name not in ("add", "subtract") or b is None:
-        raise errors.NotSupportedError(
-            f"numpy.{name}.at on DeviceArrays is not supported; "
-            "numpy.add.at and numpy.subtract.at are")
-    xp = _xp()
-    x = a
-    from ._array_ops import is_contiguous
-    if not is_contiguous(x, "C"):
-        raise errors.NotSupportedError(
-            f"numpy.{name}.at on a non-contiguous DeviceArray; make it "
-            "contiguous first (x.copy())")
-    device = x._device
-    parts = indices if isinstance(indices, tuple) else (indices,)
-    if len(parts) > x.ndim or any(isinstance(p, slice) or p is Ellipsis
-                                  for p in parts):
-        raise errors.NotSupportedError(
-            f"numpy.{name}.at on DeviceArrays takes integer index arrays, "
-            "one an axis from the first")
-    index = [ops.astype(_array(p, device), np.int64) for p in parts]
-    if any(i.dtype.kind not in "iu" for i in index):
-        raise errors.ArrayIndexError(
-            "arrays used as indices must be of integer type")
-    index = list(xp.broadcast_arrays(*index))
-    flat = None
-    for axis, i in enumerate(index):
-        n = x.shape[axis]
-        if bool(((i < -n) | (i >= n)).any()):
-            raise errors.ArrayIndexError(
-                f"index out of bounds for axis {axis} with size {n}")
-        i = xp.where(i < 0, i + n, i)
-        flat = i if flat is None else flat * n + i
-    # The axes not indexed: every element of each indexed row.
-    rest = tuple(x.shape[len(index):])
-    width = int(np.prod(rest))
-    if rest:
-        flat = ops.reshape(flat, tuple(flat.shape) + (1,) * len(rest)) * \
-            width + ops.reshape(xp.arange(width, device=device), rest)
-    acc = np.result_type(x.dtype, np.float64) if x.dtype.kind in "fc" \
-        else np.dtype(np.int64) if x.dtype.kind in "iub" else x.dtype
-    values = ops.astype(xp.broadcast_to(_array(b, device), flat.shape), acc)
-    if name == "subtract":
-        values = -values
-    found, sums = _run_sums(ops.reshape(flat, -1), ops.reshape(values, -1))
-    target = ops.reshape(x, -1)
-    target[found] = ops.astype(prims.take(target, found, 0) + sums, x.dtype)
-
-
 def functions():
     """NumPy function -> its DeviceArray version (for __array_function__)."""
     return {
-        np.nansum: _nan_reduction("sum"),
-        np.nanprod: _nan_reduction("prod"),
-        np.nanmax: _nan_reduction("max"),
-        np.nanmin: _nan_reduction("min"),
-        np.nanmean: _nan_reduction("mean"),
-        np.median: median,
-        np.percentile: percentile,
-        np.quantile: quantile,
-        np.cov: cov,
-        np.corrcoef: corrcoef,
-        np.bincount: bincount,
-        np.histogram: histogram,
-        np.isin: isin,
+        **statistics.functions(),
         np.interp: interp,
         np.diag: diag,
         np.split: _split("split", True),
@@ -916,8 +506,6 @@ def functions():
         np.pad: pad,
         np.einsum: einsum,
         np.diagonal: diagonal,
-        np.ptp: ptp,
-        np.average: average,
         np.cross: cross,
         np.kron: kron,
         np.atleast_1d: _atleast(1),

@@ -546,8 +546,8 @@ def _ufunc_method(ufunc, method, x, axis=0, dtype=None, keepdims=False):
 
 def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
     if method == "at" and inputs and isinstance(inputs[0], DeviceArray):
-        from . import _array_numpy_more
-        return _array_numpy_more.ufunc_at(ufunc, *inputs)
+        from . import _array_statistics
+        return _array_statistics.ufunc_at(ufunc, *inputs)
     if not all(_is_operand(v) for v in inputs):
         return NotImplemented
     if method in ("reduce", "accumulate") and out is None and \

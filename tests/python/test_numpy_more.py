@@ -1,5 +1,6 @@
 """NumPy's statistics, counting and shape helpers on DeviceArrays
-(python/spirjit/_array_numpy_more.py) and ufunc.reduce/accumulate: each
+(python/spirjit/_array_statistics.py, _array_numpy_more.py) and
+ufunc.reduce/accumulate/at: each
 returns a DeviceArray on the operands' device with NumPy's answer, dtype
 and shape (NaN rules included), on every device, small values (NumPy in
 place on CPU devices) and kernels alike."""
