@@ -532,15 +532,15 @@ def _ufunc_method(ufunc, method, x, axis=0, dtype=None, keepdims=False):
             result = reduce(op, x, axis=axis, keepdims=keepdims)
         return result if dtype is None else astype(result, dtype)
     if method == "accumulate" and name in _UFUNC_SCANS:
-        from . import _array_primitives as prims
         if x.ndim == 0:
             raise errors.TypingError(
                 f"numpy.{name}.accumulate of a 0-d DeviceArray: NumPy "
                 "accumulates along an axis; reshape it to 1-d")
-        if dtype is None:  # NumPy's: cumsum's (small integers widen)
-            dtype = np.cumsum(np.zeros(1, x.dtype)).dtype
-        return prims.cumulative(_UFUNC_SCANS[name], x,
-                                normalize_axes(x, axis)[0], dtype)
+        # np.cumsum/np.cumprod's (their accumulator dtypes: small
+        # integers widen), along one axis.
+        from ._array_numpy import _np_cumulative
+        return _np_cumulative(_UFUNC_SCANS[name])(
+            x, axis=normalize_axes(x, axis)[0], dtype=dtype)
     raise _unsupported(ufunc, method)
 
 
