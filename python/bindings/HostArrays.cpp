@@ -31,6 +31,16 @@ const py::module_ &numpy() {
   return *np;
 }
 
+/// NumPy's function of a name, looked up once (a lookup per call was a
+/// tenth of a small array's evaluation).
+const py::object &numpyFunction(const std::string &name) {
+  static auto *known = new std::map<std::string, py::object>();
+  auto it = known->find(name);
+  if (it == known->end())
+    it = known->emplace(name, numpy().attr(name.c_str())).first;
+  return it->second;
+}
+
 /// The host's address of a view's first element.
 char *hostAddress(const launch::ArrayView &view) {
   const runtime::Buffer &buffer = *view.buffer;
@@ -57,6 +67,12 @@ py::array arrayOver(const launch::ArrayView &view, const std::string &dtype) {
 /// `value` as `dtype` (itself when it already is).
 py::object as(const py::object &value, const std::string &dtype) {
   const py::dtype &want = dtypeOf(dtype);
+  if (py::isinstance<py::array>(value)) {
+    py::dtype have = py::reinterpret_borrow<py::array>(value).dtype();
+    if (have.is(want) || have.equal(want))
+      return value;
+    return value.attr("astype")(want);
+  }
   py::object have = value.attr("dtype");
   if (have.is(want) || have.equal(want))
     return value;
@@ -78,11 +94,12 @@ public:
   /// its loop gives the node's dtype, else through a copy.
   void into(const ArrayNode &node, const py::array &target) {
     const py::module_ &np = numpy();
+    if (node.kind == ArrayNode::Kind::Reduce && reducedInto(node, target))
+      return;
     if (node.kind == ArrayNode::Kind::Apply && *node.function != "copy" &&
         *node.function != "where" && !floatFloorDivide(node) &&
         node.loop->back() == node.dtype) {
-      py::list operands = operandsOf(node);
-      np.attr(node.function->c_str())(*operands, py::arg("out") = target);
+      callWithOut(numpyFunction(*node.function), operandsOf(node), target);
       return;
     }
     py::object result = value(node);
@@ -149,7 +166,7 @@ private:
                                   np.attr("floor_divide")(a, b));
       }
       else
-        result = np.attr(node.function->c_str())(*operands);
+        result = numpyFunction(*node.function)(*operands);
       return as(result, node.dtype);
     }
     case ArrayNode::Kind::Reduce:
@@ -158,15 +175,79 @@ private:
     return py::none();
   }
 
+  /// `operand`'s value with its own shape.
+  py::object operandValue(const ArrayNode &operand) {
+    py::object x = value(operand);
+    // (Only where needed: NumPy's argmax over a broadcast view, read-only,
+    // took 3.7x as long as over the array itself.)
+    auto sameShape = [&] {
+      if (!py::isinstance<py::array>(x))
+        return py::cast<std::vector<int64_t>>(x.attr("shape")) ==
+               operand.shape;
+      auto a = py::reinterpret_borrow<py::array>(x);
+      if (size_t(a.ndim()) != operand.shape.size())
+        return false;
+      for (size_t d = 0; d < operand.shape.size(); ++d)
+        if (a.shape(py::ssize_t(d)) != operand.shape[d])
+          return false;
+      return true;
+    };
+    if (!sameShape())
+      x = numpy().attr("broadcast_to")(x, py::tuple(py::cast(operand.shape)));
+    return x;
+  }
+
+  /// NumPy's reduce of a folding reduction's ufunc, looked up once.
+  static const py::object &reduceMethod(ArrayExpression::Reduction r) {
+    static const char *ufuncs[] = {"add", "multiply", "minimum", "maximum"};
+    static auto *known = new std::map<int, py::object>();
+    auto it = known->find(int(r));
+    if (it == known->end())
+      it = known->emplace(int(r), numpyFunction(ufuncs[int(r)]).attr("reduce"))
+               .first;
+    return it->second;
+  }
+
+  /// A folding reduction whose accumulator is its dtype, reduced straight
+  /// into `target` (a small sum's result array, its conversion and the
+  /// copy into the target were half its evaluation); false otherwise.
+  bool reducedInto(const ArrayNode &node, const py::array &target) {
+    using R = ArrayExpression::Reduction;
+    if (node.reduction == R::ArgMax || node.reduction == R::ArgMin ||
+        node.accumulator != node.dtype ||
+        size_t(target.ndim()) + node.axes.size() !=
+            node.operands[0]->shape.size())
+      return false;
+    py::object x = as(operandValue(*node.operands[0]), node.accumulator);
+    py::list arguments;
+    arguments.append(x);
+    arguments.append(py::tuple(py::cast(node.axes)));
+    callWithOut(reduceMethod(node.reduction), arguments, target);
+    return true;
+  }
+
+  /// `function(*arguments, out=target)` through the vectorcall protocol
+  /// (pybind11's keyword call built a dict each time; NumPy deprecates
+  /// `out` as a positional argument of some ufuncs).
+  static void callWithOut(const py::object &function,
+                          const py::list &arguments, const py::object &target) {
+    static PyObject *outName = Py_BuildValue("(s)", "out");
+    std::vector<PyObject *> args;
+    for (py::handle a : arguments)
+      args.push_back(a.ptr());
+    args.push_back(target.ptr());
+    PyObject *result = PyObject_Vectorcall(function.ptr(), args.data(),
+                                           arguments.size(), outName);
+    if (!result)
+      throw py::error_already_set();
+    Py_DECREF(result);
+  }
+
   py::object reduce(const ArrayNode &node) {
     using R = ArrayExpression::Reduction;
     const py::module_ &np = numpy();
     const ArrayNode &operand = *node.operands[0];
-    py::object x = value(operand);
-    // (Only where needed: NumPy's argmax over a broadcast view, read-only,
-    // took 3.7x as long as over the array itself.)
-    if (py::cast<std::vector<int64_t>>(x.attr("shape")) != operand.shape)
-      x = np.attr("broadcast_to")(x, py::tuple(py::cast(operand.shape)));
+    py::object x = operandValue(operand);
     py::tuple axes(py::cast(node.axes));
     py::object result;
     if (node.reduction == R::ArgMax || node.reduction == R::ArgMin) {
@@ -176,16 +257,68 @@ private:
       else
         result = np.attr(name)(x, py::arg("axis") = node.axes[0]);
     } else {
-      static const char *ufuncs[] = {"add", "multiply", "minimum", "maximum"};
-      py::object ufunc = np.attr(ufuncs[int(node.reduction)]);
-      result = ufunc.attr("reduce")(
-          as(x, node.accumulator),
-          py::arg("axis") = axes);
+      result = reduceMethod(node.reduction)(as(x, node.accumulator), axes);
     }
     return as(np.attr("asarray")(result), node.dtype);
   }
 
   std::map<const ArrayNode *, py::object> values_;
+};
+
+/// NumPy's floating-point warnings off for the scope, as
+/// np.errstate(all="ignore") does. Making, entering and leaving that
+/// Python object was a third of a small array's evaluation; NumPy 2 keeps
+/// the state in a context variable, which this sets to the state errstate
+/// makes (made once) and resets. NumPy 1 goes through errstate.
+class QuietFloatingPoint {
+public:
+  QuietFloatingPoint() {
+    const Setting &s = setting();
+    if (s.variable) {
+      token_ = py::reinterpret_steal<py::object>(
+          PyContextVar_Set(s.variable.ptr(), s.ignore.ptr()));
+      if (!token_)
+        throw py::error_already_set();
+      return;
+    }
+    errstate_ = numpy().attr("errstate")(py::arg("all") = "ignore");
+    errstate_.attr("__enter__")();
+  }
+  ~QuietFloatingPoint() {
+    if (token_) {
+      if (PyContextVar_Reset(setting().variable.ptr(), token_.ptr()) != 0)
+        PyErr_Clear();
+      return;
+    }
+    try {
+      errstate_.attr("__exit__")(py::none(), py::none(), py::none());
+    } catch (const py::error_already_set &) {
+    }
+  }
+  QuietFloatingPoint(const QuietFloatingPoint &) = delete;
+  QuietFloatingPoint &operator=(const QuietFloatingPoint &) = delete;
+
+private:
+  struct Setting {
+    py::object variable, ignore; // none where NumPy has no such variable
+  };
+  static const Setting &setting() {
+    static Setting *known = [] {
+      auto *s = new Setting;
+      try {
+        py::module_ config = py::module_::import("numpy._core._ufunc_config");
+        py::object variable = config.attr("_extobj_contextvar");
+        s->ignore = config.attr("_make_extobj")(py::arg("all") = "ignore");
+        if (PyContextVar_CheckExact(variable.ptr()))
+          s->variable = variable;
+      } catch (const py::error_already_set &) {
+        s->variable = py::object();
+      }
+      return s;
+    }();
+    return *known;
+  }
+  py::object token_, errstate_;
 };
 
 /// Whether NumPy's function gives other values than ArrayOps.def's rule
@@ -210,18 +343,10 @@ bool computeInto(const ArrayNode &node, const py::array &target) {
   if (numpyDiffers(node))
     return false;
   try {
-    const py::module_ &np = numpy();
     // NumPy's warnings (a division by zero, the sqrt of -1) are not what
     // a DeviceArray's kernel gives: the values are, without a warning.
-    py::object quiet = np.attr("errstate")(py::arg("all") = "ignore");
-    quiet.attr("__enter__")();
-    try {
-      Evaluator().into(node, target);
-    } catch (...) {
-      quiet.attr("__exit__")(py::none(), py::none(), py::none());
-      throw;
-    }
-    quiet.attr("__exit__")(py::none(), py::none(), py::none());
+    QuietFloatingPoint quiet;
+    Evaluator().into(node, target);
     return true;
   } catch (const py::error_already_set &) {
     PyErr_Clear();

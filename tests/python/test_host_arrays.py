@@ -126,6 +126,12 @@ def test_no_numpy_warnings_escape(host):
         t = np.asarray(K // 0)
     assert np.isinf(r[0]) and np.isnan(r[1]) and np.isnan(s[2])
     np.testing.assert_array_equal(t, [0, 0, 0])
+    # The user's own error state is theirs again after the evaluation.
+    with np.errstate(all="raise"):
+        np.asarray(X / 0.0)
+        assert set(np.geterr().values()) == {"raise"}
+        with pytest.raises(FloatingPointError, match="divide by zero"):
+            np.ones(2) / np.zeros(2)
 
 
 def test_lazy_assignment_semantics_hold(host):
