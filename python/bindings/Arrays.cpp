@@ -215,14 +215,40 @@ void assign(const DeviceArray &target, const DeviceArray &value) {
 // graph node. Anything else (NumPy operands, an error to raise) takes the
 // Python path, which raises NumPy's own errors.
 
-/// What NumPy's resolve_dtypes sees of an operand: a dtype, or the type of
-/// a weak Python number (NEP 50); nullptr for what the fast path leaves.
+/// The dtype of a NumPy scalar of a number dtype (bool, integer, float,
+/// complex) as NumPy's own instance of it, kept for ever (the loop cache's
+/// keys); nullptr for anything else.
+PyObject *numpyScalarDType(PyObject *obj) {
+  static auto *generic = reinterpret_cast<PyTypeObject *>(
+      py::object(py::module_::import("numpy").attr("generic")).release().ptr());
+  if (!PyObject_TypeCheck(obj, generic))
+    return nullptr;
+  PyObject *attribute = PyObject_GetAttrString(obj, "dtype");
+  if (!attribute) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  auto dtype = py::reinterpret_steal<py::dtype>(attribute);
+  if (!std::strchr("biufc", dtype.kind()))
+    return nullptr;
+  static auto &known = *new std::map<int, py::dtype>();
+  auto it = known.find(dtype.num());
+  if (it == known.end())
+    it = known.emplace(dtype.num(), py::dtype(dtype.num())).first;
+  return it->second.ptr();
+}
+
+/// What NumPy's resolve_dtypes sees of an operand: a dtype (a NumPy
+/// scalar's too, strong under NEP 50), or the type of a weak Python number;
+/// nullptr for what the fast path leaves.
 PyObject *dtypeKey(PyObject *obj, const DeviceArray *&array) {
   static PyObject *boolDType =
       py::dtype::of<bool>().release().ptr();
   array = asDeviceArray(obj);
   if (array)
     return array->dtype().ptr();
+  if (PyObject *scalar = numpyScalarDType(obj))
+    return scalar;
   if (PyBool_Check(obj))
     return boolDType;
   if (PyLong_CheckExact(obj))
@@ -329,6 +355,28 @@ bool numberAs(PyObject *obj, const py::dtype &dtype, uint64_t bytes[2]) {
     }
     return true;
   };
+  if (PyObject *scalar = numpyScalarDType(obj)) {
+    // A NumPy scalar of the loop's dtype: its bytes (a complex one's
+    // parts one in each word, as scalarArgument keeps them). Another
+    // dtype is NumPy's cast to make.
+    if (!py::reinterpret_borrow<py::dtype>(scalar).equal(dtype))
+      return false;
+    Py_buffer view;
+    if (PyObject_GetBuffer(obj, &view, PyBUF_SIMPLE) != 0) {
+      PyErr_Clear();
+      return false;
+    }
+    bool fits = size_t(view.len) == size && size <= 16;
+    if (fits && kind == 'c') {
+      std::memcpy(&bytes[0], view.buf, size / 2);
+      std::memcpy(&bytes[1], static_cast<char *>(view.buf) + size / 2,
+                  size / 2);
+    } else if (fits) {
+      std::memcpy(&bytes[0], view.buf, size);
+    }
+    PyBuffer_Release(&view);
+    return fits;
+  }
   if (PyLong_Check(obj)) { // bools too
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);

@@ -133,6 +133,26 @@ def test_nep50_python_scalars_are_weak(device):
         small + 300                                 # as NumPy 2 refuses it
 
 
+@pytest.mark.parametrize("expr", [
+    "f * np.float32(0.5)", "np.float32(0.5) * f", "f * np.float64(0.5)",
+    "f + np.int64(3)", "i8 + np.int8(3)", "i8 + np.int64(300)",
+    "i8 * np.uint8(200)", "i8 - np.int8(-128)", "c * np.complex64(1+2j)",
+    "c + np.float32(1)", "f > np.float32(2)", "f + np.bool_(True)",
+    "f ** np.float32(2)", "np.float16(1.5) + f", "f - np.float32(np.nan)",
+])
+def test_numpy_scalars_are_strong_operands(device, expr):
+    """NumPy scalars (np.float32(0.5) in float32 code) keep their dtype
+    under NEP 50, and their values, as NumPy gives them."""
+    host = {"f": np.arange(1, 6, dtype=np.float32),
+            "i8": np.array([-3, 0, 1, 2, 127], dtype=np.int8),
+            "c": np.arange(1, 6, dtype=np.complex64) * (1 - 1j)}
+    arrays = {k: spirjit.asarray(v, device=device) for k, v in host.items()}
+    want = eval(expr, {"np": np}, host)
+    got = np.asarray(eval(expr, {"np": np}, arrays))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
 def test_inplace_operators(device):
     a = data((4, 5), np.float64)
     A = spirjit.asarray(a, device=device)
