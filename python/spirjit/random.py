@@ -30,9 +30,14 @@ _M1 = 0xCD9E8D57
 _W0 = 0x9E3779B9
 _W1 = 0xBB67AE85
 _MASK = 0xFFFFFFFF
-# Whether draws store through the work-group's tile (_flush): None on GPUs,
-# True or False everywhere (the tests' way to run both forms).
-TILE_STORES = None
+# A draw's blocks (counters from the generator's next) go out in stripes of
+# _STRIPE blocks: output q * per * _STRIPE + k * _STRIPE + lane holds
+# output k of block q * _STRIPE + lane, where each block gives `per`
+# outputs (_put). Adjacent work-items then store adjacent elements, one
+# coalesced store a warp and a vector store of CPUs' lanes, with no
+# staging in local memory. A draw takes whole stripes of counters.
+_STRIPE_BITS = 8
+_STRIPE = 1 << _STRIPE_BITS
 
 
 @device_func
@@ -116,80 +121,53 @@ def _block(start, i, k0, k1):
 
 
 @device_func
-def _stage(out, tile, lid, k, per, first, direct, v):
-    """Output k of the work-item lid's block: straight to out where direct
-    (CPUs), else into the group's tile for _flush. Tile position p (the
-    outputs in their order in out) is slot p + p // 32, so that the items
-    of a warp, writing outputs per apart, meet distinct banks."""
-    p = np.uint64(per * lid + k)  # unsigned: no index wraps around
-    if direct:
-        j = np.uint64(first) + p
-        if j < np.uint64(out.shape[0]):
-            out[j] = v
-    else:
-        tile[p + (p >> np.uint64(5))] = v
+def _put(out, i, per, k, v):
+    """Output k of the draw's block i (per outputs a block) at its place
+    in the block's stripe (_STRIPE); none past the draw's end. (Each item
+    storing its own outputs side by side, a warp's store had touched per
+    times the sectors it filled: float32 draws on the H100 ran at 0.54
+    TB/s; staged through local memory, the staging and its barrier were a
+    third of a float32 draw's instructions on the H200.)"""
+    b = np.uint64(i)
+    j = (b >> np.uint64(_STRIPE_BITS)) * np.uint64(per * _STRIPE) + \
+        np.uint64(k * _STRIPE) + (b & np.uint64(_STRIPE - 1))
+    if j < np.uint64(out.shape[0]):
+        out[j] = v
 
 
 @device_func
-def _flush(out, tile, lid, width, per, first, direct):
-    """The group's per * width outputs, from its tile to out[first ...]:
-    adjacent items store adjacent elements. (Each item storing its own per
-    outputs, a warp's store touched per times the sectors it filled:
-    float32 draws on the H100 ran at 0.54 TB/s. CPUs store directly: the
-    tile doubled their time.)"""
-    if not direct:
-        n = np.uint64(out.shape[0])
-        # Every group but the last fills its outputs: no test each.
-        whole = np.uint64(first) + np.uint64(per * width) <= n
-        for m in range(per):
-            p = np.uint64(m * width + lid)
-            j = np.uint64(first) + p
-            if whole:
-                out[j] = tile[p + (p >> np.uint64(5))]
-            elif j < n:
-                out[j] = tile[p + (p >> np.uint64(5))]
+def _put4(out, i, v0, v1, v2, v3):
+    """The four outputs of block i (_put)."""
+    _put(out, i, 4, 0, v0)
+    _put(out, i, 4, 1, v1)
+    _put(out, i, 4, 2, v2)
+    _put(out, i, 4, 3, v3)
 
 
 @device_func
-def _put4(out, tile, lid, first, direct, v0, v1, v2, v3):
-    """The four outputs of the item lid's block, staged (_stage)."""
-    _stage(out, tile, lid, 0, 4, first, direct, v0)
-    _stage(out, tile, lid, 1, 4, first, direct, v1)
-    _stage(out, tile, lid, 2, 4, first, direct, v2)
-    _stage(out, tile, lid, 3, 4, first, direct, v3)
-
-
-@device_func
-def _put2(out, tile, lid, first, direct, v0, v1):
-    """The two outputs of the item lid's block, staged (_stage)."""
-    _stage(out, tile, lid, 0, 2, first, direct, v0)
-    _stage(out, tile, lid, 1, 2, first, direct, v1)
+def _put2(out, i, v0, v1):
+    """The two outputs of block i (_put)."""
+    _put(out, i, 2, 0, v0)
+    _put(out, i, 2, 1, v1)
 
 
 @kernel
-def _words(item: kapi.NdItem, out, k0, k1, start, direct, tile):
-    """out[4 i .. 4 i + 3] = the block of counter start + i (uint32)."""
+def _words(item: kapi.NdItem, out, k0, k1, start):
+    """The four words of block start + i (uint32), at their places in
+    its stripe (_put)."""
     i = item.get_global_id(0)
-    lid = item.get_local_id(0)
-    first = 4 * (i - lid)  # the group's first output
     w0, w1, w2, w3 = _block(start, i, k0, k1)
-    _put4(out, tile, lid, first, direct,
+    _put4(out, i,
           np.uint32(w0), np.uint32(w1), np.uint32(w2), np.uint32(w3))
-    kapi.group_barrier(item.get_group())
-    _flush(out, tile, lid, item.get_local_range(0), 4, first, direct)
 
 
 @kernel
-def _uniform64(item: kapi.NdItem, out, k0, k1, start, low, span, direct, tile):
+def _uniform64(item: kapi.NdItem, out, k0, k1, start, low, span):
     """Two float64 in [low, low + span) per block."""
     i = item.get_global_id(0)
-    lid = item.get_local_id(0)
-    first = 2 * (i - lid)  # the group's first output
     w0, w1, w2, w3 = _block(start, i, k0, k1)
-    _put2(out, tile, lid, first, direct,
+    _put2(out, i,
           low + span * _unit53(w0, w1), low + span * _unit53(w2, w3))
-    kapi.group_barrier(item.get_group())
-    _flush(out, tile, lid, item.get_local_range(0), 2, first, direct)
 
 
 @device_func
@@ -200,45 +178,35 @@ def _top24(w):
 
 
 @kernel
-def _uniform32(item: kapi.NdItem, out, k0, k1, start, low, span, direct, tile):
+def _uniform32(item: kapi.NdItem, out, k0, k1, start, low, span):
     """Four float32 in [low, low + span) per block (24 bits each)."""
     i = item.get_global_id(0)
-    lid = item.get_local_id(0)
-    first = 4 * (i - lid)  # the group's first output
     w0, w1, w2, w3 = _block(start, i, k0, k1)
     scale = np.float32(1.0 / 16777216.0)
     lo = np.float32(low)
     sp = np.float32(span)
-    _put4(out, tile, lid, first, direct,
+    _put4(out, i,
           lo + sp * (_top24(w0) * scale), lo + sp * (_top24(w1) * scale),
           lo + sp * (_top24(w2) * scale), lo + sp * (_top24(w3) * scale))
-    kapi.group_barrier(item.get_group())
-    _flush(out, tile, lid, item.get_local_range(0), 4, first, direct)
 
 
 @kernel
-def _normal64(item: kapi.NdItem, out, k0, k1, start, loc, scale, direct, tile):
+def _normal64(item: kapi.NdItem, out, k0, k1, start, loc, scale):
     """Two normals per block (Box-Muller), float64."""
     i = item.get_global_id(0)
-    lid = item.get_local_id(0)
-    first = 2 * (i - lid)  # the group's first output
     w0, w1, w2, w3 = _block(start, i, k0, k1)
     u1 = 1.0 - _unit53(w0, w1)
     u2 = _unit53(w2, w3)
     r = math.sqrt(-2.0 * math.log(u1))
     t = 6.283185307179586 * u2
-    _put2(out, tile, lid, first, direct,
+    _put2(out, i,
           loc + scale * (r * math.cos(t)), loc + scale * (r * math.sin(t)))
-    kapi.group_barrier(item.get_group())
-    _flush(out, tile, lid, item.get_local_range(0), 2, first, direct)
 
 
 @kernel
-def _normal32(item: kapi.NdItem, out, k0, k1, start, loc, scale, direct, tile):
+def _normal32(item: kapi.NdItem, out, k0, k1, start, loc, scale):
     """Four float32 normals per block (Box-Muller twice, 24-bit uniforms)."""
     i = item.get_global_id(0)
-    lid = item.get_local_id(0)
-    first = 4 * (i - lid)  # the group's first output
     w0, w1, w2, w3 = _block(start, i, k0, k1)
     inv = np.float32(1.0 / 16777216.0)
     a1 = np.float32(1.0) - _top24(w0) * inv
@@ -251,46 +219,34 @@ def _normal32(item: kapi.NdItem, out, k0, k1, start, loc, scale, direct, tile):
     tb = np.float32(6.2831855) * b2
     lo = np.float32(loc)
     sc = np.float32(scale)
-    _put4(out, tile, lid, first, direct,
+    _put4(out, i,
           lo + sc * (ra * np.cos(ta)), lo + sc * (ra * np.sin(ta)),
           lo + sc * (rb * np.cos(tb)), lo + sc * (rb * np.sin(tb)))
-    kapi.group_barrier(item.get_group())
-    _flush(out, tile, lid, item.get_local_range(0), 4, first, direct)
 
 
 @kernel
-def _integers32(item: kapi.NdItem, out, k0, k1, start, low, span, direct,
-                tile):
+def _integers32(item: kapi.NdItem, out, k0, k1, start, low, span):
     """Four integers in [low, low + span) per block, span <= 2**32, by
     Lemire's multiply-shift (bias below span / 2**32)."""
     i = item.get_global_id(0)
-    lid = item.get_local_id(0)
-    first = 4 * (i - lid)  # the group's first output
     w0, w1, w2, w3 = _block(start, i, k0, k1)
     s = np.uint64(span)
-    _put4(out, tile, lid, first, direct,
+    _put4(out, i,
           low + np.int64((w0 * s) >> np.uint64(32)),
           low + np.int64((w1 * s) >> np.uint64(32)),
           low + np.int64((w2 * s) >> np.uint64(32)),
           low + np.int64((w3 * s) >> np.uint64(32)))
-    kapi.group_barrier(item.get_group())
-    _flush(out, tile, lid, item.get_local_range(0), 4, first, direct)
 
 
 @kernel
-def _integers64(item: kapi.NdItem, out, k0, k1, start, low, span, direct,
-                tile):
+def _integers64(item: kapi.NdItem, out, k0, k1, start, low, span):
     """Two integers in [low, low + span) per block from 64-bit words."""
     i = item.get_global_id(0)
-    lid = item.get_local_id(0)
-    first = 2 * (i - lid)  # the group's first output
     w0, w1, w2, w3 = _block(start, i, k0, k1)
     s = np.uint64(span)
-    _put2(out, tile, lid, first, direct,
+    _put2(out, i,
           low + np.int64(((w0 << np.uint64(32)) | w1) % s),
           low + np.int64(((w2 << np.uint64(32)) | w3) % s))
-    kapi.group_barrier(item.get_group())
-    _flush(out, tile, lid, item.get_local_range(0), 2, first, direct)
 
 
 def _size(size):
@@ -330,24 +286,17 @@ class Generator:
 
     def _draw(self, kern, shape, dtype, per_block, *params):
         from . import _array_ops as ops
-        from ._library_base import (_enqueue, _group_width, _local,
-                                    _nd_range, _properties)
+        from ._library_base import _enqueue, _group_width, _nd_range
         shape = _size(shape)
         n = math.prod(shape)
         out = ops._empty((n,), dtype, self._device)
-        blocks = -(-n // per_block)
-        if blocks:
-            # A work-group's outputs go out through its tile (_flush).
+        if n:
+            # Whole stripes of blocks (_STRIPE), a work-item each.
+            blocks = -(-n // (per_block * _STRIPE)) * _STRIPE
             width = _group_width(out)
-            gpu = TILE_STORES if TILE_STORES is not None else \
-                _properties(out).get("device_type") == "gpu"
-            slots = per_block * width
-            _enqueue(kern, _nd_range((-(-blocks // width) * width,),
-                                     (width,)),
+            _enqueue(kern, _nd_range((blocks,), (width,)),
                      out, np.uint32(self._k0), np.uint32(self._k1),
-                     np.uint64(self._counter), *params, 0 if gpu else 1,
-                     _local((slots + slots // 32 if gpu else 1,),
-                            out.dtype))
+                     np.uint64(self._counter), *params)
             self._counter += blocks
         return ops.reshape(out, shape) if shape != (n,) else out
 

@@ -28,6 +28,23 @@ def philox_reference(counter, key):
     return c
 
 
+def draw_reference(key, start, n, per):
+    """A draw's n outputs as the generator lays them out: blocks from
+    counter ``start`` in stripes of 256 (spirjit.random._STRIPE), output
+    q * per * 256 + k * 256 + lane being output k of block q * 256 + lane;
+    each output the words it is made of (four outputs a block: one word
+    each; two: two words each). Returns (outputs, counters taken)."""
+    stripe = 256
+    outputs = []
+    for j in range(n):
+        q, r = divmod(j, per * stripe)
+        k, lane = divmod(r, stripe)
+        words = philox_reference((start + q * stripe + lane, 0, 0, 0), key)
+        width = 4 // per
+        outputs.append(tuple(words[k * width:(k + 1) * width]))
+    return outputs, -(-n // (per * stripe)) * stripe
+
+
 @spirjit.kernel
 def philox_words(item, out, c0, c1, c2, c3, k0, k1):
     a, b, c, d = R.philox4x32(c0, c1, c2, c3, k0, k1)
@@ -62,43 +79,37 @@ def test_the_same_seed_gives_the_same_numbers_on_every_device(device):
     ints = g.integers(0, 1000, size=64)
     u64 = g.random(33)
     u32 = g.random(17, dtype=np.float32)
-    # The reference: the same draws through the simulator, on the host.
-    key = np.random.SeedSequence(2024).generate_state(2, np.uint32)
-    words = []
-    for block in range(16):
-        words += philox_reference((block, 0, 0, 0), (int(key[0]),
-                                                     int(key[1])))
+    # The reference: the same draws computed on the host.
+    key = tuple(int(k) for k in
+                np.random.SeedSequence(2024).generate_state(2, np.uint32))
+    words, taken = draw_reference(key, 0, 64, 4)
     np.testing.assert_array_equal(
-        ints.asnumpy(), [(w * 1000) >> 32 for w in words])
+        ints.asnumpy(), [(w * 1000) >> 32 for (w,) in words])
     assert ints.dtype == np.int64 and ints.device == device
-    first = philox_reference((16, 0, 0, 0), (int(key[0]), int(key[1])))
-    bits = ((first[0] >> 6) << 27) | (first[1] >> 5)
-    assert u64.asnumpy()[0] == bits / 2.0**53
+    pairs, _ = draw_reference(key, taken, 33, 2)
+    assert u64.asnumpy().tolist() == [
+        (((hi >> 6) << 27) | (lo >> 5)) / 2.0**53 for hi, lo in pairs]
     assert u32.dtype == np.float32 and u64.shape == (33,)
 
 
-@pytest.mark.parametrize("tiled", [True, False])
-def test_draws_over_many_work_groups_keep_each_blocks_words_in_order(
-        device, monkeypatch, tiled):
-    # On GPUs each work-group's outputs go out through local memory (forced
-    # here on every device, and the direct stores of CPUs): across groups
-    # and in a ragged last group, out[4 b + k] is still word k of block b.
-    monkeypatch.setattr(R, "TILE_STORES", tiled)
+def test_draws_over_many_work_groups_put_each_output_in_its_place(device):
+    # Across stripes and work-groups, in a ragged last stripe, and from
+    # where the previous draw left the counter.
     g = spirjit.random.default_rng(7, device=device)
-    key = np.random.SeedSequence(7).generate_state(2, np.uint32)
+    key = tuple(int(k) for k in
+                np.random.SeedSequence(7).generate_state(2, np.uint32))
     n = 3 * 1024 + 4 * 37 + 3
     got = g.random(n, dtype=np.float32).asnumpy()
     ints = g.integers(0, 2**31, size=n // 2).asnumpy()
-    blocks = -(-n // 4)
-    words = []
-    for block in range(blocks + -(-(n // 2) // 4)):
-        words += philox_reference((block, 0, 0, 0), (int(key[0]),
-                                                     int(key[1])))
-    want = np.array([w >> 8 for w in words[:n]]) / np.float32(2**24)
+    wide = g.integers(0, 2**40, size=700).asnumpy()
+    words, taken = draw_reference(key, 0, n, 4)
+    want = np.array([w >> 8 for (w,) in words]) / np.float32(2**24)
     np.testing.assert_array_equal(got, want.astype(np.float32))
-    start = 4 * blocks
+    words, more = draw_reference(key, taken, n // 2, 4)
+    np.testing.assert_array_equal(ints, [(w * 2**31) >> 32 for (w,) in words])
+    pairs, _ = draw_reference(key, taken + more, 700, 2)
     np.testing.assert_array_equal(
-        ints, [(w * 2**31) >> 32 for w in words[start:start + n // 2]])
+        wide, [((hi << 32) | lo) % 2**40 for hi, lo in pairs])
 
 
 def test_distributions_look_like_numpys(device, require_dtypes):
