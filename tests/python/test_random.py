@@ -92,9 +92,13 @@ def test_the_same_seed_gives_the_same_numbers_on_every_device(device):
     assert u32.dtype == np.float32 and u64.shape == (33,)
 
 
-def test_draws_over_many_work_groups_put_each_output_in_its_place(device):
-    # Across stripes and work-groups, in a ragged last stripe, and from
-    # where the previous draw left the counter.
+@pytest.mark.parametrize("blocks_per_item", [None, 1, 3])
+def test_draws_over_many_work_groups_put_each_output_in_its_place(
+        device, monkeypatch, blocks_per_item):
+    # Across stripes and work-groups, in a ragged last stripe, from where
+    # the previous draw left the counter, and whatever the number of blocks
+    # a work-item computes.
+    monkeypatch.setattr(R, "BLOCKS_PER_ITEM", blocks_per_item)
     g = spirjit.random.default_rng(7, device=device)
     key = tuple(int(k) for k in
                 np.random.SeedSequence(7).generate_state(2, np.uint32))
