@@ -218,10 +218,15 @@ void assign(const DeviceArray &target, const DeviceArray &value) {
 /// The dtype of a NumPy scalar of a number dtype (bool, integer, float,
 /// complex) as NumPy's own instance of it, kept for ever (the loop cache's
 /// keys); nullptr for anything else.
-PyObject *numpyScalarDType(PyObject *obj) {
+/// Whether `obj` is a NumPy scalar (an instance of numpy.generic).
+bool isNumpyScalar(PyObject *obj) {
   static auto *generic = reinterpret_cast<PyTypeObject *>(
       py::object(py::module_::import("numpy").attr("generic")).release().ptr());
-  if (!PyObject_TypeCheck(obj, generic))
+  return PyObject_TypeCheck(obj, generic);
+}
+
+PyObject *numpyScalarDType(PyObject *obj) {
+  if (!isNumpyScalar(obj))
     return nullptr;
   PyObject *attribute = PyObject_GetAttrString(obj, "dtype");
   if (!attribute) {
@@ -337,9 +342,12 @@ const Loop &loopFor(PyObject *ufunc, PyObject *const *keys, size_t count) {
       loops.emplace(std::move(key), std::move(loop)).first->second);
 }
 
-/// A Python number as a value of `dtype`: false where the conversion is
-/// NumPy's to make (out of range: the Python path raises NumPy's error).
-bool numberAs(PyObject *obj, const py::dtype &dtype, uint64_t bytes[2]) {
+/// A Python number or NumPy scalar as a value of `dtype`: false where the
+/// conversion is NumPy's to make (out of range: the Python path raises
+/// NumPy's error). `key`, where given, is the operand's dtypeKey (a NumPy
+/// scalar's dtype, found once per operand).
+bool numberAs(PyObject *obj, const py::dtype &dtype, uint64_t bytes[2],
+              PyObject *key = nullptr) {
   char kind = dtype.kind();
   size_t size = dtype.itemsize();
   auto put = [&](int slot, auto value) {
@@ -355,11 +363,12 @@ bool numberAs(PyObject *obj, const py::dtype &dtype, uint64_t bytes[2]) {
     }
     return true;
   };
-  if (PyObject *scalar = numpyScalarDType(obj)) {
+  if (isNumpyScalar(obj)) {
     // A NumPy scalar of the loop's dtype: its bytes (a complex one's
     // parts one in each word, as scalarArgument keeps them). Another
     // dtype is NumPy's cast to make.
-    if (!py::reinterpret_borrow<py::dtype>(scalar).equal(dtype))
+    PyObject *scalar = key ? key : numpyScalarDType(obj);
+    if (!scalar || !py::reinterpret_borrow<py::dtype>(scalar).equal(dtype))
       return false;
     Py_buffer view;
     if (PyObject_GetBuffer(obj, &view, PyBUF_SIMPLE) != 0) {
@@ -488,7 +497,7 @@ py::object fastApply(const std::string *function, PyObject *ufunc,
       continue;
     }
     uint64_t bytes[2] = {0, 0};
-    if (!numberAs(inputs[i], loop.dtypes[i], bytes))
+    if (!numberAs(inputs[i], loop.dtypes[i], bytes, keys[i]))
       return py::object();
     nodes.push_back(launch::scalarNode(loop.types[i], loop.names[i],
                                        loop.dtypes[i].itemsize(), bytes,

@@ -67,13 +67,10 @@ py::array arrayOver(const launch::ArrayView &view, const std::string &dtype) {
 /// `value` as `dtype` (itself when it already is).
 py::object as(const py::object &value, const std::string &dtype) {
   const py::dtype &want = dtypeOf(dtype);
-  if (py::isinstance<py::array>(value)) {
-    py::dtype have = py::reinterpret_borrow<py::array>(value).dtype();
-    if (have.is(want) || have.equal(want))
-      return value;
-    return value.attr("astype")(want);
-  }
-  py::object have = value.attr("dtype");
+  // (An array's dtype read in place; a NumPy scalar's through Python.)
+  py::object have = py::isinstance<py::array>(value)
+                        ? py::reinterpret_borrow<py::array>(value).dtype()
+                        : value.attr("dtype");
   if (have.is(want) || have.equal(want))
     return value;
   return value.attr("astype")(want);
