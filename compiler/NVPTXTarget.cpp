@@ -228,6 +228,10 @@ public:
   /// atom.add.f32 everywhere, atom.add.f64 from sm_60.
   bool hasFloatAtomicAdd() const override { return true; }
 
+  /// NVPTX selects monotonic loads and stores as ld/st.volatile (relaxed,
+  /// system scope: what atom.or and atom.exch without .sem give).
+  bool hasAtomicLoadStore() const override { return true; }
+
   void emitBarrier(llvm::IRBuilder<> &builder) const override {
     // bar.sync 0 orders shared and global memory among the block's
     // threads; the intrinsic is convergent.

@@ -139,6 +139,12 @@ public:
   /// Can the device add floats atomically (atomicrmw fadd, fsub)? If not,
   /// float atomics become compare-and-swap loops on the bits.
   virtual bool hasFloatAtomicAdd() const = 0;
+  /// Does an atomic load or store become the device's plain access to the
+  /// memory itself (`load/store atomic monotonic`: PTX's ld/st.volatile)?
+  /// Elsewhere AtomicRef.load() is an atomic OR of 0 and store() an
+  /// exchange: read-modify-writes, which a loop spinning on a flag makes
+  /// contend with the flag's writer and with every other reader.
+  virtual bool hasAtomicLoadStore() const { return false; }
   /// printf(format, args...) as the device prints (OpenCL's printf: `%ld`
   /// for 64-bit integers, doubles for floats). Returns false where the
   /// target cannot print; the lowering then refuses `print`.

@@ -659,6 +659,20 @@ Lowered Lowering::lowerAtomicMethod(const Instruction &inst, const Type *atomic,
     return builder_.CreateAtomicRMW(op, pointer, v, llvm::MaybeAlign(),
                                     ordering);
   };
+  if (method == KernelApi::AtomicLoad && device().hasAtomicLoadStore()) {
+    llvm::LoadInst *bits = builder_.CreateLoad(bitsType, bitsPointer);
+    bits->setAtomic(llvm::AtomicOrdering::Monotonic);
+    bits->setAlignment(llvm::Align(element->bits / 8));
+    return {isFloat ? builder_.CreateBitCast(bits, scalarType(element)) : bits};
+  }
+  if (method == KernelApi::AtomicStore && device().hasAtomicLoadStore()) {
+    llvm::Value *v = argument(0);
+    llvm::StoreInst *store = builder_.CreateStore(
+        isFloat ? builder_.CreateBitCast(v, bitsType) : v, bitsPointer);
+    store->setAtomic(llvm::AtomicOrdering::Monotonic);
+    store->setAlignment(llvm::Align(element->bits / 8));
+    return {};
+  }
   if (method == KernelApi::AtomicLoad) {
     llvm::Value *bits = builder_.CreateAtomicRMW(
         llvm::AtomicRMWInst::Or, bitsPointer,
