@@ -2,8 +2,9 @@
 """DeviceArrays beside the array libraries, in one run (issue 25).
 
 The same NumPy-style code on every library, float32, wall time per
-operation (medians of interleaved rounds; at the large sizes each timed
-call follows an untimed one of the same library):
+operation (medians of interleaved rounds; each timed call, or burst at
+n = 1000, starts once no other library's threads spin and follows an
+untimed one of the same library):
 
   Jacobi sweep   v[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] +
                                          u[1:-1, :-2] + u[1:-1, 2:])
@@ -525,6 +526,13 @@ def measure_row(case, size, backends, args, notes, rng):
                 return result
 
             def settle(r=runner):
+                # Every row starts once no other library's threads spin on
+                # (timing.wait_until_quiet; numba's TBB workers spin 8-9
+                # ms after each call): small rows too, whose bursts had
+                # run beside numba's spinning workers (NumPy's a*b +
+                # sqrt(a) - 1 at n = 1000: 3.6 us alone, 4.3-9.1 us in
+                # the table; spirjit's 11.5 alone, 28.0).
+                wait_until_quiet()
                 # Large rows: one untimed call first, so that the timed one
                 # finds its own library's threads awake and its own inputs
                 # in the caches, as in a program that uses one library.
@@ -534,14 +542,13 @@ def measure_row(case, size, backends, args, notes, rng):
                 # (Intel's runtime, argmax of 2^20 float32: 143 us alone,
                 # 321 us right after numba), and the previous library's
                 # inputs had pushed this one's out of the caches.
-                # It starts once no other library's threads spin on
-                # (timing.wait_until_quiet; numba's TBB workers spin 8-9
-                # ms after each call).
                 # The result is held until the wait: a lazy library
                 # (spirjit's DeviceArrays) evaluates nothing that no one
                 # holds, and this call had settled nothing for it.
-                if not small:
-                    wait_until_quiet()
+                if small:  # (the burst's first calls woke the cores)
+                    for _ in range(BURST):
+                        r.to_host(r.run())
+                else:
                     result = r.run()
                     r.sync()
                     del result
