@@ -5,8 +5,8 @@ that they run on the array's device as the rest of the library does:
 ``np.interp``, ``np.diag``, ``np.diagonal``, ``np.split``,
 ``np.array_split``, ``np.pad`` (constant), ``np.einsum``, ``np.cross``,
 ``np.kron``, ``np.atleast_1d/2d/3d``, ``np.column_stack``, ``np.dstack``,
-``np.unravel_index``, ``np.polyval``, ``np.convolve``, ``np.gradient``;
-``functions()`` also holds ``_array_statistics``' functions.
+``np.unravel_index``, ``np.polyval``, ``np.convolve``, ``np.gradient``,
+``np.nan_to_num``; ``functions()`` also holds ``_array_statistics``' functions.
 
 Contract: ``functions()`` maps each NumPy function to its DeviceArray
 version with NumPy's signature, defaults and answers; an option spirjit
@@ -495,6 +495,47 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     return out[0] if len(out) == 1 else tuple(out)
 
 
+# --------------------------------------------------------------------------
+# Special values
+
+def _replaced(x, nan, posinf, neginf):
+    """Real floats ``x`` with NaN, +inf and -inf replaced by the three
+    values (as x's dtype, as NumPy casts them): one fused expression."""
+    info = np.finfo(x.dtype)
+    with np.errstate(over="ignore"):  # NumPy's own cast: 1e300 -> inf
+        nan, posinf, neginf = (np.asarray(v, np.float64).astype(x.dtype)[()]
+                               for v in (nan,
+                                         info.max if posinf is None
+                                         else posinf,
+                                         info.min if neginf is None
+                                         else neginf))
+    f = ops.apply_ufunc
+    out = ops.where(f(np.isnan, (x,)), nan, x)
+    out = ops.where(f(np.equal, (x, x.dtype.type(np.inf))), posinf, out)
+    return ops.where(f(np.equal, (x, x.dtype.type(-np.inf))), neginf, out)
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """NumPy's nan_to_num: NaN becomes ``nan``, +inf ``posinf`` and -inf
+    ``neginf`` (by default the dtype's largest and most negative finite
+    values); complex numbers part by part; integers and booleans are
+    left as they are. ``copy=False`` writes the answer into x and returns
+    x, as NumPy does."""
+    x = _array(x)
+    if x.dtype.kind not in "fc":
+        return ops.copy(x) if copy else x
+    out = ops.copy(x) if copy else x
+    if x.dtype.kind == "f":
+        out[...] = _replaced(x, nan, posinf, neginf)
+        return out
+    # Each part through its view (x.real, x.imag write into the complex
+    # array), right-hand sides computed from x before the stores.
+    for part in ("real", "imag"):
+        getattr(out, part)[...] = _replaced(getattr(x, part), nan, posinf,
+                                            neginf)
+    return out
+
+
 def functions():
     """NumPy function -> its DeviceArray version (for __array_function__)."""
     return {
@@ -517,4 +558,5 @@ def functions():
         np.polyval: polyval,
         np.convolve: convolve,
         np.gradient: gradient,
+        np.nan_to_num: nan_to_num,
     }

@@ -278,3 +278,37 @@ def test_ufunc_at_adds_every_repeated_index(device, require_dtypes, ufunc):
         ufunc.at(x, np.array([9]), 1.0)
     with pytest.raises(NotImplementedError, match="numpy.multiply.at"):
         np.multiply.at(x, idx, 2.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64,
+                                   np.int32, np.bool_],
+                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("options", [{}, {"nan": 7.0, "posinf": 1e300,
+                                          "neginf": -2}, {"copy": False}],
+                         ids=["defaults", "values", "in place"])
+def test_nan_to_num_replaces_special_values_as_numpy(device, require_dtypes,
+                                                     dtype, options):
+    # NaN, +inf and -inf become numbers (the dtype's extremes by default,
+    # posinf=1e300 is inf in float32 as NumPy casts it), complex numbers
+    # part by part; integers and booleans come back as they were.
+    # copy=False writes into the array and returns it.
+    require_dtypes(dtype)
+    if np.dtype(dtype).kind == "c":
+        host = np.array([complex(np.nan, np.inf), complex(-np.inf, 1),
+                         complex(2, np.nan), 3], dtype)
+    elif np.dtype(dtype).kind == "f":
+        host = np.array([np.nan, np.inf, -np.inf, 1.5, -0.0, 2.0], dtype)
+    else:
+        host = np.array([1, 0, 1], dtype)
+    x = spirjit.asarray(host, device=device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # 1e300 -> float32
+        want = np.nan_to_num(host.copy(), **options)
+    got = np.nan_to_num(x, **options)
+    assert isinstance(got, spirjit.DeviceArray)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), want)
+    if options.get("copy") is False:
+        assert got is x
+    else:
+        np.testing.assert_array_equal(np.asarray(x), host)  # untouched
