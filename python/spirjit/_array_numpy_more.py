@@ -6,7 +6,8 @@ that they run on the array's device as the rest of the library does:
 ``np.array_split``, ``np.pad`` (constant), ``np.einsum``, ``np.cross``,
 ``np.kron``, ``np.atleast_1d/2d/3d``, ``np.column_stack``, ``np.dstack``,
 ``np.unravel_index``, ``np.polyval``, ``np.convolve``, ``np.gradient``,
-``np.nan_to_num``; ``functions()`` also holds ``_array_statistics``' functions.
+``np.nan_to_num``; ``functions()`` also holds ``_array_numpy_tail``'s
+and ``_array_statistics``' functions.
 
 Contract: ``functions()`` maps each NumPy function to its DeviceArray
 version with NumPy's signature, defaults and answers; an option spirjit
@@ -19,6 +20,7 @@ import numpy as np
 
 from . import _array_ops as ops
 from . import _array_primitives as prims
+from . import _array_numpy_tail as tail
 from . import _array_statistics as statistics
 from . import errors
 from ._array_api import _array, _device_of
@@ -540,6 +542,7 @@ def functions():
     """NumPy function -> its DeviceArray version (for __array_function__)."""
     return {
         **statistics.functions(),
+        **tail.functions(),
         np.interp: interp,
         np.diag: diag,
         np.split: _split("split", True),

@@ -2,10 +2,11 @@
 from spirjit's own operations (fused elementwise expressions and
 reductions, sort, searchsorted, scans, gathers and scatters), so that they
 run on the array's device as the rest of the library does:
-``np.nansum/nanprod/nanmin/nanmax/nanmean``, ``np.median``,
+``np.nansum/nanprod/nanmin/nanmax/nanmean/nanvar/nanstd``,
+``np.nanargmax/nanargmin``, ``np.nancumsum/nancumprod``, ``np.median``,
 ``np.percentile``, ``np.quantile``, ``np.cov``, ``np.corrcoef``,
-``np.average``, ``np.ptp``, ``np.bincount``, ``np.histogram``, ``np.isin``
-and ``np.add.at``/``np.subtract.at``.
+``np.average``, ``np.ptp``, ``np.bincount``, ``np.histogram``,
+``np.histogram_bin_edges``, ``np.isin`` and ``np.add.at``/``np.subtract.at``.
 
 Contract: ``functions()`` maps each NumPy function to its DeviceArray
 version with NumPy's signature, defaults and answers (NaN rules included);
@@ -66,6 +67,62 @@ def _nan_reduction(name):
             result = xp.where(nan.all(axis=axis, keepdims=keepdims),
                               np.nan, extreme)
         return result if dtype is None else ops.astype(result, dtype)
+    function.__name__ = f"nan{name}"
+    return function
+
+
+def _nan_moment(name):
+    """nanvar or nanstd: NumPy's, over the elements that are not NaN (NaN
+    where fewer than ddof + 1 are left)."""
+    def function(a, axis=None, dtype=None, out=None, ddof=0,
+                 keepdims=False, *, where=None, mean=None, correction=None):
+        _refuse(f"nan{name}", dtype=dtype, out=out, where=where, mean=mean,
+                correction=correction)
+        xp, x = _xp(), _array(a)
+        if x.dtype.kind not in "fc":  # no NaN: NumPy's plain var/std
+            return getattr(x, name)(axis=axis, ddof=ddof, keepdims=keepdims)
+        real = np.empty(0, x.dtype).real.dtype
+        nan = xp.isnan(x)
+
+        def count(keep):
+            return ops.astype((~nan).sum(axis=axis, keepdims=keep), real)
+        centre = xp.where(nan, 0, x).sum(axis=axis, keepdims=True) / \
+            count(True)
+        gap = xp.where(nan, 0, x - centre)
+        square = gap.real * gap.real + gap.imag * gap.imag \
+            if x.dtype.kind == "c" else gap * gap
+        dof = count(keepdims) - ddof
+        var = xp.where(dof > 0, square.sum(axis=axis, keepdims=keepdims) /
+                       dof, np.nan)
+        return xp.sqrt(var) if name == "std" else var
+    function.__name__ = f"nan{name}"
+    return function
+
+
+def _nan_arg(name):
+    """nanargmax or nanargmin: the index of the extreme of the elements
+    that are not NaN; ValueError where a slice is all NaN (NumPy's)."""
+    def function(a, axis=None, out=None, *, keepdims=False):
+        _refuse(f"nan{name}", out=out)
+        xp, x = _xp(), _array(a)
+        if x.dtype.kind in "fc":
+            nan = xp.isnan(x)
+            if bool(nan.all(axis=axis).any()):
+                raise errors.InvalidArgumentError("All-NaN slice encountered")
+            x = xp.where(nan, -np.inf if name == "argmax" else np.inf, x)
+        return getattr(x, name)(axis=axis, keepdims=keepdims)
+    function.__name__ = f"nan{name}"
+    return function
+
+
+def _nan_cumulative(name):
+    """nancumsum or nancumprod: NaN counted as 0 (or 1)."""
+    def function(a, axis=None, dtype=None, out=None):
+        _refuse(f"nan{name}", out=out)
+        xp, x = _xp(), _array(a)
+        if x.dtype.kind in "fc":
+            x = xp.where(xp.isnan(x), 0 if name == "cumsum" else 1, x)
+        return getattr(np, name)(x, axis=axis, dtype=dtype)
     function.__name__ = f"nan{name}"
     return function
 
@@ -250,10 +307,10 @@ def bincount(x, weights=None, minlength=0):
     return out
 
 
-def histogram(a, bins=10, range=None, density=None, weights=None):
-    xp, x = _xp(), _array(a)
-    device = x._device
-    x = ops.reshape(x, -1)
+def _bin_edges(x, bins, range):
+    """NumPy's bin edges for the flat DeviceArray x, on the host: ``bins``
+    equal bins over ``range`` (x's extremes by default), or the given
+    increasing edges."""
     if isinstance(bins, numbers.Integral):
         if bins < 1:
             raise errors.InvalidArgumentError(
@@ -272,15 +329,27 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
                 f"autodetected range of [{first}, {last}] is not finite")
         if first == last:
             first, last = first - 0.5, last + 0.5
-        edges = np.linspace(first, last, bins + 1,
-                            dtype=np.result_type(x.dtype, np.float64)
-                            if x.dtype.kind in "biu" else x.dtype)
-    else:
-        edges = np.asarray(bins.asnumpy() if isinstance(bins, DeviceArray)
-                           else bins)
-        if edges.ndim != 1 or np.any(edges[:-1] > edges[1:]):
-            raise errors.InvalidArgumentError(
-                "`bins` must increase monotonically, when an array")
+        return np.linspace(first, last, bins + 1,
+                           dtype=np.result_type(x.dtype, np.float64)
+                           if x.dtype.kind in "biu" else x.dtype)
+    edges = np.asarray(bins.asnumpy() if isinstance(bins, DeviceArray)
+                       else bins)
+    if edges.ndim != 1 or np.any(edges[:-1] > edges[1:]):
+        raise errors.InvalidArgumentError(
+            "`bins` must increase monotonically, when an array")
+    return edges
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    x = ops.reshape(_array(a), -1)
+    return _xp().asarray(_bin_edges(x, bins, range), device=x._device)
+
+
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    xp, x = _xp(), _array(a)
+    device = x._device
+    x = ops.reshape(x, -1)
+    edges = _bin_edges(x, bins, range)
     count = len(edges) - 1
     on_device = xp.asarray(edges, device=device)
     # A value's bin: the last edge at or below it; the last edge closes
@@ -435,6 +504,12 @@ def functions():
         np.nanmax: _nan_reduction("max"),
         np.nanmin: _nan_reduction("min"),
         np.nanmean: _nan_reduction("mean"),
+        np.nanvar: _nan_moment("var"),
+        np.nanstd: _nan_moment("std"),
+        np.nanargmax: _nan_arg("argmax"),
+        np.nanargmin: _nan_arg("argmin"),
+        np.nancumsum: _nan_cumulative("cumsum"),
+        np.nancumprod: _nan_cumulative("cumprod"),
         np.median: median,
         np.percentile: percentile,
         np.quantile: quantile,
@@ -444,5 +519,6 @@ def functions():
         np.ptp: ptp,
         np.bincount: bincount,
         np.histogram: histogram,
+        np.histogram_bin_edges: histogram_bin_edges,
         np.isin: isin,
     }

@@ -132,6 +132,54 @@ CASES = {
     "x.trace": lambda a: a["B"].trace(),
     "x.view": lambda a: a["B"].view(np.int64),
     "x.view narrower": lambda a: a["B"].view(np.float32),
+    "nanvar": lambda a: np.nanvar(a["A"], axis=0),
+    "nanstd ddof": lambda a: np.nanstd(a["A"], ddof=1),
+    "nanstd float32": lambda a: np.nanstd(a["F32"], keepdims=True),
+    "nanvar all-NaN column": lambda a: np.nanvar(a["N"], axis=0),
+    "nanvar of ints": lambda a: np.nanvar(a["I"]),
+    "nanargmax": lambda a: np.nanargmax(a["A"], axis=1),
+    "nanargmin": lambda a: np.nanargmin(a["A"]),
+    "nancumsum": lambda a: np.nancumsum(a["A"], axis=0),
+    "nancumprod": lambda a: np.nancumprod(a["A"]),
+    "histogram_bin_edges": lambda a: np.histogram_bin_edges(a["V"], bins=4),
+    "fliplr": lambda a: np.fliplr(a["B"]),
+    "flipud": lambda a: np.flipud(a["B"]),
+    "rot90": lambda a: np.rot90(a["C"], 1, axes=(1, 2)),
+    "rot90 k=-1": lambda a: np.rot90(a["B"], -1),
+    "rot90 k=2": lambda a: np.rot90(a["B"], 2),
+    "append": lambda a: np.append(a["F32"], 9.0),
+    "append axis": lambda a: np.append(a["B"], a["B"][:1], axis=0),
+    "insert": lambda a: np.insert(a["V"], 2, [7.0, 8.0]),
+    "insert axis": lambda a: np.insert(a["B"], -1, 5.0, axis=1),
+    "delete": lambda a: np.delete(a["V"], [0, -1]),
+    "delete slice axis": lambda a: np.delete(a["B"], slice(1, 3), axis=1),
+    "delete mask": lambda a: np.delete(a["V"], np.arange(7) % 2 == 0),
+    "resize": lambda a: np.resize(a["V"], (3, 4)),
+    "ediff1d": lambda a: np.ediff1d(a["I"], to_begin=[-1], to_end=[5, 6]),
+    "trapezoid": lambda a: (getattr(np, "trapezoid", None) or np.trapz)(
+        a["B"], axis=0),
+    "trapezoid x": lambda a: (getattr(np, "trapezoid", None) or np.trapz)(
+        a["V"], x=a["X"][:7]),
+    "correlate": lambda a: np.correlate(a["V"], a["B"][0]),
+    "correlate full": lambda a: np.correlate(a["B"][0], a["V"], "full"),
+    "inner": lambda a: np.inner(a["B"], a["B"]),
+    "inner of vectors": lambda a: np.inner(a["V"], a["V"]),
+    "vander": lambda a: np.vander(a["V"][:4]),
+    "vander of ints": lambda a: np.vander(a["I"][:4], 3, increasing=True),
+    "angle": lambda a: np.angle(a["V"] - 0.5),
+    "angle deg": lambda a: np.angle(a["B"] - 0.5, deg=True),
+    "sinc": lambda a: np.sinc(a["X"]),
+    "real_if_close": lambda a: np.real_if_close(a["V"] + 0j),
+    "select": lambda a: np.select([a["V"] < 0.3, a["V"] > 0.7],
+                                  [a["V"], -a["V"]], 0.5),
+    "lexsort": lambda a: np.lexsort((a["V"], a["V"] > 0.5)),
+    "lexsort ints": lambda a: np.lexsort((a["I"], a["I"] % 3)),
+    "digitize": lambda a: np.digitize(a["V"], [0.2, 0.5, 0.8]),
+    "digitize decreasing right": lambda a: np.digitize(a["V"],
+                                                       [0.8, 0.5, 0.2],
+                                                       right=True),
+    "triu_indices_from": lambda a: np.triu_indices_from(a["B"][:5], 1),
+    "tril_indices_from": lambda a: np.tril_indices_from(a["B"], -1),
 }
 
 
@@ -312,3 +360,49 @@ def test_nan_to_num_replaces_special_values_as_numpy(device, require_dtypes,
         assert got is x
     else:
         np.testing.assert_array_equal(np.asarray(x), host)  # untouched
+
+
+@pytest.mark.parametrize("call", [
+    lambda d, s, m: np.copyto(d, s),
+    lambda d, s, m: np.copyto(d, s, where=m),
+    lambda d, s, m: np.copyto(d, 2),
+    lambda d, s, m: np.copyto(d, s[0]),
+    lambda d, s, m: np.putmask(d, m, s),
+    lambda d, s, m: np.putmask(d, m, [7.0, 8.0, 9.0]),
+], ids=["copyto", "copyto where", "copyto scalar", "copyto broadcast",
+        "putmask", "putmask cycles"])
+def test_copyto_and_putmask_write_into_the_array(device, require_dtypes,
+                                                 call):
+    # Both return None and write into their first argument, on its
+    # device, as NumPy's do into a NumPy array.
+    require_dtypes(np.float64)
+    source, mask = B[::-1].copy(), B > 0.5
+    want = A.copy()
+    call(want, source, mask)
+    got = spirjit.asarray(A, device=device)
+    assert call(got, spirjit.asarray(source, device=device),
+                spirjit.asarray(mask, device=device)) is None
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_tail_functions_raise_numpys_errors(device, require_dtypes):
+    require_dtypes(np.float64)
+    x = spirjit.asarray(V, device=device)
+    with pytest.raises(TypeError, match="Cannot cast array data from "
+                       "dtype\\('float64'\\) to dtype\\('int64'\\)"):
+        np.copyto(spirjit.asarray(I, device=device), x[:1])
+    with pytest.raises(ValueError, match="monotonically increasing or "
+                       "decreasing"):
+        np.digitize(x, [0.1, 0.5, 0.3])
+    with pytest.raises(ValueError, match="All-NaN slice encountered"):
+        np.nanargmax(spirjit.asarray(ALL_NAN, device=device), axis=1)
+    with pytest.raises(IndexError, match="index 9 is out of bounds for "
+                       "axis 0 with size 7"):
+        np.delete(x, [9])
+    with pytest.raises(errors.NotSupportedError, match="one integer index"):
+        np.insert(x, [1, 2], 0.0)
+    with pytest.raises(ValueError, match="list of cases must be same "
+                       "length as list of conditions"):
+        np.select([x > 0.5], [x, x])
+    with pytest.raises(ValueError, match="Axes must be different"):
+        np.rot90(spirjit.asarray(B, device=device), axes=(0, 0))
