@@ -4,7 +4,8 @@ reductions, sort, searchsorted, scans, gathers and scatters), so that they
 run on the array's device as the rest of the library does:
 ``np.nansum/nanprod/nanmin/nanmax/nanmean/nanvar/nanstd``,
 ``np.nanargmax/nanargmin``, ``np.nancumsum/nancumprod``, ``np.median``,
-``np.percentile``, ``np.quantile``, ``np.cov``, ``np.corrcoef``,
+``np.percentile``, ``np.quantile``, ``np.nanmedian``,
+``np.nanpercentile``, ``np.nanquantile``, ``np.cov``, ``np.corrcoef``,
 ``np.average``, ``np.ptp``, ``np.bincount``, ``np.histogram``,
 ``np.histogram_bin_edges``, ``np.isin`` and ``np.add.at``/``np.subtract.at``.
 
@@ -149,7 +150,29 @@ def _keep(result, x, axis, flat_axis, q_ndim):
     return ops.reshape(result, tuple(result.shape[:q_ndim]) + tuple(shape))
 
 
-def _order_statistic(a, q, axis, keepdims, method, name, median=False):
+def _nan_order_statistic(ordered, value, along, dtype, median):
+    """The statistic at ``value`` (0 to 1) of each slice of ``ordered``
+    (sorted along ``along``, NaNs last) over its elements that are not
+    NaN: NaN where the slice is all NaN (NumPy's nanpercentile)."""
+    xp = _xp()
+    count = (~xp.isnan(ordered)).sum(axis=along, keepdims=True)
+    position = value * ops.astype(count - 1, np.float64)
+    low = xp.maximum(ops.astype(xp.floor(position), np.int64), 0)
+    high = xp.minimum(low + 1, xp.maximum(count - 1, 0))
+    t = ops.astype(position - ops.astype(low, np.float64), dtype)
+    a_low, a_high = (xp.squeeze(xp.take_along_axis(ordered, at, axis=along),
+                                axis=along) for at in (low, high))
+    count, t = (xp.squeeze(v, axis=along) for v in (count, t))
+    if median:  # NumPy's: the mean of the middle two, or the middle one
+        result = xp.where(count % 2 == 1, a_low, (a_low + a_high) / 2)
+    else:  # NumPy's _lerp, from the nearer end
+        step = a_high - a_low
+        result = xp.where(t >= 0.5, a_high - step * (1 - t), a_low + step * t)
+    return xp.where(count == 0, np.nan, result)
+
+
+def _order_statistic(a, q, axis, keepdims, method, name, median=False,
+                     skip_nan=False):
     if method != "linear":
         raise errors.NotSupportedError(
             f"numpy.{name}(method={method!r}) on DeviceArrays is not "
@@ -172,6 +195,10 @@ def _order_statistic(a, q, axis, keepdims, method, name, median=False):
     last = prims.take(ordered, np.intp(n - 1), along)
     results = []
     for value in qs.reshape(-1):
+        if skip_nan and ordered.dtype.kind in "fc":
+            results.append(ops.astype(_nan_order_statistic(
+                ordered, value, along, dtype, median), dtype))
+            continue
         position = value * (n - 1)
         low = int(np.floor(position))
         high = min(low + 1, n - 1)
@@ -219,6 +246,33 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False,
     _refuse("quantile", out=out, weights=weights,
             interpolation=interpolation)
     return _order_statistic(a, q, axis, keepdims, method, "quantile")
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False,
+              keepdims=False):
+    _refuse("nanmedian", out=out)
+    return _order_statistic(a, 0.5, axis, keepdims, "linear", "nanmedian",
+                            median=True, skip_nan=True)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False,
+                  method="linear", keepdims=False, *, weights=None,
+                  interpolation=None):
+    _refuse("nanpercentile", out=out, weights=weights,
+            interpolation=interpolation)
+    q = np.true_divide(q.asnumpy() if isinstance(q, DeviceArray) else q,
+                       100)
+    return _order_statistic(a, q, axis, keepdims, method, "percentile",
+                            skip_nan=True)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False,
+                method="linear", keepdims=False, *, weights=None,
+                interpolation=None):
+    _refuse("nanquantile", out=out, weights=weights,
+            interpolation=interpolation)
+    return _order_statistic(a, q, axis, keepdims, method, "quantile",
+                            skip_nan=True)
 
 
 # --------------------------------------------------------------------------
@@ -513,6 +567,9 @@ def functions():
         np.median: median,
         np.percentile: percentile,
         np.quantile: quantile,
+        np.nanmedian: nanmedian,
+        np.nanpercentile: nanpercentile,
+        np.nanquantile: nanquantile,
         np.cov: cov,
         np.corrcoef: corrcoef,
         np.average: average,
