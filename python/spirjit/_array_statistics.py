@@ -224,55 +224,33 @@ def _order_statistic(a, q, axis, keepdims, method, name, median=False,
     return out
 
 
-def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    _refuse("median", out=out)
-    return _order_statistic(a, 0.5, axis, keepdims, "linear", "median",
-                            median=True)
+def _median(name, skip_nan):
+    def function(a, axis=None, out=None, overwrite_input=False,
+                 keepdims=False):
+        _refuse(name, out=out)
+        return _order_statistic(a, 0.5, axis, keepdims, "linear", name,
+                                median=True, skip_nan=skip_nan)
+    function.__name__ = name
+    return function
 
 
-def percentile(a, q, axis=None, out=None, overwrite_input=False,
-               method="linear", keepdims=False, *, weights=None,
-               interpolation=None):
-    _refuse("percentile", out=out, weights=weights,
-            interpolation=interpolation)
-    q = np.true_divide(q.asnumpy() if isinstance(q, DeviceArray) else q,
-                       100)
-    return _order_statistic(a, q, axis, keepdims, method, "percentile")
+def _quantile(name, skip_nan):
+    """percentile or quantile (q in percent or as a fraction), with or
+    without NaNs skipped."""
+    percent = name.endswith("percentile")
 
-
-def quantile(a, q, axis=None, out=None, overwrite_input=False,
-             method="linear", keepdims=False, *, weights=None,
-             interpolation=None):
-    _refuse("quantile", out=out, weights=weights,
-            interpolation=interpolation)
-    return _order_statistic(a, q, axis, keepdims, method, "quantile")
-
-
-def nanmedian(a, axis=None, out=None, overwrite_input=False,
-              keepdims=False):
-    _refuse("nanmedian", out=out)
-    return _order_statistic(a, 0.5, axis, keepdims, "linear", "nanmedian",
-                            median=True, skip_nan=True)
-
-
-def nanpercentile(a, q, axis=None, out=None, overwrite_input=False,
-                  method="linear", keepdims=False, *, weights=None,
-                  interpolation=None):
-    _refuse("nanpercentile", out=out, weights=weights,
-            interpolation=interpolation)
-    q = np.true_divide(q.asnumpy() if isinstance(q, DeviceArray) else q,
-                       100)
-    return _order_statistic(a, q, axis, keepdims, method, "percentile",
-                            skip_nan=True)
-
-
-def nanquantile(a, q, axis=None, out=None, overwrite_input=False,
-                method="linear", keepdims=False, *, weights=None,
-                interpolation=None):
-    _refuse("nanquantile", out=out, weights=weights,
-            interpolation=interpolation)
-    return _order_statistic(a, q, axis, keepdims, method, "quantile",
-                            skip_nan=True)
+    def function(a, q, axis=None, out=None, overwrite_input=False,
+                 method="linear", keepdims=False, *, weights=None,
+                 interpolation=None):
+        _refuse(name, out=out, weights=weights, interpolation=interpolation)
+        if percent:
+            q = np.true_divide(q.asnumpy() if isinstance(q, DeviceArray)
+                               else q, 100)
+        return _order_statistic(a, q, axis, keepdims, method,
+                                "percentile" if percent else "quantile",
+                                skip_nan=skip_nan)
+    function.__name__ = name
+    return function
 
 
 # --------------------------------------------------------------------------
@@ -564,12 +542,12 @@ def functions():
         np.nanargmin: _nan_arg("argmin"),
         np.nancumsum: _nan_cumulative("cumsum"),
         np.nancumprod: _nan_cumulative("cumprod"),
-        np.median: median,
-        np.percentile: percentile,
-        np.quantile: quantile,
-        np.nanmedian: nanmedian,
-        np.nanpercentile: nanpercentile,
-        np.nanquantile: nanquantile,
+        np.median: _median("median", False),
+        np.percentile: _quantile("percentile", False),
+        np.quantile: _quantile("quantile", False),
+        np.nanmedian: _median("nanmedian", True),
+        np.nanpercentile: _quantile("nanpercentile", True),
+        np.nanquantile: _quantile("nanquantile", True),
         np.cov: cov,
         np.corrcoef: corrcoef,
         np.average: average,
