@@ -271,7 +271,7 @@ bool onHost(const ArrayNode &node) {
 /// (which may write what the node reads).
 bool evaluatedOnHost(ArrayNode &node, const ArrayView &out) {
   waitForHostRead(node);
-  return theHostEvaluator(node, out);
+  return computeOnHost(node, out) || theHostEvaluator(node, out);
 }
 
 std::string recordedAt(const ArrayNode &node) {
@@ -279,6 +279,10 @@ std::string recordedAt(const ArrayNode &node) {
          ": computing the DeviceArray operation recorded here: ";
 }
 } // namespace
+
+bool computeOnHost(ArrayNode &node, const ArrayView &out) {
+  return computeMapOnHost(node, out, node.element, node.dtype, node.itemsize);
+}
 
 bool evaluatesOnHost(const ArrayNode &node) {
   return node.pending() && onHost(node);
@@ -386,6 +390,15 @@ void evaluateInto(ArrayNode &node, const ArrayView &target,
     computeMap(node, staged->view, node.element, node.dtype, node.itemsize);
     computeMap(*staged, target, targetElement, targetDType, itemsize);
     return;
+  }
+  // A small store into memory the host addresses, as a small value
+  // (onHost): on the calling thread once its form is warm.
+  if (target.buffer->hostAddressable() &&
+      target.buffer->device() == node.device &&
+      elementsOf(target.shape) <= kHostElements && onHost(node)) {
+    waitForHostRead(node);
+    if (computeMapOnHost(node, target, targetElement, targetDType, itemsize))
+      return;
   }
   computeMap(node, target, targetElement, targetDType, itemsize);
 }

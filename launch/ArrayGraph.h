@@ -165,6 +165,20 @@ void waitForHostRead(const ArrayNode &node);
 /// At most this many elements in every array a node reads or makes are
 /// computed on the host (where a launch costs more than the work).
 constexpr int64_t kHostElements = 1 << 14;
+/// A form of elementwise value (its operations, dtypes, layout) computed
+/// on the host more often than this on a thread is compiled for the host
+/// and run on the calling thread (runtime::hostDevice()): NumPy's
+/// function per operation costs about 1 us each, the compiled loop a
+/// fraction of that for the whole expression; the first few times a form
+/// is seen NumPy computes it, so that a value computed once pays no
+/// compile.
+constexpr int kHostCompileAfter = 2;
+/// For a node that evaluatesOnHost(), after waitForHostRead(): its value
+/// computed into `out` (host-addressable memory, C-contiguous, the node's
+/// shape and dtype) by machine code compiled for the host, where the
+/// node's form has been seen more than kHostCompileAfter times; false
+/// leaves it to the host evaluator or the device.
+bool computeOnHost(ArrayNode &node, const ArrayView &out);
 /// Computes `node` (any kind but Reduce) into `target` (its shape, any
 /// strides; `element` its dtype), as NumPy would: as if the value were
 /// complete before the first store.
@@ -183,6 +197,9 @@ bool anyPending();
 /// The fused kernels' caches' counts summed (KernelCache::statistics);
 /// `expressions` gets how many distinct expressions there are.
 CacheStatistics arrayKernelStatistics(int &expressions);
+/// How many values computeOnHost() (or a store on the host) computed by
+/// machine code on the calling thread, in the process.
+int64_t hostComputedValues();
 
 /// The specialisations of every fused kernel compiled so far, each with
 /// its kernel's name, in the order the expressions were first compiled:

@@ -7,8 +7,10 @@
 #include "frontend/Diagnostics.h"
 #include "launch/HostCall.h"
 #include "launch/Launcher.h"
+#include "runtime/NativeCPU.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -316,6 +318,8 @@ void launch(const Gathered &g, const LaunchRange &range, const ArrayView &out,
   Event event;
   (cache ? *cache : arrayKernelCache(g.expression))
       .submit(event, range, args.data(), n, device, nullptr, 0, false);
+  if (device == runtime::hostDevice())
+    event.wait(); // done already: this only lets go of what it held
 }
 
 /// One pass of the Reduce kernel: rows of `g`'s (M, K) views into
@@ -603,6 +607,15 @@ struct MapForm {
   }
 };
 
+/// This thread's MapForm, reached through a pointer: with the
+/// thread_local object itself, every member access in the walk was a TLS
+/// lookup (the compiler made its address a constant of its clone of
+/// walk()).
+MapForm &threadMapForm() {
+  thread_local auto form = std::make_unique<MapForm>();
+  return *form;
+}
+
 /// The last Map launched on this thread, ready to be rebound (MapForm).
 /// It holds no memory between launches.
 struct MapMemo {
@@ -624,7 +637,9 @@ struct MapMemo {
 /// out = the value of `node` (an Apply or Memory node of out's shape), one
 /// Map kernel; `out` must not overlap what the node reads.
 void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
-                const std::string &outDType, int64_t outItemsize) {
+                const std::string &outDType, int64_t outItemsize,
+                const std::shared_ptr<runtime::Device> *on) {
+  const std::shared_ptr<runtime::Device> &device = on ? *on : node.device;
   int64_t count = 1;
   for (int64_t e : out.shape)
     count *= e;
@@ -633,9 +648,8 @@ void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
   // Reached through pointers: with the thread_local objects themselves,
   // every member access in the walk was a TLS lookup (the compiler made
   // their address a constant of its clone of walk()).
-  thread_local auto forms = std::make_unique<MapForm>();
   thread_local auto memos = std::make_unique<MapMemo>();
-  MapForm &form = *forms;
+  MapForm &form = threadMapForm();
   MapMemo &memo = *memos;
   bool formed = form.of(node, out, outElement, outItemsize);
   if (formed && memo.valid && form.key.equals(memo.key)) {
@@ -659,8 +673,8 @@ void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
         memo.out.buffer = nullptr;
       }
     } drop{memo};
-    launch(memo.g, memo.range, memo.out, outElement, outItemsize,
-           node.device, nullptr, memo.cache);
+    launch(memo.g, memo.range, memo.out, outElement, outItemsize, device,
+           nullptr, memo.cache);
     return;
   }
   memo.valid = false;
@@ -699,8 +713,7 @@ void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
     range.global[0] = count;
   }
   KernelCache &cache = arrayKernelCache(g.expression);
-  launch(g, range, out, outElement, outItemsize, node.device, nullptr,
-         &cache);
+  launch(g, range, out, outElement, outItemsize, device, nullptr, &cache);
   // Kept for the next evaluation of this form (the walk saw what the
   // gatherer did: the same parameters, in order, before flatten's).
   if (!formed || form.bindings.size() > g.parameters.size())
@@ -720,6 +733,46 @@ void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
   memo.range = range;
   memo.cache = &cache;
   memo.valid = true;
+}
+
+namespace {
+std::atomic<int64_t> hostValues{0};
+} // namespace
+
+int64_t hostComputedValues() {
+  return hostValues.load(std::memory_order_relaxed);
+}
+
+bool computeMapOnHost(ArrayNode &node, const ArrayView &out,
+                      const Type *outElement, const std::string &outDType,
+                      int64_t outItemsize) {
+  if (node.kind == ArrayNode::Kind::Reduce)
+    return false;
+  MapForm &form = threadMapForm();
+  if (!form.of(node, out, outElement, outItemsize))
+    return false;
+  // How often each form was offered, by a hash of its key (a collision
+  // only compiles a form a little early). Per thread, and bounded.
+  thread_local auto offered = std::make_unique<std::unordered_map<uint64_t, int>>();
+  uint64_t hash = 14695981039346656037ull; // FNV-1a over the key's words
+  for (const int64_t *w = form.key.begin(); w != form.key.end(); ++w)
+    hash = (hash ^ uint64_t(*w)) * 1099511628211ull;
+  if (offered->size() > 4096)
+    offered->clear();
+  int &times = (*offered)[hash];
+  if (times < 0 || times++ < kHostCompileAfter)
+    return false;
+  try {
+    static const std::shared_ptr<runtime::Device> host = runtime::hostDevice();
+    computeMap(node, out, outElement, outDType, outItemsize, &host);
+    hostValues.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  } catch (const std::exception &) {
+    // Never again for this form: NumPy or the device's kernel computes
+    // it, and reports what is wrong with it if anything is.
+    (*offered)[hash] = -1;
+    return false;
+  }
 }
 
 /// Computes a Reduce node into `out` (its result shape, C-contiguous).

@@ -22,7 +22,17 @@ int64_t itemsizeOf(const Type *element);
 /// Map kernel, converted to `outDType`; `out` must not overlap what the
 /// node reads.
 void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
-                const std::string &outDType, int64_t outItemsize);
+                const std::string &outDType, int64_t outItemsize,
+                const std::shared_ptr<runtime::Device> *on = nullptr);
+/// computeMap() on the host's own device (runtime::hostDevice(): machine
+/// code of this host, run on the calling thread) into `out`, memory the
+/// host addresses, once the same form (MapForm: the kernel, its layout,
+/// not the memory or the scalars) has been offered kHostCompileAfter
+/// times on this thread: a value computed once or twice costs no compile.
+/// False leaves it to the caller (NumPy in place, or the device).
+bool computeMapOnHost(ArrayNode &node, const ArrayView &out,
+                      const Type *outElement, const std::string &outDType,
+                      int64_t outItemsize);
 /// How a Reduce kernel's first pass runs over (rows, k) on a device:
 /// groups of `local` items, `groups` of them a row, each folding one
 /// contiguous chunk of its row where `chunked` (CPUs), else every

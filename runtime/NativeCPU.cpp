@@ -308,7 +308,10 @@ DeviceInfo nativeInfo() {
 
 class NativeDevice final : public Device {
 public:
-  NativeDevice() : Device(nativeInfo()) {}
+  /// `onCallingThread`: each launch runs to its end on the thread that
+  /// makes it (hostDevice()); else on the queue's thread and the pool.
+  explicit NativeDevice(bool onCallingThread = false)
+      : Device(infoFor(onCallingThread)), onCallingThread_(onCallingThread) {}
 
   std::shared_ptr<Buffer> allocate(size_t size, const void *host) override {
     checkAllocationSize(size);
@@ -385,14 +388,6 @@ public:
     auto &native = static_cast<NativeKernel &>(kernel);
     // What the command needs is copied: the kernel may be bound again for
     // the next launch before this one runs.
-    struct Launch {
-      std::shared_ptr<void> code;
-      std::vector<uint64_t> slots;
-      std::vector<size_t> localBytes;
-      int64_t sizes[NativeSizes::count];
-      int64_t units = 1;
-      std::unique_ptr<void, void (*)(void *)> local{nullptr, std::free};
-    };
     auto work = std::make_shared<Launch>();
     work->code = native.code;
     work->slots = native.slots;
@@ -430,7 +425,9 @@ public:
       arena += (bytes + alignment - 1) / alignment * alignment;
     arena = (arena + arenaPage - 1) / arenaPage * arenaPage;
     int64_t chunks =
-        ThreadPool::chunkCount(work->units, grain, executor().threads());
+        onCallingThread_
+            ? 1
+            : ThreadPool::chunkCount(work->units, grain, executor().threads());
     if (arena && chunks) {
       work->local.reset(std::aligned_alloc(arenaPage, arena * chunks));
       if (!work->local)
@@ -438,25 +435,18 @@ public:
                           "cannot allocate " + std::to_string(arena * chunks) +
                               " bytes of work-group local memory");
     }
+    if (onCallingThread_) { // one chunk, here and now
+      runChunk(*work, arena, 0, 0, work->units);
+      return wantEvent ? std::make_unique<NativeEvent>(nullptr, 0) : nullptr;
+    }
     uint64_t number =
         executor().enqueue([work, grain, arena, chunks](ThreadPool &pool) {
-          auto chunk = reinterpret_cast<NativeChunkFunction>(work->code.get());
           pool.run(work->units, grain, [&](int64_t begin, int64_t end) {
-            if (!arena) {
-              chunk(work->slots.data(), begin, end, work->sizes);
-              return;
-            }
             // The chunk's number, by its first unit: run() makes exactly
             // these chunks (ThreadPool.h's contract).
-            int64_t k = ThreadPool::chunkOf(work->units, chunks, begin);
-            auto *local = static_cast<char *>(work->local.get()) + k * arena;
-            std::vector<uint64_t> slots = work->slots;
-            for (size_t i = 0; i < slots.size(); ++i)
-              if (size_t bytes = work->localBytes[i]) {
-                slots[i] = reinterpret_cast<uintptr_t>(local);
-                local += (bytes + alignment - 1) / alignment * alignment;
-              }
-            chunk(slots.data(), begin, end, work->sizes);
+            runChunk(*work,
+                     arena, arena ? ThreadPool::chunkOf(work->units, chunks, begin) : 0,
+                     begin, end);
           });
         });
     if (!wantEvent)
@@ -488,6 +478,43 @@ protected:
   }
 
 private:
+  /// A launch as its command holds it.
+  struct Launch {
+    std::shared_ptr<void> code;
+    std::vector<uint64_t> slots;
+    std::vector<size_t> localBytes;
+    int64_t sizes[NativeSizes::count];
+    int64_t units = 1;
+    std::unique_ptr<void, void (*)(void *)> local{nullptr, std::free};
+  };
+
+  /// Runs units [begin, end) of `work`, chunk `k` of its local memory
+  /// (`arena` bytes a chunk; 0: none).
+  static void runChunk(const Launch &work, size_t arena, int64_t k,
+                       int64_t begin, int64_t end) {
+    auto chunk = reinterpret_cast<NativeChunkFunction>(work.code.get());
+    if (!arena) {
+      chunk(work.slots.data(), begin, end, work.sizes);
+      return;
+    }
+    auto *local = static_cast<char *>(work.local.get()) + k * arena;
+    std::vector<uint64_t> slots = work.slots;
+    for (size_t i = 0; i < slots.size(); ++i)
+      if (size_t bytes = work.localBytes[i]) {
+        slots[i] = reinterpret_cast<uintptr_t>(local);
+        local += (bytes + alignment - 1) / alignment * alignment;
+      }
+    chunk(slots.data(), begin, end, work.sizes);
+  }
+
+  static DeviceInfo infoFor(bool onCallingThread) {
+    DeviceInfo info = nativeInfo();
+    if (onCallingThread)
+      info.name += ", on the calling thread";
+    return info;
+  }
+
+  const bool onCallingThread_;
   /// The queue, made at the first command (again in a forked child).
   Executor &executor() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -510,6 +537,12 @@ private:
 } // namespace
 
 void setNativeLinker(NativeLinker link) { linker() = std::move(link); }
+
+std::shared_ptr<Device> hostDevice() {
+  static const std::shared_ptr<Device> device =
+      std::make_shared<NativeDevice>(/*onCallingThread=*/true);
+  return device;
+}
 
 std::vector<std::shared_ptr<Device>> nativeDevices() {
   const char *enabled = std::getenv("SPIRJIT_NATIVE");

@@ -24,6 +24,13 @@ namespace spirjit::runtime {
 /// none.
 std::vector<std::shared_ptr<Device>> nativeDevices();
 
+/// The host itself as a device, listed nowhere: the native CPU device's
+/// machine code, each launch run to its end by the thread that makes it
+/// (no queue, no pool; its events are complete). Its buffers are any
+/// host-addressable memory: launch/ computes small array values of CPU
+/// devices with it, in their own memory (ArrayGraph.h, computeOnHost).
+std::shared_ptr<Device> hostDevice();
+
 /// Links a relocatable object file of this host into the process and gives
 /// the address of `symbol` in it, owning the code (the last copy's
 /// destruction unlinks it); null when the object does not define it. The

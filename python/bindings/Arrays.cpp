@@ -847,6 +847,7 @@ void addArrayFunctions(py::module_ &m) {
     int expressions = 0;
     py::dict out = statsDict(launch::arrayKernelStatistics(expressions));
     out["expressions"] = expressions;
+    out["host_values"] = launch::hostComputedValues();
     return out;
   }, "the fused array kernels' statistics, summed (as a kernel's .stats)");
   m.def(

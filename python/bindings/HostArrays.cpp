@@ -9,6 +9,7 @@
 #include "python/bindings/Arrays.h"
 
 #include "launch/ArrayGraph.h"
+#include "runtime/NativeCPU.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
@@ -362,6 +363,16 @@ bool readOnHost(const launch::NodeRef &node, const py::array &out) {
   if (!launch::evaluatesOnHost(*node))
     return false;
   launch::waitForHostRead(*node);
+  // Straight into `out` (new, C-contiguous): compiled for the host where
+  // the value's form is warm, else NumPy's functions.
+  static const std::shared_ptr<runtime::Device> host = runtime::hostDevice();
+  launch::ArrayView view;
+  view.buffer = host->wrapHostMemory(const_cast<void *>(out.data()),
+                                     static_cast<size_t>(out.nbytes()));
+  view.shape.assign(out.shape(), out.shape() + out.ndim());
+  view.strides.assign(out.strides(), out.strides() + out.ndim());
+  if (view.buffer && launch::computeOnHost(*node, view))
+    return true;
   return computeInto(*node, out);
 }
 

@@ -172,3 +172,67 @@ def test_complex64_scalars_keep_their_imaginary_part(host):
     np.testing.assert_allclose((x + s).asnumpy(), x.asnumpy() + s)
     np.testing.assert_allclose((x * np.complex64(-1j)).asnumpy(),
                                x.asnumpy() * np.complex64(-1j))
+
+
+def test_a_form_computed_again_and_again_is_compiled_for_the_host(host):
+    """A small value of the same form (operations, dtypes, layout) seen a
+    third time is compiled for the host and run on the calling thread;
+    its answers stay NumPy's, whatever memory and scalars it takes."""
+    rng = np.random.default_rng(1)
+    a = rng.random(300, dtype=np.float32) + 0.5
+    b = rng.random(300, dtype=np.float32)
+    b[::7] = np.nan
+    i = rng.integers(-50, 50, 300).astype(np.int16)
+    j = rng.integers(-3, 4, 300).astype(np.int32)           # zeros among them
+    z = (rng.random(300) + 1j * rng.random(300)).astype(np.complex128)
+    m = rng.random((20, 15))
+    A, B, I, J, Z, M = (spirjit.asarray(v, device=host)
+                        for v in (a, b, i, j, z, m))
+    forms = [
+        lambda xp, A, B, I, J, Z, M, s: A * B + xp.sqrt(A) - s,
+        lambda xp, A, B, I, J, Z, M, s: xp.maximum(A, B) * s,  # NaN kept
+        lambda xp, A, B, I, J, Z, M, s: I * 3 + J // (J + 0 * I),  # int //0
+        lambda xp, A, B, I, J, Z, M, s: I / 7 + s,                # float64
+        lambda xp, A, B, I, J, Z, M, s: xp.exp(Z * s) - Z.conj(),
+        lambda xp, A, B, I, J, Z, M, s: M - M.mean(axis=0)[None, :] * 0
+        + M[:, :1] * s,                                           # broadcast
+        lambda xp, A, B, I, J, Z, M, s: A[::-3] + B[1::3] * s,    # strides
+        lambda xp, A, B, I, J, Z, M, s: xp.where(A > s, A, B) < 0.7,
+    ]
+    hosts = (a, b, i, j, z, m)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")        # NumPy's own warnings
+        for k, form in enumerate(forms):
+            for step in range(6):
+                s = 0.25 * step + 0.5                # a new scalar each time
+                want = form(np, *hosts, s)
+                got = np.asarray(form(np, A, B, I, J, Z, M, s))
+                assert got.dtype == want.dtype, (k, step)
+                np.testing.assert_allclose(got, want, rtol=1e-6,
+                                           err_msg=f"form {k}, step {step}")
+    # Stores: a small Jacobi step in a loop, in place and through views.
+    u = np.linspace(0, 1, 50)
+    U = spirjit.asarray(u, device=host)
+    for _ in range(8):
+        U[1:-1] = 0.5 * (U[:-2] + U[2:])
+        u[1:-1] = 0.5 * (u[:-2] + u[2:])
+        U[::2] += 1
+        u[::2] += 1
+    np.testing.assert_allclose(np.asarray(U), u, rtol=1e-12)
+    # Evaluated values (not read straight into NumPy) are compiled too.
+    C = A * 1.0              # memory of its own, as each C after it
+    spirjit.synchronize()
+    stats = _spirjit._array_kernel_stats()
+    for _ in range(6):
+        C = C * 0.5 + A
+        spirjit.synchronize()
+    now = _spirjit._array_kernel_stats()
+    # At most one kernel built, the form's (none if it was warm already),
+    # and at least the last four values computed by it.
+    assert now["compiles"] + now["disk_hits"] <= \
+        stats["compiles"] + stats["disk_hits"] + 1
+    assert now["host_values"] >= stats["host_values"] + 4
+    c = a
+    for _ in range(6):
+        c = c * 0.5 + a
+    np.testing.assert_allclose(np.asarray(C), c, rtol=1e-6)

@@ -7,6 +7,7 @@
 #include "launch/ArrayKernels.h"
 #include "launch/Launcher.h"
 #include "launch/spirjit_launch.h"
+#include "runtime/NativeCPU.h"
 
 #include <gtest/gtest.h>
 
@@ -446,4 +447,40 @@ TEST(ArrayGraph, InternsUfuncNamesAndLoops) {
   EXPECT_EQ(loop->size(), 3u);
   EXPECT_EQ(launch::internLoop({"float32", "float32", "float32"}), loop);
   EXPECT_NE(launch::internLoop({"float32", "float64", "float64"}), loop);
+}
+
+TEST_F(Launcher, TheHostDeviceRunsALaunchOnTheCallingThreadOverAnotherDevicesMemory) {
+  // launch/ computes small array values of CPU devices so
+  // (ArrayGraph.h, computeOnHost): PoCL's memory, the host's machine code.
+  const int64_t n = 1000;
+  std::vector<float> a(n, 1.5f), b(n, 2.0f), zeros(n, 0.0f);
+  auto bufferA = device_->allocate(n * sizeof(float), a.data());
+  auto bufferB = device_->allocate(n * sizeof(float), b.data());
+  auto bufferC = device_->allocate(n * sizeof(float), zeros.data());
+  if (!bufferC->hostAddressable())
+    GTEST_SKIP() << "PoCL's memory is not the host's here";
+  device_->finish();
+  int64_t shape[] = {n}, strides[] = {sizeof(float)};
+  ArgumentValue args[] = {floatVector(bufferA, shape, strides),
+                          floatVector(bufferB, shape, strides),
+                          floatVector(bufferC, shape, strides)};
+  LaunchRange range;
+  range.dims = 1;
+  range.global[0] = n;
+  KernelCache cache = cacheOf("vecadd");
+  std::shared_ptr<runtime::Device> host = runtime::hostDevice();
+  EXPECT_EQ(host->info().deviceType, "cpu");
+  for (int k = 0; k < 3; ++k) {
+    Event event;
+    cache.submit(event, range, args, 3, host, nullptr, 0, false);
+    // Done when submit returns: nothing was queued anywhere.
+    const auto *c = static_cast<const float *>(bufferC->svm());
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < n; ++i)
+      wrong += c[i] != 3.5f;
+    ASSERT_EQ(wrong, 0) << "launch " << k;
+    std::fill_n(static_cast<float *>(bufferC->svm()), n, 0.0f);
+    event.wait();
+  }
+  EXPECT_EQ(cache.statistics().compiles, 1);
 }
