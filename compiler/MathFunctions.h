@@ -18,6 +18,7 @@ struct MathFunction {
     Conjugate,  // a real number itself; a complex one, imaginary part negated
     SignBit,    // the sign bit of the float -> bool
     LogAddExp,  // log(exp(x) + exp(y)) (log2/exp2 for logaddexp2)
+    Heaviside,  // 0, h or 1 as x is < 0, 0 or > 0 (a NaN x stays)
   };
   Module module;
   const char *name;

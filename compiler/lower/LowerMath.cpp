@@ -213,6 +213,15 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
                                 fromX, v);
       return {builder_.CreateSelect(builder_.CreateFCmpOEQ(x, y), same, v)};
     }
+    case MathFunction::Kind::Heaviside: {
+      llvm::Value *x = scalarOf(arg(0), r), *h = scalarOf(arg(1), r);
+      llvm::Type *t = x->getType();
+      llvm::Value *zero = llvm::ConstantFP::get(t, 0.0);
+      llvm::Value *v = builder_.CreateSelect(
+          builder_.CreateFCmpOGT(x, zero), llvm::ConstantFP::get(t, 1.0), h);
+      v = builder_.CreateSelect(builder_.CreateFCmpOLT(x, zero), zero, v);
+      return {builder_.CreateSelect(builder_.CreateFCmpUNO(x, x), x, v)};
+    }
     case MathFunction::Kind::Rounding: {
       if (!isFloatArg)
         return {scalarOf(arg(0), r)}; // floor of an int is itself
