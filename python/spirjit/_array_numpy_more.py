@@ -20,7 +20,9 @@ import numpy as np
 
 from . import _array_ops as ops
 from . import _array_primitives as prims
+from . import _array_numpy_index as index
 from . import _array_numpy_tail as tail
+from . import _array_numpy_values as values
 from . import _array_statistics as statistics
 from . import errors
 from ._array_api import _array, _device_of
@@ -543,6 +545,8 @@ def functions():
     return {
         **statistics.functions(),
         **tail.functions(),
+        **index.functions(),
+        **values.functions(),
         np.interp: interp,
         np.diag: diag,
         np.split: _split("split", True),

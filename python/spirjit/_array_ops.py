@@ -550,11 +550,34 @@ def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
         return _array_statistics.ufunc_at(ufunc, *inputs)
     if not all(_is_operand(v) for v in inputs):
         return NotImplemented
+    from . import _array_numpy_values as values
+    if method == "accumulate" and out is None and len(inputs) == 1 and \
+            ufunc.__name__ not in _UFUNC_SCANS and \
+            set(kwargs) <= {"axis", "dtype"}:
+        scanned = values.accumulate(ufunc, inputs[0], **kwargs)
+        if scanned is not None:
+            return scanned
     if method in ("reduce", "accumulate") and out is None and \
             len(inputs) == 1 and isinstance(inputs[0], DeviceArray) and \
             set(kwargs) <= {"axis", "dtype", "keepdims"} and \
             not (method == "accumulate" and "keepdims" in kwargs):
         return _ufunc_method(ufunc, method, inputs[0], **kwargs)
+    if method == "outer" and out is None and not kwargs and \
+            len(inputs) == 2:
+        return values.outer(ufunc, *inputs)
+    if method == "__call__" and ufunc in values.ufuncs() and not kwargs:
+        return values.ufuncs()[ufunc](*inputs, out=out)
+    if method == "__call__" and set(kwargs) == {"where"} and \
+            ufunc not in values.ufuncs() and ufunc is not np.divmod:
+        # Where the mask is False: out's values, or zeros without an out
+        # (NumPy leaves those uninitialized).
+        mask = kwargs["where"]
+        target = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+        result = apply_ufunc(ufunc, inputs)
+        if target is None:
+            return where(mask, result, 0)
+        target[...] = where(mask, result, target)
+        return target
     if kwargs:
         raise errors.TypingError(
             f"numpy.{ufunc.__name__} on DeviceArrays takes "
@@ -592,8 +615,67 @@ def _to_host(value):
     return value
 
 
+# Identities of the reductions that have one: a where= mask puts them in
+# place of the elements it leaves out (NumPy's ufunc.identity).
+_REDUCTION_IDENTITIES = {"sum": 0, "prod": 1}
+
+
+def _masked_reduction(op, x, axis, dtype, keepdims, mask, initial):
+    """NumPy's where= and initial= of a reduction: the elements the mask
+    leaves out count as the identity (min and max need initial=, as in
+    NumPy), and initial is one more element of every slice."""
+    import spirjit as xp
+    name = {"min": "minimum", "max": "maximum", "sum": "add",
+            "prod": "multiply"}.get(op, op)
+    if dtype is not None:
+        x = astype(x, dtype)
+    if op == "mean":
+        if initial is not None:
+            raise errors.TypingError(
+                "mean() got an unexpected keyword argument 'initial'")
+        kept = where(mask, 1, 0) if mask is not None else 1
+        kept = apply_ufunc(np.add, (xp.zeros(x.shape, dtype=np.int64,
+                                             device=x._device), kept))
+        total = reduce("sum", where(kept, x, 0), axis=axis,
+                       keepdims=keepdims)
+        count = reduce("sum", kept, axis=axis, keepdims=keepdims)
+        with np.errstate(all="ignore"):
+            like = np.mean(np.zeros(1, x.dtype)).dtype
+        return astype(apply_ufunc(np.divide, (total, count)), like)
+    if mask is not None:
+        # (min and max: initial itself, which the result takes in anyway)
+        fill = _REDUCTION_IDENTITIES.get(op, initial)
+        if fill is None:
+            raise errors.InvalidArgumentError(
+                f"reduction operation '{name}' does not have an identity, "
+                "so to use a where mask one has to specify 'initial'")
+        x = where(mask, x, astype(xp.full(x.shape, fill, device=x._device),
+                                  x.dtype))
+    axes = [] if x.ndim == 0 else normalize_axes(x, axis)
+    if initial is not None and any(x.shape[a] == 0 for a in axes):
+        shape = [1 if a in axes else n for a, n in enumerate(x.shape)]
+        if not keepdims:
+            shape = [n for a, n in enumerate(shape) if a not in axes]
+        with np.errstate(all="ignore"):
+            like = getattr(np, op)(np.zeros(1, x.dtype)).dtype
+        return astype(xp.full(tuple(shape), initial, device=x._device), like)
+    result = reduce(op, x, axis=axis, keepdims=keepdims)
+    if initial is not None:
+        result = astype(apply_ufunc(getattr(np, name), (result, initial)),
+                        result.dtype)
+    return result
+
+
 def _method_reduction(op):
-    def method(self, axis=None, dtype=None, out=None, keepdims=False):
+    def method(self, axis=None, dtype=None, out=None, keepdims=False, *,
+               where=None, initial=None):
+        if where is not None or initial is not None:
+            if out is not None:
+                raise errors.NotSupportedError(
+                    f"DeviceArray.{op}(out=...) is not supported; assign "
+                    "the result instead")
+            return _masked_reduction(op, self, axis, dtype, keepdims, where,
+                                     initial)
         if dtype is not None:
             # NumPy's: the elements as dtype, and the result in it.
             dtype = np.dtype(dtype)
@@ -612,12 +694,14 @@ def _method_reduction(op):
 def _function_reduction(op):
     def function(a, axis=None, dtype=None, out=None, keepdims=False,
                  **kwargs):
-        if kwargs:
+        extra = set(kwargs) - ({"where"} if op == "mean" else
+                               {"where", "initial"})
+        if extra:
             raise errors.TypingError(
                 f"numpy.{op} on DeviceArrays does not take "
-                f"{', '.join(sorted(kwargs))}")
+                f"{', '.join(sorted(extra))}")
         return _method_reduction(op)(a, axis=axis, dtype=dtype, out=out,
-                                     keepdims=keepdims)
+                                     keepdims=keepdims, **kwargs)
     return function
 
 

@@ -1,0 +1,223 @@
+"""NumPy's set routines, index helpers, composed ufuncs and ufunc methods
+on DeviceArrays (python/spirjit/_array_numpy_index.py,
+_array_numpy_values.py, the where=/initial= of reductions): each returns
+DeviceArrays on the operands' device with NumPy's answer, dtype and
+shape, writes in place where NumPy's does, and raises NumPy's errors, on
+every device, with NumPy in place for small values and with kernels."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import spirjit
+from spirjit import errors
+
+RNG = np.random.default_rng(11)
+B = RNG.random((6, 5))
+M = RNG.random((4, 4)) + 4 * np.eye(4)
+V = RNG.random(9)
+I = RNG.integers(0, 6, 12)
+J = RNG.integers(3, 9, 7)
+T = RNG.random((2, 3, 4))
+MASK = B > 0.5
+SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 0.75, -2.5, 3.0, 8.0, 1e-3, 7e20,
+                    5e-324, -2.2e-310, 1e300, np.inf, -np.inf, np.nan])
+SPECIAL32 = np.array([0.0, -0.0, 1.0, -1.0, 0.75, -2.5, 3.0, 8.0, 1e-3,
+                      7e20, 1e-40, -3e-39, np.inf, -np.inf, np.nan],
+                     np.float32)
+PHASE = np.cumsum(RNG.random(20) * 4.0 - 2.0)
+
+CASES = {
+    "intersect1d": lambda a: np.intersect1d(a["I"], a["J"]),
+    "intersect1d indices": lambda a: np.intersect1d(a["I"], a["J"],
+                                                    return_indices=True),
+    "intersect1d unique": lambda a: np.intersect1d(
+        np.unique(a["I"]), np.unique(a["J"]), assume_unique=True,
+        return_indices=True),
+    "union1d": lambda a: np.union1d(a["I"], a["J"]),
+    "setdiff1d": lambda a: np.setdiff1d(a["I"], a["J"]),
+    "setdiff1d 2-d": lambda a: np.setdiff1d(a["B"] > 0.5, [True]),
+    "setxor1d": lambda a: np.setxor1d(a["I"], a["J"]),
+    "compress": lambda a: np.compress([True, False, True], a["B"], axis=1),
+    "compress flat": lambda a: np.compress(a["V"] > 0.5, a["V"]),
+    "compress short": lambda a: np.compress([False, True], a["B"], axis=0),
+    "extract": lambda a: np.extract(a["B"] > 0.4, a["B"]),
+    "choose": lambda a: np.choose(a["I"] % 3, [a["V"][:1], a["I"],
+                                               -a["I"]]),
+    "choose clip": lambda a: np.choose(a["I"], [a["I"], a["I"] * 2],
+                                       mode="clip"),
+    "choose wrap": lambda a: np.choose(a["I"], [a["I"], a["I"] * 2],
+                                       mode="wrap"),
+    "diag_indices_from": lambda a: np.diag_indices_from(a["M"]),
+    "diagflat": lambda a: np.diagflat(a["M"][:2], 1),
+    "ravel_multi_index": lambda a: np.ravel_multi_index(
+        (a["I"] % 3, a["I"] % 4), (3, 4)),
+    "ravel_multi_index F wrap": lambda a: np.ravel_multi_index(
+        (a["I"], a["I"] + 1), (4, 5), mode="wrap", order="F"),
+    "ix_": lambda a: np.ix_(a["I"][:2], a["V"][:3] > 0.5),
+    "hsplit": lambda a: tuple(np.hsplit(a["B"], [2])),
+    "vsplit": lambda a: tuple(np.vsplit(a["B"], 3)),
+    "dsplit": lambda a: tuple(np.dsplit(a["T"], 2)),
+    "rollaxis": lambda a: np.rollaxis(a["T"], 2),
+    "rollaxis start": lambda a: np.rollaxis(a["T"], 0, 2),
+    "block": lambda a: np.block([[a["M"], a["M"][:, :1]],
+                                 [a["M"][:1], a["M"][:1, :1]]]),
+    "block of vectors": lambda a: np.block([a["V"], a["V"][:2]]),
+    "multi_dot": lambda a: np.linalg.multi_dot([a["V"][:4], a["M"],
+                                                a["M"], a["M"][0]]),
+    "multi_dot matrices": lambda a: np.linalg.multi_dot(
+        [a["B"], a["B"].T, a["B"]]),
+    "isneginf": lambda a: np.isneginf(a["S"]),
+    "isposinf": lambda a: np.isposinf(a["S"]),
+    "isreal": lambda a: np.isreal(a["V"] + 1j * (a["V"] > 0.5)),
+    "iscomplex": lambda a: np.iscomplex(a["V"] + 1j * (a["V"] > 0.5)),
+    "isreal of reals": lambda a: np.isreal(a["V"]),
+    "fix": lambda a: np.fix(a["S"]),
+    "unwrap": lambda a: np.unwrap(a["P"]),
+    "unwrap period": lambda a: np.unwrap(a["P"], period=3.0),
+    "modf": lambda a: np.modf(a["S"]),
+    "modf float32": lambda a: np.modf(a["S32"]),
+    "frexp": lambda a: np.frexp(a["S"]),
+    "frexp float32": lambda a: np.frexp(a["S32"]),
+    "frexp of ints": lambda a: np.frexp(a["I"]),
+    "spacing": lambda a: np.spacing(a["S"]),
+    "spacing float32": lambda a: np.spacing(a["S32"]),
+    "float_power": lambda a: np.float_power(a["I"], -1.5),
+    "float_power float32": lambda a: np.float_power(a["S32"], 2),
+    "heaviside": lambda a: np.heaviside(a["S"], 0.5),
+    "heaviside of ints": lambda a: np.heaviside(a["I"] - 3, a["V"][:1]),
+    "maximum.accumulate": lambda a: np.maximum.accumulate(a["S"]),
+    "minimum.accumulate axis": lambda a: np.minimum.accumulate(a["B"],
+                                                               axis=1),
+    "logical_or.accumulate": lambda a: np.logical_or.accumulate(
+        a["V"] > 0.8),
+    "bitwise_xor.accumulate": lambda a: np.bitwise_xor.accumulate(a["I"]),
+    "multiply.outer": lambda a: np.multiply.outer(a["V"][:3], a["M"]),
+    "subtract.outer": lambda a: np.subtract.outer(a["I"], a["V"]),
+    "sum where": lambda a: np.sum(a["B"], where=a["B"] > 0.5),
+    "sum where axis initial": lambda a: np.sum(a["B"], axis=0, initial=2.0,
+                                               where=a["B"] > 0.5),
+    "max initial": lambda a: np.max(a["V"], initial=0.9),
+    "min where initial": lambda a: np.min(a["B"], axis=1, initial=0.0,
+                                          where=a["B"] > 0.3),
+    "max of empty with initial": lambda a: np.max(a["B"][:0], axis=0,
+                                                  initial=-1.0),
+    "prod where": lambda a: a["B"].prod(axis=1, where=a["B"] > 0.5),
+    "mean where": lambda a: np.mean(a["B"], axis=0, where=a["B"] > 0.2),
+    "sum of ints initial": lambda a: np.sum(a["I"], initial=5),
+}
+
+
+def _host():
+    return {"B": B, "M": M, "V": V, "I": I, "J": J, "T": T, "S": SPECIAL,
+            "S32": SPECIAL32, "P": PHASE}
+
+
+def _same(got, want, what):
+    if isinstance(want, (tuple, list)):
+        assert isinstance(got, (tuple, list)) and len(got) == len(want), what
+        for g, w in zip(got, want):
+            _same(g, w, what)
+        return
+    assert isinstance(got, spirjit.DeviceArray), (what, type(got))
+    g = np.asarray(got)
+    assert g.shape == np.shape(want) and g.dtype == np.asarray(want).dtype, \
+        (what, g.shape, g.dtype, np.shape(want), np.asarray(want).dtype)
+    np.testing.assert_allclose(g, want, rtol=1e-6 if g.dtype == np.float32
+                               else 1e-12, equal_nan=True, err_msg=what)
+    if g.dtype.kind == "f":  # signed zeros too (modf, fix, frexp)
+        assert np.array_equal(np.signbit(g), np.signbit(want)), what
+
+
+@pytest.mark.parametrize("host_numpy", [True, False],
+                         ids=["numpy-in-place", "kernels"])
+def test_numpy_functions_on_device_arrays(device, require_dtypes,
+                                          host_numpy):
+    require_dtypes(np.float64)
+    from spirjit import _array_primitives as prims
+    from spirjit import _spirjit
+    was = _spirjit._host_evaluation(host_numpy)
+    try:
+        on_device = {k: spirjit.asarray(v, device=device)
+                     for k, v in _host().items()}
+        with prims.use_host(host_numpy):
+            for name, call in CASES.items():
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    want = call(_host())
+                _same(call(on_device), want, name)
+    finally:
+        _spirjit._host_evaluation(was)
+
+
+@pytest.mark.parametrize("call", [
+    lambda a, v: np.place(a, a > 0.5, v),
+    lambda a, v: np.place(a, a > 0.5, v[:2]),
+    lambda a, v: np.put_along_axis(a, np.argsort(a, axis=1)[:, :2], -1.0,
+                                   axis=1),
+    lambda a, v: np.put_along_axis(a, np.argmax(a, axis=0)[None], v[:5],
+                                   axis=0),
+    lambda a, v: np.fill_diagonal(a, 7.0),
+    lambda a, v: np.fill_diagonal(a, v[:2], wrap=True),
+    lambda a, v: np.fill_diagonal(a.T, 3.0),
+], ids=["place", "place cycles", "put_along_axis", "put_along_axis values",
+        "fill_diagonal", "fill_diagonal wrap", "fill_diagonal of a view"])
+def test_writers_write_into_the_array(device, require_dtypes, call):
+    # Each returns None and writes into its first argument on its device,
+    # as NumPy's do into a NumPy array.
+    require_dtypes(np.float64)
+    values = np.arange(1.0, 10.0)
+    want = B.copy()
+    call(want, values)
+    got = spirjit.asarray(B, device=device)
+    assert call(got, spirjit.asarray(values, device=device)) is None
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_questions_about_arrays_answer_as_numpy(device, require_dtypes):
+    require_dtypes(np.float64)
+    x = spirjit.asarray(B, device=device)
+    y = spirjit.asarray(B, device=device)
+    assert np.may_share_memory(x, x[1:3, ::2])
+    assert not np.may_share_memory(x[:2], x[3:])
+    assert not np.may_share_memory(x, y)
+    assert np.array_equiv(x[0], spirjit.asarray(np.tile(B[0], (3, 1)),
+                                                device=device))
+    assert not np.array_equiv(x, x[:2])
+    assert np.result_type(x, 1.0) == np.float64
+    assert np.result_type(spirjit.asarray(I.astype(np.int8), device=device),
+                          np.int16) == np.int16
+    assert np.can_cast(x, np.float32, casting="same_kind")
+    assert not np.can_cast(x, np.int64)
+
+
+def test_index_and_value_functions_raise_numpys_errors(device,
+                                                       require_dtypes):
+    require_dtypes(np.float64)
+    x = spirjit.asarray(B, device=device)
+    i = spirjit.asarray(I, device=device)
+    with pytest.raises(ValueError, match="invalid entry in choice array"):
+        np.choose(i, [i, i])
+    with pytest.raises(ValueError, match="invalid entry in coordinates "
+                       "array"):
+        np.ravel_multi_index((i, i), (3, 3))
+    with pytest.raises(IndexError, match="index 6 is out of bounds for "
+                       "axis 0 with size 6"):
+        np.compress([False] * 6 + [True], x, axis=0)
+    with pytest.raises(ValueError, match="Cannot insert from an empty "
+                       "array"):
+        np.place(x, x > 0.5, [])
+    with pytest.raises(ValueError, match="vsplit only works on arrays of 2 "
+                       "or more dimensions"):
+        np.vsplit(i, 2)
+    with pytest.raises(ValueError, match="List depths are mismatched"):
+        np.block([[x], x])
+    with pytest.raises(ValueError, match="does not have an identity, so to "
+                       "use a where mask one has to specify 'initial'"):
+        np.max(x, where=x > 0.5)
+    with pytest.raises(TypeError, match="not supported for complex values"):
+        np.isposinf(x + 1j)
+    with pytest.raises(ValueError, match="All dimensions of input must be "
+                       "of equal length"):
+        np.fill_diagonal(spirjit.asarray(T, device=device), 0.0)
