@@ -117,31 +117,113 @@ def _split(name, equal):
     return function
 
 
+def _pad_source(mode, n, before, after):
+    """For each position along a padded axis, the position of the
+    original it copies (edge, wrap, reflect and symmetric: NumPy's
+    repeated reflections are periodic)."""
+    j = np.arange(-before, n + after)
+    if mode == "edge":
+        return np.clip(j, 0, n - 1)
+    if mode == "wrap":
+        return j % n
+    if mode == "reflect":
+        if n == 1:
+            return np.zeros_like(j)
+        j %= 2 * n - 2
+        return np.where(j >= n, 2 * n - 2 - j, j)
+    j %= 2 * n  # symmetric
+    return np.where(j >= n, 2 * n - 1 - j, j)
+
+
+_PAD_OPTIONS = {"constant": {"constant_values"}, "edge": set(),
+                "wrap": set(), "reflect": {"reflect_type"},
+                "symmetric": {"reflect_type"}, "empty": set(),
+                "maximum": {"stat_length"}, "minimum": {"stat_length"},
+                "mean": {"stat_length"}, "median": {"stat_length"}}
+
+
 def pad(array, pad_width, mode="constant", **kwargs):
     xp, x = _xp(), _array(array)
-    if mode != "constant":
+    if mode not in _PAD_OPTIONS:
         raise errors.NotSupportedError(
             f"numpy.pad(mode={mode!r}) on DeviceArrays is not supported; "
-            "mode='constant' is")
-    extra = set(kwargs) - {"constant_values"}
+            "'constant', 'edge', 'wrap', 'reflect', 'symmetric', 'empty', "
+            "'maximum', 'minimum', 'mean' and 'median' are")
+    extra = set(kwargs) - _PAD_OPTIONS[mode]
     if extra:
         raise errors.TypingError(
-            f"unsupported keyword arguments for mode 'constant': {extra}")
-    fill = np.asarray(kwargs.get("constant_values", 0))
+            f"unsupported keyword arguments for mode '{mode}': {extra}")
+    if kwargs.get("reflect_type", "even") != "even":
+        raise errors.NotSupportedError(
+            "numpy.pad(reflect_type='odd') on DeviceArrays is not supported")
     widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64),
                              (x.ndim, 2))
     if np.any(widths < 0):
         raise errors.InvalidArgumentError("index can't contain negative "
                                           "values")
-    if fill.size != 1:
-        raise errors.NotSupportedError(
-            "numpy.pad on DeviceArrays takes one constant_values value")
-    shape = tuple(int(n + w[0] + w[1]) for n, w in zip(x.shape, widths))
-    out = xp.full(shape, fill.reshape(()).astype(x.dtype)[()],
-                  dtype=x.dtype, device=x._device)
-    out[tuple(slice(int(w[0]), int(w[0]) + n)
-              for n, w in zip(x.shape, widths))] = x
-    return out
+    if mode in ("constant", "empty"):
+        fill = np.asarray(kwargs.get("constant_values", 0))
+        if fill.size != 1:
+            raise errors.NotSupportedError(
+                "numpy.pad on DeviceArrays takes one constant_values value")
+        shape = tuple(int(n + w[0] + w[1]) for n, w in zip(x.shape, widths))
+        out = xp.full(shape, fill.reshape(()).astype(x.dtype)[()],
+                      dtype=x.dtype, device=x._device)
+        out[tuple(slice(int(w[0]), int(w[0]) + n)
+                  for n, w in zip(x.shape, widths))] = x
+        return out
+    for axis, (before, after) in enumerate(widths):
+        before, after, n = int(before), int(after), x.shape[axis]
+        if before == after == 0:
+            continue
+        if n == 0:
+            raise errors.InvalidArgumentError(
+                f"can't extend empty axis {axis} using modes other than "
+                "'constant' or 'empty'")
+        if mode in ("edge", "wrap", "reflect", "symmetric"):
+            source = _pad_source(mode, n, before, after)
+            x = prims.take(x, xp.asarray(source, device=x._device), axis)
+            continue
+        x = _pad_statistic(x, axis, before, after, mode,
+                           kwargs.get("stat_length"))
+    return x
+
+
+def _pad_statistic(x, axis, before, after, mode, stat_length):
+    """A statistic of each edge's first stat_length values (all of them by
+    default), repeated over that side's padding."""
+    xp = _xp()
+    n = x.shape[axis]
+    lengths = (n, n) if stat_length is None else np.broadcast_to(
+        np.asarray(stat_length, dtype=np.int64), (x.ndim, 2))[axis]
+    if any(k < 0 for k in lengths):
+        raise errors.InvalidArgumentError("index can't contain negative "
+                                          "values")
+    if any(k == 0 for k in lengths) and mode in ("maximum", "minimum"):
+        raise errors.InvalidArgumentError(
+            "stat_length of 0 yields no value for padding")
+    lengths = [max(1, min(int(k), n)) for k in lengths]
+    parts = []
+    for side, width, length in (("before", before, lengths[0]),
+                                ("after", after, lengths[1])):
+        index = [slice(None)] * x.ndim
+        index[axis] = slice(0, length) if side == "before" else \
+            slice(n - length, n)
+        chunk = x[tuple(index)]
+        if mode == "median":
+            value = np.median(chunk, axis=axis, keepdims=True)
+        else:
+            value = getattr(chunk, {"maximum": "max", "minimum": "min",
+                                    "mean": "mean"}[mode])(axis=axis,
+                                                           keepdims=True)
+        if x.dtype.kind in "biu" and mode in ("mean", "median"):
+            value = ops.astype(xp.round(value), x.dtype)
+        else:
+            value = ops.astype(value, x.dtype)
+        shape = list(x.shape)
+        shape[axis] = width
+        parts.append(xp.broadcast_to(value, tuple(shape)))
+    return xp.concat((parts[0], x, parts[1]), axis=axis)
 
 
 # --------------------------------------------------------------------------

@@ -417,6 +417,49 @@ def _triangle_indices(lower):
     return indices_from
 
 
+def sort_complex(a):
+    """Sorted as complex numbers (real parts, then imaginary ones), in
+    NumPy's complex dtype for the input's."""
+    x = _array(a)
+    ordered = _xp().sort(x, axis=-1)
+    if x.dtype.kind == "c":
+        return ordered
+    target = np.complex64 if x.dtype.char in "bhBH" else np.complex128
+    return ops.astype(ordered, target)
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """NumPy's least-squares fit: the Vandermonde matrix with its columns
+    scaled to unit norm, solved by lstsq, the coefficients scaled back."""
+    for name, value in (("full", full), ("w", w), ("cov", cov)):
+        if value is not None and value is not False:
+            raise errors.NotSupportedError(
+                f"numpy.polyfit({name}=...) on DeviceArrays is not supported")
+    xp = _xp()
+    device = _device_of(x, y)
+    xs, ys = _array(x, device), _array(y, device)
+    deg = operator.index(deg)
+    if deg < 0:
+        raise errors.InvalidArgumentError("expected deg >= 0")
+    if xs.ndim != 1:
+        raise errors.TypingError("expected 1D vector for x")
+    if xs.size == 0:
+        raise errors.TypingError("expected non-empty vector for x")
+    if ys.ndim < 1 or ys.ndim > 2:
+        raise errors.TypingError("expected 1D or 2D array for y")
+    if xs.shape[0] != ys.shape[0]:
+        raise errors.TypingError("expected x and y to have same length")
+    xs = ops.astype(xs, np.result_type(xs.dtype, np.float64))
+    ys = ops.astype(ys, np.result_type(ys.dtype, np.float64))
+    if rcond is None:
+        rcond = xs.shape[0] * np.finfo(xs.dtype).eps
+    lhs = np.vander(xs, deg + 1)
+    scale = xp.sqrt((lhs * lhs).sum(axis=0))
+    lhs = lhs / scale
+    c = np.linalg.lstsq(lhs, ys, rcond=rcond)[0]
+    return (c.T / scale).T
+
+
 def functions():
     """NumPy function -> its DeviceArray version (for __array_function__)."""
     return {
@@ -439,6 +482,8 @@ def functions():
         np.putmask: putmask,
         np.lexsort: lexsort,
         np.digitize: digitize,
+        np.sort_complex: sort_complex,
+        np.polyfit: polyfit,
         np.triu_indices_from: _triangle_indices(False),
         np.tril_indices_from: _triangle_indices(True),
         # (NumPy 2's name; NumPy 1 has np.trapz)

@@ -16,7 +16,9 @@ it. A size that depends on the data (``bincount``'s length, ``histogram``'s
 automatic range) reads one value back, as NumPy's would.
 """
 
+import builtins
 import numbers
+import operator
 
 import numpy as np
 
@@ -403,6 +405,105 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     return hist, on_device
 
 
+def _outer_edges(column, bounds):
+    """histogramdd's range of one dimension (NumPy's _get_outer_edges)."""
+    if bounds is not None:
+        first, last = float(bounds[0]), float(bounds[1])
+        if first > last:
+            raise errors.InvalidArgumentError(
+                "max must be larger than min in range parameter.")
+        if not (np.isfinite(first) and np.isfinite(last)):
+            raise errors.InvalidArgumentError(
+                f"supplied range of [{first}, {last}] is not finite")
+    elif column.size == 0:
+        first, last = 0.0, 1.0
+    else:
+        first, last = float(column.min()), float(column.max())
+        if not (np.isfinite(first) and np.isfinite(last)):
+            raise errors.InvalidArgumentError(
+                f"autodetected range of [{first}, {last}] is not finite")
+    if first == last:
+        first, last = first - 0.5, last + 0.5
+    return first, last
+
+
+def histogramdd(sample, bins=10, range=None, density=None, weights=None):
+    """NumPy's: each dimension's bin by searchsorted (the last edge closing
+    the last bin), outliers in bins of their own that are dropped, the
+    counts by bincount of the raveled bin indices."""
+    xp = _xp()
+    if isinstance(sample, (list, tuple)):
+        device = _device_of(*sample)
+        columns = [ops.reshape(_array(s, device), -1) for s in sample]
+    else:
+        x = _array(sample)
+        device = x._device
+        columns = [x] if x.ndim == 1 else \
+            [x[:, d] for d in builtins.range(x.shape[1])]
+    dims = len(columns)
+    try:
+        if len(bins) != dims:
+            raise errors.InvalidArgumentError(
+                "The dimension of bins must be equal to the dimension of "
+                "the sample x.")
+    except TypeError:
+        bins = dims * [bins]
+    if range is None:
+        range = dims * [None]
+    elif len(range) != dims:
+        raise errors.InvalidArgumentError(
+            "range argument must have one entry per dimension")
+    edges, index = [], []
+    for d, column in enumerate(columns):
+        b = bins[d]
+        if isinstance(b, DeviceArray):
+            b = b.asnumpy()
+        if np.ndim(b) == 0:
+            if b < 1:
+                raise errors.InvalidArgumentError(
+                    f"`bins[{d}]` must be positive, when an integer")
+            first, last = _outer_edges(column, range[d])
+            e = np.linspace(first, last, operator.index(b) + 1)
+        else:
+            e = np.asarray(b)
+            if np.any(e[:-1] > e[1:]):
+                raise errors.InvalidArgumentError(
+                    f"`bins[{d}]` must be monotonically increasing, when an "
+                    "array")
+        on_device = xp.asarray(e, device=device)
+        count = prims.searchsorted(on_device, column, "right", None)
+        index.append(xp.where(column == e[-1], count - 1, count))
+        edges.append(on_device)
+    sizes = tuple(int(e.shape[0]) + 1 for e in edges)
+    flat = np.ravel_multi_index(tuple(index), sizes)
+    w = None if weights is None else \
+        ops.reshape(_array(weights, device), -1)
+    total = 1
+    for n in sizes:
+        total *= n
+    hist = ops.astype(bincount(flat, w, minlength=total), np.float64)
+    hist = ops.reshape(hist, sizes)[(slice(1, -1),) * dims]
+    if density:
+        whole = hist.sum()
+        for d, e in enumerate(edges):
+            shape = [1] * dims
+            shape[d] = sizes[d] - 2
+            hist = hist / ops.reshape(e[1:] - e[:-1], tuple(shape))
+        hist = hist / whole
+    return hist, edges
+
+
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+    try:
+        n = len(bins)
+    except TypeError:
+        n = 1
+    if n not in (1, 2):
+        bins = [bins, bins]
+    hist, edges = histogramdd([x, y], bins, range, density, weights)
+    return hist, edges[0], edges[1]
+
+
 def isin(element, test_elements, assume_unique=False, invert=False, *,
          kind=None):
     xp = _xp()
@@ -556,4 +657,6 @@ def functions():
         np.histogram: histogram,
         np.histogram_bin_edges: histogram_bin_edges,
         np.isin: isin,
+        np.histogramdd: histogramdd,
+        np.histogram2d: histogram2d,
     }

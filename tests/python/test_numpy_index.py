@@ -27,6 +27,8 @@ SPECIAL32 = np.array([0.0, -0.0, 1.0, -1.0, 0.75, -2.5, 3.0, 8.0, 1e-3,
                       7e20, 1e-40, -3e-39, np.inf, -np.inf, np.nan],
                      np.float32)
 PHASE = np.cumsum(RNG.random(20) * 4.0 - 2.0)
+Z = np.array([1 + 2j, 1 - 1j, -3 + 0j, 1 + 2j, 0.5 - 4j, -3 - 1j,
+              complex(np.nan, 1), 2 + np.nan * 1j])
 
 CASES = {
     "intersect1d": lambda a: np.intersect1d(a["I"], a["J"]),
@@ -106,12 +108,33 @@ CASES = {
     "prod where": lambda a: a["B"].prod(axis=1, where=a["B"] > 0.5),
     "mean where": lambda a: np.mean(a["B"], axis=0, where=a["B"] > 0.2),
     "sum of ints initial": lambda a: np.sum(a["I"], initial=5),
+    "histogram2d": lambda a: np.histogram2d(a["B"][:, 0], a["B"][:, 1], 3),
+    "histogram2d bins and range": lambda a: np.histogram2d(
+        a["V"], a["V"][::-1], bins=[2, 4], range=[[0, 1], [0.2, 0.8]],
+        density=True),
+    "histogram2d weights edges": lambda a: np.histogram2d(
+        a["I"], a["I"] % 3, bins=[0, 2, 4, 6], weights=a["I"] * 0.5),
+    "histogramdd": lambda a: np.histogramdd(a["B"][:, :3], bins=(2, 3, 2)),
+    "pad edge": lambda a: np.pad(a["B"], ((1, 2), (0, 3)), mode="edge"),
+    "pad wrap": lambda a: np.pad(a["V"], (4, 11), mode="wrap"),
+    "pad reflect": lambda a: np.pad(a["B"], 7, mode="reflect"),
+    "pad symmetric": lambda a: np.pad(a["I"], (13, 2), mode="symmetric"),
+    "pad maximum": lambda a: np.pad(a["B"], 2, mode="maximum"),
+    "pad mean of ints": lambda a: np.pad(a["I"], (1, 2), mode="mean",
+                                         stat_length=3),
+    "pad median": lambda a: np.pad(a["B"], ((0, 1), (2, 0)),
+                                   mode="median", stat_length=(2, 4)),
+    "pad minimum": lambda a: np.pad(a["V"], 3, mode="minimum",
+                                    stat_length=((1, 2),)),
+    "sort_complex": lambda a: np.sort_complex(a["Z"]),
+    "sort_complex of ints": lambda a: np.sort_complex(a["I"]),
+    "sort_complex of float32": lambda a: np.sort_complex(a["S32"][:11]),
 }
 
 
 def _host():
     return {"B": B, "M": M, "V": V, "I": I, "J": J, "T": T, "S": SPECIAL,
-            "S32": SPECIAL32, "P": PHASE}
+            "S32": SPECIAL32, "P": PHASE, "Z": Z}
 
 
 def _same(got, want, what):
@@ -221,3 +244,20 @@ def test_index_and_value_functions_raise_numpys_errors(device,
     with pytest.raises(ValueError, match="All dimensions of input must be "
                        "of equal length"):
         np.fill_diagonal(spirjit.asarray(T, device=device), 0.0)
+
+
+def test_polyfit_fits_as_numpy(device, require_dtypes):
+    # By lstsq: NumPy's in place where the host addresses the memory,
+    # cuSOLVER on CUDA devices.
+    require_dtypes(np.float64)
+    v = spirjit.asarray(V, device=device)
+    b = spirjit.asarray(B[:, :2].repeat(2, axis=0)[:9], device=device)
+    try:
+        got = np.polyfit(v, 3 * v ** 2 - v, 2)
+    except errors.NotSupportedError as e:
+        pytest.skip(str(e))
+    _same(got, np.polyfit(V, 3 * V ** 2 - V, 2), "polyfit")
+    _same(np.polyfit(v, b, 1), np.polyfit(V, B[:, :2].repeat(2, axis=0)[:9],
+                                          1), "polyfit columns")
+    with pytest.raises(errors.NotSupportedError, match=r"polyfit\(cov=...\)"):
+        np.polyfit(v, v, 1, cov=True)

@@ -257,8 +257,8 @@ def test_numpy_function_errors_are_numpys(device):
                        match=r"Percentiles must be in the range \[0, 100\]"):
         np.percentile(x, 120)
     with pytest.raises(errors.NotSupportedError,
-                       match=r"numpy.pad\(mode='reflect'\)"):
-        np.pad(x, 1, mode="reflect")
+                       match=r"numpy.pad\(mode='linear_ramp'\)"):
+        np.pad(x, 1, mode="linear_ramp")
     with pytest.raises(errors.NotSupportedError,
                        match=r"method='nearest'"):
         np.quantile(x, 0.5, method="nearest")
@@ -271,8 +271,8 @@ def test_numpy_function_errors_are_numpys(device):
     with pytest.raises(errors.NotSupportedError,
                        match="pass the subscripts as a string"):
         np.einsum(x, [0], [])
-    with pytest.raises(NotImplementedError, match="numpy.histogram2d"):
-        np.histogram2d(x, x)
+    with pytest.raises(NotImplementedError, match="numpy.i0"):
+        np.i0(x)
     with pytest.raises(ValueError, match="either both or neither"):
         np.where(x > 1, x)
     with pytest.raises(ZeroDivisionError, match="Weights sum to zero"):
