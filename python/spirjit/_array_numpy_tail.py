@@ -147,7 +147,7 @@ def insert(arr, obj, values, axis=None):
         shape[axis] = 1 if v.ndim == 0 else v.size
         v = xp.broadcast_to(ops.reshape(v, (-1,) if x.ndim == 1 else ()),
                             tuple(shape))
-    elif v.ndim == x.ndim and v.shape[axis] in (1,):
+    elif v.ndim == x.ndim and v.shape[axis] == 1:
         shape = list(x.shape)
         shape[axis] = 1
         v = xp.broadcast_to(v, tuple(shape))
