@@ -53,7 +53,8 @@ const char *arrayOpKindName(ArrayOpKind kind) {
 
 const char *arrayOpResultName(ArrayOpResult result) {
   static const char *names[] = {"Promote", "Same",       "Float", "Real",
-                                "Bool",    "Accumulate", "Mean",  "Index"};
+                                "Bool",    "Accumulate", "Mean",  "Index",
+                                "Count"};
   return names[static_cast<int>(result)];
 }
 

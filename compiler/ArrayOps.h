@@ -30,6 +30,7 @@ enum class ArrayOpResult {
   Accumulate, // sum/prod: bools and integers in int64 (uint64 unsigned)
   Mean,       // a float or complex operand's type, else float64
   Index,      // int64, an index
+  Count,      // uint8, a count of bits
 };
 
 /// What a NaN operand gives.

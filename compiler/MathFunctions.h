@@ -19,6 +19,8 @@ struct MathFunction {
     SignBit,    // the sign bit of the float -> bool
     LogAddExp,  // log(exp(x) + exp(y)) (log2/exp2 for logaddexp2)
     Heaviside,  // 0, h or 1 as x is < 0, 0 or > 0 (a NaN x stays)
+    Gcd,        // gcd or lcm of integers' magnitudes (NumPy's)
+    BitCount,   // the 1 bits of an integer's magnitude -> uint8
   };
   Module module;
   const char *name;

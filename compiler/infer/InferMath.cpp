@@ -214,6 +214,20 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
       return types::materialize(types::promote(args[0], args[1]));
     case MathFunction::Kind::Logical:
       return types::boolean();
+    case MathFunction::Kind::Gcd:
+    case MathFunction::Kind::BitCount: {
+      for (const Type *a : args)
+        if (a->kind != TypeKind::Int && a->kind != TypeKind::WeakInt &&
+            a->kind != TypeKind::Bool)
+          typingError(inst, name + "() takes integers (NumPy has no loop "
+                                   "for '" + a->str() + "')");
+      if (math->kind == MathFunction::Kind::BitCount)
+        return types::integer(8, false);
+      const Type *common = types::materialize(
+          args.size() == 1 ? args[0] : types::promote(args[0], args[1]));
+      return common->kind == TypeKind::Bool ? types::integer(8, true)
+                                            : common;
+    }
     case MathFunction::Kind::LdExp:
       requireInteger(inst, args[1], name + "()'s exponent");
       return mathResultType(isMath, args[0]);

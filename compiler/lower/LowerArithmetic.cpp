@@ -182,6 +182,60 @@ llvm::Value *Lowering::integerPower(llvm::Value *base, llvm::Value *exponent,
   return call;
 }
 
+llvm::Value *Lowering::integerGcd(llvm::Value *a, llvm::Value *b,
+                                  const Type *t, bool lcm) {
+  // NumPy's npy_gcd and npy_lcm: Euclid's algorithm on the magnitudes as
+  // unsigned numbers of the type's width (the most negative number's
+  // magnitude is itself), in a helper function per width.
+  llvm::Type *type = a->getType();
+  llvm::Value *zero = llvm::ConstantInt::get(type, 0);
+  if (t->isSigned) {
+    a = builder_.CreateSelect(builder_.CreateICmpSLT(a, zero),
+                              builder_.CreateNeg(a), a);
+    b = builder_.CreateSelect(builder_.CreateICmpSLT(b, zero),
+                              builder_.CreateNeg(b), b);
+  }
+  std::string name = "spirjit.gcd.i" + std::to_string(type->getIntegerBitWidth());
+  llvm::Function *helper = module_->getFunction(name);
+  if (!helper) {
+    auto *fnType = llvm::FunctionType::get(type, {type, type}, false);
+    helper = llvm::Function::Create(fnType, llvm::Function::InternalLinkage,
+                                    name, module_);
+    helper->setCallingConv(target_.functionCallingConvention());
+    llvm::IRBuilder<> h(context_);
+    auto *entry = llvm::BasicBlock::Create(context_, "entry", helper);
+    auto *loop = llvm::BasicBlock::Create(context_, "loop", helper);
+    auto *step = llvm::BasicBlock::Create(context_, "step", helper);
+    auto *done = llvm::BasicBlock::Create(context_, "done", helper);
+    h.SetInsertPoint(entry);
+    h.CreateBr(loop);
+    h.SetInsertPoint(loop);
+    auto *x = h.CreatePHI(type, 2);
+    auto *y = h.CreatePHI(type, 2);
+    h.CreateCondBr(h.CreateICmpEQ(y, llvm::ConstantInt::get(type, 0)), done,
+                   step);
+    h.SetInsertPoint(step);
+    llvm::Value *rest = h.CreateURem(x, y);
+    x->addIncoming(helper->getArg(0), entry);
+    y->addIncoming(helper->getArg(1), entry);
+    x->addIncoming(y, step);
+    y->addIncoming(rest, step);
+    h.CreateBr(loop);
+    h.SetInsertPoint(done);
+    h.CreateRet(x);
+  }
+  llvm::CallInst *gcd = builder_.CreateCall(helper, {a, b});
+  gcd->setCallingConv(target_.functionCallingConvention());
+  if (!lcm)
+    return gcd;
+  // a / gcd * b, and 0 where both are 0.
+  llvm::Value *none = builder_.CreateICmpEQ(gcd, zero);
+  llvm::Value *divisor =
+      builder_.CreateSelect(none, llvm::ConstantInt::get(type, 1), gcd);
+  return builder_.CreateSelect(
+      none, zero, builder_.CreateMul(builder_.CreateUDiv(a, divisor), b));
+}
+
 llvm::Value *Lowering::integerBinary(BinaryOperator op, llvm::Value *a,
                                      llvm::Value *b, const Type *t) {
   llvm::Type *type = a->getType();

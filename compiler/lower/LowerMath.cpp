@@ -222,6 +222,21 @@ Lowered Lowering::lowerBuiltinCall(const Instruction &inst) {
       v = builder_.CreateSelect(builder_.CreateFCmpOLT(x, zero), zero, v);
       return {builder_.CreateSelect(builder_.CreateFCmpUNO(x, x), x, v)};
     }
+    case MathFunction::Kind::Gcd:
+      return {integerGcd(scalarOf(arg(0), r), scalarOf(arg(1), r), r,
+                         std::string(math->builtin) == "lcm")};
+    case MathFunction::Kind::BitCount: {
+      const Type *t = types::materialize(a);
+      if (t->kind == TypeKind::Bool)
+        t = types::integer(8, true);
+      llvm::Value *x = scalarOf(arg(0), t);
+      if (t->isSigned) // the magnitude (the most negative number: itself)
+        x = builder_.CreateSelect(
+            builder_.CreateICmpSLT(x, llvm::ConstantInt::get(x->getType(), 0)),
+            builder_.CreateNeg(x), x);
+      llvm::Value *bits = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, x);
+      return {builder_.CreateZExtOrTrunc(bits, builder_.getInt8Ty())};
+    }
     case MathFunction::Kind::Rounding: {
       if (!isFloatArg)
         return {scalarOf(arg(0), r)}; // floor of an int is itself

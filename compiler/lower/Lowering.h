@@ -101,6 +101,9 @@ private:
   llvm::Value *complexBinary(BinaryOperator op, llvm::Value *a, llvm::Value *b);
   llvm::Value *integerPower(llvm::Value *base, llvm::Value *exponent,
                             const Type *t);
+  /// NumPy's gcd (or lcm) of two integers of type t.
+  llvm::Value *integerGcd(llvm::Value *a, llvm::Value *b, const Type *t,
+                          bool lcm);
   llvm::Value *lowerUnary(const Instruction &inst);
   llvm::Value *lowerCompare(const Instruction &inst);
   /// `x op y` of numbers of types `a` and `b`, as Python and NumPy compare
