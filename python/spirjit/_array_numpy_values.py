@@ -1,7 +1,8 @@
 """NumPy's ufuncs and value functions that ``compiler/ArrayOps.def`` does
 not hold as one row, composed from its rows so that they run fused on the
 array's device: the ufuncs ``np.modf``, ``np.frexp``, ``np.float_power``
-and ``np.spacing``; ``np.isneginf``, ``np.isposinf``, ``np.isreal``,
+and ``np.spacing``, and the vector products ``np.vecdot``, ``np.matvec`` and
+``np.vecmat``; ``np.isneginf``, ``np.isposinf``, ``np.isreal``,
 ``np.iscomplex``, ``np.fix`` and ``np.unwrap``; and the ufunc methods
 ``outer`` and ``accumulate`` of the associative ufuncs beyond add and
 multiply (``np.maximum.accumulate``: log2(n) fused steps, each element
@@ -249,10 +250,46 @@ def outer(ufunc, a, b):
     return _f(ufunc, (x, y))
 
 
+def vecdot(x1, x2, out=None):
+    """The vector product over the last axis, the first operand
+    conjugated (NumPy's and the Array API's)."""
+    device = _device_of(x1, x2)
+    return _write(out, _xp().vecdot(_array(x1, device), _array(x2, device)))
+
+
+def matvec(x1, x2, out=None):
+    """Matrices (..., n, k) times vectors (..., k), broadcast."""
+    device = _device_of(x1, x2)
+    a, v = _array(x1, device), _array(x2, device)
+    if a.ndim < 2 or v.ndim < 1:
+        raise errors.InvalidArgumentError(
+            "matvec: the first operand needs 2 dimensions, the second 1")
+    product = a @ ops.reshape(v, tuple(v.shape) + (1,))
+    return _write(out, product[..., 0])
+
+
+def vecmat(x1, x2, out=None):
+    """Vectors (..., k), conjugated, times matrices (..., k, n)."""
+    device = _device_of(x1, x2)
+    v, a = _array(x1, device), _array(x2, device)
+    if a.ndim < 2 or v.ndim < 1:
+        raise errors.InvalidArgumentError(
+            "vecmat: the first operand needs 1 dimension, the second 2")
+    if v.dtype.kind == "c":
+        v = _f(np.conjugate, (v,))
+    product = ops.reshape(v, tuple(v.shape[:-1]) + (1, v.shape[-1])) @ a
+    return _write(out, product[..., 0, :])
+
+
 def ufuncs():
     """Composed ufunc -> its DeviceArray version (for __array_ufunc__)."""
-    return {np.modf: modf, np.frexp: frexp, np.float_power: float_power,
-            np.spacing: spacing}
+    table = {np.modf: modf, np.frexp: frexp, np.float_power: float_power,
+             np.spacing: spacing}
+    for name, function in (("vecdot", vecdot), ("matvec", matvec),
+                           ("vecmat", vecmat)):
+        if hasattr(np, name):  # (NumPy 2.0 and 2.2)
+            table[getattr(np, name)] = function
+    return table
 
 
 def functions():
