@@ -5,7 +5,8 @@ runs on the array's device: ``np.intersect1d``, ``np.union1d``,
 ``np.setdiff1d``, ``np.setxor1d``; ``np.compress``, ``np.extract``,
 ``np.place``, ``np.choose``, ``np.put_along_axis``, ``np.fill_diagonal``,
 ``np.diag_indices_from``, ``np.diagflat``, ``np.ravel_multi_index``,
-``np.ix_``; ``np.hsplit``, ``np.vsplit``, ``np.dsplit``, ``np.rollaxis``,
+``np.ix_``, ``np.piecewise``, ``np.apply_along_axis`` (the user's
+functions get DeviceArrays, so they compute on the device); ``np.hsplit``, ``np.vsplit``, ``np.dsplit``, ``np.rollaxis``,
 ``np.block``; ``np.linalg.multi_dot``; ``np.array_equiv``,
 ``np.may_share_memory``, ``np.result_type``, ``np.can_cast``.
 
@@ -344,6 +345,74 @@ def ix_(*args):
     return tuple(out)
 
 
+def piecewise(x, condlist, funclist, *args, **kw):
+    """NumPy's: each condition's elements given its function's value of
+    them (a callable gets the selected elements as a DeviceArray, so it
+    computes on the device) or its constant; one function more than the
+    conditions covers the elements no condition holds; the rest are 0."""
+    xp = _xp()
+    x = _array(x)
+    def is_array(c):
+        return isinstance(c, (list, np.ndarray)) or (
+            isinstance(c, DeviceArray) and c.ndim > 0)
+    # NumPy's reading: one condition unless the first item is an array.
+    if np.isscalar(condlist) or (isinstance(condlist, DeviceArray) and
+                                 condlist.ndim == 0) or \
+            (not is_array(condlist[0]) and x.ndim != 0):
+        condlist = [condlist]
+    conditions = [ops.astype(_array(c, x._device), np.bool_)
+                  if not (isinstance(c, DeviceArray) and c.dtype == np.bool_)
+                  else c for c in condlist]
+    n = len(conditions)
+    functions = list(funclist)
+    if len(functions) == n + 1:
+        otherwise = None
+        for c in conditions:
+            otherwise = c if otherwise is None else otherwise | c
+        conditions.append(~otherwise if otherwise is not None else
+                          xp.ones(x.shape, dtype=np.bool_, device=x._device))
+    elif len(functions) != n:
+        raise errors.InvalidArgumentError(
+            f"with {n} condition(s), either {n} or {n + 1} functions are "
+            "expected")
+    y = xp.zeros(x.shape, dtype=x.dtype, device=x._device)
+    for condition, function in zip(conditions, functions):
+        condition = xp.broadcast_to(condition, x.shape)
+        if callable(function):
+            selected = x[condition]
+            if selected.shape[0]:
+                y[condition] = function(selected, *args, **kw)
+        else:
+            y[condition] = function
+    return y
+
+
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """NumPy's: func1d on each 1-D slice along axis (a DeviceArray view,
+    so the function computes on the device), the results stacked where
+    the axis was."""
+    xp = _xp()
+    x = _array(arr)
+    axis = operator.index(axis)
+    if not -x.ndim <= axis < x.ndim:
+        raise errors.ArrayAxisError(
+            f"axis {axis} is out of bounds for array of dimension {x.ndim}")
+    axis %= x.ndim
+    moved = np.moveaxis(x, axis, -1)
+    outer = tuple(moved.shape[:-1])
+    if 0 in outer:
+        raise errors.InvalidArgumentError(
+            "Cannot apply_along_axis when any iteration dimensions are 0")
+    results = [_array(func1d(moved[index], *args, **kwargs), x._device)
+               for index in np.ndindex(*outer)]
+    stacked = ops.reshape(xp.stack(results), outer + tuple(results[0].shape))
+    # The result's own axes go where the slices' axis was.
+    inner = results[0].ndim
+    order = list(range(len(outer)))
+    order[axis:axis] = list(range(len(outer), len(outer) + inner))
+    return ops.transpose(stacked, tuple(order))
+
+
 # --------------------------------------------------------------------------
 # Splits, axes and blocks (views and concatenation)
 
@@ -545,6 +614,8 @@ def functions():
         np.diagflat: diagflat,
         np.ravel_multi_index: ravel_multi_index,
         np.ix_: ix_,
+        np.piecewise: piecewise,
+        np.apply_along_axis: apply_along_axis,
         np.hsplit: _split_along("hsplit", 1,
                                 lambda x: 1 if x.ndim > 1 else 0),
         np.vsplit: _split_along("vsplit", 2, lambda x: 0),

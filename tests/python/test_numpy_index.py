@@ -58,6 +58,18 @@ CASES = {
     "ravel_multi_index F wrap": lambda a: np.ravel_multi_index(
         (a["I"], a["I"] + 1), (4, 5), mode="wrap", order="F"),
     "ix_": lambda a: np.ix_(a["I"][:2], a["V"][:3] > 0.5),
+    "piecewise": lambda a: np.piecewise(a["V"], [a["V"] < 0.3,
+                                                 a["V"] > 0.7],
+                                        [lambda v: v * 10, -1.0, 0.5]),
+    "piecewise one condition": lambda a: np.piecewise(
+        a["V"], a["V"] > 0.5, [lambda v: v ** 2]),
+    "piecewise of a matrix": lambda a: np.piecewise(
+        a["B"], [a["B"] > 0.5], [lambda v: v ** 2, 3.0]),
+    "apply_along_axis": lambda a: np.apply_along_axis(np.sort, 1, a["B"]),
+    "apply_along_axis to scalars": lambda a: np.apply_along_axis(
+        lambda r: r.max() - r.min(), 0, a["T"]),
+    "apply_along_axis to matrices": lambda a: np.apply_along_axis(
+        lambda r: r[:, None] * r[None, :2], 1, a["B"][:2]),
     "hsplit": lambda a: tuple(np.hsplit(a["B"], [2])),
     "vsplit": lambda a: tuple(np.vsplit(a["B"], 3)),
     "dsplit": lambda a: tuple(np.dsplit(a["T"], 2)),
