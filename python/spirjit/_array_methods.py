@@ -347,6 +347,64 @@ def _numpy_method(function_name, in_place=False):
     return method
 
 
+class FlatIterator:
+    """``x.flat``: the array's elements in C order as one axis (NumPy's
+    flatiter). Reading ``x.flat[key]`` is ``ravel(x)[key]``; writing
+    ``x.flat[key] = values`` writes those elements of x itself, the
+    values repeated as NumPy repeats them; iterating yields 0-d
+    DeviceArrays."""
+
+    def __init__(self, base):
+        self.base = base
+
+    def __len__(self):
+        return self.base.size
+
+    def _positions(self, key):
+        x = self.base
+        if isinstance(key, DeviceArray):
+            if key.dtype == np.bool_:
+                from . import _array_primitives as prims
+                return prims.nonzero(ops.reshape(key, -1))[0]
+            import spirjit
+            whole = spirjit.arange(x.size, dtype=np.int64, device=x._device)
+            return whole[key]
+        return np.arange(x.size)[key]
+
+    def __getitem__(self, key):
+        return ravel(self.base)[key]
+
+    def __setitem__(self, key, values):
+        x = self.base
+        positions = self._positions(key)
+        count = int(np.prod(positions.shape))
+        if count == 0:
+            return
+        import spirjit
+        values = values if isinstance(values, DeviceArray) else \
+            spirjit.asarray(np.asarray(values, dtype=x.dtype), device=x._device)
+        values = ops.reshape(values, -1)
+        if values.shape[0] == 0:
+            return
+        if values.shape[0] != count:  # NumPy repeats the values
+            from . import _array_primitives as prims
+            cycle = spirjit.arange(count, dtype=np.int64,
+                                   device=x._device) % values.shape[0]
+            values = prims.take(values, cycle, 0)
+        flat = positions if isinstance(positions, DeviceArray) else \
+            spirjit.asarray(np.asarray(positions, np.int64).reshape(-1),
+                            device=x._device)
+        x[np.unravel_index(ops.reshape(flat, -1), x.shape)] = \
+            ops.astype(values, x.dtype)
+
+    def __iter__(self):
+        flat = ravel(self.base)
+        return (flat[i] for i in range(flat.shape[0]))
+
+    def copy(self):
+        return flatten(self.base)
+
+
 def install(cls, functions):
     """Adds the methods to DeviceArray and the NumPy functions to
     ``functions`` (``_array_ops``' ``__array_function__`` table)."""
@@ -364,6 +422,7 @@ def install(cls, functions):
                         lambda self, v: _set_part(self, "real", v))
     cls.imag = property(lambda self: _part(self, "imag"),
                         lambda self, v: _set_part(self, "imag", v))
+    cls.flat = property(FlatIterator)
     cls.itemsize = property(lambda self: self.dtype.itemsize)
     cls.nbytes = property(lambda self: self.size * self.dtype.itemsize)
     for name in ("cumsum", "cumprod", "argsort", "argpartition",

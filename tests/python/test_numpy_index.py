@@ -284,3 +284,23 @@ def test_polyfit_fits_as_numpy(device, require_dtypes):
         rtol=1e-10, atol=1e-12)
     with pytest.raises(errors.NotSupportedError, match=r"polyfit\(cov=...\)"):
         np.polyfit(v, v, 1, cov=True)
+
+
+def test_flat_reads_and_writes_as_numpys_flatiter(device, require_dtypes):
+    require_dtypes(np.float64)
+    want = B.copy()
+    got = spirjit.asarray(B, device=device)
+    assert len(got.flat) == want.size
+    _same(got.flat[3:9], want.flat[3:9], "flat slice")
+    _same(got.T.flat[[0, 7, 2]], want.T.flat[[0, 7, 2]], "flat of a view")
+    got.flat[::4] = 9.0
+    want.flat[::4] = 9.0
+    got.T.flat[[1, 3, 5]] = spirjit.asarray(np.array([-1.0, -2.0]),
+                                            device=device)
+    want.T.flat[[1, 3, 5]] = [-1.0, -2.0]           # repeated, as NumPy
+    got.flat[spirjit.asarray(B > 0.8, device=device)] = 0.0
+    want.flat[B.reshape(-1) > 0.8] = 0.0
+    np.testing.assert_array_equal(np.asarray(got), want)
+    _same(got.flat.copy(), want.flat.copy(), "flat copy")
+    assert [float(v) for v in got[:2, :2].flat] == \
+        list(want[:2, :2].flat)
