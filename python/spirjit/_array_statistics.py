@@ -152,33 +152,64 @@ def _keep(result, x, axis, flat_axis, q_ndim):
     return ops.reshape(result, tuple(result.shape[:q_ndim]) + tuple(shape))
 
 
-def _nan_order_statistic(ordered, value, along, dtype, median):
+def _nan_order_statistic(ordered, value, along, dtype, median,
+                         method="linear"):
     """The statistic at ``value`` (0 to 1) of each slice of ``ordered``
     (sorted along ``along``, NaNs last) over its elements that are not
     NaN: NaN where the slice is all NaN (NumPy's nanpercentile)."""
     xp = _xp()
     count = (~xp.isnan(ordered)).sum(axis=along, keepdims=True)
     position = value * ops.astype(count - 1, np.float64)
-    low = xp.maximum(ops.astype(xp.floor(position), np.int64), 0)
+    floor = xp.floor(position)
+    index = {"higher": xp.ceil(position), "nearest": xp.round(position)}.get(
+        method, floor)
+    low = xp.maximum(ops.astype(index, np.int64), 0)
     high = xp.minimum(low + 1, xp.maximum(count - 1, 0))
-    t = ops.astype(position - ops.astype(low, np.float64), dtype)
+    if method in _DISCRETE:
+        t = xp.zeros(position.shape, dtype=dtype, device=ordered._device)
+    elif method == "midpoint":
+        t = ops.astype(xp.where(position == floor, 0.0, 0.5), dtype)
+    else:
+        t = ops.astype(position - ops.astype(low, np.float64), dtype)
     a_low, a_high = (xp.squeeze(xp.take_along_axis(ordered, at, axis=along),
                                 axis=along) for at in (low, high))
     count, t = (xp.squeeze(v, axis=along) for v in (count, t))
     if median:  # NumPy's: the mean of the middle two, or the middle one
         result = xp.where(count % 2 == 1, a_low, (a_low + a_high) / 2)
+    elif method in _DISCRETE:
+        result = a_low
     else:  # NumPy's _lerp, from the nearer end
         step = a_high - a_low
         result = xp.where(t >= 0.5, a_high - step * (1 - t), a_low + step * t)
     return xp.where(count == 0, np.nan, result)
 
 
+# NumPy's methods that pick or average the two order statistics around
+# q * (n - 1); the discrete ones keep the input's dtype.
+_QUANTILE_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+_DISCRETE = ("lower", "higher", "nearest")
+
+
+def _pick(method, position, low):
+    """(index of the lower statistic, the weight of the next one) for a
+    position q * (n - 1) of a method, as Python numbers."""
+    if method == "lower":
+        return low, 0.0
+    if method == "higher":
+        return int(np.ceil(position)), 0.0
+    if method == "nearest":  # NumPy's around: halves to even
+        return int(np.around(position)), 0.0
+    if method == "midpoint":
+        return low, 0.0 if position == low else 0.5
+    return low, position - low
+
+
 def _order_statistic(a, q, axis, keepdims, method, name, median=False,
                      skip_nan=False):
-    if method != "linear":
+    if method not in _QUANTILE_METHODS:
         raise errors.NotSupportedError(
             f"numpy.{name}(method={method!r}) on DeviceArrays is not "
-            "supported; the default 'linear' is")
+            f"supported; {', '.join(map(repr, _QUANTILE_METHODS))} are")
     xp, x = _xp(), _array(a)
     qs = np.asarray(q.asnumpy() if isinstance(q, DeviceArray) else q,
                     dtype=np.float64)
@@ -192,7 +223,7 @@ def _order_statistic(a, q, axis, keepdims, method, name, median=False,
         raise errors.InvalidArgumentError(
             f"numpy.{name} of an empty DeviceArray")
     dtype = np.result_type(x.dtype, np.float64) if x.dtype.kind in "biu" \
-        else x.dtype
+        and method not in _DISCRETE else x.dtype
     ordered = prims.sort(ops.astype(flat, dtype), along)
     skipping = skip_nan and ordered.dtype.kind in "fc"
     # (NaNs sort last: the plain forms' NaN check reads the last element.)
@@ -201,17 +232,18 @@ def _order_statistic(a, q, axis, keepdims, method, name, median=False,
     for value in qs.reshape(-1):
         if skipping:
             results.append(ops.astype(_nan_order_statistic(
-                ordered, value, along, dtype, median), dtype))
+                ordered, value, along, dtype, median, method), dtype))
             continue
         position = value * (n - 1)
-        low = int(np.floor(position))
+        low, t = _pick(method, position, int(np.floor(position)))
         high = min(low + 1, n - 1)
-        t = position - low
         a_low = prims.take(ordered, np.intp(low), along)
         a_high = prims.take(ordered, np.intp(high), along)
         if median:
             # NumPy's median: the mean of the middle two (or the middle).
             result = a_low if n % 2 else (a_low + a_high) / 2
+        elif t == 0:
+            result = a_low
         else:
             # NumPy's _lerp: from the nearer end, so that t = 0 and 1 give
             # the ends exactly.
