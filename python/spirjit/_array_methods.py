@@ -168,10 +168,9 @@ def ravel(x, order="C"):
 
 
 def flatten(x, order="C"):
-    """A 1-D copy, always."""
-    if order != "C":
-        raise errors.NotSupportedError(
-            "DeviceArray.flatten supports order='C'")
+    """A 1-D copy, always (order='F': Fortran order)."""
+    if ops._layout_order(x, order) == "F":
+        return ops.reshape(ops.copy(ops.transpose(x)), -1)
     return ops.reshape(ops.copy(x), -1)
 
 
@@ -426,7 +425,8 @@ def install(cls, functions):
     cls.itemsize = property(lambda self: self.dtype.itemsize)
     cls.nbytes = property(lambda self: self.size * self.dtype.itemsize)
     for name in ("cumsum", "cumprod", "argsort", "argpartition",
-                 "nonzero", "repeat", "take", "searchsorted", "diagonal",
+                 "nonzero", "repeat", "take", "put", "searchsorted",
+                 "diagonal",
                  "trace", "ptp"):
         setattr(cls, name, _numpy_method(name))
     cls.sort = _numpy_method("sort", in_place=True)

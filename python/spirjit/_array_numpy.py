@@ -12,6 +12,7 @@ caller's back.
 """
 
 import numbers
+import operator
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from . import _array_primitives as prims
 from . import _vendor_solver as cuda
 from . import errors
 from ._spirjit import DeviceArray
+from ._array_statistics import _xp
 from ._array_api import (_array, _cumulative, _device_of, broadcast_arrays,
                          broadcast_to, concat, count_nonzero, diff,
                          expand_dims, flip, matrix_transpose, meshgrid,
@@ -63,8 +65,8 @@ def _np_unique(ar, return_index=False, return_inverse=False,
                return_counts=False, axis=None, *, equal_nan=True,
                sorted=True):
     if axis is not None:
-        raise errors.NotSupportedError(
-            "numpy.unique(axis=...) on DeviceArrays is not supported")
+        return _unique_along(_array(ar), axis, return_index, return_inverse,
+                             return_counts)
     x = _array(ar)
     parts = prims.unique(x, counts=return_counts, indices=return_index,
                          inverse=return_inverse, equal_nan=equal_nan)
@@ -74,6 +76,47 @@ def _np_unique(ar, return_index=False, return_inverse=False,
         parts[i] = ops.reshape(parts[i], np.unique(
             np.zeros(x.shape, np.int8), return_inverse=True)[1].shape)
     return parts[0] if len(parts) == 1 else tuple(parts)
+
+
+def _unique_along(x, axis, return_index, return_inverse, return_counts):
+    """np.unique(axis=...): the distinct slices along axis, sorted
+    lexicographically (a stable sort by each other position, last first),
+    with their first indices, each slice's inverse and the counts."""
+    xp = _xp()
+    axis = operator.index(axis)
+    if not -x.ndim <= axis < x.ndim:
+        raise errors.ArrayAxisError(
+            f"axis {axis} is out of bounds for array of dimension {x.ndim}")
+    moved = moveaxis(x, axis % x.ndim, 0)
+    n = moved.shape[0]
+    rows = ops.reshape(moved, (n, -1))
+    width = rows.shape[1]
+    if n == 0 or width == 0:
+        raise errors.NotSupportedError(
+            "numpy.unique(axis=...) of an empty DeviceArray is not supported")
+    order = xp.arange(n, dtype=np.int64, device=x._device)
+    for j in reversed(range(width)):  # stable: the first column decides last
+        order = prims.take(order, prims.argsort(prims.take(
+            rows[:, j], order, 0), 0, stable=True), 0)
+    ordered = prims.take(rows, order, 0)
+    differs = (ordered[1:] != ordered[:-1]).any(axis=1)
+    first = xp.concat((xp.ones((1,), dtype=np.bool_, device=x._device),
+                       differs))
+    starts = prims.nonzero(first)[0]
+    values = ops.reshape(prims.take(ordered, starts, 0),
+                         (starts.shape[0],) + tuple(moved.shape[1:]))
+    result = [moveaxis(values, 0, axis % x.ndim)]
+    if return_index:
+        result.append(prims.take(order, starts, 0))
+    if return_inverse:
+        inverse = xp.zeros((n,), dtype=np.int64, device=x._device)
+        inverse[order] = xp.cumulative_sum(ops.astype(first, np.int64)) - 1
+        result.append(inverse)
+    if return_counts:
+        ends = xp.concat((starts[1:], xp.asarray([n], dtype=np.int64,
+                                                 device=x._device)))
+        result.append(ends - starts)
+    return result[0] if len(result) == 1 else tuple(result)
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -264,6 +307,69 @@ def _stack_like(name, ndmin, axis):
     return function
 
 
+def _cond(x, p=None):
+    """NumPy's condition number: the ratio of the extreme singular values
+    (p None, 2, -2), else norm(x, p) * norm(inv(x), p)."""
+    a = _array(x)
+    if p is None or p in (2, -2):
+        s = np.linalg.svd(a, compute_uv=False)
+        large, small = s[..., 0], s[..., -1]
+        return large / small if p != -2 else small / large
+    return np.linalg.norm(a, p, axis=(-2, -1)) * \
+        np.linalg.norm(np.linalg.inv(a), p, axis=(-2, -1))
+
+
+def _take(a, indices, axis=None, out=None, mode="raise"):
+    """np.take; mode 'clip' or 'wrap' brings the indices into the axis
+    first (NumPy's)."""
+    if out is not None:
+        raise errors.NotSupportedError(
+            "numpy.take(out=...) on DeviceArrays is not supported; assign "
+            "the result instead")
+    if mode == "raise":
+        return prims.take(a, indices, axis)
+    if mode not in ("clip", "wrap"):
+        raise errors.InvalidArgumentError(
+            f"clipmode must be one of 'clip', 'raise', or 'wrap' (got "
+            f"{mode!r})")
+    x = _array(a)
+    n = x.size if axis is None else x.shape[operator.index(axis)]
+    if n == 0:
+        raise errors.ArrayIndexError("cannot do a non-empty take from an "
+                                     "empty axes.")
+    index = _array(indices, x._device)
+    index = ops.apply_ufunc(np.remainder, (index, n)) if mode == "wrap" \
+        else ops.apply_ufunc(np.minimum, (ops.apply_ufunc(
+            np.maximum, (index, 0)), n - 1))
+    return prims.take(x, index, axis)
+
+
+def _put(a, ind, v, mode="raise"):
+    """np.put: a.flat[ind] = v, in place (the values repeated); mode 'clip'
+    or 'wrap' brings the indices into the array first."""
+    if not isinstance(a, DeviceArray):
+        raise errors.TypingError("argument 1 must be a DeviceArray")
+    index = _array(ind, a._device)
+    if mode in ("clip", "wrap"):
+        if a.size == 0:
+            raise errors.ArrayIndexError("cannot replace elements of an "
+                                         "empty array")
+        index = ops.apply_ufunc(np.remainder, (index, a.size)) \
+            if mode == "wrap" else ops.apply_ufunc(np.minimum, (
+                ops.apply_ufunc(np.maximum, (index, 0)), a.size - 1))
+    elif mode != "raise":
+        raise errors.InvalidArgumentError(
+            f"clipmode must be one of 'clip', 'raise', or 'wrap' (got "
+            f"{mode!r})")
+    else:
+        size = a.size
+        if index.size and bool(((index < -size) | (index >= size)).any()):
+            raise errors.ArrayIndexError(
+                f"index out of bounds for an array of size {size}")
+    a.flat[index] = v
+    return None
+
+
 def not_on_device(func):
     module = getattr(func, "__module__", "numpy") or "numpy"
     module = module.replace("numpy._core", "numpy").replace(
@@ -309,8 +415,8 @@ def numpy_functions():
             casting="same_kind": stack(arrays, axis=axis),
         np.vstack: _stack_like("vstack", 2, 0),
         np.hstack: _stack_like("hstack", 1, 1),
-        np.take: lambda a, indices, axis=None, out=None, mode="raise":
-            prims.take(a, indices, axis),
+        np.take: _take,
+        np.put: _put,
         np.take_along_axis: lambda arr, indices, axis=-1:
             prims.take_along_axis(arr, indices, axis),
         np.searchsorted: lambda a, v, side="left", sorter=None:
@@ -371,6 +477,10 @@ def numpy_functions():
         f[getattr(np.linalg, name)] = extensions.dispatch(
             name, getattr(np.linalg, name), on_cuda)
     f[np.linalg.matrix_power] = lambda a, n: extensions.matrix_power(a, n)
+    f[np.linalg.cond] = _cond
+    for name in ("svdvals", "vector_norm", "matrix_norm"):
+        if hasattr(np.linalg, name):  # (NumPy 2)
+            f[getattr(np.linalg, name)] = getattr(extensions, name)
     for name in ("fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn",
                  "irfftn", "fft2", "ifft2", "rfft2", "irfft2", "hfft",
                  "ihfft"):

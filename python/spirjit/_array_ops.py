@@ -213,14 +213,30 @@ def is_contiguous(x, order="C"):
     return True
 
 
+def _layout_order(x, order):
+    """'C' or 'F' for NumPy's order argument ('A': F where x is
+    F-contiguous and not C-contiguous, as 'K' for a copy)."""
+    if order in ("A", "K"):
+        return "F" if x.ndim > 1 and is_contiguous(x, "F") and \
+            not is_contiguous(x, "C") else "C"
+    if order not in ("C", "F"):
+        raise errors.InvalidArgumentError(
+            f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    return order
+
+
 def reshape(x, *shape, order="C"):
     """A view with ``shape`` when ``x`` is C-contiguous (else a copy, as
-    NumPy does); one extent may be -1."""
-    if order != "C":
-        raise errors.NotSupportedError(
-            "DeviceArray.reshape supports order='C'")
+    NumPy does); one extent may be -1. order='F' reads and places the
+    elements in Fortran order."""
     if len(shape) == 1 and not isinstance(shape[0], numbers.Integral):
         shape = tuple(shape[0])
+    if order != "C":
+        if order == "K":
+            raise errors.InvalidArgumentError(
+                "order 'K' is not permitted for reshaping")
+        if _layout_order(x, order) == "F":
+            return transpose(reshape(transpose(x), tuple(reversed(shape))))
     shape = tuple(operator.index(n) for n in shape)
     if min(shape, default=0) < 0 or math.prod(shape) != x.size:
         known = [n for n in shape if n != -1]
@@ -467,6 +483,48 @@ def _matmul(a, b, out):
                                      -(-cols // T) * T), (T, T)),
              a, b, out, *tiles)
     return out
+
+
+def _copy_method(self, order="C"):
+    """ndarray.copy: C order, or Fortran order for 'F' ('A' and 'K' keep
+    a Fortran-ordered array's)."""
+    if _layout_order(self, order) == "F":
+        return transpose(copy(transpose(self)))
+    return copy(self)
+
+
+def _rebuild(host, device, usm_type):
+    import spirjit
+    return spirjit.asarray(host, device=device, usm_type=usm_type)
+
+
+def _reduce(self):
+    """Pickling (and so multiprocessing): the values go through the host
+    and come back to a device of the same filter string."""
+    return (_rebuild, (self.asnumpy(), self.device.filter_string,
+                       self.usm_type))
+
+
+def _item(self, *args):
+    """ndarray.item: the one element, or the one a flat index or an index
+    per axis names, as a Python number."""
+    if not args:
+        return _one_element(self, None)
+    if len(args) == 1 and isinstance(args[0], tuple):
+        args = args[0]
+    if len(args) == 1:
+        index = operator.index(args[0])
+        if not -self.size <= index < self.size:
+            raise errors.ArrayIndexError(
+                f"index {index} is out of bounds for size {self.size}")
+        element = reshape(self, -1)[index]
+    else:
+        if len(args) != self.ndim:
+            raise errors.InvalidArgumentError("incorrect number of indices "
+                                              "for array")
+        element = self[tuple(operator.index(a) for a in args)]
+    return _one_element(element, None) if isinstance(element, DeviceArray) \
+        else element.item()
 
 
 def _one_element(x, kind):
@@ -761,14 +819,17 @@ def install(cls):
         setattr(cls, op, _spirjit._reduction_method(
             op, _method_reduction(op), reduction_dtypes))
     cls.astype = astype
-    cls.copy = lambda self: copy(self)
+    cls.copy = _copy_method
+    cls.__copy__ = lambda self: copy(self)
+    cls.__deepcopy__ = lambda self, memo: copy(self)
+    cls.__reduce__ = _reduce
     cls.reshape = reshape
     cls.transpose = lambda self, *axes: transpose(
         self, axes[0] if len(axes) == 1 and not isinstance(
             axes[0], numbers.Integral) else (axes or None))
     cls.T = property(lambda self: transpose(self))
     cls.dot = lambda self, other, out=None: matmul(self, other, out)
-    cls.item = lambda self: _one_element(self, None)
+    cls.item = _item
     cls.__float__ = lambda self: float(_one_element(self, float))
     cls.__int__ = lambda self: int(_one_element(self, int))
     cls.__complex__ = lambda self: complex(_one_element(self, complex))

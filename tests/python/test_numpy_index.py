@@ -27,6 +27,8 @@ SPECIAL32 = np.array([0.0, -0.0, 1.0, -1.0, 0.75, -2.5, 3.0, 8.0, 1e-3,
                       7e20, 1e-40, -3e-39, np.inf, -np.inf, np.nan],
                      np.float32)
 PHASE = np.cumsum(RNG.random(20) * 4.0 - 2.0)
+ROWS = np.array([[1, 2, 3], [0, 5, 1], [1, 2, 3], [1, 2, 0], [0, 5, 1],
+                 [1, 1, 9]])
 Z = np.array([1 + 2j, 1 - 1j, -3 + 0j, 1 + 2j, 0.5 - 4j, -3 - 1j,
               complex(np.nan, 1), 2 + np.nan * 1j])
 
@@ -155,6 +157,19 @@ CASES = {
     "nanpercentile midpoint": lambda a: np.nanpercentile(
         a["B"] * np.where(a["B"] > 0.8, np.nan, 1), 50, axis=0,
         method="midpoint"),
+    "unique rows": lambda a: np.unique(a["U"], axis=0, return_index=True,
+                                       return_inverse=True,
+                                       return_counts=True),
+    "unique columns": lambda a: np.unique(a["U"].T, axis=1),
+    "take clip": lambda a: np.take(a["V"], a["I"] * 3 - 5, mode="clip"),
+    "take wrap axis": lambda a: np.take(a["B"], a["I"] - 8, axis=1,
+                                        mode="wrap"),
+    "reshape F": lambda a: a["B"].reshape(3, 10, order="F"),
+    "ravel F": lambda a: np.ravel(a["B"].T[1:], order="F"),
+    "flatten F": lambda a: a["T"].flatten("F"),
+    "copy F": lambda a: a["B"].copy(order="F"),
+    "vector_norm": lambda a: np.linalg.vector_norm(a["B"], axis=0, ord=3),
+    "matrix_norm": lambda a: np.linalg.matrix_norm(a["T"], ord=1),
     "sort_complex": lambda a: np.sort_complex(a["Z"]),
     "sort_complex of ints": lambda a: np.sort_complex(a["I"]),
     "sort_complex of float32": lambda a: np.sort_complex(a["S32"][:11]),
@@ -163,7 +178,7 @@ CASES = {
 
 def _host():
     return {"B": B, "M": M, "V": V, "I": I, "J": J, "T": T, "S": SPECIAL,
-            "S32": SPECIAL32, "P": PHASE, "Z": Z}
+            "S32": SPECIAL32, "P": PHASE, "Z": Z, "U": ROWS}
 
 
 def _same(got, want, what):
@@ -227,6 +242,38 @@ def test_writers_write_into_the_array(device, require_dtypes, call):
     np.testing.assert_array_equal(np.asarray(got), want)
 
 
+@pytest.mark.parametrize("call", [
+    lambda a: np.put(a, [0, -3, 7], [9.0, 8.0]),
+    lambda a: a.put([1, 40], -1.0, mode="clip"),
+    lambda a: np.put(a, np.arange(3) - 5, [4.0, 5.0, 6.0], mode="wrap"),
+], ids=["put", "put method clip", "put wrap"])
+def test_put_writes_into_the_array(device, require_dtypes, call):
+    require_dtypes(np.float64)
+    want = B.copy()
+    call(want)
+    got = spirjit.asarray(B, device=device)
+    assert call(got) is None
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_arrays_pickle_and_copy_to_the_same_device(device, require_dtypes):
+    import copy
+    import pickle
+    require_dtypes(np.float64)
+    x = spirjit.asarray(B, device=device)
+    for twin in (pickle.loads(pickle.dumps(x)), copy.copy(x),
+                 copy.deepcopy({"x": x})["x"]):
+        assert isinstance(twin, spirjit.DeviceArray)
+        assert twin.device == x.device and twin.usm_type == x.usm_type
+        np.testing.assert_array_equal(np.asarray(twin), B)
+        twin[0, 0] = -1.0                 # its own memory
+    assert float(x[0, 0]) == B[0, 0]
+    assert x.item(7) == B.item(7) and x.item(2, 3) == B.item(2, 3)
+    assert isinstance(x.item(-1), float)
+    with pytest.raises(IndexError, match="index 30 is out of bounds"):
+        x.item(30)
+
+
 def test_questions_about_arrays_answer_as_numpy(device, require_dtypes):
     require_dtypes(np.float64)
     x = spirjit.asarray(B, device=device)
@@ -273,6 +320,23 @@ def test_index_and_value_functions_raise_numpys_errors(device,
     with pytest.raises(ValueError, match="All dimensions of input must be "
                        "of equal length"):
         np.fill_diagonal(spirjit.asarray(T, device=device), 0.0)
+
+
+def test_condition_numbers_and_singular_values(device, require_dtypes):
+    # By the SVD and inv: NumPy's in place where the host addresses the
+    # memory, cuSOLVER on CUDA devices.
+    require_dtypes(np.float64)
+    m = spirjit.asarray(M, device=device)
+    try:
+        got = np.linalg.svdvals(m)
+    except errors.NotSupportedError as e:
+        pytest.skip(str(e))
+    _same(got, np.linalg.svdvals(M), "svdvals")
+    for p in (None, 2, -2, "fro", 1, np.inf):
+        got = np.linalg.cond(m, p)
+        assert isinstance(got, spirjit.DeviceArray) and got.ndim == 0
+        np.testing.assert_allclose(float(got), np.linalg.cond(M, p),
+                                   rtol=1e-10, err_msg=str(p))
 
 
 def test_polyfit_fits_as_numpy(device, require_dtypes):
