@@ -47,11 +47,13 @@ CASES = {
                           errors.ArrayAxisError, np.exceptions.AxisError,
                           "axis 3 is out of bounds for array of dimension 2"),
     "NumPy function without a kernel": (
-        lambda: np.frexp(spirjit.zeros(4)), errors.TypingError, TypeError,
-        "numpy.frexp has no spirjit kernel for DeviceArrays"),
-    "order F": (lambda: spirjit.zeros(4).reshape(2, 2, order="F"),
-                errors.NotSupportedError, NotImplementedError,
-                "order='C'"),
+        lambda: np.subtract.accumulate(spirjit.zeros(4)), errors.TypingError,
+        TypeError,
+        "numpy.subtract.accumulate has no spirjit kernel for DeviceArrays"),
+    "pad mode not there": (lambda: np.pad(spirjit.zeros(4), 1,
+                                          mode="linear_ramp"),
+                           errors.NotSupportedError, NotImplementedError,
+                           "numpy.pad(mode='linear_ramp')"),
     "call_kernel without a range": (lambda: spirjit.call_kernel(kernel),
                                     errors.TypingError, TypeError,
                                     "a kernel and a Range or NdRange are "
