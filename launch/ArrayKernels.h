@@ -24,12 +24,13 @@ int64_t itemsizeOf(const Type *element);
 void computeMap(ArrayNode &node, ArrayView out, const Type *outElement,
                 const std::string &outDType, int64_t outItemsize,
                 const std::shared_ptr<runtime::Device> *on = nullptr);
-/// computeMap() on the host's own device (runtime::hostDevice(): machine
-/// code of this host, run on the calling thread) into `out`, memory the
-/// host addresses, once the same form (MapForm: the kernel, its layout,
-/// not the memory or the scalars) has been offered kHostCompileAfter
-/// times on this thread: a value computed once or twice costs no compile.
-/// False leaves it to the caller (NumPy in place, or the device).
+/// computeMap() (or computeReduce() for a Reduce node) on the host's own
+/// device (runtime::hostDevice(): machine code of this host, run on the
+/// calling thread) into `out`, memory the host addresses, once the same
+/// form (MapForm: the kernel, its layout, not the memory or the scalars)
+/// has been offered kHostCompileAfter times on this thread: a value
+/// computed once or twice costs no compile. False leaves it to the caller
+/// (NumPy in place, or the device).
 bool computeMapOnHost(ArrayNode &node, const ArrayView &out,
                       const Type *outElement, const std::string &outDType,
                       int64_t outItemsize);
@@ -54,7 +55,10 @@ ReduceShape reduceShape(const runtime::DeviceInfo &info, int64_t rows,
 /// The kernel cache of an expression (ArrayKernelCaches.cpp), made on
 /// first use and kept for the process.
 KernelCache &arrayKernelCache(const ArrayExpression &expression);
-/// out (the result's shape, C-contiguous) = the Reduce node's value.
-void computeReduce(ArrayNode &node, const ArrayView &out);
+/// out (the result's shape, C-contiguous) = the Reduce node's value;
+/// its kernels run on `on` where given (one group a row), else on the
+/// node's device.
+void computeReduce(ArrayNode &node, const ArrayView &out,
+                   const std::shared_ptr<runtime::Device> *on = nullptr);
 
 } // namespace spirjit::launch

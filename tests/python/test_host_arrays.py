@@ -185,7 +185,7 @@ def test_a_form_computed_again_and_again_is_compiled_for_the_host(host):
     i = rng.integers(-50, 50, 300).astype(np.int16)
     j = rng.integers(-3, 4, 300).astype(np.int32)           # zeros among them
     z = (rng.random(300) + 1j * rng.random(300)).astype(np.complex128)
-    m = rng.random((20, 15))
+    m = rng.random((15, 15))
     A, B, I, J, Z, M = (spirjit.asarray(v, device=host)
                         for v in (a, b, i, j, z, m))
     forms = [
@@ -198,6 +198,17 @@ def test_a_form_computed_again_and_again_is_compiled_for_the_host(host):
         + M[:, :1] * s,                                           # broadcast
         lambda xp, A, B, I, J, Z, M, s: A[::-3] + B[1::3] * s,    # strides
         lambda xp, A, B, I, J, Z, M, s: xp.where(A > s, A, B) < 0.7,
+        # Reductions, their elementwise prologue fused
+        lambda xp, A, B, I, J, Z, M, s: (A * s).sum(),
+        lambda xp, A, B, I, J, Z, M, s: (A * B - s).reshape(30, 10).max(
+            axis=1),
+        lambda xp, A, B, I, J, Z, M, s: (M * s).mean(axis=0),
+        lambda xp, A, B, I, J, Z, M, s: (A - s).argmin(),
+        lambda xp, A, B, I, J, Z, M, s: xp.argmax(M * s - M.T, axis=1),
+        lambda xp, A, B, I, J, Z, M, s: (I * 1000).sum(),  # int64 acc.
+        lambda xp, A, B, I, J, Z, M, s: (Z * s).sum(),
+        lambda xp, A, B, I, J, Z, M, s: (A > s).any(),
+        lambda xp, A, B, I, J, Z, M, s: (A + s).prod(),
     ]
     hosts = (a, b, i, j, z, m)
     with warnings.catch_warnings():
