@@ -131,55 +131,70 @@ llvm::Value *Lowering::constant(const ConstValue &c, const Type *t) {
   return nullptr;
 }
 
+llvm::Function *Lowering::integerHelper(
+    const std::string &name, llvm::Type *type,
+    const std::function<void(llvm::IRBuilder<> &, llvm::Function *)> &body) {
+  if (llvm::Function *helper = module_->getFunction(name))
+    return helper;
+  auto *fnType = llvm::FunctionType::get(type, {type, type}, false);
+  llvm::Function *helper = llvm::Function::Create(
+      fnType, llvm::Function::InternalLinkage, name, module_);
+  helper->setCallingConv(target_.functionCallingConvention());
+  llvm::IRBuilder<> b(context_);
+  b.SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", helper));
+  body(b, helper);
+  return helper;
+}
+
+llvm::Value *Lowering::callHelper(llvm::Function *helper, llvm::Value *a,
+                                  llvm::Value *b) {
+  llvm::CallInst *call = builder_.CreateCall(helper, {a, b});
+  call->setCallingConv(target_.functionCallingConvention());
+  return call;
+}
+
 llvm::Value *Lowering::integerPower(llvm::Value *base, llvm::Value *exponent,
                                     const Type *t) {
   // Exponentiation by squaring in a helper function per integer width;
   // a negative exponent gives 0 (NumPy raises, a kernel cannot).
   llvm::Type *type = base->getType();
-  std::string name = "spirjit.ipow." + t->str();
-  llvm::Function *helper = module_->getFunction(name);
-  if (!helper) {
-    auto *fnType = llvm::FunctionType::get(type, {type, type}, false);
-    helper = llvm::Function::Create(fnType, llvm::Function::InternalLinkage,
-                                    name, module_);
-    helper->setCallingConv(target_.functionCallingConvention());
-    llvm::IRBuilder<> b(context_);
-    auto *entry = llvm::BasicBlock::Create(context_, "entry", helper);
-    auto *loop = llvm::BasicBlock::Create(context_, "loop", helper);
-    auto *done = llvm::BasicBlock::Create(context_, "done", helper);
-    llvm::Value *x = helper->getArg(0), *n = helper->getArg(1);
-    b.SetInsertPoint(entry);
-    llvm::Value *zero = llvm::ConstantInt::get(type, 0);
-    llvm::Value *one = llvm::ConstantInt::get(type, 1);
-    llvm::Value *negative =
-        t->isSigned ? b.CreateICmpSLT(n, zero) : b.getFalse();
-    llvm::Value *early = b.CreateSelect(negative, zero, one);
-    b.CreateCondBr(b.CreateOr(negative, b.CreateICmpEQ(n, zero)), done, loop);
-    b.SetInsertPoint(loop);
-    auto *result = b.CreatePHI(type, 2);
-    auto *power = b.CreatePHI(type, 2);
-    auto *exp = b.CreatePHI(type, 2);
-    llvm::Value *odd = b.CreateICmpNE(b.CreateAnd(exp, one), zero);
-    llvm::Value *nextResult =
-        b.CreateSelect(odd, b.CreateMul(result, power), result);
-    llvm::Value *nextExp = b.CreateLShr(exp, one);
-    llvm::Value *nextPower = b.CreateMul(power, power);
-    result->addIncoming(one, entry);
-    power->addIncoming(x, entry);
-    exp->addIncoming(n, entry);
-    result->addIncoming(nextResult, loop);
-    power->addIncoming(nextPower, loop);
-    exp->addIncoming(nextExp, loop);
-    b.CreateCondBr(b.CreateICmpEQ(nextExp, zero), done, loop);
-    b.SetInsertPoint(done);
-    auto *out = b.CreatePHI(type, 2);
-    out->addIncoming(early, entry);
-    out->addIncoming(nextResult, loop);
-    b.CreateRet(out);
-  }
-  llvm::CallInst *call = builder_.CreateCall(helper, {base, exponent});
-  call->setCallingConv(target_.functionCallingConvention());
-  return call;
+  llvm::Function *helper = integerHelper(
+      "spirjit.ipow." + t->str(), type,
+      [&](llvm::IRBuilder<> &b, llvm::Function *f) {
+        llvm::BasicBlock *entry = b.GetInsertBlock();
+        auto *loop = llvm::BasicBlock::Create(context_, "loop", f);
+        auto *done = llvm::BasicBlock::Create(context_, "done", f);
+        llvm::Value *x = f->getArg(0), *n = f->getArg(1);
+        llvm::Value *zero = llvm::ConstantInt::get(type, 0);
+        llvm::Value *one = llvm::ConstantInt::get(type, 1);
+        llvm::Value *negative =
+            t->isSigned ? b.CreateICmpSLT(n, zero) : b.getFalse();
+        llvm::Value *early = b.CreateSelect(negative, zero, one);
+        b.CreateCondBr(b.CreateOr(negative, b.CreateICmpEQ(n, zero)), done,
+                       loop);
+        b.SetInsertPoint(loop);
+        auto *result = b.CreatePHI(type, 2);
+        auto *power = b.CreatePHI(type, 2);
+        auto *exp = b.CreatePHI(type, 2);
+        llvm::Value *odd = b.CreateICmpNE(b.CreateAnd(exp, one), zero);
+        llvm::Value *nextResult =
+            b.CreateSelect(odd, b.CreateMul(result, power), result);
+        llvm::Value *nextExp = b.CreateLShr(exp, one);
+        llvm::Value *nextPower = b.CreateMul(power, power);
+        result->addIncoming(one, entry);
+        power->addIncoming(x, entry);
+        exp->addIncoming(n, entry);
+        result->addIncoming(nextResult, loop);
+        power->addIncoming(nextPower, loop);
+        exp->addIncoming(nextExp, loop);
+        b.CreateCondBr(b.CreateICmpEQ(nextExp, zero), done, loop);
+        b.SetInsertPoint(done);
+        auto *out = b.CreatePHI(type, 2);
+        out->addIncoming(early, entry);
+        out->addIncoming(nextResult, loop);
+        b.CreateRet(out);
+      });
+  return callHelper(helper, base, exponent);
 }
 
 llvm::Value *Lowering::integerGcd(llvm::Value *a, llvm::Value *b,
@@ -195,37 +210,30 @@ llvm::Value *Lowering::integerGcd(llvm::Value *a, llvm::Value *b,
     b = builder_.CreateSelect(builder_.CreateICmpSLT(b, zero),
                               builder_.CreateNeg(b), b);
   }
-  std::string name = "spirjit.gcd.i" + std::to_string(type->getIntegerBitWidth());
-  llvm::Function *helper = module_->getFunction(name);
-  if (!helper) {
-    auto *fnType = llvm::FunctionType::get(type, {type, type}, false);
-    helper = llvm::Function::Create(fnType, llvm::Function::InternalLinkage,
-                                    name, module_);
-    helper->setCallingConv(target_.functionCallingConvention());
-    llvm::IRBuilder<> h(context_);
-    auto *entry = llvm::BasicBlock::Create(context_, "entry", helper);
-    auto *loop = llvm::BasicBlock::Create(context_, "loop", helper);
-    auto *step = llvm::BasicBlock::Create(context_, "step", helper);
-    auto *done = llvm::BasicBlock::Create(context_, "done", helper);
-    h.SetInsertPoint(entry);
-    h.CreateBr(loop);
-    h.SetInsertPoint(loop);
-    auto *x = h.CreatePHI(type, 2);
-    auto *y = h.CreatePHI(type, 2);
-    h.CreateCondBr(h.CreateICmpEQ(y, llvm::ConstantInt::get(type, 0)), done,
-                   step);
-    h.SetInsertPoint(step);
-    llvm::Value *rest = h.CreateURem(x, y);
-    x->addIncoming(helper->getArg(0), entry);
-    y->addIncoming(helper->getArg(1), entry);
-    x->addIncoming(y, step);
-    y->addIncoming(rest, step);
-    h.CreateBr(loop);
-    h.SetInsertPoint(done);
-    h.CreateRet(x);
-  }
-  llvm::CallInst *gcd = builder_.CreateCall(helper, {a, b});
-  gcd->setCallingConv(target_.functionCallingConvention());
+  llvm::Function *helper = integerHelper(
+      "spirjit.gcd.i" + std::to_string(type->getIntegerBitWidth()), type,
+      [&](llvm::IRBuilder<> &h, llvm::Function *f) {
+        llvm::BasicBlock *entry = h.GetInsertBlock();
+        auto *loop = llvm::BasicBlock::Create(context_, "loop", f);
+        auto *step = llvm::BasicBlock::Create(context_, "step", f);
+        auto *done = llvm::BasicBlock::Create(context_, "done", f);
+        h.CreateBr(loop);
+        h.SetInsertPoint(loop);
+        auto *x = h.CreatePHI(type, 2);
+        auto *y = h.CreatePHI(type, 2);
+        h.CreateCondBr(h.CreateICmpEQ(y, llvm::ConstantInt::get(type, 0)),
+                       done, step);
+        h.SetInsertPoint(step);
+        llvm::Value *rest = h.CreateURem(x, y);
+        x->addIncoming(f->getArg(0), entry);
+        y->addIncoming(f->getArg(1), entry);
+        x->addIncoming(y, step);
+        y->addIncoming(rest, step);
+        h.CreateBr(loop);
+        h.SetInsertPoint(done);
+        h.CreateRet(x);
+      });
+  llvm::Value *gcd = callHelper(helper, a, b);
   if (!lcm)
     return gcd;
   // a / gcd * b, and 0 where both are 0.

@@ -101,6 +101,13 @@ private:
   llvm::Value *complexBinary(BinaryOperator op, llvm::Value *a, llvm::Value *b);
   llvm::Value *integerPower(llvm::Value *base, llvm::Value *exponent,
                             const Type *t);
+  /// The internal function `name` of two `type` operands returning one,
+  /// made by `body` (given a builder in its entry block) on first use.
+  llvm::Function *integerHelper(
+      const std::string &name, llvm::Type *type,
+      const std::function<void(llvm::IRBuilder<> &, llvm::Function *)> &body);
+  llvm::Value *callHelper(llvm::Function *helper, llvm::Value *a,
+                          llvm::Value *b);
   /// NumPy's gcd (or lcm) of two integers of type t.
   llvm::Value *integerGcd(llvm::Value *a, llvm::Value *b, const Type *t,
                           bool lcm);

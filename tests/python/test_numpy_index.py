@@ -5,13 +5,14 @@ DeviceArrays on the operands' device with NumPy's answer, dtype and
 shape, writes in place where NumPy's does, and raises NumPy's errors, on
 every device, with NumPy in place for small values and with kernels."""
 
-import warnings
 
 import numpy as np
 import pytest
 
 import spirjit
 from spirjit import errors
+
+from test_numpy_more import run_cases
 
 RNG = np.random.default_rng(11)
 B = RNG.random((6, 5))
@@ -202,20 +203,7 @@ def _same(got, want, what):
 def test_numpy_functions_on_device_arrays(device, require_dtypes,
                                           host_numpy):
     require_dtypes(np.float64)
-    from spirjit import _array_primitives as prims
-    from spirjit import _spirjit
-    was = _spirjit._host_evaluation(host_numpy)
-    try:
-        on_device = {k: spirjit.asarray(v, device=device)
-                     for k, v in _host().items()}
-        with prims.use_host(host_numpy):
-            for name, call in CASES.items():
-                with np.errstate(all="ignore"), warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)
-                    want = call(_host())
-                _same(call(on_device), want, name)
-    finally:
-        _spirjit._host_evaluation(was)
+    run_cases(device, host_numpy, CASES, _host, _same)
 
 
 @pytest.mark.parametrize("call", [

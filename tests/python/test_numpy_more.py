@@ -224,25 +224,31 @@ def _same(got, want, what):
                                else 1e-12, equal_nan=True, err_msg=what)
 
 
-@pytest.mark.parametrize("host_numpy", [True, False],
-                         ids=["numpy-in-place", "kernels"])
-def test_numpy_functions_on_device_arrays(device, require_dtypes,
-                                          host_numpy):
-    require_dtypes(np.float64)
+def run_cases(device, host_numpy, cases, host, same):
+    """Each case on NumPy's arrays and on DeviceArrays of them, compared
+    by ``same``; small values by NumPy in place or by kernels."""
     from spirjit import _array_primitives as prims
     from spirjit import _spirjit
     was = _spirjit._host_evaluation(host_numpy)
     try:
         on_device = {k: spirjit.asarray(v, device=device)
-                     for k, v in _host().items()}
+                     for k, v in host().items()}
         with prims.use_host(host_numpy):
-            for name, call in CASES.items():
+            for name, call in cases.items():
                 with np.errstate(all="ignore"), warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
-                    want = call(_host())
-                _same(call(on_device), want, name)
+                    want = call(host())
+                same(call(on_device), want, name)
     finally:
         _spirjit._host_evaluation(was)
+
+
+@pytest.mark.parametrize("host_numpy", [True, False],
+                         ids=["numpy-in-place", "kernels"])
+def test_numpy_functions_on_device_arrays(device, require_dtypes,
+                                          host_numpy):
+    require_dtypes(np.float64)
+    run_cases(device, host_numpy, CASES, _host, _same)
 
 
 def test_numpy_function_errors_are_numpys(device):

@@ -44,6 +44,23 @@ std::shared_ptr<runtime::Device> pocl() {
   return nullptr;
 }
 
+/// How many of host-addressable `buffer`'s first n floats are not `value`.
+int64_t countOther(const runtime::Buffer &buffer, int64_t n, float value) {
+  const auto *c = static_cast<const float *>(buffer.svm());
+  int64_t other = 0;
+  for (int64_t i = 0; i < n; ++i)
+    other += c[i] != value;
+  return other;
+}
+
+/// A 1-D range of n work-items.
+LaunchRange lineOf(int64_t n) {
+  LaunchRange range;
+  range.dims = 1;
+  range.global[0] = n;
+  return range;
+}
+
 KernelCache cacheOf(const std::string &fixture) {
   return KernelCache([fixture] { return loadFixture("py311", fixture); },
                      CompileOptions());
@@ -361,19 +378,13 @@ TEST_F(Launcher, LaunchesFinishWhileTheHostHoldsViews) {
   };
   ArgumentValue args[] = {deviceArray(bufferA), deviceArray(bufferB),
                           deviceArray(bufferC)};
-  LaunchRange range;
-  range.dims = 1;
-  range.global[0] = n;
   KernelCache cache = cacheOf("vecadd");
   device_->addHostView(); // NumPy holds a view of the memory
   {
     Event event;
-    cache.submit(event, range, args, 3, device_, nullptr, 0, false);
+    cache.submit(event, lineOf(n), args, 3, device_, nullptr, 0, false);
   }
-  const auto *c = static_cast<const float *>(bufferC->svm());
-  int64_t unwritten = 0;
-  for (int64_t i = 0; i < n; ++i)
-    unwritten += c[i] != 3.5f;
+  int64_t unwritten = countOther(*bufferC, n, 3.5f);
   device_->removeHostView();
   device_->finish();
   EXPECT_EQ(unwritten, 0);
@@ -464,21 +475,14 @@ TEST_F(Launcher, TheHostDeviceRunsALaunchOnTheCallingThreadOverAnotherDevicesMem
   ArgumentValue args[] = {floatVector(bufferA, shape, strides),
                           floatVector(bufferB, shape, strides),
                           floatVector(bufferC, shape, strides)};
-  LaunchRange range;
-  range.dims = 1;
-  range.global[0] = n;
   KernelCache cache = cacheOf("vecadd");
   std::shared_ptr<runtime::Device> host = runtime::hostDevice();
   EXPECT_EQ(host->info().deviceType, "cpu");
   for (int k = 0; k < 3; ++k) {
     Event event;
-    cache.submit(event, range, args, 3, host, nullptr, 0, false);
+    cache.submit(event, lineOf(n), args, 3, host, nullptr, 0, false);
     // Done when submit returns: nothing was queued anywhere.
-    const auto *c = static_cast<const float *>(bufferC->svm());
-    int64_t wrong = 0;
-    for (int64_t i = 0; i < n; ++i)
-      wrong += c[i] != 3.5f;
-    ASSERT_EQ(wrong, 0) << "launch " << k;
+    ASSERT_EQ(countOther(*bufferC, n, 3.5f), 0) << "launch " << k;
     std::fill_n(static_cast<float *>(bufferC->svm()), n, 0.0f);
     event.wait();
   }
