@@ -281,8 +281,7 @@ def vecmat(x1, x2, out=None):
     return _write(out, product[..., 0, :])
 
 
-def ufuncs():
-    """Composed ufunc -> its DeviceArray version (for __array_ufunc__)."""
+def _composed_ufuncs():
     table = {np.modf: modf, np.frexp: frexp, np.float_power: float_power,
              np.spacing: spacing}
     for name, function in (("vecdot", vecdot), ("matvec", matvec),
@@ -290,6 +289,14 @@ def ufuncs():
         if hasattr(np, name):  # (NumPy 2.0 and 2.2)
             table[getattr(np, name)] = function
     return table
+
+
+_UFUNCS = _composed_ufuncs()
+
+
+def ufuncs():
+    """Composed ufunc -> its DeviceArray version (for __array_ufunc__)."""
+    return _UFUNCS
 
 
 def functions():
