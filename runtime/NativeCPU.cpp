@@ -444,9 +444,9 @@ public:
           pool.run(work->units, grain, [&](int64_t begin, int64_t end) {
             // The chunk's number, by its first unit: run() makes exactly
             // these chunks (ThreadPool.h's contract).
-            runChunk(*work,
-                     arena, arena ? ThreadPool::chunkOf(work->units, chunks, begin) : 0,
-                     begin, end);
+            int64_t k =
+                arena ? ThreadPool::chunkOf(work->units, chunks, begin) : 0;
+            runChunk(*work, arena, k, begin, end);
           });
         });
     if (!wantEvent)
