@@ -432,6 +432,8 @@ def install(cls, functions):
     cls.sort = _numpy_method("sort", in_place=True)
     cls.partition = _numpy_method("partition", in_place=True)
     cls.view = view
+    from ._array_numpy_misc import byteswap
+    cls.byteswap = byteswap
     cls.tolist = lambda self: self.asnumpy().tolist()
     cls.tobytes = lambda self, order="C": self.asnumpy().tobytes(order)
     functions.update(_FUNCTIONS)

@@ -21,6 +21,7 @@ import numpy as np
 from . import _array_ops as ops
 from . import _array_primitives as prims
 from . import _array_numpy_index as index
+from . import _array_numpy_misc as misc
 from . import _array_numpy_tail as tail
 from . import _array_numpy_values as values
 from . import _array_statistics as statistics
@@ -139,7 +140,8 @@ _PAD_OPTIONS = {"constant": {"constant_values"}, "edge": set(),
                 "wrap": set(), "reflect": {"reflect_type"},
                 "symmetric": {"reflect_type"}, "empty": set(),
                 "maximum": {"stat_length"}, "minimum": {"stat_length"},
-                "mean": {"stat_length"}, "median": {"stat_length"}}
+                "mean": {"stat_length"}, "median": {"stat_length"},
+                "linear_ramp": {"end_values"}}
 
 
 def pad(array, pad_width, mode="constant", **kwargs):
@@ -148,7 +150,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
         raise errors.NotSupportedError(
             f"numpy.pad(mode={mode!r}) on DeviceArrays is not supported; "
             "'constant', 'edge', 'wrap', 'reflect', 'symmetric', 'empty', "
-            "'maximum', 'minimum', 'mean' and 'median' are")
+            "'maximum', 'minimum', 'mean', 'median' and 'linear_ramp' are")
     extra = set(kwargs) - _PAD_OPTIONS[mode]
     if extra:
         raise errors.TypingError(
@@ -184,9 +186,28 @@ def pad(array, pad_width, mode="constant", **kwargs):
             source = _pad_source(mode, n, before, after)
             x = prims.take(x, xp.asarray(source, device=x._device), axis)
             continue
+        if mode == "linear_ramp":
+            ends = np.broadcast_to(np.asarray(kwargs.get("end_values", 0)),
+                                   (x.ndim, 2))[axis]
+            x = _pad_ramps(x, axis, before, after, ends)
+            continue
         x = _pad_statistic(x, axis, before, after, mode,
                            kwargs.get("stat_length"))
     return x
+
+
+def _pad_ramps(x, axis, before, after, ends):
+    """NumPy's linear_ramp: from each end value to the edge (the edge not
+    repeated), as np.linspace in the array's dtype computes them."""
+    xp = _xp()
+    ramps = []
+    for side, width, end in ((0, before, ends[0]), (-1, after, ends[1])):
+        index = [slice(None)] * x.ndim
+        index[axis] = side
+        ramp = misc.linspace(end.item(), x[tuple(index)], num=width,
+                             endpoint=False, dtype=x.dtype, axis=axis)
+        ramps.append(ramp if side == 0 else xp.flip(ramp, axis=axis))
+    return xp.concat((ramps[0], x, ramps[1]), axis=axis)
 
 
 def _pad_statistic(x, axis, before, after, mode, stat_length):
@@ -629,6 +650,7 @@ def functions():
         **tail.functions(),
         **index.functions(),
         **values.functions(),
+        **misc.functions(),
         np.interp: interp,
         np.diag: diag,
         np.split: _split("split", True),

@@ -608,13 +608,20 @@ def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
         return _array_statistics.ufunc_at(ufunc, *inputs)
     if not all(_is_operand(v) for v in inputs):
         return NotImplemented
+    from . import _array_numpy_misc as misc
     from . import _array_numpy_values as values
     if method == "accumulate" and out is None and len(inputs) == 1 and \
             ufunc.__name__ not in _UFUNC_SCANS and \
             set(kwargs) <= {"axis", "dtype"}:
         scanned = values.accumulate(ufunc, inputs[0], **kwargs)
+        if scanned is None:
+            scanned = misc.accumulate(ufunc, inputs[0], **kwargs)
         if scanned is not None:
             return scanned
+    if method == "reduceat" and set(kwargs) <= {"axis", "dtype"}:
+        folded = misc.reduceat(ufunc, *inputs, out=out, **kwargs)
+        if folded is not None:
+            return folded
     if method in ("reduce", "accumulate") and out is None and \
             len(inputs) == 1 and isinstance(inputs[0], DeviceArray) and \
             set(kwargs) <= {"axis", "dtype", "keepdims"} and \

@@ -159,53 +159,91 @@ def _nan_order_statistic(ordered, value, along, dtype, median,
     NaN: NaN where the slice is all NaN (NumPy's nanpercentile)."""
     xp = _xp()
     count = (~xp.isnan(ordered)).sum(axis=along, keepdims=True)
-    position = value * ops.astype(count - 1, np.float64)
-    floor = xp.floor(position)
-    index = {"higher": xp.ceil(position), "nearest": xp.round(position)}.get(
-        method, floor)
-    low = xp.maximum(ops.astype(index, np.int64), 0)
-    high = xp.minimum(low + 1, xp.maximum(count - 1, 0))
-    if method in _DISCRETE:
-        t = xp.zeros(position.shape, dtype=dtype, device=ordered._device)
-    elif method == "midpoint":
-        t = ops.astype(xp.where(position == floor, 0.0, 0.5), dtype)
-    else:
-        t = ops.astype(position - ops.astype(low, np.float64), dtype)
+    low, high, t = _positions(method, ops.astype(count, np.float64), value,
+                              xp)
+    top = xp.maximum(count - 1, 0)
+    low, high = (xp.minimum(xp.maximum(ops.astype(i, np.int64), 0), top)
+                 for i in (low, high))
+    if median:
+        high = xp.minimum(low + 1, top)
     a_low, a_high = (xp.squeeze(xp.take_along_axis(ordered, at, axis=along),
                                 axis=along) for at in (low, high))
-    count, t = (xp.squeeze(v, axis=along) for v in (count, t))
+    count = xp.squeeze(count, axis=along)
     if median:  # NumPy's: the mean of the middle two, or the middle one
         result = xp.where(count % 2 == 1, a_low, (a_low + a_high) / 2)
     elif method in _DISCRETE:
         result = a_low
     else:  # NumPy's _lerp, from the nearer end
+        t = ops.astype(xp.squeeze(t, axis=along) if isinstance(
+            t, DeviceArray) else t, dtype)
         step = a_high - a_low
         result = xp.where(t >= 0.5, a_high - step * (1 - t), a_low + step * t)
     return xp.where(count == 0, np.nan, result)
 
 
-# NumPy's methods that pick or average the two order statistics around
-# q * (n - 1); the discrete ones keep the input's dtype.
-_QUANTILE_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
-_DISCRETE = ("lower", "higher", "nearest")
+# NumPy's quantile methods (Hyndman and Fan's): the discrete ones pick one
+# order statistic and keep the input's dtype; the others interpolate
+# between two, at the virtual index of their (alpha, beta).
+_DISCRETE = ("lower", "higher", "nearest", "inverted_cdf",
+             "closest_observation")
+_ALPHA_BETA = {"interpolated_inverted_cdf": (0, 1), "hazen": (0.5, 0.5),
+               "weibull": (0, 0), "median_unbiased": (1 / 3.0, 1 / 3.0),
+               "normal_unbiased": (3 / 8.0, 3 / 8.0)}
+_QUANTILE_METHODS = ("linear", "midpoint", "averaged_inverted_cdf") + \
+    _DISCRETE + tuple(_ALPHA_BETA)
 
 
-def _pick(method, position, low):
-    """(index of the lower statistic, the weight of the next one) for a
-    position q * (n - 1) of a method, as Python numbers."""
-    if method == "lower":
-        return low, 0.0
-    if method == "higher":
-        return int(np.ceil(position)), 0.0
-    if method == "nearest":  # NumPy's around: halves to even
-        return int(np.around(position)), 0.0
-    if method == "midpoint":
-        return low, 0.0 if position == low else 0.5
-    return low, position - low
+def _positions(method, n, q, m):
+    """(low, high, t): the order statistics (0-based, before clipping) a
+    method reads for the q-th quantile of n values and the weight of the
+    high one, as NumPy's _quantile computes them. n and the results are
+    Python numbers with m = numpy, arrays with m = the spirjit module."""
+    if method in ("linear", "lower", "higher", "nearest", "midpoint"):
+        v = (n - 1) * q
+    elif method in ("inverted_cdf", "averaged_inverted_cdf"):
+        v = n * q - 1
+    elif method == "closest_observation":
+        v = n * q - 1 - 0.5
+    else:
+        alpha, beta = _ALPHA_BETA[method]
+        v = n * q + (alpha + q * (1 - alpha - beta)) - 1
+    if method in ("lower", "higher", "nearest"):
+        i = {"lower": m.floor, "higher": m.ceil, "nearest": m.round}[
+            method](v)
+        return i, i, 0.0
+    previous = m.floor(v)
+    gamma = v - previous
+    if method in ("inverted_cdf", "closest_observation"):
+        pick = gamma == 0
+        if method == "closest_observation":  # the even statistic (1-based)
+            pick = pick & (previous % 2 == 1)
+        i = m.maximum(m.where(pick, previous, previous + 1), 0)
+        return i, i, 0.0
+    above, below = v >= n - 1, v < 0
+    low = m.where(above, n - 1, m.where(below, 0, previous))
+    high = m.where(above, n - 1, m.where(below, 0, previous + 1))
+    gamma = v - m.where(above, -1, low)
+    if method == "averaged_inverted_cdf":
+        gamma = m.where(gamma == 0, 0.5, 1.0)
+    elif method == "midpoint":
+        gamma = m.where(v % 1 == 0, 0.0, 0.5)
+    return low, high, gamma
+
+
+def _result_dtype(name, dtype, q, method, skip_nan):
+    """NumPy's dtype of its quantile or percentile of ``dtype`` values at
+    q as the user gave it (a Python number is weak; an array or NumPy
+    scalar takes part in the promotion; 'linear' at integer q picks),
+    asked of NumPy on one element."""
+    function = getattr(np, ("nan" if skip_nan else "") + name)
+    try:
+        return function(np.zeros(1, dtype), q, method=method).dtype
+    except (TypeError, ValueError):
+        return None
 
 
 def _order_statistic(a, q, axis, keepdims, method, name, median=False,
-                     skip_nan=False):
+                     skip_nan=False, given_q=None):
     if method not in _QUANTILE_METHODS:
         raise errors.NotSupportedError(
             f"numpy.{name}(method={method!r}) on DeviceArrays is not "
@@ -224,6 +262,9 @@ def _order_statistic(a, q, axis, keepdims, method, name, median=False,
             f"numpy.{name} of an empty DeviceArray")
     dtype = np.result_type(x.dtype, np.float64) if x.dtype.kind in "biu" \
         and method not in _DISCRETE else x.dtype
+    if given_q is not None:
+        dtype = _result_dtype(name, x.dtype, given_q, method,
+                              skip_nan) or dtype
     ordered = prims.sort(ops.astype(flat, dtype), along)
     skipping = skip_nan and ordered.dtype.kind in "fc"
     # (NaNs sort last: the plain forms' NaN check reads the last element.)
@@ -234,9 +275,11 @@ def _order_statistic(a, q, axis, keepdims, method, name, median=False,
             results.append(ops.astype(_nan_order_statistic(
                 ordered, value, along, dtype, median, method), dtype))
             continue
-        position = value * (n - 1)
-        low, t = _pick(method, position, int(np.floor(position)))
-        high = min(low + 1, n - 1)
+        low, high, t = (v.item() for v in np.broadcast_arrays(
+            *_positions(method, n, value, np)))
+        low, high = int(min(max(low, 0), n - 1)), int(min(high, n - 1))
+        if median:
+            high = min(low + 1, n - 1)
         a_low = prims.take(ordered, np.intp(low), along)
         a_high = prims.take(ordered, np.intp(high), along)
         if median:
@@ -279,12 +322,12 @@ def _quantile(name, skip_nan):
                  method="linear", keepdims=False, *, weights=None,
                  interpolation=None):
         _refuse(name, out=out, weights=weights, interpolation=interpolation)
+        given = q.asnumpy() if isinstance(q, DeviceArray) else q
         if percent:
-            q = np.true_divide(q.asnumpy() if isinstance(q, DeviceArray)
-                               else q, 100)
+            q = np.true_divide(given, 100)
         return _order_statistic(a, q, axis, keepdims, method,
                                 "percentile" if percent else "quantile",
-                                skip_nan=skip_nan)
+                                skip_nan=skip_nan, given_q=given)
     function.__name__ = name
     return function
 

@@ -206,11 +206,11 @@ def test_ufunc_out(device):
 
 def test_unknown_ufunc_is_a_clear_type_error(device):
     X = spirjit.asarray(np.arange(4), device=device)
-    with pytest.raises(TypeError, match="numpy.add.reduceat has no spirjit "
-                       "kernel"):
-        np.add.reduceat(X, [0, 2])
-    with pytest.raises(TypeError, match="numpy.subtract.accumulate"):
-        np.subtract.accumulate(X)
+    with pytest.raises(TypeError, match="numpy.subtract.reduceat has no "
+                       "spirjit kernel"):
+        np.subtract.reduceat(X, [0, 2])
+    with pytest.raises(TypeError, match="numpy.power.accumulate"):
+        np.power.accumulate(X)
 
 
 def test_where(device):
@@ -368,9 +368,9 @@ def test_numpy_functions_stay_on_the_device_or_say_they_cannot(device):
     # No silent host copy (API.md): a function without a device version
     # raises, naming itself and the way to compute it on the host.
     with pytest.raises(NotImplementedError,
-                       match=r"numpy\.i0 has no DeviceArray "
+                       match=r"numpy\.einsum_path has no DeviceArray "
                              r"version.*np\.asarray\(x\)") as info:
-        np.i0(X)
+        np.einsum_path("i,i", X, X)
     assert isinstance(info.value, errors.NotSupportedError)
 
 
