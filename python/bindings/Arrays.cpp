@@ -118,9 +118,13 @@ launch::NodeRef operandNode(py::handle value,
                             device);
 }
 
-/// A new DeviceArray of `node`'s value, computed now under SPIRJIT_LAZY=0.
+/// A new DeviceArray of `node`'s value, computed now under SPIRJIT_LAZY=0
+/// and while the host holds views of the device's memory (DLPack, a
+/// writable buffer): other code may write through them at any time, and
+/// an operation must see the values of its own line, as NumPy's would.
 py::object pendingArray(launch::NodeRef node, const py::dtype &dtype) {
-  if (!launch::lazyEvaluation())
+  if (!launch::lazyEvaluation() ||
+      (node->device && node->device->hasHostViews()))
     launch::evaluate(*node);
   return py::cast(DeviceArray(std::move(node), dtype));
 }
@@ -455,6 +459,16 @@ bool broadcastShapes(const std::vector<int64_t> *const *shapes, size_t count,
   return true;
 }
 
+/// Whether the low `size` bytes of `word` hold a negative integer.
+bool negativeInteger(uint64_t word, py::ssize_t size) {
+  switch (size) {
+  case 1: return static_cast<int8_t>(word) < 0;
+  case 2: return static_cast<int16_t>(word) < 0;
+  case 4: return static_cast<int32_t>(word) < 0;
+  default: return static_cast<int64_t>(word) < 0;
+  }
+}
+
 /// `function` over the `count` operands at `inputs` recorded, or an empty
 /// object for the Python path.
 py::object fastApply(const std::string *function, PyObject *ufunc,
@@ -498,6 +512,10 @@ py::object fastApply(const std::string *function, PyObject *ufunc,
     }
     uint64_t bytes[2] = {0, 0};
     if (!numberAs(inputs[i], loop.dtypes[i], bytes, keys[i]))
+      return py::object();
+    // NumPy's error for a negative integer exponent: the Python path.
+    if (i == 1 && *function == "power" && loop.dtypes[i].kind() == 'i' &&
+        negativeInteger(bytes[0], loop.dtypes[i].itemsize()))
       return py::object();
     nodes.push_back(launch::scalarNode(loop.types[i], loop.names[i],
                                        loop.dtypes[i].itemsize(), bytes,

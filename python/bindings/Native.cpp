@@ -117,17 +117,31 @@ const char *bufferFormat(const py::dtype &dtype) {
 struct BufferLayout {
   std::vector<Py_ssize_t> shape, strides;
   std::shared_ptr<runtime::Device> device;
+  /// A read's copy of the value (the buffer then points into it).
+  py::object snapshot;
   ~BufferLayout() {
     if (device)
       device->removeHostView();
   }
 };
 
+/// Set by DeviceArray._host_memoryview for the request it makes.
+thread_local bool aliasNextBuffer = false;
+
+/// The buffer protocol. A request to write (PyBUF_WRITABLE: mpi4py's
+/// receives, struct.pack_into) gets the device's memory in place; a read
+/// (memoryview(x), NumPy's np.asarray(x), which asks before __array__)
+/// gets a copy of the value, so that np.asarray(x) is a copy as API.md
+/// says and a later write to it or to x leaves the other alone. The
+/// library's NumPy-in-place paths take the memory (_host_memoryview).
 int getBuffer(PyObject *self, Py_buffer *view, int flags) {
   view->obj = nullptr;
+  bool alias = (flags & PyBUF_WRITABLE) == PyBUF_WRITABLE || aliasNextBuffer;
+  aliasNextBuffer = false;
   try {
     const DeviceArray *array = asDeviceArray(self);
-    const std::shared_ptr<runtime::Buffer> &buffer = array->writableBuffer();
+    const std::shared_ptr<runtime::Buffer> &buffer =
+        alias ? array->writableBuffer() : array->buffer();
     auto *host = static_cast<char *>(hostView(*buffer));
     if (!host) {
       PyErr_SetString(
@@ -138,17 +152,27 @@ int getBuffer(PyObject *self, Py_buffer *view, int flags) {
               .c_str());
       return -1;
     }
-    // The host reads and writes in place: the queue's work comes first.
-    runtime::Device &device = *buffer->device();
-    uint64_t upTo = launch::launchesSoFar();
-    device.finish();
-    launch::releaseFinishedLaunches(device, upTo);
     auto *layout = new BufferLayout;
-    for (size_t d = 0; d < array->shape().size(); ++d) {
-      layout->shape.push_back(static_cast<Py_ssize_t>(array->shape()[d]));
-      layout->strides.push_back(static_cast<Py_ssize_t>(array->strides()[d]));
+    if (alias) {
+      // The host reads and writes in place: the queue's work comes first.
+      runtime::Device &device = *buffer->device();
+      uint64_t upTo = launch::launchesSoFar();
+      device.finish();
+      launch::releaseFinishedLaunches(device, upTo);
+      host += array->offset();
+      for (size_t d = 0; d < array->shape().size(); ++d)
+        layout->strides.push_back(
+            static_cast<Py_ssize_t>(array->strides()[d]));
+    } else {
+      py::array copy = array->toNumPy();
+      host = static_cast<char *>(copy.mutable_data());
+      for (py::ssize_t d = 0; d < copy.ndim(); ++d)
+        layout->strides.push_back(copy.strides(d));
+      layout->snapshot = std::move(copy);
     }
-    view->buf = host + array->offset();
+    for (size_t d = 0; d < array->shape().size(); ++d)
+      layout->shape.push_back(static_cast<Py_ssize_t>(array->shape()[d]));
+    view->buf = host;
     view->itemsize = static_cast<Py_ssize_t>(array->dtype().itemsize());
     view->len = static_cast<Py_ssize_t>(array->size()) * view->itemsize;
     view->readonly = 0;
@@ -186,8 +210,10 @@ int getBuffer(PyObject *self, Py_buffer *view, int flags) {
       view->strides = nullptr;
     if ((flags & PyBUF_ND) != PyBUF_ND)
       view->shape = nullptr;
-    layout->device = buffer->device();
-    layout->device->addHostView();
+    if (alias) {
+      layout->device = buffer->device();
+      layout->device->addHostView();
+    }
     view->obj = self;
     Py_INCREF(self);
     return 0;
@@ -208,6 +234,19 @@ void releaseBuffer(PyObject *, Py_buffer *view) {
 void addNativeInterface(
     py::class_<DeviceArray> &arrays,
     py::class_<runtime::Device, std::shared_ptr<runtime::Device>> &devices) {
+  arrays.def(
+      "_host_memoryview",
+      [](py::handle self) {
+        // The memory itself, for NumPy in place (_array_primitives'
+        // host_view); a memoryview of a DeviceArray is otherwise a copy.
+        aliasNextBuffer = true;
+        PyObject *view = PyMemoryView_FromObject(self.ptr());
+        aliasNextBuffer = false;
+        if (!view)
+          throw py::error_already_set();
+        return py::reinterpret_steal<py::object>(view);
+      },
+      "a memoryview of the array's own memory (host-addressable devices)");
   arrays.def("__spirjit_native__", &arrayInterface,
              "the array's memory, layout, dtype, device and queue as "
              "integers, for native code (spirjit/extension.hpp); pending "

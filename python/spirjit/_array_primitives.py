@@ -50,7 +50,7 @@ def _on_host(*arrays):
 
 def host_view(x):
     """The NumPy array over ``x``'s own memory (``x`` evaluated first)."""
-    return np.asarray(memoryview(x))
+    return np.asarray(x._host_memoryview())
 
 
 def to_device_like(value, like):

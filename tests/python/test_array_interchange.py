@@ -46,10 +46,29 @@ def test_launches_finish_while_the_host_holds_a_view(device):
     view = np.from_dlpack(x)
     x[...] = x + 5.0  # a kernel: the view shows all of it or nothing
     np.testing.assert_array_equal(view, np.full(BIG, 5.0))
-    mv = memoryview(x)
-    x[...] = x * 2.0
-    np.testing.assert_array_equal(np.frombuffer(mv, dtype=np.float64),
-                                  np.full(BIG, 10.0))
+    y = x * 2.0  # computed at once while the view lives: it may be written
+    view[:] = 1.0
+    np.testing.assert_array_equal(np.asarray(y), np.full(BIG, 10.0))
+
+
+def test_np_asarray_is_a_copy_and_dlpack_views_see_eager_values(device):
+    # API.md: np.asarray(x) copies to the host (NumPy asks for the buffer
+    # protocol before __array__).
+    d = spirjit.asarray(np.ones(5), device=device)
+    host_addressable(d)
+    n = np.asarray(d)
+    y = d + 1
+    n[:] = 3
+    d += 1
+    np.testing.assert_array_equal(n, np.full(5, 3.0))
+    np.testing.assert_array_equal(np.asarray(y), np.full(5, 2.0))
+    np.testing.assert_array_equal(np.asarray(d), np.full(5, 2.0))
+    # A DLPack view writes the memory; what was computed before stays.
+    view = np.from_dlpack(d)
+    z = d * 10
+    view[:] = 50.0
+    np.testing.assert_array_equal(np.asarray(z), np.full(5, 20.0))
+    np.testing.assert_array_equal(np.asarray(d), np.full(5, 50.0))
 
 
 def test_copy_true_exports_a_flagged_copy(device):
@@ -168,15 +187,17 @@ def test_from_dlpack_of_a_device_array(device):
         spirjit.from_dlpack(x, device=others[0], copy=False)
 
 
-def test_memoryview_is_the_memory(device):
+def test_memoryview_reads_a_copy_and_writes_go_in_place(device):
     x = spirjit.asarray(np.arange(12, dtype=np.int32).reshape(3, 4),
                         device=device)
     host_addressable(x)
-    mv = memoryview(x)
+    mv = memoryview(x)  # a read: the value, as np.asarray(x) copies it
     assert (mv.format, mv.shape, mv.strides, mv.readonly) == \
         ("i", (3, 4), (16, 4), False)
     assert mv.tolist() == np.arange(12).reshape(3, 4).tolist()
-    mv[1, 2] = -7  # the host writes the device's memory
+    mv[1, 2] = -7
+    assert int(x[1, 2]) == 6
+    struct.pack_into("i", x, 24, -7)  # a writable request: the memory
     assert int(x[1, 2]) == -7
     view = x[::2, ::-1]  # any strides
     assert memoryview(view).tolist() == np.asarray(view).tolist()
@@ -188,9 +209,11 @@ def test_buffer_protocol_contiguity_requests(device):
     x = spirjit.asarray(np.arange(8.0), device=device)
     host_addressable(x)
     assert struct.unpack_from("d", x, 8) == (1.0,)  # a plain buffer
-    with pytest.raises(BufferError, match="a C-contiguous buffer was asked "
-                       "for, and this DeviceArray view is not"):
-        struct.unpack_from("d", x[::2])
+    assert struct.unpack_from("d", x[::2], 8) == (2.0,)  # a read: a copy
+    with pytest.raises(TypeError, match="read-write bytes-like"):
+        struct.pack_into("d", x[::2], 0, 1.0)  # in place: not contiguous
+    struct.pack_into("d", x, 0, -1.0)
+    assert float(x[0]) == -1.0
 
 
 def test_buffer_protocol_on_device_memory_is_a_buffer_error():
@@ -203,22 +226,15 @@ def test_buffer_protocol_on_device_memory_is_a_buffer_error():
     np.testing.assert_array_equal(np.asarray(x), np.arange(8.0))
 
 
-def test_numpy_takes_the_buffer_protocol_first(device):
-    # As for any buffer exporter: np.asarray is a view, np.array a copy.
-    x = spirjit.asarray(np.arange(4.0), device=device)
-    host_addressable(x)
-    view, copied = np.asarray(x), np.array(x)
-    x[0] = 9.0
-    assert view[0] == 9.0 and copied[0] == 0.0
-
-
 @pytest.mark.parametrize("how", ["buffer", "dlpack"])
 def test_host_writes_from_views_of_the_same_memory(device, how):
     # A view of x's own memory assigned into x overlaps it: NumPy's answer,
     # where the driver's copy refused (CL_MEM_COPY_OVERLAP).
     x = spirjit.asarray(np.arange(10.0), device=device)
     host_addressable(x)
-    host = np.asarray(x) if how == "buffer" else np.from_dlpack(x)
+    # (np.frombuffer asks for a writable buffer: the memory itself.)
+    host = np.frombuffer(x, np.float64) if how == "buffer" else \
+        np.from_dlpack(x)
     x[1:] = host[:-1]
     expected = np.arange(10.0)
     expected[1:] = expected[:-1].copy()
