@@ -525,17 +525,19 @@ Event::~Event() {
   retired.count = retired.launches.size();
 }
 
-void KernelCache::checkSignatures(
-    const std::vector<const Type *> &types) const {
+void KernelCache::checkSignatures(const std::vector<const Type *> &types) {
   if (signatures_.empty() || std::find(signatures_.begin(), signatures_.end(),
                                        types) != signatures_.end())
     return;
   std::string list;
   for (const std::string &text : signatureTexts_)
     list += "\n  " + text;
-  throw LaunchError(LaunchErrorKind::Typing,
-                    "the arguments " + types::formatArguments(types) +
-                        " match none of the kernel's signatures:" + list);
+  // At the kernel's definition, whose decorator lists the signatures.
+  const FunctionDescription &kernel = description();
+  throw UserError(UserErrorKind::Typing, kernel.filename, kernel.firstLine,
+                  "the arguments " + types::formatArguments(types) +
+                      " match none of '" + kernel.name +
+                      "''s signatures (its decorator's signatures=):" + list);
 }
 
 const std::vector<bool> &KernelCache::submit(

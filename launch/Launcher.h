@@ -274,7 +274,7 @@ private:
   Entry &compile(const Key &key,
                  const std::shared_ptr<runtime::Device> &device);
   /// `signatures=`: a TypingError for types none of them lists.
-  void checkSignatures(const std::vector<const Type *> &types) const;
+  void checkSignatures(const std::vector<const Type *> &types);
 
   std::function<FunctionDescription()> describe_;
   std::optional<FunctionDescription> description_;

@@ -60,6 +60,10 @@ _SIGNATURES = {
     "rfftn": "x, /, *, s=None, axes=None, norm='backward'",
     "irfftn": "x, /, *, s=None, axes=None, norm='backward'",
     "fftshift": "x, /, *, axes=None", "ifftshift": "x, /, *, axes=None",
+    "fft2": "x, /, *, s=None, axes=(-2, -1), norm='backward'",
+    "ifft2": "x, /, *, s=None, axes=(-2, -1), norm='backward'",
+    "rfft2": "x, /, *, s=None, axes=(-2, -1), norm='backward'",
+    "irfft2": "x, /, *, s=None, axes=(-2, -1), norm='backward'",
 }
 
 
@@ -416,7 +420,9 @@ def fft_module():
     m = types.ModuleType("spirjit.fft", "The Array API's fft extension "
                          "over DeviceArrays.")
     for name in ("fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn",
-                 "irfftn", "hfft", "ihfft"):
+                 "irfftn", "hfft", "ihfft", "fft2", "ifft2", "rfft2",
+                 "irfft2"):  # (the 2-D ones NumPy's and CuPy's, not the
+        # standard's)
         setattr(m, name, in_place("fft", name, getattr(np.fft, name)))
 
     m.fftshift = fftshift

@@ -25,15 +25,11 @@ from . import _spirjit, errors
 from ._spirjit import DeviceArray
 
 
-def _no_out(name, out):
-    if out is not None:
-        raise errors.NotSupportedError(f"DeviceArray.{name}(out=...) is not "
-                                       "supported; assign the result instead")
-
-
 def _truth(name, op):
     def method(self, axis=None, out=None, keepdims=False):
-        _no_out(name, out)
+        if out is not None:
+            return ops.write_out(out, method(self, axis, None, keepdims),
+                                 name)
         axes = ops.normalize_axes(self, axis)
         if any(self.shape[a] == 0 for a in axes):
             # min/max have no identity; NumPy: all([]) True, any([]) False
@@ -52,7 +48,9 @@ def _truth(name, op):
 
 def _arg(name, op):
     def method(self, axis=None, out=None, *, keepdims=False):
-        _no_out(name, out)
+        if out is not None:
+            return ops.write_out(out, method(self, axis, None,
+                                             keepdims=keepdims), name)
         if self.size == 0:
             raise errors.InvalidArgumentError(
                 f"attempt to get {name} of an empty sequence")
@@ -99,7 +97,9 @@ def _arg(name, op):
 def var(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     """NumPy's var: the mean of abs(x - x.mean())**2 over ``axis``, divided
     by (count - ddof) rather than count."""
-    _no_out("var", out)
+    if out is not None:
+        return ops.write_out(out, var(x, axis, dtype, None, ddof, keepdims),
+                             "var")
     if dtype is not None:
         x = ops.astype(x, dtype)
     axes = ops.normalize_axes(x, axis)
@@ -115,13 +115,15 @@ def var(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 
 def std(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     """NumPy's std: the square root of ``var`` with the same arguments."""
-    return ops.apply_ufunc(np.sqrt, (var(x, axis, dtype, out, ddof,
+    root = ops.apply_ufunc(np.sqrt, (var(x, axis, dtype, None, ddof,
                                          keepdims),))
+    return root if out is None else ops.write_out(out, root, "std")
 
 
 def clip(x, min=None, max=None, out=None, **kwargs):
     """NumPy's clip: maximum(x, min), then minimum(..., max); NaN stays."""
-    _no_out("clip", out)
+    if out is not None:
+        return ops.write_out(out, clip(x, min, max, None, **kwargs), "clip")
     min = kwargs.pop("a_min", min)
     max = kwargs.pop("a_max", max)
     if kwargs:
@@ -139,7 +141,8 @@ def round(x, decimals=0, out=None):
     """NumPy's round: half to even at ``decimals`` places (through a
     scaling by 10**decimals, as NumPy computes it); integers round to
     negative places only."""
-    _no_out("round", out)
+    if out is not None:
+        return ops.write_out(out, round(x, decimals), "round")
     decimals = operator.index(decimals)
     if x.dtype.kind in "biu":
         if decimals >= 0:
@@ -404,6 +407,38 @@ class FlatIterator:
         return flatten(self.base)
 
 
+def _repr(x):
+    """NumPy's repr of the value, named DeviceArray (a host read)."""
+    host = x.asnumpy()
+    numpys = np.array_repr(host)
+    body = np.array2string(host, separator=", ", prefix="array(")
+    suffix = numpys[len("array(") + len(body):-1].replace(
+        "\n      ", "\n            ")  # dtype=, shape=
+    return "DeviceArray(" + np.array2string(
+        host, separator=", ", prefix="DeviceArray(") + suffix + ")"
+
+
+def _format(x, spec):
+    if x.ndim == 0:
+        return format(x.asnumpy()[()], spec)
+    if spec:
+        raise errors.TypingError(
+            "unsupported format string passed to DeviceArray.__format__ "
+            "(as NumPy: only 0-d arrays take a format spec)")
+    return str(x)
+
+
+def get(x, stream=None, order="C", out=None, blocking=True):
+    """CuPy's name for the host copy: a NumPy array (into ``out``)."""
+    host = x.asnumpy()
+    if order not in ("C", "A", "K"):
+        host = np.asfortranarray(host)
+    if out is None:
+        return host
+    out[...] = host
+    return out
+
+
 def install(cls, functions):
     """Adds the methods to DeviceArray and the NumPy functions to
     ``functions`` (``_array_ops``' ``__array_function__`` table)."""
@@ -435,5 +470,10 @@ def install(cls, functions):
     from ._array_numpy_misc import byteswap
     cls.byteswap = byteswap
     cls.tolist = lambda self: self.asnumpy().tolist()
+    cls.get = get
+    cls.__repr__ = _repr
+    cls.__str__ = lambda self: str(self.asnumpy())
+    cls.__format__ = _format
+    cls.__contains__ = lambda self, value: bool((self == value).any())
     cls.tobytes = lambda self, order="C": self.asnumpy().tobytes(order)
     functions.update(_FUNCTIONS)

@@ -48,9 +48,8 @@ _ACCUMULATORS = {}
 def _np_cumulative(op):
     def function(a, axis=None, dtype=None, out=None):
         if out is not None:
-            raise errors.NotSupportedError(
-                "numpy.cumsum/cumprod(out=...) on DeviceArrays is not "
-                "supported; assign the result instead")
+            return ops.write_out(out, function(a, axis, dtype),
+                                 "cumsum" if op == "+" else "cumprod")
         x, axis = _numpy_axis_flat(a, axis)
         if dtype is None:
             dtype = _ACCUMULATORS.get(x.dtype)

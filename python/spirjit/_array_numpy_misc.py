@@ -481,3 +481,110 @@ def functions():
         np.unpackbits: unpackbits, np.linalg.tensorsolve: tensorsolve,
         np.linalg.tensorinv: tensorinv,
     }
+
+
+# --------------------------------------------------------------------------
+# NumPy's creation functions called with like= a DeviceArray (NEP 35):
+# the array on like's device
+
+def _with_order(x, order):
+    return ops._copy_method(x, "F") if order == "F" and x.ndim > 1 else x
+
+
+def _like_array(like, obj, dtype=None, *, copy=True, order="K",
+                subok=False, ndmin=0):
+    x = _xp().asarray(obj, dtype=dtype, device=like._device,
+                      copy=True if copy else None)
+    if x.ndim < ndmin:
+        x = ops.reshape(x, (1,) * (ndmin - x.ndim) + tuple(x.shape))
+    return _with_order(x, order)
+
+
+def _like_asarray(like, a, dtype=None, order=None, *, device=None,
+                  copy=None):
+    return _with_order(_xp().asarray(a, dtype=dtype, device=like._device,
+                                     copy=copy), order)
+
+
+def _like_contiguous(order):
+    def function(like, a, dtype=None):
+        x = _xp().asarray(a, dtype=dtype, device=like._device)
+        want = "c_contiguous" if order == "C" else "f_contiguous"
+        if x.ndim == 0:
+            x = ops.reshape(x, (1,))  # (NumPy's: at least 1-d)
+        return x if getattr(x.flags, want) else ops._copy_method(x, order)
+    return function
+
+
+def _like_filled(fill):
+    def function(like, shape, dtype=float, order="C", *, device=None):
+        x = _xp().full(shape, fill, dtype=dtype, device=like._device)
+        return _with_order(x, order)
+    return function
+
+
+def _like_full(like, shape, fill_value, dtype=None, order="C", *,
+               device=None):
+    if dtype is None:
+        dtype = np.asarray(fill_value.asnumpy() if isinstance(
+            fill_value, DeviceArray) else fill_value).dtype
+    x = _xp().full(shape, fill_value, dtype=dtype, device=like._device)
+    return _with_order(x, order)
+
+
+def _like_arange(like, *args, dtype=None, device=None, **kwargs):
+    return _xp().arange(*args, dtype=dtype, device=like._device, **kwargs)
+
+
+def _like_eye(like, N, M=None, k=0, dtype=float, order="C", *,
+              device=None):
+    return _with_order(_xp().eye(N, M, k=k, dtype=dtype,
+                                 device=like._device), order)
+
+
+def _like_identity(like, n, dtype=None):
+    return _xp().eye(n, dtype=float if dtype is None else dtype,
+                     device=like._device)
+
+
+def _like_tri(like, N, M=None, k=0, dtype=float):
+    xp = _xp()
+    return xp.tril(xp.ones((N, N if M is None else M), dtype=dtype,
+                           device=like._device), k=k)
+
+
+def _like_fromfunction(like, function, shape, *, dtype=float, **kwargs):
+    xp = _xp()
+    axes = [xp.arange(n, dtype=dtype, device=like._device) for n in shape]
+    return function(*xp.meshgrid(*axes, indexing="ij"), **kwargs)
+
+
+def _like_host(numpy_function):
+    """A reader of host data (files, bytes, iterators): NumPy's, then the
+    result onto like's device."""
+    def function(like, *args, **kwargs):
+        return _xp().asarray(numpy_function(*args, **kwargs),
+                             device=like._device)
+    return function
+
+
+def like_functions():
+    """NumPy creation function -> its version given the like= DeviceArray
+    first (``__array_function__`` is called on like)."""
+    return {
+        np.array: _like_array, np.asarray: _like_asarray,
+        np.asanyarray: _like_asarray,
+        np.ascontiguousarray: _like_contiguous("C"),
+        np.asfortranarray: _like_contiguous("F"),
+        np.empty: _like_filled(0), np.zeros: _like_filled(0),
+        np.ones: _like_filled(1), np.full: _like_full,
+        np.arange: _like_arange, np.eye: _like_eye,
+        np.identity: _like_identity, np.tri: _like_tri,
+        np.fromfunction: _like_fromfunction,
+        np.frombuffer: _like_host(np.frombuffer),
+        np.fromiter: _like_host(np.fromiter),
+        np.fromstring: _like_host(np.fromstring),
+        np.fromfile: _like_host(np.fromfile),
+        np.loadtxt: _like_host(np.loadtxt),
+        np.genfromtxt: _like_host(np.genfromtxt),
+    }

@@ -113,6 +113,16 @@ def _overlaps(a, b):
                 a.strides == b.strides)
 
 
+def _check_exponent(exponent):
+    """NumPy's error for an integer power with a negative exponent the
+    host holds (an array's values on the device are not read for it)."""
+    if isinstance(exponent, DeviceArray):
+        return
+    if np.any(np.asarray(exponent) < 0):
+        raise errors.InvalidArgumentError(
+            "Integers to negative integer powers are not allowed.")
+
+
 def apply_ufunc(ufunc, inputs, out=None, device=None):
     """ufunc(*inputs, out=out) on the device of the DeviceArrays among
     ``inputs`` and ``out`` (or ``device``, or the default device)."""
@@ -138,6 +148,8 @@ def apply_ufunc(ufunc, inputs, out=None, device=None):
     # int8) run in float32, as kernels compute them.
     loop = tuple(np.dtype(np.float32) if np.dtype(d) == np.float16 else d
                  for d in loop)
+    if name == "power" and loop[-1].kind in "iu":
+        _check_exponent(inputs[1])
     shapes = [np.shape(v) if not isinstance(v, DeviceArray) else v.shape
               for v in inputs]
     shape = np.broadcast_shapes(*shapes)
@@ -283,14 +295,30 @@ _REDUCTION_DTYPE = {"sum": np.sum, "prod": np.prod, "min": np.min,
                     "max": np.max, "mean": np.mean}
 
 
+def write_out(out, result, name):
+    """NumPy's out= of a reduction or scan: the result stored into ``out``
+    (a DeviceArray of the result's shape, its own dtype kept), which is
+    returned."""
+    if not isinstance(out, DeviceArray):
+        raise errors.TypingError(
+            f"{name}(out=...) of DeviceArrays takes a DeviceArray, not "
+            f"{type(out).__name__}")
+    if tuple(out.shape) != tuple(result.shape):
+        raise errors.InvalidArgumentError(
+            f"output parameter for {name} has the wrong shape: "
+            f"{tuple(out.shape)}, where the result's is "
+            f"{tuple(result.shape)}")
+    out[...] = result
+    return out
+
+
 def reduce(op, x, axis=None, keepdims=False, out=None):
     """``op`` ("sum", "prod", "min", "max", "mean") over all of ``x`` or
     some axes, as NumPy's method of that name; the result is a DeviceArray
     (0-d for axis=None) of NumPy's result dtype, computed lazily: the
     reduction and the element-wise operations before it are one kernel."""
     if out is not None:
-        raise errors.NotSupportedError(f"DeviceArray.{op}(out=...) is not "
-                                       "supported; assign the result instead")
+        return write_out(out, reduce(op, x, axis, keepdims), op)
     if x.ndim == 0 and axis is not None and axis not in (0, -1, (), (0,),
                                                          (-1,)):
         raise errors.ArrayAxisError(
@@ -664,6 +692,10 @@ def _array_function(self, func, types, args, kwargs):
     implementation = _FUNCTIONS.get(func)
     if implementation is not None:
         return implementation(*args, **kwargs)
+    from . import _array_numpy_misc
+    made = _array_numpy_misc.like_functions().get(func)
+    if made is not None:  # like=self (NEP 35)
+        return made(self, *args, **kwargs)
     # No silent host copies (API.md): a NumPy function without a device
     # version says so, and how to compute it on the host on purpose.
     from . import _array_numpy

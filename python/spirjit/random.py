@@ -23,6 +23,7 @@ import numpy as np
 
 from . import device_func, kernel, errors
 from . import kernel_api as kapi
+from ._spirjit import DeviceArray
 
 __all__ = ["default_rng", "Generator", "philox_uniform", "philox_normal"]
 
@@ -335,9 +336,31 @@ class Generator:
         """Floats uniform in [0, 1)."""
         return self.uniform(0.0, 1.0, size, dtype)
 
+    def _shifted(self, draw, offset, scale, size, dtype):
+        """offset + scale * draw(size') for array parameters: size', as
+        NumPy's, is ``size`` or else the parameters' broadcast shape, and
+        the arithmetic runs on the generator's device."""
+        from . import _array_api as api
+        offset, scale = (api.asarray(v, device=self.device)
+                         for v in (offset, scale))
+        shape = np.broadcast_shapes(offset.shape, scale.shape)
+        if size is not None:
+            shape = np.broadcast_shapes(_size(size), shape)
+            if shape != _size(size):
+                raise errors.InvalidArgumentError(
+                    f"shape mismatch: the parameters' shape {shape} does "
+                    f"not broadcast to size {_size(size)}")
+        return api.astype(offset + scale * draw(shape), dtype)
+
     def uniform(self, low=0.0, high=1.0, size=None, dtype=np.float64):
         """Floats uniform in [low, high)."""
         dtype = self._float(dtype)
+        if np.ndim(low) or np.ndim(high) or isinstance(
+                low, DeviceArray) or isinstance(high, DeviceArray):
+            from . import _array_api as api
+            span = api.asarray(high, device=self.device) - low
+            return self._shifted(lambda shape: self.random(shape, dtype),
+                                 low, span, size, dtype)
         span = float(high) - float(low)
         if not math.isfinite(span):
             raise errors.InvalidArgumentError("high - low range exceeds "
@@ -354,6 +377,13 @@ class Generator:
     def normal(self, loc=0.0, scale=1.0, size=None, dtype=np.float64):
         """Normal floats of mean ``loc`` and deviation ``scale``."""
         dtype = self._float(dtype)
+        if np.ndim(loc) or np.ndim(scale) or isinstance(
+                loc, DeviceArray) or isinstance(scale, DeviceArray):
+            if bool(np.any(scale < 0)):  # (one read, as NumPy checks)
+                raise errors.InvalidArgumentError("scale < 0")
+            return self._shifted(
+                lambda shape: self.standard_normal(shape, dtype), loc, scale,
+                size, dtype)
         if scale < 0:
             raise errors.InvalidArgumentError("scale < 0")
         if dtype == np.float32:

@@ -261,7 +261,12 @@ def test_unannotated_kernel_with_signatures_compiles_for_each_launch(
     out[:] = 0
     spirjit.call_kernel(copy, kapi.NdRange((4,), (2,)), a, out)
     assert out[0] == 7
-    with pytest.raises(errors.TypingError, match="signatures"):
+    # At the kernel's definition, whose decorator lists them.
+    line = copy.py_func.__code__.co_firstlineno
+    with pytest.raises(errors.TypingError,
+                       match=rf"test_numba_dpex_forms.py:{line}: the arguments "
+                       r"\(int32\[::1\], float32\[::1\]\) match none of "
+                       "'copy''s signatures"):
         spirjit.call_kernel(copy, kapi.NdRange((4,), (2,)),
                             a.astype(np.int32), out)
 
