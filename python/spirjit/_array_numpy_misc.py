@@ -27,6 +27,7 @@ from . import _array_ops as ops
 from . import _array_primitives as prims
 from . import errors
 from ._array_api import _array, _device_of
+from ._array_numpy_values import along_axis
 from ._array_statistics import _xp
 from ._spirjit import DeviceArray
 
@@ -107,12 +108,7 @@ def reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     if ufunc not in _ASSOCIATIVE:
         return None
     xp = _xp()
-    x = _array(array)
-    if x.ndim == 0:
-        raise errors.TypingError(
-            f"numpy.{ufunc.__name__}.reduceat of a 0-d DeviceArray: NumPy "
-            "reduces along an axis; reshape it to 1-d")
-    axis = ops.normalize_axes(x, axis)[0]
+    x, axis = along_axis(ufunc, "reduceat", array, axis)
     starts = np.asarray(indices.asnumpy() if isinstance(indices, DeviceArray)
                         else indices)
     if starts.ndim != 1 or (starts.size and starts.dtype.kind not in "iu"):
@@ -175,12 +171,7 @@ def accumulate(ufunc, x, axis=0, dtype=None):
     if ufunc not in (np.subtract, np.divide):
         return None
     xp = _xp()
-    x = _array(x)
-    if x.ndim == 0:
-        raise errors.TypingError(
-            f"numpy.{ufunc.__name__}.accumulate of a 0-d DeviceArray: NumPy "
-            "accumulates along an axis; reshape it to 1-d")
-    axis = ops.normalize_axes(x, axis)[0]
+    x, axis = along_axis(ufunc, "accumulate", x, axis)
     if dtype is None:
         with np.errstate(all="ignore"):
             dtype = ufunc(np.ones(1, x.dtype), np.ones(1, x.dtype)).dtype

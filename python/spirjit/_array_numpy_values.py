@@ -207,18 +207,24 @@ _SCANNED_BY_DOUBLING = {np.maximum, np.minimum, np.fmax, np.fmin,
                         np.bitwise_and, np.bitwise_or, np.bitwise_xor}
 
 
+def along_axis(ufunc, method, x, axis):
+    """The DeviceArray and normalized axis of ``ufunc.<method>(x, axis)``
+    (accumulate, reduceat): NumPy's error for a 0-d operand."""
+    x = _array(x)
+    if x.ndim == 0:
+        raise errors.TypingError(
+            f"numpy.{ufunc.__name__}.{method} of a 0-d DeviceArray: NumPy "
+            "works along an axis; reshape it to 1-d")
+    return x, ops.normalize_axes(x, axis)[0]
+
+
 def accumulate(ufunc, x, axis=0, dtype=None):
     """``ufunc.accumulate`` for the ufuncs of _SCANNED_BY_DOUBLING, or
     None for another."""
     if ufunc not in _SCANNED_BY_DOUBLING:
         return None
     xp = _xp()
-    x = _array(x)
-    if x.ndim == 0:
-        raise errors.TypingError(
-            f"numpy.{ufunc.__name__}.accumulate of a 0-d DeviceArray: NumPy "
-            "accumulates along an axis; reshape it to 1-d")
-    axis = ops.normalize_axes(x, axis)[0]
+    x, axis = along_axis(ufunc, "accumulate", x, axis)
     if dtype is None:
         dtype = _loop_dtypes(ufunc, x.dtype, x.dtype)
     out = ops.astype(x, dtype)

@@ -244,10 +244,10 @@ def _result_dtype(name, dtype, q, method, skip_nan):
 
 def _order_statistic(a, q, axis, keepdims, method, name, median=False,
                      skip_nan=False, given_q=None):
-    if method not in _QUANTILE_METHODS:
-        raise errors.NotSupportedError(
-            f"numpy.{name}(method={method!r}) on DeviceArrays is not "
-            f"supported; {', '.join(map(repr, _QUANTILE_METHODS))} are")
+    if method not in _QUANTILE_METHODS:  # (NumPy's every method is here)
+        raise errors.InvalidArgumentError(
+            f"{method!r} is not a valid method. Use one of: "
+            f"{', '.join(map(repr, _QUANTILE_METHODS))}")
     xp, x = _xp(), _array(a)
     qs = np.asarray(q.asnumpy() if isinstance(q, DeviceArray) else q,
                     dtype=np.float64)

@@ -265,9 +265,9 @@ def test_numpy_function_errors_are_numpys(device):
     with pytest.raises(errors.NotSupportedError,
                        match=r"numpy.pad\(reflect_type='odd'\)"):
         np.pad(x, 1, mode="reflect", reflect_type="odd")
-    with pytest.raises(errors.NotSupportedError,
-                       match=r"method='hazen'"):
-        np.quantile(x, 0.5, method="hazen")
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"'hazel' is not a valid method. Use one of"):
+        np.quantile(x, 0.5, method="hazel")
     nan = spirjit.asarray(np.array([np.nan, 1.0]), device=device)
     with pytest.raises(ValueError, match="autodetected range of"):
         np.histogram(nan)
@@ -277,8 +277,8 @@ def test_numpy_function_errors_are_numpys(device):
     with pytest.raises(errors.NotSupportedError,
                        match="pass the subscripts as a string"):
         np.einsum(x, [0], [])
-    with pytest.raises(NotImplementedError, match="numpy.i0"):
-        np.i0(x)
+    with pytest.raises(NotImplementedError, match="numpy.einsum_path"):
+        np.einsum_path("i,i", x, x)
     with pytest.raises(ValueError, match="either both or neither"):
         np.where(x > 1, x)
     with pytest.raises(ZeroDivisionError, match="Weights sum to zero"):
