@@ -263,10 +263,22 @@ TEST_F(Launcher, SetSignaturesKeepsWhatItCompiles) {
   for (int64_t i = 0; i < rows * columns; ++i)
     ASSERT_NEAR(out[i], a[i] * 3 + std::sqrt(2.0f), 1e-5) << "at " << i;
 
-  // Other argument types are refused as today.
+  // Other argument types are refused, at the kernel's definition (its
+  // decorator lists the signatures).
   for (ArgumentValue &arg : args)
     arg.type = types::array(types::floating(32), 2, 'A');
-  EXPECT_THROW(cache.launch(range, args, 2, device_), LaunchError);
+  try {
+    cache.launch(range, args, 2, device_);
+    ADD_FAILURE() << "a launch outside the signatures ran";
+  } catch (const UserError &e) {
+    EXPECT_EQ(e.kind(), UserErrorKind::Typing);
+    EXPECT_NE(e.filename().find("functions.py"), std::string::npos);
+    EXPECT_GT(e.line(), 0);
+    EXPECT_NE(std::string(e.what()).find("match none of 'two_d''s "
+                                         "signatures"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST_F(Launcher, TheCEntryPointLaunchesACompiledKernel) {
