@@ -293,6 +293,9 @@ struct PrintedValue {
   std::vector<std::string> formats;
   std::vector<llvm::Value *> args;
   llvm::Value *choice = nullptr;
+  /// Fewer variants of the same value, where there are any (doubles).
+  std::vector<std::string> compactFormats;
+  llvm::Value *compactChoice = nullptr;
 };
 
 } // namespace
@@ -312,9 +315,100 @@ Lowered Lowering::lowerPrint(const Instruction &inst) {
         inst.operands[1 + positional + k]->constant.text;
 
   // Python's str() of each value. Floats print as Python's repr would
-  // where printf can: an integral value below 1e16 as "%.1f" ("3.0"),
-  // one that six digits give back as "%g" ("0.1", "1e-05"), otherwise
-  // with all the digits that give it back ("%.17g"); bools as their name.
+  // where printf can: an integral value below 1e16 as "%.1f" ("3.0");
+  // a double as the fewest of 15, 16 or 17 digits that give it back, its
+  // shortest text ("0.1", "1e-05", "0.3333333333333333"; 17 digits below
+  // 1e-29 and above 1e37); a float32 that six digits give back as "%g",
+  // otherwise "%.9g"; bools as their name.
+  // 10^p for an integral double p: exact for 0 <= p <= 22 (every power a
+  // double holds exactly), as a product of the exact powers 10^(2^i);
+  // pow beyond, and 1 / 10^-p below 0.
+  auto powerOfTen = [&](llvm::Value *p) {
+    llvm::Type *f64 = builder_.getDoubleTy();
+    llvm::Value *negative =
+        builder_.CreateFCmpOLT(p, llvm::ConstantFP::get(f64, 0.0));
+    llvm::Value *q = builder_.CreateSelect(negative, builder_.CreateFNeg(p), p);
+    llvm::Value *capped = builder_.CreateSelect(
+        builder_.CreateFCmpOLT(q, llvm::ConstantFP::get(f64, 31.0)), q,
+        llvm::ConstantFP::get(f64, 31.0));
+    llvm::Value *bits = builder_.CreateFPToSI(capped, builder_.getInt32Ty());
+    llvm::Value *exact = llvm::ConstantFP::get(f64, 1.0);
+    double step = 10.0;
+    for (unsigned i = 0; i < 5; ++i, step *= step) {
+      llvm::Value *set = builder_.CreateICmpNE(
+          builder_.CreateAnd(bits, builder_.getInt32(1u << i)),
+          builder_.getInt32(0));
+      exact = builder_.CreateFMul(
+          exact, builder_.CreateSelect(set, llvm::ConstantFP::get(f64, step),
+                                       llvm::ConstantFP::get(f64, 1.0)));
+    }
+    llvm::Value *far = target_.emitMathCall(
+        builder_, "pow", {llvm::ConstantFP::get(f64, 10.0), q});
+    llvm::Value *power = builder_.CreateSelect(
+        builder_.CreateFCmpOLE(q, llvm::ConstantFP::get(f64, 22.0)), exact,
+        far);
+    return builder_.CreateSelect(
+        negative,
+        builder_.CreateFDiv(llvm::ConstantFP::get(f64, 1.0), power), power);
+  };
+  // Whether the `digits`-digit decimal of d (|d| = magnitude, of decimal
+  // exponent `exponent`), N / 10^k with k = digits - 1 - exponent, gives
+  // d back: it lies within half an ulp of d, |d * 10^k - N| < ulp / 2 *
+  // 10^k. d * 10^k is taken exactly as hi + lo (fma), scaled by two exact
+  // powers 10^min(|k|, 22) and 10^(|k| - 22), so for |k| up to 44; beyond,
+  // no.
+  auto fitsDigits = [&](llvm::Value *d, llvm::Value *magnitude,
+                        llvm::Value *exponent, int digits) {
+    llvm::Type *f64 = builder_.getDoubleTy();
+    auto c = [&](double value) { return llvm::ConstantFP::get(f64, value); };
+    auto math = [&](const char *name, std::vector<llvm::Value *> args) {
+      return target_.emitMathCall(builder_, name, args);
+    };
+    auto fma = [&](llvm::Value *a, llvm::Value *b, llvm::Value *e) {
+      return math("fma", {a, b, e});
+    };
+    llvm::Value *k = builder_.CreateFSub(c(digits - 1), exponent);
+    llvm::Value *kAbs = math("fabs", {k});
+    llvm::Value *over = builder_.CreateFSub(kAbs, c(22));
+    llvm::Value *p1 = powerOfTen(builder_.CreateSelect(
+        builder_.CreateFCmpOLT(kAbs, c(22)), kAbs, c(22)));
+    llvm::Value *p2 = powerOfTen(builder_.CreateSelect(
+        builder_.CreateFCmpOGT(over, c(0)), over, c(0)));
+    // Up (k >= 0): d * p2 * p1.
+    llvm::Value *h1 = builder_.CreateFMul(d, p2);
+    llvm::Value *l1 = fma(d, p2, builder_.CreateFNeg(h1));
+    llvm::Value *upHi = builder_.CreateFMul(h1, p1);
+    llvm::Value *upLo = builder_.CreateFAdd(
+        fma(h1, p1, builder_.CreateFNeg(upHi)), builder_.CreateFMul(l1, p1));
+    // Down (k < 0): d / p1 / p2, each quotient's remainder exact.
+    llvm::Value *q1 = builder_.CreateFDiv(d, p1);
+    llvm::Value *r1 = fma(builder_.CreateFNeg(q1), p1, d);
+    llvm::Value *downHi = builder_.CreateFDiv(q1, p2);
+    llvm::Value *r2 = fma(builder_.CreateFNeg(downHi), p2, q1);
+    llvm::Value *downLo = builder_.CreateFAdd(
+        builder_.CreateFDiv(r2, p2),
+        builder_.CreateFDiv(r1, builder_.CreateFMul(p1, p2)));
+    llvm::Value *up = builder_.CreateFCmpOGE(k, c(0));
+    llvm::Value *hi = builder_.CreateSelect(up, upHi, downHi);
+    llvm::Value *lo = builder_.CreateSelect(up, upLo, downLo);
+    llvm::Value *fraction = builder_.CreateFAdd(
+        builder_.CreateFSub(hi, math("rint", {hi})), lo);
+    llvm::Value *error = math(
+        "fabs", {builder_.CreateFSub(fraction, math("rint", {fraction}))});
+    llvm::Type *i64 = builder_.getInt64Ty();
+    llvm::Value *ulp = builder_.CreateFSub(
+        builder_.CreateBitCast(
+            builder_.CreateAdd(builder_.CreateBitCast(magnitude, i64),
+                               builder_.getInt64(1)),
+            f64),
+        magnitude);
+    llvm::Value *scale = builder_.CreateFMul(p1, p2);
+    llvm::Value *allowed = builder_.CreateFMul(
+        builder_.CreateFMul(ulp, c(0.5)),
+        builder_.CreateSelect(up, scale, builder_.CreateFDiv(c(1.0), scale)));
+    return builder_.CreateAnd(builder_.CreateFCmpOLE(kAbs, c(44)),
+                              builder_.CreateFCmpOLT(error, allowed));
+  };
   std::vector<std::string> pieces; // text between the values
   std::vector<PrintedValue> values;
   std::string text;
@@ -339,17 +433,49 @@ Lowered Lowering::lowerPrint(const Instruction &inst) {
       llvm::Value *integral =
           builder_.CreateAnd(builder_.CreateFCmpOEQ(math("floor", {d}), d),
                              builder_.CreateFCmpOLT(magnitude, c(1e16)));
+      llvm::Value *exponent = math("floor", {math("log10", {magnitude})});
+      if (!single) {
+        // Python's repr is the shortest text that gives the double back.
+        // "%.15lg" or "%.16lg" is it (trailing zeros dropped, the same
+        // switch to an exponent) where 15 or 16 digits give the value
+        // back; otherwise 17 digits do. (The "l" makes PoCL print the
+        // double rather than a float of it.) log10 may land on the wrong
+        // side of a power of ten: corrected both ways.
+        exponent = builder_.CreateSelect(
+            builder_.CreateFCmpOLT(magnitude, powerOfTen(exponent)),
+            builder_.CreateFSub(exponent, c(1)), exponent);
+        exponent = builder_.CreateSelect(
+            builder_.CreateFCmpOGE(
+                magnitude,
+                powerOfTen(builder_.CreateFAdd(exponent, c(1)))),
+            builder_.CreateFAdd(exponent, c(1)), exponent);
+        auto fits15 = fitsDigits(d, magnitude, exponent, 15);
+        auto fits16 = fitsDigits(d, magnitude, exponent, 16);
+        auto pick = [&](llvm::Value *a, int ifA, llvm::Value *b, int ifB,
+                        int otherwise) {
+          return builder_.CreateSelect(
+              integral, builder_.getInt32(0),
+              builder_.CreateSelect(
+                  a, builder_.getInt32(ifA),
+                  builder_.CreateSelect(b, builder_.getInt32(ifB),
+                                        builder_.getInt32(otherwise))));
+        };
+        printed.formats = {"%.1lf", "%.15lg", "%.16lg", "%.17lg"};
+        printed.args = {d};
+        printed.choice = pick(fits15, 1, fits16, 2, 3);
+        // Where a line has too many floats for four variants each: 16
+        // digits in place of 15 (the same value, a digit longer).
+        printed.compactFormats = {"%.1lf", "%.16lg", "%.17lg"};
+        printed.compactChoice = pick(fits16, 1, fits16, 1, 2);
+        return;
+      }
       llvm::Value *scale =
-          math("pow",
-               {c(10), builder_.CreateFSub(
-                           c(5), math("floor", {math("log10", {magnitude})}))});
+          math("pow", {c(10), builder_.CreateFSub(c(5), exponent)});
       llvm::Value *rounded = builder_.CreateFDiv(
           math("rint", {builder_.CreateFMul(d, scale)}), scale);
-      llvm::Value *shortEnough =
-          single ? builder_.CreateFCmpOEQ(
-                       builder_.CreateFPTrunc(rounded, x->getType()), x)
-                 : builder_.CreateFCmpOEQ(rounded, d);
-      printed.formats = {"%.1f", "%g", single ? "%.9g" : "%.17g"};
+      llvm::Value *shortEnough = builder_.CreateFCmpOEQ(
+          builder_.CreateFPTrunc(rounded, x->getType()), x);
+      printed.formats = {"%.1f", "%g", "%.9g"};
       printed.args = {d};
       printed.choice = builder_.CreateSelect(
           integral, builder_.getInt32(0),
@@ -421,9 +547,21 @@ Lowered Lowering::lowerPrint(const Instruction &inst) {
 
   // One printf per combination of variants, so each line is one printf
   // (lines of different work-items do not interleave).
-  size_t combinations = 1;
-  for (const PrintedValue &value : values)
-    combinations *= value.formats.size();
+  auto countCombinations = [&] {
+    size_t count = 1;
+    for (const PrintedValue &value : values)
+      count *= value.formats.size();
+    return count;
+  };
+  size_t combinations = countCombinations();
+  if (combinations > 256) {
+    for (PrintedValue &value : values)
+      if (value.compactChoice) {
+        value.formats = value.compactFormats;
+        value.choice = value.compactChoice;
+      }
+    combinations = countCombinations();
+  }
   if (combinations > 256)
     unsupported(inst, "print of more than a few floats and bools at once in "
                       "a kernel; print them in several calls");

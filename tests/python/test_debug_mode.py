@@ -595,6 +595,44 @@ def test_print_from_the_device_as_python_prints(device_filter, run_isolated):
     assert sorted(result.stdout.splitlines()) == sorted(expected)
 
 
+DOUBLES_SCRIPT = """
+import numpy as np, spirjit
+from spirjit import kernel_api as kapi
+
+@spirjit.kernel
+def show(item: kapi.Item, a):
+    i = item.get_id(0)
+    print(i, a[i])
+
+@spirjit.kernel
+def five(item: kapi.Item, a):
+    print(a[4], a[5], a[6], a[7], a[8])
+
+inf, nan = float("inf"), float("nan")
+a = np.array(%r)
+spirjit.call_kernel(show, kapi.Range(len(a)), a)
+spirjit.call_kernel(five, kapi.Range(1), a)
+"""
+
+
+def test_print_of_doubles_is_pythons_shortest_repr(device_filter,
+                                                    run_isolated):
+    # 16 digits, 17 digits, 15 digits (where 16 would show another last
+    # digit), powers of ten on either side, a large integral value, the
+    # specials; PoCL had printed every double as a float.
+    a = [1 / 3, 0.1 + 0.2, 3.141592653589793, 0.75926850053958, 1e16,
+         1e-05, 99999.99999999999, 1000.0000000000001, 1e22, 2.5e-300,
+         -0.0, 123456.789, float("inf"), float("nan"), 0.7999999999999999]
+    result = run_isolated(DOUBLES_SCRIPT % (a,))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    expected = [f"{i} {v!r}" for i, v in enumerate(a)]
+    # (Five floats in one print: 16 digits where 15 would do, so that the
+    # kernel holds fewer printf variants; none of these needs 15.)
+    assert sorted(lines) == sorted(
+        expected + [" ".join(repr(v) for v in a[4:9])])
+
+
 def test_print_rejects_what_it_cannot_print(device_filter):
     @spirjit.kernel
     def prints_array(item: kapi.Item, a):
