@@ -809,6 +809,11 @@ py::object itemMethod(py::object slow, bool store) {
 
 } // namespace
 
+std::pair<const char *, int> userLine() {
+  Site site = recordingSite();
+  return {site.file, site.line};
+}
+
 void addArrayFunctions(py::module_ &m) {
   m.def("_item_method", &itemMethod, py::arg("slow"), py::arg("store"),
         "DeviceArray.__getitem__ (store=False) or __setitem__: basic "

@@ -5,6 +5,7 @@
 #include "python/bindings/Dispatcher.h"
 
 #include "frontend/Diagnostics.h"
+#include "python/bindings/Arrays.h"
 #include "python/bindings/Errors.h"
 
 #include <pybind11/stl.h>
@@ -100,6 +101,23 @@ LaunchShape launchShape(PyObject *kernelObject, PyObject *space,
   return shape;
 }
 
+/// A TypingError of the launch's arguments or range (no kernel line is at
+/// fault) at the user's call, as a CompileError names its file:line.
+std::exception_ptr atTheCall(std::exception_ptr error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const PythonError &e) {
+    if (e.className() == "TypingError") {
+      auto [file, line] = userLine();
+      if (line > 0)
+        return std::make_exception_ptr(
+            UserError(UserErrorKind::Typing, file, line, e.what()));
+    }
+  } catch (...) {
+  }
+  return error;
+}
+
 PyObject *callKernel(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
   try {
     if (nargs < 2)
@@ -115,7 +133,7 @@ PyObject *callKernel(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
     dispatcher->launch(shape, args + 2, static_cast<size_t>(nargs - 2));
     Py_RETURN_NONE;
   } catch (...) {
-    setPythonError(std::current_exception());
+    setPythonError(atTheCall(std::current_exception()));
     return nullptr;
   }
 }
@@ -162,7 +180,7 @@ PyObject *callKernelAsync(PyObject *, PyObject *const *args,
                                static_cast<size_t>(count), args + 3,
                                static_cast<size_t>(nargs - 3));
   } catch (...) {
-    setPythonError(std::current_exception());
+    setPythonError(atTheCall(std::current_exception()));
     return nullptr;
   }
 }
