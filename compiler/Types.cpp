@@ -183,6 +183,14 @@ const Type *weakInt() { return intern(make(TypeKind::WeakInt)); }
 const Type *weakFloat() { return intern(make(TypeKind::WeakFloat)); }
 const Type *weakComplex() { return intern(make(TypeKind::WeakComplex)); }
 const Type *none() { return intern(make(TypeKind::None)); }
+bool signatureTakes(const Type *listed, const Type *given) {
+  return listed == given ||
+         (listed->kind == TypeKind::Array && given->kind == TypeKind::Array &&
+          listed->layout == 'A' && listed->element == given->element &&
+          listed->ndim == given->ndim &&
+          listed->memorySpace == given->memorySpace);
+}
+
 const Type *array(const Type *element, int ndim, char layout,
                   MemorySpace memorySpace) {
   layout = ndim == 1 && layout == 'F' ? 'C' : layout;

@@ -102,6 +102,11 @@ const Type *weakComplex();
 const Type *none();
 const Type *array(const Type *element, int ndim, char layout,
                   MemorySpace memorySpace = MemorySpace::Global);
+/// Whether a declared signature's type `listed` takes an argument of type
+/// `given`: the same type, or an array of the same element, rank and
+/// memory where `listed` has any layout ('A', numba's "[:]", which takes
+/// C, F and strided arrays).
+bool signatureTakes(const Type *listed, const Type *given);
 const Type *ndItem(int ndim);
 const Type *group(int ndim);
 /// kapi.SubGroup of an NdItem of `ndim` dimensions: a Group-kind type named

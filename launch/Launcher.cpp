@@ -526,9 +526,13 @@ Event::~Event() {
 }
 
 void KernelCache::checkSignatures(const std::vector<const Type *> &types) {
-  if (signatures_.empty() || std::find(signatures_.begin(), signatures_.end(),
-                                       types) != signatures_.end())
+  if (signatures_.empty())
     return;
+  for (const std::vector<const Type *> &listed : signatures_)
+    if (listed.size() == types.size() &&
+        std::equal(listed.begin(), listed.end(), types.begin(),
+                   types::signatureTakes))
+      return; // (compiled for the arguments' own layouts, as without)
   std::string list;
   for (const std::string &text : signatureTexts_)
     list += "\n  " + text;

@@ -483,7 +483,8 @@ const Type *Inference::inferDeviceCall(Instruction &inst,
           continue;
         bool fits = true;
         for (size_t i = 0; i < args.size(); ++i) {
-          bool exact = sig.arguments[i] == types::materialize(args[i]);
+          bool exact = types::signatureTakes(sig.arguments[i],
+                                             types::materialize(args[i]));
           bool argComplex = args[i]->kind == TypeKind::Complex ||
                             args[i]->kind == TypeKind::WeakComplex;
           bool converts =
@@ -504,7 +505,12 @@ const Type *Inference::inferDeviceCall(Instruction &inst,
                             "' accepts " + types::formatArguments(args) +
                             "; it has:" + list);
     }
-    args = chosen->arguments;
+    // A "[:]" array of the signature is specialised on the argument's
+    // own layout (numba's any layout takes C, F and strided arrays).
+    for (size_t i = 0; i < args.size(); ++i)
+      if (chosen->arguments[i] == args[i] ||
+          !types::signatureTakes(chosen->arguments[i], args[i]))
+        args[i] = chosen->arguments[i];
     declaredReturn = chosen->returnType;
   }
   std::string specialization =

@@ -428,6 +428,16 @@ def _format(x, spec):
     return str(x)
 
 
+def _iterate(x):
+    """NumPy's iteration: the elements of a 1-d array (read at once), the
+    rows (views) of more dimensions; a 0-d array is not iterable."""
+    if x.ndim == 0:
+        raise errors.TypingError("iteration over a 0-d array")
+    if x.ndim == 1:
+        return iter(x.asnumpy())
+    return (x[i] for i in range(x.shape[0]))
+
+
 def get(x, stream=None, order="C", out=None, blocking=True):
     """CuPy's name for the host copy: a NumPy array (into ``out``)."""
     host = x.asnumpy()
@@ -471,6 +481,7 @@ def install(cls, functions):
     cls.byteswap = byteswap
     cls.tolist = lambda self: self.asnumpy().tolist()
     cls.get = get
+    cls.__iter__ = _iterate
     cls.__repr__ = _repr
     cls.__str__ = lambda self: str(self.asnumpy())
     cls.__format__ = _format

@@ -389,3 +389,32 @@ def test_elif_chain_on_unannotated_item_id(device_filter):
     out = np.zeros(6, np.int32)
     spirjit.call_kernel(chain, kapi.Range(6), out)
     np.testing.assert_array_equal(out, [3, 4, 5, 6, 0, 0])
+
+
+def test_any_layout_signatures_take_contiguous_and_strided_arrays(
+        device_filter):
+    # numba's "[:]" is any layout: C, F and strided arrays all fit it, in
+    # kernels' and device functions' signatures alike.
+    @spirjit.kernel(signatures="(float64[:, :],)")
+    def fill(item, y):
+        y[item.get_id(0), item.get_id(1)] = 3.0
+
+    @spirjit.device_func(signatures="float64(float64[:], int64)")
+    def twice(a, i):
+        return a[i] * 2
+
+    @spirjit.kernel
+    def doubled(item, a, out):
+        i = item.get_id(0)
+        out[i] = twice(a, i)
+
+    for y in (np.zeros((2, 3)), np.asfortranarray(np.zeros((2, 3))),
+              np.zeros((4, 3))[::2], spirjit.zeros((2, 3))):
+        spirjit.call_kernel(fill, kapi.Range(2, 3), y)
+        np.testing.assert_array_equal(np.asarray(y), np.full((2, 3), 3.0))
+    out = np.zeros(4)
+    spirjit.call_kernel(doubled, kapi.Range(4), np.arange(4.0), out)
+    np.testing.assert_array_equal(out, [0.0, 2.0, 4.0, 6.0])
+    with pytest.raises(errors.TypingError, match="match none of 'fill''s"):
+        spirjit.call_kernel(fill, kapi.Range(2, 3),
+                            np.zeros((2, 3), np.float32))
