@@ -24,6 +24,15 @@ const Type *Inference::inferBinary(Instruction &inst, const Type *a,
   SPIRJIT_INTERNAL_CHECK(common, "no promotion of two numbers");
   if (common->kind == TypeKind::WeakInt)
     literalValue(&inst); // reports a literal expression beyond int64
+  // Python's int ** negative int is a float (2 ** -1 is 0.5), as in numba
+  // where the exponent is a literal; other exponents keep the integers'
+  // type (their sign is known only when the kernel runs).
+  if (op == ir::BinaryOperator::Pow &&
+      (common->kind == TypeKind::Int || common->kind == TypeKind::WeakInt ||
+       common->kind == TypeKind::Bool) &&
+      literalValue(inst.operands[1]).value_or(0) < 0)
+    return common->kind == TypeKind::WeakInt ? types::weakFloat()
+                                             : types::floating(64);
   switch (op) {
   case ir::BinaryOperator::TrueDiv:
     if (common->kind == TypeKind::WeakInt)

@@ -418,3 +418,15 @@ def test_any_layout_signatures_take_contiguous_and_strided_arrays(
     with pytest.raises(errors.TypingError, match="match none of 'fill''s"):
         spirjit.call_kernel(fill, kapi.Range(2, 3),
                             np.zeros((2, 3), np.float32))
+
+
+def test_an_integer_to_a_negative_literal_power_is_a_float(device_filter):
+    # Python's (and numba's) 2 ** -2 is 0.25, not an integer 0.
+    @spirjit.kernel
+    def powers(item, a, out):
+        i = item.get_id(0)
+        out[i] = a[i] ** -2 + 2 ** -1
+
+    out = np.zeros(3)
+    spirjit.call_kernel(powers, kapi.Range(3), np.array([1, 2, 4]), out)
+    np.testing.assert_array_equal(out, [1.5, 0.75, 0.5625])
