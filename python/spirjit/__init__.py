@@ -778,9 +778,12 @@ class JitFunction:
         self._with_functions = {}
         # The bound method itself: a call goes straight to C++.
         self._call = dispatcher.__call__
+        # Fewer positional arguments than this: the defaults fill them in.
+        self._filled_below = fn.__code__.co_argcount if fn.__defaults__ \
+            else 0
 
     def __call__(self, *args, **kwargs):
-        if kwargs:
+        if kwargs or len(args) < self._filled_below:
             args = self._bind(args, kwargs)
         try:
             return self._call(*args)
