@@ -254,6 +254,35 @@ void orderArguments(Instruction *call, const FunctionDescription &callee,
   call->name.clear();
 }
 
+/// A global jit function's Python defaults as constants placed just
+/// before `call` (numbers, booleans and None, frozen as globals are).
+std::vector<Instruction *> frozenDefaults(ir::Function &fn, Instruction *call,
+                                          const FunctionDescription &callee,
+                                          const FunctionDescription &d) {
+  std::vector<Instruction *> made;
+  auto &list = call->parent->instructions;
+  for (const ConstValue &value : callee.defaults) {
+    using Kind = ConstValue::Kind;
+    if (value.kind != Kind::None && value.kind != Kind::Bool &&
+        value.kind != Kind::Int && value.kind != Kind::Float &&
+        value.kind != Kind::Complex)
+      throw UserError(UserErrorKind::UnsupportedFeature, d.filename,
+                      call->line,
+                      "a default of '" + callee.name +
+                          "' that is not a number: jit code takes numbers, "
+                          "booleans and None as defaults; pass it");
+    Instruction *constant =
+        fn.create(call->parent, Opcode::Const, {}, call->line);
+    constant->constant = value;
+    // create() appended it: move it before the call.
+    auto at = std::find_if(list.begin(), list.end(),
+                           [&](const auto &i) { return i.get() == call; });
+    std::rotate(at, std::prev(list.end()), list.end());
+    made.push_back(constant);
+  }
+  return made;
+}
+
 /// The description of the lambda or nested def that `made` makes.
 const FunctionDescription &nestedCodeOf(const Instruction *made,
                                         const FunctionDescription &d) {
@@ -278,6 +307,9 @@ void inlineCall(ir::Function &fn, FunctionDescription &description,
   std::vector<Instruction *> defaults;
   if (made) // its operands: the closure's values, then the defaults
     defaults.assign(made->operands.end() - made->index, made->operands.end());
+  else if (!callee.defaults.empty() &&
+           call->operands.size() - 1 < static_cast<size_t>(callee.argCount))
+    defaults = frozenDefaults(fn, call, callee, description);
   orderArguments(call, callee, description, defaults);
   size_t given = call->operands.size() - 1;
   if (given != static_cast<size_t>(callee.argCount))

@@ -136,6 +136,9 @@ struct FunctionDescription {
   /// A @spirjit.jit function (in the deviceFunctions table because another
   /// jit function calls it): host code inlines it (compiler/InlineJit.h).
   bool jitFunction = false;
+  /// The Python defaults of the last parameters (fn.__defaults__), frozen
+  /// as constants: a call from jit code that leaves them out takes them.
+  std::vector<ConstValue> defaults;
   /// A @spirjit.vectorize's scalar function: host code applies it to
   /// arrays element by element (compiler/ArrayExpressions.h).
   bool elementwise = false;

@@ -111,6 +111,9 @@ FunctionDescription toFunctionDescription(const py::dict &d) {
     f.signatures = strings(d["signatures"]);
   if (d.contains("jit"))
     f.jitFunction = d["jit"].cast<bool>();
+  if (d.contains("defaults"))
+    for (py::handle value : d["defaults"])
+      f.defaults.push_back(toConst(value));
   if (d.contains("elementwise"))
     f.elementwise = d["elementwise"].cast<bool>();
   if (d.contains("nested_code"))

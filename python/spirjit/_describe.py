@@ -113,6 +113,10 @@ def describe_value(value, table=None):
                 getattr(device_func, "signatures", None) or [])
             if is_jit:
                 description["jit"] = True
+                # Its defaults, for calls from jit code that leave them
+                # out (frozen, as globals are).
+                description["defaults"] = [_const(v) for v in
+                                           fn.__defaults__ or ()]
             if is_elementwise:
                 description["elementwise"] = True
             table[key] = description

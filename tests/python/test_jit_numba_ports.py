@@ -277,3 +277,24 @@ def test_print_of_tuples_in_a_kernel(device_filter, run_isolated):
     assert done.returncode == 0, done.stderr
     assert sorted(done.stdout.splitlines()) == ["t (2,) (0, 1.5)",
                                                  "t (2,) (1, 2.0)"]
+
+
+def test_python_defaults_fill_the_missing_arguments(device_filter):
+    # numba's: f(a) of def f(a, scale=2.0) takes the default, from Python
+    # and from jit code; keywords too.
+    @spirjit.jit
+    def scaled(a, scale=2.0, shift=0.0):
+        return a * scale + shift
+
+    @spirjit.jit
+    def calls(a):
+        return scaled(a) + scaled(a, 3.0) + scaled(a, shift=1.0)
+
+    a = np.ones(3)
+    np.testing.assert_array_equal(scaled(a), np.full(3, 2.0))
+    np.testing.assert_array_equal(scaled(a, 3.0), np.full(3, 3.0))
+    np.testing.assert_array_equal(scaled(a, shift=1.0), np.full(3, 3.0))
+    np.testing.assert_array_equal(calls(a), np.full(3, 8.0))
+    with pytest.raises(spirjit.errors.TypingError,
+                       match="missing a required argument: 'a'"):
+        scaled()
