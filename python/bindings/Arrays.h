@@ -18,8 +18,5 @@ void addHostEvaluation(pybind11::module_ &m);
 /// into `out` (C-contiguous, its shape and dtype); false for any other,
 /// which the caller computes as usual.
 bool readOnHost(const launch::NodeRef &node, const pybind11::array &out);
-/// The user's file and line that called into spirjit: the innermost
-/// Python frame outside the spirjit package ("<unknown>", 0 without one).
-std::pair<const char *, int> userLine();
 
 } // namespace spirjit::python

@@ -5,8 +5,8 @@
 #include "python/bindings/Dispatcher.h"
 
 #include "frontend/Diagnostics.h"
-#include "python/bindings/Arrays.h"
 #include "python/bindings/Errors.h"
+#include "python/bindings/UserSite.h"
 
 #include <pybind11/stl.h>
 
@@ -108,10 +108,10 @@ std::exception_ptr atTheCall(std::exception_ptr error) {
     std::rethrow_exception(error);
   } catch (const PythonError &e) {
     if (e.className() == "TypingError") {
-      auto [file, line] = userLine();
-      if (line > 0)
+      Site site = recordingSite();
+      if (site.line > 0)
         return std::make_exception_ptr(
-            UserError(UserErrorKind::Typing, file, line, e.what()));
+            UserError(UserErrorKind::Typing, site.file, site.line, e.what()));
     }
   } catch (...) {
   }

@@ -891,14 +891,5 @@ _array_api.install(__import__("sys").modules[__name__])
 from . import random  # noqa: E402,F401  (spirjit.random: Philox4x32-10)
 
 
-from . import _numpy_names  # noqa: E402
-
-
-def __getattr__(name):
-    # NumPy's functions beside the Array API's (spirjit.cumsum, ...):
-    # python/spirjit/_numpy_names.py.
-    if name.startswith("_"):
-        raise AttributeError(f"module 'spirjit' has no attribute {name!r}")
-    function = _numpy_names.lookup(name)
-    globals()[name] = function
-    return function
+# NumPy's functions beside the Array API's (spirjit.cumsum, ...).
+from ._numpy_names import module_getattr as __getattr__  # noqa: E402,F401

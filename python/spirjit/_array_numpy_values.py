@@ -6,7 +6,10 @@ and ``np.spacing``, and the vector products ``np.vecdot``, ``np.matvec`` and
 ``np.iscomplex``, ``np.fix`` and ``np.unwrap``; and the ufunc methods
 ``outer`` and ``accumulate`` of the associative ufuncs beyond add and
 multiply (``np.maximum.accumulate``: log2(n) fused steps, each element
-combined with the one 2^k before it).
+combined with the one 2^k before it). Also NumPy's answers that depend
+on a Python int's value: comparisons with an int beyond the array's dtype
+(``u8 == 256``) and the error of an integer power with a negative
+exponent.
 
 Contract: ``ufuncs()`` maps each composed ufunc to its DeviceArray
 version (called by ``__array_ufunc__`` with the operands and ``out``);
@@ -35,6 +38,41 @@ def _loop_dtypes(ufunc, *dtypes):
         result = ufunc(*samples)
     return tuple(r.dtype for r in result) if isinstance(result, tuple) \
         else result.dtype
+
+
+def compare_out_of_range(name, inputs, device):
+    """NumPy 2's answer to comparing an integer array with a Python int
+    its dtype cannot hold (``u8 == 256``: all False, ``u8 < 256``: all
+    True), which converting the int would refuse; None otherwise."""
+    (a, b), swapped = inputs, False
+    if isinstance(a, int) and not isinstance(a, bool):
+        (b, a), swapped = inputs, True
+    if not (isinstance(a, DeviceArray) and a.dtype.kind in "iu" and
+            isinstance(b, int) and not isinstance(b, bool)):
+        return None
+    info = np.iinfo(a.dtype)
+    if info.min <= b <= info.max:
+        return None
+    # (array vs int) with the int above every value: less and not_equal
+    # hold; below every value: greater and not_equal hold.
+    above = b > info.max
+    if swapped:  # int op array: the array is above or below the int
+        above = not above
+    holds = {"equal": False, "not_equal": True,
+             "less": above, "less_equal": above,
+             "greater": not above, "greater_equal": not above}[name]
+    import spirjit
+    return spirjit.full(a.shape, holds, dtype=np.bool_, device=device)
+
+
+def check_exponent(exponent):
+    """NumPy's error for an integer power with a negative exponent the
+    host holds (an array's values on the device are not read for it)."""
+    if isinstance(exponent, DeviceArray):
+        return
+    if np.any(np.asarray(exponent) < 0):
+        raise errors.InvalidArgumentError(
+            "Integers to negative integer powers are not allowed.")
 
 
 def _write(out, values):

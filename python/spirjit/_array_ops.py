@@ -113,43 +113,10 @@ def _overlaps(a, b):
                 a.strides == b.strides)
 
 
+# Comparisons whose answer NumPy 2 settles for an int out of the array's
+# range (_array_numpy_values.compare_out_of_range).
 _COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater",
                 "greater_equal"}
-
-
-def _compare_out_of_range(name, inputs, device):
-    """NumPy 2's answer to comparing an integer array with a Python int
-    its dtype cannot hold (``u8 == 256``: all False, ``u8 < 256``: all
-    True), which converting the int would refuse; None otherwise."""
-    (a, b), swapped = inputs, False
-    if isinstance(a, int) and not isinstance(a, bool):
-        (b, a), swapped = inputs, True
-    if not (isinstance(a, DeviceArray) and a.dtype.kind in "iu" and
-            isinstance(b, int) and not isinstance(b, bool)):
-        return None
-    info = np.iinfo(a.dtype)
-    if info.min <= b <= info.max:
-        return None
-    # (array vs int) with the int above every value: less and not_equal
-    # hold; below every value: greater and not_equal hold.
-    above = b > info.max
-    if swapped:  # int op array: the array is above or below the int
-        above = not above
-    holds = {"equal": False, "not_equal": True,
-             "less": above, "less_equal": above,
-             "greater": not above, "greater_equal": not above}[name]
-    import spirjit
-    return spirjit.full(a.shape, holds, dtype=np.bool_, device=device)
-
-
-def _check_exponent(exponent):
-    """NumPy's error for an integer power with a negative exponent the
-    host holds (an array's values on the device are not read for it)."""
-    if isinstance(exponent, DeviceArray):
-        return
-    if np.any(np.asarray(exponent) < 0):
-        raise errors.InvalidArgumentError(
-            "Integers to negative integer powers are not allowed.")
 
 
 def apply_ufunc(ufunc, inputs, out=None, device=None):
@@ -170,7 +137,8 @@ def apply_ufunc(ufunc, inputs, out=None, device=None):
         from . import _resolve_device
         device = _resolve_device(None)
     if name in _COMPARISONS and len(inputs) == 2:
-        settled = _compare_out_of_range(name, inputs, device)
+        from ._array_numpy_values import compare_out_of_range
+        settled = compare_out_of_range(name, inputs, device)
         if settled is not None:
             return settled if out is None else write_out(out, settled, name)
     # NumPy's own loop choice: weak Python scalars (NEP 50), the casting
@@ -182,7 +150,8 @@ def apply_ufunc(ufunc, inputs, out=None, device=None):
     loop = tuple(np.dtype(np.float32) if np.dtype(d) == np.float16 else d
                  for d in loop)
     if name == "power" and loop[-1].kind in "iu":
-        _check_exponent(inputs[1])
+        from ._array_numpy_values import check_exponent
+        check_exponent(inputs[1])
     shapes = [np.shape(v) if not isinstance(v, DeviceArray) else v.shape
               for v in inputs]
     shape = np.broadcast_shapes(*shapes)

@@ -12,6 +12,8 @@ NumPy's answer copied to the default device (what ``spirjit.asarray``
 would make of it); creation functions make their array on ``device=``
 (default: the default device)."""
 
+import sys
+
 import numpy as np
 
 from ._spirjit import DeviceArray
@@ -71,3 +73,13 @@ def lookup(name):
     wrapper.__doc__ = (f"numpy.{name} on DeviceArrays (their device), or "
                        "on host data with the result on the default device.")
     return wrapper
+
+
+def module_getattr(name):
+    """The spirjit module's ``__getattr__``: NumPy's function of that name,
+    kept on the module once made."""
+    if name.startswith("_"):
+        raise AttributeError(f"module 'spirjit' has no attribute {name!r}")
+    function = lookup(name)
+    setattr(sys.modules["spirjit"], name, function)
+    return function
