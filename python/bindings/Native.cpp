@@ -125,6 +125,40 @@ struct BufferLayout {
   }
 };
 
+/// A read of the buffer protocol: a C-contiguous copy of the value
+/// (computed as np.asarray would have it, small pending values by the
+/// host tier), writable, kept by the view.
+int exportSnapshot(const DeviceArray *array, Py_buffer *view, int flags,
+                   PyObject *self) {
+  py::array copy = array->toNumPy();
+  if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && copy.ndim() > 1)
+    copy = py::module_::import("numpy").attr("asfortranarray")(copy);
+  auto *layout = new BufferLayout;
+  for (py::ssize_t d = 0; d < copy.ndim(); ++d) {
+    layout->shape.push_back(copy.shape(d));
+    layout->strides.push_back(copy.strides(d));
+  }
+  view->buf = copy.mutable_data();
+  view->itemsize = static_cast<Py_ssize_t>(copy.itemsize());
+  view->len = static_cast<Py_ssize_t>(copy.nbytes());
+  view->readonly = 0;
+  view->ndim = static_cast<int>(copy.ndim());
+  view->format = (flags & PyBUF_FORMAT) == PyBUF_FORMAT
+                     ? const_cast<char *>(bufferFormat(array->dtype()))
+                     : nullptr;
+  view->shape = (flags & PyBUF_ND) == PyBUF_ND ? layout->shape.data()
+                                                 : nullptr;
+  view->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES
+                      ? layout->strides.data()
+                      : nullptr;
+  view->suboffsets = nullptr;
+  view->internal = layout;
+  layout->snapshot = std::move(copy);
+  view->obj = self;
+  Py_INCREF(self);
+  return 0;
+}
+
 /// Set by DeviceArray._host_memoryview for the request it makes.
 thread_local bool aliasNextBuffer = false;
 
@@ -140,8 +174,12 @@ int getBuffer(PyObject *self, Py_buffer *view, int flags) {
   aliasNextBuffer = false;
   try {
     const DeviceArray *array = asDeviceArray(self);
-    const std::shared_ptr<runtime::Buffer> &buffer =
-        alias ? array->writableBuffer() : array->buffer();
+    if (!alias && (array->pending()
+                       ? array->device()->allocatesHostAddressable(
+                             runtime::UsmKind::Device)
+                       : hostView(*array->buffer()) != nullptr))
+      return exportSnapshot(array, view, flags, self);
+    const std::shared_ptr<runtime::Buffer> &buffer = array->writableBuffer();
     auto *host = static_cast<char *>(hostView(*buffer));
     if (!host) {
       PyErr_SetString(
@@ -152,27 +190,17 @@ int getBuffer(PyObject *self, Py_buffer *view, int flags) {
               .c_str());
       return -1;
     }
+    // The host reads and writes in place: the queue's work comes first.
+    runtime::Device &device = *buffer->device();
+    uint64_t upTo = launch::launchesSoFar();
+    device.finish();
+    launch::releaseFinishedLaunches(device, upTo);
     auto *layout = new BufferLayout;
-    if (alias) {
-      // The host reads and writes in place: the queue's work comes first.
-      runtime::Device &device = *buffer->device();
-      uint64_t upTo = launch::launchesSoFar();
-      device.finish();
-      launch::releaseFinishedLaunches(device, upTo);
-      host += array->offset();
-      for (size_t d = 0; d < array->shape().size(); ++d)
-        layout->strides.push_back(
-            static_cast<Py_ssize_t>(array->strides()[d]));
-    } else {
-      py::array copy = array->toNumPy();
-      host = static_cast<char *>(copy.mutable_data());
-      for (py::ssize_t d = 0; d < copy.ndim(); ++d)
-        layout->strides.push_back(copy.strides(d));
-      layout->snapshot = std::move(copy);
-    }
-    for (size_t d = 0; d < array->shape().size(); ++d)
+    for (size_t d = 0; d < array->shape().size(); ++d) {
       layout->shape.push_back(static_cast<Py_ssize_t>(array->shape()[d]));
-    view->buf = host;
+      layout->strides.push_back(static_cast<Py_ssize_t>(array->strides()[d]));
+    }
+    view->buf = host + array->offset();
     view->itemsize = static_cast<Py_ssize_t>(array->dtype().itemsize());
     view->len = static_cast<Py_ssize_t>(array->size()) * view->itemsize;
     view->readonly = 0;
@@ -210,10 +238,8 @@ int getBuffer(PyObject *self, Py_buffer *view, int flags) {
       view->strides = nullptr;
     if ((flags & PyBUF_ND) != PyBUF_ND)
       view->shape = nullptr;
-    if (alias) {
-      layout->device = buffer->device();
-      layout->device->addHostView();
-    }
+    layout->device = buffer->device();
+    layout->device->addHostView();
     view->obj = self;
     Py_INCREF(self);
     return 0;
