@@ -172,6 +172,25 @@ Instruction *PyIRBuilder::sliceBound(Instruction *bound, Instruction *n,
                  {builtin(cur_, "max", {b, integer(0, line)}, line), n}, line);
 }
 
+Instruction *PyIRBuilder::sliceBoundBack(Instruction *bound, Instruction *n,
+                                         int line) {
+  Instruction *minusOne = integer(-1, line);
+  Instruction *last = binary(cur_, ir::BinaryOperator::Sub, n,
+                             integer(1, line), line);
+  Instruction *b = bound;
+  if (!(bound->isa(Opcode::Const) &&
+        bound->constant.kind == ConstValue::Kind::Int &&
+        bound->constant.intValue >= 0)) {
+    Instruction *negative =
+        compare(cur_, ir::CompareOperator::Lt, bound, integer(0, line), line);
+    Instruction *shift = binary(cur_, ir::BinaryOperator::Mul,
+                                builtin(cur_, "int", {negative}, line), n, line);
+    b = binary(cur_, ir::BinaryOperator::Add, bound, shift, line);
+  }
+  return builtin(cur_, "min", {builtin(cur_, "max", {b, minusOne}, line), last},
+                 line);
+}
+
 Instruction *PyIRBuilder::fixedIndex(Instruction *index, Instruction *n,
                                      int line) {
   if (index->isa(Opcode::Const) &&

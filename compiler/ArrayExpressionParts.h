@@ -95,8 +95,14 @@ struct Access {
     int baseDim = 0;
     Instruction *start = nullptr; // nullptr: 0
     int64_t step = 1;
+    /// A step known only at run time (a[::s]), in the host; then `step`
+    /// is unused.
+    Instruction *stepValue = nullptr;
     Instruction *length = nullptr;
     std::string startKey, extentKey;
+    std::string stepKey() const {
+      return stepValue ? "s" + keyOf(stepValue) : std::to_string(step);
+    }
   };
   std::vector<Instruction *> fixed; // per base dimension, or nullptr
   std::vector<std::string> fixedKeys;
@@ -112,7 +118,7 @@ struct Access {
     // reads other elements at the same iteration).
     for (const Dim &dim : dims)
       k += "[" + std::to_string(dim.baseDim) + ":" + dim.startKey + ":" +
-           std::to_string(dim.step) + "]";
+           dim.stepKey() + "]";
     return k;
   }
 };
@@ -232,6 +238,9 @@ protected:
   /// `bound` normalised against `n` as Python does for a slice bound of a
   /// positive step: negative counts from the end, then clamped to [0, n].
   Instruction *sliceBound(Instruction *bound, Instruction *n, int line);
+  /// `bound` normalised as Python does for a slice bound of a negative
+  /// step: negative counts from the end, then clamped to [-1, n - 1].
+  Instruction *sliceBoundBack(Instruction *bound, Instruction *n, int line);
   /// An index normalised against `n`: negative counts from the end.
   Instruction *fixedIndex(Instruction *index, Instruction *n, int line);
 

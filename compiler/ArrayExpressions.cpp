@@ -353,7 +353,9 @@ private:
                     {i, binary(block, ir::BinaryOperator::Sub, dim.length,
                                integer(1, line, block), line)},
                     line);
-      if (dim.step != 1)
+      if (dim.stepValue)
+        i = binary(block, ir::BinaryOperator::Mul, i, dim.stepValue, line);
+      else if (dim.step != 1)
         i = binary(block, ir::BinaryOperator::Mul, i,
                    integer(dim.step, line, block), line);
       if (dim.start)

@@ -95,15 +95,18 @@ Access ArrayViews::makeView(Instruction *array, Instruction *index, int line) {
     bool isSlice = !part || part->isa(Opcode::Slice);
     auto startIn = [&](Instruction *offset, const std::string &offsetKey) {
       // from.start + offset * from.step, in the base's index space
-      Instruction *scaled = from.step == 1
-                                ? offset
-                                : binary(cur_, ir::BinaryOperator::Mul, offset,
-                                         integer(from.step, line), line);
+      Instruction *scaled =
+          from.stepValue
+              ? binary(cur_, ir::BinaryOperator::Mul, offset, from.stepValue,
+                       line)
+          : from.step == 1 ? offset
+                           : binary(cur_, ir::BinaryOperator::Mul, offset,
+                                    integer(from.step, line), line);
       return std::make_pair(from.start ? binary(cur_, ir::BinaryOperator::Add,
                                                 from.start, scaled, line)
                                        : scaled,
                             "(" + from.startKey + "+" + offsetKey + "*" +
-                                std::to_string(from.step) + ")");
+                                from.stepKey() + ")");
     };
     if (!isSlice) {
       SPIRJIT_INTERNAL_CHECK(part->type->kind != TypeKind::Slice,
@@ -120,36 +123,96 @@ Access ArrayViews::makeView(Instruction *array, Instruction *index, int line) {
     dim.baseDim = from.baseDim;
     Instruction *start = part ? part->operands[0] : nullptr;
     Instruction *stop = part ? part->operands[1] : nullptr;
-    int64_t step = 1;
-    if (part && part->operands.size() == 3 &&
-        part->operands[2]->isa(Opcode::Const) &&
-        part->operands[2]->constant.kind == ConstValue::Kind::Int)
-      step = part->operands[2]->constant.intValue;
     auto isNone = [](Instruction *v) {
       return !v || v->type->kind == TypeKind::None;
     };
-    Instruction *s =
-        isNone(start) ? integer(0, line) : sliceBound(start, from.length, line);
-    Instruction *e =
-        isNone(stop) ? from.length : sliceBound(stop, from.length, line);
+    Instruction *stepPart =
+        part && part->operands.size() == 3 && !isNone(part->operands[2])
+            ? part->operands[2]
+            : nullptr;
+    // A literal step (the usual case) keeps the view's arithmetic folded;
+    // a step known at run time (or a literal 0, NumPy's ValueError) takes
+    // both of Python's rules and picks by its sign.
+    bool literal = !stepPart || (stepPart->isa(Opcode::Const) &&
+                                 stepPart->constant.kind == ConstValue::Kind::Int &&
+                                 stepPart->constant.intValue != 0);
+    int64_t step = stepPart && literal ? stepPart->constant.intValue : 1;
     std::string sKey = isNone(start) ? "0" : keyOf(start);
     std::string eKey = isNone(stop) ? "end" : keyOf(stop);
-    // length = max(e - s + step - 1, 0) // step
-    Instruction *span = binary(cur_, ir::BinaryOperator::Sub, e, s, line);
-    if (step != 1)
-      span = binary(cur_, ir::BinaryOperator::Add, span,
-                    integer(step - 1, line), line);
-    Instruction *length = builtin(cur_, "max", {span, integer(0, line)}, line);
-    if (step != 1)
-      length = binary(cur_, ir::BinaryOperator::FloorDiv, length,
-                      integer(step, line), line);
+    using B = ir::BinaryOperator;
+    Instruction *zero = integer(0, line);
+    // Python's rule for a step of sign `forward`: (first index, length).
+    auto bounds = [&](bool forward, Instruction *k) {
+      Instruction *s, *e, *span;
+      if (forward) {
+        s = isNone(start) ? integer(0, line)
+                          : sliceBound(start, from.length, line);
+        e = isNone(stop) ? from.length : sliceBound(stop, from.length, line);
+        span = binary(cur_, B::Sub, e, s, line); // + k - 1, // k
+        span = binary(cur_, B::Add, span,
+                      binary(cur_, B::Sub, k, integer(1, line), line), line);
+      } else {
+        s = isNone(start) ? binary(cur_, B::Sub, from.length, integer(1, line),
+                                   line)
+                          : sliceBoundBack(start, from.length, line);
+        e = isNone(stop) ? integer(-1, line)
+                         : sliceBoundBack(stop, from.length, line);
+        span = binary(cur_, B::Sub, s, e, line); // - k - 1, // -k
+        span = binary(cur_, B::Sub, span,
+                      binary(cur_, B::Add, k, integer(1, line), line), line);
+        k = binary(cur_, B::Sub, zero, k, line);
+        // An empty view's first index may be -1: it reads nothing, but
+        // its data pointer stays inside the array.
+        s = builtin(cur_, "max", {s, zero}, line);
+      }
+      Instruction *length = builtin(cur_, "max", {span, zero}, line);
+      length = binary(cur_, B::FloorDiv, length, k, line);
+      return std::make_pair(s, length);
+    };
+    Instruction *s, *length;
+    if (literal && step == 1) {
+      s = isNone(start) ? integer(0, line)
+                        : sliceBound(start, from.length, line);
+      Instruction *e =
+          isNone(stop) ? from.length : sliceBound(stop, from.length, line);
+      length = builtin(cur_, "max", {binary(cur_, B::Sub, e, s, line), zero},
+                       line);
+    } else if (literal) {
+      std::tie(s, length) = bounds(step > 0, integer(step, line));
+    } else {
+      Instruction *k = stepPart;
+      check(compare(cur_, ir::CompareOperator::Ne, k, zero, line),
+            "slice step cannot be zero", k, zero, line);
+      auto [s1, l1] = bounds(true, k);
+      auto [s2, l2] = bounds(false, k);
+      // forward ? first : second, as integer arithmetic
+      Instruction *f = builtin(
+          cur_, "int",
+          {compare(cur_, ir::CompareOperator::Gt, k, zero, line)}, line);
+      auto pick = [&](Instruction *a, Instruction *b) {
+        return binary(cur_, B::Add, b,
+                      binary(cur_, B::Mul, f, binary(cur_, B::Sub, a, b, line),
+                             line),
+                      line);
+      };
+      s = pick(s1, s2);
+      length = pick(l1, l2);
+    }
     dim.length = length;
-    dim.extentKey = "len(" + from.extentKey + "," + sKey + "," + eKey + "," +
-                    std::to_string(step) + ")";
     auto [at, key] = startIn(s, sKey);
     dim.start = at;
     dim.startKey = key;
-    dim.step = from.step * step;
+    if (literal && !from.stepValue) {
+      dim.step = from.step * step;
+    } else {
+      Instruction *k = literal ? integer(step, line) : stepPart;
+      Instruction *outer =
+          from.stepValue ? from.stepValue : integer(from.step, line);
+      dim.stepValue = binary(cur_, B::Mul, outer, k, line);
+    }
+    dim.extentKey = "len(" + from.extentKey + "," + sKey + "," + eKey + "," +
+                    (literal ? std::to_string(step) : "s" + keyOf(stepPart)) +
+                    ")";
     view.dims.push_back(dim);
   }
   return view;
@@ -235,7 +298,8 @@ Instruction *ArrayViews::viewValue(const Instruction *v, int line) {
   for (const Access::Dim &dim : a.dims) {
     operands.push_back(dim.length);
     operands.push_back(integer(dim.baseDim, line));
-    operands.push_back(integer(dim.step, line));
+    operands.push_back(dim.stepValue ? dim.stepValue
+                                     : integer(dim.step, line));
   }
   return make(Opcode::View, operands, line);
 }

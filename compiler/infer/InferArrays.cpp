@@ -135,14 +135,6 @@ const Type *Inference::inferSlice(Instruction &inst) {
   for (const Instruction *bound : inst.operands)
     if (bound->type->kind != TypeKind::None)
       requireInteger(inst, bound->type, "a slice bound");
-  if (inst.operands.size() == 3) {
-    const Instruction *step = inst.operands[2];
-    const ConstValue *c = constantOf(step);
-    if (step->type->kind != TypeKind::None &&
-        !(c && c->kind == ConstValue::Kind::Int && c->intValue > 0))
-      unsupported(inst, "a slice's step in a jit function must be a positive "
-                        "integer literal");
-  }
   return types::slice();
 }
 

@@ -520,12 +520,15 @@ Lowered Lowering::lowerView(const Instruction &inst) {
   while (at < inst.operands.size()) {
     view.shape.push_back(scalarOf(inst.operands[at], types::int64()));
     int64_t baseDim = inst.operands[at + 1]->constant.intValue;
-    int64_t step = inst.operands[at + 2]->constant.intValue;
+    // A step is a literal or, for a[::s], a value of the host.
+    const Instruction *step = inst.operands[at + 2];
+    llvm::Value *by = step->isa(Opcode::Const)
+                          ? builder_.getInt64(step->constant.intValue)
+                          : scalarOf(step, types::int64());
     // Base dimension -1: a new axis (np.newaxis), of extent 1.
-    view.strides.push_back(
-        baseDim < 0 ? builder_.getInt64(0)
-                    : builder_.CreateMul(from.strides[baseDim],
-                                         builder_.getInt64(step)));
+    view.strides.push_back(baseDim < 0
+                               ? builder_.getInt64(0)
+                               : builder_.CreateMul(from.strides[baseDim], by));
     at += 3;
   }
   return view;

@@ -290,3 +290,86 @@ def test_reshape_errors_name_the_line(device):
     assert f"test_jit_views.py:{marked_line(__file__, 'strided')}" in \
         str(info.value)
     assert "reshape a.copy()" in str(info.value)
+
+
+# Steps of any sign, literal or known at run time (numba's slices): Python's
+# bounds for a negative step (start from the end, stop before the start).
+@spirjit.jit
+def stepped(a, i, j, k):
+    return a[i:j:k].copy()
+
+
+@spirjit.jit
+def open_ended(a, k):
+    return a[::k] * 1.0, a[:3:k] + 0.0, a[3::k] + 0.0
+
+
+@spirjit.jit
+def reversed_both(m):
+    return m[::-1, ::-2] + 0
+
+
+@spirjit.jit
+def reverse_in_place(a):
+    a[:] = a[::-1]
+    return a
+
+
+@spirjit.jit
+def shift_reversed(a):
+    a[1:] = a[-2::-1]
+    return a
+
+
+@spirjit.jit
+def view_of_reversed(a, k):
+    b = a[::-1]
+    c = b[1::k]
+    return c.sum(), c[0], c
+
+
+def test_slices_with_any_step_are_numpys(device_filter):
+    a = np.arange(12.0)
+    bounds = [-15, -3, 0, 2, 11, 20]
+    for i in bounds:
+        for j in bounds:
+            for k in [-5, -2, -1, 1, 2, 4]:
+                got = stepped(a, i, j, k)
+                assert got.tolist() == a[i:j:k].tolist(), (i, j, k)
+    for k in [-3, -1, 2]:
+        whole, head, tail = open_ended(a, k)
+        assert whole.tolist() == a[::k].tolist()
+        assert head.tolist() == a[:3:k].tolist()
+        assert tail.tolist() == a[3::k].tolist()
+    m = np.arange(20.0).reshape(4, 5)
+    assert reversed_both(m).tolist() == m[::-1, ::-2].tolist()
+    s, first, c = view_of_reversed(np.arange(10.0), 2)
+    assert (s, first) == (20.0, 8.0)
+    assert c.tolist() == np.arange(10.0)[::-1][1::2].tolist()
+
+
+def test_assignments_from_reversed_views_of_the_same_array(device_filter):
+    # NumPy reads the whole right-hand side before it stores.
+    assert reverse_in_place(np.arange(6.0)).tolist() == [5, 4, 3, 2, 1, 0]
+    want = np.arange(6.0)
+    want[1:] = want[-2::-1]
+    assert shift_reversed(np.arange(6.0)).tolist() == want.tolist()
+
+
+@spirjit.jit
+def every_third_backwards(a):
+    return a[::-3]
+
+
+def test_a_reversed_slice_returned_is_a_view(device_filter):
+    a = np.arange(10.0)
+    got = every_third_backwards(a)
+    assert got.tolist() == [9.0, 6.0, 3.0, 0.0]
+    assert got.strides == (-24,)
+    assert np.shares_memory(got, a)
+
+
+def test_a_zero_step_is_numpys_value_error(device_filter):
+    with pytest.raises(ValueError, match=r"test_jit_views.py:\d+: slice step "
+                                         r"cannot be zero"):
+        stepped(np.arange(5.0), 0, 5, 0)
