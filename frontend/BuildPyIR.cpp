@@ -12,6 +12,15 @@ namespace pyir_builder {
 
 using ir::isTrivialPhi;
 
+namespace {
+/// A global or closure tuple of numbers (_describe.py): built where it is
+/// read, as a tuple literal is, so that typing and unrolling see its items.
+bool isFrozenTuple(const GlobalValue &value) {
+  return value.kind == GlobalValue::Kind::Number &&
+         value.value.kind == ConstValue::Kind::Tuple;
+}
+} // namespace
+
 Instruction *Builder::emitConst(const ConstValue &value, int line) {
   switch (value.kind) {
   case ConstValue::Kind::Str: {
@@ -177,6 +186,11 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     if (!desc_.globals.count(name))
       throw UserError(UserErrorKind::Typing, desc_.filename, line,
                       "name '" + name + "' is not defined");
+    const GlobalValue &value = desc_.globals.at(name);
+    if (isFrozenTuple(value)) {
+      stack_.push_back(emitConst(value.value, line));
+      return;
+    }
     Instruction *g = emit(Opcode::Global, {}, line);
     g->name = name;
     stack_.push_back(g);
@@ -209,6 +223,11 @@ void Builder::translate(const BytecodeInstruction &inst, int bytecodeBlock) {
     }
     if (cell) {
       stack_.push_back(ssa_->read("v:" + name, current_, line));
+      return;
+    }
+    size_t free = static_cast<size_t>(arg) - firstFree;
+    if (free < desc_.closure.size() && isFrozenTuple(desc_.closure[free])) {
+      stack_.push_back(emitConst(desc_.closure[free].value, line));
       return;
     }
     Instruction *v = emit(Opcode::FreeVar, {}, line);

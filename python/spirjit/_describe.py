@@ -89,6 +89,26 @@ def callee_key(fn):
     return f"{fn.__module__}.{fn.__qualname__}#{digest}"
 
 
+def _numbers_only(value):
+    """Whether the tuple `value` holds numbers and such tuples alone."""
+    for v in value:
+        if isinstance(v, tuple):
+            if is_namedtuple_class(type(v)) or not _numbers_only(v):
+                return False
+        elif isinstance(v, (bool, int, float, complex, np.bool_, np.number)):
+            if isinstance(v, int) and not (-(2**63) <= v < 2**63):
+                return False
+        else:
+            return False
+    return True
+
+
+def _plain(value):
+    """The tuple of numbers `value` with its NumPy scalars as Python's."""
+    return tuple(_plain(v) if isinstance(v, tuple) else
+                 v.item() if isinstance(v, np.generic) else v for v in value)
+
+
 def describe_value(value, table=None):
     """What a global, closure value or annotation is, as the compiler sees it.
 
@@ -128,6 +148,12 @@ def describe_value(value, table=None):
             return {"kind": "unknown", "name": "int beyond 64 bits"}
         return {"kind": "number", "name": type(value).__name__,
                 "value": _const(value)}
+    if isinstance(value, tuple) and not is_namedtuple_class(type(value)) \
+            and _numbers_only(value):
+        # A tuple of numbers (nested too) is frozen as a tuple literal is,
+        # numba's rule; NumPy scalars in it become Python numbers.
+        return {"kind": "number", "name": "tuple",
+                "value": _const(_plain(value))}
     if isinstance(value, str):
         # Only getattr's name may be one; the text keys the disk cache.
         return {"kind": "unknown", "name": "str", "value": _const(value)}

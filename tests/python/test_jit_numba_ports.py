@@ -298,3 +298,44 @@ def test_python_defaults_fill_the_missing_arguments(device_filter):
     with pytest.raises(spirjit.errors.TypingError,
                        match="missing a required argument: 'a'"):
         scaled()
+
+
+# Module-level tuples of numbers are frozen as numba freezes them: a table
+# of coefficients read by index, in a loop, by len, in kernels and jit code.
+COEFFS = (1.0, 2.0, 3.0)
+PAIRS = ((1, 2), (3, 4))
+MIXED = (np.float32(0.5), 2)
+
+
+@spirjit.jit
+def horner(x):
+    s = np.zeros_like(x)
+    for c in COEFFS:
+        s = s * x + c
+    return s, len(COEFFS), PAIRS[1][0] + MIXED[1]
+
+
+@spirjit.kernel
+def table_lookup(item, a):
+    i = item.get_id(0)
+    a[i] = COEFFS[i % 3] + PAIRS[1][0] + MIXED[0]
+
+
+def test_global_and_closure_tuples_of_numbers_are_frozen(device_filter):
+    x = np.arange(4.0)
+    s, n, k = horner(x)
+    np.testing.assert_array_equal(s, (x * 1.0 + 2.0) * x + 3.0)
+    assert (n, k) == (3, 5)
+    a = np.zeros(4)
+    spirjit.call_kernel(table_lookup, spirjit.Range(4), a)
+    assert a.tolist() == [4.5, 5.5, 6.5, 4.5]
+
+    def make(scale):
+        pair = (scale, 2 * scale)
+
+        @spirjit.jit
+        def affine(v):
+            return v * pair[0] + pair[1]
+        return affine
+    assert make(3.0)(np.ones(2)).tolist() == [9.0, 9.0]
+    assert make(5.0)(np.ones(2)).tolist() == [15.0, 15.0]
