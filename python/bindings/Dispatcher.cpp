@@ -90,6 +90,15 @@ void DeviceArray::setType() {
                                         dtype_.itemsize()));
 }
 
+void DeviceArray::relayout(std::vector<int64_t> shape,
+                           std::vector<int64_t> strides) {
+  buffer();
+  shape_ = std::move(shape);
+  strides_ = std::move(strides);
+  memory_.reset(); // the graph's Memory node of the old layout
+  setType();
+}
+
 const std::shared_ptr<runtime::Buffer> &DeviceArray::buffer() const {
   if (pending_) {
     launch::evaluate(*pending_);

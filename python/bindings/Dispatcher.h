@@ -75,6 +75,10 @@ public:
   const std::vector<int64_t> &strides() const { return strides_; } // bytes
   int64_t offset() const { return offset_; }
   int64_t size() const;
+  /// `x.shape = ...`: this object becomes the view `shape`/`strides` (in
+  /// bytes) of its memory, from the same offset; a pending value is
+  /// computed first. The caller found the layout (NumPy's rule).
+  void relayout(std::vector<int64_t> shape, std::vector<int64_t> strides);
   /// The compiler type of this array (dtype, rank, layout), computed once
   /// so launches need no Python call to find it.
   const Type *type() const { return type_; }

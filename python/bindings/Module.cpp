@@ -456,10 +456,19 @@ PYBIND11_MODULE(_spirjit, m) {
       "on its device; ``asnumpy()`` copies it to the "
       "host.");
   arrays
-      .def_property_readonly(
+      .def_property(
           "shape",
           [](const DeviceArray &a) { return py::tuple(py::cast(a.shape())); },
-          "the extents, a tuple of ints")
+          [](DeviceArray &a, py::object shape) {
+            // NumPy's rule (a view of the same memory, or AttributeError)
+            // is _array_ops.shape_in_place's.
+            py::tuple layout = py::module_::import("spirjit._array_ops")
+                                   .attr("shape_in_place")(a, shape);
+            a.relayout(layout[0].cast<std::vector<int64_t>>(),
+                       layout[1].cast<std::vector<int64_t>>());
+          },
+          "the extents, a tuple of ints; assigned, the same memory "
+          "viewed with other extents, as NumPy's")
       .def_property_readonly(
           "strides",
           [](const DeviceArray &a) { return py::tuple(py::cast(a.strides())); },

@@ -267,6 +267,17 @@ def reshape(x, *shape, order="C"):
     return x._view(list(shape), _c_strides(shape, x.dtype), x._offset)
 
 
+def shape_in_place(x, shape):
+    """(shape, strides) of ``x.shape = shape``: NumPy's own answer for a
+    view of x's layout over no memory (as_strided reads none), so its
+    rules and its AttributeError ("Incompatible shape for in-place
+    modification") are NumPy's."""
+    ghost = np.lib.stride_tricks.as_strided(
+        np.zeros(1, dtype=x.dtype), shape=x.shape, strides=x.strides)
+    ghost.shape = shape
+    return tuple(ghost.shape), tuple(ghost.strides)
+
+
 def transpose(x, axes=None):
     axes = tuple(reversed(range(x.ndim))) if axes is None else tuple(axes)
     if sorted(a % x.ndim for a in axes) != list(range(x.ndim)) or \

@@ -155,3 +155,27 @@ def test_random_parameters_may_be_arrays(device):
     with pytest.raises(errors.InvalidArgumentError, match="scale < 0"):
         rng.normal(loc, spirjit.asarray(np.array([1.0, -1.0, 1.0]),
                                         device=device))
+
+
+def test_assigning_shape_views_the_same_memory_as_numpy(device):
+    x = spirjit.arange(12.0, device=device)
+    y = x * 2  # a pending value is computed first
+    y.shape = (3, 4)
+    assert y.shape == (3, 4) and y.strides == (32, 8)
+    np.testing.assert_array_equal(y.asnumpy(), np.arange(12.0).reshape(3, 4)
+                                  * 2)
+    x.shape = (2, -1)
+    assert x.shape == (2, 6)
+    x[1, 0] = 60.0  # the same memory, as NumPy's
+    z = x[:, ::2]
+    z.shape = (6,)
+    assert z.strides == (16,)
+    assert z.asnumpy().tolist() == [0.0, 2.0, 4.0, 60.0, 8.0, 10.0]
+    t = x.T
+    with pytest.raises(AttributeError, match="Incompatible shape for in-place "
+                                             "modification"):
+        t.shape = (12,)
+    with pytest.raises(ValueError, match=r"cannot reshape array of size 12 "
+                                         r"into shape \(5,\)"):
+        x.shape = (5,)
+    assert x.shape == (2, 6)
