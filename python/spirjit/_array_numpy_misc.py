@@ -19,6 +19,7 @@ step check of ``linspace``) those few values are read back, as NumPy
 reads them.
 """
 
+import functools
 import operator
 
 import numpy as np
@@ -159,8 +160,7 @@ def reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
         result = xp.empty(shape, dtype=dtype, device=x._device)
     result = xp.moveaxis(result, 0, axis)
     if out is not None:
-        out[...] = result
-        return out
+        return ops.write_out(out, result, "reduceat")
     return result
 
 
@@ -559,9 +559,10 @@ def _like_host(numpy_function):
     return function
 
 
+@functools.lru_cache(maxsize=None)
 def like_functions():
     """NumPy creation function -> its version given the like= DeviceArray
-    first (``__array_function__`` is called on like)."""
+    first (``__array_function__`` is called on like); made once."""
     return {
         np.array: _like_array, np.asarray: _like_asarray,
         np.asanyarray: _like_asarray,

@@ -432,10 +432,7 @@ def matmul(a, b, out=None):
             "array is not a matrix)")
     if a.ndim > 2 or b.ndim > 2:
         result = _batched_matmul(a, b, loop[-1])
-        if out is not None:
-            out[...] = result
-            return out
-        return result
+        return result if out is None else write_out(out, result, "matmul")
     a2 = a if a.ndim == 2 else a._view([1, a.shape[0]], [0, a.strides[0]],
                                        a._offset)
     b2 = b if b.ndim == 2 else b._view([b.shape[0], 1], [b.strides[0], 0],
@@ -464,10 +461,7 @@ def matmul(a, b, out=None):
             result = _matmul(a2, b2, result)
     result = result._view(list(final), _c_strides(final, loop[-1]),
                           result._offset)
-    if out is not None:
-        out[...] = result
-        return out
-    return result
+    return result if out is None else write_out(out, result, "matmul")
 
 
 def _batched_matmul(a, b, dtype):
@@ -660,7 +654,9 @@ def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
         if scanned is not None:
             return scanned
     if method == "reduceat" and set(kwargs) <= {"axis", "dtype"}:
-        folded = misc.reduceat(ufunc, *inputs, out=out, **kwargs)
+        # (NumPy hands a ufunc's out= over as a tuple of one.)
+        folded = misc.reduceat(ufunc, *inputs,
+                               out=out[0] if out else None, **kwargs)
         if folded is not None:
             return folded
     if method in ("reduce", "accumulate") and out is None and \

@@ -68,6 +68,17 @@ def test_reductions_and_scans_write_out(device):
     with pytest.raises(errors.InvalidArgumentError,
                        match=r"output parameter for sum has the wrong shape"):
         x.sum(out=out)
+    folded = spirjit.zeros(2, device=device)
+    assert np.add.reduceat(x.ravel(), [0, 4], out=folded) is folded
+    assert folded.asnumpy().tolist() == [6.0, 9.0]
+    product = spirjit.zeros((2, 2), device=device)
+    assert np.matmul(x, x.T, out=product) is product
+    np.testing.assert_allclose(np.asarray(product), A @ A.T)
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"output parameter for matmul has the wrong "
+                             r"shape: \(3,\), where the result's is "
+                             r"\(2, 2\)"):
+        np.matmul(x, x.T, out=out)
 
 
 @pytest.mark.parametrize("make", [
