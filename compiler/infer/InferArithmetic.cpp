@@ -4,6 +4,32 @@
 
 namespace spirjit::infer {
 
+void Inference::requireLiteralsFit(Instruction &inst,
+                                   const std::vector<Instruction *> &operands,
+                                   const Type *common) {
+  if (common->kind != TypeKind::Int)
+    return;
+  for (const Instruction *operand : operands) {
+    if (operand->type != types::weakInt())
+      continue;
+    std::optional<int64_t> v = literalValue(operand);
+    if (!v)
+      continue;
+    bool fits;
+    if (common->isSigned)
+      fits = common->bits >= 64 || (*v >= -(int64_t(1) << (common->bits - 1)) &&
+                                    *v < (int64_t(1) << (common->bits - 1)));
+    else
+      fits = *v >= 0 &&
+             (common->bits >= 64 || *v < (int64_t(1) << common->bits));
+    if (!fits)
+      typingError(inst, "Python integer " + std::to_string(*v) +
+                            " out of bounds for " + common->str() +
+                            " (NumPy 2 raises OverflowError here: widen the "
+                            "typed operand first, e.g. np.int64(x))");
+  }
+}
+
 const Type *Inference::inferBinary(Instruction &inst, const Type *a,
                                    const Type *b) {
   auto op = static_cast<ir::BinaryOperator>(inst.index);
@@ -24,6 +50,8 @@ const Type *Inference::inferBinary(Instruction &inst, const Type *a,
   SPIRJIT_INTERNAL_CHECK(common, "no promotion of two numbers");
   if (common->kind == TypeKind::WeakInt)
     literalValue(&inst); // reports a literal expression beyond int64
+  if (inst.isa(Opcode::BinaryOp) && inst.operands.size() == 2)
+    requireLiteralsFit(inst, inst.operands, common);
   // Python's int ** negative int is a float (2 ** -1 is 0.5), as in numba
   // where the exponent is a literal; other exponents keep the integers'
   // type (their sign is known only when the kernel runs).

@@ -122,6 +122,11 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
     const Type *t = args[0];
     for (const Type *a : args)
       t = types::promote(t, a);
+    if (inst.isa(Opcode::Call) && inst.operands.size() == args.size() + 1)
+      requireLiteralsFit(inst,
+                         std::vector<Instruction *>(inst.operands.begin() + 1,
+                                                    inst.operands.end()),
+                         t);
     return t;
   }
   if (name == "int" || name == "float" || name == "bool") {

@@ -102,6 +102,13 @@ private:
   /// for anything else; a TypingError when it leaves int64.
   std::optional<int64_t> literalValue(const Instruction *inst);
   const Type *inferCompare(Instruction &inst, const Type *a, const Type *b);
+  /// NumPy 2's rule for a Python int literal meeting a typed integer: its
+  /// value must fit the typed one's dtype, which the result takes (else
+  /// NumPy raises OverflowError; here a TypingError at the line, never a
+  /// wrapped answer).
+  void requireLiteralsFit(Instruction &inst,
+                          const std::vector<Instruction *> &operands,
+                          const Type *common);
 
   // InferMath.cpp
   const Type *inferPrint(Instruction &inst);

@@ -331,17 +331,9 @@ Lowered Lowering::lowerPrint(const Instruction &inst) {
     llvm::Value *capped = builder_.CreateSelect(
         builder_.CreateFCmpOLT(q, llvm::ConstantFP::get(f64, 31.0)), q,
         llvm::ConstantFP::get(f64, 31.0));
-    llvm::Value *bits = builder_.CreateFPToSI(capped, builder_.getInt32Ty());
-    llvm::Value *exact = llvm::ConstantFP::get(f64, 1.0);
-    double step = 10.0;
-    for (unsigned i = 0; i < 5; ++i, step *= step) {
-      llvm::Value *set = builder_.CreateICmpNE(
-          builder_.CreateAnd(bits, builder_.getInt32(1u << i)),
-          builder_.getInt32(0));
-      exact = builder_.CreateFMul(
-          exact, builder_.CreateSelect(set, llvm::ConstantFP::get(f64, step),
-                                       llvm::ConstantFP::get(f64, 1.0)));
-    }
+    llvm::Value *exact = Lowering::powerOfTen(
+        builder_, f64,
+        builder_.CreateFPToSI(capped, builder_.getInt32Ty()), 5);
     llvm::Value *far = target_.emitMathCall(
         builder_, "pow", {llvm::ConstantFP::get(f64, 10.0), q});
     llvm::Value *power = builder_.CreateSelect(

@@ -40,6 +40,27 @@ llvm::Value *Lowering::saturatingToInteger(llvm::Value *x, const Type *to) {
   return builder_.CreateSelect(isNaN, llvm::ConstantInt::get(type, 0), result);
 }
 
+llvm::Value *Lowering::powerOfTen(llvm::IRBuilder<> &b, llvm::Type *type,
+                                  llvm::Value *k, unsigned bits) {
+  bool isDouble = type->isDoubleTy();
+  llvm::Value *power = llvm::ConstantFP::get(type, 1.0);
+  double base64 = 10.0;
+  float base32 = 10.0f;
+  for (unsigned i = 0; i < bits; ++i) {
+    // The square in the type's own rounding, as a loop would make it.
+    double base = isDouble ? base64 : double(base32);
+    llvm::Value *set = b.CreateICmpNE(
+        b.CreateAnd(k, llvm::ConstantInt::get(k->getType(), 1ull << i)),
+        llvm::ConstantInt::get(k->getType(), 0));
+    power = b.CreateFMul(
+        power, b.CreateSelect(set, llvm::ConstantFP::get(type, base),
+                              llvm::ConstantFP::get(type, 1.0)));
+    base64 *= base64;
+    base32 *= base32;
+  }
+  return power;
+}
+
 llvm::Function *Lowering::roundDigitsFunction(llvm::Type *type) {
   // CPython's round(x, n) is the double nearest to the decimal that x
   // rounds to at n places (half to even), from an exact decimal
@@ -65,41 +86,18 @@ llvm::Function *Lowering::roundDigitsFunction(llvm::Type *type) {
   helper->setCallingConv(target_.functionCallingConvention());
   llvm::IRBuilder<> b(context_);
   auto *entry = llvm::BasicBlock::Create(context_, "entry", helper);
-  auto *loop = llvm::BasicBlock::Create(context_, "power", helper);
-  auto *done = llvm::BasicBlock::Create(context_, "round", helper);
   llvm::Value *x = helper->getArg(0), *n = helper->getArg(1);
   auto c = [&](double v) { return llvm::ConstantFP::get(type, v); };
   auto math = [&](const char *f, std::vector<llvm::Value *> args) {
     return target_.emitMathCall(b, f, args);
   };
 
-  // p = 10**k by squaring, k = min(|n|, 400): every partial product of an
-  // exact power is exact; past the largest float p is inf.
+  // p = 10**k, k = min(|n|, 400): past the largest float p is inf.
   b.SetInsertPoint(entry);
   llvm::Value *negative = b.CreateICmpSLT(n, b.getInt64(0));
   llvm::Value *k = b.CreateSelect(negative, b.CreateNeg(n), n);
   k = b.CreateSelect(b.CreateICmpUGT(k, b.getInt64(400)), b.getInt64(400), k);
-  b.CreateCondBr(b.CreateICmpEQ(k, b.getInt64(0)), done, loop);
-  b.SetInsertPoint(loop);
-  auto *power = b.CreatePHI(type, 2), *base = b.CreatePHI(type, 2);
-  auto *bits = b.CreatePHI(i64, 2);
-  llvm::Value *odd = b.CreateICmpNE(b.CreateAnd(bits, b.getInt64(1)),
-                                    b.getInt64(0));
-  llvm::Value *nextPower =
-      b.CreateSelect(odd, b.CreateFMul(power, base), power);
-  llvm::Value *nextBits = b.CreateLShr(bits, b.getInt64(1));
-  llvm::Value *nextBase = b.CreateFMul(base, base);
-  power->addIncoming(c(1.0), entry);
-  base->addIncoming(c(10.0), entry);
-  bits->addIncoming(k, entry);
-  power->addIncoming(nextPower, loop);
-  base->addIncoming(nextBase, loop);
-  bits->addIncoming(nextBits, loop);
-  b.CreateCondBr(b.CreateICmpEQ(nextBits, b.getInt64(0)), done, loop);
-  b.SetInsertPoint(done);
-  auto *p = b.CreatePHI(type, 2);
-  p->addIncoming(c(1.0), entry);
-  p->addIncoming(nextPower, loop);
+  llvm::Value *p = powerOfTen(b, type, k, 9);
 
   // The scaled value s (x * p, or x / p) with the sign of its exact error
   // in `error`, and where a tie's hidden half sits: a tie of s itself

@@ -139,6 +139,13 @@ private:
   llvm::Value *roundDigits(llvm::Value *x, llvm::Value *digits);
   /// round(x, digits) for a float or double x, as a helper of the module.
   llvm::Function *roundDigitsFunction(llvm::Type *type);
+  /// 10**k in the float type `type` for the integer 0 <= k < 2**bits, as
+  /// a product of the powers 10**(2**i) of k's set bits, each the square
+  /// of the last (by selects, no loop): exact up to 10**22 (float64) or
+  /// 10**10 (float32), inf past the type's largest float. round(x, n) and
+  /// print's shortest doubles share it.
+  llvm::Value *powerOfTen(llvm::IRBuilder<> &b, llvm::Type *type,
+                          llvm::Value *k, unsigned bits);
 
   // LowerKernelAPI.cpp
   Lowered lowerKernelApiCall(const Instruction &inst,

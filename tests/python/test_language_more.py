@@ -80,6 +80,34 @@ def test_weak_literals_keep_the_array_dtype(device_filter, require_dtypes):
     assert iout[1, 4] == -128
 
 
+@pytest.mark.parametrize("body", [
+    "a[i] + 1000", "min(a[i], 1000)", "a[i] // -3", "max(a[i], 7, 300)",
+    "a[i] * -1"])
+def test_a_literal_out_of_a_typed_ints_range_is_numpys_error(device_filter,
+                                                             body):
+    # NumPy 2: np.uint8(5) + 1000 raises OverflowError ("Python integer
+    # 1000 out of bounds for uint8"); a kernel must not wrap it silently.
+    namespace = {"spirjit": spirjit}
+    exec(compile("@spirjit.kernel\ndef k(item, a, out):\n"
+                 "    i = item.get_id(0)\n"
+                 f"    out[i] = {body}\n", "literal_bounds.py", "exec"),
+         namespace)
+    a = np.array([0, 100, 255], dtype=np.uint8)
+    value = body.split(", ")[-1].rstrip(")").split()[-1]
+    with pytest.raises(spirjit.errors.TypingError,
+                       match=rf"literal_bounds.py:4: Python integer "
+                             rf"{value} out of bounds for uint8"):
+        launch(namespace["k"], 3, a, np.zeros(3))
+
+    @spirjit.jit
+    def widened(x):
+        return x + 1000
+
+    with pytest.raises(spirjit.errors.TypingError,
+                       match="Python integer 1000 out of bounds for int8"):
+        widened(np.arange(3, dtype=np.int8))
+
+
 # --------------------------------------------------------------------------
 # Chained comparisons
 
