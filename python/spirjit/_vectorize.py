@@ -86,6 +86,10 @@ def _casts_safely(value, dtype, weak):
                        "safe")
 
 
+# reduce()'s initial= when none is given (None is a value there).
+_NO_INITIAL = object()
+
+
 class Vectorized:
     """The ufunc ``spirjit.vectorize`` makes of a scalar function."""
 
@@ -195,6 +199,153 @@ class Vectorized:
 
     def __repr__(self):
         return f"<spirjit.vectorize {self.__qualname__}>"
+
+    # NumPy's ufunc attributes and methods, as numba's @vectorize ufuncs
+    # have them.
+    nout = 1
+    identity = None
+
+    @property
+    def nargs(self):
+        return self.nin + 1
+
+    @property
+    def types(self):
+        return ["".join(d.char for d in inputs) + "->" + result.char
+                for result, inputs in self.signatures]
+
+    def outer(self, a, b, **kwargs):
+        """f(a[i, j, ...], b[k, ...]) for every pair: NumPy's ufunc.outer."""
+        self._binary("outer")
+        a, b = _as_operand(a), _as_operand(b)
+        a_shape, b_shape = np.shape(a), np.shape(b)
+        return self(_reshaped(a, a_shape + (1,) * len(b_shape)), b, **kwargs)
+
+    def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False,
+               initial=_NO_INITIAL):
+        """NumPy's ufunc.reduce: f applied left to right along ``axis``
+        (f(f(x0, x1), x2) ...), in a jit loop a row per work-item."""
+        return self._fold("reduce", array, axis, dtype, out, keepdims,
+                          initial)
+
+    def accumulate(self, array, axis=0, dtype=None, out=None):
+        """NumPy's ufunc.accumulate: every partial fold along ``axis``."""
+        return self._fold("accumulate", array, axis, dtype, out, False,
+                          _NO_INITIAL)
+
+    def _binary(self, method):
+        if self.nin != 2:
+            raise errors.InvalidArgumentError(
+                f"{method} only supported for binary functions")
+
+    def _fold(self, method, array, axis, dtype, out, keepdims, initial):
+        self._binary(method)
+        x = _as_operand(array)
+        on_device = isinstance(x, DeviceArray)
+        xp = _array_namespace() if on_device else np
+        ndim = len(np.shape(x))
+        if axis is None and method == "reduce" and ndim <= 1:
+            axis = 0
+        elif axis is None or isinstance(axis, tuple):
+            # (NumPy's rule for a ufunc not known to be associative.)
+            if axis is None or len(axis) != 1:
+                raise errors.InvalidArgumentError(
+                    f"reduction operation '{self.__name__}' is not "
+                    f"reorderable, so at most one axis may be specified")
+            axis = axis[0]
+        if ndim == 0:
+            raise errors.InvalidArgumentError(
+                f"{method} of a 0-d array: NumPy's ufuncs need an axis")
+        if not -ndim <= axis < ndim:
+            raise errors.ArrayAxisError(axis, ndim)
+        axis %= ndim
+        n = np.shape(x)[axis]
+        rest = tuple(e for d, e in enumerate(np.shape(x)) if d != axis)
+        if dtype is None:
+            operand = x if not isinstance(x, (int, float, complex)) else \
+                np.asarray(x)
+            _, dtype = self._loop((operand, operand))
+        dtype = np.dtype(dtype)
+        if method == "reduce" and n == 0 and initial is _NO_INITIAL:
+            raise errors.InvalidArgumentError(
+                f"zero-size array to reduction operation "
+                f"{self.__name__} which has no identity")
+        count = int(np.prod(rest, dtype=np.int64))
+        rows = xp.reshape(xp.astype(xp.moveaxis(x, axis, -1), dtype)
+                          if on_device else
+                          np.moveaxis(x, axis, -1).astype(dtype),
+                          (count, n))
+        if method == "reduce":
+            start = 0 if initial is _NO_INITIAL else 1
+            folded = (xp.empty((count,), dtype=dtype, device=x.device)
+                      if on_device else np.empty(count, dtype))
+            first = dtype.type(0 if initial is _NO_INITIAL else initial)
+            _fold_rows(rows, folded, self, start, first)
+            result = xp.reshape(folded, rest)
+            if keepdims:
+                result = xp.expand_dims(result, axis=axis)
+        else:
+            scanned = (xp.empty((count, n), dtype=dtype, device=x.device)
+                       if on_device else np.empty((count, n), dtype))
+            _scan_rows(rows, scanned, self)
+            result = xp.moveaxis(xp.reshape(scanned, rest + (n,)), -1, axis)
+        if out is not None:
+            out = out[0] if isinstance(out, tuple) else out
+            out[...] = result
+            return out
+        if not on_device and np.ndim(result) == 0:
+            return result[()]
+        return result
+
+
+def _as_operand(v):
+    """A DeviceArray as it is, anything else as NumPy's array of it."""
+    return v if isinstance(v, DeviceArray) else np.asarray(v)
+
+
+def _array_namespace():
+    import spirjit
+    return spirjit
+
+
+def _reshaped(v, shape):
+    return _array_namespace().reshape(v, shape) if isinstance(
+        v, DeviceArray) else np.reshape(v, shape)
+
+
+def _fold_rows(rows, out, f, start, first):
+    _fold_kernels()[0](rows, out, f, start, first)
+
+
+def _scan_rows(rows, out, f):
+    _fold_kernels()[1](rows, out, f)
+
+
+@functools.lru_cache(maxsize=None)
+def _fold_kernels():
+    """jit loops of a ufunc's reduce and accumulate: a work-item folds a
+    row left to right, as NumPy does (the function may not be
+    associative). Made at first use (spirjit imports this module)."""
+    from . import jit, prange
+
+    @jit
+    def fold(rows, out, f, start, first):
+        for r in prange(rows.shape[0]):
+            acc = rows[r, 0] if start == 0 else first
+            for j in range(1 - start, rows.shape[1]):
+                acc = f(acc, rows[r, j])
+            out[r] = acc
+
+    @jit
+    def scan(rows, out, f):
+        for r in prange(rows.shape[0]):
+            if rows.shape[1] > 0:
+                acc = rows[r, 0]
+                out[r, 0] = acc
+                for j in range(1, rows.shape[1]):
+                    acc = f(acc, rows[r, j])
+                    out[r, j] = acc
+    return fold, scan
 
 
 def vectorize(signatures=None, *, device=None):

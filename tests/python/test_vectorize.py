@@ -425,3 +425,55 @@ def test_eager_mode_computes_a_call_at_once(run_isolated):
     result = run_isolated(script)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[1.0, 1.5, 2.0, 2.5]"
+
+
+@spirjit.vectorize(["int64(int64, int64)"])
+def gcd(a, b):
+    while b:
+        a, b = b, a % b
+    return a
+
+
+@spirjit.vectorize
+def minus(a, b):
+    return a - b
+
+
+def test_ufunc_methods_are_numpys(device):
+    # numba's @vectorize gives a ufunc: reduce, accumulate and outer fold
+    # left to right as NumPy's do (minus is not associative).
+    x = np.array([12, 18, 24, 36])
+    m = np.arange(1, 13).reshape(3, 4) * 6
+    assert gcd.reduce(x) == np.gcd.reduce(x)
+    np.testing.assert_array_equal(gcd.reduce(m, axis=1),
+                                  np.gcd.reduce(m, axis=1))
+    np.testing.assert_array_equal(gcd.accumulate(x), np.gcd.accumulate(x))
+    np.testing.assert_array_equal(gcd.outer(x, x[:2]), np.gcd.outer(x, x[:2]))
+    a = np.arange(10.0).reshape(2, 5)
+    d = spirjit.asarray(a, device=device)
+    for axis in (0, 1, -1):
+        got = minus.reduce(d, axis=axis)
+        assert isinstance(got, spirjit.DeviceArray)
+        np.testing.assert_array_equal(got.asnumpy(),
+                                      np.subtract.reduce(a, axis=axis))
+        np.testing.assert_array_equal(
+            minus.accumulate(d, axis=axis).asnumpy(),
+            np.subtract.accumulate(a, axis=axis))
+    assert float(minus.reduce(d.ravel(), axis=None)) == \
+        np.subtract.reduce(a.ravel(), axis=None)
+    with pytest.raises(ValueError, match="reduction operation 'minus' is not "
+                                         "reorderable"):
+        minus.reduce(d, axis=None)
+    assert minus.reduce(d, keepdims=True).shape == (1, 5)
+    assert minus.reduce(np.arange(4.0), initial=10.0) == \
+        np.subtract.reduce(np.arange(4.0), initial=10.0)
+    np.testing.assert_array_equal(
+        minus.reduce(np.zeros((0, 3)), axis=0, initial=1.0), [1.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="zero-size array to reduction "
+                                         "operation minus which has no "
+                                         "identity"):
+        minus.reduce(np.zeros(0))
+    with pytest.raises(ValueError, match="only supported for binary "
+                                         "functions"):
+        collatz_steps.reduce(x)
+    assert (gcd.nin, gcd.nout, gcd.nargs, gcd.types) == (2, 1, 3, ["ll->l"])
