@@ -106,6 +106,8 @@ bool isReduction(const ir::Function &fn, const ir::Loop &loop,
       return true;
     }
     const Instruction *other = nullptr;
+    // Either operand may be the accumulator (s + a[i], max(a[i], s)): the
+    // one whose walk leads back to the phi, the other's state undone.
     for (size_t i = 0; i < v->operands.size(); ++i) {
       const Instruction *acc = v->operands[i];
       if (!loop.contains(acc->parent) && acc != phi)
@@ -115,10 +117,17 @@ bool isReduction(const ir::Function &fn, const ir::Loop &loop,
         continue;
       if (kind && *kind != *o)
         return false;
+      auto savedChain = chain;
+      auto savedKind = kind;
+      size_t savedOthers = others.size();
       kind = o;
       chain.insert(v);
       others.push_back(other);
-      return walk(acc);
+      if (walk(acc))
+        return true;
+      chain = std::move(savedChain);
+      kind = savedKind;
+      others.resize(savedOthers);
     }
     return false;
   };
