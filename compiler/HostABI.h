@@ -90,6 +90,10 @@ void *spirjit_host_arange_complex(void *context, int32_t complexBounds,
 int32_t spirjit_host_fail(void *context, const char *message, int64_t got,
                           int64_t expected);
 
+/* A failed `assert` of host code compiled with debug=True: raises an
+ * AssertionError with `message` ("file:line: text"). Returns non-zero. */
+int32_t spirjit_host_assert(void *context, const char *message);
+
 /* np.random in host code (compiler/RandomDraws.h): the calling thread's
  * generator, a key and a counter, as numba gives each thread its own
  * state; unseeded, the key comes from the operating system's entropy.

@@ -38,6 +38,10 @@ struct LoweringOptions {
   /// module, and appends the checks' sites to `sites` (DebugRecord.h).
   bool boundscheck = false;
   bool debug = false;
+  /// Host code compiled with debug=True: a failed assert raises
+  /// AssertionError at once (HostABI.h's spirjit_host_assert). Host code
+  /// has no debug record; its indices are not checked.
+  bool hostAsserts = false;
   std::vector<DebugSite> *sites = nullptr;
   /// A host function's launches (the parfor stage's; Parfor.h).
   const std::vector<Parfor> *parfors = nullptr;

@@ -578,6 +578,7 @@ CompiledHost compileHost(const HostRequest &request,
         createHostTarget(jit.triple(), jit.dataLayout());
     LoweringOptions lowering;
     lowering.fastmath = options.fastmath;
+    lowering.hostAsserts = options.debug;
     lowering.parfors = &compiled.parfors;
     std::unique_ptr<llvm::Module> module =
         lowerToLLVM(typed, *target, *context, lowering);

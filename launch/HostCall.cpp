@@ -123,6 +123,8 @@ void defineHostHelpers() {
          {"spirjit_host_arange_complex",
           reinterpret_cast<void *>(&spirjit_host_arange_complex)},
          {"spirjit_host_fail", reinterpret_cast<void *>(&spirjit_host_fail)},
+         {"spirjit_host_assert",
+          reinterpret_cast<void *>(&spirjit_host_assert)},
          {"spirjit_host_random",
           reinterpret_cast<void *>(&spirjit_host_random)},
          {"spirjit_host_random_seed",
@@ -733,6 +735,13 @@ extern "C" int32_t spirjit_host_fail(void *context, const char *message,
   }
   call.error = std::make_exception_ptr(
       LaunchError(LaunchErrorKind::InvalidArgument, text));
+  return 1;
+}
+
+extern "C" int32_t spirjit_host_assert(void *context, const char *message) {
+  auto &call = *static_cast<HostCall *>(context);
+  call.error = std::make_exception_ptr(
+      LaunchError(LaunchErrorKind::AssertionFailed, message));
   return 1;
 }
 

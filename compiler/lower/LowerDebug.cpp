@@ -221,10 +221,21 @@ Lowering::guardedAccess(llvm::Value *failed,
 }
 
 Lowered Lowering::lowerAssert(const Instruction &inst) {
-  if (!options_.debug)
+  if (!options_.debug && !(isHost() && options_.hostAsserts))
     return {};
   std::string message =
       inst.operands.empty() ? "" : inst.operands[0]->constant.text;
+  if (isHost()) {
+    // Host code raises at once, through the call's error (HostCall.cpp).
+    std::string text = filename() + ":" + std::to_string(inst.line) + ": " +
+                       (message.empty() ? "assertion failed" : message);
+    auto *i8ptr = builder_.getInt8PtrTy();
+    llvm::FunctionCallee raise = hostHelper(
+        "spirjit_host_assert", builder_.getInt32Ty(), {i8ptr, i8ptr});
+    checkStatus(builder_.CreateCall(
+        raise, {hostContext_, builder_.CreateGlobalStringPtr(text)}));
+    return {};
+  }
   pend(builder_.getTrue(), addDebugSite(DebugSite::Kind::Assertion, message),
        builder_.getInt64(0), builder_.getInt64(0));
   return {};

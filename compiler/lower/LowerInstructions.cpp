@@ -421,7 +421,8 @@ void Lowering::lowerInstruction(const Instruction &inst) {
     return;
   case Opcode::CondBranch:
     // Without debug an assert never fails: its branch is not taken.
-    for (int k = 0; k < 2 && !options_.debug; ++k)
+    for (int k = 0;
+         k < 2 && !options_.debug && !(isHost() && options_.hostAsserts); ++k)
       if (isFailedAssert(inst.targets[k])) {
         builder_.CreateBr(startBlocks_.at(inst.targets[1 - k]));
         skippedAsserts_ = true;
