@@ -3,6 +3,7 @@
 #include "compiler/InlineJit.h"
 
 #include "frontend/BuildPyIR.h"
+#include "frontend/CallArguments.h"
 #include "frontend/Bytecode.h"
 #include "frontend/CloneFunction.h"
 #include "frontend/ControlFlowGraph.h"
@@ -213,74 +214,6 @@ const FunctionDescription *libraryCallee(Instruction *call,
   if (found->self)
     call->operands.insert(call->operands.begin() + 1, found->self);
   return callee->second.get();
-}
-
-/// Puts keyword arguments at their parameters' places, and `defaults`
-/// (a lambda's or nested def's values of its last parameters; jit
-/// functions have none) where no argument is given.
-void orderArguments(Instruction *call, const FunctionDescription &callee,
-                    const FunctionDescription &d,
-                    const std::vector<Instruction *> &defaults) {
-  size_t count = static_cast<size_t>(callee.argCount);
-  if (call->name.empty() &&
-      (defaults.empty() || call->operands.size() - 1 >= count))
-    return;
-  std::vector<std::string> keywords = ir::callKeywords(*call);
-  size_t positional = call->operands.size() - 1 - keywords.size();
-  std::vector<Instruction *> ordered(count, nullptr);
-  for (size_t i = 0; i < positional && i < count; ++i)
-    ordered[i] = call->operands[1 + i];
-  for (size_t k = 0; k < keywords.size(); ++k) {
-    auto at = std::find(callee.varnames.begin(),
-                        callee.varnames.begin() +
-                            std::min(count, callee.varnames.size()),
-                        keywords[k]);
-    size_t i = static_cast<size_t>(at - callee.varnames.begin());
-    if (i >= count || ordered[i])
-      throw UserError(UserErrorKind::Typing, d.filename, call->line,
-                      "'" + callee.name + "' got " +
-                          (i >= count ? "an unexpected" : "a second") +
-                          " value for argument '" + keywords[k] + "'");
-    ordered[i] = call->operands[1 + positional + k];
-  }
-  size_t firstDefault = count - std::min(count, defaults.size());
-  for (size_t i = firstDefault; i < count; ++i)
-    if (!ordered[i])
-      ordered[i] = defaults[i - firstDefault];
-  call->operands.resize(1);
-  for (Instruction *argument : ordered)
-    if (argument)
-      call->operands.push_back(argument);
-  call->name.clear();
-}
-
-/// A global jit function's Python defaults as constants placed just
-/// before `call` (numbers, booleans and None, frozen as globals are).
-std::vector<Instruction *> frozenDefaults(ir::Function &fn, Instruction *call,
-                                          const FunctionDescription &callee,
-                                          const FunctionDescription &d) {
-  std::vector<Instruction *> made;
-  auto &list = call->parent->instructions;
-  for (const ConstValue &value : callee.defaults) {
-    using Kind = ConstValue::Kind;
-    if (value.kind != Kind::None && value.kind != Kind::Bool &&
-        value.kind != Kind::Int && value.kind != Kind::Float &&
-        value.kind != Kind::Complex)
-      throw UserError(UserErrorKind::UnsupportedFeature, d.filename,
-                      call->line,
-                      "a default of '" + callee.name +
-                          "' that is not a number: jit code takes numbers, "
-                          "booleans and None as defaults; pass it");
-    Instruction *constant =
-        fn.create(call->parent, Opcode::Const, {}, call->line);
-    constant->constant = value;
-    // create() appended it: move it before the call.
-    auto at = std::find_if(list.begin(), list.end(),
-                           [&](const auto &i) { return i.get() == call; });
-    std::rotate(at, std::prev(list.end()), list.end());
-    made.push_back(constant);
-  }
-  return made;
 }
 
 /// The description of the lambda or nested def that `made` makes.

@@ -1,6 +1,7 @@
 #include "frontend/BuildPyIR.h"
 
 #include "frontend/BuildPyIRBuilder.h"
+#include "frontend/CallArguments.h"
 #include "frontend/DefiniteAssignment.h"
 #include "frontend/Optionals.h"
 
@@ -846,7 +847,10 @@ std::unique_ptr<ir::Function> buildPyIR(const FunctionDescription &function,
   }
   // Before SSA construction, which would turn such a read into undef.
   checkDefiniteAssignment(function, cfg);
-  return pyir_builder::Builder(function, cfg).run();
+  std::unique_ptr<ir::Function> built =
+      pyir_builder::Builder(function, cfg).run();
+  orderDeviceFunctionCalls(*built, function);
+  return built;
 }
 
 } // namespace spirjit

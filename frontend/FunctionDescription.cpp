@@ -82,6 +82,10 @@ std::string FunctionDescription::fingerprint() const {
   list("freevars", freevars);
   list("signatures", signatures);
   out += "\ntry " + std::to_string(hasExceptionTable);
+  // Python defaults are not in the code object: an edited default must
+  // not find the old one's kernel on disk.
+  for (const ConstValue &c : defaults)
+    out += "\ndefault " + std::to_string(static_cast<int>(c.kind)) + c.str();
   for (const auto &[name, value] : globals)
     out += "\nglobal " + name + "=" + describe(value);
   for (const GlobalValue &value : closure)

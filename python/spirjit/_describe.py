@@ -84,6 +84,8 @@ def callee_key(fn):
     helpers of different code never collide."""
     code = fn.__code__
     closure = tuple(repr(c.cell_contents) for c in (fn.__closure__ or ()))
+    # Defaults live on the function, not in its code.
+    closure += (repr(fn.__defaults__),)
     digest = hashlib.sha1(marshal.dumps(code) +
                           repr(closure).encode()).hexdigest()[:16]
     return f"{fn.__module__}.{fn.__qualname__}#{digest}"
@@ -131,12 +133,12 @@ def describe_value(value, table=None):
             description["signatures"] = list(
                 getattr(device_func, "device_signatures", None) or
                 getattr(device_func, "signatures", None) or [])
+            # Its defaults, for calls that leave them out (frozen, as
+            # globals are).
+            description["defaults"] = [_const(v) for v in
+                                       fn.__defaults__ or ()]
             if is_jit:
                 description["jit"] = True
-                # Its defaults, for calls from jit code that leave them
-                # out (frozen, as globals are).
-                description["defaults"] = [_const(v) for v in
-                                           fn.__defaults__ or ()]
             if is_elementwise:
                 description["elementwise"] = True
             table[key] = description

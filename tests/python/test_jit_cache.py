@@ -197,3 +197,42 @@ def test_a_mask_read_links_from_disk_too(device_filter, run_isolated,
     assert first["host"]["compiles"] == 1
     assert second["host"]["compiles"] == 0
     assert second["host"]["disk_hits"] == 1
+
+
+# A default is on the function, not in its code object: a process whose
+# default differs must not link the other's kernel or host code.
+DEFAULTS_SCRIPT = """
+import numpy as np
+import spirjit
+
+
+@spirjit.device_func
+def scaled(x, factor=FACTOR):
+    return x * factor
+
+
+@spirjit.kernel
+def apply(item, a):
+    i = item.get_id(0)
+    a[i] = scaled(a[i])
+
+
+@spirjit.jit
+def offset(a, by=FACTOR):
+    return a + by
+
+
+a = np.ones(4)
+spirjit.call_kernel(apply, spirjit.Range(4), a)
+print(a[0], offset(np.zeros(1))[0])
+"""
+
+
+def test_an_edited_default_is_a_miss(device_filter, run_isolated, tmp_path,
+                                     monkeypatch):
+    monkeypatch.setenv("SPIRJIT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("SPIRJIT_DISABLE_CACHE", raising=False)
+    for factor in ("2.0", "3.0", "2.0"):
+        done = run_isolated(DEFAULTS_SCRIPT.replace("FACTOR", factor))
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split() == [factor, factor]

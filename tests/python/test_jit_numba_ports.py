@@ -339,3 +339,82 @@ def test_global_and_closure_tuples_of_numbers_are_frozen(device_filter):
         return affine
     assert make(3.0)(np.ones(2)).tolist() == [9.0, 9.0]
     assert make(5.0)(np.ones(2)).tolist() == [15.0, 15.0]
+
+
+@spirjit.device_func
+def scale_by(x, factor=2.0, shift=0.0):
+    return x * factor + shift
+
+
+@spirjit.kernel
+def defaults_and_keywords(item, a, out):
+    i = item.get_id(0)
+    out[i, 0] = scale_by(a[i])
+    out[i, 1] = scale_by(a[i], 3.0)
+    out[i, 2] = scale_by(a[i], shift=1.0)
+    out[i, 3] = scale_by(factor=4.0, x=a[i])
+
+
+@spirjit.jit
+def device_defaults_from_jit(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += scale_by(a[i], shift=0.5)
+    return s
+
+
+def test_device_functions_take_defaults_and_keywords(device_filter):
+    # numba's @njit callees take them; so do device functions here, in
+    # kernels and jit code alike.
+    a = np.arange(4.0)
+    out = np.zeros((4, 4))
+    spirjit.call_kernel(defaults_and_keywords, spirjit.Range(4), a, out)
+    np.testing.assert_array_equal(out, np.stack(
+        [a * 2, a * 3, a * 2 + 1, a * 4], axis=1))
+    assert device_defaults_from_jit(a) == (a * 2 + 0.5).sum()
+
+
+def test_a_missing_device_function_argument_names_the_call(device_filter):
+    @spirjit.device_func
+    def two(x, y):
+        return x + y
+
+    @spirjit.kernel
+    def calls_with_one(item, a):
+        i = item.get_id(0)
+        a[i] = two(a[i])  # <- one-argument
+
+    with pytest.raises(spirjit.errors.TypingError,
+                       match=rf":{marked_line(__file__, 'one-argument')}: "
+                             r"'two' takes 2 arguments but was given 1"):
+        spirjit.call_kernel(calls_with_one, spirjit.Range(2), np.zeros(2))
+
+
+def test_a_max_reduction_takes_the_accumulator_either_side(device_filter):
+    @spirjit.jit
+    def extremes(a):
+        hi = -1e300
+        lo = 1e300
+        total = 0.0
+        for i in prange(a.shape[0]):
+            hi = max(a[i], hi)
+            lo = min(lo, a[i])
+            total = a[i] + total
+        return hi, lo, total
+
+    a = np.array([3.0, 9.0, -2.0, 4.0])
+    assert extremes(a) == (9.0, -2.0, 14.0)
+
+
+def test_a_failed_assert_in_debug_host_code_raises(device_filter):
+    # (Built from text: pytest rewrites the asserts of test modules.)
+    namespace = {"spirjit": spirjit}
+    exec(compile("@spirjit.jit(debug=True)\n"
+                 "def checked(n):\n"
+                 "    assert n > 0, 'n must be positive'\n"
+                 "    return n * 2\n", "host_assert.py", "exec"), namespace)
+    checked = namespace["checked"]
+    assert checked(3) == 6
+    with pytest.raises(AssertionError,
+                       match=r"host_assert.py:3: n must be positive"):
+        checked(-1)
