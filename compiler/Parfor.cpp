@@ -787,6 +787,11 @@ private:
   void removeDeadPhis() {
     std::set<const Instruction *> live;
     std::vector<const Instruction *> work;
+    // A reduction's value before its loop is no launch's operand, but the
+    // launch reads it (LowerHost.cpp): a phi there must stay.
+    for (const Parfor &made : parfors_)
+      for (const Parfor::Reduction &r : made.reductions)
+        work.push_back(r.initial);
     for (auto &block : fn_.blocks)
       for (auto &inst : block->instructions)
         if (!inst->isa(Opcode::Phi))
