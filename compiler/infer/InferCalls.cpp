@@ -28,7 +28,8 @@ void Inference::run() {
   // only a branch on a condition known at compile time leaves out
   // (`if a.ndim == 2:`) are not typed, as numba prunes dead branches:
   // code for other ranks or types may be wrong for these.
-  std::set<const Block *> live = {function.blocks[0].get()};
+  std::set<const Block *> &live = live_;
+  live = {function.blocks[0].get()};
   for (int round = 0;; ++round) {
     SPIRJIT_INTERNAL_CHECK(round < 100, "type inference does not converge");
     bool changed = false;
@@ -161,6 +162,17 @@ const Type *Inference::inferCall(Instruction &inst) {
     for (size_t i = 1; i < inst.operands.size(); ++i)
       elements.push_back(inst.operands[i]->type);
     return types::namedTuple(callee->name.substr(11), callee->fields, elements);
+  }
+  if (callee->kind == TypeKind::Function && callee->name == "numpy.ndim" &&
+      inst.name.empty() && inst.operands.size() == 2) {
+    // A constant (0 for a number), so that code for arrays and for
+    // numbers may branch on it and the other branch prunes.
+    const Type *t = inst.operands[1]->type;
+    if (t->kind == TypeKind::Array || t->isNumber()) {
+      result_.constants[&inst] =
+          ConstValue::ofInt(t->kind == TypeKind::Array ? t->ndim : 0);
+      return types::weakInt();
+    }
   }
   if (callee->kind == TypeKind::Function && isArrayConstructor(callee->name))
     return inferArrayConstructor(inst, callee->name);

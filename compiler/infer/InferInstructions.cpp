@@ -5,6 +5,7 @@
 #include "compiler/RandomDraws.h"
 #include "frontend/UnsupportedConstructs.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -342,10 +343,20 @@ const Type *Inference::infer(Instruction &inst) {
     return nullptr;
   case Opcode::Phi: {
     const Type *t = nullptr;
-    for (Instruction *operand : inst.operands) {
+    for (size_t i = 0; i < inst.operands.size(); ++i) {
+      Instruction *operand = inst.operands[i];
       const Type *o = operand->type;
       if (!o)
         continue;
+      // Only over live edges (Inference::live_).
+      if (i < inst.parent->predecessors.size()) {
+        const ir::Block *from = inst.parent->predecessors[i];
+        std::vector<ir::Block *> next;
+        if (live_.count(from))
+          next = liveSuccessors(*from);
+        if (std::find(next.begin(), next.end(), inst.parent) == next.end())
+          continue;
+      }
       if (!t) {
         t = o;
         continue;

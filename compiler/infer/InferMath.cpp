@@ -138,7 +138,13 @@ const Type *Inference::inferBuiltinCall(Instruction &inst,
   }
   if (name == "len") {
     arity(1, 1, name);
-    if (args[0]->kind == TypeKind::Array || args[0]->kind == TypeKind::Tuple)
+    if (args[0]->kind == TypeKind::Tuple) {
+      // Known when it compiles, as a.ndim is: code may branch on it.
+      result_.constants[&inst] =
+          ConstValue::ofInt(static_cast<int64_t>(args[0]->elements.size()));
+      return types::weakInt();
+    }
+    if (args[0]->kind == TypeKind::Array)
       return types::weakInt();
     typingError(inst, "len() needs an array or a tuple, got '" +
                           args[0]->str() + "'");

@@ -195,6 +195,11 @@ private:
   Specializations &specializations_;
   const Type *returnType_ = nullptr;
   std::map<const Instruction *, std::optional<int64_t>> literalValues_;
+  /// The blocks found live so far (run()): a phi takes no value over an
+  /// edge from elsewhere, so a branch known at compile time prunes the
+  /// other branch's values too (`if a.ndim == 1: return a[None]` then
+  /// `return a`).
+  std::set<const ir::Block *> live_;
   /// Each list class's element type (InferLists.cpp); None while unknown.
   std::map<std::string, const Type *> listElements_;
 };
