@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <unordered_map>
 
 namespace spirjit {
 
@@ -20,7 +21,10 @@ using ir::Opcode;
 
 namespace {
 
+/// Calls deeper than this are recursion; more inlined calls than
+/// kMaxInlinedCalls in all, a runaway.
 const int kMaxInlined = 100;
+const int kMaxInlinedCalls = 5000;
 
 /// What a global or closure value `callee` is, or nullptr.
 const GlobalValue *valueOf(const Instruction *callee,
@@ -518,6 +522,16 @@ bool callsJitFunctions(const FunctionDescription &description) {
 }
 
 void inlineJitCalls(ir::Function &fn, FunctionDescription &description) {
+  // How deep each call sits: the user's calls 0, an inlined body's one
+  // more than the call it replaced.
+  std::unordered_map<const Instruction *, int> depthOf;
+  auto markNewCalls = [&](int depth) {
+    for (const auto &block : fn.blocks)
+      for (const auto &inst : block->instructions)
+        if (inst->isa(Opcode::Call))
+          depthOf.emplace(inst.get(), depth);
+  };
+  markNewCalls(0);
   for (int serial = 0;; ++serial) {
     if (description.library.count("numpy.matmul#2")) {
       std::vector<Instruction *> products;
@@ -556,7 +570,8 @@ void inlineJitCalls(ir::Function &fn, FunctionDescription &description) {
     }
     if (!call)
       break;
-    if (serial == kMaxInlined)
+    int depth = depthOf.count(call) ? depthOf.at(call) : 0;
+    if (depth == kMaxInlined || serial == kMaxInlinedCalls)
       throw UserError(UserErrorKind::UnsupportedFeature, description.filename,
                       call->line,
                       "jit functions call each other more than " +
@@ -565,6 +580,8 @@ void inlineJitCalls(ir::Function &fn, FunctionDescription &description) {
                           "jit functions");
     Instruction *calleeValue = call->operands[0];
     inlineCall(fn, description, call, *callee, serial, library, made);
+    depthOf.erase(call); // gone: its address may be a new call's
+    markNewCalls(depth + 1);
     // A library call's `a.std` or `np.std` is read by nothing now, and
     // type inference would find no such attribute.
     if (!usedAnywhere(fn, calleeValue))
