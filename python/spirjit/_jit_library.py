@@ -627,6 +627,12 @@ METHODS = {"std": (std,), "var": (var,), "fill": (fill,),
            "cumsum": (cumsum,), "cumprod": (cumprod,), "clip": (clip,),
            **{name: (fn,) for name, fn in _AXES.items()
               if not name.startswith("a")}}
+# The functions of _jit_library_more.py (it reads this module's helpers).
+from . import _jit_library_more as _more  # noqa: E402
+for _name, _forms in _more.FUNCTIONS.items():
+    FUNCTIONS[_name] = FUNCTIONS.get(_name, ()) + _forms
+for _name, _forms in _more.METHODS.items():
+    METHODS[_name] = METHODS.get(_name, ()) + _forms
 assert set(FUNCTIONS) | set(METHODS) | {"random"} == NAMES, \
     "_jit_library_names.NAMES must name what the library writes"
 # np.random's functions with their array forms ("numpy.random.<name>"), and
@@ -648,7 +654,7 @@ OPERATIONS = {"mask_index": mask_index}
 # number of arguments it takes them with ("numpy.sum#1" is a.sum() there).
 NATIVE = {f"{prefix}{name}#1" for name in ("sum", "prod", "min", "max",
                                           "mean", "amin", "amax")
-          for prefix in ("numpy.", "method:")}
+          for prefix in ("numpy.", "method:")} | {"numpy.where#3"}
 
 
 def entries(names, describe_value, table, operations=()):
@@ -673,9 +679,10 @@ def entries(names, describe_value, table, operations=()):
                     code = fn.py_func.__code__
                     out[f"numpy.{name}#{code.co_argcount}:{code.co_name}"] \
                         = describe_value(fn, table)["name"]
-            if f"{prefix}{name}#1" in NATIVE and any(
-                    key.startswith(f"{prefix}{name}#") for key in out):
-                out[f"{prefix}{name}#1"] = ""  # the compiler's own
+            written = any(key.startswith(f"{prefix}{name}#") for key in out)
+            for key in NATIVE:
+                if written and key.startswith(f"{prefix}{name}#"):
+                    out[key] = ""  # the compiler's own
         if "random" in names:  # np.random.<name>
             for fn in RANDOM.get(name, ()):
                 count = fn.py_func.__code__.co_argcount

@@ -7,7 +7,14 @@ uses none of them a millisecond or two. _jit_library.py checks at import
 that its tables name exactly these."""
 
 NAMES = frozenset({
-    "amax", "amin", "argmax", "argmin", "argsort", "clip", "count_nonzero",
-    "cumprod", "cumsum", "dot", "eye", "fill", "identity", "linspace",
-    "matmul", "max", "mean", "min", "outer", "prod", "random", "sort", "std",
-    "sum", "var"})
+    "all", "allclose", "amax", "amin", "any", "append", "argmax", "argmin",
+    "argsort", "argwhere", "around", "array_equal", "ascontiguousarray",
+    "atleast_2d", "average", "bincount", "clip", "concatenate",
+    "count_nonzero", "cumprod", "cumsum", "diag", "diff", "dot",
+    "expand_dims", "eye", "fill", "flatten", "flip", "fliplr", "flipud",
+    "hstack", "identity", "interp", "isclose", "isin", "linspace", "matmul",
+    "max", "mean", "median", "min", "nanmax", "nanmean", "nanmin", "nansum",
+    "nonzero", "outer", "percentile", "prod", "ptp", "quantile", "random",
+    "ravel", "repeat", "roll", "round", "searchsorted", "sort", "stack",
+    "std", "sum", "take", "trace", "tril", "triu", "unique", "var", "vstack",
+    "where"})

@@ -418,3 +418,24 @@ def test_a_failed_assert_in_debug_host_code_raises(device_filter):
     with pytest.raises(AssertionError,
                        match=r"host_assert.py:3: n must be positive"):
         checked(-1)
+
+
+def test_a_reduction_started_in_a_pruned_branch_before_another_loop(
+        device_filter):
+    # The sum's starting value is a phi of a branch known at compile time;
+    # outlining the second loop had erased it (an internal error).
+    @spirjit.jit
+    def two_loops(a):
+        if a.dtype == np.float64:
+            s = 1.0
+        else:
+            s = 0
+        for i in prange(a.shape[0]):
+            s += a[i]
+        b = np.empty_like(a)
+        for i in prange(a.shape[0]):
+            b[i] = a[i] * 2
+        return s, b
+
+    s, b = two_loops(np.arange(4.0))
+    assert s == 7.0 and b.tolist() == [0.0, 2.0, 4.0, 6.0]
