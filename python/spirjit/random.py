@@ -2,8 +2,8 @@
 counter-based Philox4x32-10 generator (Salmon et al., "Parallel random
 numbers: as easy as 1, 2, 3", SC 2011), whose numbers depend only on the
 key and the counter, so the same seed gives the same numbers on every
-device (integers and uniforms bit for bit; normals to the last bit of each
-device's ``log``/``sin``/``cos``).
+device, bit for bit (normals too: their log, sin and cos are spirjit's own,
+_random_math.py, not each device's libm).
 
 Contract: ``default_rng(seed=None, device=None)`` returns a ``Generator``
 whose methods return DeviceArrays on its device, computed there by the
@@ -23,6 +23,7 @@ import numpy as np
 
 from . import device_func, kernel, errors
 from . import kernel_api as kapi
+from ._random_math import log_of_uniform, sincos_turn
 from ._spirjit import DeviceArray
 
 __all__ = ["default_rng", "Generator", "philox_uniform", "philox_normal"]
@@ -106,14 +107,31 @@ def philox_uniform(seed, counter):
 
 
 @device_func
+def _bits53(hi, lo):
+    """The 53 random bits _unit53 scales, as an integer."""
+    return ((np.uint64(hi) >> np.uint64(6)) << np.uint64(27)) | \
+        (np.uint64(lo) >> np.uint64(5))
+
+
+@device_func
+def _box_muller(k, j, bits):
+    """(r cos t, r sin t) of Box-Muller: r = sqrt(-2 log u1) for u1 =
+    k 2**-bits in (0, 1], t = 2 pi j 2**-bits; by _random_math's
+    functions, the same bits on every device."""
+    r = math.sqrt(-2.0 * log_of_uniform(k, bits))
+    s, c = sincos_turn(j, bits)
+    return r * c, r * s
+
+
+@device_func
 def philox_normal(seed, counter):
     """A standard normal float64 (Box-Muller over one Philox block)."""
     s = np.uint64(seed)
     c = np.uint64(counter)
     w0, w1, w2, w3 = _philox64(c, s)
-    u1 = 1.0 - _unit53(w0, w1)
-    u2 = _unit53(w2, w3)
-    return math.sqrt(-2.0 * math.log(u1)) * math.cos(6.283185307179586 * u2)
+    k = np.uint64(1 << 53) - _bits53(w0, w1)
+    z0, z1 = _box_muller(k, _bits53(w2, w3), 53)
+    return z0
 
 
 @device_func
@@ -209,35 +227,29 @@ def _normal64(item: kapi.NdItem, out, k0, k1, start, reps, loc, scale):
     for rep in range(reps):  # blocks g, g + width, ... (_draw)
         i = g + rep * item.get_global_range(0)
         w0, w1, w2, w3 = _block(start, i, k0, k1)
-        u1 = 1.0 - _unit53(w0, w1)
-        u2 = _unit53(w2, w3)
-        r = math.sqrt(-2.0 * math.log(u1))
-        t = 6.283185307179586 * u2
-        _put2(out, i, loc + scale * (r * math.cos(t)),
-              loc + scale * (r * math.sin(t)))
+        z0, z1 = _box_muller(np.uint64(1 << 53) - _bits53(w0, w1),
+                             _bits53(w2, w3), 53)
+        _put2(out, i, loc + scale * z0, loc + scale * z1)
 
 
 @kernel
 def _normal32(item: kapi.NdItem, out, k0, k1, start, reps, loc, scale):
-    """Four float32 normals per block (Box-Muller twice, 24-bit uniforms)."""
+    """Four float32 normals per block (Box-Muller twice, 24-bit uniforms,
+    computed in float64 and rounded once: the same bits on every device)."""
     g = item.get_global_id(0)
     for rep in range(reps):  # blocks g, g + width, ... (_draw)
         i = g + rep * item.get_global_range(0)
         w0, w1, w2, w3 = _block(start, i, k0, k1)
-        inv = np.float32(1.0 / 16777216.0)
-        a1 = np.float32(1.0) - _top24(w0) * inv
-        a2 = _top24(w1) * inv
-        b1 = np.float32(1.0) - _top24(w2) * inv
-        b2 = _top24(w3) * inv
-        ra = np.sqrt(np.float32(-2.0) * np.log(a1))
-        rb = np.sqrt(np.float32(-2.0) * np.log(b1))
-        ta = np.float32(6.2831855) * a2
-        tb = np.float32(6.2831855) * b2
+        top = np.uint64(1 << 24)
+        a0, a1 = _box_muller(top - (np.uint64(w0) >> np.uint64(8)),
+                             np.uint64(w1) >> np.uint64(8), 24)
+        b0, b1 = _box_muller(top - (np.uint64(w2) >> np.uint64(8)),
+                             np.uint64(w3) >> np.uint64(8), 24)
         lo = np.float32(loc)
         sc = np.float32(scale)
         _put4(out, i,
-              lo + sc * (ra * np.cos(ta)), lo + sc * (ra * np.sin(ta)),
-              lo + sc * (rb * np.cos(tb)), lo + sc * (rb * np.sin(tb)))
+              lo + sc * np.float32(a0), lo + sc * np.float32(a1),
+              lo + sc * np.float32(b0), lo + sc * np.float32(b1))
 
 
 @kernel

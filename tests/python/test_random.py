@@ -92,6 +92,50 @@ def test_the_same_seed_gives_the_same_numbers_on_every_device(device):
     assert u32.dtype == np.float32 and u64.shape == (33,)
 
 
+def normal_reference(key, start, n, per, loc, scale):
+    """A normal draw's n outputs (per two float64 or four float32 a block,
+    laid out as draw_reference's), by the same Box-Muller arithmetic on
+    the host: the device's bits must be these, whatever its libm."""
+    from spirjit import _random_math as M
+    stripe = 256
+    out = []
+    for j in range(n):
+        q, r = divmod(j, per * stripe)
+        k, lane = divmod(r, stripe)
+        w = philox_reference((start + q * stripe + lane, 0, 0, 0), key)
+        if per == 2:
+            bits = [((w[0] >> 6) << 27) | (w[1] >> 5),
+                    ((w[2] >> 6) << 27) | (w[3] >> 5)]
+            radius = math.sqrt(-2.0 * M.log_of_uniform(2**53 - bits[0], 53))
+            s, c = M.sincos_turn(bits[1], 53)
+            z = (radius * c, radius * s)[k]
+            out.append(loc + scale * z)
+        else:
+            a, b = w[2 * (k // 2)] >> 8, w[2 * (k // 2) + 1] >> 8
+            radius = math.sqrt(-2.0 * M.log_of_uniform(2**24 - a, 24))
+            s, c = M.sincos_turn(b, 24)
+            z = np.float32((radius * c, radius * s)[k % 2])
+            out.append(np.float32(loc) + np.float32(scale) * z)
+    return out
+
+
+def test_normals_are_the_same_bits_on_every_device(device, require_dtypes):
+    # Box-Muller by spirjit's own log, sin and cos (_random_math.py):
+    # each device's libm rounds its own way.
+    require_dtypes(np.float64)
+    g = spirjit.random.default_rng(11, device=device)
+    key = tuple(int(k) for k in
+                np.random.SeedSequence(11).generate_state(2, np.uint32))
+    z64 = g.normal(0.5, 2.0, size=600).asnumpy()
+    z32 = g.standard_normal(size=1100, dtype=np.float32).asnumpy()
+    want64 = normal_reference(key, 0, 600, 2, 0.5, 2.0)
+    assert z64.tolist() == [float(v) for v in want64]
+    taken = -(-600 // (2 * 256)) * 256
+    want32 = normal_reference(key, taken, 1100, 4, 0.0, 1.0)
+    np.testing.assert_array_equal(z32, np.array(want32, np.float32))
+    assert abs(z64.mean() - 0.5) < 0.3 and abs(z32.std() - 1.0) < 0.1
+
+
 @pytest.mark.parametrize("blocks_per_item", [None, 1, 3])
 def test_draws_over_many_work_groups_put_each_output_in_its_place(
         device, monkeypatch, blocks_per_item):
@@ -198,5 +242,6 @@ def test_counter_based_functions_in_kernels_and_jit(device, require_dtypes):
     u2 = (((words[2] >> 6) << 27) | (words[3] >> 5)) / 2.0**53
     assert out[7, 1] == pytest.approx(
         math.sqrt(-2 * math.log(u1)) * math.cos(2 * math.pi * u2), rel=1e-12)
+    assert out[7, 1] == normal_reference((99, 0), 7, 1, 2, 0.0, 1.0)[0]
     np.testing.assert_array_equal(uniform_in_jit(1000, np.uint64(99)),
                                   out[:, 0])
