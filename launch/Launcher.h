@@ -275,6 +275,12 @@ private:
                  const std::shared_ptr<runtime::Device> &device);
   /// `signatures=`: a TypingError for types none of them lists.
   void checkSignatures(const std::vector<const Type *> &types);
+  /// `signatures=` listing no signature of the arguments' own types: the
+  /// first whose scalars the given ones cast to safely (NumPy's can_cast,
+  /// as numba's dispatcher converts), its arrays taken as they are; else
+  /// nullptr.
+  const std::vector<const Type *> *
+  castingSignature(const std::vector<const Type *> &types) const;
 
   std::function<FunctionDescription()> describe_;
   std::optional<FunctionDescription> description_;

@@ -430,3 +430,23 @@ def test_an_integer_to_a_negative_literal_power_is_a_float(device_filter):
     out = np.zeros(3)
     spirjit.call_kernel(powers, kapi.Range(3), np.array([1, 2, 4]), out)
     np.testing.assert_array_equal(out, [1.5, 0.75, 0.5625])
+
+
+def test_a_scalar_casts_safely_to_its_signature_type(device_filter):
+    # numba's dispatcher converts np.int32 to a signature's int64 (NumPy's
+    # safe casting); unsafe ones (float to int) still match nothing.
+    @spirjit.kernel(signatures="(float64[::1], int64, float64)")
+    def scaled(item, out, k, x):
+        i = item.get_id(0)
+        out[i] = k * x + i
+
+    out = np.zeros(3)
+    spirjit.call_kernel(scaled, kapi.Range(3), out, np.int32(2),
+                        np.float32(0.5))
+    assert out.tolist() == [1.0, 2.0, 3.0]
+    spirjit.call_kernel(scaled, kapi.Range(3), out, np.uint8(3), True)
+    assert out.tolist() == [3.0, 4.0, 5.0]
+    with pytest.raises(errors.TypingError, match="match none of 'scaled''s"):
+        spirjit.call_kernel(scaled, kapi.Range(3), out, 2.5, 1.0)
+    with pytest.raises(errors.TypingError, match="match none of 'scaled''s"):
+        spirjit.call_kernel(scaled, kapi.Range(3), out, np.uint64(2), 1.0)
