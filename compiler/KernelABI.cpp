@@ -14,8 +14,8 @@ void addParameters(const Type *t, int i, std::vector<int> &element,
   if (t->kind == TypeKind::Item || t->kind == TypeKind::NdItem ||
       t->kind == TypeKind::Group)
     return; // work-item queries need no parameter
-  if (t->kind == TypeKind::Function)
-    return; // a spirjit.Device argument of a jit function: no value
+  if (t->kind == TypeKind::Function || t->kind == TypeKind::None)
+    return; // a spirjit.Device or None argument of a jit function: no value
   if (t->kind == TypeKind::Array && t->memorySpace == MemorySpace::Local) {
     add(KernelParameter::Kind::LocalData);
     for (int d = 0; d < t->ndim; ++d)

@@ -386,6 +386,10 @@ void convertArgument(py::handle obj, Argument &a, Converted &out, size_t i,
                             device->filterString() + ")");
     out.named = device;
     a.type = types::function("spirjit.Device");
+  } else if (obj.is_none()) {
+    // None (numba's `out=None` idiom): typed as None, no run-time value;
+    // `x is None` is then known when the call compiles and prunes.
+    a.type = types::none();
   } else if (py::hasattr(obj, "__spirjit_function_argument__")) {
     // Where a jit or device function was passed: the specialisation for
     // it has the function as a constant (JitFunction._call_with_functions);

@@ -354,3 +354,35 @@ def test_what_the_explanations_advise_works(device):
     assert field_sum(np.ascontiguousarray(RECORDS["x"])) == pytest.approx(16.0)
     days = days_between(DATES.view("int64"))
     np.testing.assert_array_equal(days.view("timedelta64[D]"), np.diff(DATES))
+
+
+@spirjit.jit
+def doubled_into(a, out=None):
+    if out is None:
+        out = np.empty_like(a)
+    for i in spirjit.prange(a.shape[0]):
+        out[i] = a[i] * 2
+    return out
+
+
+@spirjit.jit
+def maybe_scaled(x, scale=None):
+    if scale is not None:
+        return x * scale
+    return x + 0.0
+
+
+def test_none_arguments_prune_their_tests(device_filter):
+    # numba's out=None idiom: None is a type of its own, `x is None` is
+    # known when the call compiles.
+    a = np.arange(4.0)
+    assert doubled_into(a).tolist() == [0.0, 2.0, 4.0, 6.0]
+    out = np.zeros(4)
+    assert doubled_into(a, out) is out and out.tolist() == [0, 2, 4, 6]
+    assert doubled_into(a, None).tolist() == [0.0, 2.0, 4.0, 6.0]
+    d = doubled_into(spirjit.asarray(a))
+    assert isinstance(d, spirjit.DeviceArray)
+    assert maybe_scaled(a).tolist() == a.tolist()
+    assert maybe_scaled(a, 3.0).tolist() == (a * 3).tolist()
+    with pytest.raises(spirjit.errors.TypingError, match="not a 'none'"):
+        spirjit.jit(lambda x, y: x + y)(a, None)
