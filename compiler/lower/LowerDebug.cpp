@@ -168,15 +168,28 @@ std::string Lowering::describeArray(const Instruction *array,
                      : 1;
     array = array->operands[0];
   }
-  if (array->opcode == Opcode::Arg)
-    return "array parameter '" + array->name + "' of '" +
-           typed_.function->name + "'";
+  // A prange loop's kernel is the user's jit function to the user
+  // ("f_parfor0" is f), and its captured temporaries ("v95") are arrays
+  // in it.
+  std::string function = typed_.function->name;
+  size_t parfor = function.rfind("_parfor");
+  bool outlined =
+      parfor != std::string::npos && parfor + 7 < function.size() &&
+      function.find_first_not_of("0123456789", parfor + 7) ==
+          std::string::npos;
+  if (outlined)
+    function.erase(parfor);
+  bool generated =
+      outlined && array->name.size() > 1 && array->name[0] == 'v' &&
+      array->name.find_first_not_of("0123456789", 1) == std::string::npos;
+  if (array->opcode == Opcode::Arg && !generated)
+    return "array parameter '" + array->name + "' of '" + function + "'";
   if (array->opcode == Opcode::Call) {
     const KernelApiFunction *api = findKernelApi(array->operands[0]->type);
     if (api && api->id == KernelApi::PrivateArray)
-      return "a PrivateArray in '" + typed_.function->name + "'";
+      return "a PrivateArray in '" + function + "'";
   }
-  return "an array in '" + typed_.function->name + "'";
+  return "an array in '" + function + "'";
 }
 
 llvm::Value *Lowering::sinkFor(const Type *arrayType) {

@@ -661,9 +661,11 @@ def test_jit_debug_checks_the_loops():
             a[i + n] = i // d
 
     checked(np.zeros(4, np.int64), 0, 1)
+    # (The array and function are the user's: not the loop's kernel's.)
     with pytest.raises(IndexError, match=r"test_debug_mode.py:\d+: index "
                                          r"\d+ is out of bounds for axis 0 "
-                                         r"with size 4"):
+                                         r"with size 4 \(array parameter "
+                                         r"'a' of '[\w.<>]*checked'\)"):
         checked(np.zeros(4, np.int64), 2, 1)
     with pytest.raises(ZeroDivisionError, match=r"test_debug_mode.py:\d+"):
         checked(np.zeros(4, np.int64), 0, 0)
