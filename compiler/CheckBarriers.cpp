@@ -122,6 +122,10 @@ void checkBarriers(const TypedFunction &kernel) {
         const std::set<const Block *> &without =
             yes.count(other.get()) ? no : yes;
         const Instruction *exit = meet ? nullptr : firstReturn(fn, without);
+        // The end of the kernel (Python's implicit return, at the branch's
+        // own line) is no `return` of the user's: the other message.
+        if (exit && exit->line <= br->line)
+          exit = nullptr;
         throw UserError(
             UserErrorKind::Compile, kernel.description->filename, inst->line,
             exit ? name + " is not reached by the work-items that return at "

@@ -227,3 +227,20 @@ def test_a_sub_group_function_in_a_branch_is_a_compile_error(device):
     with pytest.raises(errors.CompileError, match="test_sub_groups.py"):
         spirjit.call_kernel(divergent, kapi.NdRange((16,), (16,)),
                             np.zeros(16, np.float32))
+
+
+def test_a_collective_in_a_branch_on_the_id_names_the_branch(device):
+    # At the end of the kernel, the other side returns implicitly: the
+    # message says the branch, not a `return` the user never wrote.
+    @spirjit.kernel
+    def partial(nd: kapi.NdItem, a):
+        sg = nd.get_sub_group()
+        if nd.get_local_id(0) < 3:
+            a[nd.get_global_id(0)] = kapi.sub_group_reduce(sg, 1.0, "+")
+
+    with pytest.raises(errors.CompileError,
+                       match=r"'sub_group_reduce' runs only in the "
+                             r"work-items that take one side of the branch "
+                             r"at line \d+, which depends on the "
+                             r"work-item's id"):
+        spirjit.call_kernel(partial, kapi.NdRange(16, 8), np.zeros(16))
