@@ -41,6 +41,12 @@ const Type *Inference::inferBinary(Instruction &inst, const Type *a,
     elements.insert(elements.end(), b->elements.begin(), b->elements.end());
     return types::tuple(elements);
   }
+  if (op == ir::BinaryOperator::Mul &&
+      ((a->kind == TypeKind::Tuple && b->isNumber()) ||
+       (b->kind == TypeKind::Tuple && a->isNumber())))
+    unsupported(inst, "repeating a list or a tuple ([0.0] * n) is not "
+                      "supported here; write np.zeros(n) or np.full(n, v) "
+                      "for an array, or [v for _ in range(n)] for a list");
   if (!a->isNumber() || !b->isNumber())
     typingError(inst, "unsupported operand types for " + opText + ": '" +
                           a->str() + "' and '" + b->str() + "'");

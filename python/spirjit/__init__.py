@@ -546,9 +546,12 @@ def _check_function(fn, decorator):
         what = "*args"
     if what:
         where = f"{code.co_filename}:{code.co_firstlineno}"
+        kind = {"kernel": "kernels", "device_func": "device functions",
+                "jit": "jit functions",
+                "vectorize": "vectorize functions"}.get(decorator, decorator)
         raise errors.UnsupportedFeatureError(
-            f"{where}: '{what}' is not supported in spirjit kernels and "
-            f"device functions", code.co_filename, code.co_firstlineno)
+            f"{where}: '{what}' is not supported in spirjit {kind}: give "
+            f"each parameter a name", code.co_filename, code.co_firstlineno)
 
 
 def _opt_level(opt, decorator):

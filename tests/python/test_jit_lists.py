@@ -496,3 +496,15 @@ def in_an_array(a):
 ], ids=["max-complex", "sorted-key", "in-array"])
 def test_what_list_builtins_do_not_take(device, call, error, marker, text):
     raises_at(error, call, __file__, marker, text)
+
+
+def test_repeating_a_list_says_what_to_write(device_filter):
+    @spirjit.jit
+    def repeated(n):
+        xs = [0.0] * n
+        return len(xs)
+
+    with pytest.raises(spirjit.errors.UnsupportedFeatureError,
+                       match=r"repeating a list or a tuple \(\[0.0\] \* n\) "
+                             r"is not supported here; write np.zeros\(n\)"):
+        repeated(3)

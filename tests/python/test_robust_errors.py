@@ -26,11 +26,13 @@ def varargs_kernel(item, a, *rest):
     (keywords_kernel, "'**kwargs'"),
     (varargs_kernel, "'*args'"),
 ])
-@pytest.mark.parametrize("decorator", [spirjit.kernel, spirjit.device_func])
-def test_def_line_constructs_are_named(function, what, decorator):
+@pytest.mark.parametrize("decorator, kind", [
+    (spirjit.kernel, "kernels"), (spirjit.device_func, "device functions"),
+    (spirjit.jit, "jit functions")])
+def test_def_line_constructs_are_named(function, what, decorator, kind):
     with pytest.raises(errors.UnsupportedFeatureError) as e:
         decorator(function)
-    assert what in str(e.value)
+    assert f"{what} is not supported in spirjit {kind}" in str(e.value)
     assert e.value.filename == __file__
     assert e.value.lineno == inspect.getsourcelines(function)[1]
 
