@@ -474,6 +474,9 @@ def install(cls, functions):
                  "diagonal",
                  "trace", "ptp"):
         setattr(cls, name, _numpy_method(name))
+    # (np.compress takes the condition first.)
+    cls.compress = lambda self, condition, axis=None, out=None: \
+        np.compress(condition, self, axis=axis, out=out)
     cls.sort = _numpy_method("sort", in_place=True)
     cls.partition = _numpy_method("partition", in_place=True)
     cls.view = view

@@ -65,11 +65,17 @@ def compare_out_of_range(name, inputs, device):
     return spirjit.full(a.shape, holds, dtype=np.bool_, device=device)
 
 
-def check_exponent(exponent):
+def check_exponent(exponent, base_dtype=None):
     """NumPy's error for an integer power with a negative exponent the
-    host holds (an array's values on the device are not read for it)."""
+    host holds (an array's values on the device are not read for it): a
+    Python int below an unsigned base's range is NumPy 2's OverflowError
+    first."""
     if isinstance(exponent, DeviceArray):
         return
+    if base_dtype is not None and np.dtype(base_dtype).kind == "u" and \
+            isinstance(exponent, int) and exponent < 0:
+        raise OverflowError(f"Python integer {exponent} out of bounds for "
+                            f"{np.dtype(base_dtype).name}")
     if np.any(np.asarray(exponent) < 0):
         raise errors.InvalidArgumentError(
             "Integers to negative integer powers are not allowed.")

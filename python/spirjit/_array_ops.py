@@ -151,7 +151,7 @@ def apply_ufunc(ufunc, inputs, out=None, device=None):
                  for d in loop)
     if name == "power" and loop[-1].kind in "iu":
         from ._array_numpy_values import check_exponent
-        check_exponent(inputs[1])
+        check_exponent(inputs[1], getattr(inputs[0], "dtype", None))
     shapes = [np.shape(v) if not isinstance(v, DeviceArray) else v.shape
               for v in inputs]
     shape = np.broadcast_shapes(*shapes)
@@ -610,6 +610,34 @@ _UFUNC_REDUCTIONS = {"add": "sum", "multiply": "prod", "minimum": "min",
 _UFUNC_SCANS = {"add": "+", "multiply": "*"}
 
 
+def _fold_inverse(name, x, axis, keepdims):
+    """np.subtract.reduce and np.divide.reduce: NumPy folds left to right,
+    x0 - x1 - x2 ..., which is x0 - (x1 + x2 + ...) (x0 / (x1 * x2 ...)),
+    to rounding."""
+    import spirjit as xp
+    if axis is None:
+        if x.ndim > 1:
+            raise errors.InvalidArgumentError(
+                f"reduction operation '{name}' is not reorderable, so at "
+                f"most one axis may be specified")
+        axis = 0
+    axis = normalize_axes(x, axis)[0]
+    if x.shape[axis] == 0:
+        raise errors.InvalidArgumentError(
+            f"zero-size array to reduction operation {name} which has no "
+            f"identity")
+    if name == "divide" and x.dtype.kind in "biu":
+        x = astype(x, np.float64)
+    first = xp.take(x, xp.asarray([0], device=x.device), axis=axis)
+    rest = xp.moveaxis(xp.moveaxis(x, axis, 0)[1:], 0, axis)
+    if name == "subtract":
+        result = first - xp.sum(rest, axis=axis, keepdims=True,
+                                dtype=x.dtype)
+    else:
+        result = first / xp.prod(rest, axis=axis, keepdims=True)
+    return result if keepdims else xp.squeeze(result, axis=axis)
+
+
 def _ufunc_method(ufunc, method, x, axis=0, dtype=None, keepdims=False):
     """np.<ufunc>.reduce(x, axis, dtype, keepdims=) and
     np.<ufunc>.accumulate(x, axis, dtype) on a DeviceArray."""
@@ -624,6 +652,9 @@ def _ufunc_method(ufunc, method, x, axis=0, dtype=None, keepdims=False):
                 x = astype(x, dtype)
             result = reduce(op, x, axis=axis, keepdims=keepdims)
         return result if dtype is None else astype(result, dtype)
+    if method == "reduce" and name in ("subtract", "divide") and \
+            x.ndim >= 1 and dtype is None:
+        return _fold_inverse(name, x, axis, keepdims)
     if method == "accumulate" and name in _UFUNC_SCANS:
         if x.ndim == 0:
             raise errors.TypingError(

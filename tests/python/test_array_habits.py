@@ -190,3 +190,28 @@ def test_assigning_shape_views_the_same_memory_as_numpy(device):
                                          r"into shape \(5,\)"):
         x.shape = (5,)
     assert x.shape == (2, 6)
+
+
+def test_compress_inverse_folds_and_unsigned_powers_as_numpy(device):
+    a = np.arange(1.0, 13.0).reshape(3, 4)
+    x = spirjit.asarray(a, device=device)
+    np.testing.assert_array_equal(x.ravel().compress([True, False, True]),
+                                  a.ravel().compress([True, False, True]))
+    np.testing.assert_array_equal(x.compress([False, True], axis=1),
+                                  a.compress([False, True], axis=1))
+    for axis in (0, 1):
+        np.testing.assert_allclose(np.subtract.reduce(x, axis=axis).asnumpy(),
+                                   np.subtract.reduce(a, axis=axis))
+        np.testing.assert_allclose(np.divide.reduce(x, axis=axis).asnumpy(),
+                                   np.divide.reduce(a, axis=axis))
+    small = np.arange(1, 7, dtype=np.int8)
+    assert int(np.subtract.reduce(spirjit.asarray(small, device=device))) \
+        == np.subtract.reduce(small)
+    with pytest.raises(ValueError, match="not reorderable"):
+        np.subtract.reduce(x, axis=None)
+    with pytest.raises(OverflowError, match="Python integer -1 out of bounds "
+                                            "for uint8"):
+        spirjit.asarray(np.array([2], np.uint8), device=device) ** -1
+    with pytest.raises(ValueError, match="Integers to negative integer "
+                                         "powers are not allowed"):
+        spirjit.asarray(np.array([2], np.int8), device=device) ** -1
