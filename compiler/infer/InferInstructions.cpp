@@ -74,10 +74,15 @@ const Type *Inference::typeOfValue(const Instruction &inst,
     }
     break;
   }
+  if (value.name == "ndarray" || value.name == "DeviceArray")
+    unsupported(inst, what + " is an array: compiled code takes arrays as "
+                          "arguments, not as frozen globals (numba freezes "
+                          "them; spirjit does not yet): pass it to the "
+                          "function");
   unsupported(inst, what + " is a Python '" + value.name +
-                        "' object, which kernels cannot use; kernels see "
-                        "numbers, modules such as math and numpy, and "
-                        "spirjit functions");
+                        "' object, which compiled code cannot use; it sees "
+                        "numbers, tuples of numbers, modules such as math "
+                        "and numpy, and spirjit functions");
 }
 
 namespace {

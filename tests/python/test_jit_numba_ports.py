@@ -439,3 +439,18 @@ def test_a_reduction_started_in_a_pruned_branch_before_another_loop(
 
     s, b = two_loops(np.arange(4.0))
     assert s == 7.0 and b.tolist() == [0.0, 2.0, 4.0, 6.0]
+
+
+LOOKUP = np.array([0, 1, 1, 2])
+
+
+def test_a_global_array_says_to_pass_it(device_filter):
+    @spirjit.jit
+    def counts(a):
+        return LOOKUP[a[0] & 3]  # <- global-array
+
+    with pytest.raises(spirjit.errors.UnsupportedFeatureError,
+                       match=rf":{marked_line(__file__, 'global-array')}: "
+                             r"global 'LOOKUP' is an array: compiled code "
+                             r"takes arrays as arguments"):
+        counts(np.arange(3))
