@@ -655,14 +655,32 @@ def _run_sums(positions, values):
         prims.take(running, ends - counts, 0)
 
 
+def _run_folds(ufunc, positions, values):
+    """The distinct positions and ``ufunc`` folded over the values at each
+    (an associative ufunc: maximum, minimum, multiply): sorted by position,
+    each run folded by ``ufunc.reduceat``."""
+    xp = _xp()
+    order = prims.argsort(positions, 0, stable=True)
+    found, counts = xp.unique_counts(positions)
+    starts = xp.cumulative_sum(counts) - counts
+    return found, ufunc.reduceat(prims.take(values, order, 0), starts)
+
+
+# ufunc.at's ufuncs on DeviceArrays: add and subtract by segmented sums,
+# these by segmented folds.
+_AT_FOLDS = ("maximum", "minimum", "fmax", "fmin", "multiply")
+
+
 def ufunc_at(ufunc, a, indices, b=None):
-    """np.add.at(a, indices, b) and np.subtract.at: unbuffered, so that a
-    repeated index adds each of its values (NumPy's)."""
+    """np.add.at(a, indices, b), np.subtract.at, np.maximum.at,
+    np.minimum.at, np.multiply.at: unbuffered, so that a repeated index
+    takes each of its values (NumPy's)."""
     name = ufunc.__name__
-    if name not in ("add", "subtract") or b is None:
+    if name not in ("add", "subtract") + _AT_FOLDS or b is None:
         raise errors.NotSupportedError(
             f"numpy.{name}.at on DeviceArrays is not supported; "
-            "numpy.add.at and numpy.subtract.at are")
+            "numpy.add.at, subtract.at, maximum.at, minimum.at and "
+            "multiply.at are")
     xp = _xp()
     x = a
     from ._array_ops import is_contiguous
@@ -696,6 +714,14 @@ def ufunc_at(ufunc, a, indices, b=None):
     if rest:
         flat = ops.reshape(flat, tuple(flat.shape) + (1,) * len(rest)) * \
             width + ops.reshape(xp.arange(width, device=device), rest)
+    if name in _AT_FOLDS:
+        values = ops.astype(xp.broadcast_to(_array(b, device), flat.shape),
+                            x.dtype)
+        found, folded = _run_folds(ufunc, ops.reshape(flat, -1),
+                                   ops.reshape(values, -1))
+        target = ops.reshape(x, -1)
+        target[found] = ufunc(prims.take(target, found, 0), folded)
+        return
     acc = np.result_type(x.dtype, np.float64) if x.dtype.kind in "fc" \
         else np.dtype(np.int64) if x.dtype.kind in "iub" else x.dtype
     values = ops.astype(xp.broadcast_to(_array(b, device), flat.shape), acc)
