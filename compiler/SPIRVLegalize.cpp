@@ -490,6 +490,23 @@ private:
                                           operand(call->getArgOperand(1)));
         return replace(inst, isSigned ? mask(builder, result, bits) : result);
       }
+      if (bits && (id == llvm::Intrinsic::bitreverse ||
+                   id == llvm::Intrinsic::ctpop)) {
+        // (LLVM makes a bitreverse of a narrow index from arithmetic on
+        // constant extents, a[i % 2, i // 2 % 2] of a frozen 2x2 array.)
+        llvm::Value *x = mask(builder, promoted(call->getArgOperand(0)), bits);
+        if (id == llvm::Intrinsic::ctpop)
+          return replace(inst, builder.CreateUnaryIntrinsic(id, x));
+        // OpBitReverse is a Shader capability, which OpenCL has not: the
+        // bits one by one (the widths here are a few bits).
+        llvm::Value *result = llvm::ConstantInt::get(x->getType(), 0);
+        for (unsigned k = 0; k < bits; ++k) {
+          llvm::Value *bit = builder.CreateAnd(builder.CreateLShr(x, k), 1);
+          result = builder.CreateOr(result,
+                                    builder.CreateShl(bit, bits - 1 - k));
+        }
+        return replace(inst, result);
+      }
     } else if (auto *gep = llvm::dyn_cast<llvm::GetElementPtrInst>(&inst)) {
       // Indices are signed and taken at the pointer's index width.
       for (llvm::Use &index : gep->indices())

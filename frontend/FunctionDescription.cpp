@@ -54,8 +54,19 @@ int FunctionDescription::lineAt(int offset) const {
 
 namespace {
 std::string describe(const GlobalValue &g) {
-  return std::to_string(static_cast<int>(g.kind)) + ":" + g.name + ":" +
-         g.value.str() + ":" + g.dtype;
+  std::string out = std::to_string(static_cast<int>(g.kind)) + ":" + g.name +
+                    ":" + g.value.str() + ":" + g.dtype;
+  if (g.kind == GlobalValue::Kind::Array) {
+    // A frozen array's values decide the code: its extents and a 64-bit
+    // FNV-1a of its bytes.
+    for (int64_t e : g.shape)
+      out += ":" + std::to_string(e);
+    uint64_t h = 14695981039346656037ull;
+    for (unsigned char byte : g.data)
+      h = (h ^ byte) * 1099511628211ull;
+    out += ":" + std::to_string(g.data.size()) + "#" + std::to_string(h);
+  }
+  return out;
 }
 } // namespace
 

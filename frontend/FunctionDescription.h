@@ -84,13 +84,19 @@ struct GlobalValue {
                      // class: `name` is its key (its instances' type
                      // name), `value` the tuple (field names, defaults of
                      // the last fields)
+    Array, // a NumPy array, frozen as numba freezes one: `dtype`,
+           // `shape`, and its elements' bytes in C order in `data`
   };
   Kind kind = Kind::Unknown;
   std::string name;
   ConstValue value;
   /// For Number: the NumPy dtype name when it is a NumPy scalar ("float32"),
-  /// empty for Python scalars (which are weakly typed).
+  /// empty for Python scalars (which are weakly typed). For Array: its
+  /// dtype's name.
   std::string dtype;
+  /// For Array: its extents and its elements' bytes (C order).
+  std::vector<int64_t> shape;
+  std::string data;
 };
 
 /// Source line of a range of bytecode offsets: co_lines() of CPython.

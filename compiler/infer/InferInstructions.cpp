@@ -59,6 +59,13 @@ const Type *Inference::typeOfValue(const Instruction &inst,
         return types::dtypeClass(dtype);
     return types::function(value.name);
   }
+  case GlobalValue::Kind::Array: {
+    const Type *element = types::fromDTypeName(value.dtype);
+    if (!element)
+      typingError(inst, what + " is an array of unsupported dtype " +
+                            value.dtype);
+    return types::array(element, static_cast<int>(value.shape.size()), 'C');
+  }
   case GlobalValue::Kind::NamedTupleClass: {
     std::vector<std::string> fields;
     for (const ConstValue &field : value.value.items.at(0).items)
@@ -75,10 +82,11 @@ const Type *Inference::typeOfValue(const Instruction &inst,
     break;
   }
   if (value.name == "ndarray" || value.name == "DeviceArray")
-    unsupported(inst, what + " is an array: compiled code takes arrays as "
-                          "arguments, not as frozen globals (numba freezes "
-                          "them; spirjit does not yet): pass it to the "
-                          "function");
+    unsupported(inst, what + " is an array that compiled code cannot freeze "
+                          "(a DeviceArray, or a NumPy array of more than "
+                          "64 KB, more than 3 dimensions or another "
+                          "dtype): pass it to the function as an "
+                          "argument");
   unsupported(inst, what + " is a Python '" + value.name +
                         "' object, which compiled code cannot use; it sees "
                         "numbers, tuples of numbers, modules such as math "
@@ -451,6 +459,23 @@ const Type *Inference::infer(Instruction &inst) {
     if (object->kind != TypeKind::Array)
       typingError(inst,
                   "cannot assign to an item of a '" + object->str() + "'");
+    {
+      // A frozen global array is a constant of the compiled code.
+      const Instruction *base = inst.operands[0];
+      while (base->isa(Opcode::GetItem))
+        base = base->operands[0];
+      const GlobalValue *frozen = nullptr;
+      if (base->isa(Opcode::Global) && desc_.globals.count(base->name))
+        frozen = &desc_.globals.at(base->name);
+      else if (base->isa(Opcode::FreeVar) && base->index >= 0 &&
+               base->index < static_cast<int64_t>(desc_.closure.size()))
+        frozen = &desc_.closure[base->index];
+      if (frozen && frozen->kind == GlobalValue::Kind::Array)
+        typingError(inst, "'" + base->name +
+                              "' is a global array, frozen into the compiled "
+                              "code as numba freezes it: it is read-only "
+                              "there; pass it as an argument to write it");
+    }
     if (inferArrayIndex(inst, object, operandType(1))) {
       // a[idx] = v, a[mask] = v: element by element over the index.
       const Type *value = operandType(2);

@@ -534,6 +534,39 @@ Lowered Lowering::lowerView(const Instruction &inst) {
   return view;
 }
 
+Lowered Lowering::lowerFrozenArray(const Instruction &inst) {
+  const FunctionDescription &d = *typed_.description;
+  const GlobalValue &g = inst.isa(Opcode::Global)
+                             ? d.globals.at(inst.name)
+                             : d.closure.at(static_cast<size_t>(inst.index));
+  const Type *t = inst.type;
+  std::string name = "spirjit.frozen." + inst.name;
+  llvm::GlobalVariable *constant = module_->getNamedGlobal(name);
+  if (!constant) {
+    // The bytes as they are (complex elements too), aligned for any
+    // element.
+    llvm::Constant *bytes = llvm::ConstantDataArray::getRaw(
+        g.data, g.data.size(), builder_.getInt8Ty());
+    constant = new llvm::GlobalVariable(
+        *module_, bytes->getType(), /*isConstant=*/true,
+        llvm::GlobalValue::InternalLinkage, bytes, name, nullptr,
+        llvm::GlobalValue::NotThreadLocal,
+        target_.addressSpace(MemorySpace::Global));
+    constant->setAlignment(llvm::Align(16));
+  }
+  Lowered array;
+  array.data = builder_.CreatePointerCast(constant, pointerType(t));
+  int64_t stride = 1; // in elements
+  array.shape.resize(g.shape.size());
+  array.strides.resize(g.shape.size());
+  for (size_t k = g.shape.size(); k-- > 0;) {
+    array.shape[k] = builder_.getInt64(g.shape[k]);
+    array.strides[k] = builder_.getInt64(stride);
+    stride *= g.shape[k];
+  }
+  return array;
+}
+
 Lowered Lowering::lowerReshape(const Instruction &inst) {
   // The array is C-contiguous (type inference) and its size the product of
   // the extents (the array-expression stage checked it): C strides.

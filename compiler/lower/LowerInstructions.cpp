@@ -222,6 +222,10 @@ void Lowering::lowerInstruction(const Instruction &inst) {
     return;
   case Opcode::Global:
   case Opcode::FreeVar:
+    values_[&inst] = inst.type && inst.type->kind == TypeKind::Array
+                         ? lowerFrozenArray(inst)
+                         : Lowered{};
+    return;
   case Opcode::Undef:
     values_[&inst] = {};
     return;

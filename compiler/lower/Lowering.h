@@ -275,6 +275,9 @@ private:
   Lowered lowerFail(const Instruction &inst);
   /// A slice used as a value (ArrayExpressions.cpp's `view`).
   Lowered lowerView(const Instruction &inst);
+  /// A global or closure NumPy array frozen into the code (GlobalValue::
+  /// Array): a constant of the module in global memory, one per name.
+  Lowered lowerFrozenArray(const Instruction &inst);
   void storeHostResult(const Lowered &value, const Type *from, const Type *to,
                        size_t &slot);
   void lowerHostReturn(const Instruction &inst);

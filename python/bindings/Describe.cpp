@@ -52,12 +52,18 @@ GlobalValue toGlobal(const py::handle &value) {
            : kind == "object"  ? GlobalValue::Kind::Object
            : kind == "device_function" ? GlobalValue::Kind::DeviceFunction
            : kind == "namedtuple" ? GlobalValue::Kind::NamedTupleClass
+           : kind == "array"      ? GlobalValue::Kind::Array
                                : GlobalValue::Kind::Unknown;
   g.name = d["name"].cast<std::string>();
   if (d.contains("value"))
     g.value = toConst(d["value"]);
   if (d.contains("dtype"))
     g.dtype = d["dtype"].cast<std::string>();
+  if (d.contains("shape"))
+    for (py::handle extent : d["shape"])
+      g.shape.push_back(extent.cast<int64_t>());
+  if (d.contains("data"))
+    g.data = d["data"].cast<std::string>();
   return g;
 }
 

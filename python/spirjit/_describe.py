@@ -91,6 +91,11 @@ def callee_key(fn):
     return f"{fn.__module__}.{fn.__qualname__}#{digest}"
 
 
+# The largest global array frozen into compiled code (a constant in its
+# module, on GPUs too); a larger one is an error that says to pass it.
+FROZEN_ARRAY_BYTES = 1 << 16
+
+
 def _numbers_only(value):
     """Whether the tuple `value` holds numbers and such tuples alone."""
     for v in value:
@@ -156,6 +161,13 @@ def describe_value(value, table=None):
         # numba's rule; NumPy scalars in it become Python numbers.
         return {"kind": "number", "name": "tuple",
                 "value": _const(_plain(value))}
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biufc" and \
+            1 <= value.ndim <= 3 and value.nbytes <= FROZEN_ARRAY_BYTES:
+        # numba's rule: a global array is frozen, its values a constant of
+        # the compiled code (read-only there).
+        return {"kind": "array", "name": "ndarray",
+                "dtype": value.dtype.name, "shape": list(value.shape),
+                "data": np.ascontiguousarray(value).tobytes()}
     if isinstance(value, str):
         # Only getattr's name may be one; the text keys the disk cache.
         return {"kind": "unknown", "name": "str", "value": _const(value)}

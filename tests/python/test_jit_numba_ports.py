@@ -441,16 +441,87 @@ def test_a_reduction_started_in_a_pruned_branch_before_another_loop(
     assert s == 7.0 and b.tolist() == [0.0, 2.0, 4.0, 6.0]
 
 
-LOOKUP = np.array([0, 1, 1, 2])
+# Global and closure NumPy arrays are frozen as numba freezes them: a
+# constant of the compiled code, read in kernels, prange loops and host
+# code, read-only there.
+LOOKUP = np.array([0, 1, 1, 2, 1, 2, 2, 3])
+WEIGHTS = np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32)
+BIG = np.zeros(20000)
 
 
-def test_a_global_array_says_to_pass_it(device_filter):
+@spirjit.jit
+def popcount3(a):
+    out = np.empty_like(a)
+    for i in prange(a.shape[0]):
+        out[i] = LOOKUP[a[i] & 7]
+    return out
+
+
+@spirjit.jit
+def lookup_in_host_code(a):
+    s = 0
+    for k in range(LOOKUP.shape[0]):
+        s += LOOKUP[k]
+    return s, LOOKUP.sum(), (a + LOOKUP).sum(), WEIGHTS.T @ WEIGHTS
+
+
+@spirjit.kernel
+def weighted_lookup(item, out):
+    i = item.get_id(0)
+    out[i] = WEIGHTS[i % 2, i // 2 % 2] + LOOKUP[i % 8]
+
+
+def test_global_and_closure_arrays_are_frozen(device):
+    a = np.arange(8)
+    got = popcount3(spirjit.asarray(a, device=device))
+    assert isinstance(got, spirjit.DeviceArray)
+    assert got.asnumpy().tolist() == [0, 1, 1, 2, 1, 2, 2, 3]
+    s, total, shifted, gram = lookup_in_host_code(a)
+    assert (s, total, shifted) == (12, 12, 40)
+    np.testing.assert_array_equal(gram, WEIGHTS.T @ WEIGHTS)
+    out = spirjit.zeros(8, device=device)
+    spirjit.call_kernel(weighted_lookup, spirjit.Range(8), out)
+    assert out.asnumpy().tolist() == [1.0, 4.0, 3.0, 6.0, 2.0, 5.0, 4.0, 7.0]
+
+    def make(taps):
+        @spirjit.jit
+        def smooth(x):
+            out = np.zeros_like(x)
+            for i in prange(1, x.shape[0] - 1):
+                out[i] = taps[0] * x[i - 1] + taps[1] * x[i] + \
+                    taps[2] * x[i + 1]
+            return out
+        return smooth
+
+    x = spirjit.asarray(np.arange(5.0), device=device)
+    assert make(np.array([0.25, 0.5, 0.25]))(x).asnumpy().tolist() == \
+        [0.0, 1.0, 2.0, 3.0, 0.0]
+    # Another closure's values are another constant (the cache keys on them).
+    assert make(np.array([0.0, 1.0, 0.0]))(x).asnumpy().tolist() == \
+        [0.0, 1.0, 2.0, 3.0, 0.0]
+    assert make(np.array([1.0, 0.0, 0.0]))(x).asnumpy().tolist() == \
+        [0.0, 0.0, 1.0, 2.0, 0.0]
+
+
+def test_frozen_arrays_are_read_only_and_bounded(device_filter):
     @spirjit.jit
-    def counts(a):
-        return LOOKUP[a[0] & 3]  # <- global-array
+    def writes(a):
+        LOOKUP[0] = 5  # <- frozen-write
+        return a
+
+    with pytest.raises(spirjit.errors.TypingError,
+                       match=rf":{marked_line(__file__, 'frozen-write')}: "
+                             r"'LOOKUP' is a global array, frozen into the "
+                             r"compiled code as numba freezes it: it is "
+                             r"read-only there"):
+        writes(np.zeros(2))
+
+    @spirjit.jit
+    def too_big(a):
+        return BIG[0] + a  # <- too-big
 
     with pytest.raises(spirjit.errors.UnsupportedFeatureError,
-                       match=rf":{marked_line(__file__, 'global-array')}: "
-                             r"global 'LOOKUP' is an array: compiled code "
-                             r"takes arrays as arguments"):
-        counts(np.arange(3))
+                       match=rf":{marked_line(__file__, 'too-big')}: "
+                             r"global 'BIG' is an array that compiled code "
+                             r"cannot freeze"):
+        too_big(1.0)
