@@ -281,6 +281,12 @@ private:
   /// nullptr.
   const std::vector<const Type *> *
   castingSignature(const std::vector<const Type *> &types) const;
+  /// The launch's arguments as the signature that takes them wants them:
+  /// `args` itself, or `converted` holding them with scalars cast to the
+  /// signature's types (argTypes updated to match).
+  const ArgumentValue *toSignature(const ArgumentValue *args, size_t n,
+                                   std::vector<const Type *> &argTypes,
+                                   std::vector<ArgumentValue> &converted) const;
 
   std::function<FunctionDescription()> describe_;
   std::optional<FunctionDescription> description_;

@@ -559,6 +559,34 @@ def _like_host(numpy_function):
     return function
 
 
+def fold_inverse(name, x, axis, keepdims):
+    """np.subtract.reduce and np.divide.reduce: NumPy folds left to right,
+    x0 - x1 - x2 ..., which is x0 - (x1 + x2 + ...) (x0 / (x1 * x2 ...)),
+    to rounding."""
+    import spirjit as xp
+    if axis is None:
+        if x.ndim > 1:
+            raise errors.InvalidArgumentError(
+                f"reduction operation '{name}' is not reorderable, so at "
+                f"most one axis may be specified")
+        axis = 0
+    axis = ops.normalize_axes(x, axis)[0]
+    if x.shape[axis] == 0:
+        raise errors.InvalidArgumentError(
+            f"zero-size array to reduction operation {name} which has no "
+            f"identity")
+    if name == "divide" and x.dtype.kind in "biu":
+        x = ops.astype(x, np.float64)
+    first = xp.take(x, xp.asarray([0], device=x.device), axis=axis)
+    rest = xp.moveaxis(xp.moveaxis(x, axis, 0)[1:], 0, axis)
+    if name == "subtract":
+        result = first - xp.sum(rest, axis=axis, keepdims=True,
+                                dtype=x.dtype)
+    else:
+        result = first / xp.prod(rest, axis=axis, keepdims=True)
+    return result if keepdims else xp.squeeze(result, axis=axis)
+
+
 @functools.lru_cache(maxsize=None)
 def like_functions():
     """NumPy creation function -> its version given the like= DeviceArray

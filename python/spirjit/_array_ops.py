@@ -610,34 +610,6 @@ _UFUNC_REDUCTIONS = {"add": "sum", "multiply": "prod", "minimum": "min",
 _UFUNC_SCANS = {"add": "+", "multiply": "*"}
 
 
-def _fold_inverse(name, x, axis, keepdims):
-    """np.subtract.reduce and np.divide.reduce: NumPy folds left to right,
-    x0 - x1 - x2 ..., which is x0 - (x1 + x2 + ...) (x0 / (x1 * x2 ...)),
-    to rounding."""
-    import spirjit as xp
-    if axis is None:
-        if x.ndim > 1:
-            raise errors.InvalidArgumentError(
-                f"reduction operation '{name}' is not reorderable, so at "
-                f"most one axis may be specified")
-        axis = 0
-    axis = normalize_axes(x, axis)[0]
-    if x.shape[axis] == 0:
-        raise errors.InvalidArgumentError(
-            f"zero-size array to reduction operation {name} which has no "
-            f"identity")
-    if name == "divide" and x.dtype.kind in "biu":
-        x = astype(x, np.float64)
-    first = xp.take(x, xp.asarray([0], device=x.device), axis=axis)
-    rest = xp.moveaxis(xp.moveaxis(x, axis, 0)[1:], 0, axis)
-    if name == "subtract":
-        result = first - xp.sum(rest, axis=axis, keepdims=True,
-                                dtype=x.dtype)
-    else:
-        result = first / xp.prod(rest, axis=axis, keepdims=True)
-    return result if keepdims else xp.squeeze(result, axis=axis)
-
-
 def _ufunc_method(ufunc, method, x, axis=0, dtype=None, keepdims=False):
     """np.<ufunc>.reduce(x, axis, dtype, keepdims=) and
     np.<ufunc>.accumulate(x, axis, dtype) on a DeviceArray."""
@@ -654,7 +626,8 @@ def _ufunc_method(ufunc, method, x, axis=0, dtype=None, keepdims=False):
         return result if dtype is None else astype(result, dtype)
     if method == "reduce" and name in ("subtract", "divide") and \
             x.ndim >= 1 and dtype is None:
-        return _fold_inverse(name, x, axis, keepdims)
+        from ._array_numpy_misc import fold_inverse
+        return fold_inverse(name, x, axis, keepdims)
     if method == "accumulate" and name in _UFUNC_SCANS:
         if x.ndim == 0:
             raise errors.TypingError(
