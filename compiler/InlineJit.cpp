@@ -26,18 +26,6 @@ namespace {
 const int kMaxInlined = 100;
 const int kMaxInlinedCalls = 5000;
 
-/// What a global or closure value `callee` is, or nullptr.
-const GlobalValue *valueOf(const Instruction *callee,
-                           const FunctionDescription &description) {
-  if (callee->isa(Opcode::Global)) {
-    auto it = description.globals.find(callee->name);
-    return it != description.globals.end() ? &it->second : nullptr;
-  }
-  if (callee->isa(Opcode::FreeVar) && callee->index >= 0 &&
-      callee->index < static_cast<int64_t>(description.closure.size()))
-    return &description.closure[callee->index];
-  return nullptr;
-}
 
 /// The jit function `callee` names, or nullptr.
 const FunctionDescription *jitCallee(const Instruction *callee,

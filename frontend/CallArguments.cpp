@@ -79,6 +79,17 @@ std::vector<Instruction *> frozenDefaults(ir::Function &fn, Instruction *call,
   return made;
 }
 
+const GlobalValue *valueOf(const Instruction *v, const FunctionDescription &d) {
+  if (v->isa(Opcode::Global)) {
+    auto it = d.globals.find(v->name);
+    return it != d.globals.end() ? &it->second : nullptr;
+  }
+  if (v->isa(Opcode::FreeVar) && v->index >= 0 &&
+      v->index < static_cast<int64_t>(d.closure.size()))
+    return &d.closure[v->index];
+  return nullptr;
+}
+
 void orderDeviceFunctionCalls(ir::Function &fn, const FunctionDescription &d) {
   std::vector<Instruction *> calls;
   for (auto &block : fn.blocks)
@@ -86,15 +97,7 @@ void orderDeviceFunctionCalls(ir::Function &fn, const FunctionDescription &d) {
       if (inst->isa(Opcode::Call) && !inst->operands.empty())
         calls.push_back(inst.get());
   for (Instruction *call : calls) {
-    const Instruction *callee = call->operands[0];
-    const GlobalValue *value = nullptr;
-    if (callee->isa(Opcode::Global)) {
-      auto it = d.globals.find(callee->name);
-      value = it != d.globals.end() ? &it->second : nullptr;
-    } else if (callee->isa(Opcode::FreeVar) && callee->index >= 0 &&
-               callee->index < static_cast<int64_t>(d.closure.size())) {
-      value = &d.closure[callee->index];
-    }
+    const GlobalValue *value = valueOf(call->operands[0], d);
     if (!value || value->kind != GlobalValue::Kind::DeviceFunction)
       continue;
     auto found = d.deviceFunctions.find(value->name);

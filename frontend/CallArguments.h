@@ -30,4 +30,9 @@ frozenDefaults(ir::Function &fn, ir::Instruction *call,
 
 void orderDeviceFunctionCalls(ir::Function &fn, const FunctionDescription &d);
 
+/// What the global or closure value `v` (a `global` or `freevar`
+/// instruction) referred to when `d` was described, or nullptr.
+const GlobalValue *valueOf(const ir::Instruction *v,
+                           const FunctionDescription &d);
+
 } // namespace spirjit

@@ -1,5 +1,6 @@
 // One pyir instruction at a time; calls go to InferCalls.cpp.
 #include "compiler/infer/Inference.h"
+#include "frontend/CallArguments.h"
 #include "frontend/UnsupportedConstructs.h"
 
 #include "compiler/RandomDraws.h"
@@ -464,12 +465,7 @@ const Type *Inference::infer(Instruction &inst) {
       const Instruction *base = inst.operands[0];
       while (base->isa(Opcode::GetItem))
         base = base->operands[0];
-      const GlobalValue *frozen = nullptr;
-      if (base->isa(Opcode::Global) && desc_.globals.count(base->name))
-        frozen = &desc_.globals.at(base->name);
-      else if (base->isa(Opcode::FreeVar) && base->index >= 0 &&
-               base->index < static_cast<int64_t>(desc_.closure.size()))
-        frozen = &desc_.closure[base->index];
+      const GlobalValue *frozen = valueOf(base, desc_);
       if (frozen && frozen->kind == GlobalValue::Kind::Array)
         typingError(inst, "'" + base->name +
                               "' is a global array, frozen into the compiled "

@@ -2,6 +2,7 @@
 // of prange loops, array constructors, returning values, and the wrapper
 // the binding calls (the host ABI: LowerToLLVM.h, HostABI.h).
 #include "compiler/lower/Lowering.h"
+#include "frontend/CallArguments.h"
 
 #include "compiler/Parfor.h"
 
@@ -535,10 +536,10 @@ Lowered Lowering::lowerView(const Instruction &inst) {
 }
 
 Lowered Lowering::lowerFrozenArray(const Instruction &inst) {
-  const FunctionDescription &d = *typed_.description;
-  const GlobalValue &g = inst.isa(Opcode::Global)
-                             ? d.globals.at(inst.name)
-                             : d.closure.at(static_cast<size_t>(inst.index));
+  const GlobalValue *frozen = valueOf(&inst, *typed_.description);
+  SPIRJIT_INTERNAL_CHECK(frozen && frozen->kind == GlobalValue::Kind::Array,
+                         "an array global without its values");
+  const GlobalValue &g = *frozen;
   const Type *t = inst.type;
   std::string name = "spirjit.frozen." + inst.name;
   llvm::GlobalVariable *constant = module_->getNamedGlobal(name);
