@@ -57,6 +57,10 @@ struct DeviceInfo {
   /// For device listings (spirjit-devices): what clinfo and sycl-ls show.
   std::string driverVersion, platformVersion;
   uint32_t computeUnits = 0;          // 0 when the driver does not say
+  /// How many float32 lanes the device's vectors hold
+  /// (CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT: 8 with AVX2, 16 with AVX-512);
+  /// 0 when the driver does not say.
+  uint32_t floatLanes = 0;
   std::vector<size_t> subGroupSizes; // empty when the driver does not say
   bool hasFp16 = false, imageSupport = false;
   /// The compiler vectorises a work-group's items only where a kernel's

@@ -132,6 +132,8 @@ DeviceInfo describe(const Answers &device) {
   info.driverVersion = deviceString(device, CL_DRIVER_VERSION);
   info.platformVersion = deviceString(device, CL_PLATFORM_VERSION);
   info.computeUnits = deviceValue<cl_uint>(device, CL_DEVICE_MAX_COMPUTE_UNITS);
+  info.floatLanes =
+      deviceValue<cl_uint>(device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT);
   info.hasFp16 = extensions.find("cl_khr_fp16") != std::string::npos;
   info.imageSupport =
       deviceValue<cl_bool>(device, CL_DEVICE_IMAGE_SUPPORT) == CL_TRUE;

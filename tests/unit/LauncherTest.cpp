@@ -418,8 +418,9 @@ runtime::DeviceInfo cpuInfo(const std::string &backend,
 } // namespace
 
 // A reduction's first pass on CPUs: each group folds one contiguous chunk,
-// four a core. Intel's runtime vectorises a group's 16 items (one AVX-512
-// vector a step); the native device and PoCL vectorise across items only
+// four a core. Intel's runtime vectorises a group's items one vector a
+// step: a group is one vector of the device's width (16 floats with
+// AVX-512, 8 with AVX2); the native device and PoCL vectorise across items only
 // in an innermost loop, so their groups are one item each, which walks its
 // chunk in order (16 items had each fetched every cache line).
 TEST(ReduceShape, CpuGroupsAreOneVectorOrOneItemEachFoldingAChunk) {
@@ -428,6 +429,9 @@ TEST(ReduceShape, CpuGroupsAreOneVectorOrOneItemEachFoldingAChunk) {
   EXPECT_TRUE(intel.chunked);
   EXPECT_EQ(intel.local, 16);
   EXPECT_EQ(intel.groups, 8);
+  runtime::DeviceInfo avx2 = cpuInfo("opencl", "Intel(R) OpenCL");
+  avx2.floatLanes = 8;
+  EXPECT_EQ(launch::reduceShape(avx2, 1, int64_t(1) << 22).local, 8);
   for (const auto &info : {cpuInfo("native", "spirjit native"),
                            cpuInfo("opencl", "Portable Computing Language")}) {
     ReduceShape one = launch::reduceShape(info, 1, int64_t(1) << 22);
