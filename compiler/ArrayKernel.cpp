@@ -679,12 +679,15 @@ private:
     cur_ = done;
   }
 
-  /// Rounds of a block of argFoldBlocks; elements of a block where an
-  /// item is its group (singleItemGroups): its fold is a vector loop, and
+  /// Rounds of a block of argFoldBlocks (Intel's CPU runtime, argmax over
+  /// max of 2^20 float32 in one process, three runs of 150 each: 8 rounds
+  /// 1.21-1.30x, 16 1.13-1.16x, 32 1.01-1.14x, 64 1.02-1.05x, 128
+  /// 1.06-1.13x, once whole blocks had no end test); elements of a block where
+  /// an item is its group (singleItemGroups): its fold is a vector loop, and
   /// 256 or 1024 elements cost alike (native device, argmax of 2^18 and
   /// 2^20 float32 on 2 threads: 15 and 80 us), 4096 more in the second
   /// read (2^18: 56 us).
-  static constexpr int64_t kArgBlockRounds = 16;
+  static constexpr int64_t kArgBlockRounds = 64;
   static constexpr int64_t kSingleItemArgBlock = 1024;
 
   /// The accumulator's value no other beats in a max (isMax) or a min:
@@ -706,9 +709,8 @@ private:
   /// The general fold selects a value and an index at every element.
   /// (Intel's CPU runtime, argmax of float32 beside NumPy's in one
   /// process, medians: 2^20 1.4-1.7x -> 0.9-1.1x NumPy's time, 2^22
-  /// 1.1-1.3x -> 0.7-0.8x. Blocks of 4 rounds cost more in their joins,
-  /// of 64 more in their second reads. PoCL, whose items are no vector
-  /// lanes, was 2.5x slower this way.)
+  /// 1.1-1.3x -> 0.7-0.8x. PoCL, whose items are no vector lanes, was
+  /// 2.5x slower this way.)
   States argFoldBlocks(Instruction *row, Instruction *k0, Instruction *step,
                        Instruction *n, Instruction *best0,
                        Instruction *index0, bool isMax) {
@@ -734,62 +736,99 @@ private:
     // vector fold is cheap and the second read of a block is not.
     bool single = reassociatesFolds(e_);
     Instruction *width = binary(
-        B::Mul, step,
-        integer(single ? kSingleItemArgBlock : kArgBlockRounds));
-    auto [header, phis] = loopHeader(integer(0), {initial});
-    Instruction *blockBase = header.first;
-    const States &state = phis[0];
-    Block *body = block({cur_});
-    Block *exit = block({cur_});
-    branchIf(compare(C::Lt, blockBase, n), body, exit);
-    cur_ = body;
-    Instruction *blockEnd =
-        call(builtin("min"), {binary(B::Add, blockBase, width), n});
+        B::Mul, step, integer(single ? kSingleItemArgBlock : kArgBlockRounds));
     // The block's extreme, from the state's best: a NaN in the state stays
-    // (no compare with it holds), a NaN met sets the flag.
+    // (no compare with it holds), a NaN met sets the flag. The flag is an
+    // int32 of all ones or zero, the width of the compare's own mask: a
+    // bool's vector was packed to 16 bits and ORed, four instructions an
+    // element where this takes two (Intel's CPU runtime, AVX2).
     auto join = [&](const States &a, const States &b) -> States {
       if (!floating)
         return {call(builtin(isMax ? "max" : "min"), {a[0], b[0]})};
       Instruction *better = compare(isMax ? C::Gt : C::Lt, b[0], a[0]);
-      return {select(better, b[0], a[0]), np("logical_or", {a[1], b[1]})};
+      return {select(better, b[0], a[0]), binary(B::BitOr, a[1], b[1])};
     };
-    States start = {single && floating ? worstValue(isMax) : state[0]};
-    if (floating)
-      start.push_back(constant(ConstValue::ofBool(false)));
-    States folded = foldRow(
-        k0, step, blockEnd, start, chainsFor(),
-        [&](Instruction *k, const States &s) -> States {
-          Instruction *v = valueOf(k);
-          if (!floating)
-            return join(s, {v});
-          Instruction *isNan = np("isnan", {v});
-          if (single)
-            v = select(isNan, worstValue(isMax), v);
-          return join(s, {v, isNan});
-        },
-        join, blockBase);
-    Instruction *extreme = folded[0];
-    Instruction *need = compare(isMax ? C::Gt : C::Lt, extreme, state[0]);
-    States next;
-    if (floating) {
-      Instruction *sawNan = folded[1];
+    auto fold = [&](Instruction *k, const States &s) -> States {
+      Instruction *v = valueOf(k);
+      if (!floating)
+        return join(s, {v});
+      Instruction *isNan = np("isnan", {v});
+      if (single)
+        v = select(isNan, worstValue(isMax), v);
+      return join(s, {v, binary(B::Sub, cast(integer(0), "int32"),
+                                cast(isNan, "int32"))});
+    };
+    auto blockStart = [&](const States &state) {
+      States start = {single && floating ? worstValue(isMax) : state[0]};
+      if (floating)
+        start.push_back(cast(integer(0), "int32"));
+      return start;
+    };
+    // The state after a block starting at blockBase whose fold gave
+    // `folded`: the block's extreme replaces a best it beats.
+    auto update = [&](const States &state, const States &folded,
+                      Instruction *blockBase) -> States {
+      Instruction *extreme = folded[0];
+      Instruction *need = compare(isMax ? C::Gt : C::Lt, extreme, state[0]);
+      if (!floating)
+        return {select(need, extreme, state[0]),
+                select(need, blockBase, state[1]),
+                np("logical_or", {state[2], need})};
+      Instruction *sawNan =
+          compare(C::Ne, folded[1], cast(integer(0), "int32"));
       need = np("logical_and", {np("logical_not", {state[3]}),
                                 np("logical_or", {sawNan, need})});
       Instruction *nan = cast(constant(ConstValue::ofFloat(
                                   std::numeric_limits<double>::quiet_NaN())),
                               acc);
-      next = {select(need, select(sawNan, nan, extreme), state[0]),
+      return {select(need, select(sawNan, nan, extreme), state[0]),
               select(need, blockBase, state[1]),
               np("logical_or", {state[2], need}),
               np("logical_or", {state[3], sawNan})};
-    } else {
-      next = {select(need, extreme, state[0]),
-              select(need, blockBase, state[1]),
-              np("logical_or", {state[2], need})};
+    };
+    // Whole blocks first: a fixed count of rounds, with no test for the
+    // row's end inside (a block that might end early had folded a last,
+    // masked element after each block's rounds, and its joins took a
+    // third of the loop; Intel's CPU runtime, argmax of 2^20 float32).
+    auto [header, phis] = loopHeader(integer(0), {initial});
+    Instruction *blockBase = header.first;
+    Block *body = block({cur_});
+    Block *exit = block({cur_});
+    Instruction *blockEnd = binary(B::Add, blockBase, width);
+    branchIf(compare(C::Le, blockEnd, n), body, exit);
+    cur_ = body;
+    States start = blockStart(phis[0]);
+    int chains = chainsFor();
+    auto [end, parts] =
+        foldRounds(blockBase, std::vector<States>(size_t(chains), start),
+                   inRow(k0), step, blockEnd, fold);
+    (void)end;
+    while (parts.size() > 1) { // a tree, as foldRow joins its chains
+      std::vector<States> joined;
+      for (size_t i = 0; i + 1 < parts.size(); i += 2)
+        joined.push_back(join(parts[i], parts[i + 1]));
+      if (parts.size() % 2)
+        joined.push_back(parts.back());
+      parts = std::move(joined);
     }
-    closeLoop(header.second, blockBase, binary(B::Add, blockBase, width),
-              phis, {next});
+    closeLoop(header.second, blockBase, blockEnd, phis,
+              {update(phis[0], parts[0], blockBase)});
     cur_ = exit;
+    // Then the row's last, partial block, if any, folded with its tests.
+    Block *partial = block({cur_});
+    Block *merged = block({cur_});
+    branchIf(compare(C::Lt, blockBase, n), partial, merged);
+    cur_ = partial;
+    States last = update(phis[0],
+                         foldRow(k0, step, n, blockStart(phis[0]), chainsFor(),
+                                 fold, join, blockBase),
+                         blockBase);
+    merged->predecessors.push_back(cur_);
+    branch(merged);
+    cur_ = merged;
+    States state;
+    for (size_t i = 0; i < last.size(); ++i)
+      state.push_back(make(Opcode::Phi, {phis[0][i], last[i]}));
     // The best block again (none if the best is the row's first element).
     Instruction *best = state[0], *scanBase = state[1], *inBlock = state[2];
     Instruction *scanEnd = select(
