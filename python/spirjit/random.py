@@ -252,10 +252,16 @@ def _normal32(item: kapi.NdItem, out, k0, k1, start, reps, loc, scale):
               lo + sc * np.float32(b0), lo + sc * np.float32(b1))
 
 
+@device_func
+def _put1(out, i, v):
+    """The one output of block i (_put)."""
+    _put(out, i, 1, 0, v)
+
+
 @kernel
 def _integers32(item: kapi.NdItem, out, k0, k1, start, reps, low, span):
-    """Four integers in [low, low + span) per block, span <= 2**32, by
-    Lemire's multiply-shift (bias below span / 2**32)."""
+    """Four integers in [low, low + span) per block, span a power of two
+    up to 2**32: a word's top bits, exactly uniform."""
     g = item.get_global_id(0)
     for rep in range(reps):  # blocks g, g + width, ... (_draw)
         i = g + rep * item.get_global_range(0)
@@ -268,17 +274,69 @@ def _integers32(item: kapi.NdItem, out, k0, k1, start, reps, low, span):
               low + np.int64((w3 * s) >> np.uint64(32)))
 
 
+@device_func
+def _scaled64(hi, lo, s):
+    """floor(w * s / 2**64) for the 64-bit word w = hi:lo and s <= 2**32:
+    each value of [0, s) comes from 2**64 / s words, give or take one (a
+    bias below s / 2**64, where the top 32 bits alone, NumPy's Lemire
+    form without its rejection, had up to 2x between values)."""
+    return (hi * s + ((lo * s) >> np.uint64(32))) >> np.uint64(32)
+
+
 @kernel
-def _integers64(item: kapi.NdItem, out, k0, k1, start, reps, low, span):
-    """Two integers in [low, low + span) per block from 64-bit words."""
+def _integers32_wide(item: kapi.NdItem, out, k0, k1, start, reps, low,
+                     span):
+    """Two integers in [low, low + span) per block, span up to 2**32 (not
+    a power of two), each from 64 bits (_scaled64)."""
     g = item.get_global_id(0)
     for rep in range(reps):  # blocks g, g + width, ... (_draw)
         i = g + rep * item.get_global_range(0)
         w0, w1, w2, w3 = _block(start, i, k0, k1)
         s = np.uint64(span)
-        _put2(out, i,
-              low + np.int64(((w0 << np.uint64(32)) | w1) % s),
-              low + np.int64(((w2 << np.uint64(32)) | w3) % s))
+        _put2(out, i, low + np.int64(_scaled64(w0, w1, s)),
+              low + np.int64(_scaled64(w2, w3, s)))
+
+
+@device_func
+def _scaled128(a3, a2, a1, a0, s):
+    """floor(w * s / 2**128) for the 128-bit word w = a3:a2:a1:a0 (32-bit
+    limbs, a3 the highest) and the 64-bit s, 0 standing for 2**64: the
+    top two limbs of the 192-bit product, by columns of 32-bit partial
+    products (each column's sum stays below 2**35). The bias is below
+    s / 2**128 (a 64-bit word modulo s had a third more weight on the low
+    values of a span of 3 * 2**61)."""
+    m = np.uint64(0xFFFFFFFF)
+    h = np.uint64(32)
+    if s == np.uint64(0):
+        return (a3 << h) | a2
+    b1 = s >> h
+    b0 = s & m
+    p00 = a0 * b0
+    p01 = a0 * b1
+    p10 = a1 * b0
+    p11 = a1 * b1
+    p20 = a2 * b0
+    p21 = a2 * b1
+    p30 = a3 * b0
+    p31 = a3 * b1
+    c = ((p00 >> h) + (p01 & m) + (p10 & m)) >> h
+    c = (c + (p01 >> h) + (p10 >> h) + (p11 & m) + (p20 & m)) >> h
+    c = (c + (p11 >> h) + (p20 >> h) + (p21 & m) + (p30 & m)) >> h
+    c4 = c + (p21 >> h) + (p30 >> h) + (p31 & m)
+    c5 = (c4 >> h) + (p31 >> h)
+    return (c5 << h) | (c4 & m)
+
+
+@kernel
+def _integers64(item: kapi.NdItem, out, k0, k1, start, reps, low, span):
+    """One integer in [low, low + span) per block, span above 2**32 (0
+    for 2**64), from the block's 128 bits (_scaled128)."""
+    g = item.get_global_id(0)
+    for rep in range(reps):  # blocks g, g + width, ... (_draw)
+        i = g + rep * item.get_global_range(0)
+        w0, w1, w2, w3 = _block(start, i, k0, k1)
+        _put1(out, i, low + np.int64(_scaled128(w0, w1, w2, w3,
+                                                np.uint64(span))))
 
 
 def _size(size):
@@ -423,12 +481,18 @@ class Generator:
             raise errors.InvalidArgumentError(
                 f"high is out of bounds for {dtype}")
         from . import _array_ops as ops
-        if span <= 2**32:
-            r = self._draw(_integers32, size, np.int64, 4, np.int64(low),
+        # low + the offset wraps as int64 arithmetic does: the offset of a
+        # value above 2**63 - 1 (uint64's) keeps its bits.
+        base = np.int64(low - 2**64 if low >= 2**63 else low)
+        if span <= 2**32 and span & (span - 1) == 0:
+            r = self._draw(_integers32, size, np.int64, 4, base,
+                           np.uint64(span))
+        elif span <= 2**32:
+            r = self._draw(_integers32_wide, size, np.int64, 2, base,
                            np.uint64(span))
         else:
-            r = self._draw(_integers64, size, np.int64, 2, np.int64(low),
-                           np.uint64(span))
+            r = self._draw(_integers64, size, np.int64, 1, base,
+                           np.uint64(span % 2**64))
         return r if dtype == np.int64 else ops.astype(r, dtype)
 
     def permutation(self, x):

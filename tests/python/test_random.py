@@ -149,15 +149,23 @@ def test_draws_over_many_work_groups_put_each_output_in_its_place(
     n = 3 * 1024 + 4 * 37 + 3
     got = g.random(n, dtype=np.float32).asnumpy()
     ints = g.integers(0, 2**31, size=n // 2).asnumpy()
-    wide = g.integers(0, 2**40, size=700).asnumpy()
+    some = g.integers(5, 5 + 1000, size=n // 2).asnumpy()
+    wide = g.integers(0, 3 * 2**40, size=700).asnumpy()
     words, taken = draw_reference(key, 0, n, 4)
     want = np.array([w >> 8 for (w,) in words]) / np.float32(2**24)
     np.testing.assert_array_equal(got, want.astype(np.float32))
+    # A power-of-two span: a word's top bits; any other: floor(w * span /
+    # 2**bits) of 64 bits (spans up to 2**32) or 128 bits (above).
     words, more = draw_reference(key, taken, n // 2, 4)
     np.testing.assert_array_equal(ints, [(w * 2**31) >> 32 for (w,) in words])
-    pairs, _ = draw_reference(key, taken + more, 700, 2)
+    taken += more
+    pairs, more = draw_reference(key, taken, n // 2, 2)
     np.testing.assert_array_equal(
-        wide, [((hi << 32) | lo) % 2**40 for hi, lo in pairs])
+        some, [5 + ((((hi << 32) | lo) * 1000) >> 64) for hi, lo in pairs])
+    quads, _ = draw_reference(key, taken + more, 700, 1)
+    np.testing.assert_array_equal(
+        wide, [(((a << 96) | (b << 64) | (c << 32) | d) * 3 * 2**40) >> 128
+               for a, b, c, d in quads])
 
 
 def test_distributions_look_like_numpys(device, require_dtypes):
@@ -174,6 +182,27 @@ def test_distributions_look_like_numpys(device, require_dtypes):
     s = g.standard_normal(10, dtype=np.float32)
     assert s.dtype == np.float32
     assert g.random().shape == ()
+
+
+def test_integers_are_uniform_over_any_span(device):
+    # A span of 3 * 2**61: a third of the values lie at or above 2**62
+    # (a 64-bit word modulo the span had put a quarter there); a span just
+    # above 2**31 (the top 32 bits of word * span gave some values twice
+    # the weight of others: those below 2**31 came out three in four).
+    g = spirjit.random.default_rng(11, device=device)
+    v = g.integers(0, 3 * 2**61, size=60_000).asnumpy()
+    assert v.min() >= 0 and abs((v >= 2**62).mean() - 1 / 3) < 0.015
+    w = g.integers(0, 3 * 2**30, size=60_000).asnumpy()
+    assert w.max() < 3 * 2**30 and abs((w < 2**31).mean() - 2 / 3) < 0.015
+    # The whole range of int64 and of uint64, as NumPy takes them.
+    full = g.integers(-2**63, 2**63 - 1, size=4000, endpoint=True)
+    assert full.dtype == np.int64
+    assert (full.asnumpy() < 0).mean() == pytest.approx(0.5, abs=0.04)
+    top = g.integers(2**63, 2**64, size=1000, dtype=np.uint64).asnumpy()
+    assert top.dtype == np.uint64 and top.min() >= 2**63
+    small = g.integers(-128, 127, size=1000, dtype=np.int8,
+                       endpoint=True).asnumpy()
+    assert small.dtype == np.int8 and small.min() < -100 and small.max() > 100
 
 
 def test_permutation_shuffle_choice_spawn(device):
