@@ -72,6 +72,7 @@ public:
     promoteIllegalIntegers(module); // after expandIntegerAbs: abs of an iN
     splitAggregatePhis(module);
     splitAggregateSelects(module);
+    splatSelectConditions(module);
     separateRepeatedEdges(module);
     hintScalarForRotatingLoops(module); // Intel's CPU vectoriser: see there
     hintScalarForStridedLanes(module);  // likewise

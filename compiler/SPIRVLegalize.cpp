@@ -253,6 +253,24 @@ void splitAggregateSelects(llvm::Module &module) {
     select->eraseFromParent();
   }
 }
+void splatSelectConditions(llvm::Module &module) {
+  std::vector<llvm::SelectInst *> selects;
+  for (llvm::Function &function : module)
+    for (llvm::BasicBlock &block : function)
+      for (llvm::Instruction &inst : block)
+        if (auto *select = llvm::dyn_cast<llvm::SelectInst>(&inst))
+          if (select->getType()->isVectorTy() &&
+              !select->getCondition()->getType()->isVectorTy())
+            selects.push_back(select);
+  for (llvm::SelectInst *select : selects) {
+    llvm::IRBuilder<> builder(select);
+    auto *type = llvm::cast<llvm::FixedVectorType>(select->getType());
+    llvm::Value *lanes = builder.CreateVectorSplat(type->getNumElements(),
+                                                   select->getCondition());
+    select->setCondition(lanes);
+  }
+}
+
 namespace {
 
 /// The integer widths SPIR-V has: bool and 8, 16, 32 and 64 bits.

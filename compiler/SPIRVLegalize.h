@@ -40,6 +40,12 @@ void splitAggregatePhis(llvm::Module &module);
 /// field: SPIR-V 1.0's OpSelect takes scalars and vectors only.
 void splitAggregateSelects(llvm::Module &module);
 
+/// Gives each select between vectors on one bool a vector of that bool,
+/// one lane per lane: SPIR-V before 1.4 takes no scalar condition there
+/// (the loop vectoriser makes them in min and max reductions of narrow
+/// integers, which spirv-val rejected).
+void splatSelectConditions(llvm::Module &module);
+
 /// Sends the second and later edges from one block to the same successor
 /// with phis (a switch's cases) through a new block: SPIR-V's OpPhi names
 /// each predecessor block once.
