@@ -612,7 +612,12 @@ private:
   }
 
   /// The identity a reduction starts from, typed as NumPy accumulates.
-  Instruction *reductionStart(ReductionOp op, const Type *result, int line) {
+  /// The accumulator's first value: a weak literal where the elements are
+  /// of the accumulator's own float type (it takes theirs), else a value of
+  /// the accumulator's type (a mean of uint8 elements in float64: a weak
+  /// 0 had made the sum uint8, which wrapped).
+  Instruction *reductionStart(ReductionOp op, const Type *result,
+                              const Type *element, int line) {
     ConstValue c;
     switch (op) {
     case ReductionOp::Add:
@@ -626,8 +631,10 @@ private:
       break;
     }
     Instruction *value = constant(cur_, c, line);
-    if (result->kind == TypeKind::Float || result->kind == TypeKind::Complex)
-      return value; // a weak literal takes the elements' float type
+    if ((result->kind == TypeKind::Float ||
+         result->kind == TypeKind::Complex) &&
+        element == result)
+      return value;
     std::string dtype = result->str();
     return make(Opcode::Call,
                 {global(cur_, dtype, GlobalValue::Kind::Object,
@@ -698,7 +705,8 @@ private:
                         ? e
                         : types::floating(64);
     }
-    red.initial = reductionStart(op, accumulator, line);
+    red.initial =
+        reductionStart(op, accumulator, args[0]->type->element, line);
     Group &g = openGroup(space, keysOf(ls, n), {}, line);
     size_t slot = g.reductions.size();
     g.reductions.push_back(red);

@@ -123,13 +123,21 @@ def _reduce_axis(a, axis, op):
             out = np.empty(n)
     elif a.dtype == np.float32 or a.dtype == np.float64:
         out = np.empty(n, a.dtype)
+    elif a.dtype == np.uint8 or a.dtype == np.uint16 or \
+            a.dtype == np.uint32 or a.dtype == np.uint64:
+        out = np.empty(n, np.uint64)
     else:
         out = np.empty(n, np.int64)
     for j in prange(n):
-        if op == SUM or op == MEAN:
-            s = 0
+        # Accumulators of the result's type (a weak 0 had taken uint8's
+        # and wrapped): NumPy's sums of integers in int64 or uint64, its
+        # means of integers in float64.
+        if op == MEAN:
+            s = out.dtype.type(0)
+        elif op == SUM:
+            s = out.dtype.type(0)
         elif op == PROD:
-            s = 1
+            s = out.dtype.type(1)
         elif rows:
             s = a[0, j]
         else:
@@ -206,7 +214,10 @@ def matmul(a, b):
         fail("matmul: the operands' inner extents differ ({got} and "
              "{expected})", inner, b.shape[0])
     if a.ndim == 1 and b.ndim == 1:
-        return (a * b).sum()
+        # In the operands' promoted type, as NumPy's dot: uint8 products
+        # wrap, bools give whether any pair holds (the sum alone is int64).
+        p = a * b
+        return p.dtype.type(p.sum())
     if a.ndim == 2 and b.ndim == 2:
         if a.dtype == b.dtype:
             c = np.empty((a.shape[0], b.shape[1]), a.dtype)
@@ -326,14 +337,17 @@ def sort_in_place(a):
 def _scan(flat, multiply):
     # NumPy's cumsum/cumprod of a 1-D array: a Hillis-Steele scan, log2(n)
     # prange passes (floats round as a tree adds, within NumPy's tolerance
-    # of its sequential sum). Integers and booleans accumulate in int64, as
-    # NumPy's on this platform.
+    # of its sequential sum). Integers and booleans accumulate in int64,
+    # unsigned integers in uint64, as NumPy's on this platform.
     a = flat
     n = flat.shape[0]
     if a.dtype == np.float32 or a.dtype == np.float64:
         src = np.empty(n, a.dtype)
     elif a.dtype == np.complex64 or a.dtype == np.complex128:
         src = np.empty(n, a.dtype)
+    elif a.dtype == np.uint8 or a.dtype == np.uint16 or \
+            a.dtype == np.uint32 or a.dtype == np.uint64:
+        src = np.empty(n, np.uint64)
     else:
         src = np.empty(n, np.int64)
     src[:] = flat

@@ -335,10 +335,17 @@ def trace(a):
     if a.ndim != 2:
         fail("np.trace in jit code takes 2-D arrays, not {got}-D ones",
              a.ndim, 2)
-    if a.dtype == np.float32 or a.dtype == np.float64:
+    # NumPy's accumulator: the float or complex type itself, uint64 for
+    # unsigned integers, int64 for the others (a weak 0 had taken uint8's
+    # type and wrapped).
+    if a.dtype == np.float32 or a.dtype == np.float64 or \
+            a.dtype == np.complex64 or a.dtype == np.complex128:
         s = a.dtype.type(0)
+    elif a.dtype == np.uint8 or a.dtype == np.uint16 or \
+            a.dtype == np.uint32 or a.dtype == np.uint64:
+        s = np.uint64(0)
     else:
-        s = 0
+        s = np.int64(0)
     for i in prange(min(a.shape[0], a.shape[1])):
         s += a[i, i]
     return s
