@@ -587,9 +587,74 @@ llvm::Value *Lowering::lowerCompare(const Instruction &inst) {
                         inst.operands[1]->type);
 }
 
+llvm::Value *Lowering::compareSignedWithUnsigned64(CompareOperator op,
+                                                   llvm::Value *xValue,
+                                                   const Type *a,
+                                                   llvm::Value *yValue,
+                                                   const Type *b) {
+  auto isSigned = [](const Type *t) {
+    return t->kind == TypeKind::WeakInt ||
+           (t->kind == TypeKind::Int && t->isSigned);
+  };
+  auto isUnsigned64 = [](const Type *t) {
+    return t->kind == TypeKind::Int && !t->isSigned && t->bits == 64;
+  };
+  bool signedFirst = isSigned(a) && isUnsigned64(b);
+  if (!signedFirst && !(isUnsigned64(a) && isSigned(b)))
+    return nullptr;
+  switch (op) {
+  case CompareOperator::Lt: case CompareOperator::Le:
+  case CompareOperator::Eq: case CompareOperator::Ne:
+  case CompareOperator::Gt: case CompareOperator::Ge:
+    break;
+  default:
+    return nullptr;
+  }
+  // NumPy 2 compares int64 with uint64, and uint64 with a negative Python
+  // int, by value (np.uint64(5) > -1 is True): a negative signed side is
+  // below every unsigned value, and the others compare as unsigned. (The
+  // common type, float64 or uint64, had rounded 2**62 + 1 to 2**62 and
+  // wrapped -1 to 2**64 - 1.)
+  // Both sides as 64 bits: the signed one sign-extended, the other as is.
+  llvm::Value *x = signedFirst ? convert(xValue, a, types::int64()) : xValue;
+  llvm::Value *y = signedFirst ? yValue : convert(yValue, b, types::int64());
+  llvm::Value *negative = builder_.CreateICmpSLT(
+      signedFirst ? x : y, llvm::ConstantInt::get(x->getType(), 0));
+  // With a negative signed side s and any unsigned u: s < u.
+  bool whenNegative;
+  switch (op) {
+  case CompareOperator::Lt: case CompareOperator::Le:
+    whenNegative = signedFirst;
+    break;
+  case CompareOperator::Gt: case CompareOperator::Ge:
+    whenNegative = !signedFirst;
+    break;
+  case CompareOperator::Eq:
+    whenNegative = false;
+    break;
+  default: // Ne
+    whenNegative = true;
+    break;
+  }
+  llvm::Value *asUnsigned = nullptr;
+  switch (op) {
+  case CompareOperator::Lt: asUnsigned = builder_.CreateICmpULT(x, y); break;
+  case CompareOperator::Le: asUnsigned = builder_.CreateICmpULE(x, y); break;
+  case CompareOperator::Eq: asUnsigned = builder_.CreateICmpEQ(x, y); break;
+  case CompareOperator::Ne: asUnsigned = builder_.CreateICmpNE(x, y); break;
+  case CompareOperator::Gt: asUnsigned = builder_.CreateICmpUGT(x, y); break;
+  default: asUnsigned = builder_.CreateICmpUGE(x, y); break;
+  }
+  return builder_.CreateSelect(negative, builder_.getInt1(whenNegative),
+                               asUnsigned);
+}
+
 llvm::Value *Lowering::compareNumbers(CompareOperator op, llvm::Value *xValue,
                                       const Type *a, llvm::Value *yValue,
                                       const Type *b) {
+  if (llvm::Value *exact = compareSignedWithUnsigned64(op, xValue, a, yValue,
+                                                       b))
+    return exact;
   const Type *common = types::materialize(types::promote(a, b));
   // NEP 50 compares a Python int with a typed integer by value: uint8 x >
   // -1 is true. Below 64 bits int64 holds both sides exactly.

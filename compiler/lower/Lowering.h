@@ -115,6 +115,11 @@ private:
   llvm::Value *lowerCompare(const Instruction &inst);
   /// `x op y` of numbers of types `a` and `b`, as Python and NumPy compare
   /// them (in their promoted type; a Python int by value).
+  /// A comparison of a signed integer (or a Python int) with a uint64,
+  /// by value as NumPy 2 compares them; nullptr for other operands.
+  llvm::Value *compareSignedWithUnsigned64(CompareOperator op,
+                                           llvm::Value *x, const Type *a,
+                                           llvm::Value *y, const Type *b);
   llvm::Value *compareNumbers(CompareOperator op, llvm::Value *x,
                               const Type *a, llvm::Value *y, const Type *b);
 

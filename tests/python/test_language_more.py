@@ -108,6 +108,38 @@ def test_a_literal_out_of_a_typed_ints_range_is_numpys_error(device_filter,
         widened(np.arange(3, dtype=np.int8))
 
 
+@spirjit.kernel
+def signed_against_uint64(item, u, s, out):
+    i = item.get_id(0)
+    out[i, 0] = u[i] > -1
+    out[i, 1] = u[i] == -1
+    out[i, 2] = s[i] < u[i]
+    out[i, 3] = s[i] == u[i]
+    out[i, 4] = u[i] >= s[i]
+    out[i, 5] = u[i] != s[i]
+
+
+def test_uint64_compares_with_signed_integers_by_value(device):
+    # NumPy 2 compares uint64 with int64 and with a negative Python int by
+    # value: 2**62 < 2**62 + 1 (a float64 common type rounds both to 2**62)
+    # and u > -1 (a uint64 common type wraps -1 to 2**64 - 1).
+    u = np.array([0, 5, 2**62 + 1, 2**64 - 1, 2**63], np.uint64)
+    s = np.array([-1, 5, 2**62, -2**63, 2**63 - 1], np.int64)
+    out = np.zeros((5, 6), bool)
+    spirjit.call_kernel(signed_against_uint64, kapi.Range(5), u, s, out)
+    want = np.stack([u > -1, u == -1, s < u, s == u, u >= s, u != s], 1)
+    np.testing.assert_array_equal(out, want)
+    U, S = spirjit.asarray(u, device=device), spirjit.asarray(s, device=device)
+    np.testing.assert_array_equal(np.asarray(S < U), s < u)
+    np.testing.assert_array_equal(np.asarray(U > -1), u > -1)
+
+    @spirjit.jit
+    def compare(u, s):
+        return (u > -1).all(), (s < u).sum()
+
+    assert compare(u, s) == (True, int((s < u).sum()))
+
+
 # --------------------------------------------------------------------------
 # Chained comparisons
 
