@@ -96,6 +96,10 @@ struct ArgumentValue {
   bool writable = true;
   /// Scalar: little-endian bytes; a complex number's parts in two slots.
   uint64_t scalar[2] = {0, 0};
+  /// Scalar: a Python number (bool, int, float, complex), weak under NEP
+  /// 50: a kernel's `signatures=` take it as any type of its kind that
+  /// holds its value (2.0 as float32, 1 as int32), as numba converts.
+  bool python = false;
   /// LocalAccessor: its size in bytes.
   int64_t localBytes = 0;
 };
@@ -280,7 +284,8 @@ private:
   /// as numba's dispatcher converts), its arrays taken as they are; else
   /// nullptr.
   const std::vector<const Type *> *
-  castingSignature(const std::vector<const Type *> &types) const;
+  castingSignature(const std::vector<const Type *> &types,
+                   const ArgumentValue *args) const;
   /// The launch's arguments as the signature that takes them wants them:
   /// `args` itself, or `converted` holding them with scalars cast to the
   /// signature's types (argTypes updated to match).

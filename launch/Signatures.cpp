@@ -29,6 +29,28 @@ bool castsSafely(const Type *from, const Type *to) {
   return false;
 }
 
+/// Whether the Python number `v` of type `from` (an int64 or float64
+/// argument) goes to `to` as NEP 50 takes a weak scalar: an int to any
+/// integer type that holds its value or to a float, a float to any float.
+bool castsWeakly(const ArgumentValue &v, const Type *from, const Type *to) {
+  if (from->kind == TypeKind::Float)
+    return to->kind == TypeKind::Float;
+  if (from->kind != TypeKind::Int || !from->isSigned)
+    return false;
+  if (to->kind == TypeKind::Float)
+    return true;
+  if (to->kind != TypeKind::Int)
+    return false;
+  int64_t value;
+  std::memcpy(&value, &v.scalar[0], sizeof value);
+  if (to->bits == 64)
+    return to->isSigned || value >= 0;
+  int64_t low = to->isSigned ? -(int64_t(1) << (to->bits - 1)) : 0;
+  int64_t high = to->isSigned ? (int64_t(1) << (to->bits - 1)) - 1
+                              : (int64_t(1) << to->bits) - 1;
+  return value >= low && value <= high;
+}
+
 /// The scalar `v` (bytes of type `from`) as bytes of type `to`.
 void convertScalar(ArgumentValue &v, const Type *from, const Type *to) {
   double real = 0;
@@ -78,7 +100,8 @@ void convertScalar(ArgumentValue &v, const Type *from, const Type *to) {
 } // namespace
 
 const std::vector<const Type *> *
-KernelCache::castingSignature(const std::vector<const Type *> &types) const {
+KernelCache::castingSignature(const std::vector<const Type *> &types,
+                              const ArgumentValue *args) const {
   for (const std::vector<const Type *> &listed : signatures_) {
     if (listed.size() != types.size())
       continue;
@@ -86,7 +109,9 @@ KernelCache::castingSignature(const std::vector<const Type *> &types) const {
     for (size_t i = 0; i < types.size() && takes; ++i)
       takes = types::signatureTakes(listed[i], types[i]) ||
               (listed[i]->isNumber() && types[i]->isNumber() &&
-               castsSafely(types[i], listed[i]));
+               (castsSafely(types[i], listed[i]) ||
+                (args[i].kind == ArgumentValue::Kind::Scalar &&
+                 args[i].python && castsWeakly(args[i], types[i], listed[i]))));
     if (takes)
       return &listed;
   }
@@ -121,7 +146,7 @@ KernelCache::toSignature(const ArgumentValue *args, size_t n,
         std::equal(listed.begin(), listed.end(), argTypes.begin(),
                    types::signatureTakes))
       return args; // a signature of the arguments' own types
-  const std::vector<const Type *> *casting = castingSignature(argTypes);
+  const std::vector<const Type *> *casting = castingSignature(argTypes, args);
   if (!casting)
     return args; // checkSignatures says none takes them
   converted.assign(args, args + n);

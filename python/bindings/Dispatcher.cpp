@@ -622,6 +622,7 @@ void Dispatcher::submit(Event &event, const LaunchShape &shape,
     }
     value.type = scalarArgument(obj, value.scalar, describeArgument(i),
                                 "kernels");
+    value.python = PyLong_Check(obj.ptr()) || PyFloat_CheckExact(obj.ptr());
     if (!value.type) {
       throw PythonError(
           "TypingError",

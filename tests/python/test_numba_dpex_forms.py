@@ -450,3 +450,23 @@ def test_a_scalar_casts_safely_to_its_signature_type(device_filter):
         spirjit.call_kernel(scaled, kapi.Range(3), out, 2.5, 1.0)
     with pytest.raises(errors.TypingError, match="match none of 'scaled''s"):
         spirjit.call_kernel(scaled, kapi.Range(3), out, np.uint64(2), 1.0)
+
+
+def test_python_numbers_take_a_signatures_narrower_types(device_filter):
+    # A Python number is weak (NEP 50), as numba converts it: 2.0 goes to
+    # a float32 parameter, 1 to an int32 one; an int that the type cannot
+    # hold, or a float for an integer, still matches nothing.
+    @spirjit.kernel(signatures=["(float32[::1], float32, int32)"])
+    def axpy(item, out, a, k):
+        i = item.get_id(0)
+        out[i] = a * out[i] + k
+
+    out = np.ones(4, np.float32)
+    spirjit.call_kernel(axpy, kapi.Range(4), out, 2.0, 1)
+    assert out.tolist() == [3.0] * 4
+    spirjit.call_kernel(axpy, kapi.Range(4), out, 0.5, -3)
+    assert out.tolist() == [-1.5] * 4
+    with pytest.raises(errors.TypingError, match="match none of 'axpy''s"):
+        spirjit.call_kernel(axpy, kapi.Range(4), out, 2.0, 2**40)
+    with pytest.raises(errors.TypingError, match="match none of 'axpy''s"):
+        spirjit.call_kernel(axpy, kapi.Range(4), out, 2.0, 1.5)
