@@ -4,9 +4,11 @@ outside, they are plain Python objects: the simulator (`call_kernel`) runs a
 kernel with them, item by item, so it can be stepped through with pdb."""
 
 import enum
+import inspect
 import itertools
 import numbers
 import operator
+import sys
 import threading
 
 import numpy as np
@@ -392,6 +394,68 @@ def group_barrier(group, fence_scope=MemoryScope.WORK_GROUP):
     group._shared.barrier.wait()
 
 
+class _GroupBarrier:
+    """threading.Barrier for a work-group's items that also knows which
+    items returned: a barrier one of them never comes to raises at once
+    (a CompileError, as the compiler's check where it can see it), where
+    threading.Barrier waited forever."""
+
+    def __init__(self, parties):
+        self._parties = parties
+        self._cond = threading.Condition()
+        self._count = 0        # arrived at the barrier now filling
+        self._generation = 0   # barriers filled so far
+        self._gone = 0         # items that returned
+        self._broken = False
+
+    def wait(self):
+        with self._cond:
+            if self._broken:
+                raise threading.BrokenBarrierError
+            if self._gone:
+                raise self._not_reached()
+            generation = self._generation
+            self._count += 1
+            if self._count == self._parties:
+                self._count = 0
+                self._generation += 1
+                self._cond.notify_all()
+                return
+            while generation == self._generation and not self._broken \
+                    and not self._gone:
+                self._cond.wait()
+            if generation != self._generation:
+                return
+            if self._gone:
+                raise self._not_reached()
+            raise threading.BrokenBarrierError
+
+    def leave(self):
+        """An item returned: barriers waited at now never fill."""
+        with self._cond:
+            self._gone += 1
+            self._cond.notify_all()
+
+    def abort(self):
+        with self._cond:
+            self._broken = True
+            self._cond.notify_all()
+
+    @staticmethod
+    def _not_reached():
+        # The kernel's frame: above wait() and group_barrier (or the group
+        # function that called it).
+        frame = sys._getframe(2)
+        while frame and frame.f_code.co_filename == __file__:
+            frame = frame.f_back
+        where = f"{frame.f_code.co_filename}:{frame.f_lineno}: " if frame \
+            else ""
+        return errors.CompileError(
+            f"{where}'group_barrier' is not reached by every work-item of "
+            "the group (one returned before it), so the group deadlocks; "
+            "return after it instead")
+
+
 def atomic_fence(memory_order, memory_scope):
     """Orders memory accesses (a no-op in the simulator, which runs each
     access in program order)."""
@@ -608,7 +672,7 @@ def sub_group_broadcast(sg, x, lane=0):
 
 class _GroupState:
     def __init__(self, size):
-        self.barrier = threading.Barrier(size)
+        self.barrier = _GroupBarrier(size)
         self.lock = threading.Lock()
         self.values = []
         self.slots = {}
@@ -621,6 +685,7 @@ def call_kernel(kernel, index_space, *args):
     group_barrier really waits; LocalAccessors become one NumPy array per
     group; AtomicRef operations are atomic."""
     function = getattr(kernel, "py_func", kernel)
+    _check_launch_kind(function, index_space)
     if isinstance(index_space, NdRange):
         _simulate_nd_range(function, index_space, args)
         return
@@ -631,7 +696,41 @@ def call_kernel(kernel, index_space, *args):
                 "a LocalAccessor needs an NdRange launch; "
                 "launch with kapi.NdRange(global, local)")
     for index in itertools.product(*(range(n) for n in index_space)):
-        function(Item(index, index_space), *args)
+        _returned_nothing(function,
+                          function(Item(index, index_space), *args))
+
+
+def _where(function):
+    code = function.__code__
+    return f"{code.co_filename}:{code.co_firstlineno}"
+
+
+def _check_launch_kind(function, index_space):
+    """The compiled launch's rule: an NdItem kernel over an NdRange, an
+    Item kernel over a Range (API.md, kernel/launch mismatch)."""
+    try:
+        first = next(iter(inspect.signature(function).parameters.values()))
+    except (StopIteration, TypeError, ValueError):
+        return
+    nd = isinstance(index_space, NdRange)
+    name = function.__name__
+    if first.annotation is NdItem and not nd:
+        raise errors.TypingError(
+            f"{_where(function)}: '{name}' takes a kapi.NdItem, so it must "
+            "be launched over a kapi.NdRange(global, local), not a Range")
+    if first.annotation is Item and nd:
+        raise errors.TypingError(
+            f"{_where(function)}: '{name}' takes a kapi.Item, so it must be "
+            "launched over a kapi.Range; annotate its first parameter with "
+            "kapi.NdItem to launch it over an NdRange")
+
+
+def _returned_nothing(function, value):
+    if value is not None:
+        raise errors.KernelHasReturnValueError(
+            f"{_where(function)}: a kernel must not return a value (it "
+            f"returns a '{type(value).__name__}'); write results into an "
+            "array")
 
 
 def _simulate_nd_range(function, nd_range, args):
@@ -652,11 +751,14 @@ def _simulate_nd_range(function, nd_range, args):
             global_id = tuple(g * l + i for g, l, i in
                               zip(group_id, local_range, local_id))
             try:
-                function(NdItem(global_id, local_id, global_range, group),
-                         *group_args)
+                _returned_nothing(function, function(
+                    NdItem(global_id, local_id, global_range, group),
+                    *group_args))
             except BaseException as e:  # re-raised below, in the caller
                 errors.append(e)
                 shared.barrier.abort()
+                return
+            shared.barrier.leave()
 
         threads = [threading.Thread(target=run, args=(local_id,))
                    for local_id in itertools.product(

@@ -157,3 +157,47 @@ def test_simulator_accepts_plain_functions_and_index_forms():
 def test_simulator_rejects_invalid_ranges():
     with pytest.raises(spirjit.errors.InvalidRangeError):
         kapi.call_kernel(vecadd, 0, np.zeros(1), np.zeros(1), np.zeros(1))
+
+
+@spirjit.kernel
+def returns_before_barrier(nd: kapi.NdItem, a):
+    if nd.get_global_id(0) == 0:
+        return
+    kapi.group_barrier(nd.get_group())  # (line 166)
+    a[nd.get_global_id(0)] = 1
+
+
+@spirjit.kernel
+def nd_kernel(nd: kapi.NdItem, a):
+    a[nd.get_global_id(0)] = 1
+
+
+@spirjit.kernel
+def item_kernel(item: kapi.Item, a):
+    a[item.get_id(0)] = 1
+
+
+@spirjit.kernel
+def returns_a_value(item, a):
+    a[0] = 1
+    return 5
+
+
+def test_simulator_raises_what_the_device_launch_raises():
+    # A barrier one work-item never reaches had deadlocked the simulator;
+    # a launch of the wrong kind failed inside the kernel with an
+    # AttributeError, and a returned value was dropped.
+    with pytest.raises(spirjit.errors.CompileError,
+                       match=r"test_simulator.py:166: 'group_barrier' is not "
+                             r"reached by every work-item"):
+        kapi.call_kernel(returns_before_barrier, kapi.NdRange(8, 4),
+                         np.zeros(8))
+    with pytest.raises(spirjit.errors.TypingError,
+                       match="must be launched over a kapi.NdRange"):
+        kapi.call_kernel(nd_kernel, kapi.Range(4), np.zeros(4))
+    with pytest.raises(spirjit.errors.TypingError,
+                       match="must be launched over a kapi.Range"):
+        kapi.call_kernel(item_kernel, kapi.NdRange(4, 2), np.zeros(4))
+    with pytest.raises(spirjit.errors.KernelHasReturnValueError,
+                       match="must not return a value"):
+        kapi.call_kernel(returns_a_value, kapi.Range(1), np.zeros(1))
