@@ -781,9 +781,14 @@ class JitFunction:
         self._with_functions = {}
         # The bound method itself: a call goes straight to C++.
         self._call = dispatcher.__call__
-        # Fewer positional arguments than this: the defaults fill them in.
-        self._filled_below = fn.__code__.co_argcount if fn.__defaults__ \
-            else 0
+        # Fewer positional arguments than this: the defaults fill them in
+        # (keyword-only parameters: always bound, they take places after
+        # the positional ones).
+        code = fn.__code__
+        self._kwonly = code.co_varnames[code.co_argcount:code.co_argcount +
+                                        code.co_kwonlyargcount]
+        self._filled_below = code.co_argcount + len(self._kwonly) + 1 \
+            if self._kwonly else code.co_argcount if fn.__defaults__ else 0
 
     def __call__(self, *args, **kwargs):
         if kwargs or len(args) < self._filled_below:
@@ -823,7 +828,7 @@ class JitFunction:
         except TypeError as e:
             raise errors.TypingError(f"{self.__name__}(): {e}") from None
         bound.apply_defaults()
-        return bound.args
+        return bound.args + tuple(bound.kwargs[n] for n in self._kwonly)
 
     @property
     def stats(self):

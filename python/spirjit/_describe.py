@@ -12,6 +12,7 @@ import types
 
 import numpy as np
 
+from . import errors
 from ._jit_library_names import NAMES as LIBRARY_NAMES
 
 _BUILTINS = {"range", "abs", "min", "max", "int", "float", "bool", "round",
@@ -140,8 +141,8 @@ def describe_value(value, table=None):
                 getattr(device_func, "signatures", None) or [])
             # Its defaults, for calls that leave them out (frozen, as
             # globals are).
-            description["defaults"] = [_const(v) for v in
-                                       fn.__defaults__ or ()]
+            description["defaults"] = [_const(v)
+                                       for v in _all_defaults(fn)]
             if is_jit:
                 description["jit"] = True
             if is_elementwise:
@@ -272,6 +273,27 @@ def _library_entries(names, table, code=None, operations=()):
     return _jit_library.entries(names, describe_value, table, operations)
 
 
+def _all_defaults(fn):
+    """The defaults of fn's last parameters, keyword-only ones (which
+    follow the positional ones) included."""
+    code = fn.__code__
+    positional = tuple(fn.__defaults__ or ())
+    names = code.co_varnames[code.co_argcount:
+                             code.co_argcount + code.co_kwonlyargcount]
+    keyword = fn.__kwdefaults__ or {}
+    if all(n in keyword for n in names):
+        return positional + tuple(keyword[n] for n in names)
+    # A keyword-only parameter without a default ends the defaulted run.
+    given = [n for n in names if n in keyword]
+    if positional or given:
+        raise errors.UnsupportedFeatureError(
+            f"{code.co_filename}:{code.co_firstlineno}: '{code.co_name}' "
+            "has a keyword-only parameter without a default after "
+            "parameters with defaults; give it a default or make the others "
+            "plain parameters")
+    return ()
+
+
 def describe_function(fn, table=None, operations=()):
     """The description of ``fn``; device functions it calls go into its
     "device_functions" table (shared with the functions that call them).
@@ -328,7 +350,10 @@ def _describe_code(code, fn_globals, closure, annotations, table,
         "qualname": getattr(code, "co_qualname", code.co_name),
         "filename": code.co_filename,
         "firstlineno": code.co_firstlineno,
-        "argcount": code.co_argcount,
+        # Keyword-only parameters follow the positional ones in
+        # co_varnames: calls give them their places (JitFunction._bind,
+        # frontend/CallArguments).
+        "argcount": code.co_argcount + code.co_kwonlyargcount,
         "code": code.co_code,
         "consts": [_const(c) for c in code.co_consts],
         "names": list(code.co_names),

@@ -525,3 +525,42 @@ def test_frozen_arrays_are_read_only_and_bounded(device_filter):
                              r"global 'BIG' is an array that compiled code "
                              r"cannot freeze"):
         too_big(1.0)
+
+
+@spirjit.jit
+def scaled_by_keyword(a, *, scale=2.0, shift=1):
+    return a * scale + shift
+
+
+@spirjit.jit
+def calls_with_a_keyword_only_argument(a):
+    return scaled_by_keyword(a, shift=10)
+
+
+@spirjit.device_func
+def times(x, *, k=3):
+    return x * k
+
+
+@spirjit.kernel
+def keyword_only_device_calls(item, a):
+    i = item.get_id(0)
+    a[i] = times(a[i]) + times(a[i], k=1)
+
+
+def test_keyword_only_parameters_take_their_arguments_and_defaults(
+        device_filter):
+    # def f(a, *, scale=2.0): the parameter had been taken for a local
+    # that "may be used before it is assigned".
+    a = np.ones(3)
+    np.testing.assert_array_equal(scaled_by_keyword(a), [3.0] * 3)
+    np.testing.assert_array_equal(scaled_by_keyword(a, scale=3.0, shift=0),
+                                  [3.0] * 3)
+    np.testing.assert_array_equal(calls_with_a_keyword_only_argument(a),
+                                  [12.0] * 3)
+    out = np.ones(3)
+    spirjit.call_kernel(keyword_only_device_calls, spirjit.Range(3), out)
+    np.testing.assert_array_equal(out, [4.0] * 3)
+    with pytest.raises(spirjit.errors.TypingError,
+                       match="scaled_by_keyword"):
+        scaled_by_keyword(a, 2.0)
