@@ -94,6 +94,13 @@ int32_t spirjit_host_fail(void *context, const char *message, int64_t got,
  * AssertionError with `message` ("file:line: text"). Returns non-zero. */
 int32_t spirjit_host_assert(void *context, const char *message);
 
+/* A failed check of host code compiled with boundscheck=True or
+ * debug=True: raises an IndexError (kind 0) or a ZeroDivisionError (kind
+ * 1) with `message`, in which "{got}" and "{expected}" stand for the two
+ * numbers. Returns non-zero. */
+int32_t spirjit_host_raise(void *context, int32_t kind, const char *message,
+                           int64_t got, int64_t expected);
+
 /* np.random in host code (compiler/RandomDraws.h): the calling thread's
  * generator, a key and a counter, as numba gives each thread its own
  * state; unseeded, the key comes from the operating system's entropy.

@@ -42,6 +42,10 @@ struct LoweringOptions {
   /// AssertionError at once (HostABI.h's spirjit_host_assert). Host code
   /// has no debug record; its indices are not checked.
   bool hostAsserts = false;
+  /// Host code checks its indices (an IndexError at once: HostABI.h's
+  /// spirjit_host_raise) and, with hostAsserts, integer division by zero
+  /// (ZeroDivisionError): jit(boundscheck=True) or debug=True.
+  bool hostIndexChecks = false;
   std::vector<DebugSite> *sites = nullptr;
   /// A host function's launches (the parfor stage's; Parfor.h).
   const std::vector<Parfor> *parfors = nullptr;

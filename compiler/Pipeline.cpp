@@ -579,6 +579,7 @@ CompiledHost compileHost(const HostRequest &request,
     LoweringOptions lowering;
     lowering.fastmath = options.fastmath;
     lowering.hostAsserts = options.debug;
+    lowering.hostIndexChecks = options.debug || options.boundscheck;
     lowering.parfors = &compiled.parfors;
     std::unique_ptr<llvm::Module> module =
         lowerToLLVM(typed, *target, *context, lowering);

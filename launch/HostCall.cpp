@@ -125,6 +125,8 @@ void defineHostHelpers() {
          {"spirjit_host_fail", reinterpret_cast<void *>(&spirjit_host_fail)},
          {"spirjit_host_assert",
           reinterpret_cast<void *>(&spirjit_host_assert)},
+         {"spirjit_host_raise",
+          reinterpret_cast<void *>(&spirjit_host_raise)},
          {"spirjit_host_random",
           reinterpret_cast<void *>(&spirjit_host_random)},
          {"spirjit_host_random_seed",
@@ -735,6 +737,24 @@ extern "C" int32_t spirjit_host_fail(void *context, const char *message,
   }
   call.error = std::make_exception_ptr(
       LaunchError(LaunchErrorKind::InvalidArgument, text));
+  return 1;
+}
+
+extern "C" int32_t spirjit_host_raise(void *context, int32_t kind,
+                                      const char *message, int64_t got,
+                                      int64_t expected) {
+  auto &call = *static_cast<HostCall *>(context);
+  std::string text = message;
+  for (auto [name, value] : {std::make_pair("{got}", got),
+                             std::make_pair("{expected}", expected)}) {
+    size_t at = text.find(name);
+    if (at != std::string::npos)
+      text.replace(at, std::strlen(name), std::to_string(value));
+  }
+  call.error = std::make_exception_ptr(
+      LaunchError(kind == 0 ? LaunchErrorKind::IndexOutOfBounds
+                            : LaunchErrorKind::ZeroDivision,
+                  text));
   return 1;
 }
 

@@ -294,6 +294,12 @@ llvm::Value *Lowering::integerBinary(BinaryOperator op, llvm::Value *a,
     if (options_.debug)
       pend(isZero, addDebugSite(DebugSite::Kind::ZeroDivision, ""),
            builder_.getInt64(0), builder_.getInt64(0));
+    if (isHost() && options_.hostAsserts)
+      hostCheck(isZero, 1,
+                filename() + ":" +
+                    std::to_string(current_ ? current_->line : 0) +
+                    ": integer division or modulo by zero",
+                builder_.getInt64(0), builder_.getInt64(0));
     if (!isSigned) {
       llvm::Value *safe = builder_.CreateSelect(isZero, one, b);
       llvm::Value *r = op == BinaryOperator::FloorDiv

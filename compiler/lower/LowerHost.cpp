@@ -36,6 +36,24 @@ void Lowering::checkStatus(llvm::Value *status) {
   builder_.SetInsertPoint(ok);
 }
 
+void Lowering::hostCheck(llvm::Value *failed, int kind,
+                         const std::string &message, llvm::Value *got,
+                         llvm::Value *expected) {
+  auto *report = llvm::BasicBlock::Create(context_, "check.failed", function_);
+  auto *ok = llvm::BasicBlock::Create(context_, "check.ok", function_);
+  builder_.CreateCondBr(failed, report, ok);
+  builder_.SetInsertPoint(report);
+  auto *i8ptr = builder_.getInt8PtrTy();
+  auto *i64 = builder_.getInt64Ty();
+  llvm::FunctionCallee raise =
+      hostHelper("spirjit_host_raise", builder_.getInt32Ty(),
+                 {i8ptr, builder_.getInt32Ty(), i8ptr, i64, i64});
+  builder_.CreateRet(builder_.CreateCall(
+      raise, {hostContext_, builder_.getInt32(kind),
+              builder_.CreateGlobalStringPtr(message), got, expected}));
+  builder_.SetInsertPoint(ok);
+}
+
 namespace {
 
 /// An alloca in the entry block, where LLVM's mem2reg and SROA look.

@@ -114,6 +114,18 @@ Lowered Lowering::index(const Lowered &array, const Type *arrayType,
             : builder_.CreateSelect(
                   builder_.CreateICmpSLT(i, builder_.getInt64(0)),
                   builder_.CreateAdd(i, array.shape[d]), i);
+    if (isHost() && options_.hostIndexChecks) {
+      // jit(boundscheck=True): NumPy's IndexError at once, in place of a
+      // read or write past the array (an out-of-bounds store had
+      // corrupted the process's heap).
+      hostCheck(builder_.CreateNot(builder_.CreateICmpULT(wrapped,
+                                                         array.shape[d])),
+                0,
+                filename() + ":" + std::to_string(indexInst->line) +
+                    ": index {got} is out of bounds for axis " +
+                    std::to_string(d) + " with size {expected}",
+                i, array.shape[d]);
+    }
     if (checked) {
       // One unsigned comparison catches both ends (a non-negative index
       // that overflowed too); a failing index reads as 0 so the address

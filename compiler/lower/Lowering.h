@@ -361,6 +361,10 @@ private:
   /// `arrayInst` names the array in a failed check's message. A checked
   /// element access is safe as it is, or, given `guard`, sets it to the
   /// check's failure and the caller accesses through guardedAccess.
+  /// Host code: raises (HostABI.h's spirjit_host_raise, kind 0 IndexError,
+  /// 1 ZeroDivisionError) and returns where `failed` holds.
+  void hostCheck(llvm::Value *failed, int kind, const std::string &message,
+                 llvm::Value *got, llvm::Value *expected);
   Lowered index(const Lowered &array, const Type *arrayType,
                 const Instruction *indexInst, const Instruction *arrayInst,
                 llvm::Value **guard = nullptr);

@@ -681,3 +681,38 @@ def test_jit_debug_checks_the_loops():
     a = -np.ones(3, np.int64)
     unchecked(a)  # asserts compile to nothing without debug, as in kernels
     np.testing.assert_array_equal(a, np.zeros(3))
+
+
+def test_jit_checks_its_host_code_too():
+    # Host code (outside prange) had no checks: a[5] of a 3-element array
+    # read past it, a store past it corrupted the process's heap, and
+    # x // 0 gave 0. boundscheck=True checks indices, debug=True also the
+    # integer division.
+    def read(a, i):
+        return a[i]
+
+    def write_past(a):
+        for i in range(a.shape[0] + 200):
+            a[i] = 1.0
+
+    def divide(x, y):
+        return x % y
+
+    for options in ({"debug": True}, {"boundscheck": True}):
+        with pytest.raises(IndexError,
+                           match=r"test_debug_mode.py:\d+: index 5 is out "
+                                 r"of bounds for axis 0 with size 3"):
+            spirjit.jit(read, **options)(np.ones(3), 5)
+        with pytest.raises(IndexError, match="index -4 is out of bounds"):
+            spirjit.jit(read, **options)(np.ones(3), -4)
+        assert spirjit.jit(read, **options)(np.arange(3.0), -1) == 2.0
+        a = np.zeros(3)
+        with pytest.raises(IndexError, match="index 3 is out of bounds"):
+            spirjit.jit(write_past, **options)(a)
+        np.testing.assert_array_equal(a, np.ones(3))
+    with pytest.raises(ZeroDivisionError,
+                       match=r"test_debug_mode.py:\d+: integer division or "
+                             r"modulo by zero"):
+        spirjit.jit(divide, debug=True)(5, 0)
+    assert spirjit.jit(divide, boundscheck=True)(5, 0) == 0
+    assert spirjit.jit(read)(np.arange(3.0), 1) == 1.0
