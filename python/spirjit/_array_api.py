@@ -42,12 +42,9 @@ UniqueInverse = namedtuple("UniqueInverse", "values inverse_indices")
 
 def _device_of(*values):
     """The runtime device of the DeviceArrays among ``values`` (they must
-    share one), else the default device."""
+    share one), else ``ops.operand_device()``."""
     device = ops.common_device(list(values))
-    if device is None:
-        from . import _resolve_device
-        device = _resolve_device(None)
-    return device
+    return ops.operand_device() if device is None else device
 
 
 def _runtime_device(device):

@@ -12,6 +12,7 @@ launches a library kernel (``_array_library``) there. Nothing is computed
 on the host: a ufunc without a kernel raises TypeError rather than copying.
 """
 
+import contextvars
 import math
 import numbers
 import operator
@@ -40,6 +41,25 @@ _SCALARS = (numbers.Number, np.generic)
 def _is_operand(value):
     return isinstance(value, (DeviceArray, np.ndarray, list, tuple) +
                       _SCALARS)
+
+
+# The device of the DeviceArray whose NumPy function is running
+# (``__array_function__``). The implementations make one operand a
+# DeviceArray at a time, so a NumPy operand that comes first
+# (np.searchsorted(host, x)) would otherwise go to the default device, not
+# x's, as API.md has it join.
+_CALL_DEVICE = contextvars.ContextVar("spirjit_call_device", default=None)
+
+
+def operand_device():
+    """The runtime device a NumPy operand joins when no DeviceArray beside
+    it names one: that of the NumPy function's DeviceArray while one runs,
+    else the default device."""
+    device = _CALL_DEVICE.get()
+    if device is None:
+        from . import _resolve_device
+        device = _resolve_device(None)
+    return device
 
 
 def common_device(values, what="operands"):
@@ -134,8 +154,7 @@ def apply_ufunc(ufunc, inputs, out=None, device=None):
     if device is None:
         device = common_device(list(inputs) + [out])
     if device is None:
-        from . import _resolve_device
-        device = _resolve_device(None)
+        device = operand_device()
     if name in _COMPARISONS and len(inputs) == 2:
         from ._array_numpy_values import compare_out_of_range
         settled = compare_out_of_range(name, inputs, device)
@@ -405,8 +424,7 @@ def where(condition, x=None, y=None):
             "either both or neither of x and y should be given")
     device = common_device([condition, x, y])
     if device is None:
-        from . import _resolve_device
-        device = _resolve_device(None)
+        device = operand_device()
     dtype = np.result_type(*(v.dtype if isinstance(v, DeviceArray) else v
                              for v in (x, y)))
     shape = np.broadcast_shapes(*(np.shape(v) if not isinstance(
@@ -704,7 +722,11 @@ def _array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
 def _array_function(self, func, types, args, kwargs):
     implementation = _FUNCTIONS.get(func)
     if implementation is not None:
-        return implementation(*args, **kwargs)
+        token = _CALL_DEVICE.set(self._device)
+        try:
+            return implementation(*args, **kwargs)
+        finally:
+            _CALL_DEVICE.reset(token)
     from . import _array_numpy_misc
     made = _array_numpy_misc.like_functions().get(func)
     if made is not None:  # like=self (NEP 35)

@@ -78,12 +78,11 @@ def _kernels():
 
 def _device_array(x, what, device=None):
     """``x`` as a DeviceArray (NumPy arrays and sequences join ``device``,
-    default: the default device)."""
+    default: ``ops.operand_device()``)."""
     if isinstance(x, DeviceArray):
         return x
     if device is None:
-        from . import _resolve_device
-        device = _resolve_device(None)
+        device = ops.operand_device()
     if isinstance(x, (np.ndarray, np.generic, numbers.Number, list, tuple)):
         return _spirjit.to_device(np.asarray(x), device, "device")
     raise errors.TypingError(f"{what}: expected a DeviceArray, not "

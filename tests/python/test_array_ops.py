@@ -390,6 +390,35 @@ def test_mixed_devices_are_rejected():
         assert "to_device" in message
 
 
+def test_numpy_operand_first_joins_the_device_arrays_device(device):
+    # The default device is `device`; the DeviceArray lives on another one,
+    # and a NumPy operand that comes before it goes there too (API.md).
+    others = [d for d in spirjit.devices() if d != device]
+    if not others:
+        pytest.skip("needs two devices")
+    other = others[0]
+    n = np.arange(5.0)
+    index = np.array([0, 1])
+    values, weights = np.array([0, 1, 1]), np.array([1.0, 2.0, 3.0])
+    bins, q = np.array([0.0, 2.0, 5.0]), np.array([10.0, 50.0])
+    cases = [
+        (lambda on: np.searchsorted(n, on(n)), np.searchsorted(n, n)),
+        (lambda on: np.bincount(values, weights=on(weights)),
+         np.bincount(values, weights=weights)),
+        (lambda on: np.take_along_axis(n, on(index), axis=0),
+         np.take_along_axis(n, index, axis=0)),
+        (lambda on: np.histogram(n, bins=on(bins))[0],
+         np.histogram(n, bins=bins)[0]),
+        (lambda on: np.percentile(n, on(q)), np.percentile(n, q)),
+        (lambda on: np.outer(n, on(n)), np.outer(n, n)),
+        (lambda on: np.tensordot(n, on(n), axes=1),
+         np.tensordot(n, n, axes=1)),
+    ]
+    for run, expected in cases:
+        check(run(lambda v: spirjit.asarray(v, device=other)), expected,
+              other)
+
+
 def test_kernels_are_generated_once_and_cached(device, run_isolated):
     X = spirjit.asarray(np.arange(6.0), device=device)
     np.asarray(X * 4)
