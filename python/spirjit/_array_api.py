@@ -31,9 +31,7 @@ from ._spirjit import DeviceArray
 
 __array_api_version__ = "2024.12"
 
-_DTYPES = {name: np.dtype(name) for name in (
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-    "uint64", "float32", "float64", "complex64", "complex128")}
+_DTYPES = ops.DTYPES
 
 UniqueAll = namedtuple("UniqueAll", "values indices inverse_indices counts")
 UniqueCounts = namedtuple("UniqueCounts", "values counts")

@@ -37,6 +37,14 @@ UFUNCS = {row["numpy"]: row for row in _spirjit.array_ops()
 
 _SCALARS = (numbers.Number, np.generic)
 
+# The dtypes DeviceArrays hold (the bindings' typeOfDType: in the host's
+# byte order; no float16, strings or objects). A new array of any other
+# would record a node without an element type, an internal error.
+DTYPES = {name: np.dtype(name) for name in (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+    "uint64", "float32", "float64", "complex64", "complex128")}
+_DEVICE_DTYPES = frozenset(DTYPES.values())
+
 
 def _is_operand(value):
     return isinstance(value, (DeviceArray, np.ndarray, list, tuple) +
@@ -196,6 +204,12 @@ def apply_ufunc(ufunc, inputs, out=None, device=None):
 def copy(x, dtype=None):
     """A new C-contiguous DeviceArray with ``x``'s elements (as ``dtype``)."""
     dtype = np.dtype(dtype) if dtype is not None else x.dtype
+    if dtype not in _DEVICE_DTYPES:
+        # asarray's message, and what a device can hold instead
+        raise errors.TypingError(
+            f"arrays of dtype {dtype} cannot live on a device (DeviceArrays "
+            "hold bool, int8-int64, uint8-uint64, float32, float64, "
+            "complex64 and complex128)")
     return _spirjit._apply("copy", [x], (dtype, dtype), dtype, x.shape,
                            x._device)
 

@@ -3,6 +3,8 @@ and reflected), ufuncs, np.where, reductions, astype/copy/reshape/T, the
 matrix product; NumPy 2 broadcasting and NEP 50 result dtypes; 0-d, empty and
 non-contiguous operands; the errors."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -300,6 +302,20 @@ def test_astype_copy_reshape_transpose(device):
     check(np.transpose(X), x.T, device)
     with pytest.raises(ValueError):
         X.reshape(5, 5)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, ">f8", "S3"],
+                         ids=["float16", "big-endian", "bytes"])
+def test_astype_to_a_dtype_devices_lack_is_a_typing_error(device, dtype):
+    # As asarray says it (an internal compiler error before).
+    X = spirjit.asarray(np.array([1.5, 2.0], np.float32), device=device)
+    with pytest.raises(errors.TypingError,
+                       match=re.escape(f"arrays of dtype {np.dtype(dtype)} "
+                                       "cannot live on a device "
+                                       "(DeviceArrays hold bool")):
+        X.astype(dtype)
+    with pytest.raises(TypeError, match="cannot live on a device"):
+        spirjit.asarray(X, dtype=dtype)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64],
