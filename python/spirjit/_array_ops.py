@@ -576,7 +576,11 @@ def _item(self, *args):
     """ndarray.item: the one element, or the one a flat index or an index
     per axis names, as a Python number."""
     if not args:
-        return _one_element(self, None)
+        if self.size != 1:
+            # NumPy's ValueError: a shape, not a type, is what is wrong
+            raise errors.InvalidArgumentError(
+                "can only convert an array of size 1 to a Python scalar")
+        return _one_element(self, None).item()
     if len(args) == 1 and isinstance(args[0], tuple):
         args = args[0]
     if len(args) == 1:
@@ -590,8 +594,8 @@ def _item(self, *args):
             raise errors.InvalidArgumentError("incorrect number of indices "
                                               "for array")
         element = self[tuple(operator.index(a) for a in args)]
-    return _one_element(element, None) if isinstance(element, DeviceArray) \
-        else element.item()
+    return _one_element(element, None).item() \
+        if isinstance(element, DeviceArray) else element.item()
 
 
 def _one_element(x, kind):

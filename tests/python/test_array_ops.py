@@ -375,6 +375,30 @@ def test_scalar_conversions(device):
         float(spirjit.asarray(np.arange(3.0), device=device))
 
 
+@pytest.mark.parametrize("value", [np.array([3], np.int32),
+                                   np.array([[3.5]], np.float32),
+                                   np.array([True]),
+                                   np.array([1 + 2j], np.complex64),
+                                   np.array([2 ** 63], np.uint64)],
+                         ids=lambda a: a.dtype.name)
+def test_item_is_a_python_scalar_as_numpy_gives(device, value):
+    # json.dumps and `type(v) is int` need Python's numbers, as
+    # ndarray.item() gives them.
+    X = spirjit.asarray(value, device=device)
+    for args in [(), (0,), ((0,) * value.ndim,)]:
+        got, expected = X.item(*args), value.item(*args)
+        assert type(got) is type(expected) and got == expected
+
+
+def test_item_of_several_elements_is_numpys_value_error(device):
+    X = spirjit.asarray(np.arange(3.0), device=device)
+    with pytest.raises(ValueError, match="can only convert an array of "
+                       "size 1 to a Python scalar") as info:
+        X.item()
+    assert not isinstance(info.value, errors.CompileError)
+    assert X.item(2) == 2.0
+
+
 def test_numpy_functions_stay_on_the_device_or_say_they_cannot(device):
     X = spirjit.asarray(np.arange(5.0), device=device)
     assert np.allclose(X, np.arange(5.0))
