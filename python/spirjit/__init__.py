@@ -260,13 +260,18 @@ def empty(shape, dtype="float64", device=None, usm_type="device",
     where = _placement(device, sycl_queue, usm_type, "empty")
     with _converting("empty"):
         dtype = np.dtype(dtype or "float64")
-        try:
-            extents = list(shape)
-        except TypeError:
-            extents = [shape]
-        extents = [operator.index(n) for n in extents]
+        extents = _extents(shape)
     return _spirjit.empty(extents, dtype, _resolve_device(where),
                           usm_type or "device")
+
+
+def _extents(shape):
+    """A constructor's shape (an integer or a sequence of them) as a list."""
+    try:
+        extents = list(shape)
+    except TypeError:
+        extents = [shape]
+    return [operator.index(n) for n in extents]
 
 
 def full(shape, fill_value, dtype=None, device=None, usm_type="device",
@@ -291,12 +296,40 @@ def ones(shape, dtype="float64", device=None, usm_type="device",
 
 
 def _filled(what, shape, fill_value, dtype, device, usm_type, sycl_queue):
+    """``empty`` filled with ``fill_value`` on the device. Only the value
+    is made on the host, at its own size: a whole host array first had
+    doubled the peak memory, and a shape too large raised NumPy's
+    MemoryError, not OutOfDeviceMemoryError as ``empty`` does."""
     import numpy as np
     where = _placement(device, sycl_queue, usm_type, what)
+    if isinstance(fill_value, DeviceArray):
+        fill_value = fill_value.asnumpy()
     with _converting(what):
-        values = np.full(shape, fill_value, dtype=dtype)
-    return _spirjit.to_device(values, _resolve_device(where),
-                              usm_type or "device")
+        extents = _extents(shape)
+        if builtins.any(n < 0 for n in extents):
+            raise ValueError("negative dimensions are not allowed")
+        # numpy.full's dtype inference, casting and errors
+        value = np.full(np.shape(fill_value), fill_value, dtype=dtype)
+        try:
+            fits = np.broadcast_shapes(value.shape, extents) == tuple(extents)
+        except ValueError:
+            fits = False
+        if not fits:  # NumPy's message, its shapes without spaces
+            raise ValueError(
+                "could not broadcast input array from shape " +
+                str(value.shape).replace(" ", "") + " into shape " +
+                str(tuple(extents)).replace(" ", ""))
+    out = _spirjit.empty(extents, value.dtype, _resolve_device(where),
+                         usm_type or "device")
+    if _array_primitives._on_host(out):
+        # NumPy in place, where the host addresses the device's memory
+        _array_primitives.host_view(out)[...] = value
+    elif value.ndim:
+        out[...] = _spirjit.to_device(value, out._device, "device")
+    else:
+        from . import _library_kernels
+        _library_kernels.fill(out, value[()])
+    return out
 
 
 def _like(x, dtype, device, usm_type, sycl_queue):

@@ -29,8 +29,9 @@ from ._library_base import (_as_row, _check_array, _device, _empty,
                             _nd_range, _properties, _same_buffer)
 from ._library_scan import scan_rows
 
-__all__ = ["iota", "scan_rows", "argsort_rows", "sort_rows", "compact",
-           "scatter_masked", "take_rows", "put_rows", "searchsorted"]
+__all__ = ["iota", "fill", "scan_rows", "argsort_rows", "sort_rows",
+           "compact", "scatter_masked", "take_rows", "put_rows",
+           "searchsorted"]
 
 # Single rows of at least RADIX_MIN elements sort by the radix sort
 # (_library_radix.py); shorter rows, and many rows, by the bitonic sort.
@@ -357,6 +358,16 @@ def iota(n, dtype, device):
     if n:
         _launch(_iota, (n,), out)
     return out
+
+
+def fill(out, value):
+    """Writes ``value`` (a NumPy scalar of its dtype) into every element of
+    the C-contiguous DeviceArray ``out``."""
+    _check_array(out, "fill: out")
+    n = out.size
+    if n:
+        _launch(_fill, (n,), out._view([n], [out.dtype.itemsize],
+                                       out._offset), value)
 
 
 def _sorts_by_groups(x, padded, key_dtype):

@@ -19,7 +19,7 @@ import pytest
 
 import spirjit
 from producers import DLPackOnly
-from spirjit import errors
+from spirjit import _array_primitives, errors
 from spirjit import kernel_api as kapi
 
 DEVICES = spirjit.devices()
@@ -418,6 +418,34 @@ def test_full_infers_dtype_like_numpy(device, fill_value):
     assert y.dtype == np.float32 and y.shape == (4,)
     np.testing.assert_array_equal(spirjit.asnumpy(y),
                                   np.full(4, fill_value, dtype=np.float32))
+
+
+@pytest.mark.parametrize("host", [True, False],
+                         ids=["numpy-in-place", "kernel"])
+def test_filled_arrays_are_filled_on_the_device(device, host):
+    # Both ways a device fills: NumPy in place where the host addresses
+    # its memory, a kernel everywhere (no whole array on the host first).
+    if host and not spirjit.empty(1, device=device)._host_addressable:
+        pytest.skip("the host does not address this device's memory")
+    cases = [((2, 3), 0, np.int16), ((3, 2, 4), 1, np.complex64),
+             (5, 7, None), ((4,), 2 ** 63, np.uint64), ((2, 2), 2.7, int),
+             ((), 2.5, np.float32), ((0, 3), 1.0, None), (3, True, None),
+             ((2, 3), [1, 2, 3], np.float32),
+             ((2, 2), np.array([[1], [2]]), np.int8),
+             (4, spirjit.asarray(-1.5, device=device), None)]
+    with _array_primitives.use_host(host):
+        for shape, fill_value, dtype in cases:
+            x = spirjit.full(shape, fill_value, dtype, device=device)
+            expected = np.full(shape, np.asarray(fill_value), dtype)
+            assert x.device == device and x.dtype == expected.dtype
+            np.testing.assert_array_equal(spirjit.asnumpy(x), expected)
+        z = spirjit.zeros_like(spirjit.ones((2, 5), np.int32, device=device))
+        assert z.device == device and z.dtype == np.int32
+        np.testing.assert_array_equal(spirjit.asnumpy(z), 0)
+    with pytest.raises(ValueError, match=r"could not broadcast input array "
+                                         r"from shape \(2,\) into shape "
+                                         r"\(2,3\)"):
+        spirjit.full((2, 3), [1, 2], device=device)
 
 
 def test_empty_like_zeros_like(device):
@@ -963,6 +991,13 @@ def test_absurd_allocation_raises_out_of_device_memory(device):
     assert isinstance(e, errors.DeviceError)
     assert isinstance(e, errors.SpirjitError)
     assert isinstance(e.code, str) and e.code and e.code in str(e)
+    # zeros, ones and full allocate on the device as empty does (not first
+    # on the host, which had raised NumPy's MemoryError).
+    for make in (spirjit.zeros, spirjit.ones,
+                 lambda shape, dtype, device: spirjit.full(shape, 2, dtype,
+                                                           device=device)):
+        with pytest.raises(errors.OutOfDeviceMemoryError):
+            make((2 ** 25, 2 ** 25), np.uint8, device=device)
     # The device still works afterwards.
     x = spirjit.zeros(4, np.int32, device=device)
     increment(x)
