@@ -170,6 +170,17 @@ class Vectorized:
             raise errors.TypingError(
                 f"{self.__qualname__} takes {self.nin} inputs, "
                 f"got {len(inputs)}")
+        # As a NumPy ufunc: any array-like input (a list) is np.asarray of
+        # it, and out= may be NumPy's tuple of one entry per output.
+        inputs = tuple(v if isinstance(v, (DeviceArray, np.ndarray) +
+                                       _array_ops._SCALARS)
+                       else np.asarray(v) for v in inputs)
+        if isinstance(out, tuple):
+            if len(out) != 1:
+                raise errors.InvalidArgumentError(
+                    "The 'out' tuple must have exactly one entry per ufunc "
+                    "output")
+            out = out[0]
         device = _array_ops.common_device(list(inputs) + [out], "inputs")
         if device is None:
             from . import _resolve_device

@@ -137,6 +137,47 @@ def test_out(device):
                  out=spirjit.zeros(5, device=device))
 
 
+def test_out_as_numpys_tuple(device):
+    # out=(o,) is NumPy's form of out=o: o is written and returned, a NumPy
+    # array staying one (it had been ignored, a fresh array returned).
+    x = np.arange(6, dtype=np.float64)
+    host_out = np.zeros(6)
+    assert rel_diff(x, 2.0, out=(host_out,)) is host_out
+    np.testing.assert_allclose(host_out, rel_diff_numpy(x, 2.0))
+    device_out = spirjit.zeros(6, device=device)
+    assert rel_diff(spirjit.asarray(x, device=device), 2.0,
+                    out=(device_out,)) is device_out
+    np.testing.assert_allclose(np.asarray(device_out),
+                               rel_diff_numpy(x, 2.0))
+    got = rel_diff(x, 2.0, out=(None,))
+    assert isinstance(got, np.ndarray)
+    np.testing.assert_allclose(got, rel_diff_numpy(x, 2.0))
+    with pytest.raises(ValueError, match="The 'out' tuple must have exactly "
+                       "one entry per ufunc output"):
+        rel_diff(x, 2.0, out=(np.zeros(6), np.zeros(6)))
+
+
+def test_array_likes_are_arrays_as_for_numpys_ufuncs(device):
+    # A bare vectorize typed a list as NumPy's result_type cannot.
+    got = poly([1, 2], [0.5, 1.5])
+    expected = np.asarray([1, 2]) ** 2 + np.sin([0.5, 1.5]) * 3
+    assert isinstance(got, np.ndarray) and got.dtype == expected.dtype
+    np.testing.assert_allclose(got, expected)
+
+    @spirjit.vectorize
+    def double(x):
+        return x * 2
+
+    got = double([1, 2])
+    assert isinstance(got, np.ndarray) and got.dtype == np.int64
+    np.testing.assert_array_equal(got, [2, 4])
+    on_device = double(spirjit.asarray([1.5, 2.5], device=device) +
+                       double((1.0, 2.0)))
+    assert on_device.device == device
+    np.testing.assert_array_equal(np.asarray(on_device), [7.0, 13.0])
+    assert rel_diff([1.0, 2.0], (3.0,)).dtype == np.float64
+
+
 def test_integer_loop_with_control_flow(device):
     n = np.arange(1, 30, dtype=np.int64)
     expected = []
