@@ -731,8 +731,8 @@ def tensordot(x1, x2, /, *, axes=2):
                   else list(axes[0])), \
                  ([axes[1]] if isinstance(axes[1], numbers.Integral)
                   else list(axes[1]))
-    a1 = [a % x1.ndim for a in a1]
-    a2 = [a % x2.ndim for a in a2]
+    a1 = [ops.normalize_axis(a, x1.ndim) for a in a1]
+    a2 = [ops.normalize_axis(a, x2.ndim) for a in a2]
     for i, j in zip(a1, a2):
         if x1.shape[i] != x2.shape[j]:
             raise errors.InvalidArgumentError("shape-mismatch for sum")

@@ -92,7 +92,7 @@ def diag(v, k=0):
 def _split(name, equal):
     def function(ary, indices_or_sections, axis=0):
         x = _array(ary)
-        axis = int(axis) % x.ndim
+        axis = ops.normalize_axis(axis, x.ndim)
         length = x.shape[axis]
         if isinstance(indices_or_sections, numbers.Integral):
             sections = int(indices_or_sections)
@@ -409,9 +409,13 @@ def _einsum_matmul(pairs, out_term, sizes):
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
     x = _array(a)
-    rest = [i for i in range(x.ndim) if i not in (axis1 % x.ndim,
-                                                  axis2 % x.ndim)]
-    moved = ops.transpose(x, rest + [axis1 % x.ndim, axis2 % x.ndim])
+    axis1 = ops.normalize_axis(axis1, x.ndim, "axis1")
+    axis2 = ops.normalize_axis(axis2, x.ndim, "axis2")
+    if axis1 == axis2:
+        raise errors.InvalidArgumentError("axis1 and axis2 cannot be the "
+                                          "same")
+    rest = [i for i in range(x.ndim) if i not in (axis1, axis2)]
+    moved = ops.transpose(x, rest + [axis1, axis2])
     return _xp().linalg.diagonal(moved, offset=offset)
 
 
@@ -565,8 +569,8 @@ def gradient(f, *varargs, axis=None, edge_order=1):
             "numpy.gradient(edge_order=2) on DeviceArrays is not "
             "supported; the default edge_order=1 is")
     axes = list(range(x.ndim)) if axis is None else \
-        [a % x.ndim for a in ((axis,) if isinstance(axis, numbers.Integral)
-                              else axis)]
+        [ops.normalize_axis(a, x.ndim) for a in (
+            (axis,) if isinstance(axis, numbers.Integral) else axis)]
     if len(varargs) == 0:
         spacing = [1.0] * len(axes)
     elif len(varargs) == 1 and np.ndim(varargs[0]) == 0:

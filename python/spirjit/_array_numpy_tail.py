@@ -73,7 +73,7 @@ def _flat_axis(x, axis):
     """(x, axis), flattened first where axis is None (NumPy's)."""
     if axis is None:
         return ops.reshape(x, -1), 0
-    return x, operator.index(axis) % max(x.ndim, 1)
+    return x, ops.normalize_axis(axis, x.ndim)
 
 
 def append(arr, values, axis=None):
@@ -202,7 +202,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     xp = _xp()
     device = _device_of(y, x)
     values = _array(y, device)
-    axis = operator.index(axis) % max(values.ndim, 1)
+    axis = ops.normalize_axis(axis, values.ndim)
     upper = [slice(None)] * values.ndim
     lower = [slice(None)] * values.ndim
     upper[axis], lower[axis] = slice(1, None), slice(None, -1)

@@ -211,7 +211,7 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * math.pi):
     period unwrap in integers, as NumPy's."""
     xp = _xp()
     x = _array(p)
-    axis = axis % x.ndim if x.ndim else 0
+    axis = ops.normalize_axis(axis, x.ndim)
     step = np.diff(x, axis=axis)
     if discont is None:
         discont = period / 2

@@ -313,12 +313,23 @@ def shape_in_place(x, shape):
 
 def transpose(x, axes=None):
     axes = tuple(reversed(range(x.ndim))) if axes is None else tuple(axes)
-    if sorted(a % x.ndim for a in axes) != list(range(x.ndim)) or \
-            len(axes) != x.ndim:
+    if len(axes) != x.ndim:
         raise errors.InvalidArgumentError("axes don't match array")
-    axes = [a % x.ndim for a in axes]
+    axes = [normalize_axis(a, x.ndim) for a in axes]
+    if len(set(axes)) != len(axes):
+        raise errors.InvalidArgumentError("repeated axis in transpose")
     return x._view([x.shape[a] for a in axes], [x.strides[a] for a in axes],
                    x._offset)
+
+
+def normalize_axis(axis, ndim, prefix=None):
+    """NumPy's normalize_axis_index: the integer ``axis`` of ``ndim`` axes
+    counted from 0; one outside [-ndim, ndim) is NumPy's AxisError (its
+    message, after ``prefix``), never wrapped around to another axis."""
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise errors.ArrayAxisError(axis, ndim, prefix)
+    return axis % ndim
 
 
 def normalize_axes(x, axis):
@@ -326,12 +337,8 @@ def normalize_axes(x, axis):
     ``x``: a sorted list of axes; AxisError or ValueError as NumPy's."""
     if axis is None:
         return list(range(x.ndim))
-    axes = []
-    for a in axis if isinstance(axis, tuple) else (axis,):
-        a = operator.index(a)
-        if not -x.ndim <= a < x.ndim:
-            raise errors.ArrayAxisError(a, x.ndim)
-        axes.append(a % x.ndim)
+    axes = [normalize_axis(a, x.ndim)
+            for a in (axis if isinstance(axis, tuple) else (axis,))]
     if len(set(axes)) != len(axes):
         raise errors.InvalidArgumentError("duplicate value in 'axis'")
     return sorted(axes)

@@ -141,7 +141,7 @@ def _flat(x, axis):
         raise errors.NotSupportedError(
             "order statistics over several axes of a DeviceArray are not "
             "supported; reshape so that they are one axis")
-    return x, int(axes[0]) % max(x.ndim, 1), axes
+    return x, ops.normalize_axis(axes[0], x.ndim), axes
 
 
 def _keep(result, x, axis, flat_axis, q_ndim):
@@ -610,6 +610,11 @@ def ptp(a, axis=None, out=None, keepdims=False):
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     xp, x = _xp(), _array(a)
+    # NumPy's AxisError, named after the argument, before the weights'
+    # shape is matched to an axis
+    for one in () if axis is None else \
+            axis if isinstance(axis, tuple) else (axis,):
+        ops.normalize_axis(one, x.ndim, "axis")
     if weights is None:
         avg = x.mean(axis=axis, keepdims=keepdims)
         total = ops.astype(xp.asarray(

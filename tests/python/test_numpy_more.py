@@ -289,6 +289,43 @@ def test_numpy_function_errors_are_numpys(device):
         np.gradient(x, edge_order=2)
 
 
+# An axis the 2-D array lacks: these had wrapped it around to another axis
+# and answered (or raised an IndexError or a ValueError of their own).
+AXIS_CASES = {
+    "sum": lambda a: a.sum(axis=2),
+    "median": lambda a: np.median(a, axis=2),
+    "percentile": lambda a: np.percentile(a, 50, axis=-3),
+    "nanquantile": lambda a: np.nanquantile(a, 0.5, axis=2),
+    "insert": lambda a: np.insert(a, 0, 1.0, axis=2),
+    "delete": lambda a: np.delete(a, 0, axis=-3),
+    "split": lambda a: np.split(a, 2, axis=2),
+    "trapezoid": lambda a: np.trapezoid(a, axis=2),
+    "gradient": lambda a: np.gradient(a, axis=2),
+    "transpose": lambda a: np.transpose(a, (0, 2)),
+    "diagonal": lambda a: np.diagonal(a, 0, 0, -3),
+    "average with weights": lambda a: np.average(a, axis=2,
+                                                 weights=np.ones(2)),
+    "tensordot": lambda a: np.tensordot(a, a, axes=([2], [0])),
+    "unwrap": lambda a: np.unwrap(a, axis=2),
+}
+
+
+@pytest.mark.parametrize("call", AXIS_CASES.values(), ids=AXIS_CASES)
+def test_an_axis_out_of_range_is_numpys_axis_error(device, call):
+    host = np.arange(4.0).reshape(2, 2)
+    with pytest.raises(errors.ArrayAxisError) as info:
+        call(spirjit.asarray(host, device=device))
+    # NumPy's class (a ValueError and an IndexError), and its message where
+    # NumPy's own raises one
+    assert isinstance(info.value, np.exceptions.AxisError)
+    try:
+        call(host)
+    except np.exceptions.AxisError as expected:
+        assert str(info.value) == str(expected)
+    except IndexError:  # split, trapezoid, tensordot: NumPy's own IndexError
+        pass
+
+
 def test_lstsq_and_general_eigenvalues(device, require_dtypes):
     require_dtypes(np.float64)
     a, b = B[:, :4], V[:6]
