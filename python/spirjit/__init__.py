@@ -885,11 +885,25 @@ class JitFunction:
 
 
 def jit(fn=None, *, device=None, fastmath=False, opt=2, debug=False,
-        boundscheck=False):
+        boundscheck=False, parallel=True, cache=True, nopython=True,
+        nogil=True):
     """Decorator: compiles the whole function; its ``prange`` loops run as
     kernels on the device of its DeviceArray arguments, or on ``device=``
     (a Device or a filter string), or on the default device. ``debug`` and
-    ``boundscheck`` check the loops as they check kernels."""
+    ``boundscheck`` check the loops as they check kernels, and the host
+    code's indices too. numba's ``parallel``, ``cache``, ``nopython`` and
+    ``nogil`` are taken as numba users write them: spirjit's prange loops
+    always run in parallel, compiled code is always cached on disk, there
+    is no object mode, and the GIL is released while kernels run."""
+    if isinstance(fn, (str, list, tuple)):
+        raise errors.TypingError(
+            "spirjit.jit takes no signature: it compiles for the argument "
+            "types of each call (pass options as keywords, "
+            "@spirjit.jit(device=...))")
+    if not nopython:
+        raise errors.UnsupportedFeatureError(
+            "spirjit.jit has no object mode (nopython=False); its functions "
+            "are always compiled")
     if fn is None:
         return lambda f: jit(f, device=device, fastmath=fastmath, opt=opt,
                              debug=debug, boundscheck=boundscheck)
@@ -898,6 +912,7 @@ def jit(fn=None, *, device=None, fastmath=False, opt=2, debug=False,
 
 
 dpjit = jit
+njit = jit  # numba's spelling
 
 
 def _launch_shape(kernel_object, index_space):

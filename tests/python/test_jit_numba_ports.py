@@ -564,3 +564,21 @@ def test_keyword_only_parameters_take_their_arguments_and_defaults(
     with pytest.raises(spirjit.errors.TypingError,
                        match="scaled_by_keyword"):
         scaled_by_keyword(a, 2.0)
+
+
+def test_numbas_decorator_options_are_taken(device_filter):
+    # @njit(parallel=True, cache=True) as numba users write it: spirjit's
+    # prange always runs in parallel and its code is always cached.
+    @spirjit.njit(parallel=True, cache=True, nogil=True, fastmath=False)
+    def total(a):
+        s = 0.0
+        for i in prange(a.shape[0]):
+            s += a[i]
+        return s
+
+    assert total(np.arange(10.0)) == 45.0
+    with pytest.raises(spirjit.errors.UnsupportedFeatureError,
+                       match="no object mode"):
+        spirjit.jit(nopython=False)
+    with pytest.raises(spirjit.errors.TypingError, match="takes no signature"):
+        spirjit.jit("float64(float64[:])")
