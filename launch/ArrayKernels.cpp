@@ -706,6 +706,41 @@ void computeReduce(ArrayNode &node, const ArrayView &out,
   }
   std::vector<int64_t> mk = coalesce(keptShape, kp);
   std::vector<int64_t> mr = coalesce(reducedShape, rp);
+  bool argReduction =
+      node.reduction == Expression::Reduction::ArgMax ||
+      node.reduction == Expression::Reduction::ArgMin;
+  if (mk.size() <= 1 && mr.size() > 1 && !argReduction) {
+    // Reduced axes that do not merge (a broadcast operand's: (a[:, None] *
+    // b[None, :]).sum()): the last of them first, fused with the
+    // operand, into memory the size of the operand over that axis's
+    // extent, then the rest from there. Staging the whole operand had
+    // made the broadcast product itself (1.6 GB for 2e4 x 1e4 float64).
+    int last = reduced.back();
+    ArrayNode inner = node;
+    inner.axes = {last};
+    inner.shape.clear();
+    for (int d = 0; d < int(shape.size()); ++d)
+      if (d != last)
+        inner.shape.push_back(shape[d]);
+    ArrayView partial = contiguous(inner.shape, accItemsize, node.device,
+                                   runtime::UsmKind::Device);
+    computeReduce(inner, partial, on);
+    auto sums = std::make_shared<ArrayNode>();
+    sums->kind = ArrayNode::Kind::Memory;
+    sums->element = accElement;
+    sums->dtype = node.accumulator;
+    sums->itemsize = accItemsize;
+    sums->shape = inner.shape;
+    sums->device = node.device;
+    sums->view = partial;
+    sums->file = node.file;
+    sums->line = node.line;
+    ArrayNode outer = node;
+    outer.operands = {sums};
+    outer.axes.assign(reduced.begin(), reduced.end() - 1); // all below last
+    computeReduce(outer, out, on);
+    return;
+  }
   if (mk.size() > 1 || mr.size() > 1) {
     // Not (M, K) in place: compute the operand into memory ordered
     // (kept..., reduced...), which is.

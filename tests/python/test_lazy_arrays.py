@@ -590,6 +590,32 @@ def test_argmax_finds_the_first_extreme_wherever_it_lies(device,
             assert int(x.argmin()) == h.argmin(), (n, h[:4])
 
 
+def test_reducing_a_broadcast_product_over_every_axis(device):
+    # (a[:, None] * b[None, :]).sum() reduces the last axis fused with the
+    # product, then the rest: the product itself (its axes do not merge)
+    # had been staged whole in memory.
+    rng = np.random.default_rng(2)
+    a, b = rng.random(300), rng.random(200)
+    a[7] = np.nan
+    A, B = (spirjit.asarray(v, device=device) for v in (a, b))
+    for op in ("sum", "prod", "min", "max", "mean"):
+        want = getattr(a[1:, None] * b[None, :], op)()
+        got = float(getattr(A[1:, None] * B[None, :], op)())
+        np.testing.assert_allclose(got, want, rtol=1e-10, err_msg=op)
+        assert np.isnan(float(getattr(A[:, None] * B[None, :], op)()))
+    c = rng.random((4, 1, 5))
+    x = c * np.ones((4, 3, 5))
+    X = spirjit.asarray(c, device=device) * spirjit.ones((4, 3, 5),
+                                                         device=device)
+    for axis in (None, (0, 1), (0, 2), (1, 2)):
+        np.testing.assert_allclose(np.asarray(X.sum(axis=axis)),
+                                   x.sum(axis=axis), rtol=1e-12)
+        np.testing.assert_array_equal(np.asarray(X.min(axis=axis)),
+                                      x.min(axis=axis))
+    assert int((A[1:, None] * B[None, :]).argmax()) == \
+        (a[1:, None] * b[None, :]).argmax()
+
+
 def test_a_long_float32_sum_rounds_little(device):
     # 10^7 copies of 0.1f, each work-item's share summed in blocks: one
     # running sum per item had lost 0.27 % (PoCL) and 0.04 % (Intel's
