@@ -709,14 +709,18 @@ void computeReduce(ArrayNode &node, const ArrayView &out,
   bool argReduction =
       node.reduction == Expression::Reduction::ArgMax ||
       node.reduction == Expression::Reduction::ArgMin;
-  if (mk.size() <= 1 && mr.size() > 1 && !argReduction) {
+  // (Not for the host's small values, `on`: those stage, as below.)
+  if (!on && mk.size() <= 1 && mr.size() > 1 && !argReduction) {
     // Reduced axes that do not merge (a broadcast operand's: (a[:, None] *
     // b[None, :]).sum()): the last of them first, fused with the
     // operand, into memory the size of the operand over that axis's
     // extent, then the rest from there. Staging the whole operand had
     // made the broadcast product itself (1.6 GB for 2e4 x 1e4 float64).
     int last = reduced.back();
-    ArrayNode inner = node;
+    ArrayNode inner = node; // its result in the accumulator's type
+    inner.element = accElement;
+    inner.dtype = node.accumulator;
+    inner.itemsize = accItemsize;
     inner.axes = {last};
     inner.shape.clear();
     for (int d = 0; d < int(shape.size()); ++d)

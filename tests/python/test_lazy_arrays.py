@@ -614,6 +614,14 @@ def test_reducing_a_broadcast_product_over_every_axis(device):
                                       x.min(axis=axis))
     assert int((A[1:, None] * B[None, :]).argmax()) == \
         (a[1:, None] * b[None, :]).argmax()
+    # Partials in the accumulator's type, not the result's (all() folds
+    # bools as int32 minima: written as bools, three bytes of each were
+    # left unset).
+    for axis in (None, (0, 2)):
+        np.testing.assert_array_equal(
+            np.asarray((X > 0.3).all(axis=axis)), (x > 0.3).all(axis=axis))
+        np.testing.assert_array_equal(
+            np.asarray((X > 0.9).any(axis=axis)), (x > 0.9).any(axis=axis))
 
 
 def test_a_long_float32_sum_rounds_little(device):
