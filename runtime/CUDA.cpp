@@ -165,7 +165,10 @@ public:
   CudaProgram(std::shared_ptr<Device> device, CUmodule module,
               std::vector<char> ptx)
       : Program(std::move(device)), module_(module), ptx_(std::move(ptx)) {}
-  ~CudaProgram() override { driver().cuModuleUnload(module_); }
+  ~CudaProgram() override {
+    if (!processExiting()) // (see processExiting)
+      driver().cuModuleUnload(module_);
+  }
   CUmodule handle() const { return module_; }
   const std::vector<char> &ptx() const { return ptx_; }
 

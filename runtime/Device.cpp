@@ -49,6 +49,13 @@ void Device::checkAllocationSize(size_t size) const {
                         "work into parts");
 }
 
+namespace {
+std::atomic<bool> exiting{false};
+} // namespace
+
+void markProcessExiting() { exiting.store(true); }
+bool processExiting() { return exiting.load(std::memory_order_relaxed); }
+
 const char *usmKindName(UsmKind kind) {
   switch (kind) {
   case UsmKind::Device:

@@ -84,6 +84,13 @@ class Device;
 enum class UsmKind { Device, Shared, Host };
 /// "device", "shared", "host".
 const char *usmKindName(UsmKind kind);
+
+/// The process is exiting (the interpreter's atexit hook said so): the
+/// drivers' programs are then left to the process's end, not released,
+/// since releasing one (CUDA's cuModuleUnload) waits for every kernel of
+/// the context, and one may never end (a wait the user interrupted).
+void markProcessExiting();
+bool processExiting();
 /// The kind of a name usmKindName gives; false for any other text.
 bool parseUsmKind(const std::string &name, UsmKind &kind);
 /// The kind of a result computed from memory of kinds `a` and `b`: dpctl's

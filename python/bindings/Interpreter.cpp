@@ -61,6 +61,7 @@ template <typename Acquire> auto acquireUnlessExiting(Acquire acquire) {
 /// their way take the GIL (each gives it back at its next switch or
 /// launch, and parks at the one after).
 void markInterpreterExit() {
+  runtime::markProcessExiting();
   ExitState &state = exitState();
   std::unique_lock<std::mutex> lock(state.mutex);
   state.exitingThread = pthread_self();
