@@ -313,16 +313,8 @@ private:
       auto [end, parts] =
           foldRounds(base, std::vector<States>(size_t(chains), initial),
                      first, step, n, fold, roundsFor());
-      while (parts.size() > 1) { // a tree: (0 1) (2 3), then the two
-        std::vector<States> joined;
-        for (size_t i = 0; i + 1 < parts.size(); i += 2)
-          joined.push_back(combine(parts[i], parts[i + 1]));
-        if (parts.size() % 2)
-          joined.push_back(parts.back());
-        parts = std::move(joined);
-      }
       base = end;
-      state = parts[0];
+      state = joinTree(std::move(parts), combine);
     }
     auto [phiBase, phis] = foldRounds(base, {state}, first, step, n, fold);
     Block *tail = cur_;
@@ -338,6 +330,35 @@ private:
     for (size_t i = 0; i < after.size(); ++i)
       result.push_back(make(Opcode::Phi, {phis[0][i], after[i]}));
     return result;
+  }
+
+  /// The chains' states joined as a tree: (0 1) (2 3), then the two.
+  template <typename Combine>
+  States joinTree(std::vector<States> parts, const Combine &combine) {
+    while (parts.size() > 1) {
+      std::vector<States> joined;
+      for (size_t i = 0; i + 1 < parts.size(); i += 2)
+        joined.push_back(combine(parts[i], parts[i + 1]));
+      if (parts.size() % 2)
+        joined.push_back(parts.back());
+      parts = std::move(joined);
+    }
+    return parts[0];
+  }
+
+  /// The fold of a whole block [blockBase, blockEnd) of an item's rounds
+  /// (a count of them the chains divide: no test for the row's end), its
+  /// chains each from `start`, joined.
+  template <typename Fold, typename Combine>
+  States foldWholeBlock(Instruction *blockBase, Instruction *blockEnd,
+                        const States &start, Instruction *k0,
+                        Instruction *step, const Fold &fold,
+                        const Combine &join) {
+    auto parts = foldRounds(blockBase,
+                            std::vector<States>(size_t(chainsFor()), start),
+                            inRow(k0), step, blockEnd, fold)
+                     .second;
+    return joinTree(std::move(parts), join);
   }
 
   Instruction *kAt(Instruction *base, Instruction *k0) {
@@ -597,21 +618,9 @@ private:
     Instruction *blockEnd = binary(B::Add, blockBase, width);
     branchIf(compare(C::Le, blockEnd, n), body, exit);
     cur_ = body;
-    int chains = chainsFor();
-    auto [end, parts] =
-        foldRounds(blockBase, std::vector<States>(size_t(chains), initial),
-                   inRow(k0), step, blockEnd, fold);
-    (void)end;
-    while (parts.size() > 1) { // a tree, as foldRow joins its chains
-      std::vector<States> joined;
-      for (size_t i = 0; i + 1 < parts.size(); i += 2)
-        joined.push_back(join(parts[i], parts[i + 1]));
-      if (parts.size() % 2)
-        joined.push_back(parts.back());
-      parts = std::move(joined);
-    }
     closeLoop(header.second, blockBase, blockEnd, phis,
-              {join(phis[0], parts[0])});
+              {join(phis[0], foldWholeBlock(blockBase, blockEnd, initial, k0,
+                                            step, fold, join))});
     cur_ = exit;
     // The row's last, partial block, from zero too.
     States last =
@@ -860,22 +869,10 @@ private:
     Instruction *blockEnd = binary(B::Add, blockBase, width);
     branchIf(compare(C::Le, blockEnd, n), body, exit);
     cur_ = body;
-    States start = blockStart(phis[0]);
-    int chains = chainsFor();
-    auto [end, parts] =
-        foldRounds(blockBase, std::vector<States>(size_t(chains), start),
-                   inRow(k0), step, blockEnd, fold);
-    (void)end;
-    while (parts.size() > 1) { // a tree, as foldRow joins its chains
-      std::vector<States> joined;
-      for (size_t i = 0; i + 1 < parts.size(); i += 2)
-        joined.push_back(join(parts[i], parts[i + 1]));
-      if (parts.size() % 2)
-        joined.push_back(parts.back());
-      parts = std::move(joined);
-    }
+    States folded = foldWholeBlock(blockBase, blockEnd, blockStart(phis[0]),
+                                   k0, step, fold, join);
     closeLoop(header.second, blockBase, blockEnd, phis,
-              {update(phis[0], parts[0], blockBase)});
+              {update(phis[0], folded, blockBase)});
     cur_ = exit;
     // Then the row's last, partial block, if any, folded with its tests.
     Block *partial = block({cur_});

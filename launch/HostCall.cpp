@@ -725,9 +725,10 @@ extern "C" void *spirjit_host_arange_complex(
   return status ? nullptr : data;
 }
 
-extern "C" int32_t spirjit_host_fail(void *context, const char *message,
-                                     int64_t got, int64_t expected) {
-  auto &call = *static_cast<HostCall *>(context);
+namespace {
+
+/// A host check's message with "{got}" and "{expected}" made numbers.
+std::string withNumbers(const char *message, int64_t got, int64_t expected) {
   std::string text = message;
   for (auto [name, value] : {std::make_pair("{got}", got),
                              std::make_pair("{expected}", expected)}) {
@@ -735,6 +736,15 @@ extern "C" int32_t spirjit_host_fail(void *context, const char *message,
     if (at != std::string::npos)
       text.replace(at, std::strlen(name), std::to_string(value));
   }
+  return text;
+}
+
+} // namespace
+
+extern "C" int32_t spirjit_host_fail(void *context, const char *message,
+                                     int64_t got, int64_t expected) {
+  auto &call = *static_cast<HostCall *>(context);
+  std::string text = withNumbers(message, got, expected);
   call.error = std::make_exception_ptr(
       LaunchError(LaunchErrorKind::InvalidArgument, text));
   return 1;
@@ -744,13 +754,7 @@ extern "C" int32_t spirjit_host_raise(void *context, int32_t kind,
                                       const char *message, int64_t got,
                                       int64_t expected) {
   auto &call = *static_cast<HostCall *>(context);
-  std::string text = message;
-  for (auto [name, value] : {std::make_pair("{got}", got),
-                             std::make_pair("{expected}", expected)}) {
-    size_t at = text.find(name);
-    if (at != std::string::npos)
-      text.replace(at, std::strlen(name), std::to_string(value));
-  }
+  std::string text = withNumbers(message, got, expected);
   call.error = std::make_exception_ptr(
       LaunchError(kind == 0 ? LaunchErrorKind::IndexOutOfBounds
                             : LaunchErrorKind::ZeroDivision,
