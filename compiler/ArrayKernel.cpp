@@ -332,6 +332,26 @@ private:
     return result;
   }
 
+  /// A loop over a row's whole blocks of `width` from 0 while one fits
+  /// below `n`: `body(base, end, state)` gives the state after the block
+  /// [base, end). Returns the first base past them and the state there,
+  /// the cursor at the loop's exit.
+  template <typename Body>
+  std::pair<Instruction *, States>
+  overWholeBlocks(Instruction *width, Instruction *n, const States &initial,
+                  const Body &body) {
+    auto [header, phis] = loopHeader(integer(0), {initial});
+    Instruction *base = header.first;
+    Block *inside = block({cur_});
+    Block *exit = block({cur_});
+    Instruction *end = binary(ir::BinaryOperator::Add, base, width);
+    branchIf(compare(ir::CompareOperator::Le, end, n), inside, exit);
+    cur_ = inside;
+    closeLoop(header.second, base, end, phis, {body(base, end, phis[0])});
+    cur_ = exit;
+    return {base, phis[0]};
+  }
+
   /// The chains' states joined as a tree: (0 1) (2 3), then the two.
   template <typename Combine>
   States joinTree(std::vector<States> parts, const Combine &combine) {
@@ -605,27 +625,21 @@ private:
                        const States &initial, const Fold &fold,
                        const Combine &join) {
     using B = ir::BinaryOperator;
-    using C = ir::CompareOperator;
     // At least kSumBlockMin values a group: a group of one item (PoCL's,
     // the native device's) would otherwise add up ten times the blocks.
     Instruction *width =
         call(builtin("max"), {binary(B::Mul, step, integer(kSumBlockRounds)),
                               integer(kSumBlockMin)});
-    auto [header, phis] = loopHeader(integer(0), {initial});
-    Instruction *blockBase = header.first;
-    Block *body = block({cur_});
-    Block *exit = block({cur_});
-    Instruction *blockEnd = binary(B::Add, blockBase, width);
-    branchIf(compare(C::Le, blockEnd, n), body, exit);
-    cur_ = body;
-    closeLoop(header.second, blockBase, blockEnd, phis,
-              {join(phis[0], foldWholeBlock(blockBase, blockEnd, initial, k0,
-                                            step, fold, join))});
-    cur_ = exit;
+    auto [blockBase, total] = overWholeBlocks(
+        width, n, initial,
+        [&](Instruction *base, Instruction *end, const States &sum) {
+          return join(sum,
+                      foldWholeBlock(base, end, initial, k0, step, fold, join));
+        });
     // The row's last, partial block, from zero too.
     States last =
         foldRow(k0, step, n, initial, chainsFor(), fold, join, blockBase);
-    return join(phis[0], last);
+    return join(total, last);
   }
 
   /// Per work-item, the first extreme of its values and its index, then
@@ -862,25 +876,21 @@ private:
     // row's end inside (a block that might end early had folded a last,
     // masked element after each block's rounds, and its joins took a
     // third of the loop; Intel's CPU runtime, argmax of 2^20 float32).
-    auto [header, phis] = loopHeader(integer(0), {initial});
-    Instruction *blockBase = header.first;
-    Block *body = block({cur_});
-    Block *exit = block({cur_});
-    Instruction *blockEnd = binary(B::Add, blockBase, width);
-    branchIf(compare(C::Le, blockEnd, n), body, exit);
-    cur_ = body;
-    States folded = foldWholeBlock(blockBase, blockEnd, blockStart(phis[0]),
-                                   k0, step, fold, join);
-    closeLoop(header.second, blockBase, blockEnd, phis,
-              {update(phis[0], folded, blockBase)});
-    cur_ = exit;
+    auto [blockBase, after] = overWholeBlocks(
+        width, n, initial,
+        [&](Instruction *base, Instruction *end, const States &state) {
+          return update(state,
+                        foldWholeBlock(base, end, blockStart(state), k0, step,
+                                       fold, join),
+                        base);
+        });
     // Then the row's last, partial block, if any, folded with its tests.
     Block *partial = block({cur_});
     Block *merged = block({cur_});
     branchIf(compare(C::Lt, blockBase, n), partial, merged);
     cur_ = partial;
-    States last = update(phis[0],
-                         foldRow(k0, step, n, blockStart(phis[0]), chainsFor(),
+    States last = update(after,
+                         foldRow(k0, step, n, blockStart(after), chainsFor(),
                                  fold, join, blockBase),
                          blockBase);
     merged->predecessors.push_back(cur_);
@@ -888,7 +898,7 @@ private:
     cur_ = merged;
     States state;
     for (size_t i = 0; i < last.size(); ++i)
-      state.push_back(make(Opcode::Phi, {phis[0][i], last[i]}));
+      state.push_back(make(Opcode::Phi, {after[i], last[i]}));
     // The best block again (none if the best is the row's first element).
     Instruction *best = state[0], *scanBase = state[1], *inBlock = state[2];
     Instruction *scanEnd = select(
