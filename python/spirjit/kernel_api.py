@@ -685,7 +685,11 @@ def call_kernel(kernel, index_space, *args):
     group_barrier really waits; LocalAccessors become one NumPy array per
     group; AtomicRef operations are atomic."""
     function = getattr(kernel, "py_func", kernel)
-    _check_launch_kind(function, index_space)
+    if function is not kernel:
+        # A spirjit kernel: what its launch on a device would reject. (A
+        # plain function's annotation is not checked: numba-dpex's
+        # simulator runs an Item-annotated one over an NdRange.)
+        _check_launch_kind(function, index_space)
     if isinstance(index_space, NdRange):
         _simulate_nd_range(function, index_space, args)
         return
